@@ -1,0 +1,3 @@
+module zot.dev/zot
+
+go 1.25.0

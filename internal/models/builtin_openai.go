@@ -1,0 +1,102 @@
+package models
+
+// openaiModels serve both "openai" (Chat Completions) and "openai-responses"
+// (Responses): the two APIs share model ids and prices.
+//
+// Source: OpenAI's model pages and pricing page
+// (developers.openai.com/api/docs/models/*, .../api/docs/pricing). Prices
+// are the Standard tier for prompts up to 272,000 input tokens; the GPT-6
+// family bills longer prompts at higher rates, which zot does not model.
+// From GPT-5.6 on, OpenAI bills cache writes (1.25x input); older models
+// have no write charge, so their CacheWrite is 0.
+var openaiModels = []Model{
+	// GPT-6.2, released 2026-11-17. Astra's cached-input price is "60%
+	// below GPT-6 Astra's $1" per the launch notes of 2026-11-18; its cache
+	// write price is not published where we could read it and is taken as
+	// 1.25x input, OpenAI's rule since GPT-5.6.
+	{
+		ID: "gpt-6.2-astra", Provider: "openai", Name: "GPT-6.2 Astra",
+		ContextWindow: 1_050_000, MaxOutput: 128_000, Reasoning: true, Images: true,
+		Input: 8, Output: 40, CacheRead: 0.40, CacheWrite: 10,
+	},
+	{
+		// Input and output confirmed for 2026-11-18; the cache prices could
+		// not be confirmed and are GPT-6.1 Sol's (as of 2026-10-13).
+		ID: "gpt-6.2-sol", Provider: "openai", Name: "GPT-6.2 Sol",
+		ContextWindow: 1_050_000, MaxOutput: 128_000, Reasoning: true, Images: true,
+		Input: 2, Output: 10, CacheRead: 0.10, CacheWrite: 2.50,
+	},
+	// GPT-6.1 (Sol 2026-09-29, Terra 2026-10-26) and GPT-6 (Astra
+	// 2026-09-03, Sol and Luna 2026-09-22), prices as of October 2026.
+	{
+		ID: "gpt-6.1-sol", Provider: "openai", Name: "GPT-6.1 Sol",
+		ContextWindow: 1_050_000, MaxOutput: 128_000, Reasoning: true, Images: true,
+		Input: 2, Output: 10, CacheRead: 0.10, CacheWrite: 2.50,
+	},
+	{
+		ID: "gpt-6.1-terra", Provider: "openai", Name: "GPT-6.1 Terra",
+		ContextWindow: 1_050_000, MaxOutput: 128_000, Reasoning: true, Images: true,
+		Input: 1, Output: 5, CacheRead: 0.05, CacheWrite: 1.25,
+	},
+	{
+		ID: "gpt-6-astra", Provider: "openai", Name: "GPT-6 Astra",
+		ContextWindow: 1_050_000, MaxOutput: 128_000, Reasoning: true, Images: true,
+		Input: 10, Output: 50, CacheRead: 1, CacheWrite: 12.50,
+	},
+	{
+		ID: "gpt-6-sol", Provider: "openai", Name: "GPT-6 Sol",
+		ContextWindow: 1_050_000, MaxOutput: 128_000, Reasoning: true, Images: true,
+		Input: 2, Output: 10, CacheRead: 0.20, CacheWrite: 2.50,
+	},
+	{
+		ID: "gpt-6-luna", Provider: "openai", Name: "GPT-6 Luna",
+		ContextWindow: 1_050_000, MaxOutput: 128_000, Reasoning: true, Images: true,
+		Input: 0.10, Output: 0.50, CacheRead: 0.01, CacheWrite: 0.125,
+	},
+	// GPT-5 (August 2025). gpt-5-nano confirmed on its model page in 2026;
+	// gpt-5 and gpt-5-mini are the prices OpenAI has published since launch
+	// (last confirmed March 2026).
+	{
+		ID: "gpt-5", Provider: "openai", Name: "GPT-5",
+		ContextWindow: 400_000, MaxOutput: 128_000, Reasoning: true, Images: true,
+		Input: 1.25, Output: 10, CacheRead: 0.125,
+	},
+	{
+		ID: "gpt-5-mini", Provider: "openai", Name: "GPT-5 mini",
+		ContextWindow: 400_000, MaxOutput: 128_000, Reasoning: true, Images: true,
+		Input: 0.25, Output: 2, CacheRead: 0.025,
+	},
+	{
+		ID: "gpt-5-nano", Provider: "openai", Name: "GPT-5 nano",
+		ContextWindow: 400_000, MaxOutput: 128_000, Reasoning: true, Images: true,
+		Input: 0.05, Output: 0.40, CacheRead: 0.005,
+	},
+	// GPT-4.1 (April 2025), last confirmed March 2026. Not a reasoning model.
+	{
+		ID: "gpt-4.1", Provider: "openai", Name: "GPT-4.1",
+		ContextWindow: 1_047_576, MaxOutput: 32_768, Images: true,
+		Input: 2, Output: 8, CacheRead: 0.50,
+	},
+	{
+		ID: "gpt-4.1-mini", Provider: "openai", Name: "GPT-4.1 mini",
+		ContextWindow: 1_047_576, MaxOutput: 32_768, Images: true,
+		Input: 0.40, Output: 1.60, CacheRead: 0.10,
+	},
+	{
+		ID: "gpt-4.1-nano", Provider: "openai", Name: "GPT-4.1 nano",
+		ContextWindow: 1_047_576, MaxOutput: 32_768, Images: true,
+		Input: 0.10, Output: 0.40, CacheRead: 0.025,
+	},
+	// o-series reasoning models (April 2025; o3 repriced June 2025), last
+	// confirmed March 2026.
+	{
+		ID: "o3", Provider: "openai", Name: "o3",
+		ContextWindow: 200_000, MaxOutput: 100_000, Reasoning: true, Images: true,
+		Input: 2, Output: 8, CacheRead: 0.50,
+	},
+	{
+		ID: "o4-mini", Provider: "openai", Name: "o4-mini",
+		ContextWindow: 200_000, MaxOutput: 100_000, Reasoning: true, Images: true,
+		Input: 1.10, Output: 4.40, CacheRead: 0.275,
+	},
+}

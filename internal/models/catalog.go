@@ -1,0 +1,133 @@
+package models
+
+import (
+	"cmp"
+	"slices"
+	"sync"
+)
+
+// Catalog is a set of models keyed by provider and id, with a default model
+// per provider. It is safe for concurrent use.
+//
+// The "openai" and "openai-responses" providers share one list: a model
+// added under either name is seen by both, and lookups through either name
+// return the model with Provider set to the name asked for.
+type Catalog struct {
+	mu       sync.RWMutex
+	models   map[key]Model
+	defaults map[string]string // by family
+}
+
+// key identifies a model within a catalog.
+type key struct{ family, id string }
+
+// newCatalog returns an empty catalog.
+func newCatalog() *Catalog {
+	return &Catalog{models: map[key]Model{}, defaults: map[string]string{}}
+}
+
+// Builtin returns a new catalog holding zot's built-in models. Each call
+// returns a fresh copy, so merging into it affects no other catalog.
+func Builtin() *Catalog {
+	c := newCatalog()
+	for _, list := range [][]Model{anthropicModels, openaiModels, geminiModels, scriptedModels} {
+		for _, m := range list {
+			c.models[key{family(m.Provider), m.ID}] = m
+		}
+	}
+	for p, id := range builtinDefaults {
+		c.defaults[p] = id
+	}
+	return c
+}
+
+// Lookup returns the model id of provider, and false when the catalog does
+// not hold it.
+func (c *Catalog) Lookup(provider, id string) (Model, bool) {
+	c.mu.RLock()
+	m, ok := c.models[key{family(provider), id}]
+	c.mu.RUnlock()
+	if !ok {
+		return Model{}, false
+	}
+	m.Provider = provider
+	return m, true
+}
+
+// Resolve returns the model id of provider. An id the catalog does not hold
+// is allowed: it gets [DefaultContextWindow], [DefaultMaxOutput], no
+// reasoning, no images and zero prices, with Name set to the id.
+func (c *Catalog) Resolve(provider, id string) Model {
+	if m, ok := c.Lookup(provider, id); ok {
+		return m
+	}
+	return Model{
+		ID:            id,
+		Provider:      provider,
+		Name:          id,
+		ContextWindow: DefaultContextWindow,
+		MaxOutput:     DefaultMaxOutput,
+	}
+}
+
+// List returns the models of provider sorted by id. It is empty for a
+// provider with no models.
+func (c *Catalog) List(provider string) []Model {
+	f := family(provider)
+	c.mu.RLock()
+	var out []Model
+	for k, m := range c.models {
+		if k.family == f {
+			m.Provider = provider
+			out = append(out, m)
+		}
+	}
+	c.mu.RUnlock()
+	slices.SortFunc(out, func(a, b Model) int { return cmp.Compare(a.ID, b.ID) })
+	return out
+}
+
+// Default returns the default model id of provider, and false when the
+// provider has none.
+func (c *Catalog) Default(provider string) (string, bool) {
+	c.mu.RLock()
+	id, ok := c.defaults[family(provider)]
+	c.mu.RUnlock()
+	return id, ok
+}
+
+// Merge adds the models of user to c, replacing any model with the same
+// provider and id. Within an entry, an empty Name and a zero ContextWindow or
+// MaxOutput are taken from the model it replaces, or else from the unknown-
+// model defaults (the id, [DefaultContextWindow], [DefaultMaxOutput]); every
+// other field, prices included, is taken as given. Merge does not validate
+// provider names; [Load] does.
+func (c *Catalog) Merge(user []Model) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for _, m := range user {
+		k := key{family(m.Provider), m.ID}
+		old, ok := c.models[k]
+		if !ok {
+			old = Model{Name: m.ID, ContextWindow: DefaultContextWindow, MaxOutput: DefaultMaxOutput}
+		}
+		if m.Name == "" {
+			m.Name = old.Name
+		}
+		if m.ContextWindow == 0 {
+			m.ContextWindow = old.ContextWindow
+		}
+		if m.MaxOutput == 0 {
+			m.MaxOutput = old.MaxOutput
+		}
+		c.models[k] = m
+	}
+}
+
+// builtinDefaults is the default model id of each provider family.
+var builtinDefaults = map[string]string{
+	"anthropic": "claude-sonnet-5-5",
+	"openai":    "gpt-6.1-sol",
+	"gemini":    "gemini-3.8-flash",
+	"scripted":  "scripted",
+}

@@ -1,0 +1,52 @@
+package models
+
+import (
+	"sync"
+
+	"zot.dev/zot/internal/llm"
+)
+
+// Totals is token usage with its cost.
+type Totals struct {
+	Usage   llm.Usage
+	CostUSD float64
+}
+
+// Meter accumulates the usage and cost of model calls. The zero value is an
+// empty meter. It is safe for concurrent use.
+//
+// The running cost is kept in whole picodollars, so the total of many calls
+// is as exact as the cost of one (see [Model.Cost]) and does not depend on
+// the order the calls were added in.
+type Meter struct {
+	mu    sync.Mutex
+	usage llm.Usage
+	pico  int64
+}
+
+// Add records one call of m that used u. It returns that call's totals and
+// the running totals including it.
+func (mt *Meter) Add(m Model, u llm.Usage) (turn, total Totals) {
+	p := m.costPico(u)
+	mt.mu.Lock()
+	mt.usage = mt.usage.Add(u)
+	mt.pico = addSat(mt.pico, p)
+	total = Totals{Usage: mt.usage, CostUSD: float64(mt.pico) / 1e12}
+	mt.mu.Unlock()
+	return Totals{Usage: u, CostUSD: float64(p) / 1e12}, total
+}
+
+// Total returns the running totals.
+func (mt *Meter) Total() Totals {
+	mt.mu.Lock()
+	defer mt.mu.Unlock()
+	return Totals{Usage: mt.usage, CostUSD: float64(mt.pico) / 1e12}
+}
+
+// Reset sets the running totals to zero.
+func (mt *Meter) Reset() {
+	mt.mu.Lock()
+	mt.usage = llm.Usage{}
+	mt.pico = 0
+	mt.mu.Unlock()
+}

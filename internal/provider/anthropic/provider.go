@@ -1,0 +1,162 @@
+// Package anthropic is zot's provider for Anthropic's Messages API with
+// streaming, extended thinking, tool use and prompt caching.
+package anthropic
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"strings"
+
+	"zot.dev/zot/internal/llm"
+	"zot.dev/zot/internal/provider/transport"
+)
+
+// providerName is the id reported by Name and in errors.
+const providerName = "anthropic"
+
+// Defaults for Config fields left empty.
+const (
+	defaultBaseURL = "https://api.anthropic.com"
+	defaultVersion = "2023-06-01"
+)
+
+// Config configures a Provider.
+type Config struct {
+	// APIKey is sent as x-api-key; empty sends no key (for a proxy that
+	// adds its own).
+	APIKey string
+	// BaseURL is the API host root, default https://api.anthropic.com. The
+	// provider appends /v1/messages; a base that already ends in /v1 gets
+	// only /messages, and a trailing slash is ignored.
+	BaseURL string
+	// Options configures retries and stream timeouts.
+	Options transport.Options
+	// Version is the anthropic-version header, default "2023-06-01".
+	Version string
+}
+
+// Provider streams model calls from the Anthropic Messages API. It is safe
+// for concurrent use.
+type Provider struct {
+	apiKey  string
+	url     string
+	version string
+	opt     transport.Options
+}
+
+// New returns a Provider for cfg.
+func New(cfg Config) *Provider {
+	p := &Provider{apiKey: cfg.APIKey, url: endpoint(cfg.BaseURL), version: cfg.Version, opt: cfg.Options}
+	if p.version == "" {
+		p.version = defaultVersion
+	}
+	return p
+}
+
+// Name returns "anthropic".
+func (p *Provider) Name() string { return providerName }
+
+// endpoint joins base and the messages path.
+func endpoint(base string) string {
+	base = strings.TrimRight(strings.TrimSpace(base), "/")
+	switch {
+	case base == "":
+		return defaultBaseURL + "/v1/messages"
+	case strings.HasSuffix(base, "/v1/messages"):
+		return base
+	case strings.HasSuffix(base, "/v1"):
+		return base + "/messages"
+	}
+	return base + "/v1/messages"
+}
+
+// Stream makes one Messages API call, reporting events to sink. A
+// retryable failure (an HTTP status, a connect error, an overloaded error
+// event, a cut stream) re-issues the whole call as long as nothing beyond
+// EventStart has been reported; EventStart itself is reported once.
+func (p *Provider) Stream(ctx context.Context, req *llm.Request, sink llm.Sink) (*llm.Response, error) {
+	body, err := buildRequest(req)
+	if err != nil {
+		return failed(nil), fmt.Errorf("%s: building request: %w", providerName, err)
+	}
+	header := http.Header{}
+	if p.apiKey != "" {
+		header.Set("x-api-key", p.apiKey)
+	}
+	header.Set("anthropic-version", p.version)
+	header.Set("content-type", "application/json")
+
+	if sink == nil {
+		sink = func(llm.Event) {}
+	}
+	once := p.opt
+	once.MaxAttempts = 1 // Retry below owns the attempt budget
+	started := false
+	var asm *assembler
+	err = transport.Retry(ctx, p.opt, func(ctx context.Context) error {
+		asm = newAssembler(sink)
+		s, err := transport.Post(ctx, providerName, p.url, header, body, once, decodeError)
+		if err != nil {
+			return err
+		}
+		defer s.Close()
+		if !started {
+			started = true
+			sink(llm.Event{Kind: llm.EventStart})
+		}
+		if err := asm.run(s); err != nil {
+			if asm.reported {
+				return noRetry{err}
+			}
+			return err
+		}
+		return nil
+	})
+	var nr noRetry
+	if errors.As(err, &nr) {
+		err = nr.err
+	}
+	if err != nil {
+		resp := failed(asm)
+		if cerr := ctx.Err(); cerr != nil {
+			err = cerr
+			resp.Stop = llm.StopAborted
+		}
+		return resp, err
+	}
+	return asm.response(), nil
+}
+
+// failed returns the partial response of a failed call.
+func failed(asm *assembler) *llm.Response {
+	if asm == nil {
+		return &llm.Response{Message: llm.Message{Role: llm.RoleAssistant}, Stop: llm.StopError}
+	}
+	resp := asm.response()
+	resp.Stop = llm.StopError
+	return resp
+}
+
+// noRetry hides a retryable error from transport.Retry once output has
+// been reported: re-issuing the call then would repeat that output.
+type noRetry struct{ err error }
+
+func (n noRetry) Error() string { return n.err.Error() }
+
+// decodeError reads an Anthropic error body:
+// {"type":"error","error":{"type":"...","message":"..."}}.
+func decodeError(status int, body []byte) (kind, message string) {
+	var v struct {
+		Error *struct {
+			Type    string `json:"type"`
+			Message string `json:"message"`
+		} `json:"error"`
+	}
+	if json.Unmarshal(body, &v) != nil || v.Error == nil {
+		return "", ""
+	}
+	return v.Error.Type, v.Error.Message
+}

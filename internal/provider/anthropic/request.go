@@ -1,0 +1,201 @@
+package anthropic
+
+import (
+	"encoding/json"
+	"fmt"
+
+	"zot.dev/zot/internal/llm"
+)
+
+// defaultMaxTokens is max_tokens when the request leaves it at 0.
+const defaultMaxTokens = 8192
+
+// thinkingBudgets maps a reasoning effort to a thinking token budget.
+var thinkingBudgets = map[string]int{"low": 2048, "medium": 8192, "high": 24576}
+
+// wireRequest is the body of POST /v1/messages.
+type wireRequest struct {
+	Model     string        `json:"model"`
+	MaxTokens int           `json:"max_tokens"`
+	System    []wireBlock   `json:"system,omitempty"`
+	Messages  []wireMessage `json:"messages"`
+	Tools     []wireTool    `json:"tools,omitempty"`
+	Thinking  *wireThinking `json:"thinking,omitempty"`
+	Stream    bool          `json:"stream"`
+}
+
+type wireMessage struct {
+	Role    string      `json:"role"`
+	Content []wireBlock `json:"content"`
+}
+
+// wireBlock is any content block; Type says which fields apply.
+type wireBlock struct {
+	Type         string          `json:"type"`
+	Text         string          `json:"text,omitempty"`
+	Source       *wireSource     `json:"source,omitempty"`
+	Thinking     *string         `json:"thinking,omitempty"`
+	Signature    string          `json:"signature,omitempty"`
+	Data         string          `json:"data,omitempty"`
+	ID           string          `json:"id,omitempty"`
+	Name         string          `json:"name,omitempty"`
+	Input        json.RawMessage `json:"input,omitempty"`
+	ToolUseID    string          `json:"tool_use_id,omitempty"`
+	Content      []wireBlock     `json:"content,omitempty"`
+	IsError      bool            `json:"is_error,omitempty"`
+	CacheControl *cacheControl   `json:"cache_control,omitempty"`
+}
+
+type wireSource struct {
+	Type      string `json:"type"`
+	MediaType string `json:"media_type"`
+	Data      []byte `json:"data"` // encoding/json writes []byte as base64
+}
+
+type wireTool struct {
+	Name         string          `json:"name"`
+	Description  string          `json:"description,omitempty"`
+	InputSchema  json.RawMessage `json:"input_schema"`
+	CacheControl *cacheControl   `json:"cache_control,omitempty"`
+}
+
+type wireThinking struct {
+	Type         string `json:"type"`
+	BudgetTokens int    `json:"budget_tokens"`
+}
+
+type cacheControl struct {
+	Type string `json:"type"`
+}
+
+// ephemeral marks a prompt-cache breakpoint.
+var ephemeral = &cacheControl{Type: "ephemeral"}
+
+// emptySchema stands in for a tool without a schema.
+var emptySchema = json.RawMessage(`{"type":"object","properties":{}}`)
+
+// buildRequest encodes req as a streaming Messages API body.
+func buildRequest(req *llm.Request) ([]byte, error) {
+	w := wireRequest{
+		Model:     req.Model,
+		MaxTokens: req.MaxTokens,
+		Messages:  mapMessages(req.Messages),
+		Stream:    true,
+	}
+	if w.MaxTokens <= 0 {
+		w.MaxTokens = defaultMaxTokens
+	}
+	if req.Reasoning != "" {
+		budget, ok := thinkingBudgets[req.Reasoning]
+		if !ok {
+			return nil, fmt.Errorf("unsupported reasoning effort %q (want low, medium or high)", req.Reasoning)
+		}
+		w.Thinking = &wireThinking{Type: "enabled", BudgetTokens: budget}
+		if w.MaxTokens <= budget {
+			w.MaxTokens = budget + defaultMaxTokens
+		}
+	}
+	if req.System != "" {
+		w.System = []wireBlock{{Type: "text", Text: req.System, CacheControl: ephemeral}}
+	}
+	for _, t := range req.Tools {
+		schema := t.Schema
+		if len(schema) == 0 {
+			schema = emptySchema
+		}
+		w.Tools = append(w.Tools, wireTool{Name: t.Name, Description: t.Description, InputSchema: schema})
+	}
+	if n := len(w.Tools); n > 0 {
+		w.Tools[n-1].CacheControl = ephemeral
+	}
+	for i := len(w.Messages) - 1; i >= 0; i-- {
+		if m := w.Messages[i]; m.Role == "user" {
+			m.Content[len(m.Content)-1].CacheControl = ephemeral
+			break
+		}
+	}
+	b, err := json.Marshal(w)
+	if err != nil {
+		return nil, fmt.Errorf("encoding json: %w", err)
+	}
+	return b, nil
+}
+
+// mapMessages turns the transcript into Messages API messages: tool results
+// travel as user messages, blocks another provider produced are dropped,
+// empty messages are skipped and consecutive messages of one role merged.
+func mapMessages(msgs []llm.Message) []wireMessage {
+	var out []wireMessage
+	for i := range msgs {
+		m := &msgs[i]
+		role := "user"
+		if m.Role == llm.RoleAssistant {
+			role = "assistant"
+		}
+		var blocks []wireBlock
+		for _, b := range m.Content {
+			if wb, ok := mapBlock(b); ok {
+				blocks = append(blocks, wb)
+			}
+		}
+		if len(blocks) == 0 {
+			continue
+		}
+		if n := len(out); n > 0 && out[n-1].Role == role {
+			out[n-1].Content = append(out[n-1].Content, blocks...)
+			continue
+		}
+		out = append(out, wireMessage{Role: role, Content: blocks})
+	}
+	return out
+}
+
+// mapBlock converts one transcript block, reporting false for blocks that
+// are not sent (empty text, foreign or unsigned thinking).
+func mapBlock(b llm.Block) (wireBlock, bool) {
+	switch b := b.(type) {
+	case *llm.TextBlock:
+		if b.Text == "" {
+			return wireBlock{}, false
+		}
+		return wireBlock{Type: "text", Text: b.Text}, true
+	case *llm.ImageBlock:
+		return imageBlock(b), true
+	case *llm.ThinkingBlock:
+		if b.Provider != providerName {
+			return wireBlock{}, false
+		}
+		if b.Redacted {
+			return wireBlock{Type: "redacted_thinking", Data: b.Data}, b.Data != ""
+		}
+		if b.Signature == "" {
+			return wireBlock{}, false
+		}
+		text := b.Text
+		return wireBlock{Type: "thinking", Thinking: &text, Signature: b.Signature}, true
+	case *llm.ToolCallBlock:
+		input := json.RawMessage(b.Args)
+		if len(input) == 0 || !json.Valid(input) {
+			input = json.RawMessage("{}")
+		}
+		return wireBlock{Type: "tool_use", ID: b.ID, Name: b.Name, Input: input}, true
+	case *llm.ToolResultBlock:
+		wb := wireBlock{Type: "tool_result", ToolUseID: b.CallID, IsError: b.IsError}
+		for _, c := range b.Content {
+			switch c := c.(type) {
+			case *llm.TextBlock:
+				if c.Text != "" {
+					wb.Content = append(wb.Content, wireBlock{Type: "text", Text: c.Text})
+				}
+			case *llm.ImageBlock:
+				wb.Content = append(wb.Content, imageBlock(c))
+			}
+		}
+		return wb, true
+	}
+	return wireBlock{}, false
+}
+
+func imageBlock(b *llm.ImageBlock) wireBlock {
+	return wireBlock{Type: "image", Source: &wireSource{Type: "base64", MediaType: b.MIME, Data: b.Data}}
+}

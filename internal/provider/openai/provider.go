@@ -1,0 +1,206 @@
+// Package openai is zot's provider for the OpenAI Chat Completions API and
+// the many servers that speak it (OpenRouter, DeepSeek, local servers),
+// with streaming, tool calls and streamed reasoning text.
+package openai
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"strings"
+	"time"
+
+	"zot.dev/zot/internal/llm"
+	"zot.dev/zot/internal/provider/transport"
+)
+
+// Defaults for Config fields left empty.
+const (
+	defaultBaseURL = "https://api.openai.com/v1"
+	defaultName    = "openai"
+	// reasoningIdleTimeout is the idle timeout for reasoning models when
+	// Options leaves it unset: Chat Completions sends no bytes while such
+	// a model reasons, which can take minutes.
+	reasoningIdleTimeout = 10 * time.Minute
+)
+
+// Config configures a Provider.
+type Config struct {
+	// APIKey is sent as a bearer token; empty sends no Authorization header
+	// (local servers).
+	APIKey string
+	// BaseURL is the API root including /v1, default
+	// https://api.openai.com/v1. The provider appends /chat/completions
+	// (unless the base already ends with it); a trailing slash is ignored.
+	BaseURL string
+	// Name is the provider id reported by Name and in errors, default
+	// "openai".
+	Name string
+	// Options configures retries and stream timeouts. When IdleTimeout is
+	// unset, calls to reasoning models (Request.ReasoningModel) allow 10
+	// minutes without a byte instead of the transport's default.
+	Options transport.Options
+	// Headers are extra request headers (OpenRouter's HTTP-Referer and
+	// X-Title, for example). They override the provider's own.
+	Headers map[string]string
+}
+
+// Provider streams model calls from a Chat Completions endpoint. It is safe
+// for concurrent use.
+type Provider struct {
+	name   string
+	url    string
+	header http.Header
+	opt    transport.Options
+}
+
+// New returns a Provider for cfg.
+func New(cfg Config) *Provider {
+	p := &Provider{name: cfg.Name, url: endpoint(cfg.BaseURL), header: http.Header{}, opt: cfg.Options}
+	if p.name == "" {
+		p.name = defaultName
+	}
+	if cfg.APIKey != "" {
+		p.header.Set("Authorization", "Bearer "+cfg.APIKey)
+	}
+	p.header.Set("Content-Type", "application/json")
+	for k, v := range cfg.Headers {
+		p.header.Set(k, v)
+	}
+	return p
+}
+
+// Name returns the configured provider id, "openai" by default.
+func (p *Provider) Name() string { return p.name }
+
+// endpoint joins base and the chat completions path.
+func endpoint(base string) string {
+	base = strings.TrimRight(strings.TrimSpace(base), "/")
+	switch {
+	case base == "":
+		return defaultBaseURL + "/chat/completions"
+	case strings.HasSuffix(base, "/chat/completions"):
+		return base
+	}
+	return base + "/chat/completions"
+}
+
+// Stream makes one Chat Completions call, reporting events to sink. A
+// retryable failure (an HTTP status, a connect error, an error chunk, a cut
+// stream) re-issues the whole call as long as nothing beyond EventStart has
+// been reported; EventStart itself is reported once.
+func (p *Provider) Stream(ctx context.Context, req *llm.Request, sink llm.Sink) (*llm.Response, error) {
+	body, err := buildRequest(req)
+	if err != nil {
+		return p.failed(nil), fmt.Errorf("%s: building request: %w", p.name, err)
+	}
+	if sink == nil {
+		sink = func(llm.Event) {}
+	}
+	once := p.opt
+	once.MaxAttempts = 1 // Retry below owns the attempt budget
+	if req.ReasoningModel && once.IdleTimeout == 0 {
+		once.IdleTimeout = reasoningIdleTimeout
+	}
+	started := false
+	var asm *assembler
+	err = transport.Retry(ctx, p.opt, func(ctx context.Context) error {
+		asm = newAssembler(p.name, sink)
+		s, err := transport.Post(ctx, p.name, p.url, p.header, body, once, decodeError)
+		if err != nil {
+			return err
+		}
+		defer s.Close()
+		if !started {
+			started = true
+			sink(llm.Event{Kind: llm.EventStart})
+		}
+		if err := asm.run(s); err != nil {
+			if asm.reported {
+				return noRetry{err}
+			}
+			return err
+		}
+		return nil
+	})
+	var nr noRetry
+	if errors.As(err, &nr) {
+		err = nr.err
+	}
+	if err != nil {
+		resp := p.failed(asm)
+		if cerr := ctx.Err(); cerr != nil {
+			err = cerr
+			resp.Stop = llm.StopAborted
+		}
+		return resp, err
+	}
+	return asm.response(), nil
+}
+
+// failed returns the partial response of a failed call.
+func (p *Provider) failed(asm *assembler) *llm.Response {
+	if asm == nil {
+		return &llm.Response{Message: llm.Message{Role: llm.RoleAssistant}, Stop: llm.StopError}
+	}
+	resp := asm.response()
+	resp.Stop = llm.StopError
+	return resp
+}
+
+// noRetry hides a retryable error from transport.Retry once output has
+// been reported: re-issuing the call then would repeat that output.
+type noRetry struct{ err error }
+
+func (n noRetry) Error() string { return n.err.Error() }
+
+// wireError is the error object of an error body or an error chunk:
+// {"error":{"message":"...","type":"...","code":...}}. Some servers send a
+// bare string as "error", and code may be a string or a number.
+type wireError struct {
+	Message string          `json:"message"`
+	Type    string          `json:"type"`
+	Code    json.RawMessage `json:"code"`
+}
+
+// kind is the error's type, or its code when it has no type.
+func (e *wireError) kind() string {
+	if e.Type != "" {
+		return e.Type
+	}
+	var s string
+	if json.Unmarshal(e.Code, &s) == nil {
+		return s
+	}
+	return ""
+}
+
+// parseError extracts the error object of body, if it has one.
+func parseError(body []byte) (*wireError, bool) {
+	var v struct {
+		Error json.RawMessage `json:"error"`
+	}
+	if json.Unmarshal(body, &v) != nil || len(v.Error) == 0 || string(v.Error) == "null" {
+		return nil, false
+	}
+	var e wireError
+	if json.Unmarshal(v.Error, &e) == nil {
+		return &e, true
+	}
+	var msg string
+	if json.Unmarshal(v.Error, &msg) == nil {
+		return &wireError{Message: msg}, true
+	}
+	return nil, false
+}
+
+// decodeError reads an error body for transport.Post.
+func decodeError(status int, body []byte) (kind, message string) {
+	e, ok := parseError(body)
+	if !ok {
+		return "", ""
+	}
+	return e.kind(), e.Message
+}

@@ -1,0 +1,217 @@
+package openai
+
+import (
+	"encoding/base64"
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	"zot.dev/zot/internal/llm"
+)
+
+// wireRequest is the body of POST /chat/completions.
+type wireRequest struct {
+	Model               string         `json:"model"`
+	Messages            []wireMessage  `json:"messages"`
+	Tools               []wireTool     `json:"tools,omitempty"`
+	MaxTokens           int            `json:"max_tokens,omitempty"`
+	MaxCompletionTokens int            `json:"max_completion_tokens,omitempty"`
+	ReasoningEffort     string         `json:"reasoning_effort,omitempty"`
+	Stream              bool           `json:"stream"`
+	StreamOptions       *streamOptions `json:"stream_options"`
+}
+
+type streamOptions struct {
+	IncludeUsage bool `json:"include_usage"`
+}
+
+// wireMessage is one chat message. Content is a string, a []wirePart, or
+// nil (JSON null, for an assistant message that only calls tools).
+type wireMessage struct {
+	Role       string         `json:"role"`
+	Content    any            `json:"content"`
+	ToolCalls  []wireToolCall `json:"tool_calls,omitempty"`
+	ToolCallID string         `json:"tool_call_id,omitempty"`
+}
+
+type wirePart struct {
+	Type     string        `json:"type"`
+	Text     string        `json:"text,omitempty"`
+	ImageURL *wireImageURL `json:"image_url,omitempty"`
+}
+
+type wireImageURL struct {
+	URL string `json:"url"`
+}
+
+type wireToolCall struct {
+	ID       string       `json:"id"`
+	Type     string       `json:"type"`
+	Function wireFunction `json:"function"`
+}
+
+type wireFunction struct {
+	Name      string `json:"name"`
+	Arguments string `json:"arguments"`
+}
+
+type wireTool struct {
+	Type     string       `json:"type"`
+	Function wireToolSpec `json:"function"`
+}
+
+type wireToolSpec struct {
+	Name        string          `json:"name"`
+	Description string          `json:"description,omitempty"`
+	Parameters  json.RawMessage `json:"parameters"`
+}
+
+// emptySchema stands in for a tool without a schema.
+var emptySchema = json.RawMessage(`{"type":"object","properties":{}}`)
+
+// buildRequest encodes req as a streaming Chat Completions body.
+func buildRequest(req *llm.Request) ([]byte, error) {
+	w := wireRequest{
+		Model:         req.Model,
+		Stream:        true,
+		StreamOptions: &streamOptions{IncludeUsage: true},
+	}
+	if req.System != "" {
+		w.Messages = append(w.Messages, wireMessage{Role: "system", Content: req.System})
+	}
+	for i := range req.Messages {
+		w.Messages = appendMessage(w.Messages, &req.Messages[i])
+	}
+	for _, t := range req.Tools {
+		schema := t.Schema
+		if len(schema) == 0 {
+			schema = emptySchema
+		}
+		w.Tools = append(w.Tools, wireTool{Type: "function", Function: wireToolSpec{Name: t.Name, Description: t.Description, Parameters: schema}})
+	}
+	if req.ReasoningModel {
+		w.MaxCompletionTokens = req.MaxTokens
+		w.ReasoningEffort = req.Reasoning
+	} else {
+		w.MaxTokens = req.MaxTokens
+	}
+	b, err := json.Marshal(w)
+	if err != nil {
+		return nil, fmt.Errorf("encoding json: %w", err)
+	}
+	return b, nil
+}
+
+// appendMessage appends the chat messages for one transcript message.
+func appendMessage(out []wireMessage, m *llm.Message) []wireMessage {
+	switch m.Role {
+	case llm.RoleAssistant:
+		return appendAssistant(out, m)
+	case llm.RoleTool:
+		return appendToolResults(out, m)
+	}
+	if parts := userParts(m.Content); len(parts) > 0 {
+		out = append(out, wireMessage{Role: "user", Content: userContent(parts)})
+	}
+	return out
+}
+
+// userParts converts text and images; empty text is dropped.
+func userParts(blocks []llm.Block) []wirePart {
+	var parts []wirePart
+	for _, b := range blocks {
+		switch b := b.(type) {
+		case *llm.TextBlock:
+			if b.Text != "" {
+				parts = append(parts, wirePart{Type: "text", Text: b.Text})
+			}
+		case *llm.ImageBlock:
+			parts = append(parts, imagePart(b))
+		}
+	}
+	return parts
+}
+
+// userContent is a plain string for a single text part, else the parts.
+func userContent(parts []wirePart) any {
+	if len(parts) == 1 && parts[0].Type == "text" {
+		return parts[0].Text
+	}
+	return parts
+}
+
+func imagePart(b *llm.ImageBlock) wirePart {
+	url := "data:" + b.MIME + ";base64," + base64.StdEncoding.EncodeToString(b.Data)
+	return wirePart{Type: "image_url", ImageURL: &wireImageURL{URL: url}}
+}
+
+// appendAssistant sends text and tool calls; reasoning is not sent back.
+func appendAssistant(out []wireMessage, m *llm.Message) []wireMessage {
+	var text strings.Builder
+	var calls []wireToolCall
+	for _, b := range m.Content {
+		switch b := b.(type) {
+		case *llm.TextBlock:
+			text.WriteString(b.Text)
+		case *llm.ToolCallBlock:
+			args := string(b.Args)
+			if args == "" {
+				args = "{}"
+			}
+			calls = append(calls, wireToolCall{ID: b.ID, Type: "function", Function: wireFunction{Name: b.Name, Arguments: args}})
+		}
+	}
+	if text.Len() == 0 && len(calls) == 0 {
+		return out
+	}
+	msg := wireMessage{Role: "assistant", ToolCalls: calls}
+	if text.Len() > 0 {
+		msg.Content = text.String()
+	}
+	return append(out, msg)
+}
+
+// appendToolResults sends one tool message per result. Chat Completions
+// tool messages carry text only, so images of the results follow in one
+// user message, each group introduced by the call it belongs to.
+func appendToolResults(out []wireMessage, m *llm.Message) []wireMessage {
+	var images []wirePart
+	for _, b := range m.Content {
+		r, ok := b.(*llm.ToolResultBlock)
+		if !ok {
+			continue
+		}
+		var texts []string
+		var own []wirePart
+		for _, c := range r.Content {
+			switch c := c.(type) {
+			case *llm.TextBlock:
+				if c.Text != "" {
+					texts = append(texts, c.Text)
+				}
+			case *llm.ImageBlock:
+				own = append(own, imagePart(c))
+			}
+		}
+		text := strings.Join(texts, "\n")
+		switch {
+		case text == "" && len(own) > 0:
+			text = "(the result is the image in the next message)"
+		case text == "":
+			text = "(no output)"
+		}
+		out = append(out, wireMessage{Role: "tool", ToolCallID: r.CallID, Content: text})
+		if len(own) > 0 {
+			intro := fmt.Sprintf("Image output of tool call %s:", r.CallID)
+			if r.Name != "" {
+				intro = fmt.Sprintf("Image output of tool call %s (%s):", r.CallID, r.Name)
+			}
+			images = append(images, wirePart{Type: "text", Text: intro})
+			images = append(images, own...)
+		}
+	}
+	if len(images) > 0 {
+		out = append(out, wireMessage{Role: "user", Content: images})
+	}
+	return out
+}

@@ -1,0 +1,204 @@
+package tools
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math"
+	"os/exec"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Timing of bash's process handling.
+const (
+	// bashKillAfter is how long the process group has between SIGTERM and
+	// SIGKILL when a call times out or is aborted.
+	bashKillAfter = 2 * time.Second
+	// bashWaitDelay is how long the output pipe may stay open after the
+	// shell has exited (a background child holding it) before zot stops
+	// reading.
+	bashWaitDelay = 500 * time.Millisecond
+	// bashMaxTimeout caps the per-call timeout.
+	bashMaxTimeout = 24 * time.Hour
+)
+
+// bashTool runs a shell command.
+type bashTool struct{ cfg Config }
+
+func (*bashTool) Name() string { return "bash" }
+
+func (t *bashTool) Description() string {
+	return "Run a shell command in the working directory (bash when available, else /bin/sh) " +
+		"and return its combined stdout and stderr with the exit code. Each call starts a new " +
+		"shell, so cd and variables do not carry over. Long output keeps its first and last " +
+		"lines and the full output is saved to a file named in the result. The command is " +
+		"killed after the timeout (default " + formatSeconds(t.cfg.BashTimeout) + "). Background " +
+		"processes keep running, but their output after the command exits is not captured; " +
+		"redirect it to a file."
+}
+
+func (*bashTool) Schema() json.RawMessage {
+	return json.RawMessage(`{
+  "type": "object",
+  "properties": {
+    "command": {"type": "string", "description": "The shell command to run."},
+    "timeout": {"type": "number", "exclusiveMinimum": 0, "description": "Time limit in seconds for this call; overrides the default."}
+  },
+  "required": ["command"],
+  "additionalProperties": false
+}`)
+}
+
+func (t *bashTool) Run(ctx context.Context, call Call) (Result, error) {
+	var command string
+	var seconds float64
+	present, err := decodeArgs(call.Args, "",
+		stringArg("command", true, &command),
+		numberArg("timeout", false, &seconds),
+	)
+	if err != nil {
+		return invalidArgs(err), nil
+	}
+	if strings.TrimSpace(command) == "" {
+		return Errorf(`invalid arguments: field "command" must not be empty`), nil
+	}
+	timeout := t.cfg.BashTimeout
+	if present["timeout"] {
+		if !(seconds > 0) || math.IsInf(seconds, 0) {
+			return Errorf(fmt.Sprintf(`invalid arguments: field "timeout" must be a positive number of seconds, got %v`, seconds)), nil
+		}
+		timeout = min(time.Duration(seconds*float64(time.Second)), bashMaxTimeout)
+	}
+	if ctx.Err() != nil {
+		return Errorf("aborted"), nil
+	}
+	return t.run(ctx, command, timeout, call.Progress)
+}
+
+// shellCommand returns the shell invocation for command.
+func shellCommand(command string) *exec.Cmd {
+	if p, err := exec.LookPath("bash"); err == nil {
+		return exec.Command(p, "-c", command)
+	}
+	return exec.Command("/bin/sh", "-c", command)
+}
+
+// run executes command and assembles the result.
+func (t *bashTool) run(ctx context.Context, command string, timeout time.Duration, progress func(string)) (Result, error) {
+	cmd := shellCommand(command)
+	cmd.Dir = t.cfg.CWD
+	cmd.Env = scrubEnv(t.cfg.Env)
+	cmd.WaitDelay = bashWaitDelay
+	setProcessGroup(cmd)
+
+	var pump *progressPump
+	if progress != nil {
+		pump = newProgressPump(progress)
+	}
+	out := newOutputCapture(t.cfg.SpillDir, pump)
+	cmd.Stdout = out
+	cmd.Stderr = out
+	if err := cmd.Start(); err != nil {
+		return Errorf(fmt.Sprintf("cannot start the shell: %v", err)), nil
+	}
+
+	stopPump := make(chan struct{})
+	pumpDone := make(chan struct{})
+	if pump != nil {
+		go func() {
+			defer close(pumpDone)
+			pump.run(stopPump)
+		}()
+	} else {
+		close(pumpDone)
+	}
+
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	timer := time.NewTimer(timeout)
+	defer timer.Stop()
+
+	var waitErr error
+	var status string
+	select {
+	case waitErr = <-done:
+	case <-timer.C:
+		status = "timed out after " + formatSeconds(timeout)
+		waitErr = stopProcessGroup(cmd, done)
+	case <-ctx.Done():
+		status = "aborted"
+		waitErr = stopProcessGroup(cmd, done)
+	}
+	close(stopPump)
+	<-pumpDone
+	if pump != nil {
+		pump.flush(true)
+	}
+
+	text := out.finish()
+	isErr := status != ""
+	var notes []string
+	switch {
+	case status != "":
+		notes = append(notes, status)
+	case errors.Is(waitErr, exec.ErrWaitDelay):
+		notes = append(notes, "exit code 0",
+			"background processes still hold the output; what they print after the command exited is not shown")
+	case cmd.ProcessState != nil && cmd.ProcessState.ExitCode() >= 0:
+		code := cmd.ProcessState.ExitCode()
+		isErr = code != 0
+		notes = append(notes, "exit code "+strconv.Itoa(code))
+	case cmd.ProcessState != nil:
+		isErr = true
+		notes = append(notes, cmd.ProcessState.String())
+	default:
+		isErr = true
+		notes = append(notes, fmt.Sprintf("waiting for the shell failed: %v", waitErr))
+	}
+	if text == "" {
+		text = "(no output)\n"
+	} else if !strings.HasSuffix(text, "\n") {
+		text += "\n"
+	}
+	text += "[" + strings.Join(notes, "; ") + "]"
+	if isErr {
+		return Errorf(text), nil
+	}
+	return Text(text), nil
+}
+
+// stopProcessGroup ends a running command: SIGTERM to its process group,
+// then SIGKILL once bashKillAfter has passed if any of the group is still
+// there. It returns the shell's Wait result.
+func stopProcessGroup(cmd *exec.Cmd, done <-chan error) error {
+	_ = terminateGroup(cmd)
+	deadline := time.NewTimer(bashKillAfter)
+	defer deadline.Stop()
+	var err error
+	select {
+	case err = <-done:
+	case <-deadline.C:
+		_ = killGroup(cmd)
+		return <-done
+	}
+	// The shell is gone; wait for the rest of its group, up to the deadline.
+	poll := time.NewTicker(20 * time.Millisecond)
+	defer poll.Stop()
+	for groupAlive(cmd) {
+		select {
+		case <-deadline.C:
+			_ = killGroup(cmd)
+			return err
+		case <-poll.C:
+		}
+	}
+	return err
+}
+
+// formatSeconds renders d as seconds: "120s", "1.5s".
+func formatSeconds(d time.Duration) string {
+	return strconv.FormatFloat(d.Seconds(), 'f', -1, 64) + "s"
+}

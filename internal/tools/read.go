@@ -1,0 +1,220 @@
+package tools
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	"zot.dev/zot/internal/llm"
+)
+
+// Limits of the read tool's output.
+const (
+	readDefaultLimit = 2000
+	readMaxLineRunes = 2000
+	// readOutputCap bounds the text of one read call; when the requested
+	// lines would exceed it, fewer are shown and the footer says where to
+	// continue.
+	readOutputCap = 100 << 10
+)
+
+// readTool shows a text file's lines or returns an image.
+type readTool struct{ cfg Config }
+
+func (*readTool) Name() string { return "read" }
+
+func (*readTool) Description() string {
+	return "Read a file. Text files are returned with numbered lines (" +
+		fmt.Sprint(readDefaultLimit) + " lines by default; use offset and limit to page " +
+		"through large files; lines longer than " + fmt.Sprint(readMaxLineRunes) +
+		" characters are truncated). PNG, JPEG, GIF and WebP images are returned as images. " +
+		"Use ls for directories."
+}
+
+func (*readTool) Schema() json.RawMessage {
+	return json.RawMessage(`{
+  "type": "object",
+  "properties": {
+    "path": {"type": "string", "description": "Path of the file to read, absolute or relative to the working directory."},
+    "offset": {"type": "integer", "minimum": 1, "description": "1-based line number to start reading at. Default 1."},
+    "limit": {"type": "integer", "minimum": 1, "description": "Maximum number of lines to return. Default 2000."}
+  },
+  "required": ["path"],
+  "additionalProperties": false
+}`)
+}
+
+func (t *readTool) Run(ctx context.Context, call Call) (Result, error) {
+	var path string
+	offset, limit := 1, readDefaultLimit
+	if _, err := decodeArgs(call.Args, "",
+		stringArg("path", true, &path),
+		intArg("offset", false, &offset),
+		intArg("limit", false, &limit),
+	); err != nil {
+		return invalidArgs(err), nil
+	}
+	switch {
+	case path == "":
+		return Errorf(`invalid arguments: field "path" must not be empty`), nil
+	case offset < 1:
+		return Errorf(fmt.Sprintf(`invalid arguments: field "offset" must be at least 1, got %d`, offset)), nil
+	case limit < 1:
+		return Errorf(fmt.Sprintf(`invalid arguments: field "limit" must be at least 1, got %d`, limit)), nil
+	}
+	abs := resolvePath(t.cfg.CWD, path)
+	shown := displayPath(t.cfg.CWD, abs)
+
+	f, err := os.Open(abs)
+	if err != nil {
+		return Errorf(fmt.Sprintf("cannot read %s: %v", shown, unwrapPathError(err))), nil
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return Errorf(fmt.Sprintf("cannot read %s: %v", shown, unwrapPathError(err))), nil
+	}
+	if st.IsDir() {
+		return Errorf(fmt.Sprintf("%s is a directory; use ls to list it", shown)), nil
+	}
+	if !st.Mode().IsRegular() {
+		return Errorf(fmt.Sprintf("%s is not a regular file (%s)", shown, st.Mode().Type())), nil
+	}
+
+	br := bufio.NewReaderSize(f, 64<<10)
+	head, err := br.Peek(sniffLen)
+	if err != nil && !errors.Is(err, io.EOF) {
+		return Errorf(fmt.Sprintf("cannot read %s: %v", shown, unwrapPathError(err))), nil
+	}
+	if mime := sniffImage(head); mime != "" {
+		return t.readImage(br, shown, mime, st.Size())
+	}
+	if looksBinary(head) {
+		return Errorf(fmt.Sprintf("%s is a binary file (%d bytes); read shows only text files and images", shown, st.Size())), nil
+	}
+	return readText(ctx, br, shown, offset, limit)
+}
+
+// readImage returns the image held in r if it is within the size cap.
+func (t *readTool) readImage(r io.Reader, shown, mime string, size int64) (Result, error) {
+	limit := t.cfg.MaxImageBytes
+	if size > int64(limit) {
+		return Errorf(fmt.Sprintf("%s is an image (%s) of %s (%d bytes), above the cap of %s (%d bytes) for images",
+			shown, mime, byteSize(size), size, byteSize(int64(limit)), limit)), nil
+	}
+	data, err := io.ReadAll(io.LimitReader(r, int64(limit)+1))
+	if err != nil {
+		return Errorf(fmt.Sprintf("cannot read %s: %v", shown, unwrapPathError(err))), nil
+	}
+	if len(data) > limit {
+		return Errorf(fmt.Sprintf("%s is an image (%s) larger than the cap of %s (%d bytes) for images", shown, mime, byteSize(int64(limit)), limit)), nil
+	}
+	return Result{Content: []llm.Block{
+		&llm.TextBlock{Text: fmt.Sprintf("%s: %s image, %s", shown, mime, byteSize(int64(len(data))))},
+		&llm.ImageBlock{MIME: mime, Data: data},
+	}}, nil
+}
+
+// readText formats lines offset..offset+limit-1 of r with line numbers.
+func readText(ctx context.Context, br *bufio.Reader, shown string, offset, limit int) (Result, error) {
+	lr := &lineReader{br: br, keepBytes: readMaxLineRunes * 4}
+	skipped, err := lr.skip(ctx, offset-1)
+	if err != nil {
+		return readFailure(ctx, shown, err), nil
+	}
+	if skipped < offset-1 {
+		if skipped == 0 {
+			return Errorf(fmt.Sprintf("offset %d is beyond the end of %s, which is empty", offset, shown)), nil
+		}
+		return Errorf(fmt.Sprintf("offset %d is beyond the end of %s (%d lines)", offset, shown, skipped)), nil
+	}
+
+	var out strings.Builder
+	last := offset - 1
+	for n := 0; n < limit; n++ {
+		if n%256 == 0 && ctx.Err() != nil {
+			return readFailure(ctx, shown, ctx.Err()), nil
+		}
+		ln, err := lr.next()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			return readFailure(ctx, shown, err), nil
+		}
+		text := formatLine(ln)
+		entry := fmt.Sprintf("%6d\t%s\n", last+1, text)
+		if n > 0 && out.Len()+len(entry) > readOutputCap {
+			// Unread: the line stays for the next call.
+			return finishRead(ctx, lr, &out, shown, offset, last, 1)
+		}
+		out.WriteString(entry)
+		last++
+	}
+	if last < offset {
+		if offset == 1 {
+			return Text(fmt.Sprintf("%s is empty", shown)), nil
+		}
+		return Errorf(fmt.Sprintf("offset %d is beyond the end of %s (%d lines)", offset, shown, offset-1)), nil
+	}
+	return finishRead(ctx, lr, &out, shown, offset, last, 0)
+}
+
+// finishRead adds the continuation footer when lines remain after last.
+// pending counts lines already taken from lr but not shown.
+func finishRead(ctx context.Context, lr *lineReader, out *strings.Builder, shown string, offset, last, pending int) (Result, error) {
+	rest, err := lr.count(ctx)
+	if err != nil {
+		return readFailure(ctx, shown, err), nil
+	}
+	if total := last + pending + rest; total > last {
+		fmt.Fprintf(out, "\n[showing lines %d-%d of %d; call read with offset=%d to continue]\n", offset, last, total, last+1)
+	}
+	return Text(out.String()), nil
+}
+
+// formatLine renders a line for display: valid UTF-8, cut to
+// readMaxLineRunes characters with a marker.
+func formatLine(ln line) string {
+	text, cut := truncateRunes(ln.text, readMaxLineRunes)
+	s := strings.ToValidUTF8(string(text), "\uFFFD")
+	if cut || ln.size > len(ln.text) {
+		s += fmt.Sprintf(" … [line truncated: %d bytes in full]", ln.size)
+	}
+	return s
+}
+
+func readFailure(ctx context.Context, shown string, err error) Result {
+	if ctx.Err() != nil {
+		return Errorf("aborted")
+	}
+	return Errorf(fmt.Sprintf("cannot read %s: %v", shown, unwrapPathError(err)))
+}
+
+// unwrapPathError drops the path from an *os.PathError, which the caller
+// already names in its message.
+func unwrapPathError(err error) error {
+	var pe *os.PathError
+	if errors.As(err, &pe) {
+		return pe.Err
+	}
+	return err
+}
+
+// byteSize renders n bytes for people: "512 B", "3.2 KiB", "7.0 MiB".
+func byteSize(n int64) string {
+	switch {
+	case n < 1<<10:
+		return fmt.Sprintf("%d B", n)
+	case n < 1<<20:
+		return fmt.Sprintf("%.1f KiB", float64(n)/(1<<10))
+	case n < 1<<30:
+		return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20))
+	}
+	return fmt.Sprintf("%.1f GiB", float64(n)/(1<<30))
+}

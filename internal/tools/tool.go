@@ -1,0 +1,54 @@
+// Package tools holds zot's built-in tools and the registry that selects them.
+//
+// A tool takes JSON arguments (validated against its own JSON Schema by the
+// tool itself), runs under a context that the agent cancels on abort, may
+// report progress while it runs, and returns content blocks for the model.
+package tools
+
+import (
+	"context"
+	"encoding/json"
+
+	"zot.dev/zot/internal/llm"
+)
+
+// Tool is one capability offered to the model.
+type Tool interface {
+	// Name is the tool's name as the model calls it ("read", "bash", ...).
+	Name() string
+	// Description tells the model what the tool does and when to use it.
+	Description() string
+	// Schema is the JSON Schema (an object schema) of the arguments.
+	Schema() json.RawMessage
+	// Run executes one call. args is the JSON object from the model. Run
+	// returns promptly once ctx is cancelled, killing anything it started.
+	// A failure the model should see (bad args, missing file, non-zero exit)
+	// is returned as a Result with IsError set, not as an error; an error
+	// return is for failures of zot itself and is also shown to the model.
+	Run(ctx context.Context, call Call) (Result, error)
+}
+
+// Call is one invocation of a tool.
+type Call struct {
+	// ID is the model's id for the call.
+	ID   string
+	Args json.RawMessage
+	// Progress, when non-nil, receives output while the tool runs. Chunks
+	// are valid UTF-8 and throttled by the tool.
+	Progress func(text string)
+}
+
+// Result is what a tool returns to the model.
+type Result struct {
+	// Content holds *llm.TextBlock and *llm.ImageBlock values.
+	Content []llm.Block
+	IsError bool
+}
+
+// Text returns a Result holding one text block.
+func Text(s string) Result { return Result{Content: []llm.Block{&llm.TextBlock{Text: s}}} }
+
+// Errorf returns an error Result holding one text block.
+func Errorf(s string) Result {
+	return Result{Content: []llm.Block{&llm.TextBlock{Text: s}}, IsError: true}
+}

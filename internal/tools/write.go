@@ -1,0 +1,76 @@
+package tools
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+)
+
+// writeTool creates or replaces a file.
+type writeTool struct{ cfg Config }
+
+func (*writeTool) Name() string { return "write" }
+
+func (*writeTool) Description() string {
+	return "Write a file with the given content, replacing it if it exists and creating " +
+		"missing parent directories. The write is atomic and keeps an existing file's " +
+		"permissions. Prefer edit for changing part of an existing file."
+}
+
+func (*writeTool) Schema() json.RawMessage {
+	return json.RawMessage(`{
+  "type": "object",
+  "properties": {
+    "path": {"type": "string", "description": "Path of the file to write, absolute or relative to the working directory."},
+    "content": {"type": "string", "description": "The complete new content of the file."}
+  },
+  "required": ["path", "content"],
+  "additionalProperties": false
+}`)
+}
+
+func (t *writeTool) Run(ctx context.Context, call Call) (Result, error) {
+	var path, content string
+	if _, err := decodeArgs(call.Args, "",
+		stringArg("path", true, &path),
+		stringArg("content", true, &content),
+	); err != nil {
+		return invalidArgs(err), nil
+	}
+	if path == "" {
+		return Errorf(`invalid arguments: field "path" must not be empty`), nil
+	}
+	if ctx.Err() != nil {
+		return Errorf("aborted"), nil
+	}
+	abs := resolvePath(t.cfg.CWD, path)
+	shown := displayPath(t.cfg.CWD, abs)
+	mode, exists, err := existingMode(abs, 0o644)
+	if err != nil {
+		return Errorf(fmt.Sprintf("cannot write %s: %v", shown, unwrapPathError(err))), nil
+	}
+	if err := os.MkdirAll(filepath.Dir(abs), 0o755); err != nil {
+		return Errorf(fmt.Sprintf("cannot create the directory of %s: %v", shown, unwrapPathError(err))), nil
+	}
+	if err := writeFileAtomic(abs, []byte(content), mode); err != nil {
+		return Errorf(fmt.Sprintf("cannot write %s: %v", shown, err)), nil
+	}
+	how := "created"
+	if exists {
+		how = "overwritten"
+	}
+	return Text(fmt.Sprintf("wrote %d bytes (%d lines) to %s (%s)", len(content), countLines(content), shown, how)), nil
+}
+
+// countLines counts lines the way an editor shows them: a final line
+// without a newline counts, an empty text has none.
+func countLines(s string) int {
+	n := strings.Count(s, "\n")
+	if len(s) > 0 && s[len(s)-1] != '\n' {
+		n++
+	}
+	return n
+}
