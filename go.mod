@@ -1,3 +1,8 @@
 module zot.dev/zot
 
 go 1.25.0
+
+require (
+	github.com/santhosh-tekuri/jsonschema/v6 v6.0.2 // indirect
+	golang.org/x/text v0.14.0 // indirect
+)

@@ -1,0 +1,74 @@
+# zot — the agent runtime that other programs embed.
+# `make help` lists the targets.
+
+GO          ?= go
+BIN         ?= bin
+STATICCHECK ?= honnef.co/go/tools/cmd/staticcheck@v0.8.2
+TSC_VERSION ?= 5.9.3
+TOOLS       := clients/node/.tools
+TSC         := $(TOOLS)/node_modules/.bin/tsc
+PYTHON      ?= python3
+NODE        ?= node
+
+.DEFAULT_GOAL := help
+
+.PHONY: help
+help: ## list the targets
+	@awk 'BEGIN {FS = ":.*## "} /^[a-zA-Z_-]+:.*## / {printf "  %-16s %s\n", $$1, $$2}' $(MAKEFILE_LIST)
+
+.PHONY: generate
+generate: ## regenerate Go types, docs tables and client types from schema/
+	$(GO) generate ./...
+
+.PHONY: check-generated
+check-generated: ## fail when a generated file differs from a fresh generation
+	$(GO) run ./gen/cmd/zot-gen -root . -check
+
+.PHONY: build
+build: ## build bin/zot and the benchmark programs
+	$(GO) build -o $(BIN)/zot ./cmd/zot
+	$(GO) build -o $(BIN)/zot-floor ./cmd/zot-floor
+	$(GO) build -o $(BIN)/zot-bench ./cmd/zot-bench
+
+.PHONY: test
+test: check-generated build test-go test-python test-node test-shell ## run every test (Go with -race, Python, Node, shell, TypeScript)
+
+.PHONY: test-go
+test-go:
+	ZOT_BIN=$(CURDIR)/$(BIN)/zot $(GO) test -race -count=1 ./...
+
+.PHONY: test-python
+test-python: build
+	cd clients/python && ZOT_BIN=$(CURDIR)/$(BIN)/zot $(PYTHON) -m unittest discover -s tests
+
+.PHONY: test-node
+test-node: build $(TSC)
+	cd clients/node && ../../$(TSC) -p tsconfig.json
+	@if [ -d clients/node/test ] && ls clients/node/test/*.test.mjs >/dev/null 2>&1; then \
+		cd clients/node && ZOT_BIN=$(CURDIR)/$(BIN)/zot $(NODE) --test test/; fi
+
+.PHONY: test-shell
+test-shell: build
+	@if [ -x clients/shell/test.sh ]; then ZOT_BIN=$(CURDIR)/$(BIN)/zot clients/shell/test.sh; fi
+
+$(TSC):
+	npm install --no-save --no-audit --no-fund --prefix $(TOOLS) typescript@$(TSC_VERSION)
+
+.PHONY: lint
+lint: ## gofmt, go vet and staticcheck
+	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
+	$(GO) vet ./...
+	$(GO) run $(STATICCHECK) ./...
+
+.PHONY: bench
+bench: build ## time bin/zot against the floor program, then the Go micro-benchmarks
+	$(BIN)/zot-bench --zot $(BIN)/zot --floor $(BIN)/zot-floor $(BENCHFLAGS)
+	$(GO) test -run '^$$' -bench . -benchmem ./sdk/wire ./internal/provider/... ./internal/tools
+
+.PHONY: demo
+demo: build ## run a real `zot rpc` session offline on the scripted provider
+	@./scripts/demo.sh $(BIN)/zot
+
+.PHONY: clean
+clean: ## remove build outputs and locally installed tools
+	rm -rf $(BIN) $(TOOLS)

@@ -1,0 +1,133 @@
+package gen
+
+import (
+	"bytes"
+	"flag"
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden files under testdata/")
+
+// golden compares got with testdata/<file>, or rewrites it with -update.
+func golden(t *testing.T, file string, got []byte) {
+	t.Helper()
+	path := filepath.Join("testdata", file)
+	if *update {
+		if err := os.WriteFile(path, got, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run go test ./gen -update)", err)
+	}
+	if !bytes.Equal(got, want) {
+		t.Errorf("%s differs from the generated output (run go test ./gen -update and review the diff)", path)
+	}
+}
+
+func loadTiny(t *testing.T) *Model {
+	t.Helper()
+	m, err := Load(os.DirFS("testdata/tiny"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := m.check(); err != nil {
+		t.Fatal(err)
+	}
+	return m
+}
+
+func TestGoGolden(t *testing.T) {
+	src, err := GoTypes(loadTiny(t), "tiny")
+	if err != nil {
+		t.Fatal(err)
+	}
+	golden(t, "tiny/want_go.txt", src)
+}
+
+func TestDocsGolden(t *testing.T) {
+	doc, err := os.ReadFile("testdata/tiny/doc.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := Docs(loadTiny(t), doc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	golden(t, "tiny/want_doc.md", out)
+	// Regenerating the output is a fixed point: prose survives and the
+	// sections do not grow.
+	again, err := Docs(loadTiny(t), out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(again, out) {
+		t.Error("regenerating the docs changes them again")
+	}
+	for _, prose := range []string{"Prose before.", "Prose between.", "Prose after."} {
+		if !bytes.Contains(out, []byte(prose)) {
+			t.Errorf("hand-written %q lost", prose)
+		}
+	}
+	if bytes.Contains(out, []byte("old text that is replaced")) {
+		t.Error("stale generated text kept")
+	}
+}
+
+func TestDocsNeedEveryMarker(t *testing.T) {
+	_, err := Docs(loadTiny(t), []byte("# no markers\n"))
+	if err == nil {
+		t.Fatal("docs without markers accepted")
+	}
+}
+
+func TestGenerateIsDeterministic(t *testing.T) {
+	root := os.DirFS(filepath.Join("..", ""))
+	a, err := Generate(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := Generate(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for p := range a {
+		if !bytes.Equal(a[p], b[p]) {
+			t.Errorf("%s differs between two runs", p)
+		}
+		if !bytes.Contains(a[p][:min(len(a[p]), 4096)], []byte("DO NOT EDIT")) {
+			t.Errorf("%s has no DO-NOT-EDIT header", p)
+		}
+	}
+}
+
+func TestSchemaRulesAreEnforced(t *testing.T) {
+	cases := map[string]string{
+		"no description": `{"X":{"type":"string","examples":["a"]}}`,
+		"no examples":    `{"X":{"type":"string","description":"d"}}`,
+		"variant without type const": `{"U":{"description":"u","oneOf":[{"$ref":"#/$defs/A"}],"examples":[{}]},
+			"A":{"description":"a","type":"object","properties":{"x":{"type":"string","description":"x"}},"examples":[{}]}}`,
+		"dangling ref": `{"A":{"description":"a","type":"object","properties":{"x":{"$ref":"#/$defs/Nope","description":"x"}},"examples":[{}]}}`,
+		"field without description": `{"A":{"description":"a","type":"object","properties":{"x":{"type":"string"}},"examples":[{}]}}`,
+	}
+	for name, defs := range cases {
+		t.Run(name, func(t *testing.T) {
+			dir := t.TempDir()
+			os.MkdirAll(filepath.Join(dir, "schema"), 0o755)
+			doc := `{"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://zot.dev/schema/x.json","$defs":` + defs + `}`
+			os.WriteFile(filepath.Join(dir, "schema", "x.json"), []byte(doc), 0o644)
+			m, err := Load(os.DirFS(dir))
+			if err == nil {
+				err = m.check()
+			}
+			if err == nil {
+				t.Fatal("accepted")
+			}
+			t.Log(err)
+		})
+	}
+}
