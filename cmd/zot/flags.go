@@ -1,0 +1,88 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"strings"
+
+	"github.com/urfave/cli/v3"
+
+	"zot.dev/zot/internal/providers"
+	"zot.dev/zot/sdk"
+)
+
+// agentFlags are the flags every mode takes to build its Runtime.
+func agentFlags() []cli.Flag {
+	return []cli.Flag{
+		&cli.StringFlag{Name: "provider", Value: "anthropic", Usage: "anthropic, openai, openai-responses, gemini or scripted (offline)"},
+		&cli.StringFlag{Name: "model", Usage: "model id (default: the provider's default model)"},
+		&cli.StringFlag{Name: "cwd", Usage: "working directory of the tools (default: the current directory)"},
+		&cli.StringFlag{Name: "api-key", Usage: "provider API key (default: the provider's environment variable or the auth file)"},
+		&cli.StringFlag{Name: "base-url", Usage: "provider endpoint: Anthropic host root, OpenAI API root with /v1, Gemini API root"},
+		&cli.StringFlag{Name: "system-prompt", Usage: "replace the default system prompt"},
+		&cli.StringFlag{Name: "append-system-prompt", Usage: "text added after the system prompt"},
+		&cli.StringFlag{Name: "reasoning", Usage: "reasoning effort for reasoning models: low, medium or high"},
+		&cli.IntFlag{Name: "max-steps", Usage: "most model calls per prompt", Value: 50},
+		&cli.BoolFlag{Name: "no-tools", Usage: "turn every tool off"},
+		&cli.StringFlag{Name: "tools", Usage: "comma-separated tools to enable (read,write,edit,bash,grep,find,ls)"},
+		&cli.StringFlag{Name: "script", Usage: "with --provider scripted: the JSON script to play (default: the built-in one)"},
+		&cli.StringFlag{Name: "models-file", Usage: "JSON file of models that add to or override the catalog"},
+		&cli.BoolFlag{Name: "no-auto-compact", Usage: "never compact the transcript automatically"},
+	}
+}
+
+// runtimeConfig builds the Runtime's Config from the flags, resolving the
+// API key from the flag, the environment or the auth file.
+func runtimeConfig(cmd *cli.Command) (sdk.Config, error) {
+	cfg := sdk.Config{
+		Provider:           cmd.String("provider"),
+		Model:              cmd.String("model"),
+		BaseURL:            cmd.String("base-url"),
+		Script:             cmd.String("script"),
+		ModelsFile:         cmd.String("models-file"),
+		CWD:                cmd.String("cwd"),
+		SystemPrompt:       cmd.String("system-prompt"),
+		AppendSystemPrompt: cmd.String("append-system-prompt"),
+		Reasoning:          cmd.String("reasoning"),
+		MaxSteps:           cmd.Int("max-steps"),
+		NoTools:            cmd.Bool("no-tools"),
+		AutoCompactOff:     cmd.Bool("no-auto-compact"),
+	}
+	if cmd.IsSet("tools") {
+		if cfg.NoTools {
+			return cfg, &exitError{code: 2, msg: "--tools and --no-tools contradict each other"}
+		}
+		for _, t := range strings.Split(cmd.String("tools"), ",") {
+			if t = strings.TrimSpace(t); t != "" {
+				cfg.Tools = append(cfg.Tools, t)
+			}
+		}
+	}
+	if cfg.MaxSteps < 1 {
+		return cfg, &exitError{code: 2, msg: fmt.Sprintf("--max-steps must be at least 1, got %d", cfg.MaxSteps)}
+	}
+	switch cfg.Reasoning {
+	case "", "low", "medium", "high":
+	default:
+		return cfg, &exitError{code: 2, msg: fmt.Sprintf("--reasoning must be low, medium or high, got %q", cfg.Reasoning)}
+	}
+	if cfg.Script != "" && cfg.Provider != "scripted" {
+		return cfg, &exitError{code: 2, msg: "--script only applies to --provider scripted"}
+	}
+	if cfg.Provider == "scripted" && (cmd.IsSet("api-key") || cmd.IsSet("base-url")) {
+		return cfg, &exitError{code: 2, msg: "--api-key and --base-url do nothing for --provider scripted"}
+	}
+	if cfg.Provider != "scripted" {
+		key, err := providers.Lookup(cfg.Provider, cmd.String("api-key"), os.Getenv, providers.AuthFile(os.Getenv))
+		if err != nil {
+			return cfg, &exitError{code: 1, msg: err.Error()}
+		}
+		if key == "" && providers.NeedsKey(cfg.Provider, cfg.BaseURL) {
+			return cfg, &exitError{code: 1, msg: (&providers.MissingKeyError{Provider: cfg.Provider, AuthFile: providers.AuthFile(os.Getenv)}).Error()}
+		}
+		cfg.APIKey = key
+	}
+	return cfg, nil
+}
+
+func version() string { return sdk.Version }

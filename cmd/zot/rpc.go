@@ -1,0 +1,46 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"os"
+
+	"github.com/urfave/cli/v3"
+
+	"zot.dev/zot/internal/rpcserver"
+	"zot.dev/zot/sdk"
+)
+
+// serveRPC runs `zot rpc`: exit 0 at the end of input once the work is
+// done, 1 when the client fails to authenticate, 130/143 on SIGINT/SIGTERM
+// after aborting the work and killing tool processes.
+func serveRPC(ctx context.Context, cmd *cli.Command, io streams) error {
+	cfg, err := runtimeConfig(cmd)
+	if err != nil {
+		return err
+	}
+	limit := cmd.Int("max-line-bytes")
+	if limit < 1024 {
+		return &exitError{code: 2, msg: "--max-line-bytes must be at least 1024"}
+	}
+	rt, err := sdk.New(cfg)
+	if err != nil {
+		return &exitError{code: 1, msg: err.Error()}
+	}
+	srv := rpcserver.New(rt, rpcserver.Options{
+		Token:        os.Getenv("ZOTCORE_RPC_TOKEN"),
+		MaxLineBytes: limit,
+		Log:          io.err,
+	})
+	err = srv.Serve(ctx, io.in, io.out)
+	rt.Close()
+	switch {
+	case err == nil:
+		return nil
+	case errors.Is(err, rpcserver.ErrUnauthorized):
+		return &exitError{code: 1, msg: "client failed to authenticate"}
+	case errors.Is(err, context.Canceled):
+		return &exitError{code: 128 + signalNumber(ctx)}
+	}
+	return &exitError{code: 1, msg: err.Error()}
+}

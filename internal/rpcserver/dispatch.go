@@ -1,0 +1,230 @@
+package rpcserver
+
+import (
+	"context"
+	"errors"
+
+	"zot.dev/zot/sdk"
+	"zot.dev/zot/sdk/wire"
+)
+
+// dispatch answers one valid, authorised command.
+func (s *Server) dispatch(cmd wire.Command) {
+	id := cmd.GetID()
+	typ := cmd.Type()
+	switch c := cmd.(type) {
+	case *wire.HelloCommand:
+		s.respond(id, typ, wire.HelloResult{
+			ProtocolVersion: sdk.ProtocolVersion,
+			Version:         sdk.Version,
+			Provider:        s.rt.Provider(),
+			Model:           s.rt.Model(),
+		})
+	case *wire.PingCommand:
+		s.respond(id, typ, wire.PingResult{Pong: true})
+	case *wire.PromptCommand:
+		images := make([]sdk.Image, 0, len(c.Images))
+		for i, img := range c.Images {
+			data, err := sdk.DecodeImageData(img.Data)
+			if err != nil {
+				s.fail(id, typ, wire.CodeInvalidImage, "images[%d]: %s", i, oneLine(err))
+				return
+			}
+			if _, err := sdk.CheckImage(img.MIMEType, data); err != nil {
+				s.fail(id, typ, wire.CodeInvalidImage, "images[%d]: %s", i, oneLine(err))
+				return
+			}
+			images = append(images, sdk.Image{MIMEType: img.MIMEType, Data: data})
+		}
+		if c.Message == "" && len(images) == 0 {
+			s.fail(id, typ, wire.CodeInvalidParams, "prompt: message is empty and there are no images")
+			return
+		}
+		text := c.Message
+		s.enqueue(id, typ, func(ctx context.Context) (<-chan sdk.Event, error) {
+			return s.rt.Prompt(ctx, text, images, sdk.WithPromptID(id))
+		})
+	case *wire.CompactCommand:
+		instructions := c.Instructions
+		s.enqueue(id, typ, func(ctx context.Context) (<-chan sdk.Event, error) {
+			return s.rt.Compact(ctx, instructions, sdk.WithPromptID(id))
+		})
+	case *wire.AbortCommand:
+		s.mu.Lock()
+		aborted := false
+		if s.current != nil {
+			s.current.cancel()
+			aborted = true
+		}
+		var dropped []*job
+		if c.All {
+			dropped = s.queue
+			s.queue = nil
+		}
+		s.mu.Unlock()
+		// The answer comes first; the dropped work's endings follow.
+		s.respond(id, typ, wire.AbortResult{Aborted: aborted, Dropped: int64(len(dropped))})
+		for _, j := range dropped {
+			s.endDropped(j, "dropped from the queue by abort")
+		}
+	case *wire.GetStateCommand:
+		st := s.rt.State()
+		s.mu.Lock()
+		st.Busy = s.current != nil
+		q := int64(len(s.queue))
+		s.mu.Unlock()
+		st.Queued = &q
+		s.respond(id, typ, st)
+	case *wire.GetMessagesCommand:
+		s.respond(id, typ, wire.MessagesResult{Messages: nonNilMessages(s.rt.Messages())})
+	case *wire.ClearCommand:
+		if s.busy() {
+			s.fail(id, typ, wire.CodeBusy, "clear: a prompt or compact is running or queued")
+			return
+		}
+		if err := s.rt.Clear(); err != nil {
+			s.failErr(id, typ, err)
+			return
+		}
+		s.respond(id, typ, nil)
+	case *wire.SetModelCommand:
+		if s.busy() {
+			s.fail(id, typ, wire.CodeBusy, "set_model: a prompt or compact is running or queued")
+			return
+		}
+		if err := s.rt.SetModel(c.Model); err != nil {
+			s.failErr(id, typ, err)
+			return
+		}
+		s.respond(id, typ, wire.SetModelResult{Model: s.rt.Model()})
+	case *wire.GetModelsCommand:
+		s.respond(id, typ, wire.ModelsResult{Models: s.rt.ListModels()})
+	default:
+		s.fail(id, typ, wire.CodeUnknownCommand, "unknown command %q", typ)
+	}
+}
+
+func nonNilMessages(m []wire.Message) []wire.Message {
+	if m == nil {
+		return []wire.Message{}
+	}
+	return m
+}
+
+// failErr maps a Runtime error to its code.
+func (s *Server) failErr(id wire.ID, typ string, err error) {
+	var um *sdk.UnknownModelError
+	switch {
+	case errors.Is(err, sdk.ErrBusy):
+		s.fail(id, typ, wire.CodeBusy, "%s", oneLine(err))
+	case errors.As(err, &um):
+		s.fail(id, typ, wire.CodeUnknownModel, "%s", oneLine(err))
+	default:
+		s.fail(id, typ, wire.CodeInternal, "%s", oneLine(err))
+	}
+}
+
+// busy reports whether work runs or waits.
+func (s *Server) busy() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.current != nil || len(s.queue) > 0
+}
+
+// enqueue answers a prompt or compact at once and queues its work.
+func (s *Server) enqueue(id wire.ID, typ string, start func(context.Context) (<-chan sdk.Event, error)) {
+	ctx, cancel := context.WithCancel(context.Background())
+	j := &job{id: id, ctx: ctx, cancel: cancel, start: start}
+	s.mu.Lock()
+	position := len(s.queue)
+	if s.current != nil {
+		position++
+	}
+	s.queue = append(s.queue, j)
+	// The response is queued for writing before the worker can see the
+	// job, so it always precedes the job's events.
+	if position == 0 {
+		s.respond(id, typ, wire.StartResult{Started: true})
+	} else {
+		queued, pos := true, int64(position)
+		s.respond(id, typ, wire.StartResult{Started: false, Queued: &queued, Position: &pos})
+	}
+	s.mu.Unlock()
+	s.poke()
+}
+
+// worker runs queued jobs one at a time, in order, until it meets the nil
+// job that Serve queues at the end.
+func (s *Server) worker(ctx context.Context) {
+	for {
+		s.mu.Lock()
+		if len(s.queue) == 0 {
+			s.mu.Unlock()
+			select {
+			case <-s.wake:
+				continue
+			case <-ctx.Done():
+				return
+			}
+		}
+		j := s.queue[0]
+		s.queue = s.queue[1:]
+		if j == nil {
+			s.mu.Unlock()
+			return
+		}
+		s.current = j
+		s.mu.Unlock()
+		s.runJob(j)
+		s.mu.Lock()
+		s.current = nil
+		s.mu.Unlock()
+	}
+}
+
+// runJob runs one job and forwards its events; its done is written before
+// the next job starts.
+func (s *Server) runJob(j *job) {
+	defer j.cancel()
+	events, err := j.start(j.ctx)
+	if err != nil {
+		// The runtime refused (it cannot be busy: this worker serialises
+		// all work). Report it as the job's error and end it.
+		s.emit(&wire.ErrorEvent{Message: oneLine(err), Code: wire.CodeInternal}, j.id)
+		s.emit(&wire.DoneEvent{}, j.id)
+		return
+	}
+	for ev := range events {
+		s.w.send(frame{ev: ev})
+	}
+}
+
+// emit writes an event the server makes itself.
+func (s *Server) emit(ev wire.Event, promptID wire.ID) {
+	ev.SetSeq(s.rt.NextSeq())
+	ev.SetPromptID(promptID)
+	s.w.send(frame{ev: ev})
+}
+
+// endDropped ends a job that never ran, the way an aborted one ends.
+func (s *Server) endDropped(j *job, why string) {
+	j.cancel()
+	s.emit(&wire.TurnEndEvent{Stop: wire.StopAborted, Error: why}, j.id)
+	s.emit(&wire.DoneEvent{}, j.id)
+}
+
+// abortAll cancels the running job and ends every queued one.
+func (s *Server) abortAll(why string) {
+	s.mu.Lock()
+	if s.current != nil {
+		s.current.cancel()
+	}
+	dropped := s.queue
+	s.queue = nil
+	s.mu.Unlock()
+	for _, j := range dropped {
+		if j != nil {
+			s.endDropped(j, why)
+		}
+	}
+}

@@ -1,0 +1,59 @@
+package sdk
+
+import "time"
+
+// Config is everything a Runtime uses. Nothing else is read: no
+// environment variables, no files under the user's home, no config
+// rewrites. A zero field takes the default its comment states.
+type Config struct {
+	// Provider is the provider id: anthropic, openai, openai-responses,
+	// gemini or scripted. Required.
+	Provider string
+	// Model is the model id; empty means the provider's default model.
+	// Ids the catalog does not know are allowed (see docs/providers.md).
+	Model string
+	// APIKey is the provider credential. Empty sends none, which only
+	// works for the scripted provider and for servers behind BaseURL that
+	// need no key.
+	APIKey string
+	// BaseURL overrides the provider's endpoint (see docs/providers.md for
+	// each vendor's convention).
+	BaseURL string
+	// Script is the path of a script for the scripted provider; empty
+	// plays the built-in script.
+	Script string
+	// ModelsFile is a JSON file of models that add to or override the
+	// built-in catalog; empty means none.
+	ModelsFile string
+
+	// CWD is the working directory of the tools; empty means the
+	// process's working directory. It is made absolute.
+	CWD string
+	// SystemPrompt replaces zot's default identity prompt.
+	SystemPrompt string
+	// AppendSystemPrompt is added after the system prompt.
+	AppendSystemPrompt string
+	// Reasoning asks reasoning models for this effort: low, medium or
+	// high; empty leaves the provider's default.
+	Reasoning string
+	// MaxSteps bounds the model calls of one prompt; 0 means 50.
+	MaxSteps int
+	// Tools names the tools the model may use; nil means all built-in
+	// tools (read, write, edit, bash, grep, find, ls). Unknown names are
+	// an error.
+	Tools []string
+	// NoTools turns every tool off.
+	NoTools bool
+	// BashTimeout is the default timeout of a bash call; 0 means 120s.
+	BashTimeout time.Duration
+
+	// AutoCompactOff turns automatic compaction off.
+	AutoCompactOff bool
+	// CompactThreshold is the share of the context window above which a
+	// prompt's end triggers compaction; 0 means 0.85.
+	CompactThreshold float64
+
+	// EventBuffer is the capacity of each prompt's event channel; 0
+	// means 256.
+	EventBuffer int
+}
