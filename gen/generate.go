@@ -20,6 +20,9 @@ const (
 	DocsPath    = "docs/rpc.md"
 	PythonPath  = "clients/python/zot_client/types.py"
 	TSPath      = "clients/node/types.d.ts"
+	// TSExamplesPath holds every schema example as a typed constant, so
+	// that `tsc --strict` proves the declarations accept them.
+	TSExamplesPath = "clients/node/test/examples.gen.ts"
 )
 
 // Generate reads schema/*.json (and the current docs/rpc.md, whose
@@ -51,6 +54,9 @@ func Generate(fsys fs.FS) (map[string][]byte, error) {
 	}
 	if out[TSPath], err = TypeScript(m); err != nil {
 		return nil, fmt.Errorf("generating TypeScript: %w", err)
+	}
+	if out[TSExamplesPath], err = TypeScriptExamples(m); err != nil {
+		return nil, fmt.Errorf("generating TypeScript examples: %w", err)
 	}
 	return out, nil
 }

@@ -200,6 +200,22 @@ func (w *pyWriter) call(open string, args []string, close string) {
 	w.p("%s%s", indent, strings.TrimLeft(close, " "))
 }
 
+// docstring writes a docstring: text filled at the indent, then any
+// further lines as given (indented again), then the closing quotes.
+func (w *pyWriter) docstring(indent, text string, more ...string) {
+	if one := indent + `"""` + text + `"""`; len(more) == 0 && !strings.Contains(text, "\n") && utf8.RuneCountInString(one) <= pyWidth {
+		w.p("%s", one)
+		return
+	}
+	for _, line := range pyFill(text, indent+`"""`, indent, pyWidth) {
+		w.p("%s", line)
+	}
+	for _, line := range more {
+		w.p("%s%s", indent, line)
+	}
+	w.p(`%s"""`, indent)
+}
+
 // comment writes text as # comment lines with the given indent.
 func (w *pyWriter) comment(indent, text string) {
 	for _, line := range pyFill(text, indent+"# ", indent+"# ", pyWidth) {
@@ -441,16 +457,11 @@ func (w *pyWriter) object(d *Def) {
 	w.p("")
 	w.p("    @classmethod")
 	w.p("    def from_dict(cls, d: Mapping[str, Any]) -> %s:", d.Name)
-	w.p(`        """Builds a %s from a decoded JSON object.`, d.Name)
-	w.p("")
 	if d.TypeConst != "" {
-		w.p("        Raises ValueError when d is not an object, its ``type`` is not")
-		w.p("        %s, or a required field is missing.", pyStr(d.TypeConst))
+		w.docstring("        ", fmt.Sprintf("Builds %s %s from a decoded JSON object.\n\nRaises ValueError when d is not an object, its ``type`` is not %s, or a required field is missing.", pyArticle(d.Name), d.Name, pyStr(d.TypeConst)))
 	} else {
-		w.p("        Raises ValueError when d is not an object or a required field is")
-		w.p("        missing.")
+		w.docstring("        ", fmt.Sprintf("Builds %s %s from a decoded JSON object.\n\nRaises ValueError when d is not an object or a required field is missing.", pyArticle(d.Name), d.Name))
 	}
-	w.p(`        """`)
 	w.p("        _check_object(d, %s)", pyStr(d.Name))
 	if d.TypeConst != "" {
 		w.p("        _check_type(d, cls.TYPE, %s)", pyStr(d.Name))
@@ -497,12 +508,7 @@ func (w *pyWriter) union(u *Def) {
 	w.p("")
 	w.p("@dataclasses.dataclass")
 	w.p("class %s:", unknown)
-	w.p("    \"\"\"A %s whose ``type`` this module does not know, kept as read.", u.Name)
-	w.p("")
-	w.p("    Attributes:")
-	w.p("        type: The ``type`` member.")
-	w.p("        raw: The whole JSON object, ``type`` included.")
-	w.p(`    """`)
+	w.docstring("    ", fmt.Sprintf("%s %s whose ``type`` this module does not know, kept as read.\n\nAttributes:", strings.ToUpper(pyArticle(u.Name)[:1])+pyArticle(u.Name)[1:], u.Name), "    type: The ``type`` member.", "    raw: The whole JSON object, ``type`` included.")
 	w.p("")
 	w.p("    type: str")
 	w.p("    raw: Dict[str, Any]")
@@ -529,13 +535,8 @@ func (w *pyWriter) union(u *Def) {
 	w.p("")
 	w.p("")
 	w.p("def parse_%s(d: Mapping[str, Any]) -> %s:", pySnake(u.Name), u.Name)
-	w.p(`    """Builds the %s variant that d["type"] names.`, u.Name)
-	w.p("")
-	w.p("    Returns an %s for a ``type`` this module does not know. Raises", unknown)
-	w.p("    ValueError when d is not an object, has no string ``type``, or lacks a")
-	w.p("    required field of its variant.")
-	w.p(`    """`)
-	w.p("    return _parse_union(d, %s, %s, %s)", pyStr(u.Name), table, unknown)
+	w.docstring("    ", fmt.Sprintf(`Builds the %s variant that d["type"] names.`+"\n\n"+"Returns %s %s for a ``type`` this module does not know. Raises ValueError when d is not an object, has no string ``type``, or lacks a required field of its variant.", u.Name, pyArticle(unknown), unknown))
+	w.call("    return _parse_union(", []string{"d", pyStr(u.Name), table, unknown}, ")")
 }
 
 // results writes RESULT_TYPES and parse_result.
@@ -769,6 +770,14 @@ func pyStr(s string) string {
 	enc.SetEscapeHTML(false)
 	_ = enc.Encode(s) // encoding a string cannot fail
 	return strings.TrimSuffix(b.String(), "\n")
+}
+
+// pyArticle returns "an" before names that start with a vowel letter, else "a".
+func pyArticle(name string) string {
+	if name != "" && strings.ContainsRune("AEIOUaeiou", rune(name[0])) {
+		return "an"
+	}
+	return "a"
 }
 
 func pyBool(b bool) string {

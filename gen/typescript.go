@@ -59,13 +59,13 @@ func TypeScriptExamples(m *Model) ([]byte, error) {
 	for _, d := range m.sorted() {
 		names = append(names, d.Name)
 	}
+	for _, u := range tsResultUnions(m) {
+		names = append(names, u.Name+"ResultMap", u.Name+"Type")
+	}
 	sort.Strings(names)
 	w.p("import type {")
 	for _, n := range names {
 		w.p("  %s,", n)
-	}
-	for _, u := range tsResultUnions(m) {
-		w.p("  %s,", u.Name+"ResultMap")
 	}
 	w.p("} from \"../types.js\";")
 	for _, d := range m.sorted() {
