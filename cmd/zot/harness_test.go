@@ -1,0 +1,309 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"zot.dev/zot/sdk/wire"
+)
+
+// zotBin is the binary under test: $ZOT_BIN, or one built for the tests.
+var zotBin string
+
+func TestMain(m *testing.M) {
+	os.Exit(runTests(m))
+}
+
+func runTests(m *testing.M) int {
+	if p := os.Getenv("ZOT_BIN"); p != "" {
+		zotBin = p
+		return m.Run()
+	}
+	dir, err := os.MkdirTemp("", "zot-conformance-")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	defer os.RemoveAll(dir)
+	zotBin = filepath.Join(dir, "zot")
+	build := exec.Command("go", "build", "-race", "-o", zotBin, ".")
+	build.Stderr = os.Stderr
+	if err := build.Run(); err != nil {
+		fmt.Fprintln(os.Stderr, "building zot:", err)
+		return 1
+	}
+	return m.Run()
+}
+
+// hangGuard bounds every wait; it only catches hangs, it times nothing.
+const hangGuard = 60 * time.Second
+
+// proc is a running `zot` speaking the wire over pipes.
+type proc struct {
+	t      *testing.T
+	cmd    *exec.Cmd
+	stdin  io.WriteCloser
+	frames chan received
+	stderr *syncBuffer
+	done   chan struct{}
+	lastSeq int64
+}
+
+// received is one stdout line and what it decoded to.
+type received struct {
+	raw  []byte
+	resp *wire.Response
+	ev   wire.Event
+}
+
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+// start runs zot with args (and extra environment entries) in dir.
+func start(t *testing.T, env []string, args ...string) *proc {
+	t.Helper()
+	cmd := exec.Command(zotBin, args...)
+	cmd.Env = append(cleanEnv(), env...)
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := &proc{t: t, cmd: cmd, stdin: stdin, frames: make(chan received, 4096), stderr: &syncBuffer{}, done: make(chan struct{})}
+	cmd.Stderr = p.stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	go p.readLoop(stdout)
+	t.Cleanup(func() {
+		_ = stdin.Close()
+		select {
+		case <-p.done:
+		case <-time.After(hangGuard):
+			_ = cmd.Process.Kill()
+			<-p.done
+		}
+		_ = cmd.Wait()
+	})
+	return p
+}
+
+// cleanEnv is the test process's environment without provider keys or
+// the rpc token, so the host cannot change what is tested.
+func cleanEnv() []string {
+	var out []string
+	for _, kv := range os.Environ() {
+		k, _, _ := strings.Cut(kv, "=")
+		switch k {
+		case "ANTHROPIC_API_KEY", "OPENAI_API_KEY", "GEMINI_API_KEY", "GOOGLE_API_KEY", "ZOTCORE_RPC_TOKEN", "ZOT_HOME":
+			continue
+		}
+		out = append(out, kv)
+	}
+	return append(out, "ZOT_VALIDATE=1", "ZOT_HOME="+os.TempDir()+"/zot-conformance-no-home")
+}
+
+// readLoop validates every stdout line against the schema as it arrives.
+func (p *proc) readLoop(stdout io.Reader) {
+	defer close(p.done)
+	defer close(p.frames)
+	sc := bufio.NewScanner(stdout)
+	sc.Buffer(make([]byte, 1<<20), 256<<20)
+	for sc.Scan() {
+		line := append([]byte(nil), sc.Bytes()...)
+		r := received{raw: line}
+		if err := wire.ValidateFrame(line); err != nil {
+			p.t.Errorf("frame breaks the schema: %v\n%s", err, line)
+		}
+		resp, ev, err := wire.DecodeFrame(line)
+		if err != nil {
+			p.t.Errorf("undecodable stdout line: %v\n%q", err, line)
+			continue
+		}
+		r.resp, r.ev = resp, ev
+		p.frames <- r
+	}
+}
+
+func (p *proc) send(line string) {
+	p.t.Helper()
+	if _, err := io.WriteString(p.stdin, line+"\n"); err != nil {
+		p.t.Fatalf("writing %q: %v", line, err)
+	}
+}
+
+// next returns the next frame, checking that event seq only grows.
+func (p *proc) next() received {
+	p.t.Helper()
+	select {
+	case r, ok := <-p.frames:
+		if !ok {
+			p.t.Fatalf("stdout ended early; stderr:\n%s", p.stderr.String())
+		}
+		if r.ev != nil {
+			if s := r.ev.GetSeq(); s <= p.lastSeq {
+				p.t.Errorf("seq %d after %d", s, p.lastSeq)
+			} else {
+				p.lastSeq = s
+			}
+		}
+		return r
+	case <-time.After(hangGuard):
+		p.t.Fatalf("no frame within %v; stderr:\n%s", hangGuard, p.stderr.String())
+	}
+	return received{}
+}
+
+// response reads frames up to the next response and returns it with the
+// events seen before it.
+func (p *proc) response() (*wire.Response, []wire.Event) {
+	p.t.Helper()
+	var evs []wire.Event
+	for {
+		r := p.next()
+		if r.resp != nil {
+			return r.resp, evs
+		}
+		evs = append(evs, r.ev)
+	}
+}
+
+// untilDone reads events up to and including a done, failing on a
+// response in between.
+func (p *proc) untilDone() []wire.Event {
+	p.t.Helper()
+	var evs []wire.Event
+	for {
+		r := p.next()
+		if r.resp != nil {
+			p.t.Fatalf("unexpected response while waiting for done: %s", r.raw)
+		}
+		evs = append(evs, r.ev)
+		if _, ok := r.ev.(*wire.DoneEvent); ok {
+			return evs
+		}
+	}
+}
+
+// until reads events until one of the given type arrives.
+func (p *proc) until(typ string) []wire.Event {
+	p.t.Helper()
+	var evs []wire.Event
+	for {
+		r := p.next()
+		if r.resp != nil {
+			p.t.Fatalf("unexpected response while waiting for %s: %s", typ, r.raw)
+		}
+		evs = append(evs, r.ev)
+		if r.ev.Type() == typ {
+			return evs
+		}
+	}
+}
+
+// exit closes stdin and returns the exit status.
+func (p *proc) exit() int {
+	p.t.Helper()
+	_ = p.stdin.Close()
+	return p.wait()
+}
+
+func (p *proc) wait() int {
+	p.t.Helper()
+	select {
+	case <-p.done:
+	case <-time.After(hangGuard):
+		p.t.Fatalf("zot did not exit; stderr:\n%s", p.stderr.String())
+	}
+	err := p.cmd.Wait()
+	if ee, ok := err.(*exec.ExitError); ok {
+		return ee.ExitCode()
+	}
+	if err != nil && !strings.Contains(err.Error(), "Wait was already called") {
+		p.t.Fatal(err)
+	}
+	return p.cmd.ProcessState.ExitCode()
+}
+
+// types lists the event types in order.
+func types(evs []wire.Event) []string {
+	out := make([]string, len(evs))
+	for i, e := range evs {
+		out[i] = e.Type()
+	}
+	return out
+}
+
+// without drops the given event types (streaming deltas vary in number).
+func without(ts []string, drop ...string) []string {
+	var out []string
+	for _, t := range ts {
+		keep := true
+		for _, d := range drop {
+			if t == d {
+				keep = false
+			}
+		}
+		if keep && (len(out) == 0 || out[len(out)-1] != t || !isDelta(t)) {
+			out = append(out, t)
+		}
+	}
+	return out
+}
+
+func isDelta(t string) bool {
+	return t == "text_delta" || t == "thinking_delta" || t == "tool_use_args" || t == "tool_progress"
+}
+
+// script writes a scripted-provider script and returns its path.
+func script(t *testing.T, v any) string {
+	t.Helper()
+	data, err := json.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := filepath.Join(t.TempDir(), "script.json")
+	if err := os.WriteFile(p, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// rpcArgs are the flags of an offline `zot rpc` in a fresh directory.
+func rpcArgs(t *testing.T, extra ...string) []string {
+	return append([]string{"rpc", "--provider", "scripted", "--cwd", t.TempDir()}, extra...)
+}
+
+func wantResponse(t *testing.T, r *wire.Response, command string, success bool, code wire.ErrorCode) {
+	t.Helper()
+	if r.Command != command || r.Success != success || r.Code != code {
+		t.Fatalf("response: got command=%q success=%v code=%q error=%q; want %q %v %q", r.Command, r.Success, r.Code, r.Error, command, success, code)
+	}
+}
