@@ -1,0 +1,138 @@
+// Package bench measures binaries that speak zot's NDJSON rpc protocol
+// against a loopback fake model provider, side by side with a floor program
+// (a minimal SSE-to-NDJSON relay), and reports medians and their ratios to
+// the floor as a Markdown table.
+//
+// Every binary is started as `PATH rpc --provider P --model M --base-url URL
+// --api-key KEY`. For each binary and provider, each repetition runs three
+// processes: one streams a long answer (events per second, CPU time), one
+// sends short prompts in sequence (latency), one makes a bash tool round
+// trip. Every process is first pinged (spawn to ping) and its peak resident
+// set size is read before its stdin is closed.
+package bench
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"strings"
+	"time"
+)
+
+// Config is what one benchmark run measures.
+type Config struct {
+	// Zot and Floor are the paths of the binary under test and of the
+	// floor program; Vs are further binaries speaking the protocol.
+	Zot, Floor string
+	Vs         []string
+	// Reps is how many times every measurement is repeated.
+	Reps int
+	// Providers are the fake provider's formats to use: "anthropic",
+	// "openai" or both.
+	Providers []string
+	// Deltas is the number of 16-byte text deltas of the long answer.
+	Deltas int
+	// Seq is the number of short prompts sent in sequence to one process.
+	Seq int
+	// Timeout bounds every single operation (a ping, a prompt) and the wait
+	// for a process to exit after its stdin closes.
+	Timeout time.Duration
+	// AnthropicModel and OpenAIModel are passed as --model.
+	AnthropicModel, OpenAIModel string
+}
+
+// Providers the harness can use.
+const (
+	ProviderAnthropic = "anthropic"
+	ProviderOpenAI    = "openai"
+)
+
+// DefaultConfig returns the configuration of a full `make bench` run.
+func DefaultConfig() Config {
+	return Config{
+		Zot:            "./bin/zot",
+		Floor:          "./bin/zot-floor",
+		Reps:           5,
+		Providers:      []string{ProviderAnthropic, ProviderOpenAI},
+		Deltas:         10_000,
+		Seq:            100,
+		Timeout:        60 * time.Second,
+		AnthropicModel: "claude-sonnet-5-5",
+		OpenAIModel:    "gpt-6.2-sol",
+	}
+}
+
+// ParseFlags reads a configuration from command-line arguments; usage and
+// errors go to stderr. It returns flag.ErrHelp when help was asked for.
+func ParseFlags(args []string, stderr io.Writer) (Config, error) {
+	cfg := DefaultConfig()
+	fs := flag.NewFlagSet("zot-bench", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.StringVar(&cfg.Zot, "zot", cfg.Zot, "path of the zot binary")
+	fs.StringVar(&cfg.Floor, "floor", cfg.Floor, "path of the floor program")
+	fs.Func("vs", "path of another binary speaking the protocol (repeatable)", func(s string) error {
+		if s == "" {
+			return errors.New("empty path")
+		}
+		cfg.Vs = append(cfg.Vs, s)
+		return nil
+	})
+	fs.IntVar(&cfg.Reps, "reps", cfg.Reps, "repetitions of every measurement")
+	provider := fs.String("provider", "both", "provider format: anthropic, openai or both")
+	fs.IntVar(&cfg.Deltas, "deltas", cfg.Deltas, "16-byte text deltas in the long answer")
+	fs.IntVar(&cfg.Seq, "seq", cfg.Seq, "short prompts sent in sequence to one process")
+	fs.DurationVar(&cfg.Timeout, "timeout", cfg.Timeout, "limit of every single operation")
+	fs.StringVar(&cfg.AnthropicModel, "anthropic-model", cfg.AnthropicModel, "model passed with the anthropic provider")
+	fs.StringVar(&cfg.OpenAIModel, "openai-model", cfg.OpenAIModel, "model passed with the openai provider")
+	if err := fs.Parse(args); err != nil {
+		return Config{}, err
+	}
+	if fs.NArg() > 0 {
+		return Config{}, fmt.Errorf("unexpected arguments: %s", strings.Join(fs.Args(), " "))
+	}
+	switch *provider {
+	case "both":
+		cfg.Providers = []string{ProviderAnthropic, ProviderOpenAI}
+	case ProviderAnthropic, ProviderOpenAI:
+		cfg.Providers = []string{*provider}
+	default:
+		return Config{}, fmt.Errorf("--provider %q: want anthropic, openai or both", *provider)
+	}
+	if err := cfg.Validate(); err != nil {
+		return Config{}, err
+	}
+	return cfg, nil
+}
+
+// Validate reports the first setting that cannot be run.
+func (c Config) Validate() error {
+	switch {
+	case c.Zot == "" || c.Floor == "":
+		return errors.New("--zot and --floor need a path")
+	case c.Reps < 1:
+		return fmt.Errorf("--reps %d: need at least 1", c.Reps)
+	case c.Deltas < 1 || c.Deltas > 1_000_000:
+		return fmt.Errorf("--deltas %d: want 1..1000000", c.Deltas)
+	case c.Seq < 1:
+		return fmt.Errorf("--seq %d: need at least 1", c.Seq)
+	case c.Timeout <= 0:
+		return fmt.Errorf("--timeout %v: must be positive", c.Timeout)
+	case len(c.Providers) == 0:
+		return errors.New("no provider to measure")
+	}
+	for _, p := range c.Providers {
+		if p != ProviderAnthropic && p != ProviderOpenAI {
+			return fmt.Errorf("unknown provider %q", p)
+		}
+	}
+	return nil
+}
+
+// model returns the --model value for provider p.
+func (c Config) model(p string) string {
+	if p == ProviderOpenAI {
+		return c.OpenAIModel
+	}
+	return c.AnthropicModel
+}

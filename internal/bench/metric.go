@@ -1,0 +1,112 @@
+package bench
+
+import "fmt"
+
+// Metric is one row of the report.
+type Metric int
+
+// The metrics, in report order.
+const (
+	// SpawnPing is the time from starting a process to reading the response
+	// to its first ping, in milliseconds.
+	SpawnPing Metric = iota
+	// EventsPerSec is the rate of text_delta events while one prompt
+	// streams the long answer.
+	EventsPerSec
+	// StreamCPU is the CPU time the process spent on that prompt, in
+	// milliseconds.
+	StreamCPU
+	// SeqLatency is the median latency of short prompts sent in sequence to
+	// one process, from writing the prompt to reading its done, in
+	// milliseconds.
+	SeqLatency
+	// ToolRoundTrip is the time of one prompt with a bash tool round trip,
+	// in milliseconds.
+	ToolRoundTrip
+	// PeakRSS is the largest peak resident set size of a repetition's
+	// processes, in MiB.
+	PeakRSS
+	numMetrics
+)
+
+// Metrics lists every metric in report order.
+func Metrics() []Metric {
+	ms := make([]Metric, numMetrics)
+	for i := range ms {
+		ms[i] = Metric(i)
+	}
+	return ms
+}
+
+// Target is a goal for a binary's value as a ratio to the floor's.
+type Target struct {
+	// AtLeast is true when the ratio must be at least Ratio, false when it
+	// must be at most Ratio.
+	AtLeast bool
+	Ratio   float64
+}
+
+// Met reports whether ratio meets the target.
+func (t Target) Met(ratio float64) bool {
+	if t.AtLeast {
+		return ratio >= t.Ratio
+	}
+	return ratio <= t.Ratio
+}
+
+// String renders the target as "≤ 1.5×" or "≥ 0.9×".
+func (t Target) String() string {
+	op := "≤"
+	if t.AtLeast {
+		op = "≥"
+	}
+	return fmt.Sprintf("%s %g×", op, t.Ratio)
+}
+
+// Target returns the metric's target and whether it has one.
+func (m Metric) Target() (Target, bool) {
+	switch m {
+	case SpawnPing:
+		return Target{Ratio: 1.5}, true
+	case EventsPerSec:
+		return Target{AtLeast: true, Ratio: 0.9}, true
+	case SeqLatency:
+		return Target{Ratio: 1.3}, true
+	case PeakRSS:
+		return Target{Ratio: 1.25}, true
+	}
+	return Target{}, false
+}
+
+// label names the metric in the report for a run of cfg.
+func (m Metric) label(cfg Config) string {
+	switch m {
+	case SpawnPing:
+		return "spawn → ping (ms)"
+	case EventsPerSec:
+		return fmt.Sprintf("stream %d × 16 B deltas (text_delta events/s)", cfg.Deltas)
+	case StreamCPU:
+		return fmt.Sprintf("CPU for the %d-delta prompt (ms)", cfg.Deltas)
+	case SeqLatency:
+		return fmt.Sprintf("%d sequential short prompts (median ms per prompt)", cfg.Seq)
+	case ToolRoundTrip:
+		return "prompt with a bash tool round trip (ms)"
+	case PeakRSS:
+		return "peak RSS (MiB)"
+	}
+	return fmt.Sprintf("metric %d", int(m))
+}
+
+// format renders a value of the metric.
+func (m Metric) format(v float64) string {
+	switch m {
+	case EventsPerSec:
+		return fmt.Sprintf("%.0f", v)
+	case PeakRSS:
+		return fmt.Sprintf("%.1f", v)
+	}
+	if v < 10 {
+		return fmt.Sprintf("%.2f", v)
+	}
+	return fmt.Sprintf("%.1f", v)
+}

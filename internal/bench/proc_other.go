@@ -1,0 +1,18 @@
+//go:build !linux
+
+package bench
+
+import (
+	"errors"
+	"fmt"
+)
+
+// errNoProc is returned where /proc is not available; the harness falls back
+// to what the kernel reports when the child exits.
+var errNoProc = errors.New("no /proc on this system")
+
+func readCPU(int) (cpuSample, error) {
+	return cpuSample{}, fmt.Errorf("reading CPU time: %w", errNoProc)
+}
+
+func readPeakRSS(int) (int64, error) { return 0, fmt.Errorf("reading peak RSS: %w", errNoProc) }

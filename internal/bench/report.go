@@ -1,0 +1,180 @@
+package bench
+
+import (
+	"fmt"
+	"io"
+	"runtime"
+	"strings"
+)
+
+// Report is the outcome of a run: one section per provider, one row per
+// metric, one cell per binary.
+type Report struct {
+	Config   Config
+	Binaries []Binary
+	Sections []Section
+}
+
+// Section holds the rows measured with one provider.
+type Section struct {
+	Provider string
+	Rows     []Row
+}
+
+// Row holds one metric's cells, in the order of Report.Binaries.
+type Row struct {
+	Metric Metric
+	Cells  []Cell
+}
+
+// Cell is the median of one metric for one binary, or the error that kept
+// it from being measured.
+type Cell struct {
+	Value float64
+	// Samples is the number of values the median was taken of.
+	Samples int
+	// Err is set when any repetition failed.
+	Err string
+}
+
+// OK reports whether the cell holds a measured value.
+func (c Cell) OK() bool { return c.Err == "" && c.Samples > 0 }
+
+// floorIndex is the position of the floor among the binaries, or -1.
+func (r *Report) floorIndex() int {
+	for i, b := range r.Binaries {
+		if b.Floor {
+			return i
+		}
+	}
+	return -1
+}
+
+// Markdown renders the report as Markdown.
+func (r *Report) Markdown() string {
+	var sb strings.Builder
+	r.writeMarkdown(&sb)
+	return sb.String()
+}
+
+// WriteMarkdown writes the report as Markdown to w.
+func (r *Report) WriteMarkdown(w io.Writer) error {
+	if _, err := io.WriteString(w, r.Markdown()); err != nil {
+		return fmt.Errorf("writing report: %w", err)
+	}
+	return nil
+}
+
+func (r *Report) writeMarkdown(sb *strings.Builder) {
+	cfg := r.Config
+	fmt.Fprintf(sb, "## zot bench\n\n")
+	fmt.Fprintf(sb, "Medians of %d repetitions; long answer %d × 16 B text deltas; %d sequential short prompts; %s/%s, %d CPUs. "+
+		"Ratios are binary ÷ floor; targets apply to every ratio.\n\n",
+		cfg.Reps, cfg.Deltas, cfg.Seq, runtime.GOOS, runtime.GOARCH, runtime.NumCPU())
+	sb.WriteString("Spawn → ping runs from exec to reading the ping response (every process). " +
+		"Events/s counts text_delta lines from writing the prompt to reading its done; " +
+		"CPU is the process's user+system time over that prompt. " +
+		"Peak RSS is the largest VmHWM of a repetition's three processes, read before stdin closes.\n\n")
+	sb.WriteString("| binary | path |\n|---|---|\n")
+	for _, b := range r.Binaries {
+		fmt.Fprintf(sb, "| %s | `%s` |\n", escape(b.Name), escape(b.Path))
+	}
+	notes := &footnotes{}
+	floor := r.floorIndex()
+	for _, s := range r.Sections {
+		fmt.Fprintf(sb, "\n### %s\n\n", s.Provider)
+		head := []string{"metric", "target"}
+		align := []string{"---", "---"}
+		for i, b := range r.Binaries {
+			head, align = append(head, escape(b.Name)), append(align, "---:")
+			if i != floor && floor >= 0 {
+				head, align = append(head, escape(b.Name)+" ÷ floor"), append(align, "---:")
+			}
+		}
+		writeRow(sb, head)
+		writeRow(sb, align)
+		for _, row := range s.Rows {
+			target, hasTarget := row.Metric.Target()
+			cells := []string{row.Metric.label(cfg), "—"}
+			if hasTarget {
+				cells[1] = target.String()
+			}
+			for i, c := range row.Cells {
+				cells = append(cells, r.valueCell(notes, s.Provider, i, row.Metric, c))
+				if i != floor && floor >= 0 {
+					cells = append(cells, ratioCell(c, row.Cells[floor], target, hasTarget))
+				}
+			}
+			writeRow(sb, cells)
+		}
+	}
+	if len(notes.list) > 0 {
+		sb.WriteString("\nErrors:\n\n")
+		for i, n := range notes.list {
+			fmt.Fprintf(sb, "%d. %s\n", i+1, oneLine(n))
+		}
+	}
+}
+
+// valueCell renders one binary's value, or a reference to its error.
+func (r *Report) valueCell(notes *footnotes, provider string, bin int, m Metric, c Cell) string {
+	switch {
+	case c.Err != "":
+		return fmt.Sprintf("error [%d]", notes.ref(fmt.Sprintf("%s, %s: %s", r.Binaries[bin].Name, provider, c.Err)))
+	case c.Samples == 0:
+		return "—"
+	}
+	return m.format(c.Value)
+}
+
+// ratioCell renders a binary's value over the floor's, with the target's
+// verdict.
+func ratioCell(c, floor Cell, target Target, hasTarget bool) string {
+	if !c.OK() {
+		return "—"
+	}
+	if !floor.OK() || floor.Value == 0 {
+		return "n/a"
+	}
+	ratio := c.Value / floor.Value
+	s := fmt.Sprintf("%.2f×", ratio)
+	if hasTarget {
+		if target.Met(ratio) {
+			s += " pass"
+		} else {
+			s += " **FAIL**"
+		}
+	}
+	return s
+}
+
+// footnotes numbers distinct error texts.
+type footnotes struct {
+	list []string
+	num  map[string]int
+}
+
+// ref returns the number of text, adding it when new.
+func (f *footnotes) ref(text string) int {
+	if f.num == nil {
+		f.num = map[string]int{}
+	}
+	if n, ok := f.num[text]; ok {
+		return n
+	}
+	f.list = append(f.list, text)
+	f.num[text] = len(f.list)
+	return len(f.list)
+}
+
+func writeRow(sb *strings.Builder, cells []string) {
+	sb.WriteString("| ")
+	sb.WriteString(strings.Join(cells, " | "))
+	sb.WriteString(" |\n")
+}
+
+// escape keeps text from breaking a table cell.
+func escape(s string) string { return strings.ReplaceAll(oneLine(s), "|", `\|`) }
+
+// oneLine folds text onto one line.
+func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }

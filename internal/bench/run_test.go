@@ -1,0 +1,154 @@
+//go:build unix
+
+package bench
+
+import (
+	"errors"
+	"os"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+func TestRunAgainstFloor(t *testing.T) {
+	floor := buildFloor(t)
+	cfg := smallConfig(floor, floor)
+	cfg.Vs = []string{floor}
+	r := run(t, cfg)
+	if len(r.Sections) != 2 || r.Sections[0].Provider != ProviderAnthropic || r.Sections[1].Provider != ProviderOpenAI {
+		t.Fatalf("sections %+v", r.Sections)
+	}
+	for _, name := range []string{"floor", "zot", "vs zot-floor"} {
+		for provider, byMetric := range cells(t, r, name) {
+			if len(byMetric) != len(Metrics()) {
+				t.Errorf("%s %s: %d rows", name, provider, len(byMetric))
+			}
+			for m, c := range byMetric {
+				if !c.OK() || c.Value <= 0 && m != StreamCPU || c.Value < 0 {
+					t.Errorf("%s %s %s: %+v", name, provider, m.label(cfg), c)
+				}
+				wantSamples := 1
+				if m == SpawnPing {
+					wantSamples = int(numSessions) // every process is pinged
+				}
+				if c.Samples != wantSamples {
+					t.Errorf("%s %s %s: %d samples, want %d", name, provider, m.label(cfg), c.Samples, wantSamples)
+				}
+			}
+		}
+	}
+	md := r.Markdown()
+	t.Log("\n" + md)
+	if strings.Contains(md, "error") || strings.Contains(md, "n/a") {
+		t.Errorf("table has unfilled cells:\n%s", md)
+	}
+	rows := 0
+	for _, line := range strings.Split(md, "\n") {
+		fields := strings.Split(strings.Trim(line, "| "), " | ")
+		if len(fields) != 7 || fields[0] == "metric" || strings.HasPrefix(fields[0], "---") {
+			continue
+		}
+		rows++
+		// metric | target | floor | zot | zot ÷ floor | vs | vs ÷ floor
+		for _, i := range []int{2, 3, 5} {
+			if v, err := strconv.ParseFloat(fields[i], 64); err != nil || v < 0 {
+				t.Errorf("value cell %d of %q is %q", i, line, fields[i])
+			}
+		}
+		for _, i := range []int{4, 6} {
+			if !strings.Contains(fields[i], "×") {
+				t.Errorf("ratio cell %d of %q is %q", i, line, fields[i])
+			}
+		}
+	}
+	if want := 2 * len(Metrics()); rows != want {
+		t.Errorf("table has %d metric rows, want %d", rows, want)
+	}
+}
+
+func TestBinaryThatExitsAtOnce(t *testing.T) {
+	floor := buildFloor(t)
+	gone := script(t, "gone", "echo 'no rpc here' >&2\nexit 3\n")
+	cfg := smallConfig(gone, floor)
+	start := time.Now()
+	r := run(t, cfg)
+	if d := time.Since(start); d > cfg.Timeout {
+		t.Errorf("a binary that exits at once held the run for %v", d)
+	}
+	for provider, byMetric := range cells(t, r, "zot") {
+		for m, c := range byMetric {
+			if c.OK() || !strings.Contains(c.Err, "exit status 3") || !strings.Contains(c.Err, "no rpc here") {
+				t.Errorf("zot %s %s: %+v", provider, m.label(cfg), c)
+			}
+		}
+	}
+	for provider, byMetric := range cells(t, r, "floor") {
+		for m, c := range byMetric {
+			if !c.OK() {
+				t.Errorf("floor %s %s: %+v", provider, m.label(cfg), c)
+			}
+		}
+	}
+	md := r.Markdown()
+	t.Log("\n" + md)
+	if !strings.Contains(md, "| error [1] |") || !strings.Contains(md, "1. zot, anthropic: ping: ") {
+		t.Errorf("no error cell and note:\n%s", md)
+	}
+}
+
+func TestBinaryThatNeverAnswersIsKilled(t *testing.T) {
+	pids := t.TempDir() + "/pids"
+	mute := script(t, "mute", "echo $$ >> "+pids+"\nexec sleep 600\n")
+	cfg := smallConfig(mute, mute)
+	cfg.Providers = []string{ProviderOpenAI}
+	cfg.Timeout = 500 * time.Millisecond
+	r := run(t, cfg)
+	for _, name := range []string{"floor", "zot"} {
+		for _, c := range cells(t, r, name)[ProviderOpenAI] {
+			if c.OK() || !strings.Contains(c.Err, "no answer within 500ms") {
+				t.Errorf("%s: %+v", name, c)
+			}
+		}
+	}
+	b, err := os.ReadFile(pids)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Fields(string(b))
+	if len(lines) != 2 {
+		t.Fatalf("started %d processes, want one per binary: %q", len(lines), b)
+	}
+	for _, l := range lines {
+		pid, err := strconv.Atoi(l)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := syscall.Kill(pid, 0); !errors.Is(err, syscall.ESRCH) {
+			t.Errorf("process %d is still there (%v)", pid, err)
+		}
+	}
+}
+
+func TestBinaryThatStopsAfterPing(t *testing.T) {
+	// Answers the first ping, then exits: spawn → ping is measured, the
+	// sessions fail, nothing hangs.
+	half := script(t, "half", `read line
+echo '{"type":"response","id":"b1","command":"ping","success":true,"data":{"pong":true}}'
+read line
+`)
+	floor := buildFloor(t)
+	cfg := smallConfig(half, floor)
+	cfg.Providers = []string{ProviderAnthropic}
+	r := run(t, cfg)
+	got := cells(t, r, "zot")[ProviderAnthropic]
+	if c := got[SpawnPing]; !c.OK() || c.Samples != int(numSessions) {
+		t.Errorf("spawn → ping: %+v", c)
+	}
+	for _, m := range []Metric{EventsPerSec, StreamCPU, SeqLatency, ToolRoundTrip, PeakRSS} {
+		if c := got[m]; c.OK() || !strings.Contains(c.Err, "session: ") || !strings.Contains(c.Err, "the process closed stdout") {
+			t.Errorf("%s: %+v", m.label(cfg), c)
+		}
+	}
+}
