@@ -1,0 +1,207 @@
+package gemini
+
+import (
+	"bytes"
+	"encoding/json"
+	"flag"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"zot.dev/zot/internal/llm"
+)
+
+var update = flag.Bool("update", false, "rewrite golden files")
+
+// fullTranscript is a tool loop with every kind of block: Gemini's own
+// thoughts and signatures (which go back), other providers' thinking
+// (dropped), calls with ids zot made up (sent without them), a call from
+// another provider (given the skip signature), and images in prompts and
+// tool results.
+func fullTranscript() *llm.Request {
+	png := []byte{0x89, 'P', 'N', 'G', 1, 2, 3}
+	jpeg := []byte{0xff, 0xd8, 0xff, 9}
+	return &llm.Request{
+		Model:     "gemini-test",
+		System:    "You are zot.",
+		Reasoning: "high",
+		MaxTokens: 4096,
+		Tools: []llm.ToolSpec{
+			{Name: "read", Description: "Read a file.", Schema: json.RawMessage(`{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","properties":{"path":{"type":"string","description":"File path."},"limit":{"type":["integer","null"],"minimum":1}},"required":["path"],"additionalProperties":false}`)},
+			{Name: "now", Description: "Current time."},
+			{Name: "empty", Description: "No arguments.", Schema: json.RawMessage(`{"type":"object","properties":{},"additionalProperties":false}`)},
+		},
+		Messages: []llm.Message{
+			{Role: llm.RoleUser, Content: []llm.Block{&llm.TextBlock{Text: "Look at this."}, &llm.ImageBlock{MIME: "image/png", Data: png}}},
+			{Role: llm.RoleAssistant, Content: []llm.Block{
+				&llm.ThinkingBlock{Provider: "gemini", Text: "Reading the file.", Signature: "dGhvdWdodA=="},
+				&llm.ThinkingBlock{Provider: "anthropic", Text: "foreign", Signature: "sig"},
+				&llm.TextBlock{Text: ""},
+				&llm.TextBlock{Text: "I'll read it."},
+				&llm.ThinkingBlock{Provider: "gemini", Signature: "dGV4dA=="},
+				&llm.ToolCallBlock{ID: "gemini-call-r1-0", Name: "read", Args: json.RawMessage(`{"path":"a.go"}`), Signature: "Y2FsbA=="},
+				&llm.ToolCallBlock{ID: "fc-2", Name: "now", Args: json.RawMessage(`{}`), ArgsError: "not JSON"},
+				&llm.ToolCallBlock{ID: "gemini-call-r1-2", Name: "read", Args: json.RawMessage(`{"path":"logo.png"}`)},
+			}},
+			{Role: llm.RoleTool, Content: []llm.Block{
+				&llm.ToolResultBlock{CallID: "gemini-call-r1-0", Name: "read", Content: []llm.Block{&llm.TextBlock{Text: "package a"}, &llm.ImageBlock{MIME: "image/jpeg", Data: jpeg}}},
+				&llm.ToolResultBlock{CallID: "fc-2", Name: "now", IsError: true, Content: []llm.Block{&llm.TextBlock{Text: "invalid arguments"}}},
+				&llm.ToolResultBlock{CallID: "gemini-call-r1-2", Content: []llm.Block{&llm.ImageBlock{MIME: "image/png", Data: png}}},
+			}},
+			{Role: llm.RoleAssistant, Content: []llm.Block{&llm.ToolCallBlock{ID: "toolu_9", Name: "now"}}},
+			{Role: llm.RoleTool, Content: []llm.Block{&llm.ToolResultBlock{CallID: "toolu_9", Name: "now"}}},
+			{Role: llm.RoleAssistant, Content: []llm.Block{
+				&llm.TextBlock{Text: "It is noon."},
+				&llm.ThinkingBlock{Provider: "gemini", Signature: "bm9vbg=="},
+			}},
+			{Role: llm.RoleAssistant, Content: []llm.Block{&llm.ThinkingBlock{Provider: "openai-responses", Text: "only foreign", ID: "rs_1", Data: "enc"}}},
+			{Role: llm.RoleUser, Content: []llm.Block{&llm.TextBlock{Text: "Thanks."}}},
+		},
+	}
+}
+
+func TestRequestGolden(t *testing.T) {
+	srv := newFakeServer(t, reply{file: "text.sse"})
+	if _, err := testProvider(srv.Server, &sleeps{}).Stream(hangGuard(t), fullTranscript(), (&recorder{}).sink); err != nil {
+		t.Fatal(err)
+	}
+	var got bytes.Buffer
+	if err := json.Indent(&got, srv.requests()[0].body, "", "  "); err != nil {
+		t.Fatalf("request body is not JSON: %v", err)
+	}
+	got.WriteByte('\n')
+	path := filepath.Join("testdata", "request.golden.json")
+	if *update {
+		if err := os.WriteFile(path, got.Bytes(), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(got.Bytes(), want) {
+		t.Fatalf("request body differs from %s:\n%s", path, got.Bytes())
+	}
+}
+
+// TestSignatureRoundTrip feeds streamed responses back as the next
+// request's transcript: thought, call and text signatures return on the
+// parts they came on.
+func TestSignatureRoundTrip(t *testing.T) {
+	for _, tt := range []struct{ file, want string }{
+		{"gemini3_tools.sse", `{"role":"model","parts":[` +
+			`{"text":"Thinking about files.","thought":true,"thoughtSignature":"dGhvdWdodC1zaWc="},` +
+			`{"functionCall":{"id":"fc-1","name":"ls","args":{"path":"."}},"thoughtSignature":"Y2FsbC1zaWc="},` +
+			`{"functionCall":{"id":"fc-2","name":"now","args":{}}}]}`},
+		{"thinking_tools.sse", `{"role":"model","parts":[` +
+			`{"text":"**Planning** Need the weather in two cities.","thought":true},` +
+			`{"text":"Checking both."},` +
+			`{"functionCall":{"name":"get_weather","args":{"city":"Paris"}},"thoughtSignature":"c2lnLXBhcmlz"},` +
+			`{"functionCall":{"name":"get_weather","args":{"city":"Rome"}}}]}`},
+		{"text_signature.sse", `{"role":"model","parts":[{"text":"The answer is 42.","thoughtSignature":"dGV4dC1zaWc="}]}`},
+	} {
+		srv := newFakeServer(t, reply{file: tt.file})
+		req := simpleRequest()
+		resp, err := testProvider(srv.Server, &sleeps{}).Stream(hangGuard(t), req, (&recorder{}).sink)
+		if err != nil {
+			t.Fatal(err)
+		}
+		req.Messages = append(req.Messages, resp.Message)
+		body, err := buildRequest(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var w struct {
+			Contents []json.RawMessage `json:"contents"`
+		}
+		if err := json.Unmarshal(body, &w); err != nil {
+			t.Fatal(err)
+		}
+		if len(w.Contents) != 2 || string(w.Contents[1]) != tt.want {
+			t.Errorf("%s: contents = %s", tt.file, body)
+		}
+	}
+}
+
+func TestSkipSignatureOnlyForModelsThatValidate(t *testing.T) {
+	for _, tt := range []struct {
+		model string
+		skip  bool
+	}{
+		{"gemini-3.8-flash", true},
+		{"models/gemini-3.1-pro-preview", true},
+		{"gemini-2.5-flash", false},
+		{"models/gemini-2.5-pro", false},
+		{"gemini-1.5-pro", false},
+	} {
+		req := simpleRequest()
+		req.Model = tt.model
+		req.Messages = append(req.Messages, llm.Message{Role: llm.RoleAssistant, Content: []llm.Block{
+			&llm.ToolCallBlock{ID: "call_1", Name: "ls", Args: json.RawMessage(`{}`)},
+			&llm.ToolCallBlock{ID: "call_2", Name: "ls", Args: json.RawMessage(`{}`)},
+		}})
+		body, err := buildRequest(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := bytes.Count(body, []byte(skipSignature)); got != map[bool]int{true: 1, false: 0}[tt.skip] {
+			t.Errorf("%s: skip signature sent %d times: %s", tt.model, got, body)
+		}
+	}
+}
+
+func TestRequestParameters(t *testing.T) {
+	tests := []struct {
+		name           string
+		maxTokens      int
+		reasoning      string
+		reasoningModel bool
+		want           string
+	}{
+		{"defaults", 0, "", false, `null`},
+		{"max tokens", 100, "", false, `{"maxOutputTokens":100}`},
+		{"thinking model", 0, "", true, `{"thinkingConfig":{"includeThoughts":true}}`},
+		{"low", 0, "low", false, `{"thinkingConfig":{"includeThoughts":true,"thinkingBudget":2048}}`},
+		{"medium raises max", 1000, "medium", true, `{"maxOutputTokens":16384,"thinkingConfig":{"includeThoughts":true,"thinkingBudget":8192}}`},
+		{"high fits", 64000, "high", true, `{"maxOutputTokens":64000,"thinkingConfig":{"includeThoughts":true,"thinkingBudget":24576}}`},
+	}
+	for _, tt := range tests {
+		req := simpleRequest()
+		req.MaxTokens, req.Reasoning, req.ReasoningModel = tt.maxTokens, tt.reasoning, tt.reasoningModel
+		body, err := buildRequest(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var w map[string]json.RawMessage
+		if err := json.Unmarshal(body, &w); err != nil {
+			t.Fatal(err)
+		}
+		if string(w["contents"]) != `[{"role":"user","parts":[{"text":"hi"}]}]` {
+			t.Errorf("%s: contents = %s", tt.name, w["contents"])
+		}
+		if _, ok := w["tools"]; ok {
+			t.Errorf("%s: tools sent though there are none", tt.name)
+		}
+		if _, ok := w["systemInstruction"]; ok {
+			t.Errorf("%s: systemInstruction sent though there is no system prompt", tt.name)
+		}
+		got := string(w["generationConfig"])
+		if got == "" {
+			got = "null"
+		}
+		if got != tt.want {
+			t.Errorf("%s: generationConfig = %s, want %s", tt.name, got, tt.want)
+		}
+	}
+	req := simpleRequest()
+	req.Reasoning = "extreme"
+	if _, err := buildRequest(req); err == nil {
+		t.Error("unknown reasoning effort accepted")
+	}
+	req = simpleRequest()
+	req.Tools = []llm.ToolSpec{{Name: "bad", Schema: json.RawMessage(`{"type":`)}}
+	if _, err := buildRequest(req); err == nil {
+		t.Error("invalid tool schema accepted")
+	}
+}

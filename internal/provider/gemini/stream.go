@@ -1,0 +1,276 @@
+package gemini
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+
+	"zot.dev/zot/internal/llm"
+	"zot.dev/zot/internal/provider/transport"
+)
+
+// syntheticIDPrefix starts the ids zot gives function calls that came
+// without one. Such ids are not sent back to Gemini.
+const syntheticIDPrefix = "gemini-call-"
+
+// wireID is id as sent to Gemini: empty for an id zot made up.
+func wireID(id string) string {
+	if strings.HasPrefix(id, syntheticIDPrefix) {
+		return ""
+	}
+	return id
+}
+
+// chunk is one streamed GenerateContentResponse, or an error object.
+type chunk struct {
+	Candidates []struct {
+		Index   int `json:"index"`
+		Content *struct {
+			Parts []partIn `json:"parts"`
+		} `json:"content"`
+		FinishReason  string `json:"finishReason"`
+		FinishMessage string `json:"finishMessage"`
+	} `json:"candidates"`
+	PromptFeedback *struct {
+		BlockReason        string `json:"blockReason"`
+		BlockReasonMessage string `json:"blockReasonMessage"`
+	} `json:"promptFeedback"`
+	UsageMetadata *struct {
+		PromptTokenCount        int `json:"promptTokenCount"`
+		CandidatesTokenCount    int `json:"candidatesTokenCount"`
+		CachedContentTokenCount int `json:"cachedContentTokenCount"`
+		ThoughtsTokenCount      int `json:"thoughtsTokenCount"`
+		ToolUsePromptTokenCount int `json:"toolUsePromptTokenCount"`
+	} `json:"usageMetadata"`
+	ResponseID string     `json:"responseId"`
+	Error      *wireError `json:"error"`
+}
+
+// partIn is a part of a streamed candidate.
+type partIn struct {
+	Text             *string `json:"text"`
+	Thought          bool    `json:"thought"`
+	ThoughtSignature string  `json:"thoughtSignature"`
+	FunctionCall     *struct {
+		ID   string          `json:"id"`
+		Name string          `json:"name"`
+		Args json.RawMessage `json:"args"`
+	} `json:"functionCall"`
+}
+
+// block is one block of the message being assembled.
+type block struct {
+	kind string // "text", "thought" or "call"
+	text strings.Builder
+	sig  string // the part's thoughtSignature; a text block ends with it
+	call *llm.ToolCallBlock
+}
+
+// assembler turns one call's chunks into sink events and a Response.
+type assembler struct {
+	sink       llm.Sink
+	reported   bool // an event beyond EventStart reached the sink
+	blocks     []*block
+	ncalls     int
+	responseID string
+	finish     string
+	usage      llm.Usage
+}
+
+func newAssembler(sink llm.Sink) *assembler { return &assembler{sink: sink} }
+
+// emit reports an event to the sink.
+func (a *assembler) emit(ev llm.Event) {
+	a.reported = true
+	a.sink(ev)
+}
+
+// run reads s to its end. Gemini has no end marker: a stream that ends
+// before a chunk gave a finish reason was cut.
+func (a *assembler) run(s *transport.Stream) error {
+	for {
+		ev, err := s.Next()
+		if errors.Is(err, io.EOF) {
+			if a.finish == "" {
+				return &llm.Error{Provider: providerName, Kind: "stream_cut", Message: "stream ended before a finish reason", Retryable: true}
+			}
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		if err := a.handle(ev.Data); err != nil {
+			return err
+		}
+	}
+}
+
+// handle applies one chunk.
+func (a *assembler) handle(data []byte) error {
+	var c chunk
+	if err := json.Unmarshal(data, &c); err != nil {
+		return &llm.Error{Provider: providerName, Kind: "invalid_event", Message: fmt.Sprintf("decoding chunk: %v", err)}
+	}
+	if c.Error != nil {
+		return chunkError(c.Error)
+	}
+	if c.ResponseID != "" {
+		a.responseID = c.ResponseID
+	}
+	if u := c.UsageMetadata; u != nil {
+		input := u.PromptTokenCount + u.ToolUsePromptTokenCount
+		a.usage = llm.Usage{
+			Input:     max(input-u.CachedContentTokenCount, 0),
+			Output:    u.CandidatesTokenCount + u.ThoughtsTokenCount,
+			CacheRead: u.CachedContentTokenCount,
+		}
+	}
+	if f := c.PromptFeedback; f != nil && f.BlockReason != "" && len(c.Candidates) == 0 {
+		msg := "prompt blocked: " + f.BlockReason
+		if f.BlockReasonMessage != "" {
+			msg += ": " + f.BlockReasonMessage
+		}
+		return &llm.Error{Provider: providerName, Kind: "prompt_blocked", Message: msg}
+	}
+	for i := range c.Candidates {
+		cand := &c.Candidates[i]
+		if cand.Index != 0 {
+			continue // zot asks for one candidate
+		}
+		if cand.Content != nil {
+			for j := range cand.Content.Parts {
+				a.part(&cand.Content.Parts[j])
+			}
+		}
+		switch cand.FinishReason {
+		case "":
+		case "MALFORMED_FUNCTION_CALL", "UNEXPECTED_TOOL_CALL":
+			// The model tried to call a tool and failed; another try
+			// usually succeeds.
+			msg := cand.FinishMessage
+			if msg == "" {
+				msg = "the model produced an invalid function call"
+			}
+			return &llm.Error{Provider: providerName, Kind: cand.FinishReason, Message: msg, Retryable: true}
+		default:
+			a.finish = cand.FinishReason
+		}
+	}
+	return nil
+}
+
+// part applies one streamed part. Text arrives in pieces that continue
+// the current block of their kind until a piece carries a signature,
+// which ends the block; a signature on an empty part belongs to the block
+// before it.
+func (a *assembler) part(p *partIn) {
+	if p.FunctionCall != nil {
+		a.call(p)
+		return
+	}
+	if p.Text == nil {
+		return // inline data, code execution and parts added later
+	}
+	kind, ev := "text", llm.EventTextDelta
+	if p.Thought {
+		kind, ev = "thought", llm.EventThinkingDelta
+	}
+	text := *p.Text
+	var b *block
+	if n := len(a.blocks); n > 0 && a.blocks[n-1].kind == kind && a.blocks[n-1].sig == "" {
+		b = a.blocks[n-1]
+	}
+	if b == nil {
+		if text == "" && p.ThoughtSignature == "" {
+			return
+		}
+		b = &block{kind: kind}
+		a.blocks = append(a.blocks, b)
+	}
+	if text != "" {
+		b.text.WriteString(text)
+		a.emit(llm.Event{Kind: ev, Text: text})
+	}
+	if p.ThoughtSignature != "" {
+		b.sig = p.ThoughtSignature
+	}
+}
+
+// call applies a function call part. Gemini sends a call whole, so its
+// start, arguments and end are reported at once.
+func (a *assembler) call(p *partIn) {
+	fc := p.FunctionCall
+	id := fc.ID
+	if id == "" {
+		id = syntheticIDPrefix
+		if a.responseID != "" {
+			id += a.responseID + "-"
+		}
+		id += strconv.Itoa(a.ncalls)
+	}
+	a.ncalls++
+	raw := fc.Args
+	if string(raw) == "null" {
+		raw = nil
+	}
+	args, argsErr := toolArgs(raw)
+	b := &block{kind: "call", call: &llm.ToolCallBlock{ID: id, Name: fc.Name, Args: args, ArgsError: argsErr, Signature: p.ThoughtSignature}}
+	a.blocks = append(a.blocks, b)
+	a.emit(llm.Event{Kind: llm.EventToolStart, ToolID: id, ToolName: fc.Name})
+	if len(raw) > 0 {
+		a.emit(llm.Event{Kind: llm.EventToolArgsDelta, ToolID: id, Text: string(raw)})
+	}
+	a.emit(llm.Event{Kind: llm.EventToolEnd, ToolID: id})
+}
+
+// response assembles what has arrived. A text block's signature follows
+// it as a ThinkingBlock with only the signature.
+func (a *assembler) response() *llm.Response {
+	msg := llm.Message{Role: llm.RoleAssistant}
+	hasTools := false
+	for _, b := range a.blocks {
+		switch b.kind {
+		case "thought":
+			msg.Content = append(msg.Content, &llm.ThinkingBlock{Provider: providerName, Text: b.text.String(), Signature: b.sig})
+		case "text":
+			if b.text.Len() > 0 {
+				msg.Content = append(msg.Content, &llm.TextBlock{Text: b.text.String()})
+			}
+			if b.sig != "" {
+				msg.Content = append(msg.Content, &llm.ThinkingBlock{Provider: providerName, Signature: b.sig})
+			}
+		case "call":
+			call := *b.call
+			msg.Content = append(msg.Content, &call)
+			hasTools = true
+		}
+	}
+	return &llm.Response{Message: msg, Stop: stopReason(a.finish, hasTools), Usage: a.usage}
+}
+
+// stopReason maps finishReason; any function call means tool_use.
+func stopReason(finish string, hasTools bool) llm.StopReason {
+	if hasTools {
+		return llm.StopToolUse
+	}
+	if finish == "MAX_TOKENS" {
+		return llm.StopLength
+	}
+	// STOP, the safety and recitation stops, OTHER and anything new.
+	return llm.StopEndTurn
+}
+
+// chunkError turns an error chunk into an *llm.Error.
+func chunkError(e *wireError) error {
+	le := &llm.Error{Provider: providerName, Kind: e.Status, Message: e.Message, Retryable: e.retryable()}
+	if le.Kind == "" {
+		le.Kind = "error"
+	}
+	if le.Message == "" {
+		le.Message = "error chunk without details"
+	}
+	return le
+}

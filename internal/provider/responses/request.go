@@ -1,0 +1,231 @@
+package responses
+
+import (
+	"encoding/base64"
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	"zot.dev/zot/internal/llm"
+)
+
+// wireRequest is the body of POST /responses.
+type wireRequest struct {
+	Model           string         `json:"model"`
+	Instructions    string         `json:"instructions,omitempty"`
+	Input           []any          `json:"input"`
+	Tools           []wireTool     `json:"tools,omitempty"`
+	MaxOutputTokens int            `json:"max_output_tokens,omitempty"`
+	Reasoning       *wireReasoning `json:"reasoning,omitempty"`
+	Include         []string       `json:"include,omitempty"`
+	Store           bool           `json:"store"`
+	Stream          bool           `json:"stream"`
+}
+
+type wireReasoning struct {
+	Effort  string `json:"effort,omitempty"`
+	Summary string `json:"summary"`
+}
+
+// messageItem is a user or assistant message of the input.
+type messageItem struct {
+	Type    string     `json:"type"` // "message"
+	Role    string     `json:"role"`
+	Content []wirePart `json:"content"`
+}
+
+// wirePart is a content part: input_text, input_image or output_text.
+type wirePart struct {
+	Type     string `json:"type"`
+	Text     string `json:"text,omitempty"`
+	ImageURL string `json:"image_url,omitempty"`
+	Detail   string `json:"detail,omitempty"`
+}
+
+type functionCallItem struct {
+	Type      string `json:"type"` // "function_call"
+	CallID    string `json:"call_id"`
+	Name      string `json:"name"`
+	Arguments string `json:"arguments"`
+}
+
+// functionCallOutputItem carries a tool result. Output is a string, or a
+// []wirePart when the result has images.
+type functionCallOutputItem struct {
+	Type   string `json:"type"` // "function_call_output"
+	CallID string `json:"call_id"`
+	Output any    `json:"output"`
+}
+
+// reasoningItem replays a reasoning item of an earlier response.
+type reasoningItem struct {
+	Type             string        `json:"type"` // "reasoning"
+	ID               string        `json:"id"`
+	Summary          []wireSummary `json:"summary"`
+	EncryptedContent string        `json:"encrypted_content"`
+}
+
+type wireSummary struct {
+	Type string `json:"type"` // "summary_text"
+	Text string `json:"text"`
+}
+
+type wireTool struct {
+	Type        string          `json:"type"`
+	Name        string          `json:"name"`
+	Description string          `json:"description,omitempty"`
+	Parameters  json.RawMessage `json:"parameters"`
+	Strict      bool            `json:"strict"`
+}
+
+// emptySchema stands in for a tool without a schema.
+var emptySchema = json.RawMessage(`{"type":"object","properties":{}}`)
+
+// buildRequest encodes req as a streaming, stateless Responses API body.
+// provider is the provider's id: only reasoning it produced is sent back.
+func buildRequest(req *llm.Request, provider string) ([]byte, error) {
+	w := wireRequest{
+		Model:           req.Model,
+		Instructions:    req.System,
+		Input:           []any{},
+		MaxOutputTokens: req.MaxTokens,
+		Stream:          true,
+	}
+	if reasons(req) {
+		// Encrypted reasoning is what a stateless call can send back; only
+		// reasoning models accept asking for it.
+		w.Reasoning = &wireReasoning{Effort: req.Reasoning, Summary: "auto"}
+		w.Include = []string{"reasoning.encrypted_content"}
+	}
+	for i := range req.Messages {
+		w.Input = appendMessage(w.Input, &req.Messages[i], provider)
+	}
+	for _, t := range req.Tools {
+		schema := t.Schema
+		if len(schema) == 0 {
+			schema = emptySchema
+		}
+		// strict is off: zot's schemas have optional properties, which
+		// strict mode rejects.
+		w.Tools = append(w.Tools, wireTool{Type: "function", Name: t.Name, Description: t.Description, Parameters: schema})
+	}
+	b, err := json.Marshal(w)
+	if err != nil {
+		return nil, fmt.Errorf("encoding json: %w", err)
+	}
+	return b, nil
+}
+
+// appendMessage appends the input items of one transcript message.
+func appendMessage(out []any, m *llm.Message, provider string) []any {
+	if m.Role == llm.RoleAssistant {
+		return appendAssistant(out, m, provider)
+	}
+	var parts []wirePart
+	flush := func() {
+		if len(parts) > 0 {
+			out = append(out, messageItem{Type: "message", Role: "user", Content: parts})
+			parts = nil
+		}
+	}
+	for _, b := range m.Content {
+		switch b := b.(type) {
+		case *llm.TextBlock:
+			if b.Text != "" {
+				parts = append(parts, wirePart{Type: "input_text", Text: b.Text})
+			}
+		case *llm.ImageBlock:
+			parts = append(parts, imagePart(b))
+		case *llm.ToolResultBlock:
+			flush()
+			out = append(out, toolOutput(b))
+		}
+	}
+	flush()
+	return out
+}
+
+// appendAssistant sends text as output_text messages, tool calls as
+// function_call items and this provider's reasoning as reasoning items, in
+// transcript order. A reasoning item is sent only when it has its
+// encrypted content and id (the call is stateless) and some output of the
+// same message follows it (the API rejects reasoning without the item it
+// led to).
+func appendAssistant(out []any, m *llm.Message, provider string) []any {
+	lastOutput := -1
+	for i, b := range m.Content {
+		switch b := b.(type) {
+		case *llm.TextBlock:
+			if b.Text != "" {
+				lastOutput = i
+			}
+		case *llm.ToolCallBlock:
+			lastOutput = i
+		}
+	}
+	var text strings.Builder
+	flush := func() {
+		if text.Len() > 0 {
+			out = append(out, messageItem{Type: "message", Role: "assistant", Content: []wirePart{{Type: "output_text", Text: text.String()}}})
+			text.Reset()
+		}
+	}
+	for i, b := range m.Content {
+		switch b := b.(type) {
+		case *llm.TextBlock:
+			text.WriteString(b.Text)
+		case *llm.ThinkingBlock:
+			if b.Provider != provider || b.Data == "" || b.ID == "" || i > lastOutput {
+				continue
+			}
+			flush()
+			r := reasoningItem{Type: "reasoning", ID: b.ID, Summary: []wireSummary{}, EncryptedContent: b.Data}
+			if b.Text != "" {
+				r.Summary = append(r.Summary, wireSummary{Type: "summary_text", Text: b.Text})
+			}
+			out = append(out, r)
+		case *llm.ToolCallBlock:
+			flush()
+			args := string(b.Args)
+			if args == "" || !json.Valid(b.Args) {
+				args = "{}"
+			}
+			out = append(out, functionCallItem{Type: "function_call", CallID: b.ID, Name: b.Name, Arguments: args})
+		}
+	}
+	flush()
+	return out
+}
+
+// toolOutput turns a tool result into a function_call_output item: its
+// text, or text and image parts when it has images.
+func toolOutput(r *llm.ToolResultBlock) functionCallOutputItem {
+	var texts []string
+	var images []wirePart
+	for _, c := range r.Content {
+		switch c := c.(type) {
+		case *llm.TextBlock:
+			if c.Text != "" {
+				texts = append(texts, c.Text)
+			}
+		case *llm.ImageBlock:
+			images = append(images, imagePart(c))
+		}
+	}
+	text := strings.Join(texts, "\n")
+	item := functionCallOutputItem{Type: "function_call_output", CallID: r.CallID, Output: text}
+	switch {
+	case len(images) > 0 && text != "":
+		item.Output = append([]wirePart{{Type: "input_text", Text: text}}, images...)
+	case len(images) > 0:
+		item.Output = images
+	case text == "":
+		item.Output = "(no output)"
+	}
+	return item
+}
+
+func imagePart(b *llm.ImageBlock) wirePart {
+	url := "data:" + b.MIME + ";base64," + base64.StdEncoding.EncodeToString(b.Data)
+	return wirePart{Type: "input_image", ImageURL: url, Detail: "auto"}
+}

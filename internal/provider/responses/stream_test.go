@@ -1,0 +1,284 @@
+package responses
+
+import (
+	"encoding/json"
+	"errors"
+	"reflect"
+	"testing"
+
+	"zot.dev/zot/internal/llm"
+	"zot.dev/zot/internal/provider/transport"
+)
+
+func TestTextOnly(t *testing.T) {
+	srv := newFakeServer(t, reply{file: "text.sse"})
+	rec := &recorder{}
+	p := testProvider(srv.Server, &sleeps{})
+	resp, err := p.Stream(hangGuard(t), simpleRequest(), rec.sink)
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantEvents := []llm.Event{
+		{Kind: llm.EventStart},
+		{Kind: llm.EventTextDelta, Text: "Hello"},
+		{Kind: llm.EventTextDelta, Text: " there!"},
+	}
+	if !reflect.DeepEqual(rec.events, wantEvents) {
+		t.Fatalf("events = %+v", rec.events)
+	}
+	if !reflect.DeepEqual(resp.Message.Content, []llm.Block{&llm.TextBlock{Text: "Hello there!"}}) || resp.Message.Role != llm.RoleAssistant {
+		t.Fatalf("message = %s", dump(resp.Message.Content))
+	}
+	if resp.Stop != llm.StopEndTurn {
+		t.Fatalf("stop = %q", resp.Stop)
+	}
+	if want := (llm.Usage{Input: 176, Output: 7, CacheRead: 1024}); resp.Usage != want {
+		t.Fatalf("usage = %+v, want %+v", resp.Usage, want)
+	}
+	r := srv.requests()[0]
+	if r.path != "/v1/responses" || r.header.Get("Authorization") != "Bearer test-key" || r.header.Get("Content-Type") != "application/json" {
+		t.Fatalf("path %q headers %v", r.path, r.header)
+	}
+	if p.Name() != "openai-responses" {
+		t.Fatalf("name = %q", p.Name())
+	}
+}
+
+func TestReasoningTextAndToolCalls(t *testing.T) {
+	srv := newFakeServer(t, reply{file: "reasoning_tools.sse"})
+	rec := &recorder{}
+	resp, err := testProvider(srv.Server, &sleeps{}).Stream(hangGuard(t), simpleRequest(), rec.sink)
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantEvents := []llm.Event{
+		{Kind: llm.EventStart},
+		{Kind: llm.EventThinkingDelta, Text: "**Planning** Need the weather "},
+		{Kind: llm.EventThinkingDelta, Text: "in two cities."},
+		{Kind: llm.EventThinkingDelta, Text: "\n\n"},
+		{Kind: llm.EventThinkingDelta, Text: "Call the tool twice."},
+		{Kind: llm.EventTextDelta, Text: "Checking both."},
+		{Kind: llm.EventToolStart, ToolID: "call_paris", ToolName: "get_weather"},
+		{Kind: llm.EventToolArgsDelta, ToolID: "call_paris", Text: `{"city":`},
+		{Kind: llm.EventToolArgsDelta, ToolID: "call_paris", Text: `"Paris"}`},
+		{Kind: llm.EventToolEnd, ToolID: "call_paris"},
+		{Kind: llm.EventToolStart, ToolID: "call_rome", ToolName: "get_weather"},
+		{Kind: llm.EventToolArgsDelta, ToolID: "call_rome", Text: `{"city"`},
+		{Kind: llm.EventToolArgsDelta, ToolID: "call_rome", Text: `:"Rome"}`},
+		{Kind: llm.EventToolEnd, ToolID: "call_rome"},
+	}
+	if !reflect.DeepEqual(rec.events, wantEvents) {
+		t.Fatalf("events =\n%+v\nwant\n%+v", rec.events, wantEvents)
+	}
+	wantContent := []llm.Block{
+		&llm.ThinkingBlock{Provider: "openai-responses", Text: "**Planning** Need the weather in two cities.\n\nCall the tool twice.", ID: "rs_01", Data: "gAAAAABenc-1"},
+		&llm.TextBlock{Text: "Checking both."},
+		&llm.ToolCallBlock{ID: "call_paris", Name: "get_weather", Args: json.RawMessage(`{"city":"Paris"}`)},
+		&llm.ToolCallBlock{ID: "call_rome", Name: "get_weather", Args: json.RawMessage(`{"city":"Rome"}`)},
+	}
+	if !reflect.DeepEqual(resp.Message.Content, wantContent) {
+		t.Fatalf("content = %s", dump(resp.Message.Content))
+	}
+	if resp.Stop != llm.StopToolUse || resp.Usage != (llm.Usage{Input: 44, Output: 60, CacheRead: 256}) {
+		t.Fatalf("stop %q usage %+v", resp.Stop, resp.Usage)
+	}
+}
+
+// TestItemsWithoutDeltas covers servers that send each item whole in
+// response.output_item.done: what no delta carried is reported then.
+func TestItemsWithoutDeltas(t *testing.T) {
+	srv := newFakeServer(t, reply{file: "done_only.sse"})
+	rec := &recorder{}
+	resp, err := testProvider(srv.Server, &sleeps{}).Stream(hangGuard(t), simpleRequest(), rec.sink)
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantEvents := []llm.Event{
+		{Kind: llm.EventStart},
+		{Kind: llm.EventThinkingDelta, Text: "First."},
+		{Kind: llm.EventThinkingDelta, Text: "\n\n"},
+		{Kind: llm.EventThinkingDelta, Text: "Second."},
+		{Kind: llm.EventTextDelta, Text: "Listing."},
+		{Kind: llm.EventToolStart, ToolID: "call_ls", ToolName: "ls"},
+		{Kind: llm.EventToolArgsDelta, ToolID: "call_ls", Text: `{"path":"."}`},
+		{Kind: llm.EventToolEnd, ToolID: "call_ls"},
+	}
+	if !reflect.DeepEqual(rec.events, wantEvents) {
+		t.Fatalf("events =\n%+v\nwant\n%+v", rec.events, wantEvents)
+	}
+	wantContent := []llm.Block{
+		&llm.ThinkingBlock{Provider: "openai-responses", Text: "First.\n\nSecond.", ID: "rs_03", Data: "gAAAAABenc-3"},
+		&llm.TextBlock{Text: "Listing."},
+		&llm.ToolCallBlock{ID: "call_ls", Name: "ls", Args: json.RawMessage(`{"path":"."}`)},
+	}
+	if !reflect.DeepEqual(resp.Message.Content, wantContent) {
+		t.Fatalf("content = %s", dump(resp.Message.Content))
+	}
+	if resp.Stop != llm.StopToolUse || resp.Usage != (llm.Usage{Input: 50, Output: 20}) {
+		t.Fatalf("stop %q usage %+v", resp.Stop, resp.Usage)
+	}
+}
+
+func TestIncompleteAtMaxOutputTokens(t *testing.T) {
+	srv := newFakeServer(t, reply{file: "incomplete.sse"})
+	rec := &recorder{}
+	resp, err := testProvider(srv.Server, &sleeps{}).Stream(hangGuard(t), simpleRequest(), rec.sink)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The call whose arguments were cut off is left out.
+	if !reflect.DeepEqual(resp.Message.Content, []llm.Block{&llm.TextBlock{Text: "A long answer that"}}) {
+		t.Fatalf("content = %s", dump(resp.Message.Content))
+	}
+	if resp.Stop != llm.StopLength || resp.Usage != (llm.Usage{Input: 10, Output: 16}) {
+		t.Fatalf("stop %q usage %+v", resp.Stop, resp.Usage)
+	}
+	if rec.count(llm.EventToolStart) != 1 || rec.count(llm.EventToolEnd) != 0 {
+		t.Fatalf("events = %+v", rec.events)
+	}
+}
+
+func TestInvalidToolArgs(t *testing.T) {
+	srv := newFakeServer(t, reply{file: "invalid_args.sse"})
+	rec := &recorder{}
+	resp, err := testProvider(srv.Server, &sleeps{}).Stream(hangGuard(t), simpleRequest(), rec.sink)
+	if err != nil {
+		t.Fatal(err)
+	}
+	calls := resp.Message.ToolCalls()
+	if len(calls) != 1 || calls[0].ID != "call_bad" || string(calls[0].Args) != "{}" || calls[0].ArgsError == "" || resp.Stop != llm.StopToolUse {
+		t.Fatalf("calls = %s stop %q", dump(resp.Message.Content), resp.Stop)
+	}
+	if rec.count(llm.EventToolArgsDelta) != 2 || rec.count(llm.EventToolEnd) != 1 {
+		t.Fatalf("events = %+v", rec.events)
+	}
+}
+
+func TestHandleRejectsBadEvents(t *testing.T) {
+	tests := []struct{ name, data string }{
+		{"not json", `{"type":`},
+		{"delta before item", `{"type":"response.output_text.delta","output_index":0,"item_id":"msg_x","delta":"x"}`},
+		{"item added without item", `{"type":"response.output_item.added","output_index":0}`},
+		{"index out of range", `{"type":"response.output_item.added","output_index":100000,"item":{"type":"message"}}`},
+	}
+	for _, tt := range tests {
+		a := newAssembler("openai-responses", func(llm.Event) {})
+		err := a.handle(transport.Event{Name: "message", Data: []byte(tt.data)})
+		var le *llm.Error
+		if !errors.As(err, &le) || le.Kind != "invalid_event" || le.Retryable {
+			t.Errorf("%s: err = %#v", tt.name, err)
+		}
+	}
+}
+
+func TestItemFoundByIDWithoutIndex(t *testing.T) {
+	rec := &recorder{}
+	a := newAssembler("openai-responses", rec.sink)
+	for _, data := range []string{
+		`{"type":"response.output_item.added","item":{"id":"msg_1","type":"message"}}`,
+		`{"type":"response.output_text.delta","item_id":"msg_1","delta":"hi"}`,
+		`{"type":"response.completed","response":{"status":"completed"}}`,
+	} {
+		if err := a.handle(transport.Event{Name: "message", Data: []byte(data)}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if resp := a.response(); resp.Message.Text() != "hi" || !a.done {
+		t.Fatalf("response = %s", dump(resp.Message.Content))
+	}
+}
+
+func TestStopReasons(t *testing.T) {
+	tests := []struct {
+		incomplete string
+		tools      bool
+		want       llm.StopReason
+	}{
+		{"", false, llm.StopEndTurn},
+		{"", true, llm.StopToolUse},
+		{"max_output_tokens", false, llm.StopLength},
+		{"max_output_tokens", true, llm.StopToolUse},
+		{"content_filter", false, llm.StopEndTurn},
+		{"incomplete", false, llm.StopEndTurn},
+	}
+	for _, tt := range tests {
+		if got := stopReason(tt.incomplete, tt.tools); got != tt.want {
+			t.Errorf("stopReason(%q, %v) = %q, want %q", tt.incomplete, tt.tools, got, tt.want)
+		}
+	}
+}
+
+func TestDecodeError(t *testing.T) {
+	tests := []struct{ body, kind, msg string }{
+		{`{"error":{"message":"m","type":"tokens","code":"rate_limit_exceeded"}}`, "rate_limit_exceeded", "m"},
+		{`{"error":{"message":"m","type":"server_error","code":null}}`, "server_error", "m"},
+		{`{"error":{"message":"m","code":429}}`, "", "m"},
+		{`{"error":"plain"}`, "", "plain"},
+		{`{"error":null}`, "", ""},
+		{`not json`, "", ""},
+	}
+	for _, tt := range tests {
+		kind, msg := decodeError(400, []byte(tt.body))
+		if kind != tt.kind || msg != tt.msg {
+			t.Errorf("decodeError(%s) = %q, %q; want %q, %q", tt.body, kind, msg, tt.kind, tt.msg)
+		}
+	}
+}
+
+func TestEndpoint(t *testing.T) {
+	tests := map[string]string{
+		"":                                   "https://api.openai.com/v1/responses",
+		"https://api.openai.com/v1":          "https://api.openai.com/v1/responses",
+		"https://api.openai.com/v1/":         "https://api.openai.com/v1/responses",
+		" https://proxy.local/openai/v1 ":    "https://proxy.local/openai/v1/responses",
+		"http://localhost:8080/v1/responses": "http://localhost:8080/v1/responses",
+	}
+	for in, want := range tests {
+		if got := endpoint(in); got != want {
+			t.Errorf("endpoint(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+func TestToolArgs(t *testing.T) {
+	tests := []struct {
+		raw, want string
+		bad       bool
+	}{
+		{``, `{}`, false},
+		{`{"a":1}`, `{"a":1}`, false},
+		{` {"a":1} `, `{"a":1}`, false},
+		{`{"a":`, `{}`, true},
+		{`[1,2]`, `{}`, true},
+		{`"text"`, `{}`, true},
+	}
+	for _, tt := range tests {
+		args, argsErr := toolArgs([]byte(tt.raw))
+		if string(args) != tt.want || (argsErr != "") != tt.bad {
+			t.Errorf("toolArgs(%q) = %s, %q", tt.raw, args, argsErr)
+		}
+	}
+}
+
+// dump renders blocks for failure messages.
+func dump(blocks []llm.Block) string {
+	b, _ := json.MarshalIndent(blocks, "", "  ")
+	return string(b)
+}
+
+func TestConfigNameHeadersAndNoKey(t *testing.T) {
+	srv := newFakeServer(t, reply{file: "reasoning_tools.sse"})
+	p := New(Config{BaseURL: srv.URL + "/api/v1/", Name: "router", Headers: map[string]string{"X-Title": "zot", "Content-Type": "application/json; charset=utf-8"}})
+	resp, err := p.Stream(hangGuard(t), simpleRequest(), (&recorder{}).sink)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if th, ok := resp.Message.Content[0].(*llm.ThinkingBlock); !ok || th.Provider != "router" || p.Name() != "router" {
+		t.Fatalf("name %q content %s", p.Name(), dump(resp.Message.Content))
+	}
+	r := srv.requests()[0]
+	if r.path != "/api/v1/responses" || r.header.Get("Authorization") != "" || r.header.Get("X-Title") != "zot" ||
+		r.header.Get("Content-Type") != "application/json; charset=utf-8" {
+		t.Fatalf("path %q headers %v", r.path, r.header)
+	}
+}
