@@ -5,7 +5,8 @@ import "strings"
 // initialisms are written in upper case inside Go names.
 var initialisms = map[string]string{
 	"id": "ID", "usd": "USD", "mime": "MIME", "json": "JSON", "url": "URL",
-	"utf8": "UTF8", "http": "HTTP", "api": "API",
+	"utf8": "UTF8", "http": "HTTP", "api": "API", "cwd": "CWD",
+	"png": "PNG", "jpeg": "JPEG", "gif": "GIF", "webp": "WebP",
 }
 
 // goName turns a snake_case JSON name into an exported Go name.

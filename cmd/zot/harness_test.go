@@ -53,14 +53,14 @@ type proc struct {
 	t      *testing.T
 	cmd    *exec.Cmd
 	stdin  io.WriteCloser
-	frames chan received
+	frames chan frameIn
 	stderr *syncBuffer
 	done   chan struct{}
 	lastSeq int64
 }
 
-// received is one stdout line and what it decoded to.
-type received struct {
+// frameIn is one stdout line and what it decoded to.
+type frameIn struct {
 	raw  []byte
 	resp *wire.Response
 	ev   wire.Event
@@ -96,7 +96,7 @@ func start(t *testing.T, env []string, args ...string) *proc {
 	if err != nil {
 		t.Fatal(err)
 	}
-	p := &proc{t: t, cmd: cmd, stdin: stdin, frames: make(chan received, 4096), stderr: &syncBuffer{}, done: make(chan struct{})}
+	p := &proc{t: t, cmd: cmd, stdin: stdin, frames: make(chan frameIn, 4096), stderr: &syncBuffer{}, done: make(chan struct{})}
 	cmd.Stderr = p.stderr
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
@@ -138,7 +138,7 @@ func (p *proc) readLoop(stdout io.Reader) {
 	sc.Buffer(make([]byte, 1<<20), 256<<20)
 	for sc.Scan() {
 		line := append([]byte(nil), sc.Bytes()...)
-		r := received{raw: line}
+		r := frameIn{raw: line}
 		if err := wire.ValidateFrame(line); err != nil {
 			p.t.Errorf("frame breaks the schema: %v\n%s", err, line)
 		}
@@ -160,7 +160,7 @@ func (p *proc) send(line string) {
 }
 
 // next returns the next frame, checking that event seq only grows.
-func (p *proc) next() received {
+func (p *proc) next() frameIn {
 	p.t.Helper()
 	select {
 	case r, ok := <-p.frames:
@@ -178,7 +178,7 @@ func (p *proc) next() received {
 	case <-time.After(hangGuard):
 		p.t.Fatalf("no frame within %v; stderr:\n%s", hangGuard, p.stderr.String())
 	}
-	return received{}
+	return frameIn{}
 }
 
 // response reads frames up to the next response and returns it with the

@@ -57,7 +57,7 @@ func (s *Server) dispatch(cmd wire.Command) {
 			aborted = true
 		}
 		var dropped []*job
-		if c.All {
+		if c.All != nil && *c.All {
 			dropped = s.queue
 			s.queue = nil
 		}
@@ -131,35 +131,45 @@ func (s *Server) busy() bool {
 	return s.current != nil || len(s.queue) > 0
 }
 
-// enqueue answers a prompt or compact at once and queues its work.
+// enqueue answers a prompt or compact at once and queues its work. Work
+// that can start now becomes current at once, so get_state reports it
+// busy from the moment the client reads `started`.
 func (s *Server) enqueue(id wire.ID, typ string, start func(context.Context) (<-chan sdk.Event, error)) {
 	ctx, cancel := context.WithCancel(context.Background())
 	j := &job{id: id, ctx: ctx, cancel: cancel, start: start}
 	s.mu.Lock()
-	position := len(s.queue)
-	if s.current != nil {
-		position++
-	}
-	s.queue = append(s.queue, j)
 	// The response is queued for writing before the worker can see the
 	// job, so it always precedes the job's events.
-	if position == 0 {
+	if s.current == nil && len(s.queue) == 0 {
+		s.current = j
 		s.respond(id, typ, wire.StartResult{Started: true})
 	} else {
-		queued, pos := true, int64(position)
+		s.queue = append(s.queue, j)
+		queued, pos := true, int64(len(s.queue))
 		s.respond(id, typ, wire.StartResult{Started: false, Queued: &queued, Position: &pos})
 	}
 	s.mu.Unlock()
 	s.poke()
 }
 
-// worker runs queued jobs one at a time, in order, until it meets the nil
-// job that Serve queues at the end.
+// worker runs jobs one at a time, in order: the current one, then the
+// queue's head, which becomes current the moment the previous job's done
+// is written. It returns when draining and nothing is left.
 func (s *Server) worker(ctx context.Context) {
 	for {
 		s.mu.Lock()
-		if len(s.queue) == 0 {
+		j := s.current
+		if j == nil && len(s.queue) > 0 {
+			j = s.queue[0]
+			s.queue = s.queue[1:]
+			s.current = j
+		}
+		if j == nil {
+			draining := s.draining
 			s.mu.Unlock()
+			if draining {
+				return
+			}
 			select {
 			case <-s.wake:
 				continue
@@ -167,13 +177,6 @@ func (s *Server) worker(ctx context.Context) {
 				return
 			}
 		}
-		j := s.queue[0]
-		s.queue = s.queue[1:]
-		if j == nil {
-			s.mu.Unlock()
-			return
-		}
-		s.current = j
 		s.mu.Unlock()
 		s.runJob(j)
 		s.mu.Lock()
@@ -223,8 +226,6 @@ func (s *Server) abortAll(why string) {
 	s.queue = nil
 	s.mu.Unlock()
 	for _, j := range dropped {
-		if j != nil {
-			s.endDropped(j, why)
-		}
+		s.endDropped(j, why)
 	}
 }

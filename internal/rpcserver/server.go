@@ -42,11 +42,12 @@ type Server struct {
 	opts Options
 	w    *writer
 
-	mu      sync.Mutex
-	queue   []*job // waiting, in order
-	current *job   // running, from dequeue until its done is written
-	wake    chan struct{}
-	authed  bool
+	mu       sync.Mutex
+	queue    []*job // waiting, in order
+	current  *job   // running, from dequeue until its done is written
+	wake     chan struct{}
+	authed   bool
+	draining bool
 }
 
 // job is one queued prompt or compaction.
@@ -118,7 +119,7 @@ loop:
 	// Let the worker finish what is queued (after EOF), or what is left
 	// after an abort, then stop it.
 	s.mu.Lock()
-	s.queue = append(s.queue, nil) // nil job: stop after the queue drains
+	s.draining = true // the worker stops once the queue is empty
 	s.mu.Unlock()
 	s.poke()
 	<-workerDone

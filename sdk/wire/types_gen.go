@@ -712,18 +712,18 @@ type ImageMIMEType string
 
 // The values of ImageMIMEType.
 const (
-	MIMEImagePng  ImageMIMEType = "image/png"
-	MIMEImageJpeg ImageMIMEType = "image/jpeg"
-	MIMEImageGif  ImageMIMEType = "image/gif"
-	MIMEImageWebp ImageMIMEType = "image/webp"
+	MIMEImagePNG  ImageMIMEType = "image/png"
+	MIMEImageJPEG ImageMIMEType = "image/jpeg"
+	MIMEImageGIF  ImageMIMEType = "image/gif"
+	MIMEImageWebP ImageMIMEType = "image/webp"
 )
 
 // ImageMIMETypeValues lists every ImageMIMEType, in schema order.
 var ImageMIMETypeValues = []ImageMIMEType{
-	MIMEImagePng,
-	MIMEImageJpeg,
-	MIMEImageGif,
-	MIMEImageWebp,
+	MIMEImagePNG,
+	MIMEImageJPEG,
+	MIMEImageGIF,
+	MIMEImageWebP,
 }
 
 // ToolCallBlock: A tool call the model made, as kept in the transcript.
@@ -2198,7 +2198,7 @@ type StateResult struct {
 	// The current model id.
 	Model string `json:"model"`
 	// The absolute working directory of the tools.
-	Cwd string `json:"cwd"`
+	CWD string `json:"cwd"`
 	// Number of messages in the transcript.
 	MessageCount int64 `json:"message_count"`
 	// True while a prompt or compact runs, until its `done` is written.
@@ -2218,7 +2218,7 @@ func (v StateResult) AppendJSON(b []byte) []byte {
 	b = append(b, `,"model":`...)
 	b = appendString(b, v.Model)
 	b = append(b, `,"cwd":`...)
-	b = appendString(b, v.Cwd)
+	b = appendString(b, v.CWD)
 	b = append(b, `,"message_count":`...)
 	b = strconv.AppendInt(b, v.MessageCount, 10)
 	b = append(b, `,"busy":`...)
