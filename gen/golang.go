@@ -20,6 +20,9 @@ func GoTypes(m *Model, pkg string) ([]byte, error) {
 	g.p("")
 	g.p("import (")
 	g.p("\t\"encoding/json\"")
+	if m.usesPatterns() {
+		g.p("\t\"regexp\"")
+	}
 	g.p("\t\"strconv\"")
 	g.p(")")
 	g.p("")
@@ -45,6 +48,9 @@ func GoTypes(m *Model, pkg string) ([]byte, error) {
 		}
 	}
 	g.registry()
+	if err := g.validators(); err != nil {
+		return nil, err
+	}
 	src, err := format.Source(g.buf.Bytes())
 	if err != nil {
 		return nil, fmt.Errorf("formatting generated Go: %w\n%s", err, g.buf.Bytes())

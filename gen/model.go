@@ -65,6 +65,8 @@ type Def struct {
 	EnumDocs map[string]string
 	// Scalar is the JSON type of a scalar definition.
 	Scalar string
+	// Check holds a scalar definition's value checks.
+	Check Constraints
 	// Result names the definition of a command's response data (`x-result`).
 	Result string
 	// GoType is the hand-written Go type of a custom definition.
@@ -108,6 +110,41 @@ type Type struct {
 	Ref   *Def  // TRef
 	Items *Type // TArray
 	Enum  []string
+	Check Constraints
+}
+
+// Constraints are the value checks a schema puts on a string or number.
+type Constraints struct {
+	Minimum   *float64        // minimum, for numbers
+	MinLength *int            // minLength, for strings
+	Pattern   string          // pattern, for strings
+	Format    string          // format, for strings (only date-time is checked)
+	Const     json.RawMessage // const, as JSON text
+}
+
+// constraints reads the value checks of a schema node.
+func constraints(n *node) (Constraints, error) {
+	var c Constraints
+	if m := n.get("minimum"); m != nil {
+		var f float64
+		if err := json.Unmarshal(m.raw, &f); err != nil {
+			return c, fmt.Errorf("minimum: %w", err)
+		}
+		c.Minimum = &f
+	}
+	if m := n.get("minLength"); m != nil {
+		var i int
+		if err := json.Unmarshal(m.raw, &i); err != nil {
+			return c, fmt.Errorf("minLength: %w", err)
+		}
+		c.MinLength = &i
+	}
+	c.Pattern = n.get("pattern").str()
+	c.Format = n.get("format").str()
+	if k := n.get("const"); k != nil {
+		c.Const = k.raw
+	}
+	return c, nil
 }
 
 // Load reads every schema/*.json file of fsys and builds the model.
@@ -273,6 +310,11 @@ func (m *Model) fill(d *Def, n *node) error {
 	case n.get("type") != nil:
 		d.Kind = KindScalar
 		d.Scalar = n.get("type").str()
+		c, err := constraints(n)
+		if err != nil {
+			return err
+		}
+		d.Check = c
 	default:
 		return fmt.Errorf("cannot tell what kind of definition this is")
 	}
@@ -302,6 +344,17 @@ func (m *Model) resolve(from *File, ref string) (*Def, error) {
 }
 
 func (m *Model) fieldType(from *File, n *node) (*Type, error) {
+	t, err := m.fieldShape(from, n)
+	if err != nil {
+		return nil, err
+	}
+	if t.Check, err = constraints(n); err != nil {
+		return nil, err
+	}
+	return t, nil
+}
+
+func (m *Model) fieldShape(from *File, n *node) (*Type, error) {
 	if ref := n.get("$ref").str(); ref != "" {
 		d, err := m.resolve(from, ref)
 		if err != nil {

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"zot.dev/zot/sdk/wire"
+	"zot.dev/zot/sdk/wire/schemacheck"
 )
 
 // zotBin is the binary under test: $ZOT_BIN, or one built for the tests.
@@ -139,7 +140,7 @@ func (p *proc) readLoop(stdout io.Reader) {
 	for sc.Scan() {
 		line := append([]byte(nil), sc.Bytes()...)
 		r := frameIn{raw: line}
-		if err := wire.ValidateFrame(line); err != nil {
+		if err := schemacheck.ValidateFrame(line); err != nil {
 			p.t.Errorf("frame breaks the schema: %v\n%s", err, line)
 		}
 		resp, ev, err := wire.DecodeFrame(line)

@@ -4,6 +4,7 @@ package wire
 
 import (
 	"encoding/json"
+	"regexp"
 	"strconv"
 )
 
@@ -2643,4 +2644,1976 @@ func NewResult(command string) any {
 		return new(SetModelResult)
 	}
 	return nil
+}
+
+// Patterns of the schema, compiled once.
+var (
+	pattern0 = regexp.MustCompile("Z$")
+)
+
+// validatorsByDef maps every definition's name to its validator.
+var validatorsByDef = map[string]func(v any, at *loc, errs *[]string){
+	"AbortCommand":          validateAbortCommand,
+	"AbortResult":           validateAbortResult,
+	"AssistantMessageEvent": validateAssistantMessageEvent,
+	"AssistantStartEvent":   validateAssistantStartEvent,
+	"ClearCommand":          validateClearCommand,
+	"Command":               validateCommand,
+	"CompactCommand":        validateCompactCommand,
+	"CompactDoneEvent":      validateCompactDoneEvent,
+	"ContentBlock":          validateContentBlock,
+	"DoneEvent":             validateDoneEvent,
+	"ErrorCode":             validateErrorCode,
+	"ErrorEvent":            validateErrorEvent,
+	"Event":                 validateEvent,
+	"ExtNotifyEvent":        validateExtNotifyEvent,
+	"GetMessagesCommand":    validateGetMessagesCommand,
+	"GetModelsCommand":      validateGetModelsCommand,
+	"GetStateCommand":       validateGetStateCommand,
+	"HelloCommand":          validateHelloCommand,
+	"HelloResult":           validateHelloResult,
+	"ID":                    validateID,
+	"ImageBlock":            validateImageBlock,
+	"ImageInput":            validateImageInput,
+	"ImageMIMEType":         validateImageMIMEType,
+	"Message":               validateMessage,
+	"MessagesResult":        validateMessagesResult,
+	"ModelInfo":             validateModelInfo,
+	"ModelsResult":          validateModelsResult,
+	"PingCommand":           validatePingCommand,
+	"PingResult":            validatePingResult,
+	"Price":                 validatePrice,
+	"PromptCommand":         validatePromptCommand,
+	"Response":              validateResponse,
+	"Role":                  validateRole,
+	"SetModelCommand":       validateSetModelCommand,
+	"SetModelResult":        validateSetModelResult,
+	"StartResult":           validateStartResult,
+	"StateResult":           validateStateResult,
+	"StopReason":            validateStopReason,
+	"TextBlock":             validateTextBlock,
+	"TextDeltaEvent":        validateTextDeltaEvent,
+	"ThinkingDeltaEvent":    validateThinkingDeltaEvent,
+	"Time":                  validateTime,
+	"ToolCallBlock":         validateToolCallBlock,
+	"ToolCallEvent":         validateToolCallEvent,
+	"ToolProgressEvent":     validateToolProgressEvent,
+	"ToolResultBlock":       validateToolResultBlock,
+	"ToolResultEvent":       validateToolResultEvent,
+	"ToolUseArgsEvent":      validateToolUseArgsEvent,
+	"ToolUseEndEvent":       validateToolUseEndEvent,
+	"ToolUseStartEvent":     validateToolUseStartEvent,
+	"TurnEndEvent":          validateTurnEndEvent,
+	"TurnStartEvent":        validateTurnStartEvent,
+	"Usage":                 validateUsage,
+	"UsageEvent":            validateUsageEvent,
+	"UserMessageEvent":      validateUserMessageEvent,
+}
+
+// validateID checks a value against ID.
+func validateID(v any, at *loc, errs *[]string) {
+	checkJSONTypes(v, at, errs, "string", "number", "null")
+}
+
+// validateCommand checks a value against Command.
+func validateCommand(v any, at *loc, errs *[]string) {
+	m, ok := v.(map[string]any)
+	if !ok {
+		typeProblem(v, at, errs, "object")
+		return
+	}
+	typ, ok := m["type"].(string)
+	if !ok {
+		checkRequired(m, at, errs, "type")
+		if _, present := m["type"]; present {
+			typeProblem(m["type"], &loc{parent: at, key: "type"}, errs, "string")
+		}
+		return
+	}
+	switch typ {
+	case "hello":
+		validateHelloCommand(v, at, errs)
+	case "prompt":
+		validatePromptCommand(v, at, errs)
+	case "abort":
+		validateAbortCommand(v, at, errs)
+	case "compact":
+		validateCompactCommand(v, at, errs)
+	case "get_state":
+		validateGetStateCommand(v, at, errs)
+	case "get_messages":
+		validateGetMessagesCommand(v, at, errs)
+	case "clear":
+		validateClearCommand(v, at, errs)
+	case "set_model":
+		validateSetModelCommand(v, at, errs)
+	case "get_models":
+		validateGetModelsCommand(v, at, errs)
+	case "ping":
+		validatePingCommand(v, at, errs)
+	default:
+		checkEnum(typ, &loc{parent: at, key: "type"}, errs, "hello", "prompt", "abort", "compact", "get_state", "get_messages", "clear", "set_model", "get_models", "ping")
+	}
+}
+
+// validateHelloCommand checks a value against HelloCommand.
+func validateHelloCommand(v any, at *loc, errs *[]string) {
+	m, ok := v.(map[string]any)
+	if !ok {
+		typeProblem(v, at, errs, "object")
+		return
+	}
+	checkRequired(m, at, errs, "type")
+	for k := range m {
+		switch k {
+		case "type", "id", "token":
+			continue
+		}
+		additionalProblem(m, at, errs, "type", "id", "token")
+		break
+	}
+	if x, ok := m["type"]; ok {
+		checkConst(x, &loc{parent: at, key: "type"}, errs, "\"hello\"")
+	}
+	if x, ok := m["id"]; ok {
+		at := &loc{parent: at, key: "id"}
+		validateID(x, at, errs)
+	}
+	if x, ok := m["token"]; ok {
+		at := &loc{parent: at, key: "token"}
+		if s, ok := x.(string); !ok {
+			typeProblem(x, at, errs, "string")
+		} else {
+			_ = s
+		}
+	}
+}
+
+// validatePromptCommand checks a value against PromptCommand.
+func validatePromptCommand(v any, at *loc, errs *[]string) {
+	m, ok := v.(map[string]any)
+	if !ok {
+		typeProblem(v, at, errs, "object")
+		return
+	}
+	checkRequired(m, at, errs, "type", "message")
+	for k := range m {
+		switch k {
+		case "type", "id", "message", "images":
+			continue
+		}
+		additionalProblem(m, at, errs, "type", "id", "message", "images")
+		break
+	}
+	if x, ok := m["type"]; ok {
+		checkConst(x, &loc{parent: at, key: "type"}, errs, "\"prompt\"")
+	}
+	if x, ok := m["id"]; ok {
+		at := &loc{parent: at, key: "id"}
+		validateID(x, at, errs)
+	}
+	if x, ok := m["message"]; ok {
+		at := &loc{parent: at, key: "message"}
+		if s, ok := x.(string); !ok {
+			typeProblem(x, at, errs, "string")
+		} else {
+			_ = s
+		}
+	}
+	if x, ok := m["images"]; ok {
+		at := &loc{parent: at, key: "images"}
+		if list, ok := x.([]any); !ok {
+			typeProblem(x, at, errs, "array")
+		} else {
+			for i, item := range list {
+				at := &loc{parent: at, index: i, isIndex: true}
+				validateImageInput(item, at, errs)
+			}
+		}
+	}
+}
+
+// validateImageInput checks a value against ImageInput.
+func validateImageInput(v any, at *loc, errs *[]string) {
+	m, ok := v.(map[string]any)
+	if !ok {
+		typeProblem(v, at, errs, "object")
+		return
+	}
+	checkRequired(m, at, errs, "data")
+	for k := range m {
+		switch k {
+		case "mime_type", "data":
+			continue
+		}
+		additionalProblem(m, at, errs, "mime_type", "data")
+		break
+	}
+	if x, ok := m["mime_type"]; ok {
+		at := &loc{parent: at, key: "mime_type"}
+		if s, ok := x.(string); !ok {
+			typeProblem(x, at, errs, "string")
+		} else {
+			_ = s
+		}
+	}
+	if x, ok := m["data"]; ok {
+		at := &loc{parent: at, key: "data"}
+		if s, ok := x.(string); !ok {
+			typeProblem(x, at, errs, "string")
+		} else {
+			_ = s
+		}
+	}
+}
+
+// validateAbortCommand checks a value against AbortCommand.
+func validateAbortCommand(v any, at *loc, errs *[]string) {
+	m, ok := v.(map[string]any)
+	if !ok {
+		typeProblem(v, at, errs, "object")
+		return
+	}
+	checkRequired(m, at, errs, "type")
+	for k := range m {
+		switch k {
+		case "type", "id", "all":
+			continue
+		}
+		additionalProblem(m, at, errs, "type", "id", "all")
+		break
+	}
+	if x, ok := m["type"]; ok {
+		checkConst(x, &loc{parent: at, key: "type"}, errs, "\"abort\"")
+	}
+	if x, ok := m["id"]; ok {
+		at := &loc{parent: at, key: "id"}
+		validateID(x, at, errs)
+	}
+	if x, ok := m["all"]; ok {
+		at := &loc{parent: at, key: "all"}
+		if _, ok := x.(bool); !ok {
+			typeProblem(x, at, errs, "boolean")
+		}
+	}
+}
+
+// validateCompactCommand checks a value against CompactCommand.
+func validateCompactCommand(v any, at *loc, errs *[]string) {
+	m, ok := v.(map[string]any)
+	if !ok {
+		typeProblem(v, at, errs, "object")
+		return
+	}
+	checkRequired(m, at, errs, "type")
+	for k := range m {
+		switch k {
+		case "type", "id", "instructions":
+			continue
+		}
+		additionalProblem(m, at, errs, "type", "id", "instructions")
+		break
+	}
+	if x, ok := m["type"]; ok {
+		checkConst(x, &loc{parent: at, key: "type"}, errs, "\"compact\"")
+	}
+	if x, ok := m["id"]; ok {
+		at := &loc{parent: at, key: "id"}
+		validateID(x, at, errs)
+	}
+	if x, ok := m["instructions"]; ok {
+		at := &loc{parent: at, key: "instructions"}
+		if s, ok := x.(string); !ok {
+			typeProblem(x, at, errs, "string")
+		} else {
+			_ = s
+		}
+	}
+}
+
+// validateGetStateCommand checks a value against GetStateCommand.
+func validateGetStateCommand(v any, at *loc, errs *[]string) {
+	m, ok := v.(map[string]any)
+	if !ok {
+		typeProblem(v, at, errs, "object")
+		return
+	}
+	checkRequired(m, at, errs, "type")
+	for k := range m {
+		switch k {
+		case "type", "id":
+			continue
+		}
+		additionalProblem(m, at, errs, "type", "id")
+		break
+	}
+	if x, ok := m["type"]; ok {
+		checkConst(x, &loc{parent: at, key: "type"}, errs, "\"get_state\"")
+	}
+	if x, ok := m["id"]; ok {
+		at := &loc{parent: at, key: "id"}
+		validateID(x, at, errs)
+	}
+}
+
+// validateGetMessagesCommand checks a value against GetMessagesCommand.
+func validateGetMessagesCommand(v any, at *loc, errs *[]string) {
+	m, ok := v.(map[string]any)
+	if !ok {
+		typeProblem(v, at, errs, "object")
+		return
+	}
+	checkRequired(m, at, errs, "type")
+	for k := range m {
+		switch k {
+		case "type", "id":
+			continue
+		}
+		additionalProblem(m, at, errs, "type", "id")
+		break
+	}
+	if x, ok := m["type"]; ok {
+		checkConst(x, &loc{parent: at, key: "type"}, errs, "\"get_messages\"")
+	}
+	if x, ok := m["id"]; ok {
+		at := &loc{parent: at, key: "id"}
+		validateID(x, at, errs)
+	}
+}
+
+// validateClearCommand checks a value against ClearCommand.
+func validateClearCommand(v any, at *loc, errs *[]string) {
+	m, ok := v.(map[string]any)
+	if !ok {
+		typeProblem(v, at, errs, "object")
+		return
+	}
+	checkRequired(m, at, errs, "type")
+	for k := range m {
+		switch k {
+		case "type", "id":
+			continue
+		}
+		additionalProblem(m, at, errs, "type", "id")
+		break
+	}
+	if x, ok := m["type"]; ok {
+		checkConst(x, &loc{parent: at, key: "type"}, errs, "\"clear\"")
+	}
+	if x, ok := m["id"]; ok {
+		at := &loc{parent: at, key: "id"}
+		validateID(x, at, errs)
+	}
+}
+
+// validateSetModelCommand checks a value against SetModelCommand.
+func validateSetModelCommand(v any, at *loc, errs *[]string) {
+	m, ok := v.(map[string]any)
+	if !ok {
+		typeProblem(v, at, errs, "object")
+		return
+	}
+	checkRequired(m, at, errs, "type", "model")
+	for k := range m {
+		switch k {
+		case "type", "id", "model":
+			continue
+		}
+		additionalProblem(m, at, errs, "type", "id", "model")
+		break
+	}
+	if x, ok := m["type"]; ok {
+		checkConst(x, &loc{parent: at, key: "type"}, errs, "\"set_model\"")
+	}
+	if x, ok := m["id"]; ok {
+		at := &loc{parent: at, key: "id"}
+		validateID(x, at, errs)
+	}
+	if x, ok := m["model"]; ok {
+		at := &loc{parent: at, key: "model"}
+		if s, ok := x.(string); !ok {
+			typeProblem(x, at, errs, "string")
+		} else {
+			checkMinLength(s, at, errs, 1)
+			_ = s
+		}
+	}
+}
+
+// validateGetModelsCommand checks a value against GetModelsCommand.
+func validateGetModelsCommand(v any, at *loc, errs *[]string) {
+	m, ok := v.(map[string]any)
+	if !ok {
+		typeProblem(v, at, errs, "object")
+		return
+	}
+	checkRequired(m, at, errs, "type")
+	for k := range m {
+		switch k {
+		case "type", "id":
+			continue
+		}
+		additionalProblem(m, at, errs, "type", "id")
+		break
+	}
+	if x, ok := m["type"]; ok {
+		checkConst(x, &loc{parent: at, key: "type"}, errs, "\"get_models\"")
+	}
+	if x, ok := m["id"]; ok {
+		at := &loc{parent: at, key: "id"}
+		validateID(x, at, errs)
+	}
+}
+
+// validatePingCommand checks a value against PingCommand.
+func validatePingCommand(v any, at *loc, errs *[]string) {
+	m, ok := v.(map[string]any)
+	if !ok {
+		typeProblem(v, at, errs, "object")
+		return
+	}
+	checkRequired(m, at, errs, "type")
+	for k := range m {
+		switch k {
+		case "type", "id":
+			continue
+		}
+		additionalProblem(m, at, errs, "type", "id")
+		break
+	}
+	if x, ok := m["type"]; ok {
+		checkConst(x, &loc{parent: at, key: "type"}, errs, "\"ping\"")
+	}
+	if x, ok := m["id"]; ok {
+		at := &loc{parent: at, key: "id"}
+		validateID(x, at, errs)
+	}
+}
+
+// validateContentBlock checks a value against ContentBlock.
+func validateContentBlock(v any, at *loc, errs *[]string) {
+	m, ok := v.(map[string]any)
+	if !ok {
+		typeProblem(v, at, errs, "object")
+		return
+	}
+	typ, ok := m["type"].(string)
+	if !ok {
+		checkRequired(m, at, errs, "type")
+		if _, present := m["type"]; present {
+			typeProblem(m["type"], &loc{parent: at, key: "type"}, errs, "string")
+		}
+		return
+	}
+	switch typ {
+	case "text":
+		validateTextBlock(v, at, errs)
+	case "image":
+		validateImageBlock(v, at, errs)
+	case "tool_call":
+		validateToolCallBlock(v, at, errs)
+	case "tool_result":
+		validateToolResultBlock(v, at, errs)
+	default:
+		checkEnum(typ, &loc{parent: at, key: "type"}, errs, "text", "image", "tool_call", "tool_result")
+	}
+}
+
+// validateTextBlock checks a value against TextBlock.
+func validateTextBlock(v any, at *loc, errs *[]string) {
+	m, ok := v.(map[string]any)
+	if !ok {
+		typeProblem(v, at, errs, "object")
+		return
+	}
+	checkRequired(m, at, errs, "type", "text")
+	for k := range m {
+		switch k {
+		case "type", "text":
+			continue
+		}
+		additionalProblem(m, at, errs, "type", "text")
+		break
+	}
+	if x, ok := m["type"]; ok {
+		checkConst(x, &loc{parent: at, key: "type"}, errs, "\"text\"")
+	}
+	if x, ok := m["text"]; ok {
+		at := &loc{parent: at, key: "text"}
+		if s, ok := x.(string); !ok {
+			typeProblem(x, at, errs, "string")
+		} else {
+			_ = s
+		}
+	}
+}
+
+// validateImageBlock checks a value against ImageBlock.
+func validateImageBlock(v any, at *loc, errs *[]string) {
+	m, ok := v.(map[string]any)
+	if !ok {
+		typeProblem(v, at, errs, "object")
+		return
+	}
+	checkRequired(m, at, errs, "type", "mime_type", "bytes")
+	for k := range m {
+		switch k {
+		case "type", "mime_type", "bytes":
+			continue
+		}
+		additionalProblem(m, at, errs, "type", "mime_type", "bytes")
+		break
+	}
+	if x, ok := m["type"]; ok {
+		checkConst(x, &loc{parent: at, key: "type"}, errs, "\"image\"")
+	}
+	if x, ok := m["mime_type"]; ok {
+		at := &loc{parent: at, key: "mime_type"}
+		validateImageMIMEType(x, at, errs)
+	}
+	if x, ok := m["bytes"]; ok {
+		at := &loc{parent: at, key: "bytes"}
+		checkNumber(x, at, errs, true, ptr(0))
+	}
+}
+
+// validateImageMIMEType checks a value against ImageMIMEType.
+func validateImageMIMEType(v any, at *loc, errs *[]string) {
+	if s, ok := v.(string); !ok {
+		typeProblem(v, at, errs, "string")
+	} else {
+		checkEnum(s, at, errs, "image/png", "image/jpeg", "image/gif", "image/webp")
+		_ = s
+	}
+}
+
+// validateToolCallBlock checks a value against ToolCallBlock.
+func validateToolCallBlock(v any, at *loc, errs *[]string) {
+	m, ok := v.(map[string]any)
+	if !ok {
+		typeProblem(v, at, errs, "object")
+		return
+	}
+	checkRequired(m, at, errs, "type", "id", "name", "args")
+	for k := range m {
+		switch k {
+		case "type", "id", "name", "args":
+			continue
+		}
+		additionalProblem(m, at, errs, "type", "id", "name", "args")
+		break
+	}
+	if x, ok := m["type"]; ok {
+		checkConst(x, &loc{parent: at, key: "type"}, errs, "\"tool_call\"")
+	}
+	if x, ok := m["id"]; ok {
+		at := &loc{parent: at, key: "id"}
+		if s, ok := x.(string); !ok {
+			typeProblem(x, at, errs, "string")
+		} else {
+			_ = s
+		}
+	}
+	if x, ok := m["name"]; ok {
+		at := &loc{parent: at, key: "name"}
+		if s, ok := x.(string); !ok {
+			typeProblem(x, at, errs, "string")
+		} else {
+			_ = s
+		}
+	}
+}
+
+// validateToolResultBlock checks a value against ToolResultBlock.
+func validateToolResultBlock(v any, at *loc, errs *[]string) {
+	m, ok := v.(map[string]any)
+	if !ok {
+		typeProblem(v, at, errs, "object")
+		return
+	}
+	checkRequired(m, at, errs, "type", "call_id", "is_error", "content")
+	for k := range m {
+		switch k {
+		case "type", "call_id", "is_error", "content":
+			continue
+		}
+		additionalProblem(m, at, errs, "type", "call_id", "is_error", "content")
+		break
+	}
+	if x, ok := m["type"]; ok {
+		checkConst(x, &loc{parent: at, key: "type"}, errs, "\"tool_result\"")
+	}
+	if x, ok := m["call_id"]; ok {
+		at := &loc{parent: at, key: "call_id"}
+		if s, ok := x.(string); !ok {
+			typeProblem(x, at, errs, "string")
+		} else {
+			_ = s
+		}
+	}
+	if x, ok := m["is_error"]; ok {
+		at := &loc{parent: at, key: "is_error"}
+		if _, ok := x.(bool); !ok {
+			typeProblem(x, at, errs, "boolean")
+		}
+	}
+	if x, ok := m["content"]; ok {
+		at := &loc{parent: at, key: "content"}
+		if list, ok := x.([]any); !ok {
+			typeProblem(x, at, errs, "array")
+		} else {
+			for i, item := range list {
+				at := &loc{parent: at, index: i, isIndex: true}
+				validateContentBlock(item, at, errs)
+			}
+		}
+	}
+}
+
+// validateErrorCode checks a value against ErrorCode.
+func validateErrorCode(v any, at *loc, errs *[]string) {
+	if s, ok := v.(string); !ok {
+		typeProblem(v, at, errs, "string")
+	} else {
+		checkEnum(s, at, errs, "malformed_json", "invalid_utf8", "unknown_command", "invalid_params", "invalid_image", "line_too_long", "auth_required", "invalid_token", "busy", "unknown_model", "not_found", "provider_error", "max_steps", "internal")
+		_ = s
+	}
+}
+
+// validateEvent checks a value against Event.
+func validateEvent(v any, at *loc, errs *[]string) {
+	m, ok := v.(map[string]any)
+	if !ok {
+		typeProblem(v, at, errs, "object")
+		return
+	}
+	typ, ok := m["type"].(string)
+	if !ok {
+		checkRequired(m, at, errs, "type")
+		if _, present := m["type"]; present {
+			typeProblem(m["type"], &loc{parent: at, key: "type"}, errs, "string")
+		}
+		return
+	}
+	switch typ {
+	case "turn_start":
+		validateTurnStartEvent(v, at, errs)
+	case "user_message":
+		validateUserMessageEvent(v, at, errs)
+	case "assistant_start":
+		validateAssistantStartEvent(v, at, errs)
+	case "text_delta":
+		validateTextDeltaEvent(v, at, errs)
+	case "thinking_delta":
+		validateThinkingDeltaEvent(v, at, errs)
+	case "tool_use_start":
+		validateToolUseStartEvent(v, at, errs)
+	case "tool_use_args":
+		validateToolUseArgsEvent(v, at, errs)
+	case "tool_use_end":
+		validateToolUseEndEvent(v, at, errs)
+	case "tool_call":
+		validateToolCallEvent(v, at, errs)
+	case "tool_progress":
+		validateToolProgressEvent(v, at, errs)
+	case "tool_result":
+		validateToolResultEvent(v, at, errs)
+	case "assistant_message":
+		validateAssistantMessageEvent(v, at, errs)
+	case "usage":
+		validateUsageEvent(v, at, errs)
+	case "turn_end":
+		validateTurnEndEvent(v, at, errs)
+	case "done":
+		validateDoneEvent(v, at, errs)
+	case "error":
+		validateErrorEvent(v, at, errs)
+	case "compact_done":
+		validateCompactDoneEvent(v, at, errs)
+	case "ext_notify":
+		validateExtNotifyEvent(v, at, errs)
+	default:
+		checkEnum(typ, &loc{parent: at, key: "type"}, errs, "turn_start", "user_message", "assistant_start", "text_delta", "thinking_delta", "tool_use_start", "tool_use_args", "tool_use_end", "tool_call", "tool_progress", "tool_result", "assistant_message", "usage", "turn_end", "done", "error", "compact_done", "ext_notify")
+	}
+}
+
+// validateStopReason checks a value against StopReason.
+func validateStopReason(v any, at *loc, errs *[]string) {
+	if s, ok := v.(string); !ok {
+		typeProblem(v, at, errs, "string")
+	} else {
+		checkEnum(s, at, errs, "end_turn", "tool_use", "length", "error", "aborted")
+		_ = s
+	}
+}
+
+// validateTurnStartEvent checks a value against TurnStartEvent.
+func validateTurnStartEvent(v any, at *loc, errs *[]string) {
+	m, ok := v.(map[string]any)
+	if !ok {
+		typeProblem(v, at, errs, "object")
+		return
+	}
+	checkRequired(m, at, errs, "type", "seq", "step")
+	for k := range m {
+		switch k {
+		case "type", "seq", "prompt_id", "step":
+			continue
+		}
+		additionalProblem(m, at, errs, "type", "seq", "prompt_id", "step")
+		break
+	}
+	if x, ok := m["type"]; ok {
+		checkConst(x, &loc{parent: at, key: "type"}, errs, "\"turn_start\"")
+	}
+	if x, ok := m["seq"]; ok {
+		at := &loc{parent: at, key: "seq"}
+		checkNumber(x, at, errs, true, ptr(1))
+	}
+	if x, ok := m["prompt_id"]; ok {
+		at := &loc{parent: at, key: "prompt_id"}
+		validateID(x, at, errs)
+	}
+	if x, ok := m["step"]; ok {
+		at := &loc{parent: at, key: "step"}
+		checkNumber(x, at, errs, true, ptr(1))
+	}
+}
+
+// validateUserMessageEvent checks a value against UserMessageEvent.
+func validateUserMessageEvent(v any, at *loc, errs *[]string) {
+	m, ok := v.(map[string]any)
+	if !ok {
+		typeProblem(v, at, errs, "object")
+		return
+	}
+	checkRequired(m, at, errs, "type", "seq", "content", "time")
+	for k := range m {
+		switch k {
+		case "type", "seq", "prompt_id", "content", "time":
+			continue
+		}
+		additionalProblem(m, at, errs, "type", "seq", "prompt_id", "content", "time")
+		break
+	}
+	if x, ok := m["type"]; ok {
+		checkConst(x, &loc{parent: at, key: "type"}, errs, "\"user_message\"")
+	}
+	if x, ok := m["seq"]; ok {
+		at := &loc{parent: at, key: "seq"}
+		checkNumber(x, at, errs, true, ptr(1))
+	}
+	if x, ok := m["prompt_id"]; ok {
+		at := &loc{parent: at, key: "prompt_id"}
+		validateID(x, at, errs)
+	}
+	if x, ok := m["content"]; ok {
+		at := &loc{parent: at, key: "content"}
+		if list, ok := x.([]any); !ok {
+			typeProblem(x, at, errs, "array")
+		} else {
+			for i, item := range list {
+				at := &loc{parent: at, index: i, isIndex: true}
+				validateContentBlock(item, at, errs)
+			}
+		}
+	}
+	if x, ok := m["time"]; ok {
+		at := &loc{parent: at, key: "time"}
+		validateTime(x, at, errs)
+	}
+}
+
+// validateAssistantStartEvent checks a value against AssistantStartEvent.
+func validateAssistantStartEvent(v any, at *loc, errs *[]string) {
+	m, ok := v.(map[string]any)
+	if !ok {
+		typeProblem(v, at, errs, "object")
+		return
+	}
+	checkRequired(m, at, errs, "type", "seq")
+	for k := range m {
+		switch k {
+		case "type", "seq", "prompt_id":
+			continue
+		}
+		additionalProblem(m, at, errs, "type", "seq", "prompt_id")
+		break
+	}
+	if x, ok := m["type"]; ok {
+		checkConst(x, &loc{parent: at, key: "type"}, errs, "\"assistant_start\"")
+	}
+	if x, ok := m["seq"]; ok {
+		at := &loc{parent: at, key: "seq"}
+		checkNumber(x, at, errs, true, ptr(1))
+	}
+	if x, ok := m["prompt_id"]; ok {
+		at := &loc{parent: at, key: "prompt_id"}
+		validateID(x, at, errs)
+	}
+}
+
+// validateTextDeltaEvent checks a value against TextDeltaEvent.
+func validateTextDeltaEvent(v any, at *loc, errs *[]string) {
+	m, ok := v.(map[string]any)
+	if !ok {
+		typeProblem(v, at, errs, "object")
+		return
+	}
+	checkRequired(m, at, errs, "type", "seq", "delta")
+	for k := range m {
+		switch k {
+		case "type", "seq", "prompt_id", "delta":
+			continue
+		}
+		additionalProblem(m, at, errs, "type", "seq", "prompt_id", "delta")
+		break
+	}
+	if x, ok := m["type"]; ok {
+		checkConst(x, &loc{parent: at, key: "type"}, errs, "\"text_delta\"")
+	}
+	if x, ok := m["seq"]; ok {
+		at := &loc{parent: at, key: "seq"}
+		checkNumber(x, at, errs, true, ptr(1))
+	}
+	if x, ok := m["prompt_id"]; ok {
+		at := &loc{parent: at, key: "prompt_id"}
+		validateID(x, at, errs)
+	}
+	if x, ok := m["delta"]; ok {
+		at := &loc{parent: at, key: "delta"}
+		if s, ok := x.(string); !ok {
+			typeProblem(x, at, errs, "string")
+		} else {
+			_ = s
+		}
+	}
+}
+
+// validateThinkingDeltaEvent checks a value against ThinkingDeltaEvent.
+func validateThinkingDeltaEvent(v any, at *loc, errs *[]string) {
+	m, ok := v.(map[string]any)
+	if !ok {
+		typeProblem(v, at, errs, "object")
+		return
+	}
+	checkRequired(m, at, errs, "type", "seq", "delta")
+	for k := range m {
+		switch k {
+		case "type", "seq", "prompt_id", "delta":
+			continue
+		}
+		additionalProblem(m, at, errs, "type", "seq", "prompt_id", "delta")
+		break
+	}
+	if x, ok := m["type"]; ok {
+		checkConst(x, &loc{parent: at, key: "type"}, errs, "\"thinking_delta\"")
+	}
+	if x, ok := m["seq"]; ok {
+		at := &loc{parent: at, key: "seq"}
+		checkNumber(x, at, errs, true, ptr(1))
+	}
+	if x, ok := m["prompt_id"]; ok {
+		at := &loc{parent: at, key: "prompt_id"}
+		validateID(x, at, errs)
+	}
+	if x, ok := m["delta"]; ok {
+		at := &loc{parent: at, key: "delta"}
+		if s, ok := x.(string); !ok {
+			typeProblem(x, at, errs, "string")
+		} else {
+			_ = s
+		}
+	}
+}
+
+// validateToolUseStartEvent checks a value against ToolUseStartEvent.
+func validateToolUseStartEvent(v any, at *loc, errs *[]string) {
+	m, ok := v.(map[string]any)
+	if !ok {
+		typeProblem(v, at, errs, "object")
+		return
+	}
+	checkRequired(m, at, errs, "type", "seq", "id", "name")
+	for k := range m {
+		switch k {
+		case "type", "seq", "prompt_id", "id", "name":
+			continue
+		}
+		additionalProblem(m, at, errs, "type", "seq", "prompt_id", "id", "name")
+		break
+	}
+	if x, ok := m["type"]; ok {
+		checkConst(x, &loc{parent: at, key: "type"}, errs, "\"tool_use_start\"")
+	}
+	if x, ok := m["seq"]; ok {
+		at := &loc{parent: at, key: "seq"}
+		checkNumber(x, at, errs, true, ptr(1))
+	}
+	if x, ok := m["prompt_id"]; ok {
+		at := &loc{parent: at, key: "prompt_id"}
+		validateID(x, at, errs)
+	}
+	if x, ok := m["id"]; ok {
+		at := &loc{parent: at, key: "id"}
+		if s, ok := x.(string); !ok {
+			typeProblem(x, at, errs, "string")
+		} else {
+			_ = s
+		}
+	}
+	if x, ok := m["name"]; ok {
+		at := &loc{parent: at, key: "name"}
+		if s, ok := x.(string); !ok {
+			typeProblem(x, at, errs, "string")
+		} else {
+			_ = s
+		}
+	}
+}
+
+// validateToolUseArgsEvent checks a value against ToolUseArgsEvent.
+func validateToolUseArgsEvent(v any, at *loc, errs *[]string) {
+	m, ok := v.(map[string]any)
+	if !ok {
+		typeProblem(v, at, errs, "object")
+		return
+	}
+	checkRequired(m, at, errs, "type", "seq", "id", "delta")
+	for k := range m {
+		switch k {
+		case "type", "seq", "prompt_id", "id", "delta":
+			continue
+		}
+		additionalProblem(m, at, errs, "type", "seq", "prompt_id", "id", "delta")
+		break
+	}
+	if x, ok := m["type"]; ok {
+		checkConst(x, &loc{parent: at, key: "type"}, errs, "\"tool_use_args\"")
+	}
+	if x, ok := m["seq"]; ok {
+		at := &loc{parent: at, key: "seq"}
+		checkNumber(x, at, errs, true, ptr(1))
+	}
+	if x, ok := m["prompt_id"]; ok {
+		at := &loc{parent: at, key: "prompt_id"}
+		validateID(x, at, errs)
+	}
+	if x, ok := m["id"]; ok {
+		at := &loc{parent: at, key: "id"}
+		if s, ok := x.(string); !ok {
+			typeProblem(x, at, errs, "string")
+		} else {
+			_ = s
+		}
+	}
+	if x, ok := m["delta"]; ok {
+		at := &loc{parent: at, key: "delta"}
+		if s, ok := x.(string); !ok {
+			typeProblem(x, at, errs, "string")
+		} else {
+			_ = s
+		}
+	}
+}
+
+// validateToolUseEndEvent checks a value against ToolUseEndEvent.
+func validateToolUseEndEvent(v any, at *loc, errs *[]string) {
+	m, ok := v.(map[string]any)
+	if !ok {
+		typeProblem(v, at, errs, "object")
+		return
+	}
+	checkRequired(m, at, errs, "type", "seq", "id")
+	for k := range m {
+		switch k {
+		case "type", "seq", "prompt_id", "id":
+			continue
+		}
+		additionalProblem(m, at, errs, "type", "seq", "prompt_id", "id")
+		break
+	}
+	if x, ok := m["type"]; ok {
+		checkConst(x, &loc{parent: at, key: "type"}, errs, "\"tool_use_end\"")
+	}
+	if x, ok := m["seq"]; ok {
+		at := &loc{parent: at, key: "seq"}
+		checkNumber(x, at, errs, true, ptr(1))
+	}
+	if x, ok := m["prompt_id"]; ok {
+		at := &loc{parent: at, key: "prompt_id"}
+		validateID(x, at, errs)
+	}
+	if x, ok := m["id"]; ok {
+		at := &loc{parent: at, key: "id"}
+		if s, ok := x.(string); !ok {
+			typeProblem(x, at, errs, "string")
+		} else {
+			_ = s
+		}
+	}
+}
+
+// validateToolCallEvent checks a value against ToolCallEvent.
+func validateToolCallEvent(v any, at *loc, errs *[]string) {
+	m, ok := v.(map[string]any)
+	if !ok {
+		typeProblem(v, at, errs, "object")
+		return
+	}
+	checkRequired(m, at, errs, "type", "seq", "id", "name", "args")
+	for k := range m {
+		switch k {
+		case "type", "seq", "prompt_id", "id", "name", "args":
+			continue
+		}
+		additionalProblem(m, at, errs, "type", "seq", "prompt_id", "id", "name", "args")
+		break
+	}
+	if x, ok := m["type"]; ok {
+		checkConst(x, &loc{parent: at, key: "type"}, errs, "\"tool_call\"")
+	}
+	if x, ok := m["seq"]; ok {
+		at := &loc{parent: at, key: "seq"}
+		checkNumber(x, at, errs, true, ptr(1))
+	}
+	if x, ok := m["prompt_id"]; ok {
+		at := &loc{parent: at, key: "prompt_id"}
+		validateID(x, at, errs)
+	}
+	if x, ok := m["id"]; ok {
+		at := &loc{parent: at, key: "id"}
+		if s, ok := x.(string); !ok {
+			typeProblem(x, at, errs, "string")
+		} else {
+			_ = s
+		}
+	}
+	if x, ok := m["name"]; ok {
+		at := &loc{parent: at, key: "name"}
+		if s, ok := x.(string); !ok {
+			typeProblem(x, at, errs, "string")
+		} else {
+			_ = s
+		}
+	}
+}
+
+// validateToolProgressEvent checks a value against ToolProgressEvent.
+func validateToolProgressEvent(v any, at *loc, errs *[]string) {
+	m, ok := v.(map[string]any)
+	if !ok {
+		typeProblem(v, at, errs, "object")
+		return
+	}
+	checkRequired(m, at, errs, "type", "seq", "id", "text")
+	for k := range m {
+		switch k {
+		case "type", "seq", "prompt_id", "id", "text":
+			continue
+		}
+		additionalProblem(m, at, errs, "type", "seq", "prompt_id", "id", "text")
+		break
+	}
+	if x, ok := m["type"]; ok {
+		checkConst(x, &loc{parent: at, key: "type"}, errs, "\"tool_progress\"")
+	}
+	if x, ok := m["seq"]; ok {
+		at := &loc{parent: at, key: "seq"}
+		checkNumber(x, at, errs, true, ptr(1))
+	}
+	if x, ok := m["prompt_id"]; ok {
+		at := &loc{parent: at, key: "prompt_id"}
+		validateID(x, at, errs)
+	}
+	if x, ok := m["id"]; ok {
+		at := &loc{parent: at, key: "id"}
+		if s, ok := x.(string); !ok {
+			typeProblem(x, at, errs, "string")
+		} else {
+			_ = s
+		}
+	}
+	if x, ok := m["text"]; ok {
+		at := &loc{parent: at, key: "text"}
+		if s, ok := x.(string); !ok {
+			typeProblem(x, at, errs, "string")
+		} else {
+			_ = s
+		}
+	}
+}
+
+// validateToolResultEvent checks a value against ToolResultEvent.
+func validateToolResultEvent(v any, at *loc, errs *[]string) {
+	m, ok := v.(map[string]any)
+	if !ok {
+		typeProblem(v, at, errs, "object")
+		return
+	}
+	checkRequired(m, at, errs, "type", "seq", "id", "is_error", "content")
+	for k := range m {
+		switch k {
+		case "type", "seq", "prompt_id", "id", "is_error", "content":
+			continue
+		}
+		additionalProblem(m, at, errs, "type", "seq", "prompt_id", "id", "is_error", "content")
+		break
+	}
+	if x, ok := m["type"]; ok {
+		checkConst(x, &loc{parent: at, key: "type"}, errs, "\"tool_result\"")
+	}
+	if x, ok := m["seq"]; ok {
+		at := &loc{parent: at, key: "seq"}
+		checkNumber(x, at, errs, true, ptr(1))
+	}
+	if x, ok := m["prompt_id"]; ok {
+		at := &loc{parent: at, key: "prompt_id"}
+		validateID(x, at, errs)
+	}
+	if x, ok := m["id"]; ok {
+		at := &loc{parent: at, key: "id"}
+		if s, ok := x.(string); !ok {
+			typeProblem(x, at, errs, "string")
+		} else {
+			_ = s
+		}
+	}
+	if x, ok := m["is_error"]; ok {
+		at := &loc{parent: at, key: "is_error"}
+		if _, ok := x.(bool); !ok {
+			typeProblem(x, at, errs, "boolean")
+		}
+	}
+	if x, ok := m["content"]; ok {
+		at := &loc{parent: at, key: "content"}
+		if list, ok := x.([]any); !ok {
+			typeProblem(x, at, errs, "array")
+		} else {
+			for i, item := range list {
+				at := &loc{parent: at, index: i, isIndex: true}
+				validateContentBlock(item, at, errs)
+			}
+		}
+	}
+}
+
+// validateAssistantMessageEvent checks a value against AssistantMessageEvent.
+func validateAssistantMessageEvent(v any, at *loc, errs *[]string) {
+	m, ok := v.(map[string]any)
+	if !ok {
+		typeProblem(v, at, errs, "object")
+		return
+	}
+	checkRequired(m, at, errs, "type", "seq", "content", "time")
+	for k := range m {
+		switch k {
+		case "type", "seq", "prompt_id", "content", "time":
+			continue
+		}
+		additionalProblem(m, at, errs, "type", "seq", "prompt_id", "content", "time")
+		break
+	}
+	if x, ok := m["type"]; ok {
+		checkConst(x, &loc{parent: at, key: "type"}, errs, "\"assistant_message\"")
+	}
+	if x, ok := m["seq"]; ok {
+		at := &loc{parent: at, key: "seq"}
+		checkNumber(x, at, errs, true, ptr(1))
+	}
+	if x, ok := m["prompt_id"]; ok {
+		at := &loc{parent: at, key: "prompt_id"}
+		validateID(x, at, errs)
+	}
+	if x, ok := m["content"]; ok {
+		at := &loc{parent: at, key: "content"}
+		if list, ok := x.([]any); !ok {
+			typeProblem(x, at, errs, "array")
+		} else {
+			for i, item := range list {
+				at := &loc{parent: at, index: i, isIndex: true}
+				validateContentBlock(item, at, errs)
+			}
+		}
+	}
+	if x, ok := m["time"]; ok {
+		at := &loc{parent: at, key: "time"}
+		validateTime(x, at, errs)
+	}
+}
+
+// validateUsageEvent checks a value against UsageEvent.
+func validateUsageEvent(v any, at *loc, errs *[]string) {
+	m, ok := v.(map[string]any)
+	if !ok {
+		typeProblem(v, at, errs, "object")
+		return
+	}
+	checkRequired(m, at, errs, "type", "seq", "input", "output", "cache_read", "cache_write", "cost_usd", "cumulative")
+	for k := range m {
+		switch k {
+		case "type", "seq", "prompt_id", "input", "output", "cache_read", "cache_write", "cost_usd", "cumulative":
+			continue
+		}
+		additionalProblem(m, at, errs, "type", "seq", "prompt_id", "input", "output", "cache_read", "cache_write", "cost_usd", "cumulative")
+		break
+	}
+	if x, ok := m["type"]; ok {
+		checkConst(x, &loc{parent: at, key: "type"}, errs, "\"usage\"")
+	}
+	if x, ok := m["seq"]; ok {
+		at := &loc{parent: at, key: "seq"}
+		checkNumber(x, at, errs, true, ptr(1))
+	}
+	if x, ok := m["prompt_id"]; ok {
+		at := &loc{parent: at, key: "prompt_id"}
+		validateID(x, at, errs)
+	}
+	if x, ok := m["input"]; ok {
+		at := &loc{parent: at, key: "input"}
+		checkNumber(x, at, errs, true, ptr(0))
+	}
+	if x, ok := m["output"]; ok {
+		at := &loc{parent: at, key: "output"}
+		checkNumber(x, at, errs, true, ptr(0))
+	}
+	if x, ok := m["cache_read"]; ok {
+		at := &loc{parent: at, key: "cache_read"}
+		checkNumber(x, at, errs, true, ptr(0))
+	}
+	if x, ok := m["cache_write"]; ok {
+		at := &loc{parent: at, key: "cache_write"}
+		checkNumber(x, at, errs, true, ptr(0))
+	}
+	if x, ok := m["cost_usd"]; ok {
+		at := &loc{parent: at, key: "cost_usd"}
+		checkNumber(x, at, errs, false, ptr(0))
+	}
+	if x, ok := m["cumulative"]; ok {
+		at := &loc{parent: at, key: "cumulative"}
+		validateUsage(x, at, errs)
+	}
+}
+
+// validateTurnEndEvent checks a value against TurnEndEvent.
+func validateTurnEndEvent(v any, at *loc, errs *[]string) {
+	m, ok := v.(map[string]any)
+	if !ok {
+		typeProblem(v, at, errs, "object")
+		return
+	}
+	checkRequired(m, at, errs, "type", "seq", "stop")
+	for k := range m {
+		switch k {
+		case "type", "seq", "prompt_id", "stop", "error":
+			continue
+		}
+		additionalProblem(m, at, errs, "type", "seq", "prompt_id", "stop", "error")
+		break
+	}
+	if x, ok := m["type"]; ok {
+		checkConst(x, &loc{parent: at, key: "type"}, errs, "\"turn_end\"")
+	}
+	if x, ok := m["seq"]; ok {
+		at := &loc{parent: at, key: "seq"}
+		checkNumber(x, at, errs, true, ptr(1))
+	}
+	if x, ok := m["prompt_id"]; ok {
+		at := &loc{parent: at, key: "prompt_id"}
+		validateID(x, at, errs)
+	}
+	if x, ok := m["stop"]; ok {
+		at := &loc{parent: at, key: "stop"}
+		validateStopReason(x, at, errs)
+	}
+	if x, ok := m["error"]; ok {
+		at := &loc{parent: at, key: "error"}
+		if s, ok := x.(string); !ok {
+			typeProblem(x, at, errs, "string")
+		} else {
+			_ = s
+		}
+	}
+}
+
+// validateDoneEvent checks a value against DoneEvent.
+func validateDoneEvent(v any, at *loc, errs *[]string) {
+	m, ok := v.(map[string]any)
+	if !ok {
+		typeProblem(v, at, errs, "object")
+		return
+	}
+	checkRequired(m, at, errs, "type", "seq")
+	for k := range m {
+		switch k {
+		case "type", "seq", "prompt_id":
+			continue
+		}
+		additionalProblem(m, at, errs, "type", "seq", "prompt_id")
+		break
+	}
+	if x, ok := m["type"]; ok {
+		checkConst(x, &loc{parent: at, key: "type"}, errs, "\"done\"")
+	}
+	if x, ok := m["seq"]; ok {
+		at := &loc{parent: at, key: "seq"}
+		checkNumber(x, at, errs, true, ptr(1))
+	}
+	if x, ok := m["prompt_id"]; ok {
+		at := &loc{parent: at, key: "prompt_id"}
+		validateID(x, at, errs)
+	}
+}
+
+// validateErrorEvent checks a value against ErrorEvent.
+func validateErrorEvent(v any, at *loc, errs *[]string) {
+	m, ok := v.(map[string]any)
+	if !ok {
+		typeProblem(v, at, errs, "object")
+		return
+	}
+	checkRequired(m, at, errs, "type", "seq", "message")
+	for k := range m {
+		switch k {
+		case "type", "seq", "prompt_id", "message", "code":
+			continue
+		}
+		additionalProblem(m, at, errs, "type", "seq", "prompt_id", "message", "code")
+		break
+	}
+	if x, ok := m["type"]; ok {
+		checkConst(x, &loc{parent: at, key: "type"}, errs, "\"error\"")
+	}
+	if x, ok := m["seq"]; ok {
+		at := &loc{parent: at, key: "seq"}
+		checkNumber(x, at, errs, true, ptr(1))
+	}
+	if x, ok := m["prompt_id"]; ok {
+		at := &loc{parent: at, key: "prompt_id"}
+		validateID(x, at, errs)
+	}
+	if x, ok := m["message"]; ok {
+		at := &loc{parent: at, key: "message"}
+		if s, ok := x.(string); !ok {
+			typeProblem(x, at, errs, "string")
+		} else {
+			_ = s
+		}
+	}
+	if x, ok := m["code"]; ok {
+		at := &loc{parent: at, key: "code"}
+		validateErrorCode(x, at, errs)
+	}
+}
+
+// validateCompactDoneEvent checks a value against CompactDoneEvent.
+func validateCompactDoneEvent(v any, at *loc, errs *[]string) {
+	m, ok := v.(map[string]any)
+	if !ok {
+		typeProblem(v, at, errs, "object")
+		return
+	}
+	checkRequired(m, at, errs, "type", "seq", "summary")
+	for k := range m {
+		switch k {
+		case "type", "seq", "prompt_id", "summary", "messages_before", "messages_after":
+			continue
+		}
+		additionalProblem(m, at, errs, "type", "seq", "prompt_id", "summary", "messages_before", "messages_after")
+		break
+	}
+	if x, ok := m["type"]; ok {
+		checkConst(x, &loc{parent: at, key: "type"}, errs, "\"compact_done\"")
+	}
+	if x, ok := m["seq"]; ok {
+		at := &loc{parent: at, key: "seq"}
+		checkNumber(x, at, errs, true, ptr(1))
+	}
+	if x, ok := m["prompt_id"]; ok {
+		at := &loc{parent: at, key: "prompt_id"}
+		validateID(x, at, errs)
+	}
+	if x, ok := m["summary"]; ok {
+		at := &loc{parent: at, key: "summary"}
+		if s, ok := x.(string); !ok {
+			typeProblem(x, at, errs, "string")
+		} else {
+			_ = s
+		}
+	}
+	if x, ok := m["messages_before"]; ok {
+		at := &loc{parent: at, key: "messages_before"}
+		checkNumber(x, at, errs, true, ptr(0))
+	}
+	if x, ok := m["messages_after"]; ok {
+		at := &loc{parent: at, key: "messages_after"}
+		checkNumber(x, at, errs, true, ptr(0))
+	}
+}
+
+// validateExtNotifyEvent checks a value against ExtNotifyEvent.
+func validateExtNotifyEvent(v any, at *loc, errs *[]string) {
+	m, ok := v.(map[string]any)
+	if !ok {
+		typeProblem(v, at, errs, "object")
+		return
+	}
+	checkRequired(m, at, errs, "type", "seq", "extension", "level", "message")
+	for k := range m {
+		switch k {
+		case "type", "seq", "prompt_id", "extension", "level", "message":
+			continue
+		}
+		additionalProblem(m, at, errs, "type", "seq", "prompt_id", "extension", "level", "message")
+		break
+	}
+	if x, ok := m["type"]; ok {
+		checkConst(x, &loc{parent: at, key: "type"}, errs, "\"ext_notify\"")
+	}
+	if x, ok := m["seq"]; ok {
+		at := &loc{parent: at, key: "seq"}
+		checkNumber(x, at, errs, true, ptr(1))
+	}
+	if x, ok := m["prompt_id"]; ok {
+		at := &loc{parent: at, key: "prompt_id"}
+		validateID(x, at, errs)
+	}
+	if x, ok := m["extension"]; ok {
+		at := &loc{parent: at, key: "extension"}
+		if s, ok := x.(string); !ok {
+			typeProblem(x, at, errs, "string")
+		} else {
+			_ = s
+		}
+	}
+	if x, ok := m["level"]; ok {
+		at := &loc{parent: at, key: "level"}
+		if s, ok := x.(string); !ok {
+			typeProblem(x, at, errs, "string")
+		} else {
+			checkEnum(s, at, errs, "info", "warning", "error")
+			_ = s
+		}
+	}
+	if x, ok := m["message"]; ok {
+		at := &loc{parent: at, key: "message"}
+		if s, ok := x.(string); !ok {
+			typeProblem(x, at, errs, "string")
+		} else {
+			_ = s
+		}
+	}
+}
+
+// validateMessage checks a value against Message.
+func validateMessage(v any, at *loc, errs *[]string) {
+	m, ok := v.(map[string]any)
+	if !ok {
+		typeProblem(v, at, errs, "object")
+		return
+	}
+	checkRequired(m, at, errs, "role", "content", "time")
+	for k := range m {
+		switch k {
+		case "role", "content", "time":
+			continue
+		}
+		additionalProblem(m, at, errs, "role", "content", "time")
+		break
+	}
+	if x, ok := m["role"]; ok {
+		at := &loc{parent: at, key: "role"}
+		validateRole(x, at, errs)
+	}
+	if x, ok := m["content"]; ok {
+		at := &loc{parent: at, key: "content"}
+		if list, ok := x.([]any); !ok {
+			typeProblem(x, at, errs, "array")
+		} else {
+			for i, item := range list {
+				at := &loc{parent: at, index: i, isIndex: true}
+				validateContentBlock(item, at, errs)
+			}
+		}
+	}
+	if x, ok := m["time"]; ok {
+		at := &loc{parent: at, key: "time"}
+		validateTime(x, at, errs)
+	}
+}
+
+// validateRole checks a value against Role.
+func validateRole(v any, at *loc, errs *[]string) {
+	if s, ok := v.(string); !ok {
+		typeProblem(v, at, errs, "string")
+	} else {
+		checkEnum(s, at, errs, "user", "assistant", "tool")
+		_ = s
+	}
+}
+
+// validateTime checks a value against Time.
+func validateTime(v any, at *loc, errs *[]string) {
+	if s, ok := v.(string); !ok {
+		typeProblem(v, at, errs, "string")
+	} else {
+		checkPattern(s, at, errs, pattern0, "Z$")
+		checkDateTime(s, at, errs)
+		_ = s
+	}
+}
+
+// validateUsage checks a value against Usage.
+func validateUsage(v any, at *loc, errs *[]string) {
+	m, ok := v.(map[string]any)
+	if !ok {
+		typeProblem(v, at, errs, "object")
+		return
+	}
+	checkRequired(m, at, errs, "input", "output", "cache_read", "cache_write", "cost_usd")
+	for k := range m {
+		switch k {
+		case "input", "output", "cache_read", "cache_write", "cost_usd":
+			continue
+		}
+		additionalProblem(m, at, errs, "input", "output", "cache_read", "cache_write", "cost_usd")
+		break
+	}
+	if x, ok := m["input"]; ok {
+		at := &loc{parent: at, key: "input"}
+		checkNumber(x, at, errs, true, ptr(0))
+	}
+	if x, ok := m["output"]; ok {
+		at := &loc{parent: at, key: "output"}
+		checkNumber(x, at, errs, true, ptr(0))
+	}
+	if x, ok := m["cache_read"]; ok {
+		at := &loc{parent: at, key: "cache_read"}
+		checkNumber(x, at, errs, true, ptr(0))
+	}
+	if x, ok := m["cache_write"]; ok {
+		at := &loc{parent: at, key: "cache_write"}
+		checkNumber(x, at, errs, true, ptr(0))
+	}
+	if x, ok := m["cost_usd"]; ok {
+		at := &loc{parent: at, key: "cost_usd"}
+		checkNumber(x, at, errs, false, ptr(0))
+	}
+}
+
+// validateResponse checks a value against Response.
+func validateResponse(v any, at *loc, errs *[]string) {
+	m, ok := v.(map[string]any)
+	if !ok {
+		typeProblem(v, at, errs, "object")
+		return
+	}
+	checkRequired(m, at, errs, "type", "command", "success")
+	for k := range m {
+		switch k {
+		case "type", "id", "command", "success", "data", "error", "code":
+			continue
+		}
+		additionalProblem(m, at, errs, "type", "id", "command", "success", "data", "error", "code")
+		break
+	}
+	if x, ok := m["type"]; ok {
+		checkConst(x, &loc{parent: at, key: "type"}, errs, "\"response\"")
+	}
+	if x, ok := m["id"]; ok {
+		at := &loc{parent: at, key: "id"}
+		validateID(x, at, errs)
+	}
+	if x, ok := m["command"]; ok {
+		at := &loc{parent: at, key: "command"}
+		if s, ok := x.(string); !ok {
+			typeProblem(x, at, errs, "string")
+		} else {
+			_ = s
+		}
+	}
+	if x, ok := m["success"]; ok {
+		at := &loc{parent: at, key: "success"}
+		if _, ok := x.(bool); !ok {
+			typeProblem(x, at, errs, "boolean")
+		}
+	}
+	if x, ok := m["data"]; ok {
+		at := &loc{parent: at, key: "data"}
+		if _, ok := x.(map[string]any); !ok {
+			typeProblem(x, at, errs, "object")
+		}
+	}
+	if x, ok := m["error"]; ok {
+		at := &loc{parent: at, key: "error"}
+		if s, ok := x.(string); !ok {
+			typeProblem(x, at, errs, "string")
+		} else {
+			_ = s
+		}
+	}
+	if x, ok := m["code"]; ok {
+		at := &loc{parent: at, key: "code"}
+		validateErrorCode(x, at, errs)
+	}
+}
+
+// validateHelloResult checks a value against HelloResult.
+func validateHelloResult(v any, at *loc, errs *[]string) {
+	m, ok := v.(map[string]any)
+	if !ok {
+		typeProblem(v, at, errs, "object")
+		return
+	}
+	checkRequired(m, at, errs, "protocol_version", "version", "provider", "model")
+	for k := range m {
+		switch k {
+		case "protocol_version", "version", "provider", "model":
+			continue
+		}
+		additionalProblem(m, at, errs, "protocol_version", "version", "provider", "model")
+		break
+	}
+	if x, ok := m["protocol_version"]; ok {
+		at := &loc{parent: at, key: "protocol_version"}
+		checkNumber(x, at, errs, true, ptr(1))
+	}
+	if x, ok := m["version"]; ok {
+		at := &loc{parent: at, key: "version"}
+		if s, ok := x.(string); !ok {
+			typeProblem(x, at, errs, "string")
+		} else {
+			_ = s
+		}
+	}
+	if x, ok := m["provider"]; ok {
+		at := &loc{parent: at, key: "provider"}
+		if s, ok := x.(string); !ok {
+			typeProblem(x, at, errs, "string")
+		} else {
+			_ = s
+		}
+	}
+	if x, ok := m["model"]; ok {
+		at := &loc{parent: at, key: "model"}
+		if s, ok := x.(string); !ok {
+			typeProblem(x, at, errs, "string")
+		} else {
+			_ = s
+		}
+	}
+}
+
+// validateStartResult checks a value against StartResult.
+func validateStartResult(v any, at *loc, errs *[]string) {
+	m, ok := v.(map[string]any)
+	if !ok {
+		typeProblem(v, at, errs, "object")
+		return
+	}
+	checkRequired(m, at, errs, "started")
+	for k := range m {
+		switch k {
+		case "started", "queued", "position":
+			continue
+		}
+		additionalProblem(m, at, errs, "started", "queued", "position")
+		break
+	}
+	if x, ok := m["started"]; ok {
+		at := &loc{parent: at, key: "started"}
+		if _, ok := x.(bool); !ok {
+			typeProblem(x, at, errs, "boolean")
+		}
+	}
+	if x, ok := m["queued"]; ok {
+		at := &loc{parent: at, key: "queued"}
+		if _, ok := x.(bool); !ok {
+			typeProblem(x, at, errs, "boolean")
+		}
+	}
+	if x, ok := m["position"]; ok {
+		at := &loc{parent: at, key: "position"}
+		checkNumber(x, at, errs, true, ptr(1))
+	}
+}
+
+// validateAbortResult checks a value against AbortResult.
+func validateAbortResult(v any, at *loc, errs *[]string) {
+	m, ok := v.(map[string]any)
+	if !ok {
+		typeProblem(v, at, errs, "object")
+		return
+	}
+	checkRequired(m, at, errs, "aborted", "dropped")
+	for k := range m {
+		switch k {
+		case "aborted", "dropped":
+			continue
+		}
+		additionalProblem(m, at, errs, "aborted", "dropped")
+		break
+	}
+	if x, ok := m["aborted"]; ok {
+		at := &loc{parent: at, key: "aborted"}
+		if _, ok := x.(bool); !ok {
+			typeProblem(x, at, errs, "boolean")
+		}
+	}
+	if x, ok := m["dropped"]; ok {
+		at := &loc{parent: at, key: "dropped"}
+		checkNumber(x, at, errs, true, ptr(0))
+	}
+}
+
+// validateStateResult checks a value against StateResult.
+func validateStateResult(v any, at *loc, errs *[]string) {
+	m, ok := v.(map[string]any)
+	if !ok {
+		typeProblem(v, at, errs, "object")
+		return
+	}
+	checkRequired(m, at, errs, "provider", "model", "cwd", "message_count", "busy", "usage")
+	for k := range m {
+		switch k {
+		case "provider", "model", "cwd", "message_count", "busy", "queued", "usage":
+			continue
+		}
+		additionalProblem(m, at, errs, "provider", "model", "cwd", "message_count", "busy", "queued", "usage")
+		break
+	}
+	if x, ok := m["provider"]; ok {
+		at := &loc{parent: at, key: "provider"}
+		if s, ok := x.(string); !ok {
+			typeProblem(x, at, errs, "string")
+		} else {
+			_ = s
+		}
+	}
+	if x, ok := m["model"]; ok {
+		at := &loc{parent: at, key: "model"}
+		if s, ok := x.(string); !ok {
+			typeProblem(x, at, errs, "string")
+		} else {
+			_ = s
+		}
+	}
+	if x, ok := m["cwd"]; ok {
+		at := &loc{parent: at, key: "cwd"}
+		if s, ok := x.(string); !ok {
+			typeProblem(x, at, errs, "string")
+		} else {
+			_ = s
+		}
+	}
+	if x, ok := m["message_count"]; ok {
+		at := &loc{parent: at, key: "message_count"}
+		checkNumber(x, at, errs, true, ptr(0))
+	}
+	if x, ok := m["busy"]; ok {
+		at := &loc{parent: at, key: "busy"}
+		if _, ok := x.(bool); !ok {
+			typeProblem(x, at, errs, "boolean")
+		}
+	}
+	if x, ok := m["queued"]; ok {
+		at := &loc{parent: at, key: "queued"}
+		checkNumber(x, at, errs, true, ptr(0))
+	}
+	if x, ok := m["usage"]; ok {
+		at := &loc{parent: at, key: "usage"}
+		validateUsage(x, at, errs)
+	}
+}
+
+// validateMessagesResult checks a value against MessagesResult.
+func validateMessagesResult(v any, at *loc, errs *[]string) {
+	m, ok := v.(map[string]any)
+	if !ok {
+		typeProblem(v, at, errs, "object")
+		return
+	}
+	checkRequired(m, at, errs, "messages")
+	for k := range m {
+		switch k {
+		case "messages":
+			continue
+		}
+		additionalProblem(m, at, errs, "messages")
+		break
+	}
+	if x, ok := m["messages"]; ok {
+		at := &loc{parent: at, key: "messages"}
+		if list, ok := x.([]any); !ok {
+			typeProblem(x, at, errs, "array")
+		} else {
+			for i, item := range list {
+				at := &loc{parent: at, index: i, isIndex: true}
+				validateMessage(item, at, errs)
+			}
+		}
+	}
+}
+
+// validateSetModelResult checks a value against SetModelResult.
+func validateSetModelResult(v any, at *loc, errs *[]string) {
+	m, ok := v.(map[string]any)
+	if !ok {
+		typeProblem(v, at, errs, "object")
+		return
+	}
+	checkRequired(m, at, errs, "model")
+	for k := range m {
+		switch k {
+		case "model":
+			continue
+		}
+		additionalProblem(m, at, errs, "model")
+		break
+	}
+	if x, ok := m["model"]; ok {
+		at := &loc{parent: at, key: "model"}
+		if s, ok := x.(string); !ok {
+			typeProblem(x, at, errs, "string")
+		} else {
+			_ = s
+		}
+	}
+}
+
+// validateModelsResult checks a value against ModelsResult.
+func validateModelsResult(v any, at *loc, errs *[]string) {
+	m, ok := v.(map[string]any)
+	if !ok {
+		typeProblem(v, at, errs, "object")
+		return
+	}
+	checkRequired(m, at, errs, "models")
+	for k := range m {
+		switch k {
+		case "models":
+			continue
+		}
+		additionalProblem(m, at, errs, "models")
+		break
+	}
+	if x, ok := m["models"]; ok {
+		at := &loc{parent: at, key: "models"}
+		if list, ok := x.([]any); !ok {
+			typeProblem(x, at, errs, "array")
+		} else {
+			for i, item := range list {
+				at := &loc{parent: at, index: i, isIndex: true}
+				validateModelInfo(item, at, errs)
+			}
+		}
+	}
+}
+
+// validateModelInfo checks a value against ModelInfo.
+func validateModelInfo(v any, at *loc, errs *[]string) {
+	m, ok := v.(map[string]any)
+	if !ok {
+		typeProblem(v, at, errs, "object")
+		return
+	}
+	checkRequired(m, at, errs, "id", "provider", "context_window", "max_output", "reasoning")
+	for k := range m {
+		switch k {
+		case "id", "provider", "context_window", "max_output", "reasoning", "price":
+			continue
+		}
+		additionalProblem(m, at, errs, "id", "provider", "context_window", "max_output", "reasoning", "price")
+		break
+	}
+	if x, ok := m["id"]; ok {
+		at := &loc{parent: at, key: "id"}
+		if s, ok := x.(string); !ok {
+			typeProblem(x, at, errs, "string")
+		} else {
+			_ = s
+		}
+	}
+	if x, ok := m["provider"]; ok {
+		at := &loc{parent: at, key: "provider"}
+		if s, ok := x.(string); !ok {
+			typeProblem(x, at, errs, "string")
+		} else {
+			_ = s
+		}
+	}
+	if x, ok := m["context_window"]; ok {
+		at := &loc{parent: at, key: "context_window"}
+		checkNumber(x, at, errs, true, ptr(0))
+	}
+	if x, ok := m["max_output"]; ok {
+		at := &loc{parent: at, key: "max_output"}
+		checkNumber(x, at, errs, true, ptr(0))
+	}
+	if x, ok := m["reasoning"]; ok {
+		at := &loc{parent: at, key: "reasoning"}
+		if _, ok := x.(bool); !ok {
+			typeProblem(x, at, errs, "boolean")
+		}
+	}
+	if x, ok := m["price"]; ok {
+		at := &loc{parent: at, key: "price"}
+		validatePrice(x, at, errs)
+	}
+}
+
+// validatePrice checks a value against Price.
+func validatePrice(v any, at *loc, errs *[]string) {
+	m, ok := v.(map[string]any)
+	if !ok {
+		typeProblem(v, at, errs, "object")
+		return
+	}
+	checkRequired(m, at, errs, "input", "output", "cache_read", "cache_write")
+	for k := range m {
+		switch k {
+		case "input", "output", "cache_read", "cache_write":
+			continue
+		}
+		additionalProblem(m, at, errs, "input", "output", "cache_read", "cache_write")
+		break
+	}
+	if x, ok := m["input"]; ok {
+		at := &loc{parent: at, key: "input"}
+		checkNumber(x, at, errs, false, ptr(0))
+	}
+	if x, ok := m["output"]; ok {
+		at := &loc{parent: at, key: "output"}
+		checkNumber(x, at, errs, false, ptr(0))
+	}
+	if x, ok := m["cache_read"]; ok {
+		at := &loc{parent: at, key: "cache_read"}
+		checkNumber(x, at, errs, false, ptr(0))
+	}
+	if x, ok := m["cache_write"]; ok {
+		at := &loc{parent: at, key: "cache_write"}
+		checkNumber(x, at, errs, false, ptr(0))
+	}
+}
+
+// validatePingResult checks a value against PingResult.
+func validatePingResult(v any, at *loc, errs *[]string) {
+	m, ok := v.(map[string]any)
+	if !ok {
+		typeProblem(v, at, errs, "object")
+		return
+	}
+	checkRequired(m, at, errs, "pong")
+	for k := range m {
+		switch k {
+		case "pong":
+			continue
+		}
+		additionalProblem(m, at, errs, "pong")
+		break
+	}
+	if x, ok := m["pong"]; ok {
+		at := &loc{parent: at, key: "pong"}
+		checkConst(x, at, errs, "true")
+	}
 }

@@ -3,20 +3,10 @@ package wire
 import (
 	"bytes"
 	"encoding/json"
-	"errors"
 	"fmt"
-	"io/fs"
 	"os"
 	"sort"
 	"strings"
-	"sync"
-
-	"github.com/santhosh-tekuri/jsonschema/v6"
-	"github.com/santhosh-tekuri/jsonschema/v6/kind"
-	"golang.org/x/text/language"
-	"golang.org/x/text/message"
-
-	"zot.dev/zot/schema"
 )
 
 // ValidationError reports a message that does not match its schema. Its
@@ -37,139 +27,87 @@ func (e *ValidationError) Error() string {
 	return strings.Join(ps, "; ") + more
 }
 
-// validators compiles the embedded schema once, on first use.
-var validators = sync.OnceValues(func() (map[string]*jsonschema.Schema, error) {
-	c := jsonschema.NewCompiler()
-	c.DefaultDraft(jsonschema.Draft2020)
-	c.AssertFormat()
-	names, err := fs.Glob(schema.FS, "*.json")
-	if err != nil {
-		return nil, err
-	}
-	for _, n := range names {
-		data, err := schema.FS.ReadFile(n)
-		if err != nil {
-			return nil, err
-		}
-		doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(data))
-		if err != nil {
-			return nil, fmt.Errorf("schema %s: %w", n, err)
-		}
-		if err := c.AddResource(schema.BaseURL+n, doc); err != nil {
-			return nil, fmt.Errorf("schema %s: %w", n, err)
-		}
-	}
-	out := make(map[string]*jsonschema.Schema, len(defRefs))
-	for name, ref := range defRefs {
-		s, err := c.Compile(ref)
-		if err != nil {
-			return nil, fmt.Errorf("compiling %s: %w", ref, err)
-		}
-		out[name] = s
-	}
-	return out, nil
-})
-
-var printer = message.NewPrinter(language.English)
-
 // ValidateDef checks data against the named schema definition (e.g.
-// "Message" or "StateResult").
+// "Message" or "StateResult"). The checks are generated from the schema
+// and report problems as JSON pointers; package schemacheck runs the same
+// checks with a full JSON Schema validator, and the tests hold the two to
+// the same verdicts.
 func ValidateDef(def string, data []byte) error {
-	vs, err := validators()
-	if err != nil {
-		return fmt.Errorf("loading the schema: %w", err)
-	}
-	s, ok := vs[def]
+	check, ok := validatorsByDef[def]
 	if !ok {
 		return fmt.Errorf("no schema definition %q", def)
 	}
-	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(data))
-	if err != nil {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.UseNumber()
+	var v any
+	if err := dec.Decode(&v); err != nil {
 		return &ValidationError{Def: def, Problems: []string{"invalid JSON: " + err.Error()}}
 	}
-	if err := s.Validate(doc); err != nil {
-		var ve *jsonschema.ValidationError
-		if errors.As(err, &ve) {
-			return &ValidationError{Def: def, Problems: problems(ve)}
-		}
-		return err
+	if dec.More() {
+		return &ValidationError{Def: def, Problems: []string{"invalid JSON: data after the value"}}
+	}
+	var problems []string
+	check(v, nil, &problems)
+	if def == "Response" {
+		problems = append(problems, responseRules(v)...)
+	}
+	if len(problems) > 0 {
+		sort.Strings(problems)
+		return &ValidationError{Def: def, Problems: problems}
 	}
 	return nil
 }
 
-// problems flattens a validation error tree into one line per leaf. When
-// a oneOf of variants fails, the complaints that only say "`type` is not
-// this other variant's" are dropped, leaving what is wrong in the variant
-// the message meant.
-func problems(ve *jsonschema.ValidationError) []string {
-	type leaf struct {
-		at       string
-		msg      string
-		typeOnly bool
+// responseRules checks what the schema's if/then/else says of a
+// response: a failure has `error` and `code`, a success has neither.
+func responseRules(v any) []string {
+	m, ok := v.(map[string]any)
+	if !ok {
+		return nil
 	}
-	var leaves []leaf
-	var walk func(e *jsonschema.ValidationError)
-	walk = func(e *jsonschema.ValidationError) {
-		if len(e.Causes) == 0 {
-			loc := e.InstanceLocation
-			_, isConst := e.ErrorKind.(*kind.Const)
-			leaves = append(leaves, leaf{
-				at:       "/" + strings.Join(loc, "/"),
-				msg:      e.ErrorKind.LocalizedString(printer),
-				typeOnly: isConst && len(loc) > 0 && loc[len(loc)-1] == "type",
-			})
-			return
+	_, hasErr := m["error"]
+	_, hasCode := m["code"]
+	if m["success"] == false {
+		var missing []string
+		if !hasErr {
+			missing = append(missing, "error")
 		}
-		causes := e.Causes
-		if len(causes) > 1 {
-			// A oneOf over variants: skip the variants whose `type`
-			// const the value does not match.
-			var meant []*jsonschema.ValidationError
-			for _, c := range causes {
-				if !wrongVariant(c, len(e.InstanceLocation)+1) {
-					meant = append(meant, c)
-				}
-			}
-			if len(meant) > 0 {
-				causes = meant
-			}
+		if !hasCode {
+			missing = append(missing, "code")
 		}
-		for _, c := range causes {
-			walk(c)
+		if len(missing) == 1 {
+			return []string{"at /: missing property " + quoteList(missing)}
 		}
+		if len(missing) > 1 {
+			return []string{"at /: missing properties " + quoteList(missing)}
+		}
+		return nil
 	}
-	walk(ve)
-	keepTypeOnly := true
-	for _, l := range leaves {
-		if !l.typeOnly {
-			keepTypeOnly = false
-		}
+	if hasErr || hasCode {
+		return []string{"at /: a successful response has no error or code"}
 	}
-	var out []string
-	for _, l := range leaves {
-		if l.typeOnly && !keepTypeOnly {
-			continue
-		}
-		out = append(out, "at "+l.at+": "+l.msg)
-	}
-	sort.Strings(out)
-	return out
+	return nil
 }
 
-// wrongVariant reports whether the error tree e contains a `type` const
-// mismatch at the given depth: the value is not this variant at all.
-func wrongVariant(e *jsonschema.ValidationError, depth int) bool {
-	if len(e.Causes) == 0 {
-		loc := e.InstanceLocation
-		_, isConst := e.ErrorKind.(*kind.Const)
-		return isConst && len(loc) == depth && loc[depth-1] == "type"
-	}
-	for _, c := range e.Causes {
-		if wrongVariant(c, depth) {
-			return true
-		}
-	}
-	return false
+// SchemaRef returns the schema URL of the named definition, for
+// validators that load the schema files themselves.
+func SchemaRef(def string) (string, bool) {
+	ref, ok := defRefs[def]
+	return ref, ok
+}
+
+// VariantDef returns the definition name of the variant of union (e.g.
+// "Event") whose `type` is typ.
+func VariantDef(union, typ string) (string, bool) {
+	def, ok := unionVariants[union][typ]
+	return def, ok
+}
+
+// CommandResultDef returns the definition name of the data a successful
+// response to the command carries, if it has any.
+func CommandResultDef(command string) (string, bool) {
+	def, ok := commandResults[command]
+	return def, ok
 }
 
 // validateVariant validates data against the variant of union named by
@@ -216,7 +154,7 @@ func ValidateResponse(data []byte) error {
 		return &ValidationError{Def: "Response", Problems: []string{"at /data: missing result of " + r.Command}}
 	case hasResult:
 		return ValidateDef(def, r.Data)
-	case len(r.Data) != 0 && r.Command != "":
+	case len(r.Data) != 0:
 		return &ValidationError{Def: "Response", Problems: []string{"at /data: " + r.Command + " has no result"}}
 	}
 	return nil
