@@ -99,7 +99,7 @@ func TestGenerateIsDeterministic(t *testing.T) {
 		if !bytes.Equal(a[p], b[p]) {
 			t.Errorf("%s differs between two runs", p)
 		}
-		if !bytes.Contains(a[p][:min(len(a[p]), 4096)], []byte("DO NOT EDIT")) {
+		if !bytes.Contains(a[p], []byte("DO NOT EDIT")) {
 			t.Errorf("%s has no DO-NOT-EDIT header", p)
 		}
 	}
@@ -111,7 +111,7 @@ func TestSchemaRulesAreEnforced(t *testing.T) {
 		"no examples":    `{"X":{"type":"string","description":"d"}}`,
 		"variant without type const": `{"U":{"description":"u","oneOf":[{"$ref":"#/$defs/A"}],"examples":[{}]},
 			"A":{"description":"a","type":"object","properties":{"x":{"type":"string","description":"x"}},"examples":[{}]}}`,
-		"dangling ref": `{"A":{"description":"a","type":"object","properties":{"x":{"$ref":"#/$defs/Nope","description":"x"}},"examples":[{}]}}`,
+		"dangling ref":              `{"A":{"description":"a","type":"object","properties":{"x":{"$ref":"#/$defs/Nope","description":"x"}},"examples":[{}]}}`,
 		"field without description": `{"A":{"description":"a","type":"object","properties":{"x":{"type":"string"}},"examples":[{}]}}`,
 	}
 	for name, defs := range cases {

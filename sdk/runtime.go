@@ -64,7 +64,7 @@ type Runtime struct {
 	seq     int64
 	running *run // the prompt or compaction in flight, or nil
 	closed  bool
-	closing chan struct{} // closed by Close
+	closing chan struct{}  // closed by Close
 	wg      sync.WaitGroup // in-flight runs
 }
 

@@ -51,12 +51,12 @@ const hangGuard = 60 * time.Second
 
 // proc is a running `zot` speaking the wire over pipes.
 type proc struct {
-	t      *testing.T
-	cmd    *exec.Cmd
-	stdin  io.WriteCloser
-	frames chan frameIn
-	stderr *syncBuffer
-	done   chan struct{}
+	t       *testing.T
+	cmd     *exec.Cmd
+	stdin   io.WriteCloser
+	frames  chan frameIn
+	stderr  *syncBuffer
+	done    chan struct{}
 	lastSeq int64
 }
 
