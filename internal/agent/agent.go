@@ -1,0 +1,314 @@
+// Package agent is zot's agent core: the loop that every door (the Go SDK,
+// `zot rpc`, print mode) drives. An [Agent] owns a transcript and runs
+// prompts on it: it asks the model, streams what arrives as wire events,
+// runs the tools the model calls, and repeats until the model stops. It
+// also compacts the transcript, on request and automatically near the
+// model's context limit.
+//
+// Events are pointers to the generated types of package wire, with Seq and
+// PromptID left zero for the caller to stamp. The caller also writes the
+// error and done events that close a prompt (see [Agent.Prompt]).
+//
+// # Concurrency
+//
+// Prompt, Compact, Clear, SetModel and SetTranscript change the agent and
+// must not overlap: the caller serialises them (queues them, or refuses
+// with its own busy error). The agent guards against a caller that does
+// not with an internal busy flag: an overlapping call returns [ErrBusy]
+// at once and changes nothing. The read-only methods (Messages,
+// Transcript, MessageCount, Model, Usage, Busy) may be called at any time,
+// from any goroutine, also while a prompt runs.
+//
+// # The transcript stays valid
+//
+// Whatever happens, the transcript can be sent to any provider again:
+//   - a prompt that ends (by error, abort or a blocking hook) before any
+//     assistant message of it was kept leaves no trace: its user message is
+//     removed again (it was still reported as user_message);
+//   - a model call that fails or is aborted partway keeps only the text it
+//     streamed, as a plain assistant message; its tool calls and thinking
+//     are dropped;
+//   - every kept tool call has a result: real, or a synthetic error for
+//     calls skipped by an abort; results never appear without their call.
+package agent
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+	"sync"
+	"time"
+
+	"zot.dev/zot/internal/compact"
+	"zot.dev/zot/internal/llm"
+	"zot.dev/zot/internal/models"
+	"zot.dev/zot/internal/sysprompt"
+	"zot.dev/zot/internal/tools"
+	"zot.dev/zot/sdk/wire"
+)
+
+// Defaults used when a Config field is zero.
+const (
+	DefaultMaxSteps         = 50
+	DefaultCompactThreshold = 0.85
+)
+
+// Config configures an Agent.
+type Config struct {
+	// Provider makes the model calls. Required.
+	Provider llm.Provider
+	// Model is the model to call; its ID is required. Its context window
+	// drives auto-compaction and its prices the cost.
+	Model models.Model
+	// Tools are the tools the model may call; names must be unique.
+	Tools []tools.Tool
+	// System returns the system prompt. It is called before every model
+	// call, so a prompt that shows the date is never stale. nil means
+	// zot's default prompt for Tools and the process's working directory.
+	System func() string
+	// MaxSteps bounds the model calls of one prompt; 0 means
+	// DefaultMaxSteps.
+	MaxSteps int
+	// MaxTokens caps the output of one model call; 0 lets the provider
+	// choose from the model's limit.
+	MaxTokens int
+	// Reasoning is the reasoning effort: "", "low", "medium" or "high".
+	Reasoning string
+	// Hooks watch and steer the loop.
+	Hooks Hooks
+	// AutoCompactOff turns automatic compaction off.
+	AutoCompactOff bool
+	// CompactThreshold is the share of the model's context window above
+	// which the transcript is compacted when a prompt ends; 0 means
+	// DefaultCompactThreshold. It must lie in (0, 1].
+	CompactThreshold float64
+	// KeepTail is how many recent messages compaction keeps as they are;
+	// 0 means compact.DefaultKeepTail.
+	KeepTail int
+	// Now gives the time of transcript messages; nil means time.Now.
+	// Times are stored in UTC.
+	Now func() time.Time
+}
+
+// Agent runs prompts on a transcript. See the package documentation for
+// which methods may overlap.
+type Agent struct {
+	provider  llm.Provider
+	tools     []tools.Tool
+	toolIndex map[string]tools.Tool
+	specs     []llm.ToolSpec
+	system    func() string
+	maxSteps  int
+	maxTokens int
+	reasoning string
+	hooks     Hooks
+	autoOff   bool
+	threshold float64
+	keepTail  int
+	now       func() time.Time
+
+	meter models.Meter
+
+	mu      sync.Mutex
+	busy    bool
+	model   models.Model
+	msgs    []llm.Message
+	context int // context size reported by the last model call, in tokens
+}
+
+// New returns an Agent for cfg with an empty transcript.
+func New(cfg Config) (*Agent, error) {
+	if cfg.Provider == nil {
+		return nil, errors.New("agent: no provider")
+	}
+	if cfg.Model.ID == "" {
+		return nil, errors.New("agent: no model id")
+	}
+	if cfg.MaxSteps < 0 {
+		return nil, fmt.Errorf("agent: max steps must not be negative, got %d", cfg.MaxSteps)
+	}
+	if cfg.MaxTokens < 0 {
+		return nil, fmt.Errorf("agent: max tokens must not be negative, got %d", cfg.MaxTokens)
+	}
+	switch cfg.Reasoning {
+	case "", "low", "medium", "high":
+	default:
+		return nil, fmt.Errorf("agent: reasoning effort %q is not low, medium or high", cfg.Reasoning)
+	}
+	if t := cfg.CompactThreshold; t < 0 || t > 1 {
+		return nil, fmt.Errorf("agent: compaction threshold %v is not in (0, 1]", t)
+	}
+	a := &Agent{
+		provider:  cfg.Provider,
+		tools:     slices.Clone(cfg.Tools),
+		toolIndex: make(map[string]tools.Tool, len(cfg.Tools)),
+		system:    cfg.System,
+		maxSteps:  cfg.MaxSteps,
+		maxTokens: cfg.MaxTokens,
+		reasoning: cfg.Reasoning,
+		hooks:     cfg.Hooks,
+		autoOff:   cfg.AutoCompactOff,
+		threshold: cfg.CompactThreshold,
+		keepTail:  cfg.KeepTail,
+		now:       cfg.Now,
+		model:     cfg.Model,
+	}
+	for _, t := range a.tools {
+		if t == nil {
+			return nil, errors.New("agent: nil tool")
+		}
+		if _, dup := a.toolIndex[t.Name()]; dup {
+			return nil, fmt.Errorf("agent: two tools are named %q", t.Name())
+		}
+		a.toolIndex[t.Name()] = t
+		a.specs = append(a.specs, llm.ToolSpec{Name: t.Name(), Description: t.Description(), Schema: t.Schema()})
+	}
+	if a.system == nil {
+		opts := sysprompt.Options{Tools: a.tools, Now: cfg.Now}
+		a.system = func() string { return sysprompt.Build(opts) }
+	}
+	if a.maxSteps == 0 {
+		a.maxSteps = DefaultMaxSteps
+	}
+	if a.threshold == 0 {
+		a.threshold = DefaultCompactThreshold
+	}
+	if a.keepTail == 0 {
+		a.keepTail = compact.DefaultKeepTail
+	}
+	if a.now == nil {
+		a.now = time.Now
+	}
+	return a, nil
+}
+
+// acquire marks the agent busy, or returns ErrBusy when it already is.
+func (a *Agent) acquire() error {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.busy {
+		return ErrBusy
+	}
+	a.busy = true
+	return nil
+}
+
+// release clears the busy mark.
+func (a *Agent) release() {
+	a.mu.Lock()
+	a.busy = false
+	a.mu.Unlock()
+}
+
+// Busy reports whether a prompt, compaction or change is running.
+func (a *Agent) Busy() bool {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.busy
+}
+
+// timeNow returns the current time in UTC, to the millisecond (the
+// precision the wire reports).
+func (a *Agent) timeNow() time.Time {
+	return a.now().UTC().Truncate(time.Millisecond)
+}
+
+// Messages returns the transcript in its wire form, oldest first: thinking
+// is left out, images are reported by size, invalid tool arguments as the
+// text the model wrote.
+func (a *Agent) Messages() []wire.Message {
+	a.mu.Lock()
+	msgs := slices.Clone(a.msgs)
+	a.mu.Unlock()
+	out := make([]wire.Message, len(msgs))
+	for i := range msgs {
+		out[i] = wireMessage(&msgs[i])
+	}
+	return out
+}
+
+// Transcript returns a copy of the transcript. The messages' blocks are
+// shared with the agent and must not be modified.
+func (a *Agent) Transcript() []llm.Message {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return slices.Clone(a.msgs)
+}
+
+// MessageCount returns the number of messages in the transcript.
+func (a *Agent) MessageCount() int {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return len(a.msgs)
+}
+
+// Model returns the current model.
+func (a *Agent) Model() models.Model {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.model
+}
+
+// Usage returns the usage and cost of every model call since New or the
+// last Clear, compaction calls included.
+func (a *Agent) Usage() wire.Usage { return wireUsage(a.meter.Total()) }
+
+// Clear empties the transcript and resets the cumulative usage. It
+// returns ErrBusy while a prompt or compaction runs.
+func (a *Agent) Clear() error {
+	if err := a.acquire(); err != nil {
+		return err
+	}
+	defer a.release()
+	a.mu.Lock()
+	a.msgs = nil
+	a.context = 0
+	a.mu.Unlock()
+	a.meter.Reset()
+	return nil
+}
+
+// SetModel switches the model used from the next model call on. The
+// provider stays the same. It returns ErrBusy while a prompt or
+// compaction runs.
+func (a *Agent) SetModel(m models.Model) error {
+	if m.ID == "" {
+		return errors.New("agent: no model id")
+	}
+	if err := a.acquire(); err != nil {
+		return err
+	}
+	defer a.release()
+	a.mu.Lock()
+	a.model = m
+	a.mu.Unlock()
+	return nil
+}
+
+// SetTranscript replaces the transcript, for example with one restored
+// from a session file. It is refused when msgs is not a valid transcript
+// (see Validate), and with ErrBusy while a prompt or compaction runs.
+// Messages without a time get the current time.
+func (a *Agent) SetTranscript(msgs []llm.Message) error {
+	if err := Validate(msgs); err != nil {
+		return fmt.Errorf("agent: %w", err)
+	}
+	if err := a.acquire(); err != nil {
+		return err
+	}
+	defer a.release()
+	msgs = slices.Clone(msgs)
+	now := a.timeNow()
+	for i := range msgs {
+		if msgs[i].Time.IsZero() {
+			msgs[i].Time = now
+		} else {
+			msgs[i].Time = msgs[i].Time.UTC()
+		}
+	}
+	a.mu.Lock()
+	a.msgs = msgs
+	a.context = 0
+	a.mu.Unlock()
+	return nil
+}

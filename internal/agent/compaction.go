@@ -1,0 +1,96 @@
+package agent
+
+import (
+	"context"
+	"errors"
+
+	"zot.dev/zot/internal/compact"
+	"zot.dev/zot/internal/llm"
+	"zot.dev/zot/sdk/wire"
+)
+
+// Compact summarises the older messages of the transcript into one,
+// keeping a recent tail (see package compact), with the user's extra
+// instructions for the summary (blank means none). It emits a usage event
+// for every summarising call and then compact_done; the caller writes
+// done. The transcript changes only when compaction succeeds.
+//
+// It returns an error satisfying IsAborted after ctx ended (having emitted
+// turn_end{stop:"aborted"}, as a prompt does), an *Error with code
+// invalid_params when there is nothing to compact (the transcript is no
+// longer than the kept tail), an *Error with code provider_error when a
+// summarising call failed, and ErrBusy while a prompt or compaction runs.
+func (a *Agent) Compact(ctx context.Context, instructions string, emit func(wire.Event)) error {
+	if err := a.acquire(); err != nil {
+		return err
+	}
+	defer a.release()
+	return a.newRun(ctx, emit).compact(instructions)
+}
+
+// autoCompact compacts the transcript when the last model call's context
+// (input, cache and output tokens) exceeds the threshold share of the
+// model's context window. Nothing to compact is not an error here.
+func (p *promptRun) autoCompact() error {
+	a := p.a
+	if a.autoOff {
+		return nil
+	}
+	a.mu.Lock()
+	used, window := a.context, a.model.ContextWindow
+	a.mu.Unlock()
+	if window <= 0 || float64(used) <= a.threshold*float64(window) {
+		return nil
+	}
+	err := p.compact("")
+	switch {
+	case err == nil || IsAborted(err):
+		return err
+	case errors.Is(err, compact.ErrNothingToCompact):
+		return nil
+	}
+	code := wire.CodeInternal
+	var ae *Error
+	if errors.As(err, &ae) {
+		code = ae.Code
+	}
+	return &Error{Code: code, Msg: "automatic compaction failed: " + oneLine(err.Error()), Err: err}
+}
+
+// compact runs one compaction and replaces the transcript with its result.
+func (r *run) compact(instructions string) error {
+	a := r.a
+	msgs := a.snapshot()
+	model := a.Model()
+	res, err := compact.Compact(r.ctx, msgs, compact.Options{
+		Provider:     a.provider,
+		Model:        model,
+		Instructions: instructions,
+		KeepTail:     a.keepTail,
+		Now:          a.timeNow,
+		OnCall: func(u llm.Usage) {
+			call, total := a.meter.Add(model, u)
+			r.emit(usageEvent(call, total))
+		},
+	})
+	if err != nil {
+		if r.ctx.Err() != nil {
+			return r.abort()
+		}
+		if errors.Is(err, compact.ErrNothingToCompact) {
+			return &Error{Code: wire.CodeInvalidParams, Msg: oneLine(err.Error()), Err: err}
+		}
+		var le *llm.Error
+		if errors.As(err, &le) || errors.Is(err, compact.ErrEmptySummary) {
+			return providerError(err)
+		}
+		return &Error{Code: wire.CodeInternal, Msg: oneLine(err.Error()), Err: err}
+	}
+	a.mu.Lock()
+	a.msgs = res.Messages
+	a.context = 0
+	a.mu.Unlock()
+	before, after := int64(len(msgs)), int64(len(res.Messages))
+	r.emit(&wire.CompactDoneEvent{Summary: res.Summary, MessagesBefore: &before, MessagesAfter: &after})
+	return nil
+}

@@ -1,0 +1,107 @@
+package agent
+
+import (
+	"context"
+	"errors"
+	"strings"
+
+	"zot.dev/zot/sdk/wire"
+)
+
+// Error is a failure of a prompt or compaction, with the stable code the
+// wire's error event carries. Use errors.As to get it from what Prompt and
+// Compact return; the underlying cause (an *llm.Error from a provider, for
+// example) is reachable through errors.As/Is as well.
+type Error struct {
+	// Code is the wire error code: wire.CodeProviderError,
+	// wire.CodeMaxSteps, wire.CodeBusy, wire.CodeInvalidParams or
+	// wire.CodeInternal.
+	Code wire.ErrorCode
+	// Msg says what went wrong, on one line.
+	Msg string
+	// Err is the cause, if any.
+	Err error
+}
+
+// Error returns Msg, or the cause's text when Msg is empty.
+func (e *Error) Error() string {
+	switch {
+	case e.Msg != "":
+		return e.Msg
+	case e.Err != nil:
+		return oneLine(e.Err.Error())
+	}
+	return string(e.Code)
+}
+
+// Unwrap returns the cause.
+func (e *Error) Unwrap() error { return e.Err }
+
+// ErrBusy is returned by Prompt, Compact, Clear, SetModel and SetTranscript
+// while another of them runs. The caller is meant to serialise these
+// calls; ErrBusy reports a caller that did not, instead of a data race.
+var ErrBusy = &Error{Code: wire.CodeBusy, Msg: "the agent is busy: a prompt or compaction is running"}
+
+// ErrAborted is what errors.Is matches for any error that reports an
+// abort. Such an error also matches the context's own error
+// (context.Canceled, or context.DeadlineExceeded for a deadline).
+var ErrAborted = errors.New("aborted")
+
+// abortError reports that the work stopped because its context ended.
+type abortError struct {
+	ctxErr error // ctx.Err()
+	cause  error // context.Cause(ctx), which may be the caller's own error
+}
+
+func (e *abortError) Error() string        { return "aborted: " + e.cause.Error() }
+func (e *abortError) Is(target error) bool { return target == ErrAborted }
+
+// Unwrap returns the context's error and, when the context was cancelled
+// with a cause of its own, that cause.
+func (e *abortError) Unwrap() []error {
+	if e.cause == e.ctxErr {
+		return []error{e.ctxErr}
+	}
+	return []error{e.ctxErr, e.cause}
+}
+
+// aborted returns the error reporting that ctx ended.
+func aborted(ctx context.Context) error {
+	ctxErr := ctx.Err()
+	if ctxErr == nil {
+		ctxErr = context.Canceled
+	}
+	cause := context.Cause(ctx)
+	if cause == nil {
+		cause = ctxErr
+	}
+	return &abortError{ctxErr: ctxErr, cause: cause}
+}
+
+// abortReason is the text turn_end carries for an abort.
+func abortReason(ctx context.Context) string {
+	if cause := context.Cause(ctx); cause != nil {
+		return oneLine(cause.Error())
+	}
+	return context.Canceled.Error()
+}
+
+// IsAborted reports whether err says the work was aborted (its context was
+// cancelled or ran out of time), as opposed to having failed. An aborted
+// prompt ends with turn_end{stop:"aborted"} and gets no error event.
+func IsAborted(err error) bool {
+	return errors.Is(err, ErrAborted) || errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded)
+}
+
+// providerError wraps a provider failure.
+func providerError(err error) *Error {
+	return &Error{Code: wire.CodeProviderError, Msg: oneLine(err.Error()), Err: err}
+}
+
+// oneLine joins the lines of s with spaces.
+func oneLine(s string) string {
+	if !strings.ContainsAny(s, "\r\n") {
+		return s
+	}
+	return strings.Join(strings.Fields(strings.NewReplacer("\r", " ", "\n", " ").Replace(s)), " ")
+}

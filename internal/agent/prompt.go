@@ -1,0 +1,146 @@
+package agent
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"zot.dev/zot/internal/llm"
+	"zot.dev/zot/sdk/wire"
+)
+
+// Prompt adds a user message (text, then images) to the transcript and
+// runs the agent until the model stops, the step limit is reached, or ctx
+// ends. It reports what happens to emit, which may be nil.
+//
+// The events, in order: user_message; then for each step (model call)
+// turn_start{step}, assistant_start once the provider starts answering,
+// the deltas (text_delta, thinking_delta, tool_use_start, tool_use_args,
+// tool_use_end) as they stream, usage, assistant_message, one tool_call per
+// call, and turn_end{stop}. When stop is tool_use the tools run next, one
+// after another in order, each reporting tool_progress while it runs and
+// then tool_result, and the next step follows. After the last step,
+// automatic compaction may add usage and compact_done.
+//
+// Prompt returns nil when the model stopped (turn_end end_turn or
+// length). It returns an error satisfying IsAborted (and errors.Is with
+// context.Canceled) when ctx ended; the events then end with
+// turn_end{stop:"aborted"} wherever the abort landed: before the provider
+// answered, while it streamed, while a tool ran (after the tool results:
+// the running tool is cancelled, the calls after it get error results
+// "aborted" and never run), or during automatic compaction. Any other
+// failure is an *Error: a provider failure (code provider_error, after
+// turn_end{stop:"error"}), the step limit (code max_steps, after the last
+// step's tool results), a hook blocking a step (after turn_end{stop:
+// "error"}), an empty prompt (invalid_params, nothing emitted) or ErrBusy
+// (nothing emitted). The caller writes the error event (not for an abort)
+// and the done event.
+//
+// A prompt that ends in failure or abort before any assistant message of
+// it was kept removes its user message from the transcript again, so a
+// prompt the provider rejected does not poison the ones after it; its
+// user_message event has been emitted all the same.
+func (a *Agent) Prompt(ctx context.Context, text string, images []llm.ImageBlock, emit func(wire.Event)) error {
+	if text == "" && len(images) == 0 {
+		return &Error{Code: wire.CodeInvalidParams, Msg: "empty prompt: give text or an image"}
+	}
+	if err := a.acquire(); err != nil {
+		return err
+	}
+	defer a.release()
+
+	msg := llm.Message{Role: llm.RoleUser, Time: a.timeNow()}
+	if text != "" {
+		msg.Content = append(msg.Content, &llm.TextBlock{Text: text})
+	}
+	for i := range images {
+		img := images[i]
+		msg.Content = append(msg.Content, &img)
+	}
+	p := &promptRun{run: a.newRun(ctx, emit)}
+	p.userIndex = a.appendMessage(msg)
+	p.emit(&wire.UserMessageEvent{Content: wireBlocks(&msg), Time: wireTime(msg.Time)})
+	err := p.loop()
+	if err != nil && !p.kept {
+		a.truncate(p.userIndex)
+	}
+	return err
+}
+
+// promptRun is one prompt in progress.
+type promptRun struct {
+	*run
+	userIndex int  // where the prompt's user message is
+	kept      bool // an assistant message of this prompt is in the transcript
+}
+
+// loop runs the steps of the prompt.
+func (p *promptRun) loop() error {
+	a := p.a
+	for step := 1; ; step++ {
+		p.emit(&wire.TurnStartEvent{Step: int64(step)})
+		if err := p.beforeTurn(step); err != nil {
+			return err
+		}
+		if p.ctx.Err() != nil {
+			return p.abort()
+		}
+		res, err := p.call(step)
+		if err != nil {
+			return err
+		}
+		if len(res.calls) == 0 {
+			p.turnEnd(res.stop, "")
+			return p.finish(nil)
+		}
+		p.turnEnd(wire.StopToolUse, "")
+		p.runTools(res.calls)
+		if p.ctx.Err() != nil {
+			return p.abort()
+		}
+		if step >= a.maxSteps {
+			return p.finish(&Error{
+				Code: wire.CodeMaxSteps,
+				Msg:  fmt.Sprintf("max steps (%d) reached before the model finished", a.maxSteps),
+			})
+		}
+	}
+}
+
+// beforeTurn runs the BeforeTurn hook. When it blocks the step, or ctx
+// ended meanwhile, the step ends here and the error is returned.
+func (p *promptRun) beforeTurn(step int) error {
+	hook := p.a.hooks.BeforeTurn
+	if hook == nil {
+		return nil
+	}
+	err := hook(p.ctx, step)
+	if p.ctx.Err() != nil {
+		return p.abort()
+	}
+	if err == nil {
+		return nil
+	}
+	var ae *Error
+	if !errors.As(err, &ae) {
+		ae = &Error{Code: wire.CodeInternal, Msg: "turn blocked: " + oneLine(err.Error()), Err: err}
+	}
+	p.turnEnd(wire.StopError, ae.Error())
+	return ae
+}
+
+// finish runs automatic compaction after the prompt's last step, when it
+// is due, and returns what the prompt returns: err, or the compaction's
+// abort or failure when err is nil.
+func (p *promptRun) finish(err error) error {
+	cerr := p.autoCompact()
+	switch {
+	case cerr == nil:
+		return err
+	case IsAborted(cerr):
+		return cerr
+	case err != nil:
+		return err
+	}
+	return cerr
+}

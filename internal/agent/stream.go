@@ -1,0 +1,209 @@
+package agent
+
+import (
+	"fmt"
+	"strings"
+	"sync"
+
+	"zot.dev/zot/internal/llm"
+	"zot.dev/zot/sdk/wire"
+)
+
+// stepResult is what a completed model call asks for next.
+type stepResult struct {
+	stop  wire.StopReason // end_turn or length when calls is empty
+	calls []*llm.ToolCallBlock
+}
+
+// call makes the model call of one step and emits its events up to the
+// tool_call events. On failure or abort it also emits the step's turn_end
+// and returns the error Prompt returns.
+func (p *promptRun) call(step int) (*stepResult, error) {
+	a := p.a
+	model := a.Model()
+	req := &llm.Request{
+		Model:          model.ID,
+		System:         a.system(),
+		Messages:       a.snapshot(),
+		Tools:          a.specs,
+		MaxTokens:      a.maxTokens,
+		Reasoning:      a.reasoning,
+		ReasoningModel: model.Reasoning,
+	}
+	c := &collector{emit: p.emit}
+	resp, err := p.stream(req, c)
+	if resp == nil {
+		resp = &llm.Response{}
+	}
+	if c.hasStarted() || resp.Usage != (llm.Usage{}) {
+		callTotals, total := a.meter.Add(model, resp.Usage)
+		p.emit(usageEvent(callTotals, total))
+	}
+	if err != nil || p.ctx.Err() != nil {
+		p.keepPartial(resp.Message)
+		if p.ctx.Err() != nil {
+			return nil, p.abort()
+		}
+		e, ok := err.(*Error)
+		if !ok {
+			e = providerError(err)
+		}
+		p.turnEnd(wire.StopError, e.Error())
+		return nil, e
+	}
+	u := resp.Usage
+	a.mu.Lock()
+	a.context = u.Input + u.CacheRead + u.CacheWrite + u.Output
+	a.mu.Unlock()
+
+	msg := resp.Message
+	msg.Role = llm.RoleAssistant
+	msg.Content = dropEmptyText(msg.Content)
+	calls := msg.ToolCalls()
+	raw := c.rawArgs(calls)
+	fixCallIDs(calls, step)
+	msg.Meta = withRawArgs(msg.Meta, raw)
+	if hook := a.hooks.AfterAssistantMessage; hook != nil {
+		v := hook(p.ctx, &msg)
+		if p.ctx.Err() != nil {
+			return nil, p.abort()
+		}
+		if v.Block {
+			e := &Error{Code: wire.CodeInternal, Msg: "assistant message blocked: " + blockReason(v.Reason)}
+			p.turnEnd(wire.StopError, e.Msg)
+			return nil, e
+		}
+		if v.Text != nil {
+			msg.Content = replaceText(msg.Content, *v.Text)
+		}
+		calls = msg.ToolCalls()
+	}
+	if hasText(msg.Content) || len(calls) > 0 {
+		p.keep(msg)
+		for _, tc := range calls {
+			p.emit(&wire.ToolCallEvent{ID: tc.ID, Name: tc.Name, Args: wireArgs(&msg, tc)})
+		}
+	}
+	stop := wire.StopEndTurn
+	if resp.Stop == llm.StopLength {
+		stop = wire.StopLength
+	}
+	return &stepResult{stop: stop, calls: calls}, nil
+}
+
+// stream calls the provider, turning a panic in it into an error.
+func (p *promptRun) stream(req *llm.Request, c *collector) (resp *llm.Response, err error) {
+	defer func() {
+		if v := recover(); v != nil {
+			resp, err = nil, &Error{Code: wire.CodeInternal, Msg: fmt.Sprintf("provider %s panicked: %v", p.a.provider.Name(), v)}
+		}
+	}()
+	return p.a.provider.Stream(p.ctx, req, c.sink)
+}
+
+// keep adds an assistant message to the transcript and emits it.
+func (p *promptRun) keep(msg llm.Message) {
+	msg.Time = p.a.timeNow()
+	p.a.appendMessage(msg)
+	p.kept = true
+	p.emit(&wire.AssistantMessageEvent{Content: wireBlocks(&msg), Time: wireTime(msg.Time)})
+}
+
+// keepPartial keeps the text of a message cut short by a failure or an
+// abort, as a plain assistant message; tool calls and thinking are
+// dropped, since the calls never ran and the thinking may lack the
+// signature providers need to accept it back. The AfterAssistantMessage
+// hook sees it first (and may drop it).
+func (p *promptRun) keepPartial(m llm.Message) {
+	content := textOnly(m.Content)
+	if len(content) == 0 {
+		return
+	}
+	msg := llm.Message{Role: llm.RoleAssistant, Content: content}
+	if hook := p.a.hooks.AfterAssistantMessage; hook != nil {
+		v := hook(p.ctx, &msg)
+		if v.Block {
+			return
+		}
+		if v.Text != nil {
+			msg.Content = replaceText(msg.Content, *v.Text)
+		}
+		msg.Content = textOnly(msg.Content)
+		if len(msg.Content) == 0 {
+			return
+		}
+	}
+	p.keep(msg)
+}
+
+// collector turns the provider's streaming events into wire events and
+// keeps the argument text of each tool call.
+type collector struct {
+	emit func(wire.Event)
+
+	mu      sync.Mutex
+	started bool
+	args    map[string]*strings.Builder
+}
+
+// sink receives the provider's events. The first event of any kind
+// (normally EventStart) is reported as assistant_start.
+func (c *collector) sink(ev llm.Event) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if !c.started {
+		c.started = true
+		c.emit(&wire.AssistantStartEvent{})
+	}
+	switch ev.Kind {
+	case llm.EventTextDelta:
+		if ev.Text != "" {
+			c.emit(&wire.TextDeltaEvent{Delta: ev.Text})
+		}
+	case llm.EventThinkingDelta:
+		if ev.Text != "" {
+			c.emit(&wire.ThinkingDeltaEvent{Delta: ev.Text})
+		}
+	case llm.EventToolStart:
+		c.emit(&wire.ToolUseStartEvent{ID: ev.ToolID, Name: ev.ToolName})
+	case llm.EventToolArgsDelta:
+		if c.args == nil {
+			c.args = make(map[string]*strings.Builder)
+		}
+		b := c.args[ev.ToolID]
+		if b == nil {
+			b = new(strings.Builder)
+			c.args[ev.ToolID] = b
+		}
+		b.WriteString(ev.Text)
+		if ev.Text != "" {
+			c.emit(&wire.ToolUseArgsEvent{ID: ev.ToolID, Delta: ev.Text})
+		}
+	case llm.EventToolEnd:
+		c.emit(&wire.ToolUseEndEvent{ID: ev.ToolID})
+	}
+}
+
+func (c *collector) hasStarted() bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.started
+}
+
+// rawArgs returns the streamed argument text of each call whose arguments
+// were invalid, so that the transcript can show what the model wrote (see
+// wireArgs).
+func (c *collector) rawArgs(calls []*llm.ToolCallBlock) map[*llm.ToolCallBlock]string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	var out map[*llm.ToolCallBlock]string
+	for _, tc := range calls {
+		if b := c.args[tc.ID]; b != nil && tc.ArgsError != "" {
+			if out == nil {
+				out = make(map[*llm.ToolCallBlock]string)
+			}
+			out[tc] = b.String()
+		}
+	}
+	return out
+}

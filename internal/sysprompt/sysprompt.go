@@ -1,0 +1,125 @@
+// Package sysprompt builds the system prompt zot sends with every model
+// call: an identity (zot's own, or the one the user gives), the tools of the
+// session one line each, text the user appends, and the facts a coding
+// agent needs about where and when it runs (today's date in UTC and the
+// absolute working directory).
+//
+// The agent calls [Build] for every model call, so a long-lived process
+// never sends a stale date.
+package sysprompt
+
+import (
+	"path/filepath"
+	"strings"
+	"time"
+
+	"zot.dev/zot/internal/tools"
+)
+
+// Options says what goes into the system prompt.
+type Options struct {
+	// Override, when not blank, replaces zot's built-in identity and
+	// working guidelines (--system-prompt). The tool list, appended text,
+	// date and working directory are still added.
+	Override string
+	// Append is added after the identity and the tool list
+	// (--append-system-prompt); blank means nothing.
+	Append string
+	// CWD is the working directory of the tools. A relative path is made
+	// absolute; empty means the process's working directory.
+	CWD string
+	// Tools are the tools the model may call, listed by name with the
+	// first sentence of their description.
+	Tools []tools.Tool
+	// Now gives the current time; nil means time.Now. The date is shown
+	// in UTC.
+	Now func() time.Time
+}
+
+// identity is zot's built-in identity and working guidelines.
+const identity = `You are zot, a coding agent. You work in the user's project through tools: you read and search code, edit files and run commands to get the task done, then report what you did.
+
+How to work:
+- Look before you change anything: read the files involved and search for related code.
+- Change existing files with edit and create new ones with write; do not write files through shell redirection.
+- After a change, run the project's build or tests when you can, and fix what you broke.
+- Do what was asked and no more. Ask when a request is ambiguous and a wrong guess would be costly.
+- Be concise. When you finish, say in a few lines what changed and what is left.`
+
+// Build returns the system prompt for o.
+func Build(o Options) string {
+	var b strings.Builder
+	if id := strings.TrimSpace(o.Override); id != "" {
+		b.WriteString(id)
+	} else {
+		b.WriteString(identity)
+	}
+	b.WriteString("\n\n")
+	writeTools(&b, o.Tools)
+	if extra := strings.TrimSpace(o.Append); extra != "" {
+		b.WriteString("\n\n")
+		b.WriteString(extra)
+	}
+	now := time.Now
+	if o.Now != nil {
+		now = o.Now
+	}
+	b.WriteString("\n\nCurrent date (UTC): ")
+	b.WriteString(now().UTC().Format("2006-01-02"))
+	b.WriteString("\nCurrent working directory: ")
+	b.WriteString(absDir(o.CWD))
+	b.WriteString("\n")
+	return b.String()
+}
+
+// writeTools lists the tools, one line each.
+func writeTools(b *strings.Builder, list []tools.Tool) {
+	if len(list) == 0 {
+		b.WriteString("No tools are available in this session: answer from the conversation alone.")
+		return
+	}
+	b.WriteString("Tools available:")
+	for _, t := range list {
+		b.WriteString("\n- ")
+		b.WriteString(t.Name())
+		if s := FirstSentence(t.Description()); s != "" {
+			b.WriteString(": ")
+			b.WriteString(s)
+		}
+	}
+}
+
+// FirstSentence returns the first sentence of s on one line: the text up to
+// and including the first period that is followed by white space or the
+// end and is not inside parentheses. Without such a period it returns all
+// of s. Runs of white space become one space.
+func FirstSentence(s string) string {
+	s = strings.Join(strings.Fields(s), " ")
+	depth := 0
+	for i := 0; i < len(s); i++ {
+		switch s[i] {
+		case '(':
+			depth++
+		case ')':
+			if depth > 0 {
+				depth--
+			}
+		case '.':
+			if depth == 0 && (i+1 == len(s) || s[i+1] == ' ') {
+				return s[:i+1]
+			}
+		}
+	}
+	return s
+}
+
+// absDir returns dir as an absolute, cleaned path.
+func absDir(dir string) string {
+	if dir == "" {
+		dir = "."
+	}
+	if abs, err := filepath.Abs(dir); err == nil {
+		return abs
+	}
+	return filepath.Clean(dir)
+}
