@@ -162,6 +162,17 @@ func WithPromptID(id wire.ID) PromptOption {
 // Runtime is closed. Prompt returns ErrBusy while another prompt or
 // compaction runs.
 func (r *Runtime) Prompt(ctx context.Context, text string, images []Image, opts ...PromptOption) (<-chan Event, error) {
+	blocks, err := checkPrompt(text, images)
+	if err != nil {
+		return nil, err
+	}
+	return r.start(ctx, opts, func(ctx context.Context, emit func(wire.Event)) error {
+		return r.agent.Prompt(ctx, text, blocks, emit)
+	})
+}
+
+// checkPrompt validates a prompt's images and that it is not empty.
+func checkPrompt(text string, images []Image) ([]llm.ImageBlock, error) {
 	blocks := make([]llm.ImageBlock, 0, len(images))
 	for i, img := range images {
 		b, err := CheckImage(img.MIMEType, img.Data)
@@ -173,9 +184,86 @@ func (r *Runtime) Prompt(ctx context.Context, text string, images []Image, opts 
 	if text == "" && len(blocks) == 0 {
 		return nil, errors.New("zot: empty prompt: give text or an image")
 	}
-	return r.start(ctx, opts, func(ctx context.Context, emit func(wire.Event)) error {
+	return blocks, nil
+}
+
+// PromptSink is Prompt for servers: it runs in the caller's goroutine
+// and hands each event to sink as it happens, ending with the
+// *wire.DoneEvent, then returns. sink must not block for long: the agent
+// waits for it. It returns ErrBusy, ErrClosed or an invalid-prompt error
+// without calling sink.
+func (r *Runtime) PromptSink(ctx context.Context, text string, images []Image, sink func(Event), opts ...PromptOption) error {
+	blocks, err := checkPrompt(text, images)
+	if err != nil {
+		return err
+	}
+	return r.runSink(ctx, opts, sink, func(ctx context.Context, emit func(wire.Event)) error {
 		return r.agent.Prompt(ctx, text, blocks, emit)
 	})
+}
+
+// CompactSink is Compact for servers, like PromptSink.
+func (r *Runtime) CompactSink(ctx context.Context, instructions string, sink func(Event), opts ...PromptOption) error {
+	return r.runSink(ctx, opts, sink, func(ctx context.Context, emit func(wire.Event)) error {
+		return r.agent.Compact(ctx, instructions, emit)
+	})
+}
+
+// runSink claims the runtime, runs work with events stamped and passed to
+// sink, and ends with done once the runtime is idle again.
+func (r *Runtime) runSink(ctx context.Context, opts []PromptOption, sink func(Event), work func(context.Context, func(wire.Event)) error) error {
+	o := promptOptionsOf(opts)
+	ctx, rn, err := r.claim(ctx)
+	if err != nil {
+		return err
+	}
+	defer rn.cancel()
+	emit := func(ev wire.Event) {
+		ev.SetSeq(r.nextSeq())
+		ev.SetPromptID(o.id)
+		sink(ev)
+	}
+	err = work(ctx, emit)
+	if err != nil && !agent.IsAborted(err) {
+		emit(errorEvent(err))
+	}
+	r.release(rn)
+	emit(&wire.DoneEvent{})
+	return nil
+}
+
+func promptOptionsOf(opts []PromptOption) promptOptions {
+	var o promptOptions
+	for _, opt := range opts {
+		opt(&o)
+	}
+	return o
+}
+
+// claim marks the runtime busy with a new run.
+func (r *Runtime) claim(ctx context.Context) (context.Context, *run, error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.closed {
+		return nil, nil, ErrClosed
+	}
+	if r.running != nil {
+		return nil, nil, ErrBusy
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	rn := &run{cancel: cancel, done: make(chan struct{})}
+	r.running = rn
+	r.wg.Add(1)
+	return ctx, rn, nil
+}
+
+// release marks the run over.
+func (r *Runtime) release(rn *run) {
+	r.mu.Lock()
+	r.running = nil
+	r.mu.Unlock()
+	close(rn.done)
+	r.wg.Done()
 }
 
 // Compact summarises older messages into one, keeping a recent tail. Its
@@ -189,21 +277,11 @@ func (r *Runtime) Compact(ctx context.Context, instructions string, opts ...Prom
 }
 
 func (r *Runtime) start(ctx context.Context, opts []PromptOption, work func(context.Context, func(wire.Event)) error) (<-chan Event, error) {
-	var o promptOptions
-	for _, opt := range opts {
-		opt(&o)
+	o := promptOptionsOf(opts)
+	ctx, rn, err := r.claim(ctx)
+	if err != nil {
+		return nil, err
 	}
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	if r.closed {
-		return nil, ErrClosed
-	}
-	if r.running != nil {
-		return nil, ErrBusy
-	}
-	ctx, cancel := context.WithCancel(ctx)
-	rn := &run{cancel: cancel, done: make(chan struct{})}
-	r.running = rn
 	size := r.cfg.EventBuffer
 	if size <= 0 {
 		size = 256
@@ -213,7 +291,7 @@ func (r *Runtime) start(ctx context.Context, opts []PromptOption, work func(cont
 	go func() {
 		defer r.wg.Done()
 		defer close(ch)
-		defer cancel()
+		defer rn.cancel()
 		// Events the consumer was not ready for after ctx ended wait here
 		// rather than stall the agent; they are delivered, in order, once
 		// the run is over.
@@ -234,10 +312,7 @@ func (r *Runtime) start(ctx context.Context, opts []PromptOption, work func(cont
 		if err != nil && !agent.IsAborted(err) {
 			emit(errorEvent(err))
 		}
-		r.mu.Lock()
-		r.running = nil
-		r.mu.Unlock()
-		close(rn.done)
+		r.release(rn)
 		// done goes last, after the Runtime is idle again, so a caller
 		// that starts the next prompt on seeing it never gets ErrBusy.
 		done := &wire.DoneEvent{}

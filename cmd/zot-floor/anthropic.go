@@ -140,7 +140,9 @@ func (anthropic) appendTurn(msgs []any, rep reply, outs []toolOutput) []any {
 	for _, o := range outs {
 		results = append(results, anthropicBlock{Type: "tool_result", ToolUseID: o.call.id, Content: o.text, IsError: o.isError})
 	}
-	return append(msgs,
-		anthropicMessage{Role: "assistant", Content: blocks},
-		anthropicMessage{Role: "user", Content: results})
+	msgs = append(msgs, anthropicMessage{Role: "assistant", Content: blocks})
+	if len(results) > 0 {
+		msgs = append(msgs, anthropicMessage{Role: "user", Content: results})
+	}
+	return msgs
 }

@@ -22,6 +22,9 @@ type relay struct {
 	dialect dialect
 	ep      endpoint
 	client  *http.Client
+	// history is the conversation so far: every finished prompt and its
+	// final answer.
+	history []any
 }
 
 func newRelay(stdout io.Writer, d dialect, ep endpoint) *relay {

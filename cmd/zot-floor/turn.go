@@ -89,8 +89,12 @@ func (a rawOrEmptyArgs) MarshalJSON() ([]byte, error) {
 // prompt runs one prompt to its end: model calls and tool runs until the
 // model stops asking for tools, then done. A failure becomes an error
 // event; only a stdout failure is returned.
+//
+// Like any agent, the floor keeps the conversation: each prompt's request
+// carries the earlier prompts and answers, so a session of sequential
+// prompts costs what a real session costs.
 func (r *relay) prompt(ctx context.Context, text string) error {
-	msgs := []any{r.dialect.userMessage(text)}
+	msgs := append(r.history[:len(r.history):len(r.history)], r.dialect.userMessage(text))
 	for range maxSteps {
 		rep, err := r.modelCall(ctx, msgs)
 		var werr *stdoutError
@@ -104,6 +108,7 @@ func (r *relay) prompt(ctx context.Context, text string) error {
 			break
 		}
 		if len(rep.calls) == 0 {
+			r.history = r.dialect.appendTurn(msgs, rep, nil)
 			break
 		}
 		outs := make([]toolOutput, 0, len(rep.calls))

@@ -41,13 +41,13 @@ func (s *Server) dispatch(cmd wire.Command) {
 			return
 		}
 		text := c.Message
-		s.enqueue(id, typ, func(ctx context.Context) (<-chan sdk.Event, error) {
-			return s.rt.Prompt(ctx, text, images, sdk.WithPromptID(id))
+		s.enqueue(id, typ, func(ctx context.Context, sink func(sdk.Event)) error {
+			return s.rt.PromptSink(ctx, text, images, sink, sdk.WithPromptID(id))
 		})
 	case *wire.CompactCommand:
 		instructions := c.Instructions
-		s.enqueue(id, typ, func(ctx context.Context) (<-chan sdk.Event, error) {
-			return s.rt.Compact(ctx, instructions, sdk.WithPromptID(id))
+		s.enqueue(id, typ, func(ctx context.Context, sink func(sdk.Event)) error {
+			return s.rt.CompactSink(ctx, instructions, sink, sdk.WithPromptID(id))
 		})
 	case *wire.AbortCommand:
 		s.mu.Lock()
@@ -134,10 +134,16 @@ func (s *Server) busy() bool {
 // enqueue answers a prompt or compact at once and queues its work. Work
 // that can start now becomes current at once, so get_state reports it
 // busy from the moment the client reads `started`.
-func (s *Server) enqueue(id wire.ID, typ string, start func(context.Context) (<-chan sdk.Event, error)) {
+func (s *Server) enqueue(id wire.ID, typ string, start func(context.Context, func(sdk.Event)) error) {
 	ctx, cancel := context.WithCancel(context.Background())
 	j := &job{id: id, ctx: ctx, cancel: cancel, start: start}
 	s.mu.Lock()
+	if s.shuttingDown {
+		s.mu.Unlock()
+		cancel()
+		s.fail(id, typ, wire.CodeInternal, "the server is shutting down")
+		return
+	}
 	// The response is queued for writing before the worker can see the
 	// job, so it always precedes the job's events.
 	if s.current == nil && len(s.queue) == 0 {
@@ -185,20 +191,16 @@ func (s *Server) worker(ctx context.Context) {
 	}
 }
 
-// runJob runs one job and forwards its events; its done is written before
-// the next job starts.
+// runJob runs one job in the worker's goroutine, writing its events as
+// they happen; its done is written before the next job starts.
 func (s *Server) runJob(j *job) {
 	defer j.cancel()
-	events, err := j.start(j.ctx)
+	err := j.start(j.ctx, func(ev sdk.Event) { s.w.send(frame{ev: ev}) })
 	if err != nil {
 		// The runtime refused (it cannot be busy: this worker serialises
 		// all work). Report it as the job's error and end it.
 		s.emit(&wire.ErrorEvent{Message: oneLine(err), Code: wire.CodeInternal}, j.id)
 		s.emit(&wire.DoneEvent{}, j.id)
-		return
-	}
-	for ev := range events {
-		s.w.send(frame{ev: ev})
 	}
 }
 
@@ -219,6 +221,7 @@ func (s *Server) endDropped(j *job, why string) {
 // abortAll cancels the running job and ends every queued one.
 func (s *Server) abortAll(why string) {
 	s.mu.Lock()
+	s.shuttingDown = true
 	if s.current != nil {
 		s.current.cancel()
 	}

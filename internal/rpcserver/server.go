@@ -12,6 +12,7 @@ import (
 	"fmt"
 	"io"
 	"sync"
+	"sync/atomic"
 	"unicode/utf8"
 
 	"zot.dev/zot/sdk"
@@ -48,6 +49,10 @@ type Server struct {
 	wake     chan struct{}
 	authed   bool
 	draining bool
+	// shuttingDown refuses new work once Serve is ending.
+	shuttingDown bool
+
+	stopReading atomic.Bool // set at shutdown: lines read later are ignored
 }
 
 // job is one queued prompt or compaction.
@@ -55,7 +60,7 @@ type job struct {
 	id     wire.ID
 	ctx    context.Context
 	cancel context.CancelFunc
-	start  func(ctx context.Context) (<-chan sdk.Event, error)
+	start  func(ctx context.Context, sink func(sdk.Event)) error
 }
 
 // New returns a Server for rt.
@@ -86,35 +91,25 @@ func (s *Server) Serve(ctx context.Context, in io.Reader, out io.Writer) error {
 	workerDone := make(chan struct{})
 	go func() { defer close(workerDone); s.worker(workCtx) }()
 
-	lines := make(chan []byte)
-	readErr := make(chan error, 1)
-	readerCtx, stopReader := context.WithCancel(context.Background())
-	defer stopReader()
-	go func() {
-		readErr <- s.read(readerCtx, in, lines)
-	}()
+	// The reader answers each line itself, in order; Serve waits for it,
+	// or for ctx.
+	readDone := make(chan error, 1)
+	go func() { readDone <- s.read(in) }()
 
 	var result error
-loop:
-	for {
-		select {
-		case line := <-lines:
-			if err := s.handle(line); err != nil {
-				result = err
-				s.abortAll("client failed to authenticate")
-				break loop
-			}
-			lines <- nil // hand the buffer back to the reader
-		case err := <-readErr:
-			if err != nil {
-				fmt.Fprintf(s.opts.Log, "zot: reading commands: %v\n", err)
-			}
-			break loop
-		case <-ctx.Done():
-			result = ctx.Err()
-			s.abortAll("the server is shutting down")
-			break loop
+	select {
+	case err := <-readDone:
+		switch {
+		case errors.Is(err, ErrUnauthorized):
+			result = err
+			s.abortAll("client failed to authenticate")
+		case err != nil:
+			fmt.Fprintf(s.opts.Log, "zot: reading commands: %v\n", err)
 		}
+	case <-ctx.Done():
+		result = ctx.Err()
+		s.stopReading.Store(true)
+		s.abortAll("the server is shutting down")
 	}
 	// Let the worker finish what is queued (after EOF), or what is left
 	// after an abort, then stop it.
@@ -123,15 +118,15 @@ loop:
 	s.mu.Unlock()
 	s.poke()
 	<-workerDone
-	stopReader()
 	s.w.close()
 	wg.Wait()
 	return result
 }
 
-// read feeds lines to Serve one at a time; Serve answers each with nil
-// before the buffer is reused.
-func (s *Server) read(ctx context.Context, in io.Reader, lines chan []byte) error {
+// read answers lines until the end of input, a failed authentication
+// (ErrUnauthorized) or shutdown. A reader blocked on in when Serve returns
+// ends when in is closed.
+func (s *Server) read(in io.Reader) error {
 	lr := newLineReader(in, s.opts.MaxLineBytes)
 	for {
 		line, err := lr.next()
@@ -144,15 +139,11 @@ func (s *Server) read(ctx context.Context, in io.Reader, lines chan []byte) erro
 			}
 			return err
 		}
-		select {
-		case lines <- line:
-		case <-ctx.Done():
+		if s.stopReading.Load() {
 			return nil
 		}
-		select {
-		case <-lines:
-		case <-ctx.Done():
-			return nil
+		if err := s.handle(line); err != nil {
+			return err
 		}
 	}
 }

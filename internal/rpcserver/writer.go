@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"fmt"
 	"io"
+	"runtime"
 	"sync"
 
 	"zot.dev/zot/sdk/wire"
@@ -45,6 +46,11 @@ func (w *writer) run() {
 	defer close(w.done)
 	for f := range w.frames {
 		w.write(f)
+		if len(w.frames) == 0 {
+			// Give a producer that is mid-burst one chance to add its
+			// next frame, so a burst costs one write, not one per line.
+			runtime.Gosched()
+		}
 		if len(w.frames) == 0 {
 			w.flush()
 		}

@@ -3,6 +3,7 @@ package anthropic
 import (
 	"encoding/json"
 	"fmt"
+	"zot.dev/zot/internal/provider/toolcache"
 
 	"zot.dev/zot/internal/llm"
 )
@@ -76,6 +77,12 @@ var emptySchema = json.RawMessage(`{"type":"object","properties":{}}`)
 
 // buildRequest encodes req as a streaming Messages API body.
 func buildRequest(req *llm.Request) ([]byte, error) {
+	return buildRequestCached(req, nil)
+}
+
+// buildRequestCached is buildRequest with the tool list's encoding taken
+// from cache when it has not changed (nil: always encode).
+func buildRequestCached(req *llm.Request, cache *toolcache.Cache) ([]byte, error) {
 	w := wireRequest{
 		Model:     req.Model,
 		MaxTokens: req.MaxTokens,
@@ -98,16 +105,6 @@ func buildRequest(req *llm.Request) ([]byte, error) {
 	if req.System != "" {
 		w.System = []wireBlock{{Type: "text", Text: req.System, CacheControl: ephemeral}}
 	}
-	for _, t := range req.Tools {
-		schema := t.Schema
-		if len(schema) == 0 {
-			schema = emptySchema
-		}
-		w.Tools = append(w.Tools, wireTool{Name: t.Name, Description: t.Description, InputSchema: schema})
-	}
-	if n := len(w.Tools); n > 0 {
-		w.Tools[n-1].CacheControl = ephemeral
-	}
 	for i := len(w.Messages) - 1; i >= 0; i-- {
 		if m := w.Messages[i]; m.Role == "user" {
 			m.Content[len(m.Content)-1].CacheControl = ephemeral
@@ -117,6 +114,35 @@ func buildRequest(req *llm.Request) ([]byte, error) {
 	b, err := json.Marshal(w)
 	if err != nil {
 		return nil, fmt.Errorf("encoding json: %w", err)
+	}
+	if len(req.Tools) == 0 {
+		return b, nil
+	}
+	if cache == nil {
+		cache = new(toolcache.Cache)
+	}
+	tools, err := cache.Get(req.Tools, encodeTools)
+	if err != nil {
+		return nil, err
+	}
+	return toolcache.Splice(b, "tools", tools), nil
+}
+
+// encodeTools encodes the tool list, with a cache breakpoint on the last
+// tool so the system prompt and tools are cached together.
+func encodeTools(list []llm.ToolSpec) ([]byte, error) {
+	tools := make([]wireTool, 0, len(list))
+	for _, t := range list {
+		schema := t.Schema
+		if len(schema) == 0 {
+			schema = emptySchema
+		}
+		tools = append(tools, wireTool{Name: t.Name, Description: t.Description, InputSchema: schema})
+	}
+	tools[len(tools)-1].CacheControl = ephemeral
+	b, err := json.Marshal(tools)
+	if err != nil {
+		return nil, fmt.Errorf("encoding tools: %w", err)
 	}
 	return b, nil
 }

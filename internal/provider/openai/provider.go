@@ -11,6 +11,7 @@ import (
 	"net/http"
 	"strings"
 	"time"
+	"zot.dev/zot/internal/provider/toolcache"
 
 	"zot.dev/zot/internal/llm"
 	"zot.dev/zot/internal/provider/transport"
@@ -54,6 +55,7 @@ type Provider struct {
 	url    string
 	header http.Header
 	opt    transport.Options
+	tools  toolcache.Cache // the encoded tool list of the last request
 }
 
 // New returns a Provider for cfg.
@@ -92,7 +94,7 @@ func endpoint(base string) string {
 // stream) re-issues the whole call as long as nothing beyond EventStart has
 // been reported; EventStart itself is reported once.
 func (p *Provider) Stream(ctx context.Context, req *llm.Request, sink llm.Sink) (*llm.Response, error) {
-	body, err := buildRequest(req)
+	body, err := buildRequestCached(req, &p.tools)
 	if err != nil {
 		return p.failed(nil), fmt.Errorf("%s: building request: %w", p.name, err)
 	}

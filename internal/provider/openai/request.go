@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
+	"zot.dev/zot/internal/provider/toolcache"
 
 	"zot.dev/zot/internal/llm"
 )
@@ -71,6 +72,12 @@ var emptySchema = json.RawMessage(`{"type":"object","properties":{}}`)
 
 // buildRequest encodes req as a streaming Chat Completions body.
 func buildRequest(req *llm.Request) ([]byte, error) {
+	return buildRequestCached(req, nil)
+}
+
+// buildRequestCached is buildRequest with the tool list's encoding taken
+// from cache when it has not changed (nil: always encode).
+func buildRequestCached(req *llm.Request, cache *toolcache.Cache) ([]byte, error) {
 	w := wireRequest{
 		Model:         req.Model,
 		Stream:        true,
@@ -82,13 +89,6 @@ func buildRequest(req *llm.Request) ([]byte, error) {
 	for i := range req.Messages {
 		w.Messages = appendMessage(w.Messages, &req.Messages[i])
 	}
-	for _, t := range req.Tools {
-		schema := t.Schema
-		if len(schema) == 0 {
-			schema = emptySchema
-		}
-		w.Tools = append(w.Tools, wireTool{Type: "function", Function: wireToolSpec{Name: t.Name, Description: t.Description, Parameters: schema}})
-	}
 	if req.ReasoningModel {
 		w.MaxCompletionTokens = req.MaxTokens
 		w.ReasoningEffort = req.Reasoning
@@ -98,6 +98,33 @@ func buildRequest(req *llm.Request) ([]byte, error) {
 	b, err := json.Marshal(w)
 	if err != nil {
 		return nil, fmt.Errorf("encoding json: %w", err)
+	}
+	if len(req.Tools) == 0 {
+		return b, nil
+	}
+	if cache == nil {
+		cache = new(toolcache.Cache)
+	}
+	tools, err := cache.Get(req.Tools, encodeTools)
+	if err != nil {
+		return nil, err
+	}
+	return toolcache.Splice(b, "tools", tools), nil
+}
+
+// encodeTools encodes the tool list as function tools.
+func encodeTools(list []llm.ToolSpec) ([]byte, error) {
+	tools := make([]wireTool, 0, len(list))
+	for _, t := range list {
+		schema := t.Schema
+		if len(schema) == 0 {
+			schema = emptySchema
+		}
+		tools = append(tools, wireTool{Type: "function", Function: wireToolSpec{Name: t.Name, Description: t.Description, Parameters: schema}})
+	}
+	b, err := json.Marshal(tools)
+	if err != nil {
+		return nil, fmt.Errorf("encoding tools: %w", err)
 	}
 	return b, nil
 }
