@@ -13,17 +13,19 @@ var idType = reflect.TypeFor[ID]()
 
 const hexDigits = "0123456789abcdef"
 
-// appendString appends s as a JSON string. Control characters, quotes and
-// backslashes are escaped, as are U+2028 and U+2029 (so the line is also
-// safe for line splitters that treat them as newlines); invalid UTF-8
-// becomes U+FFFD.
+// appendString appends s as a JSON string exactly as encoding/json writes
+// it, so that json.Marshal of a wire value and its AppendJSON give the
+// same bytes: control characters, quotes and backslashes are escaped, as
+// are <, > and & (encoding/json's HTML safety) and U+2028 and U+2029 (so
+// the line is also safe for splitters that treat them as newlines);
+// invalid UTF-8 becomes U+FFFD.
 func appendString(b []byte, s string) []byte {
 	b = append(b, '"')
 	start := 0
 	for i := 0; i < len(s); {
 		c := s[i]
 		if c < utf8.RuneSelf {
-			if c >= 0x20 && c != '"' && c != '\\' {
+			if c >= 0x20 && c != '"' && c != '\\' && c != '<' && c != '>' && c != '&' {
 				i++
 				continue
 			}
@@ -88,9 +90,10 @@ func appendFloat(b []byte, f float64) []byte {
 	return b
 }
 
-// appendRaw appends free-form JSON. Empty means null; text that is not
-// valid JSON is written as a JSON string so the line stays valid; line
-// breaks between tokens are removed so the value stays on one line.
+// appendRaw appends free-form JSON as encoding/json would: empty means
+// null; text that is not valid JSON is written as a JSON string so the
+// line stays valid; whitespace between tokens is dropped when there are
+// line breaks, and <, >, &, U+2028 and U+2029 in strings are escaped.
 func appendRaw(b []byte, raw json.RawMessage) []byte {
 	if len(raw) == 0 {
 		return append(b, "null"...)
@@ -98,13 +101,16 @@ func appendRaw(b []byte, raw json.RawMessage) []byte {
 	if !json.Valid(raw) {
 		return appendString(b, string(raw))
 	}
-	if bytes.ContainsAny(raw, "\r\n") {
-		var buf bytes.Buffer
-		if err := json.Compact(&buf, raw); err == nil {
-			return append(b, buf.Bytes()...)
-		}
+	if !bytes.ContainsAny(raw, " \t<>&\r\n\u2028\u2029") {
+		return append(b, raw...)
 	}
-	return append(b, raw...)
+	var compact bytes.Buffer
+	if err := json.Compact(&compact, raw); err != nil {
+		return appendString(b, string(raw))
+	}
+	var escaped bytes.Buffer
+	json.HTMLEscape(&escaped, compact.Bytes())
+	return append(b, escaped.Bytes()...)
 }
 
 // jsonKind names the JSON type of a value's text, for error messages.

@@ -240,3 +240,21 @@ func TestFloatsMatchEncodingJSON(t *testing.T) {
 		}
 	}
 }
+
+func TestAppendJSONEqualsJSONMarshal(t *testing.T) {
+	evs := []Event{
+		&TextDeltaEvent{Seq: 1, PromptID: StringID("a<b>&c"), Delta: "<script>&amp; \u2028 \x01 é \xff"},
+		&ToolCallEvent{Seq: 2, ID: "t", Name: "bash", Args: json.RawMessage(`{"command": "a && b > c",
+			"n": 1}`)},
+		&UsageEvent{Seq: 3, CostUSD: 0.000001234, Input: 1},
+	}
+	for _, ev := range evs {
+		std, err := json.Marshal(ev)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := ev.AppendJSON(nil); !bytes.Equal(got, std) {
+			t.Errorf("AppendJSON and json.Marshal differ:\n%s\n%s", got, std)
+		}
+	}
+}

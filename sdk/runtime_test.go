@@ -1,0 +1,206 @@
+package sdk
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"zot.dev/zot/sdk/wire"
+	"zot.dev/zot/sdk/wire/schemacheck"
+)
+
+const guard = 30 * time.Second
+
+func newScripted(t *testing.T, script string, cfg Config) *Runtime {
+	t.Helper()
+	dir := t.TempDir()
+	cfg.Provider = "scripted"
+	cfg.CWD = dir
+	if script != "" {
+		p := filepath.Join(dir, "script.json")
+		if err := os.WriteFile(p, []byte(script), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		cfg.Script = p
+	}
+	rt, err := New(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { rt.Close() })
+	return rt
+}
+
+func drain(t *testing.T, ch <-chan Event) []Event {
+	t.Helper()
+	var out []Event
+	timeout := time.After(guard)
+	for {
+		select {
+		case ev, ok := <-ch:
+			if !ok {
+				return out
+			}
+			out = append(out, ev)
+		case <-timeout:
+			t.Fatal("events did not end")
+		}
+	}
+}
+
+const slowScript = `{"turns":[{"steps":[{"text":"one two three four five six seven eight nine ten","chunk":2,"delay_ms":20}]}]}`
+
+// TestEventsAreTheWireLines checks that SDK events are exactly the
+// generated wire values: each marshals to a line that the reference
+// validator accepts and that decodes back to the same line.
+func TestEventsAreTheWireLines(t *testing.T) {
+	rt := newScripted(t, "", Config{})
+	ch, err := rt.Prompt(context.Background(), "hello", nil, WithPromptID(wire.NumberID(5)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	evs := drain(t, ch)
+	if len(evs) < 10 || evs[len(evs)-1].Type() != wire.TypeDoneEvent {
+		t.Fatalf("events %d, last %s", len(evs), evs[len(evs)-1].Type())
+	}
+	var seq int64
+	for _, ev := range evs {
+		line, err := json.Marshal(ev)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := schemacheck.ValidateEvent(line); err != nil {
+			t.Errorf("%s: %v", line, err)
+		}
+		back, err := wire.DecodeEvent(line)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if again := back.AppendJSON(nil); !bytes.Equal(again, line) {
+			t.Errorf("round trip changed the line:\n%s\n%s", line, again)
+		}
+		if ev.GetSeq() <= seq || ev.GetPromptID().String() != "5" {
+			t.Errorf("%s: seq %d after %d, prompt_id %s", ev.Type(), ev.GetSeq(), seq, ev.GetPromptID())
+		}
+		seq = ev.GetSeq()
+	}
+	if st := rt.State(); st.Busy || st.MessageCount != 4 || st.Usage.CostUSD <= 0 {
+		t.Errorf("state after the prompt: %+v", st)
+	}
+}
+
+func TestOverlapIsBusy(t *testing.T) {
+	rt := newScripted(t, slowScript, Config{})
+	ch, err := rt.Prompt(context.Background(), "first", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := rt.Prompt(context.Background(), "second", nil); !errors.Is(err, ErrBusy) {
+		t.Errorf("overlapping Prompt: %v", err)
+	}
+	if _, err := rt.Compact(context.Background(), ""); !errors.Is(err, ErrBusy) {
+		t.Errorf("overlapping Compact: %v", err)
+	}
+	if err := rt.Clear(); !errors.Is(err, ErrBusy) {
+		t.Errorf("Clear while busy: %v", err)
+	}
+	if err := rt.SetModel("scripted"); !errors.Is(err, ErrBusy) {
+		t.Errorf("SetModel while busy: %v", err)
+	}
+	drain(t, ch)
+	// done arrives after the runtime is idle: the next prompt starts.
+	ch, err = rt.Prompt(context.Background(), "third", nil)
+	if err != nil {
+		t.Fatalf("prompt after done: %v", err)
+	}
+	drain(t, ch)
+}
+
+func TestStalledConsumerDoesNotHoldTheRuntimePastItsContext(t *testing.T) {
+	rt := newScripted(t, slowScript, Config{EventBuffer: 1})
+	ctx, cancel := context.WithCancel(context.Background())
+	ch, err := rt.Prompt(ctx, "talk", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(50 * time.Millisecond) // the consumer reads nothing
+	cancel()
+	deadline := time.Now().Add(guard)
+	for rt.Busy() {
+		if time.Now().After(deadline) {
+			t.Fatal("the runtime stayed busy after the context ended")
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	evs := drain(t, ch)
+	n := len(evs)
+	if n < 2 || evs[n-1].Type() != wire.TypeDoneEvent {
+		t.Fatalf("late reader got %d events", n)
+	}
+	if te, ok := evs[n-2].(*wire.TurnEndEvent); !ok || te.Stop != wire.StopAborted {
+		t.Errorf("want turn_end aborted before done, got %s", evs[n-2].Type())
+	}
+}
+
+func TestCancelAndClose(t *testing.T) {
+	rt := newScripted(t, slowScript, Config{})
+	if rt.Cancel() {
+		t.Error("Cancel reported work while idle")
+	}
+	ch, err := rt.Prompt(context.Background(), "talk", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !rt.Cancel() {
+		t.Error("Cancel found nothing running")
+	}
+	evs := drain(t, ch)
+	if te, ok := evs[len(evs)-2].(*wire.TurnEndEvent); !ok || te.Stop != wire.StopAborted {
+		t.Errorf("cancelled prompt ended %v", evs[len(evs)-2].Type())
+	}
+	if err := rt.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := rt.Prompt(context.Background(), "x", nil); !errors.Is(err, ErrClosed) {
+		t.Errorf("Prompt after Close: %v", err)
+	}
+}
+
+func TestConfigErrors(t *testing.T) {
+	dir := t.TempDir()
+	cases := []Config{
+		{},
+		{Provider: "nope", CWD: dir},
+		{Provider: "scripted", CWD: filepath.Join(dir, "missing")},
+		{Provider: "scripted", CWD: dir, Tools: []string{"read", "teleport"}},
+		{Provider: "scripted", CWD: dir, Script: filepath.Join(dir, "missing.json")},
+		{Provider: "anthropic", CWD: dir, Script: filepath.Join(dir, "s.json")},
+	}
+	for _, c := range cases {
+		if rt, err := New(c); err == nil {
+			rt.Close()
+			t.Errorf("New(%+v) accepted", c)
+		}
+	}
+}
+
+func TestPromptValidation(t *testing.T) {
+	rt := newScripted(t, "", Config{})
+	if _, err := rt.Prompt(context.Background(), "", nil); err == nil {
+		t.Error("empty prompt accepted")
+	}
+	if _, err := rt.Prompt(context.Background(), "x", []Image{{MIMEType: "image/png", Data: []byte("not an image")}}); err == nil {
+		t.Error("non-image accepted")
+	}
+	if err := rt.SetModel("no-such-model"); err == nil {
+		t.Error("unknown model accepted")
+	}
+	if models := rt.ListModels(); len(models) == 0 || models[0].Provider != "scripted" {
+		t.Errorf("models %+v", models)
+	}
+}
