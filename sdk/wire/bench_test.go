@@ -42,11 +42,6 @@ type plainToolCall struct {
 	Args     json.RawMessage `json:"args"`
 }
 
-type plainUsage struct {
-	Input, Output, CacheRead, CacheWrite int64
-	CostUSD                              float64 `json:"cost_usd"`
-}
-
 type plainUsageEvent struct {
 	Type       string  `json:"type"`
 	Seq        int64   `json:"seq"`

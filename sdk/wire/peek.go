@@ -1,12 +1,6 @@
 package wire
 
-import (
-	"encoding/json"
-	"errors"
-)
-
-// errNotObject is returned by peekType for text that is not a JSON object.
-var errNotObject = errors.New("not a JSON object")
+import "encoding/json"
 
 // peekType finds the `type` member of a JSON object without decoding the
 // rest, so a union decoder can pick its variant with one scan. It returns a

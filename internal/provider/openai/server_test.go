@@ -126,7 +126,3 @@ func hangGuard(t *testing.T) context.Context {
 func simpleRequest() *llm.Request {
 	return &llm.Request{Model: "gpt-test", Messages: []llm.Message{{Role: llm.RoleUser, Content: []llm.Block{&llm.TextBlock{Text: "hi"}}}}}
 }
-
-func transportOptions(sl *sleeps, maxAttempts int) transport.Options {
-	return transport.Options{Sleep: sl.sleep, MaxAttempts: maxAttempts}
-}
