@@ -1,0 +1,66 @@
+"""Runs examples/prompt.py as a program against the real `zot rpc`."""
+
+import os
+import subprocess
+import sys
+
+from harness import CLIENT_DIR, ECHO_SCRIPT, ERROR_SCRIPT, ZOT, ZotTestCase, requires_zot
+
+PROMPT_PY = str(CLIENT_DIR / "examples" / "prompt.py")
+
+
+class PromptExampleTest(ZotTestCase):
+    def run_example(self, *args, env=None):
+        child_env = dict(os.environ)
+        child_env.pop("ZOTCORE_RPC_TOKEN", None)
+        child_env.update(env or {})
+        return subprocess.run(
+            [sys.executable, PROMPT_PY, *args],
+            capture_output=True,
+            text=True,
+            env=child_env,
+            cwd=self.tmp,
+            timeout=60,
+        )
+
+    def test_usage_error(self):
+        p = self.run_example()
+        self.assertEqual(p.returncode, 2)
+        self.assertIn("usage:", p.stderr)
+
+    @requires_zot
+    def test_tools_and_usage_go_to_stderr(self):
+        p = self.run_example("--zot", ZOT, *self.zot_flags(), "show me")
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertTrue(p.stdout.strip(), "the answer streams to stdout")
+        self.assertNotIn("tool_call", p.stdout)
+        self.assertIn('tool_call: bash {"command": "echo hello from zot', p.stderr)
+        self.assertIn("tool_result: ", p.stderr)
+        self.assertEqual(p.stderr.count("usage: input="), 2, p.stderr)
+
+    @requires_zot
+    def test_echo_text_exactly(self):
+        p = self.run_example(*self.zot_flags(ECHO_SCRIPT), "it's \"quoted\" $HOME\nand two lines",
+                             env={"ZOT_BIN": ZOT})
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertEqual(p.stdout, "You said: it's \"quoted\" $HOME\nand two lines\n")
+
+    @requires_zot
+    def test_error_event_exits_1(self):
+        p = self.run_example("--zot", ZOT, *self.zot_flags(ERROR_SCRIPT), "fail please")
+        self.assertEqual(p.returncode, 1, p.stderr)
+        self.assertIn("error: ", p.stderr)
+        self.assertIn("scripted failure", p.stderr)
+
+    @requires_zot
+    def test_token_from_environment(self):
+        p = self.run_example("--zot", ZOT, *self.zot_flags(ECHO_SCRIPT), "hi",
+                             env={"ZOTCORE_RPC_TOKEN": "test-token-not-a-secret"})
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertEqual(p.stdout, "You said: hi\n")
+
+    @requires_zot
+    def test_bad_flag_exits_1(self):
+        p = self.run_example("--zot", ZOT, "--provider", "scripted", "--no-such-flag", "hi")
+        self.assertEqual(p.returncode, 1)
+        self.assertIn("prompt.py:", p.stderr)

@@ -1,0 +1,265 @@
+"""Pieces shared by the thread and asyncio clients: finding and spawning
+zot, encoding commands, decoding output lines, and routing frames to the
+request or prompt they belong to."""
+
+from __future__ import annotations
+
+import base64
+import collections
+import json
+import os
+import shutil
+import subprocess
+import threading
+from typing import (
+    Any,
+    Dict,
+    Iterable,
+    List,
+    Mapping,
+    Optional,
+    Sequence,
+    Callable,
+    Tuple,
+    Union,
+)
+
+from .errors import ProtocolError
+from .types import Event, ImageInput, Response, UnknownEvent, parse_event
+
+# What ``prompt(images=...)`` takes: ImageInput values, JSON-ready dicts
+# ({"mime_type": ..., "data": <base64>}), or raw image bytes (base64-encoded
+# here; zot sniffs the format).
+ImageLike = Union[ImageInput, Mapping[str, Any], bytes, bytearray, memoryview]
+
+
+def find_zot(binary: Optional[str] = None) -> str:
+    """Returns the zot executable to run.
+
+    Uses binary when given, else the ``ZOT_BIN`` environment variable, else
+    ``zot`` on PATH. Raises FileNotFoundError when none is found.
+    """
+    if binary:
+        return binary
+    env = os.environ.get("ZOT_BIN")
+    if env:
+        return env
+    found = shutil.which("zot")
+    if found:
+        return found
+    raise FileNotFoundError("zot not found: pass binary=, set ZOT_BIN, or put zot on PATH")
+
+
+def build_argv(
+    binary: Optional[str],
+    args: Sequence[str],
+    command: Optional[Sequence[str]],
+) -> List[str]:
+    """Returns the argv to spawn: command as given, or ``zot rpc args...``."""
+    if command is not None:
+        if not command:
+            raise ValueError("command must not be empty")
+        return [str(a) for a in command]
+    return [find_zot(binary), "rpc", *[str(a) for a in args]]
+
+
+def child_env(overlay: Optional[Mapping[str, Optional[str]]]) -> Optional[Dict[str, str]]:
+    """Returns the child's environment: this process's, with overlay applied.
+
+    A None value in overlay removes that variable. Returns None (inherit
+    unchanged) when overlay is None.
+    """
+    if overlay is None:
+        return None
+    env = dict(os.environ)
+    for k, v in overlay.items():
+        if v is None:
+            env.pop(k, None)
+        else:
+            env[k] = str(v)
+    return env
+
+
+def encode(cmd: Mapping[str, Any]) -> bytes:
+    """Encodes one command as one LF-terminated line.
+
+    ensure_ascii keeps the line pure ASCII, so no character of the message
+    (U+2028, a lone surrogate, …) can be mistaken for a line break.
+    """
+    return json.dumps(cmd, ensure_ascii=True, separators=(",", ":")).encode("ascii") + b"\n"
+
+
+def decode_line(line: bytes) -> Dict[str, Any]:
+    """Decodes one output line (without its LF) into a JSON object.
+
+    Raises ProtocolError when the line is not UTF-8 or not one JSON object.
+    """
+    if line.endswith(b"\r"):
+        line = line[:-1]
+    try:
+        d = json.loads(line.decode("utf-8"))
+    except (UnicodeDecodeError, ValueError) as e:
+        raise ProtocolError(f"output line is not JSON: {e}", line[:200]) from e
+    if not isinstance(d, dict):
+        raise ProtocolError("output line is not a JSON object", line[:200])
+    return d
+
+
+def image_inputs(images: Optional[Iterable[ImageLike]]) -> Optional[List[Dict[str, Any]]]:
+    """Turns the images a caller passed into the wire's ImageInput objects."""
+    if images is None:
+        return None
+    out: List[Dict[str, Any]] = []
+    for i, img in enumerate(images):
+        if isinstance(img, ImageInput):
+            out.append(img.to_dict())
+        elif isinstance(img, (bytes, bytearray, memoryview)):
+            out.append({"data": base64.b64encode(bytes(img)).decode("ascii")})
+        elif isinstance(img, Mapping):
+            out.append(dict(img))
+        else:
+            raise TypeError(f"images[{i}]: want ImageInput, dict or bytes, got {type(img).__name__}")
+    return out
+
+
+def _id_key(v: Any) -> Any:
+    """Returns the dictionary key of a JSON id, keeping its JSON type apart
+    (a bool is never an id; 1 and "1" differ)."""
+    if isinstance(v, bool):
+        return ("bool", v)
+    return v
+
+
+class Router:
+    """Matches output frames with the requests and prompts waiting for them.
+
+    Requests are registered in the order their lines are written. A response
+    is matched by its ``id``; a response without one (the server could not
+    read the line, e.g. ``line_too_long``) goes to the oldest waiting
+    request, because the server answers lines in order. Events are matched
+    by ``prompt_id``. Safe to use from several threads.
+    """
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._pending: "collections.OrderedDict[Any, Any]" = collections.OrderedDict()
+        self._streams: Dict[Any, Any] = {}
+        self.closed = False
+
+    def register(self, cid: Any, waiter: Any, stream: Any = None) -> bool:
+        """Records a request about to be written; False once closed."""
+        with self._lock:
+            if self.closed:
+                return False
+            self._pending[_id_key(cid)] = waiter
+            if stream is not None:
+                self._streams[_id_key(cid)] = stream
+            return True
+
+    def forget(self, cid: Any) -> None:
+        """Drops a request (and its stream) nobody waits for any more."""
+        with self._lock:
+            self._pending.pop(_id_key(cid), None)
+            self._streams.pop(_id_key(cid), None)
+
+    def take_response(self, resp: Response) -> Any:
+        """Returns the waiter resp answers, removing it; None if none."""
+        with self._lock:
+            if resp.id is not None:
+                return self._pending.pop(_id_key(resp.id), None)
+            if self._pending:
+                return self._pending.popitem(last=False)[1]
+            return None
+
+    def stream_for(self, prompt_id: Any, done: bool) -> Any:
+        """Returns the stream of prompt_id (removing it on done); None if
+        the event belongs to no stream of this client."""
+        if prompt_id is None:
+            return None
+        with self._lock:
+            if done:
+                return self._streams.pop(_id_key(prompt_id), None)
+            return self._streams.get(_id_key(prompt_id))
+
+    def close(self) -> Tuple[List[Any], List[Any]]:
+        """Marks the router closed; returns the waiters and streams left."""
+        with self._lock:
+            self.closed = True
+            waiters = list(self._pending.values())
+            streams = list(self._streams.values())
+            self._pending.clear()
+            self._streams.clear()
+            return waiters, streams
+
+
+def classify(d: Dict[str, Any]) -> Tuple[str, Any, Optional[ProtocolError]]:
+    """Types one decoded frame.
+
+    Returns ("response", Response, None), or ("event", Event, problem) where
+    problem is set when a known event lacked a required field (the event is
+    then passed on as an UnknownEvent), or ("bad", None, ProtocolError).
+    """
+    if d.get("type") == "response":
+        try:
+            return "response", Response.from_dict(d), None
+        except ValueError as e:
+            return "bad", None, ProtocolError(f"malformed response: {e}")
+    try:
+        return "event", parse_event(d), None
+    except ValueError as e:
+        t = d.get("type")
+        if not isinstance(t, str):
+            return "bad", None, ProtocolError(f"malformed frame: {e}")
+        ev: Event = UnknownEvent(type=t, raw=dict(d))
+        return "event", ev, ProtocolError(f"malformed {t} event: {e}")
+
+
+def event_type(ev: Event) -> str:
+    """Returns an event's ``type``, for typed and unknown events alike."""
+    t = getattr(ev, "TYPE", None)
+    return t if t is not None else ev.type
+
+
+def event_prompt_id(ev: Event) -> Any:
+    """Returns an event's ``prompt_id``, for typed and unknown events alike."""
+    if isinstance(ev, UnknownEvent):
+        return ev.raw.get("prompt_id")
+    return getattr(ev, "prompt_id", None)
+
+
+# Where the child's stderr goes: None (inherit this process's stderr), a file
+# descriptor or an object with a working fileno() (subprocess.DEVNULL too),
+# a callable that gets each line (str, without its newline), or an object
+# with write() (e.g. io.StringIO) that gets each line with its newline.
+StderrSink = Any
+
+
+def stderr_plan(sink: StderrSink) -> Tuple[Any, Optional[Callable[[bytes], None]]]:
+    """Returns the Popen ``stderr`` argument for sink, and the handler of
+    each stderr line when the client must pump the pipe itself (else None).
+
+    stderr is never merged into stdout, which carries protocol frames only.
+    """
+    if sink is None:
+        return None, None
+    if sink is subprocess.STDOUT or sink is subprocess.PIPE:
+        raise ValueError("stderr must not be STDOUT or PIPE: give a file, a callable or a writer")
+    if isinstance(sink, int):
+        return sink, None
+    if callable(sink):
+        return subprocess.PIPE, lambda raw: sink(_stderr_text(raw).rstrip("\r\n"))
+    fileno = getattr(sink, "fileno", None)
+    if fileno is not None:
+        try:
+            fileno()
+            return sink, None
+        except (OSError, ValueError):
+            pass  # e.g. io.StringIO: pump into write() below
+    write = getattr(sink, "write", None)
+    if write is not None:
+        return subprocess.PIPE, lambda raw: write(_stderr_text(raw))
+    raise TypeError(f"stderr sink of type {type(sink).__name__} is not supported")
+
+
+def _stderr_text(raw: bytes) -> str:
+    return raw.decode("utf-8", errors="replace")

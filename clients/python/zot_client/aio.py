@@ -1,0 +1,457 @@
+"""An asyncio client for ``zot rpc``.
+
+    from zot_client.aio import AsyncClient
+
+    async with AsyncClient(args=["--provider", "scripted"]) as zot:
+        async for ev in zot.prompt("hello"):
+            ...
+
+The same protocol handling as zot_client.client.Client, on an asyncio
+subprocess: one reader task routes responses to the awaiting call (by the
+id the client assigns) and events to their prompt's stream (by
+``prompt_id``). Only the standard library is used.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import itertools
+import subprocess
+from typing import (
+    Any,
+    Callable,
+    Dict,
+    Iterable,
+    List,
+    Mapping,
+    Optional,
+    Sequence,
+)
+
+from . import _wire
+from .client import _raise_failure
+from .errors import ProtocolError, ZotClosedError
+from .types import (
+    AbortResult,
+    Event,
+    HelloResult,
+    MessagesResult,
+    ModelsResult,
+    PingResult,
+    Response,
+    SetModelResult,
+    StartResult,
+    StateResult,
+    parse_result,
+)
+
+__all__ = ["AsyncClient", "AsyncPromptStream"]
+
+# The default bound on one output line; zot's transcripts report image sizes,
+# not data, so real lines stay far below it.
+DEFAULT_MAX_LINE_BYTES = 256 << 20
+
+
+class _End:
+    """Queued after the last event when the stream can get no more."""
+
+    __slots__ = ("error",)
+
+    def __init__(self, error: BaseException) -> None:
+        self.error = error
+
+
+class AsyncPromptStream:
+    """The events of one ``prompt`` or ``compact``, ending with ``done``
+    (which is yielded too).
+
+    Either await it to send the command and learn how it started
+    (``s = await zot.prompt("hi"); s.position``), then iterate; or iterate
+    it directly (``async for ev in zot.prompt("hi")``), which sends the
+    command first. Awaiting or iterating raises ZotError when zot refuses
+    the command, ZotClosedError when zot exits before ``done``, and
+    asyncio.TimeoutError when the client's ``event_timeout`` passes without
+    an event.
+
+    Attributes:
+        id: The command's id, the ``prompt_id`` of every event here.
+        command: ``"prompt"`` or ``"compact"``.
+        start: The server's answer (set once sent): started now, or queued.
+    """
+
+    def __init__(self, client: "AsyncClient", cmd: Dict[str, Any], cid: Any) -> None:
+        self.id = cid
+        self.command: str = cmd["type"]
+        self.start: StartResult = StartResult(started=False)
+        self._client = client
+        self._cmd = cmd
+        self._queue: "asyncio.Queue[Any]" = asyncio.Queue()
+        self._sent: Optional["asyncio.Task[None]"] = None
+        self._finished = False
+
+    @property
+    def started(self) -> bool:
+        """True when the work started at once."""
+        return bool(self.start.started)
+
+    @property
+    def queued(self) -> bool:
+        """True when the work waits behind a running prompt or compact."""
+        return bool(self.start.queued)
+
+    @property
+    def position(self) -> Optional[int]:
+        """The place in the queue when queued (1 runs next), else None."""
+        return self.start.position
+
+    @property
+    def finished(self) -> bool:
+        """True once ``done`` was yielded (or the stream ended in error)."""
+        return self._finished
+
+    async def send(self) -> "AsyncPromptStream":
+        """Sends the command (once) and waits for its response."""
+        if self._sent is None:
+            self._sent = asyncio.ensure_future(self._client._start(self))
+        await asyncio.shield(self._sent)
+        return self
+
+    def __await__(self):  # type: ignore[no-untyped-def]
+        return self.send().__await__()
+
+    def __aiter__(self) -> "AsyncPromptStream":
+        return self
+
+    async def __anext__(self) -> Event:
+        if self._finished:
+            raise StopAsyncIteration
+        await self.send()
+        timeout = self._client._event_timeout
+        if timeout is None:
+            item = await self._queue.get()
+        else:
+            item = await asyncio.wait_for(self._queue.get(), timeout)
+        if isinstance(item, _End):
+            self._finished = True
+            raise item.error
+        if _wire.event_type(item) == "done":
+            self._finished = True
+        return item
+
+    async def collect(self) -> List[Event]:
+        """Reads the rest of the stream and returns its events, done last."""
+        return [ev async for ev in self]
+
+    def _put(self, item: Any) -> None:
+        self._queue.put_nowait(item)
+
+
+class AsyncClient:
+    """Drives one ``zot rpc`` process from asyncio.
+
+    Takes the same arguments as zot_client.Client, plus max_line_bytes,
+    the longest output line accepted. Use ``async with AsyncClient(...)``
+    or ``await AsyncClient(...).start()``; the process is spawned then.
+    """
+
+    def __init__(
+        self,
+        args: Sequence[str] = (),
+        *,
+        binary: Optional[str] = None,
+        command: Optional[Sequence[str]] = None,
+        env: Optional[Mapping[str, Optional[str]]] = None,
+        cwd: Optional[str] = None,
+        stderr: _wire.StderrSink = None,
+        timeout: Optional[float] = 30.0,
+        event_timeout: Optional[float] = None,
+        on_unrouted: Optional[Callable[[Event], None]] = None,
+        on_protocol_error: Optional[Callable[[ProtocolError], None]] = None,
+        max_line_bytes: int = DEFAULT_MAX_LINE_BYTES,
+    ) -> None:
+        self._argv = _wire.build_argv(binary, args, command)
+        self._stderr_arg, self._stderr_line = _wire.stderr_plan(stderr)
+        self._env = _wire.child_env(env)
+        self._cwd = cwd
+        self._timeout = timeout
+        self._event_timeout = event_timeout
+        self._on_unrouted = on_unrouted
+        self._on_protocol_error = on_protocol_error
+        self._max_line = max_line_bytes
+        self.protocol_errors: List[ProtocolError] = []
+        self._router = _wire.Router()
+        self._ids = itertools.count(1)
+        self._proc: Optional[asyncio.subprocess.Process] = None
+        self._send_lock: Optional[asyncio.Lock] = None
+        self._tasks: List["asyncio.Task[None]"] = []
+
+    # ---- lifecycle -------------------------------------------------------
+
+    async def start(self) -> "AsyncClient":
+        """Spawns zot and starts reading its output. Returns self."""
+        if self._proc is not None:
+            return self
+        self._send_lock = asyncio.Lock()
+        self._proc = await asyncio.create_subprocess_exec(
+            *self._argv,
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=self._stderr_arg,
+            env=self._env,
+            cwd=self._cwd,
+            limit=self._max_line,
+        )
+        self._tasks.append(asyncio.ensure_future(self._read_stdout()))
+        if self._stderr_line is not None:
+            self._tasks.append(asyncio.ensure_future(self._pump_stderr(self._stderr_line)))
+        return self
+
+    async def __aenter__(self) -> "AsyncClient":
+        return await self.start()
+
+    async def __aexit__(self, *exc: Any) -> None:
+        await self.close()
+
+    @property
+    def pid(self) -> int:
+        """The zot process's id."""
+        return self._process().pid
+
+    @property
+    def returncode(self) -> Optional[int]:
+        """zot's exit status once it exited, else None."""
+        return self._process().returncode
+
+    async def wait(self) -> int:
+        """Waits for zot to exit and returns its status."""
+        return await self._process().wait()
+
+    async def close(self, timeout: float = 10.0) -> int:
+        """Shuts zot down and returns its exit status.
+
+        Closes zot's stdin so it finishes its work and exits; after timeout
+        seconds sends SIGTERM, and after 3 more seconds kills it. Safe to
+        call more than once.
+        """
+        proc = self._process()
+        assert self._send_lock is not None
+        async with self._send_lock:
+            if proc.stdin is not None and not proc.stdin.is_closing():
+                proc.stdin.close()
+                try:
+                    await proc.stdin.wait_closed()
+                except OSError:
+                    pass  # the pipe is already broken: zot is gone
+        try:
+            await asyncio.wait_for(proc.wait(), timeout)
+        except asyncio.TimeoutError:
+            proc.terminate()
+            try:
+                await asyncio.wait_for(proc.wait(), 3.0)
+            except asyncio.TimeoutError:
+                proc.kill()
+                await proc.wait()
+        for t in self._tasks:
+            await t
+        return proc.returncode if proc.returncode is not None else -1
+
+    # ---- commands ----------------------------------------------------------
+
+    async def hello(self, token: Optional[str] = None) -> HelloResult:
+        """Introduces the client; with token, authenticates it (see
+        Client.hello)."""
+        cmd: Dict[str, Any] = {"type": "hello"}
+        if token is not None:
+            cmd["token"] = token
+        return await self._call(cmd)
+
+    def prompt(self, message: str, images: Optional[Iterable[_wire.ImageLike]] = None) -> AsyncPromptStream:
+        """Returns the stream of a prompt; the command is sent when the
+        stream is first awaited or iterated."""
+        cmd: Dict[str, Any] = {"type": "prompt", "message": message}
+        imgs = _wire.image_inputs(images)
+        if imgs is not None:
+            cmd["images"] = imgs
+        return AsyncPromptStream(self, cmd, next(self._ids))
+
+    def compact(self, instructions: Optional[str] = None) -> AsyncPromptStream:
+        """Returns the stream of a compaction; sent when first awaited or
+        iterated. It ends with ``compact_done`` (or ``error``) then
+        ``done``."""
+        cmd: Dict[str, Any] = {"type": "compact"}
+        if instructions is not None:
+            cmd["instructions"] = instructions
+        return AsyncPromptStream(self, cmd, next(self._ids))
+
+    async def abort(self, all: bool = False) -> AbortResult:  # noqa: A002 - the wire's name
+        """Cancels the running prompt or compact; with all, drops the
+        queue too."""
+        cmd: Dict[str, Any] = {"type": "abort"}
+        if all:
+            cmd["all"] = True
+        return await self._call(cmd)
+
+    async def get_state(self) -> StateResult:
+        """Returns a snapshot of the runtime."""
+        return await self._call({"type": "get_state"})
+
+    async def get_messages(self) -> MessagesResult:
+        """Returns the whole transcript."""
+        return await self._call({"type": "get_messages"})
+
+    async def clear(self) -> None:
+        """Drops the transcript; ZotError ``busy`` while work runs or
+        waits."""
+        await self._call({"type": "clear"})
+
+    async def set_model(self, model: str) -> SetModelResult:
+        """Switches model; ZotError ``unknown_model`` or ``busy``."""
+        return await self._call({"type": "set_model", "model": model})
+
+    async def get_models(self) -> ModelsResult:
+        """Lists the provider's models."""
+        return await self._call({"type": "get_models"})
+
+    async def ping(self) -> PingResult:
+        """Health check."""
+        return await self._call({"type": "ping"})
+
+    async def request(self, cmd: Mapping[str, Any]) -> Response:
+        """Sends any command (its ``id`` is assigned here) and returns the
+        raw response, failed or not."""
+        return await self._send(dict(cmd), None, next(self._ids))
+
+    # ---- plumbing ----------------------------------------------------------
+
+    def _process(self) -> asyncio.subprocess.Process:
+        if self._proc is None:
+            raise RuntimeError("AsyncClient not started: use `async with` or await start()")
+        return self._proc
+
+    async def _call(self, cmd: Dict[str, Any]) -> Any:
+        resp = await self._send(cmd, None, next(self._ids))
+        _raise_failure(resp)
+        return parse_result(resp.command or cmd["type"], resp.data)
+
+    async def _start(self, stream: AsyncPromptStream) -> None:
+        resp = await self._send(dict(stream._cmd), stream, stream.id)
+        if not resp.success:
+            self._router.forget(stream.id)
+            _raise_failure(resp)
+        stream.start = parse_result(stream.command, resp.data) or StartResult(started=True)
+
+    async def _send(self, cmd: Dict[str, Any], stream: Optional[AsyncPromptStream], cid: Any) -> Response:
+        proc = self._process()
+        assert self._send_lock is not None and proc.stdin is not None
+        cmd["id"] = cid
+        line = _wire.encode(cmd)
+        fut: "asyncio.Future[Response]" = asyncio.get_running_loop().create_future()
+        async with self._send_lock:
+            if not self._router.register(cid, fut, stream):
+                raise self._closed_error()
+            try:
+                proc.stdin.write(line)
+                await proc.stdin.drain()
+            except (OSError, RuntimeError) as e:
+                self._router.forget(cid)
+                raise self._closed_error() from e
+        try:
+            if self._timeout is None:
+                return await fut
+            return await asyncio.wait_for(asyncio.shield(fut), self._timeout)
+        except asyncio.TimeoutError:
+            self._router.forget(cid)
+            raise asyncio.TimeoutError(f"no response to {cmd['type']} within {self._timeout} s") from None
+
+    def _closed_error(self) -> ZotClosedError:
+        code = self._process().returncode
+        return ZotClosedError(f"zot is not running (exit status {code})", code)
+
+    async def _read_stdout(self) -> None:
+        out = self._process().stdout
+        assert out is not None
+        try:
+            while True:
+                try:
+                    # Split on b"\n" only: U+2028 inside strings is no break.
+                    line = await out.readuntil(b"\n")
+                except asyncio.IncompleteReadError as e:
+                    if e.partial.strip():
+                        self._dispatch(e.partial)
+                    break
+                except asyncio.LimitOverrunError:
+                    await self._skip_long_line(out)
+                    continue
+                line = line[:-1]
+                if line.strip():
+                    self._dispatch(line)
+        except (OSError, ValueError):
+            pass  # the pipe broke: treated as the end of output below
+        finally:
+            await self._shut_router()
+
+    async def _skip_long_line(self, out: asyncio.StreamReader) -> None:
+        self._protocol_error(ProtocolError(f"output line longer than {self._max_line} bytes; skipped"))
+        while True:
+            try:
+                await out.readuntil(b"\n")
+                return
+            except asyncio.LimitOverrunError as e:
+                await out.readexactly(e.consumed)
+
+    def _dispatch(self, line: bytes) -> None:
+        try:
+            d = _wire.decode_line(line)
+        except ProtocolError as e:
+            self._protocol_error(e)
+            return
+        kind, value, problem = _wire.classify(d)
+        if problem is not None:
+            problem.line = line[:200]
+            self._protocol_error(problem)
+        if kind == "response":
+            fut = self._router.take_response(value)
+            if fut is None:
+                self._protocol_error(ProtocolError(f"response nobody waits for (id {value.id!r})", line[:200]))
+            elif not fut.done():
+                fut.set_result(value)
+        elif kind == "event":
+            done = _wire.event_type(value) == "done"
+            stream = self._router.stream_for(_wire.event_prompt_id(value), done)
+            if stream is not None:
+                stream._put(value)
+            elif self._on_unrouted is not None:
+                self._on_unrouted(value)
+
+    def _protocol_error(self, e: ProtocolError) -> None:
+        self.protocol_errors.append(e)
+        if self._on_protocol_error is not None:
+            self._on_protocol_error(e)
+
+    async def _shut_router(self) -> None:
+        proc = self._process()
+        try:
+            code: Optional[int] = await asyncio.wait_for(proc.wait(), 2.0)
+        except asyncio.TimeoutError:
+            code = None
+        err = ZotClosedError(f"zot's output ended (exit status {code})", code)
+        waiters, streams = self._router.close()
+        for fut in waiters:
+            if not fut.done():
+                fut.set_exception(err)
+        for s in streams:
+            s._put(_End(err))
+
+    async def _pump_stderr(self, handle: Callable[[bytes], None]) -> None:
+        err = self._process().stderr
+        assert err is not None
+        while True:
+            try:
+                raw = await err.readline()
+            except ValueError:
+                continue  # a stderr line over the limit was dropped by readline
+            except OSError:
+                return
+            if not raw:
+                return
+            handle(raw)

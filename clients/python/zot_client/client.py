@@ -1,0 +1,465 @@
+"""A thread-based client for ``zot rpc``.
+
+    from zot_client import Client, TextDeltaEvent
+
+    with Client(args=["--provider", "scripted"]) as zot:
+        stream = zot.prompt("hello")
+        for ev in stream:
+            if isinstance(ev, TextDeltaEvent):
+                print(ev.delta, end="")
+
+The client spawns zot, writes one JSON command per line to its stdin, and
+reads its stdout on a background thread: responses go to the call waiting
+for them (matched by the id the client assigns), events go to the stream of
+the prompt or compact that started them (matched by ``prompt_id``). Only
+the standard library is used.
+"""
+
+from __future__ import annotations
+
+import itertools
+import queue
+import subprocess
+import threading
+from typing import (
+    Any,
+    Callable,
+    Dict,
+    Iterable,
+    Iterator,
+    List,
+    Mapping,
+    Optional,
+    Sequence,
+)
+
+from . import _wire
+from .errors import ProtocolError, ZotClosedError, ZotError
+from .types import (
+    AbortResult,
+    Event,
+    HelloResult,
+    MessagesResult,
+    ModelsResult,
+    PingResult,
+    Response,
+    SetModelResult,
+    StartResult,
+    StateResult,
+    parse_result,
+)
+
+__all__ = ["Client", "PromptStream"]
+
+
+class _Waiter:
+    """One request waiting for its response."""
+
+    __slots__ = ("ready", "response", "error")
+
+    def __init__(self) -> None:
+        self.ready = threading.Event()
+        self.response: Optional[Response] = None
+        self.error: Optional[BaseException] = None
+
+
+class _End:
+    """Queued after the last event when the stream can get no more."""
+
+    __slots__ = ("error",)
+
+    def __init__(self, error: BaseException) -> None:
+        self.error = error
+
+
+class PromptStream:
+    """The events of one ``prompt`` or ``compact``, in order, ending with
+    its ``done`` event (which is yielded too).
+
+    Iterating blocks until the next event. It raises ZotClosedError when
+    zot exits before ``done``, and TimeoutError when the client's
+    ``event_timeout`` passes without an event.
+
+    Attributes:
+        id: The command's id; every event of this stream has it as
+            ``prompt_id``.
+        command: ``"prompt"`` or ``"compact"``.
+        start: The server's answer: started now, or queued at a position.
+    """
+
+    def __init__(self, cid: Any, command: str, timeout: Optional[float]) -> None:
+        self.id = cid
+        self.command = command
+        self.start: StartResult = StartResult(started=False)
+        self._queue: "queue.Queue[Any]" = queue.Queue()
+        self._timeout = timeout
+        self._finished = False
+
+    @property
+    def started(self) -> bool:
+        """True when the work started at once."""
+        return bool(self.start.started)
+
+    @property
+    def queued(self) -> bool:
+        """True when the work waits behind a running prompt or compact."""
+        return bool(self.start.queued)
+
+    @property
+    def position(self) -> Optional[int]:
+        """The place in the queue when queued (1 runs next), else None."""
+        return self.start.position
+
+    @property
+    def finished(self) -> bool:
+        """True once ``done`` was yielded (or the stream ended in error)."""
+        return self._finished
+
+    def __iter__(self) -> Iterator[Event]:
+        return self
+
+    def __next__(self) -> Event:
+        if self._finished:
+            raise StopIteration
+        try:
+            item = self._queue.get(timeout=self._timeout)
+        except queue.Empty:
+            raise TimeoutError(
+                f"no event of {self.command} {self.id!r} within {self._timeout} s"
+            ) from None
+        if isinstance(item, _End):
+            self._finished = True
+            raise item.error
+        if _wire.event_type(item) == "done":
+            self._finished = True
+        return item
+
+    def collect(self) -> List[Event]:
+        """Reads the rest of the stream and returns its events, done last."""
+        return list(self)
+
+    def _put(self, item: Any) -> None:
+        self._queue.put(item)
+
+
+class Client:
+    """Drives one ``zot rpc`` process over its pipes.
+
+    Args:
+        args: Flags for ``zot rpc``, e.g. ``["--provider", "scripted"]``.
+        binary: The zot executable; default ``ZOT_BIN``, then ``zot`` on
+            PATH.
+        command: The whole argv to spawn instead of ``binary rpc args``
+            (for wrappers, or a stand-in server in tests).
+        env: Variables set for the child on top of this process's
+            environment; a None value removes one. Set
+            ``ZOTCORE_RPC_TOKEN`` here to require ``hello``.
+        cwd: The child's working directory.
+        stderr: Where the child's stderr goes: None (inherit), a file or
+            file descriptor (``subprocess.DEVNULL``), a callable getting
+            each line, or a writer such as ``io.StringIO``. Never stdout.
+        timeout: Seconds to wait for a response before TimeoutError; None
+            waits forever. Every response is immediate on a healthy server.
+        event_timeout: Seconds a stream waits for its next event before
+            TimeoutError; None (default) waits forever.
+        on_unrouted: Called on the reader thread with each event that
+            belongs to no stream of this client (e.g. one without
+            ``prompt_id``).
+        on_protocol_error: Called on the reader thread with each
+            ProtocolError (a line that is not JSON, a response nobody waits
+            for). They are also kept in ``protocol_errors``.
+
+    Raises FileNotFoundError/OSError when zot cannot be spawned. Commands
+    may be sent from several threads at once; each PromptStream should be
+    read by one thread.
+    """
+
+    def __init__(
+        self,
+        args: Sequence[str] = (),
+        *,
+        binary: Optional[str] = None,
+        command: Optional[Sequence[str]] = None,
+        env: Optional[Mapping[str, Optional[str]]] = None,
+        cwd: Optional[str] = None,
+        stderr: _wire.StderrSink = None,
+        timeout: Optional[float] = 30.0,
+        event_timeout: Optional[float] = None,
+        on_unrouted: Optional[Callable[[Event], None]] = None,
+        on_protocol_error: Optional[Callable[[ProtocolError], None]] = None,
+    ) -> None:
+        argv = _wire.build_argv(binary, args, command)
+        stderr_arg, stderr_line = _wire.stderr_plan(stderr)
+        self._timeout = timeout
+        self._event_timeout = event_timeout
+        self._on_unrouted = on_unrouted
+        self._on_protocol_error = on_protocol_error
+        self.protocol_errors: List[ProtocolError] = []
+        self._router = _wire.Router()
+        self._ids = itertools.count(1)
+        self._send_lock = threading.Lock()
+        self._proc = subprocess.Popen(
+            argv,
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=stderr_arg,
+            env=_wire.child_env(env),
+            cwd=cwd,
+        )
+        self._reader = threading.Thread(target=self._read_stdout, name="zot-rpc-stdout", daemon=True)
+        self._reader.start()
+        self._stderr_pump: Optional[threading.Thread] = None
+        if stderr_line is not None:
+            self._stderr_pump = threading.Thread(
+                target=self._pump_stderr, args=(stderr_line,), name="zot-rpc-stderr", daemon=True
+            )
+            self._stderr_pump.start()
+
+    # ---- lifecycle -------------------------------------------------------
+
+    def __enter__(self) -> "Client":
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self.close()
+
+    @property
+    def pid(self) -> int:
+        """The zot process's id."""
+        return self._proc.pid
+
+    @property
+    def returncode(self) -> Optional[int]:
+        """zot's exit status once it exited, else None."""
+        return self._proc.poll()
+
+    def wait(self, timeout: Optional[float] = None) -> int:
+        """Waits for zot to exit and returns its status.
+
+        Raises subprocess.TimeoutExpired when timeout passes first.
+        """
+        return self._proc.wait(timeout)
+
+    def close(self, timeout: float = 10.0) -> int:
+        """Shuts zot down and returns its exit status.
+
+        Closes zot's stdin, so zot finishes the running and queued work and
+        exits 0; after timeout seconds it is sent SIGTERM (it aborts its
+        work and kills tool processes), and after 3 more seconds killed.
+        Call ``abort(all=True)`` first to stop the work rather than wait.
+        Safe to call more than once.
+        """
+        with self._send_lock:
+            try:
+                self._proc.stdin.close()
+            except OSError:
+                pass  # the pipe is already broken: zot is gone
+        try:
+            self._proc.wait(timeout)
+        except subprocess.TimeoutExpired:
+            self._proc.terminate()
+            try:
+                self._proc.wait(3.0)
+            except subprocess.TimeoutExpired:
+                self._proc.kill()
+                self._proc.wait()
+        self._reader.join()
+        self._proc.stdout.close()
+        if self._stderr_pump is not None:
+            self._stderr_pump.join()
+        return self._proc.returncode
+
+    # ---- commands ----------------------------------------------------------
+
+    def hello(self, token: Optional[str] = None) -> HelloResult:
+        """Introduces the client; with token, authenticates it.
+
+        When zot runs with ``ZOTCORE_RPC_TOKEN`` this must be the first
+        command. A wrong token raises ZotError (``invalid_token``) and zot
+        exits.
+        """
+        cmd: Dict[str, Any] = {"type": "hello"}
+        if token is not None:
+            cmd["token"] = token
+        return self._call(cmd)
+
+    def prompt(self, message: str, images: Optional[Iterable[_wire.ImageLike]] = None) -> PromptStream:
+        """Sends a prompt and returns the stream of its events.
+
+        Returns once zot accepted it; ``stream.start`` tells whether it
+        started or was queued (and at which position). images are
+        ImageInput values, dicts, or raw image bytes. Raises ZotError when
+        zot refuses it (e.g. ``invalid_image``).
+        """
+        cmd: Dict[str, Any] = {"type": "prompt", "message": message}
+        imgs = _wire.image_inputs(images)
+        if imgs is not None:
+            cmd["images"] = imgs
+        return self._start(cmd)
+
+    def compact(self, instructions: Optional[str] = None) -> PromptStream:
+        """Starts compacting the transcript; returns the stream of its
+        events (``compact_done`` or ``error``, then ``done``)."""
+        cmd: Dict[str, Any] = {"type": "compact"}
+        if instructions is not None:
+            cmd["instructions"] = instructions
+        return self._start(cmd)
+
+    def abort(self, all: bool = False) -> AbortResult:  # noqa: A002 - the wire's name
+        """Cancels the running prompt or compact; with all, drops the queue
+        too. The cancelled streams end with ``turn_end`` (aborted) then
+        ``done``."""
+        cmd: Dict[str, Any] = {"type": "abort"}
+        if all:
+            cmd["all"] = True
+        return self._call(cmd)
+
+    def get_state(self) -> StateResult:
+        """Returns a snapshot of the runtime."""
+        return self._call({"type": "get_state"})
+
+    def get_messages(self) -> MessagesResult:
+        """Returns the whole transcript."""
+        return self._call({"type": "get_messages"})
+
+    def clear(self) -> None:
+        """Drops the transcript; ZotError ``busy`` while work runs or waits."""
+        self._call({"type": "clear"})
+
+    def set_model(self, model: str) -> SetModelResult:
+        """Switches model; ZotError ``unknown_model`` or ``busy``."""
+        return self._call({"type": "set_model", "model": model})
+
+    def get_models(self) -> ModelsResult:
+        """Lists the provider's models."""
+        return self._call({"type": "get_models"})
+
+    def ping(self) -> PingResult:
+        """Health check."""
+        return self._call({"type": "ping"})
+
+    def request(self, cmd: Mapping[str, Any]) -> Response:
+        """Sends any command (its ``id`` is assigned here) and returns the
+        raw response, failed or not. For commands newer than this client."""
+        return self._send(dict(cmd), None)
+
+    # ---- plumbing ----------------------------------------------------------
+
+    def _call(self, cmd: Dict[str, Any]) -> Any:
+        resp = self._send(cmd, None)
+        _raise_failure(resp)
+        return parse_result(resp.command or cmd["type"], resp.data)
+
+    def _start(self, cmd: Dict[str, Any]) -> PromptStream:
+        cid = next(self._ids)
+        stream = PromptStream(cid, cmd["type"], self._event_timeout)
+        resp = self._send(cmd, stream, cid)
+        if not resp.success:
+            self._router.forget(cid)
+            _raise_failure(resp)
+        stream.start = parse_result(cmd["type"], resp.data) or StartResult(started=True)
+        return stream
+
+    def _send(self, cmd: Dict[str, Any], stream: Optional[PromptStream], cid: Any = None) -> Response:
+        if cid is None:
+            cid = next(self._ids)
+        cmd["id"] = cid
+        line = _wire.encode(cmd)
+        waiter = _Waiter()
+        with self._send_lock:
+            if not self._router.register(cid, waiter, stream):
+                raise self._closed_error()
+            try:
+                self._proc.stdin.write(line)
+                self._proc.stdin.flush()
+            except (OSError, ValueError) as e:
+                self._router.forget(cid)
+                raise self._closed_error() from e
+        if not waiter.ready.wait(self._timeout):
+            self._router.forget(cid)
+            raise TimeoutError(f"no response to {cmd['type']} within {self._timeout} s")
+        if waiter.error is not None:
+            raise waiter.error
+        assert waiter.response is not None
+        return waiter.response
+
+    def _closed_error(self) -> ZotClosedError:
+        code = self._proc.poll()
+        return ZotClosedError(f"zot is not running (exit status {code})", code)
+
+    def _read_stdout(self) -> None:
+        out = self._proc.stdout
+        try:
+            while True:
+                # readline on a binary stream splits on b"\n" only, so
+                # U+2028 and friends inside strings never split a frame.
+                line = out.readline()
+                if not line:
+                    break
+                if line.endswith(b"\n"):
+                    line = line[:-1]
+                if line.strip():
+                    self._dispatch(line)
+        except (OSError, ValueError):
+            pass  # the pipe broke: treated as the end of output below
+        finally:
+            self._shut_router()
+
+    def _dispatch(self, line: bytes) -> None:
+        try:
+            d = _wire.decode_line(line)
+        except ProtocolError as e:
+            self._protocol_error(e)
+            return
+        kind, value, problem = _wire.classify(d)
+        if problem is not None:
+            problem.line = line[:200]
+            self._protocol_error(problem)
+        if kind == "response":
+            waiter = self._router.take_response(value)
+            if waiter is None:
+                self._protocol_error(ProtocolError(f"response nobody waits for (id {value.id!r})", line[:200]))
+                return
+            waiter.response = value
+            waiter.ready.set()
+        elif kind == "event":
+            done = _wire.event_type(value) == "done"
+            stream = self._router.stream_for(_wire.event_prompt_id(value), done)
+            if stream is not None:
+                stream._put(value)
+            elif self._on_unrouted is not None:
+                self._on_unrouted(value)
+
+    def _protocol_error(self, e: ProtocolError) -> None:
+        self.protocol_errors.append(e)
+        if self._on_protocol_error is not None:
+            self._on_protocol_error(e)
+
+    def _shut_router(self) -> None:
+        try:
+            code = self._proc.wait(2.0)
+        except subprocess.TimeoutExpired:
+            code = None
+        err = ZotClosedError(f"zot's output ended (exit status {code})", code)
+        waiters, streams = self._router.close()
+        for w in waiters:
+            w.error = err
+            w.ready.set()
+        for s in streams:
+            s._put(_End(err))
+
+    def _pump_stderr(self, handle: Callable[[bytes], None]) -> None:
+        err = self._proc.stderr
+        try:
+            for raw in iter(err.readline, b""):
+                handle(raw)
+        except (OSError, ValueError):
+            pass  # the pipe broke: zot is gone
+        finally:
+            err.close()
+
+
+def _raise_failure(resp: Response) -> None:
+    """Raises ZotError for a failure response."""
+    if not resp.success:
+        raise ZotError(resp.code or "", resp.error or "command failed", resp.command, resp)
