@@ -535,3 +535,30 @@ func TestMissingCredential(t *testing.T) {
 		t.Errorf("stderr is not one line: %q", msg)
 	}
 }
+
+func TestSIGTERMAfterEOFStillAborts(t *testing.T) {
+	s := script(t, map[string]any{"turns": []any{map[string]any{"steps": []any{
+		map[string]any{"tool_calls": []any{map[string]any{"name": "bash", "args": map[string]any{"command": "sleep 30"}}}},
+		map[string]any{"text": "done"},
+	}}}})
+	p := start(t, nil, rpcArgs(t, "--script", s)...)
+	p.send(`{"id":"1","type":"prompt","message":"run"}`)
+	p.response()
+	p.until("turn_end")
+	_ = p.stdin.Close() // the work goes on after EOF…
+	time.Sleep(100 * time.Millisecond)
+	began := time.Now()
+	if err := p.cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	evs := p.untilDone() // …until the signal aborts it
+	if te, ok := evs[len(evs)-2].(*wire.TurnEndEvent); !ok || te.Stop != wire.StopAborted {
+		t.Errorf("after SIGTERM: %v", types(evs))
+	}
+	if code := p.wait(); code != 128+int(syscall.SIGTERM) {
+		t.Errorf("exit %d", code)
+	}
+	if d := time.Since(began); d > 20*time.Second {
+		t.Errorf("SIGTERM took %v to take effect", d)
+	}
+}

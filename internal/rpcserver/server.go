@@ -117,7 +117,17 @@ func (s *Server) Serve(ctx context.Context, in io.Reader, out io.Writer) error {
 	s.draining = true // the worker stops once the queue is empty
 	s.mu.Unlock()
 	s.poke()
-	<-workerDone
+	// A signal while the last work drains (after the end of input) still
+	// aborts it.
+	select {
+	case <-workerDone:
+	case <-ctx.Done():
+		if result == nil {
+			result = ctx.Err()
+		}
+		s.abortAll("the server is shutting down")
+		<-workerDone
+	}
 	s.w.close()
 	wg.Wait()
 	return result

@@ -1,0 +1,117 @@
+// Command prompt runs one prompt through `zot rpc` with package rpcclient
+// and prints the answer:
+//
+//	prompt [-zot PATH] [-- ZOT_FLAGS...] MESSAGE
+//
+// The answer's text goes to stdout as it streams; tool calls and usage go
+// to stderr. It exits 0 when the prompt is done, 1 when it failed (an
+// `error` event) or zot could not be run, 2 on bad arguments. PATH
+// defaults to $ZOT_BIN, else `zot`. Offline:
+//
+//	go run ./clients/go/prompt -zot bin/zot -- --provider scripted "hello"
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"syscall"
+
+	"zot.dev/zot/sdk/rpcclient"
+	"zot.dev/zot/sdk/wire"
+)
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	code := run(ctx, os.Args[1:], os.Stdout, os.Stderr)
+	stop()
+	os.Exit(code)
+}
+
+// run is the program: it returns the exit status.
+func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("prompt", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	bin := fs.String("zot", envOr("ZOT_BIN", "zot"), "the zot binary")
+	fs.Usage = func() {
+		fmt.Fprintln(stderr, "usage: prompt [-zot PATH] [-- ZOT_FLAGS...] MESSAGE")
+		fs.PrintDefaults()
+	}
+	if err := fs.Parse(args); err != nil {
+		return 2
+	}
+	rest := fs.Args()
+	if len(rest) == 0 {
+		fs.Usage()
+		return 2
+	}
+	flags, message := rest[:len(rest)-1], rest[len(rest)-1]
+
+	c, err := rpcclient.Start(ctx, rpcclient.Options{Bin: *bin, Args: flags, Stderr: stderr})
+	if err != nil {
+		fmt.Fprintln(stderr, "prompt:", err)
+		return 1
+	}
+	failed := prompt(ctx, c, message, stdout, stderr)
+	if err := c.Close(); err != nil {
+		fmt.Fprintln(stderr, "prompt:", err)
+		failed = true
+	}
+	if failed {
+		return 1
+	}
+	return 0
+}
+
+// prompt sends message and prints its events; it reports whether the
+// prompt failed.
+func prompt(ctx context.Context, c *rpcclient.Client, message string, stdout, stderr io.Writer) (failed bool) {
+	s, err := c.Prompt(ctx, message, nil)
+	if err != nil {
+		fmt.Fprintln(stderr, "prompt:", err)
+		return true
+	}
+	for ev, err := range s.All(ctx) {
+		if err != nil {
+			fmt.Fprintln(stderr, "prompt:", err)
+			if errors.Is(err, context.Canceled) {
+				// Interrupted: stop the work before Close waits for it.
+				_, _ = c.Abort(context.Background(), true)
+			}
+			return true
+		}
+		switch ev := ev.(type) {
+		case *wire.TextDeltaEvent:
+			fmt.Fprint(stdout, ev.Delta)
+		case *wire.TurnEndEvent:
+			if ev.Stop == wire.StopEndTurn {
+				fmt.Fprintln(stdout)
+			}
+		case *wire.ToolCallEvent:
+			fmt.Fprintf(stderr, "[tool] %s %s\n", ev.Name, ev.Args)
+		case *wire.UsageEvent:
+			fmt.Fprintf(stderr, "[usage] in %d out %d cache %d/%d cost $%.6f (total $%.6f)\n",
+				ev.Input, ev.Output, ev.CacheRead, ev.CacheWrite, ev.CostUSD, ev.Cumulative.CostUSD)
+		case *wire.ErrorEvent:
+			failed = true
+			if ev.Code != "" {
+				fmt.Fprintf(stderr, "error: %s (%s)\n", ev.Message, ev.Code)
+			} else {
+				fmt.Fprintf(stderr, "error: %s\n", ev.Message)
+			}
+		}
+	}
+	return failed
+}
+
+// envOr returns the environment variable k, or def when it is empty.
+func envOr(k, def string) string {
+	if v := os.Getenv(k); v != "" {
+		return v
+	}
+	return def
+}

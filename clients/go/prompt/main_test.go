@@ -1,0 +1,116 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+// zotBin is the binary under test: $ZOT_BIN, or one built for the tests.
+var zotBin string
+
+func TestMain(m *testing.M) {
+	os.Exit(runTests(m))
+}
+
+func runTests(m *testing.M) int {
+	if p := os.Getenv("ZOT_BIN"); p != "" {
+		zotBin = p
+		return m.Run()
+	}
+	dir, err := os.MkdirTemp("", "zot-prompt-example-")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	defer os.RemoveAll(dir)
+	zotBin = filepath.Join(dir, "zot")
+	build := exec.Command("go", "build", "-o", zotBin, "zot.dev/zot/cmd/zot")
+	build.Stderr = os.Stderr
+	if err := build.Run(); err != nil {
+		fmt.Fprintln(os.Stderr, "building zot:", err)
+		return 1
+	}
+	return m.Run()
+}
+
+// syncBuffer is written by the program and by zot's stderr copier.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+// runProgram runs the example with args and returns its exit status and
+// output. The deadline only guards against hangs.
+func runProgram(t *testing.T, args ...string) (int, string, string) {
+	t.Helper()
+	t.Setenv("ZOTCORE_RPC_TOKEN", "")
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	var stdout, stderr syncBuffer
+	code := run(ctx, args, &stdout, &stderr)
+	return code, stdout.String(), stderr.String()
+}
+
+func TestPromptDoneExitsZero(t *testing.T) {
+	code, stdout, stderr := runProgram(t, "-zot", zotBin, "--", "--provider", "scripted", "--cwd", t.TempDir(), "list files")
+	if code != 0 {
+		t.Fatalf("exit %d; stderr:\n%s", code, stderr)
+	}
+	if strings.TrimSpace(stdout) == "" || strings.Contains(stdout, "[tool]") || strings.Contains(stdout, "[usage]") {
+		t.Errorf("stdout %q, want only the answer's text", stdout)
+	}
+	call := regexp.MustCompile(`(?m)^\[tool\] bash (.*)$`).FindStringSubmatch(stderr)
+	var args map[string]string
+	if call == nil || json.Unmarshal([]byte(call[1]), &args) != nil || args["command"] != "echo hello from zot && ls" {
+		t.Errorf("stderr lacks the tool call:\n%s", stderr)
+	}
+	if !regexp.MustCompile(`\[usage\] in \d+ out \d+`).MatchString(stderr) {
+		t.Errorf("stderr lacks the usage:\n%s", stderr)
+	}
+}
+
+func TestErrorEventExitsOne(t *testing.T) {
+	script := filepath.Join(t.TempDir(), "script.json")
+	err := os.WriteFile(script, []byte(`{"turns":[{"steps":[{"error":{"status":400,"kind":"invalid_request_error","message":"bad request"}}]}]}`), 0o644)
+	if err != nil {
+		t.Fatal(err)
+	}
+	code, _, stderr := runProgram(t, "-zot", zotBin, "--", "--provider", "scripted", "--script", script, "--cwd", t.TempDir(), "hi")
+	if code != 1 {
+		t.Fatalf("exit %d, want 1; stderr:\n%s", code, stderr)
+	}
+	if !regexp.MustCompile(`error: .*bad request.*\(provider_error\)`).MatchString(stderr) {
+		t.Errorf("stderr lacks the error:\n%s", stderr)
+	}
+}
+
+func TestBadUseExitCodes(t *testing.T) {
+	if code, _, _ := runProgram(t); code != 2 {
+		t.Errorf("no message: exit %d, want 2", code)
+	}
+	if code, _, stderr := runProgram(t, "-zot", "/nonexistent/zot", "hi"); code != 1 {
+		t.Errorf("missing binary: exit %d, want 1; stderr:\n%s", code, stderr)
+	}
+}

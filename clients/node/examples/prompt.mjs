@@ -1,0 +1,81 @@
+#!/usr/bin/env node
+// Runs one prompt through `zot rpc` and prints the answer.
+//
+//   node examples/prompt.mjs [--zot PATH] [-- ZOT_FLAGS...] MESSAGE
+//
+// The answer's text goes to stdout as it streams; tool calls and usage go
+// to stderr. Exits 0 when the prompt is done, 1 when it failed (an `error`
+// event) or zot could not be run, 2 on bad arguments. PATH defaults to
+// $ZOT_BIN, else `zot`. Example, offline:
+//
+//   node examples/prompt.mjs --zot bin/zot -- --provider scripted "hello"
+
+import { ZotClient, ZotError } from "../index.js";
+
+const USAGE = "usage: prompt.mjs [--zot PATH] [-- ZOT_FLAGS...] MESSAGE";
+
+/**
+ * Splits the command line into the binary, zot's flags and the message.
+ * @param {string[]} argv
+ */
+function parseArgs(argv) {
+  let bin = process.env.ZOT_BIN || "zot";
+  let i = 0;
+  if (argv[i] === "--zot") {
+    if (argv.length < i + 2) return null;
+    bin = argv[i + 1];
+    i += 2;
+  }
+  if (argv[i] === "--") i++;
+  const rest = argv.slice(i);
+  if (rest.length === 0) return null;
+  return { bin, flags: rest.slice(0, -1), message: /** @type {string} */ (rest.at(-1)) };
+}
+
+/** @param {string[]} argv */
+async function main(argv) {
+  const args = parseArgs(argv);
+  if (!args) {
+    process.stderr.write(USAGE + "\n");
+    return 2;
+  }
+  const client = new ZotClient({ bin: args.bin, args: args.flags });
+  let failed = false;
+  try {
+    await client.start();
+    for await (const ev of client.prompt(args.message)) {
+      switch (ev.type) {
+        case "text_delta":
+          process.stdout.write(ev.delta);
+          break;
+        case "turn_end":
+          if (ev.stop === "end_turn") process.stdout.write("\n");
+          break;
+        case "tool_call":
+          process.stderr.write(`[tool] ${ev.name} ${JSON.stringify(ev.args)}\n`);
+          break;
+        case "usage":
+          process.stderr.write(
+            `[usage] in ${ev.input} out ${ev.output} cache ${ev.cache_read}/${ev.cache_write}` +
+              ` cost $${ev.cost_usd.toFixed(6)} (total $${ev.cumulative.cost_usd.toFixed(6)})\n`,
+          );
+          break;
+        case "error":
+          failed = true;
+          process.stderr.write(`error: ${ev.message}${ev.code ? ` (${ev.code})` : ""}\n`);
+          break;
+        default:
+          break; // other and newer events are not shown
+      }
+    }
+  } catch (err) {
+    const code = err instanceof ZotError ? ` (${err.code})` : "";
+    process.stderr.write(`prompt.mjs: ${err instanceof Error ? err.message : err}${code}\n`);
+    failed = true;
+  } finally {
+    await client.close();
+  }
+  return failed ? 1 : 0;
+}
+
+process.exitCode = await main(process.argv.slice(2));

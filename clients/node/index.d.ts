@@ -1,0 +1,145 @@
+// Declarations for index.js, zot's Node reference client. The protocol's
+// own types come from types.d.ts, generated from the schema.
+
+import type {
+  AbortResult,
+  ErrorCode,
+  Event,
+  HelloResult,
+  ImageInput,
+  MessagesResult,
+  ModelsResult,
+  PingResult,
+  Response,
+  SetModelResult,
+  StartResult,
+  StateResult,
+} from "./types.js";
+
+export type * from "./types.js";
+
+/**
+ * Codes of failures the client itself detects: the binary could not be
+ * started, a command was sent before start(), the process ended before
+ * answering, or the client was closed.
+ */
+export type ClientErrorCode =
+  | "spawn_failed"
+  | "not_started"
+  | "process_exited"
+  | "closed";
+
+/** Something text can be written to, such as `process.stderr`. */
+export interface TextSink {
+  write(text: string): unknown;
+}
+
+/** How to start `zot rpc`. */
+export interface ZotClientOptions {
+  /** The zot binary; default `zot` (looked up in PATH). */
+  bin?: string;
+  /** Flags after `rpc`, e.g. `["--provider", "scripted"]`. */
+  args?: string[];
+  /**
+   * Variables set on top of the current environment; `undefined` removes
+   * one (e.g. `{ZOTCORE_RPC_TOKEN: undefined}`).
+   */
+  env?: Record<string, string | undefined>;
+  /** The process's working directory; default the current one. */
+  cwd?: string;
+  /**
+   * Where zot's stderr (its log, never protocol frames) goes: inherited
+   * (default), ignored, written to a sink, or passed to a function.
+   */
+  stderr?: "inherit" | "ignore" | TextSink | ((text: string) => void);
+  /** How long close() waits for zot to exit before signalling it; default 5000. */
+  closeTimeoutMs?: number;
+}
+
+/** A failed command, a failed start, or a process that went away. */
+export declare class ZotError extends Error {
+  constructor(message: string, details: { code: ErrorCode | ClientErrorCode; command?: string; response?: Response });
+  /** The server's stable error code, or one of the client's own. */
+  readonly code: ErrorCode | ClientErrorCode;
+  /** The command that failed, when there was one. */
+  readonly command?: string;
+  /** The failed response as the server sent it, when there was one. */
+  readonly response?: Response;
+}
+
+/**
+ * The events of one prompt or compaction, in order, ending with `done`.
+ * Events the client does not know (a newer server's) are passed through
+ * as they came, with all their fields; so are unknown fields of known
+ * events. Events are buffered without bound until read.
+ */
+export declare class PromptStream implements AsyncIterableIterator<Event> {
+  /** The command that started the work. */
+  readonly command: "prompt" | "compact";
+  /** The command's id; every event of the work carries it as `prompt_id`. */
+  readonly id: number;
+  /**
+   * The command's answer: `{started: true}`, or `{started: false, queued:
+   * true, position}` when other work runs. Rejects with a ZotError when the
+   * command failed (iterating then throws the same error).
+   */
+  readonly start: Promise<StartResult>;
+  /** The start result once the answer came. */
+  readonly startResult: StartResult | undefined;
+  next(): Promise<IteratorResult<Event, undefined>>;
+  /** Stops reading; the work goes on (abort it with ZotClient.abort). */
+  return(): Promise<IteratorResult<Event, undefined>>;
+  [Symbol.asyncIterator](): PromptStream;
+  /** Reads every remaining event, `done` included. */
+  collect(): Promise<Event[]>;
+}
+
+/** A `zot rpc` subprocess and the commands it answers. */
+export declare class ZotClient {
+  constructor(options?: ZotClientOptions);
+  /** Spawns `bin rpc ...args`; rejects with code `spawn_failed`. */
+  start(): Promise<void>;
+  /** Authenticates (required first when the server has ZOTCORE_RPC_TOKEN). */
+  hello(token?: string): Promise<HelloResult>;
+  /** Sends a prompt; iterate the stream for its events. */
+  prompt(message: string, images?: ImageInput[]): PromptStream;
+  /** Cancels the running work; with `all`, drops queued work too. */
+  abort(options?: { all?: boolean }): Promise<AbortResult>;
+  /** Compacts the transcript; same lifecycle as prompt. */
+  compact(instructions?: string): PromptStream;
+  /** A snapshot of the runtime. */
+  getState(): Promise<StateResult>;
+  /** The whole transcript. */
+  getMessages(): Promise<MessagesResult>;
+  /** Drops the transcript; fails with `busy` while work runs or waits. */
+  clear(): Promise<void>;
+  /** Switches model within the provider; fails with `unknown_model`. */
+  setModel(model: string): Promise<SetModelResult>;
+  /** The provider's models. */
+  getModels(): Promise<ModelsResult>;
+  /** Health check. */
+  ping(): Promise<PingResult>;
+  /**
+   * Sends any command by its type and fields; resolves to the response's
+   * `data`. For commands of a newer server.
+   */
+  request(type: string, fields?: Record<string, unknown>): Promise<unknown>;
+  /**
+   * Closes zot's stdin (zot finishes its work and exits), waits up to
+   * closeTimeoutMs, then sends SIGTERM and, after a grace period, SIGKILL.
+   */
+  close(): Promise<{ code: number | null; signal: string | null }>;
+
+  /** Every event line, also those of streams nobody reads. */
+  on(name: "event", listener: (event: Event) => void): this;
+  /** A stdout line that is not a JSON object: a server bug. */
+  on(name: "protocolError", listener: (line: string, error: Error) => void): this;
+  /** The process ended. */
+  on(name: "exit", listener: (code: number | null, signal: string | null) => void): this;
+  once(name: "event", listener: (event: Event) => void): this;
+  once(name: "protocolError", listener: (line: string, error: Error) => void): this;
+  once(name: "exit", listener: (code: number | null, signal: string | null) => void): this;
+  off(name: "event", listener: (event: Event) => void): this;
+  off(name: "protocolError", listener: (line: string, error: Error) => void): this;
+  off(name: "exit", listener: (code: number | null, signal: string | null) => void): this;
+}

@@ -1,0 +1,486 @@
+// zot's Node reference client: drives a `zot rpc` subprocess over its
+// stdin and stdout, one JSON object per LF-terminated line each way.
+// No runtime dependencies; the types are in index.d.ts and types.d.ts.
+
+import { spawn } from "node:child_process";
+import { EventEmitter } from "node:events";
+
+import { LineSplitter } from "./lines.js";
+
+/** How long close() waits for zot to exit after ending its stdin. */
+const DEFAULT_CLOSE_TIMEOUT_MS = 5000;
+/** How long close() waits after SIGTERM before SIGKILL, and how long stdout may outlive the process. */
+const TERM_GRACE_MS = 2000;
+
+/**
+ * A failed command, a failed start, or a process that went away.
+ * `code` is the server's stable error code (see types.d.ts ErrorCode) or one
+ * of the client's own: `spawn_failed`, `not_started`, `process_exited`,
+ * `closed`.
+ */
+export class ZotError extends Error {
+  /**
+   * @param {string} message
+   * @param {{code: string, command?: string, response?: object}} details
+   */
+  constructor(message, { code, command, response }) {
+    super(message);
+    this.name = "ZotError";
+    /** @type {string} */
+    this.code = code;
+    /** @type {string | undefined} */
+    this.command = command;
+    /** @type {object | undefined} */
+    this.response = response;
+  }
+}
+
+/**
+ * The events of one prompt or compaction, in order, ending with `done`.
+ * Iterate it with `for await`; `start` resolves to the command's StartResult
+ * (or rejects with a ZotError when the command failed).
+ *
+ * Events are buffered without bound until read, so a stream that is never
+ * read never blocks the client (or its other commands, such as abort).
+ */
+export class PromptStream {
+  /**
+   * @param {string} command "prompt" or "compact"
+   * @param {number} id the command's id, which every event of it carries as prompt_id
+   */
+  constructor(command, id) {
+    /** The command that started the work: "prompt" or "compact". */
+    this.command = command;
+    /** The command's id; its events carry it as `prompt_id`. */
+    this.id = id;
+    /** The start result once the response came, else undefined. */
+    this.startResult = undefined;
+    /** @type {object[]} */
+    this._queue = [];
+    /** @type {((r: IteratorResult<object>) => void) | null} */
+    this._wake = null;
+    /** @type {ZotError | null} */
+    this._failure = null;
+    this._finished = false; // done received or failure
+    this._detached = false; // the reader stopped iterating
+    /** @type {(v: object) => void} */
+    let resolve = () => {};
+    /** @type {(e: Error) => void} */
+    let reject = () => {};
+    /** Resolves to the StartResult; rejects with a ZotError when the command failed. */
+    this.start = new Promise((res, rej) => {
+      resolve = res;
+      reject = rej;
+    });
+    // Callers who only iterate learn of a failure from the iterator; do
+    // not let the unobserved promise become an unhandled rejection.
+    this.start.catch(() => {});
+    this._resolveStart = resolve;
+    this._rejectStart = reject;
+  }
+
+  /** @param {object} result */
+  _started(result) {
+    this.startResult = result;
+    this._resolveStart(result);
+  }
+
+  /** @param {object} ev */
+  _push(ev) {
+    if (this._finished) return;
+    if (/** @type {{type?: unknown}} */ (ev).type === "done") this._finished = true;
+    if (this._detached) return;
+    if (this._wake) {
+      const wake = this._wake;
+      this._wake = null;
+      wake({ value: ev, done: false });
+      return;
+    }
+    this._queue.push(ev);
+  }
+
+  /** @param {ZotError} err */
+  _fail(err) {
+    if (this._finished) return;
+    this._finished = true;
+    this._failure = err;
+    this._rejectStart(err);
+    if (this._wake) {
+      const wake = this._wake;
+      this._wake = null;
+      wake(Promise.reject(err));
+    }
+  }
+
+  /** @returns {Promise<IteratorResult<object>>} */
+  next() {
+    if (this._queue.length > 0) {
+      const value = /** @type {object} */ (this._queue.shift());
+      return Promise.resolve({ value, done: false });
+    }
+    if (this._failure && !this._detached) {
+      const err = this._failure;
+      this._detached = true; // report it once
+      return Promise.reject(err);
+    }
+    if (this._finished || this._detached) {
+      return Promise.resolve({ value: undefined, done: true });
+    }
+    return new Promise((resolve) => {
+      this._wake = resolve;
+    });
+  }
+
+  /**
+   * Stops reading: buffered and later events of this work are dropped. The
+   * work itself goes on; call the client's abort() to stop it.
+   * @returns {Promise<IteratorResult<object>>}
+   */
+  return() {
+    this._detached = true;
+    this._queue = [];
+    if (this._wake) {
+      const wake = this._wake;
+      this._wake = null;
+      wake({ value: undefined, done: true });
+    }
+    return Promise.resolve({ value: undefined, done: true });
+  }
+
+  [Symbol.asyncIterator]() {
+    return this;
+  }
+
+  /**
+   * Reads every remaining event, `done` included.
+   * @returns {Promise<object[]>}
+   */
+  async collect() {
+    const events = [];
+    for await (const ev of this) events.push(ev);
+    return events;
+  }
+}
+
+/**
+ * A `zot rpc` subprocess and the commands it answers.
+ *
+ * Emits "event" for every event line (also those of streams nobody reads),
+ * "protocolError" (line, error) for a stdout line that is not a JSON object
+ * (a server bug), and "exit" (code, signal) when the process ends.
+ */
+export class ZotClient extends EventEmitter {
+  /**
+   * @param {{bin?: string, args?: string[], env?: Record<string, string | undefined>,
+   *          cwd?: string, stderr?: "inherit" | "ignore" | {write(text: string): unknown} | ((text: string) => void),
+   *          closeTimeoutMs?: number}} [options]
+   */
+  constructor(options = {}) {
+    super();
+    this._bin = options.bin ?? "zot";
+    this._args = options.args ?? [];
+    this._env = options.env;
+    this._cwd = options.cwd;
+    this._stderr = options.stderr ?? "inherit";
+    this._closeTimeoutMs = options.closeTimeoutMs ?? DEFAULT_CLOSE_TIMEOUT_MS;
+    /** @type {import("node:child_process").ChildProcess | null} */
+    this._proc = null;
+    this._nextId = 1;
+    /** @type {Map<number, {command: string, resolve: (r: any) => void, reject: (e: Error) => void}>} */
+    this._pending = new Map();
+    /** @type {Map<number, PromptStream>} */
+    this._streams = new Map();
+    /** @type {ZotError | null} set once no command can be answered any more */
+    this._gone = null;
+    /** @type {Promise<{code: number | null, signal: string | null}> | null} */
+    this._exited = null;
+    /** @type {Promise<void> | null} */
+    this._closing = null;
+  }
+
+  /**
+   * Spawns `bin rpc ...args`. Resolves once the process runs; rejects with a
+   * ZotError (code `spawn_failed`) when it cannot be started.
+   * @returns {Promise<void>}
+   */
+  start() {
+    if (this._proc) return Promise.reject(new ZotError("zot client: already started", { code: "spawn_failed" }));
+    const env = { ...process.env };
+    for (const [k, v] of Object.entries(this._env ?? {})) {
+      if (v === undefined) delete env[k];
+      else env[k] = v;
+    }
+    const stderrMode = typeof this._stderr === "string" ? this._stderr : "pipe";
+    const proc = spawn(this._bin, ["rpc", ...this._args], {
+      cwd: this._cwd,
+      env,
+      stdio: ["pipe", "pipe", stderrMode],
+    });
+    this._proc = proc;
+    this._wireStderr(proc);
+
+    // A write after the process died reports EPIPE here; the exit handler
+    // fails whatever was waiting.
+    proc.stdin?.on("error", () => {});
+    const splitter = new LineSplitter((line) => this._onLine(line));
+    proc.stdout?.on("data", (chunk) => splitter.push(chunk));
+    proc.stdout?.on("end", () => splitter.end());
+
+    this._exited = new Promise((resolve) => {
+      proc.on("exit", (code, signal) => resolve({ code, signal }));
+      proc.on("error", () => resolve({ code: null, signal: null }));
+    });
+    const exitedError = (/** @type {number | null} */ code, /** @type {string | null} */ signal) =>
+      new ZotError(`zot exited (code ${code}, signal ${signal})`, { code: "process_exited" });
+    proc.on("close", (code, signal) => {
+      this._goneWith(exitedError(code, signal));
+      this.emit("exit", code, signal);
+    });
+    // "close" waits for stdout to end; should a leftover grandchild hold it
+    // open, fail what is waiting anyway, shortly after the exit.
+    proc.on("exit", (code, signal) => {
+      setTimeout(() => this._goneWith(exitedError(code, signal)), TERM_GRACE_MS).unref();
+    });
+
+    return new Promise((resolve, reject) => {
+      proc.once("spawn", () => resolve());
+      proc.once("error", (err) => {
+        const e = new ZotError(`starting ${this._bin}: ${err.message}`, { code: "spawn_failed" });
+        this._goneWith(e);
+        reject(e);
+      });
+    });
+  }
+
+  /** @param {import("node:child_process").ChildProcess} proc */
+  _wireStderr(proc) {
+    const dest = this._stderr;
+    if (!proc.stderr || typeof dest === "string") return;
+    proc.stderr.setEncoding("utf8");
+    if (typeof dest === "function") {
+      proc.stderr.on("data", (text) => dest(text));
+    } else {
+      proc.stderr.on("data", (text) => dest.write(text));
+    }
+  }
+
+  /**
+   * Fails every waiting command and open stream; no later command is sent.
+   * @param {ZotError} err
+   */
+  _goneWith(err) {
+    if (!this._gone) this._gone = err;
+    for (const [id, p] of this._pending) {
+      this._pending.delete(id);
+      p.reject(new ZotError(`${p.command}: ${err.message}`, { code: err.code, command: p.command }));
+    }
+    for (const [id, s] of this._streams) {
+      this._streams.delete(id);
+      s._fail(new ZotError(`${s.command}: ${err.message} before done`, { code: err.code, command: s.command }));
+    }
+  }
+
+  /** @param {string} line */
+  _onLine(line) {
+    if (line.endsWith("\r")) line = line.slice(0, -1);
+    if (line === "") return;
+    let frame;
+    try {
+      frame = JSON.parse(line);
+    } catch (err) {
+      this.emit("protocolError", line, err);
+      return;
+    }
+    if (frame === null || typeof frame !== "object" || Array.isArray(frame) || typeof frame.type !== "string") {
+      this.emit("protocolError", line, new Error("not a JSON object with a string type"));
+      return;
+    }
+    if (frame.type === "response") {
+      this._onResponse(frame);
+      return;
+    }
+    this.emit("event", frame);
+    const stream = this._streams.get(frame.prompt_id);
+    if (!stream) return;
+    if (frame.type === "done") this._streams.delete(frame.prompt_id);
+    stream._push(frame);
+  }
+
+  /** @param {any} resp */
+  _onResponse(resp) {
+    const p = this._pending.get(resp.id);
+    if (!p) return;
+    this._pending.delete(resp.id);
+    if (resp.success) {
+      p.resolve(resp.data);
+      return;
+    }
+    p.reject(
+      new ZotError(`${resp.command || p.command}: ${resp.error ?? "failed"}`, {
+        code: resp.code ?? "internal",
+        command: resp.command || p.command,
+        response: resp,
+      }),
+    );
+  }
+
+  /**
+   * Sends one command and resolves to its response's data.
+   * @param {string} type
+   * @param {Record<string, unknown>} [fields]
+   * @returns {Promise<any>}
+   */
+  request(type, fields = {}) {
+    return this._send(type, fields).promise;
+  }
+
+  /**
+   * @param {string} type
+   * @param {Record<string, unknown>} fields
+   * @returns {{id: number, promise: Promise<any>}}
+   */
+  _send(type, fields) {
+    const id = this._nextId++;
+    if (!this._proc) {
+      return { id, promise: Promise.reject(new ZotError(`${type}: start() was not called`, { code: "not_started", command: type })) };
+    }
+    if (this._gone) {
+      return { id, promise: Promise.reject(new ZotError(`${type}: ${this._gone.message}`, { code: this._gone.code, command: type })) };
+    }
+    const promise = new Promise((resolve, reject) => {
+      this._pending.set(id, { command: type, resolve, reject });
+    });
+    const line = JSON.stringify({ id, type, ...fields }) + "\n";
+    this._proc.stdin?.write(line);
+    return { id, promise };
+  }
+
+  /**
+   * Introduces the client; with ZOTCORE_RPC_TOKEN set on the server it must
+   * come first and carry that token (a wrong one ends the process).
+   * @param {string} [token]
+   */
+  hello(token) {
+    return this.request("hello", token === undefined ? {} : { token });
+  }
+
+  /**
+   * Sends a prompt. The returned stream is iterated for its events; `start`
+   * resolves to the StartResult ({started:true} or {started:false, queued:true, position}).
+   * @param {string} message
+   * @param {{mime_type?: string, data: string}[]} [images] base64 images
+   */
+  prompt(message, images) {
+    return this._work("prompt", images === undefined ? { message } : { message, images });
+  }
+
+  /**
+   * Compacts the transcript; same lifecycle as prompt().
+   * @param {string} [instructions]
+   */
+  compact(instructions) {
+    return this._work("compact", instructions === undefined ? {} : { instructions });
+  }
+
+  /**
+   * @param {string} type
+   * @param {Record<string, unknown>} fields
+   */
+  _work(type, fields) {
+    const { id, promise } = this._send(type, fields);
+    const stream = new PromptStream(type, id);
+    if (this._proc && !this._gone) this._streams.set(id, stream);
+    promise.then(
+      (data) => stream._started(data),
+      (err) => {
+        this._streams.delete(id);
+        stream._fail(err);
+      },
+    );
+    return stream;
+  }
+
+  /**
+   * Cancels the running prompt or compact; with `all`, drops the queue too.
+   * @param {{all?: boolean}} [options]
+   */
+  abort(options = {}) {
+    return this.request("abort", options.all ? { all: true } : {});
+  }
+
+  /** A snapshot of the runtime. */
+  getState() {
+    return this.request("get_state");
+  }
+
+  /** The whole transcript: resolves to the MessagesResult ({messages}). */
+  getMessages() {
+    return this.request("get_messages");
+  }
+
+  /** Drops the transcript; fails with `busy` while work runs or waits. */
+  async clear() {
+    await this.request("clear");
+  }
+
+  /**
+   * Switches model within the provider.
+   * @param {string} model
+   */
+  setModel(model) {
+    return this.request("set_model", { model });
+  }
+
+  /** The provider's models: resolves to the ModelsResult ({models}). */
+  getModels() {
+    return this.request("get_models");
+  }
+
+  /** Health check: resolves to {pong: true}. */
+  ping() {
+    return this.request("ping");
+  }
+
+  /**
+   * Ends zot: closes its stdin (zot finishes running and queued work, then
+   * exits), waits up to closeTimeoutMs, then sends SIGTERM, then SIGKILL.
+   * Resolves to the exit code and signal. Safe to call more than once.
+   * @returns {Promise<{code: number | null, signal: string | null}>}
+   */
+  async close() {
+    const proc = this._proc;
+    if (!proc || !this._exited) return { code: null, signal: null };
+    if (!this._gone) this._gone = new ZotError("the client was closed", { code: "closed" });
+    const exited = this._exited;
+    if (!this._closing) {
+      this._closing = (async () => {
+        proc.stdin?.end();
+        if (await settlesWithin(exited, this._closeTimeoutMs)) return;
+        proc.kill("SIGTERM");
+        if (await settlesWithin(exited, TERM_GRACE_MS)) return;
+        proc.kill("SIGKILL");
+        await exited;
+      })();
+    }
+    await this._closing;
+    return exited;
+  }
+}
+
+/**
+ * Whether p settles within ms milliseconds.
+ * @param {Promise<unknown>} p
+ * @param {number} ms
+ */
+async function settlesWithin(p, ms) {
+  /** @type {NodeJS.Timeout | undefined} */
+  let timer;
+  const timeout = new Promise((resolve) => {
+    timer = setTimeout(() => resolve(false), ms);
+  });
+  try {
+    return await Promise.race([p.then(() => true), timeout]);
+  } finally {
+    clearTimeout(timer);
+  }
+}

@@ -1,0 +1,52 @@
+// examples/prompt.mjs run as a program: its output and exit codes.
+
+import assert from "node:assert/strict";
+import { spawn } from "node:child_process";
+import { join } from "node:path";
+import { test } from "node:test";
+
+import { clientDir, guard, tempDir, writeScript, zotBin } from "./helpers.mjs";
+
+/**
+ * Runs the example and collects its output.
+ * @param {string[]} args
+ * @returns {Promise<{code: number | null, stdout: string, stderr: string}>}
+ */
+function runExample(args) {
+  const proc = spawn(process.execPath, [join(clientDir, "examples/prompt.mjs"), ...args], {
+    env: { ...process.env, ZOTCORE_RPC_TOKEN: "" },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  let stdout = "";
+  let stderr = "";
+  proc.stdout.setEncoding("utf8").on("data", (s) => (stdout += s));
+  proc.stderr.setEncoding("utf8").on("data", (s) => (stderr += s));
+  return guard(
+    new Promise((resolve) => proc.on("close", (code) => resolve({ code, stdout, stderr }))),
+    "example run",
+  );
+}
+
+test("the example prints the answer and exits 0 when the prompt is done", async (t) => {
+  const cwd = tempDir(t);
+  const r = await runExample(["--zot", zotBin, "--", "--provider", "scripted", "--cwd", cwd, "list files"]);
+  assert.equal(r.code, 0, r.stderr);
+  assert.ok(r.stdout.length > 0, "the answer's text is on stdout");
+  assert.doesNotMatch(r.stdout, /\[tool\]|\[usage\]/);
+  assert.match(r.stderr, /\[tool\] bash \{"command":"echo hello from zot && ls"\}/);
+  assert.match(r.stderr, /\[usage\] in \d+ out \d+/);
+});
+
+test("the example exits 1 when the prompt fails with an error event", async (t) => {
+  const script = writeScript(t, { turns: [{ steps: [{ error: { status: 400, kind: "invalid_request_error", message: "bad request" } }] }] });
+  const r = await runExample(["--zot", zotBin, "--", "--provider", "scripted", "--script", script, "--cwd", tempDir(t), "hi"]);
+  assert.equal(r.code, 1, r.stderr);
+  assert.match(r.stderr, /error: .*bad request.*\(provider_error\)/);
+});
+
+test("the example exits 2 without a message and 1 when zot cannot run", async () => {
+  assert.equal((await runExample([])).code, 2);
+  const r = await runExample(["--zot", "/nonexistent/zot", "hi"]);
+  assert.equal(r.code, 1);
+  assert.match(r.stderr, /spawn_failed/);
+});

@@ -1,0 +1,56 @@
+// Type-level checks of index.d.ts: compiled by `tsc -p tsconfig.json`
+// (noEmit, strict), never run. Each function uses the client the way the
+// README and the examples do, so a declaration that stops fitting fails
+// the build.
+
+import { ZotClient, ZotError, type PromptStream } from "../index.js";
+import type { ClientErrorCode, ErrorCode, Event, StartResult, StateResult } from "../index.js";
+
+export async function fullSession(bin: string): Promise<string> {
+  const client = new ZotClient({
+    bin,
+    args: ["--provider", "scripted"],
+    env: { ZOTCORE_RPC_TOKEN: undefined },
+    stderr: (text: string) => void text,
+  });
+  await client.start();
+  const hello = await client.hello("secret");
+  const protocol: number = hello.protocol_version;
+  const stream: PromptStream = client.prompt("hi", [{ mime_type: "image/png", data: "iVBORw0KGgo=" }]);
+  const start: StartResult = await stream.start;
+  let text = `${protocol} ${start.started} ${start.position ?? 0}`;
+  for await (const ev of stream) {
+    switch (ev.type) {
+      case "text_delta":
+        text += ev.delta;
+        break;
+      case "tool_call":
+        text += ev.name;
+        break;
+      case "usage":
+        text += ev.cumulative.cost_usd.toFixed(4);
+        break;
+      case "turn_end":
+        text += ev.stop;
+        break;
+      default:
+        break;
+    }
+  }
+  const compacted: Event[] = await client.compact("keep the numbers").collect();
+  const state: StateResult = await client.getState();
+  const messages = (await client.getMessages()).messages;
+  const models = (await client.getModels()).models.map((m) => m.id);
+  const model: string = (await client.setModel(models[0] ?? "scripted")).model;
+  const aborted: boolean = (await client.abort({ all: true })).aborted;
+  const pong: true = (await client.ping()).pong;
+  await client.clear();
+  client.on("event", (ev: Event) => void ev.seq);
+  client.on("exit", (code: number | null) => void code);
+  const { code } = await client.close();
+  return `${text}${compacted.length}${state.busy}${messages.length}${model}${aborted}${pong}${code}`;
+}
+
+export function codeOf(err: unknown): ErrorCode | ClientErrorCode | undefined {
+  return err instanceof ZotError ? err.code : undefined;
+}

@@ -1,0 +1,370 @@
+package rpcclient
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"sync"
+	"syscall"
+	"time"
+
+	"zot.dev/zot/sdk/wire"
+)
+
+// DefaultCloseTimeout is how long Close waits for zot to exit after
+// closing its stdin, when Options.CloseTimeout is zero.
+const DefaultCloseTimeout = 5 * time.Second
+
+// termGrace is how long Close waits after SIGTERM before killing zot, and
+// how long the reader may drain stdout after the process has exited.
+const termGrace = 2 * time.Second
+
+// Options says how to start `zot rpc`.
+type Options struct {
+	// Bin is the zot binary; "" means "zot", looked up in PATH.
+	Bin string
+	// Args are the flags after `rpc`, e.g. {"--provider", "scripted"}.
+	Args []string
+	// Env is the process's environment, as in exec.Cmd: nil inherits this
+	// process's. Set ZOTCORE_RPC_TOKEN here to require Hello.
+	Env []string
+	// Dir is the process's working directory; "" means the current one.
+	Dir string
+	// Stderr receives zot's log (never protocol frames); nil discards it.
+	Stderr io.Writer
+	// CloseTimeout is how long Close waits for zot to finish its work and
+	// exit before signalling it; 0 means DefaultCloseTimeout.
+	CloseTimeout time.Duration
+	// OnBadLine, when set, is called with each stdout line that is not a
+	// JSON object (a server fault), from the reading goroutine: it must not
+	// block. Such lines are otherwise skipped.
+	OnBadLine func(line []byte, err error)
+}
+
+// Client is a running `zot rpc` process. Its methods are safe for
+// concurrent use.
+type Client struct {
+	opts  Options
+	cmd   *exec.Cmd
+	stdin io.WriteCloser
+	out   *os.File // read end of zot's stdout
+
+	wmu sync.Mutex // one command line at a time on stdin
+
+	mu      sync.Mutex
+	nextID  int64
+	pending map[wire.ID]chan *wire.Response
+	streams map[wire.ID]*Stream
+	gone    error // set once no command can be answered: ErrClosed or an ErrExited
+
+	wg         sync.WaitGroup // the reader and the waiter
+	readerDone chan struct{}
+	exited     chan struct{} // closed when cmd.Wait has returned
+	waitErr    error         // cmd.Wait's result, read after exited
+
+	closeOnce sync.Once
+	closeErr  error
+}
+
+// Start starts `Bin rpc Args...`. ctx bounds only the start: the process
+// lives until Close (or until it exits by itself).
+func Start(ctx context.Context, opts Options) (*Client, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, fmt.Errorf("starting zot rpc: %w", err)
+	}
+	bin := opts.Bin
+	if bin == "" {
+		bin = "zot"
+	}
+	cmd := exec.Command(bin, append([]string{"rpc"}, opts.Args...)...)
+	cmd.Env = opts.Env
+	cmd.Dir = opts.Dir
+	cmd.Stderr = opts.Stderr
+	// Bounds the wait for a Stderr copy that a leftover grandchild keeps open.
+	cmd.WaitDelay = termGrace
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		return nil, fmt.Errorf("starting %s: %w", bin, err)
+	}
+	// An os.Pipe of our own rather than StdoutPipe: the reader must finish
+	// before cmd.Wait may close a StdoutPipe, and our read end can be
+	// closed to unblock the reader if a leftover grandchild holds the
+	// write end open.
+	out, outW, err := os.Pipe()
+	if err != nil {
+		stdin.Close()
+		return nil, fmt.Errorf("starting %s: %w", bin, err)
+	}
+	cmd.Stdout = outW
+	err = cmd.Start()
+	outW.Close()
+	if err != nil {
+		stdin.Close()
+		out.Close()
+		return nil, fmt.Errorf("starting %s: %w", bin, err)
+	}
+	c := &Client{
+		opts:       opts,
+		cmd:        cmd,
+		stdin:      stdin,
+		out:        out,
+		pending:    make(map[wire.ID]chan *wire.Response),
+		streams:    make(map[wire.ID]*Stream),
+		readerDone: make(chan struct{}),
+		exited:     make(chan struct{}),
+	}
+	c.wg.Add(2)
+	go c.read()
+	go c.wait()
+	return c, nil
+}
+
+// read decodes stdout line by line until it ends, then fails whatever is
+// still waiting for an answer.
+func (c *Client) read() {
+	defer c.wg.Done()
+	defer close(c.readerDone)
+	br := bufio.NewReaderSize(c.out, 64<<10)
+	var readErr error
+	for {
+		line, err := br.ReadBytes('\n')
+		if len(line) > 0 {
+			c.dispatch(line)
+		}
+		if err != nil {
+			if !errors.Is(err, io.EOF) {
+				readErr = err
+			}
+			break
+		}
+	}
+	// The process has closed stdout: it is exiting. Wait for its status
+	// so the error says how it ended.
+	<-c.exited
+	why := fmt.Errorf("%w (%v)", ErrExited, exitStatus(c.waitErr))
+	if readErr != nil && !errors.Is(readErr, os.ErrClosed) {
+		why = fmt.Errorf("%w; reading its output: %v", why, readErr)
+	}
+	c.shutdown(why)
+}
+
+// wait reaps the process. If stdout does not end soon after the exit (a
+// grandchild inherited it), it closes the read end to free the reader.
+func (c *Client) wait() {
+	defer c.wg.Done()
+	c.waitErr = c.cmd.Wait()
+	close(c.exited)
+	t := time.NewTimer(termGrace)
+	defer t.Stop()
+	select {
+	case <-c.readerDone:
+	case <-t.C:
+	}
+	c.out.Close()
+}
+
+// exitStatus describes how the process ended.
+func exitStatus(err error) string {
+	if err == nil {
+		return "exit status 0"
+	}
+	return err.Error()
+}
+
+// shutdown marks the client gone with why (unless Close already did) and
+// fails every waiting command and unfinished stream.
+func (c *Client) shutdown(why error) {
+	c.mu.Lock()
+	if c.gone == nil {
+		c.gone = why
+	}
+	pending, streams := c.pending, c.streams
+	c.pending, c.streams = map[wire.ID]chan *wire.Response{}, map[wire.ID]*Stream{}
+	c.mu.Unlock()
+	for _, ch := range pending {
+		close(ch)
+	}
+	for _, s := range streams {
+		s.fail(fmt.Errorf("%s: %w before done", s.Command, why))
+	}
+}
+
+// dispatch routes one stdout line: a response to its waiting command, an
+// event to its stream.
+func (c *Client) dispatch(line []byte) {
+	line = bytes.TrimSuffix(line, []byte("\n"))
+	line = bytes.TrimSuffix(line, []byte("\r"))
+	if len(line) == 0 {
+		return
+	}
+	resp, ev, err := wire.DecodeFrame(line)
+	if err != nil {
+		ev = c.undecoded(line, err)
+		if ev == nil {
+			return
+		}
+	}
+	if resp != nil {
+		c.mu.Lock()
+		ch := c.pending[resp.ID]
+		delete(c.pending, resp.ID)
+		c.mu.Unlock()
+		if ch != nil {
+			ch <- resp // buffered, and the only send
+		}
+		return
+	}
+	id := ev.GetPromptID()
+	c.mu.Lock()
+	s := c.streams[id]
+	if s != nil && ev.Type() == wire.TypeDoneEvent {
+		delete(c.streams, id)
+	}
+	c.mu.Unlock()
+	if s != nil {
+		s.push(ev)
+	}
+}
+
+// undecoded keeps an event line that did not decode as a RawEvent, or
+// reports a line that is not an event at all.
+func (c *Client) undecoded(line []byte, err error) wire.Event {
+	var head struct {
+		Type string `json:"type"`
+	}
+	if json.Unmarshal(line, &head) == nil && head.Type != "" && head.Type != wire.TypeResponse {
+		if ev := newRawEvent(head.Type, line, err); ev != nil {
+			return ev
+		}
+	}
+	if c.opts.OnBadLine != nil {
+		c.opts.OnBadLine(append([]byte(nil), line...), err)
+	}
+	return nil
+}
+
+// send writes cmd with a fresh id and waits for its response. When stream
+// is not nil it is registered under the id before the line is written, so
+// none of its events can be missed. A failed response is returned as an
+// *Error.
+func (c *Client) send(ctx context.Context, cmd wire.Command, stream *Stream) (*wire.Response, error) {
+	ch := make(chan *wire.Response, 1)
+	c.mu.Lock()
+	if c.gone != nil {
+		err := c.gone
+		c.mu.Unlock()
+		return nil, fmt.Errorf("%s: %w", cmd.Type(), err)
+	}
+	c.nextID++
+	id := wire.NumberID(c.nextID)
+	cmd.SetID(id)
+	c.pending[id] = ch
+	if stream != nil {
+		stream.ID = id
+		c.streams[id] = stream
+	}
+	c.mu.Unlock()
+
+	if err := c.write(cmd); err != nil {
+		c.forget(id)
+		return nil, fmt.Errorf("sending %s: %w", cmd.Type(), err)
+	}
+	select {
+	case resp, ok := <-ch:
+		if !ok {
+			c.mu.Lock()
+			err := c.gone
+			c.mu.Unlock()
+			return nil, fmt.Errorf("%s: %w", cmd.Type(), err)
+		}
+		if !resp.Success {
+			c.forget(id)
+			return resp, errorOf(resp, cmd.Type())
+		}
+		return resp, nil
+	case <-ctx.Done():
+		// The command was sent and may still take effect; its answer
+		// and events are dropped.
+		c.forget(id)
+		return nil, fmt.Errorf("%s: %w", cmd.Type(), ctx.Err())
+	}
+}
+
+// forget drops the waiter and the stream of id.
+func (c *Client) forget(id wire.ID) {
+	c.mu.Lock()
+	delete(c.pending, id)
+	delete(c.streams, id)
+	c.mu.Unlock()
+}
+
+// write puts one command line on zot's stdin.
+func (c *Client) write(cmd wire.Command) error {
+	b := cmd.AppendJSON(make([]byte, 0, 128))
+	b = append(b, '\n')
+	c.wmu.Lock()
+	defer c.wmu.Unlock()
+	_, err := c.stdin.Write(b)
+	return err
+}
+
+// Close ends zot: it closes zot's stdin (zot then finishes its running and
+// queued work and exits), waits up to Options.CloseTimeout, then sends
+// SIGTERM, and after a grace period kills it. It returns once the process
+// has been reaped and every goroutine of the Client has ended: nil when
+// zot exited with status 0, else how it ended. Commands sent after Close
+// fail with ErrClosed. Calling Close again returns the same result.
+func (c *Client) Close() error {
+	c.closeOnce.Do(func() {
+		c.mu.Lock()
+		if c.gone == nil {
+			c.gone = ErrClosed
+		}
+		c.mu.Unlock()
+		// Closing the pipe also unblocks a write in progress.
+		c.stdin.Close()
+		timeout := c.opts.CloseTimeout
+		if timeout <= 0 {
+			timeout = DefaultCloseTimeout
+		}
+		how := ""
+		if !c.waitExit(timeout) {
+			how = "did not exit within " + timeout.String() + "; sent SIGTERM"
+			if c.cmd.Process.Signal(syscall.SIGTERM) != nil || !c.waitExit(termGrace) {
+				how = "did not exit within " + timeout.String() + "; killed"
+				_ = c.cmd.Process.Kill()
+				<-c.exited
+			}
+		}
+		c.wg.Wait()
+		switch {
+		case how != "":
+			c.closeErr = fmt.Errorf("closing zot rpc: %s (%v)", how, exitStatus(c.waitErr))
+		case c.waitErr != nil:
+			c.closeErr = fmt.Errorf("closing zot rpc: %w", c.waitErr)
+		}
+	})
+	return c.closeErr
+}
+
+// waitExit reports whether the process exits within d.
+func (c *Client) waitExit(d time.Duration) bool {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-c.exited:
+		return true
+	case <-t.C:
+		return false
+	}
+}
+
+// Done returns a channel closed once the process has exited and its output
+// has been read (after Close, or when zot ended by itself).
+func (c *Client) Done() <-chan struct{} { return c.readerDone }

@@ -1,0 +1,36 @@
+// Package rpcclient drives a `zot rpc` subprocess from Go: it starts the
+// process, sends commands on its stdin and reads responses and events from
+// its stdout, one JSON object per line each way (see docs/rpc.md).
+//
+// Use it to run zot out of process — to isolate it, to run several
+// projects side by side, or to use a zot binary other than the one
+// compiled in. For zot inside your own process, use package sdk instead;
+// both hand out the same [wire] types.
+//
+// A Client answers each command with its result or an [*Error] carrying the
+// server's stable code. [Client.Prompt] and [Client.Compact] return a
+// [*Stream] of the work's events, which ends after its `done`:
+//
+//	c, err := rpcclient.Start(ctx, rpcclient.Options{Args: []string{"--provider", "scripted"}})
+//	if err != nil {
+//		return err
+//	}
+//	defer c.Close()
+//	s, err := c.Prompt(ctx, "list the files", nil)
+//	if err != nil {
+//		return err
+//	}
+//	for ev, err := range s.All(ctx) {
+//		if err != nil {
+//			return err
+//		}
+//		if d, ok := ev.(*wire.TextDeltaEvent); ok {
+//			fmt.Print(d.Delta)
+//		}
+//	}
+//
+// Events are buffered without bound until read, so a Stream nobody reads
+// never holds up the Client's other commands (an abort, say). A Client is
+// safe for concurrent use; every goroutine it starts ends by the time
+// [Client.Close] returns.
+package rpcclient
