@@ -23,4 +23,4 @@ echo "   text deltas on stdout; tool calls and usage on stderr"
 echo
 python3 clients/python/examples/prompt.py --zot "$zot" --provider scripted --cwd "$work" "what is in this directory?"
 echo
-echo "${bold}Done: exit status $?. See docs/rpc.md for the protocol.${plain}"
+echo "${bold}Done. The protocol is in docs/rpc.md; the clients are in clients/.${plain}"
