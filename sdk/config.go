@@ -26,6 +26,12 @@ type Config struct {
 	// built-in catalog; empty means none.
 	ModelsFile string
 
+	// SessionFile, when set, keeps the transcript in this file: it is
+	// resumed from the file at New, and every message is appended (and
+	// synced) when the prompt, compaction or clear that made it ends.
+	// Empty means the transcript lives in memory only.
+	SessionFile string
+
 	// CWD is the working directory of the tools; empty means the
 	// process's working directory. It is made absolute.
 	CWD string

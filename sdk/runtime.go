@@ -22,6 +22,7 @@ import (
 	"zot.dev/zot/internal/llm"
 	"zot.dev/zot/internal/models"
 	"zot.dev/zot/internal/providers"
+	"zot.dev/zot/internal/session"
 	"zot.dev/zot/internal/sysprompt"
 	"zot.dev/zot/internal/tools"
 	"zot.dev/zot/sdk/wire"
@@ -65,6 +66,7 @@ type Runtime struct {
 	running *run // the prompt or compaction in flight, or nil
 	closed  bool
 	closing chan struct{}  // closed by Close
+	session *session.File  // nil without Config.SessionFile
 	wg      sync.WaitGroup // in-flight runs
 }
 
@@ -140,7 +142,19 @@ func New(cfg Config) (*Runtime, error) {
 	if err != nil {
 		return nil, fmt.Errorf("zot: %w", err)
 	}
-	return &Runtime{cfg: cfg, provider: cfg.Provider, catalog: catalog, agent: a, cwd: cwd, closing: make(chan struct{})}, nil
+	r := &Runtime{cfg: cfg, provider: cfg.Provider, catalog: catalog, agent: a, cwd: cwd, closing: make(chan struct{})}
+	if cfg.SessionFile != "" {
+		f, msgs, err := session.Open(cfg.SessionFile)
+		if err != nil {
+			return nil, fmt.Errorf("zot: %w", err)
+		}
+		if err := a.SetTranscript(msgs); err != nil {
+			f.Close()
+			return nil, fmt.Errorf("zot: resuming %s: %w", cfg.SessionFile, err)
+		}
+		r.session = f
+	}
+	return r, nil
 }
 
 // PromptOption adjusts one prompt or compaction.
@@ -227,6 +241,9 @@ func (r *Runtime) runSink(ctx context.Context, opts []PromptOption, sink func(Ev
 	if err != nil && !agent.IsAborted(err) {
 		emit(errorEvent(err))
 	}
+	if perr := r.persist(); perr != nil {
+		emit(&wire.ErrorEvent{Message: perr.Error(), Code: wire.CodeInternal})
+	}
 	r.release(rn)
 	emit(&wire.DoneEvent{})
 	return nil
@@ -312,6 +329,9 @@ func (r *Runtime) start(ctx context.Context, opts []PromptOption, work func(cont
 		if err != nil && !agent.IsAborted(err) {
 			emit(errorEvent(err))
 		}
+		if perr := r.persist(); perr != nil {
+			emit(&wire.ErrorEvent{Message: perr.Error(), Code: wire.CodeInternal})
+		}
 		r.release(rn)
 		// done goes last, after the Runtime is idle again, so a caller
 		// that starts the next prompt on seeing it never gets ErrBusy.
@@ -387,7 +407,9 @@ func (r *Runtime) SetModel(id string) error {
 	if r.running != nil {
 		return ErrBusy
 	}
-	r.agent.SetModel(m)
+	if err := r.agent.SetModel(m); err != nil {
+		return err
+	}
 	return nil
 }
 
@@ -412,7 +434,20 @@ func (r *Runtime) Clear() error {
 	if r.running != nil {
 		return ErrBusy
 	}
-	r.agent.Clear()
+	if err := r.agent.Clear(); err != nil {
+		return err
+	}
+	return r.persist()
+}
+
+// persist brings the session file, if any, up to date.
+func (r *Runtime) persist() error {
+	if r.session == nil {
+		return nil
+	}
+	if err := r.session.Save(r.agent.Transcript()); err != nil {
+		return fmt.Errorf("zot: saving the session: %w", err)
+	}
 	return nil
 }
 
@@ -480,6 +515,9 @@ func (r *Runtime) Close() error {
 		rn.cancel()
 	}
 	r.wg.Wait()
+	if r.session != nil {
+		return r.session.Close()
+	}
 	return nil
 }
 

@@ -4,6 +4,7 @@ import (
 	"encoding/base64"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -12,6 +13,7 @@ import (
 	"time"
 
 	"zot.dev/zot/sdk/wire"
+	"zot.dev/zot/sdk/wire/schemacheck"
 )
 
 // The conformance suite runs the built binary as a subprocess on the
@@ -560,5 +562,96 @@ func TestSIGTERMAfterEOFStillAborts(t *testing.T) {
 	}
 	if d := time.Since(began); d > 20*time.Second {
 		t.Errorf("SIGTERM took %v to take effect", d)
+	}
+}
+
+func TestSessionResumes(t *testing.T) {
+	dir := t.TempDir()
+	file := filepath.Join(dir, "s.jsonl")
+	s := script(t, map[string]any{"turns": []any{map[string]any{"steps": []any{map[string]any{"echo": true}}}}})
+	run := func(extra ...string) (int64, string) {
+		args := append([]string{"rpc", "--provider", "scripted", "--cwd", dir, "--script", s}, extra...)
+		p := start(t, []string{"ZOT_HOME=" + filepath.Join(dir, "home")}, args...)
+		p.send(`{"id":"1","type":"prompt","message":"note ` + fmt.Sprint(len(extra)) + `"}`)
+		p.response()
+		p.untilDone()
+		p.send(`{"id":"2","type":"get_state"}`)
+		resp, _ := p.response()
+		res, _ := resp.Result()
+		p.send(`{"id":"3","type":"get_messages"}`)
+		resp, _ = p.response()
+		if code := p.exit(); code != 0 {
+			t.Fatalf("exit %d", code)
+		}
+		return res.(*wire.StateResult).MessageCount, string(resp.Data)
+	}
+	if n, _ := run("--session", file); n != 2 {
+		t.Fatalf("first run: %d messages", n)
+	}
+	n, msgs := run("--session", file)
+	if n != 4 || !strings.Contains(msgs, "note 2") {
+		t.Fatalf("resumed run: %d messages: %s", n, msgs)
+	}
+	// --continue keeps using the newest session of the working directory.
+	if n, _ := run("--continue"); n != 2 {
+		t.Fatalf("first --continue: %d", n)
+	}
+	if n, _ := run("--continue"); n != 4 {
+		t.Fatalf("second --continue: %d", n)
+	}
+	p := start(t, nil, "rpc", "--provider", "scripted", "--session", file, "--continue")
+	if code := p.wait(); code != 2 {
+		t.Errorf("--session with --continue: exit %d", code)
+	}
+}
+
+func TestPrintMode(t *testing.T) {
+	dir := t.TempDir()
+	s := script(t, map[string]any{"turns": []any{map[string]any{"steps": []any{map[string]any{"text": "The answer."}}}}})
+	out, err := exec.Command(zotBin, "-p", "question", "--provider", "scripted", "--cwd", dir, "--script", s).Output()
+	if err != nil || string(out) != "The answer.\n" {
+		t.Fatalf("plain: %q %v", out, err)
+	}
+	cmd := exec.Command(zotBin, "-p", "question", "--json", "--provider", "scripted", "--cwd", dir, "--script", s)
+	out, err = cmd.Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSpace(string(out)), "\n")
+	for _, l := range lines {
+		if err := schemacheck.ValidateEvent([]byte(l)); err != nil {
+			t.Errorf("%s: %v", l, err)
+		}
+	}
+	if !strings.HasPrefix(lines[len(lines)-1], `{"type":"done"`) {
+		t.Errorf("--json does not end with done: %s", lines[len(lines)-1])
+	}
+	bad := script(t, map[string]any{"turns": []any{map[string]any{"steps": []any{map[string]any{"error": map[string]any{"status": 400, "message": "bad request"}}}}}})
+	var stderr strings.Builder
+	cmd = exec.Command(zotBin, "-p", "question", "--provider", "scripted", "--cwd", dir, "--script", bad)
+	cmd.Stderr = &stderr
+	err = cmd.Run()
+	if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != 1 || !strings.Contains(stderr.String(), "bad request") {
+		t.Errorf("failing prompt: %v, stderr %q", err, stderr.String())
+	}
+	cmd = exec.Command(zotBin, "--rpc", "--provider", "scripted", "--cwd", dir)
+	cmd.Stdin = strings.NewReader(`{"id":1,"type":"ping"}` + "\n")
+	out, err = cmd.Output()
+	if err != nil || !strings.Contains(string(out), `"pong":true`) {
+		t.Errorf("zot --rpc: %s %v", out, err)
+	}
+	for _, args := range [][]string{
+		{"rpc", "--provider", "scripted", "--script", s, "--api-key", "k"},
+		{"rpc", "--provider", "anthropic", "--api-key", "k", "--script", s},
+		{"-p", "x", "--provider", "scripted", "--max-line-bytes", "5000"},
+		{"--json", "--provider", "scripted"},
+		{"rpc", "--provider", "scripted", "--tools", "read", "--no-tools"},
+		{"rpc", "--provider", "scripted", "--tools", "read,teleport"},
+	} {
+		c := exec.Command(zotBin, args...)
+		c.Stdin = strings.NewReader("")
+		if out, err := c.Output(); err == nil || len(out) != 0 {
+			t.Errorf("%v: accepted (stdout %q)", args, out)
+		}
 	}
 }

@@ -3,11 +3,14 @@ package main
 import (
 	"fmt"
 	"os"
+	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/urfave/cli/v3"
 
 	"zot.dev/zot/internal/providers"
+	"zot.dev/zot/internal/session"
 	"zot.dev/zot/sdk"
 )
 
@@ -28,6 +31,8 @@ func agentFlags() []cli.Flag {
 		&cli.StringFlag{Name: "script", Usage: "with --provider scripted: the JSON script to play (default: the built-in one)"},
 		&cli.StringFlag{Name: "models-file", Usage: "JSON file of models that add to or override the catalog"},
 		&cli.BoolFlag{Name: "no-auto-compact", Usage: "never compact the transcript automatically"},
+		&cli.StringFlag{Name: "session", Usage: "keep the transcript in this file: resume it, and append every message (synced)"},
+		&cli.BoolFlag{Name: "continue", Usage: "resume the newest session of the working directory (kept under the zot home), or start one there"},
 	}
 }
 
@@ -58,6 +63,28 @@ func runtimeConfig(cmd *cli.Command) (sdk.Config, error) {
 			}
 		}
 	}
+	switch {
+	case cmd.IsSet("session") && cmd.Bool("continue"):
+		return cfg, &exitError{code: 2, msg: "--session and --continue contradict each other"}
+	case cmd.IsSet("session"):
+		if cfg.SessionFile = cmd.String("session"); cfg.SessionFile == "" {
+			return cfg, &exitError{code: 2, msg: "--session needs a file name"}
+		}
+	case cmd.Bool("continue"):
+		cwd := cfg.CWD
+		if cwd == "" {
+			cwd, _ = os.Getwd()
+		}
+		abs, err := filepath.Abs(cwd)
+		if err != nil {
+			return cfg, &exitError{code: 2, msg: err.Error()}
+		}
+		path, err := session.Newest(session.DirFor(zotHome(), abs), time.Now())
+		if err != nil {
+			return cfg, &exitError{code: 1, msg: err.Error()}
+		}
+		cfg.SessionFile = path
+	}
 	if cfg.MaxSteps < 1 {
 		return cfg, &exitError{code: 2, msg: fmt.Sprintf("--max-steps must be at least 1, got %d", cfg.MaxSteps)}
 	}
@@ -86,3 +113,14 @@ func runtimeConfig(cmd *cli.Command) (sdk.Config, error) {
 }
 
 func version() string { return sdk.Version }
+
+// zotHome is zot's own directory: $ZOT_HOME, else ~/.zot.
+func zotHome() string {
+	if h := os.Getenv("ZOT_HOME"); h != "" {
+		return h
+	}
+	if home, err := os.UserHomeDir(); err == nil {
+		return filepath.Join(home, ".zot")
+	}
+	return ".zot"
+}

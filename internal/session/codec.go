@@ -1,0 +1,103 @@
+package session
+
+import (
+	"encoding/base64"
+	"encoding/json"
+	"fmt"
+	"time"
+
+	"zot.dev/zot/internal/llm"
+)
+
+// record is one line of a session file: a message, or a reset that
+// drops everything before it (written when compaction or clear rewrote
+// the transcript).
+type record struct {
+	Reset   bool              `json:"reset,omitempty"`
+	Role    string            `json:"role,omitempty"`
+	Time    time.Time         `json:"time,omitzero"`
+	Meta    map[string]string `json:"meta,omitempty"`
+	Content []block           `json:"content,omitempty"`
+}
+
+// block is every kind of llm.Block, told apart by Type. It keeps what
+// providers need to continue a conversation: thinking signatures, image
+// bytes, raw tool arguments.
+type block struct {
+	Type      string          `json:"type"`
+	Text      string          `json:"text,omitempty"`
+	Provider  string          `json:"provider,omitempty"`
+	Signature string          `json:"signature,omitempty"`
+	Redacted  bool            `json:"redacted,omitempty"`
+	Data      string          `json:"data,omitempty"`
+	ID        string          `json:"id,omitempty"`
+	MIME      string          `json:"mime,omitempty"`
+	Name      string          `json:"name,omitempty"`
+	Args      json.RawMessage `json:"args,omitempty"`
+	ArgsError string          `json:"args_error,omitempty"`
+	CallID    string          `json:"call_id,omitempty"`
+	IsError   bool            `json:"is_error,omitempty"`
+	Content   []block         `json:"content,omitempty"`
+}
+
+func encodeBlocks(bs []llm.Block) ([]block, error) {
+	out := make([]block, 0, len(bs))
+	for _, b := range bs {
+		switch x := b.(type) {
+		case *llm.TextBlock:
+			out = append(out, block{Type: "text", Text: x.Text})
+		case *llm.ThinkingBlock:
+			out = append(out, block{Type: "thinking", Provider: x.Provider, Text: x.Text, Signature: x.Signature, Redacted: x.Redacted, Data: x.Data, ID: x.ID})
+		case *llm.ImageBlock:
+			out = append(out, block{Type: "image", MIME: x.MIME, Data: base64.StdEncoding.EncodeToString(x.Data)})
+		case *llm.ToolCallBlock:
+			out = append(out, block{Type: "tool_call", ID: x.ID, Name: x.Name, Args: x.Args, ArgsError: x.ArgsError, Signature: x.Signature})
+		case *llm.ToolResultBlock:
+			inner, err := encodeBlocks(x.Content)
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, block{Type: "tool_result", CallID: x.CallID, Name: x.Name, IsError: x.IsError, Content: inner})
+		default:
+			return nil, fmt.Errorf("cannot store a block of type %T", b)
+		}
+	}
+	return out, nil
+}
+
+func decodeBlocks(bs []block) ([]llm.Block, error) {
+	out := make([]llm.Block, 0, len(bs))
+	for _, b := range bs {
+		switch b.Type {
+		case "text":
+			out = append(out, &llm.TextBlock{Text: b.Text})
+		case "thinking":
+			out = append(out, &llm.ThinkingBlock{Provider: b.Provider, Text: b.Text, Signature: b.Signature, Redacted: b.Redacted, Data: b.Data, ID: b.ID})
+		case "image":
+			data, err := base64.StdEncoding.DecodeString(b.Data)
+			if err != nil {
+				return nil, fmt.Errorf("image data: %w", err)
+			}
+			out = append(out, &llm.ImageBlock{MIME: b.MIME, Data: data})
+		case "tool_call":
+			out = append(out, &llm.ToolCallBlock{ID: b.ID, Name: b.Name, Args: b.Args, ArgsError: b.ArgsError, Signature: b.Signature})
+		case "tool_result":
+			inner, err := decodeBlocks(b.Content)
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, &llm.ToolResultBlock{CallID: b.CallID, Name: b.Name, IsError: b.IsError, Content: inner})
+		default:
+			return nil, fmt.Errorf("unknown block type %q", b.Type)
+		}
+	}
+	return out, nil
+}
+
+func encodeMessage(m llm.Message) ([]byte, error) {
+	content, err := encodeBlocks(m.Content)
+	if err != nil {
+		return nil, err
+	}
+	return json.Marshal(record{Role: string(m.Role), Time: m.Time.UTC(), Meta: m.Meta, Content: content})
+}
