@@ -182,4 +182,3 @@ func Newest(dir string, now time.Time) (string, error) {
 	sort.Slice(cands, func(i, j int) bool { return cands[i].mod.After(cands[j].mod) })
 	return cands[0].path, nil
 }
-
