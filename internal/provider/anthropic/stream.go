@@ -255,7 +255,7 @@ func (a *assembler) response() *llm.Response {
 			if len(raw) == 0 {
 				raw = b.input
 			}
-			args, argsErr := toolArgs(raw)
+			args, argsErr := llm.ParseToolArgs(raw)
 			msg.Content = append(msg.Content, &llm.ToolCallBlock{ID: b.id, Name: b.name, Args: args, ArgsError: argsErr})
 			hasTools = true
 		}

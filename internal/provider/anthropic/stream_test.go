@@ -296,9 +296,9 @@ func TestToolArgs(t *testing.T) {
 		{`{"a":1}{"b":2}`, `{}`, true},
 	}
 	for _, tt := range tests {
-		args, argsErr := toolArgs([]byte(tt.raw))
+		args, argsErr := llm.ParseToolArgs([]byte(tt.raw))
 		if string(args) != tt.want || (argsErr != "") != tt.bad {
-			t.Errorf("toolArgs(%q) = %s, %q", tt.raw, args, argsErr)
+			t.Errorf("llm.ParseToolArgs(%q) = %s, %q", tt.raw, args, argsErr)
 		}
 	}
 }

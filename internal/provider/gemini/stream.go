@@ -216,7 +216,7 @@ func (a *assembler) call(p *partIn) {
 	if string(raw) == "null" {
 		raw = nil
 	}
-	args, argsErr := toolArgs(raw)
+	args, argsErr := llm.ParseToolArgs(raw)
 	b := &block{kind: "call", call: &llm.ToolCallBlock{ID: id, Name: fc.Name, Args: args, ArgsError: argsErr, Signature: p.ThoughtSignature}}
 	a.blocks = append(a.blocks, b)
 	a.emit(llm.Event{Kind: llm.EventToolStart, ToolID: id, ToolName: fc.Name})

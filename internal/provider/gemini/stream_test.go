@@ -251,9 +251,9 @@ func TestToolArgs(t *testing.T) {
 		{`"text"`, `{}`, true},
 	}
 	for _, tt := range tests {
-		args, argsErr := toolArgs([]byte(tt.raw))
+		args, argsErr := llm.ParseToolArgs([]byte(tt.raw))
 		if string(args) != tt.want || (argsErr != "") != tt.bad {
-			t.Errorf("toolArgs(%q) = %s, %q", tt.raw, args, argsErr)
+			t.Errorf("llm.ParseToolArgs(%q) = %s, %q", tt.raw, args, argsErr)
 		}
 	}
 }

@@ -270,7 +270,7 @@ func (a *assembler) response() *llm.Response {
 			if !p.call.ended {
 				continue
 			}
-			args, argsErr := toolArgs(p.call.args)
+			args, argsErr := llm.ParseToolArgs(p.call.args)
 			msg.Content = append(msg.Content, &llm.ToolCallBlock{ID: p.call.id, Name: p.call.name, Args: args, ArgsError: argsErr})
 			hasTools = true
 		}

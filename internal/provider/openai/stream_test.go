@@ -323,9 +323,9 @@ func TestEndpoint(t *testing.T) {
 
 func TestToolArgs(t *testing.T) {
 	for raw, bad := range map[string]bool{``: false, `{"a":1}`: false, `{"a":`: true, `[]`: true, `7`: true} {
-		args, argsErr := toolArgs([]byte(raw))
+		args, argsErr := llm.ParseToolArgs([]byte(raw))
 		if (argsErr != "") != bad || (bad && string(args) != "{}") || !json.Valid(args) {
-			t.Errorf("toolArgs(%q) = %s, %q", raw, args, argsErr)
+			t.Errorf("llm.ParseToolArgs(%q) = %s, %q", raw, args, argsErr)
 		}
 	}
 }

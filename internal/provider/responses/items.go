@@ -190,7 +190,7 @@ func (a *assembler) response() *llm.Response {
 			if !it.ended {
 				continue
 			}
-			args, argsErr := toolArgs(it.args)
+			args, argsErr := llm.ParseToolArgs(it.args)
 			msg.Content = append(msg.Content, &llm.ToolCallBlock{ID: it.callID, Name: it.name, Args: args, ArgsError: argsErr})
 			hasTools = true
 		}

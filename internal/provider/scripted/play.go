@@ -105,7 +105,7 @@ func (pl *player) toolCall(i int, tc ToolCall) error {
 		return err
 	}
 	pl.sink(llm.Event{Kind: llm.EventToolEnd, ToolID: id})
-	parsed, argsErr := toolArgs(args.String())
+	parsed, argsErr := llm.ParseToolArgs([]byte(args.String()))
 	pl.calls = append(pl.calls, &llm.ToolCallBlock{ID: id, Name: tc.Name, Args: parsed, ArgsError: argsErr})
 	return nil
 }

@@ -2,7 +2,6 @@ package scripted
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"reflect"
 	"strings"
@@ -396,25 +395,6 @@ func TestEmptyScriptIsAnError(t *testing.T) {
 		resp, err := New(Config{Script: s}).Stream(hangGuard(t), request(user("x")), nil)
 		if err == nil || resp == nil || resp.Stop != llm.StopError {
 			t.Errorf("script %+v: resp %+v, err %v", s, resp, err)
-		}
-	}
-}
-
-func TestToolArgs(t *testing.T) {
-	cases := []struct{ in, args, errHas string }{
-		{"", "{}", ""},
-		{" { \"a\" : 1 } ", `{"a":1}`, ""},
-		{"{not json", "{}", "not valid JSON"},
-		{"[1,2]", "{}", "not a JSON object"},
-		{`"str"`, "{}", "not a JSON object"},
-	}
-	for _, tc := range cases {
-		args, msg := toolArgs(tc.in)
-		if string(args) != tc.args || (tc.errHas == "") != (msg == "") || !strings.Contains(msg, tc.errHas) {
-			t.Errorf("toolArgs(%q) = %s, %q", tc.in, args, msg)
-		}
-		if !json.Valid(args) {
-			t.Errorf("toolArgs(%q) args %q are not JSON", tc.in, args)
 		}
 	}
 }

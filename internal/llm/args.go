@@ -1,4 +1,4 @@
-package anthropic
+package llm
 
 import (
 	"bytes"
@@ -10,10 +10,12 @@ import (
 // maxArgsInError caps how much of unusable arguments ArgsError quotes.
 const maxArgsInError = 2000
 
-// toolArgs validates the streamed arguments of a tool call. Empty arguments
-// are an empty object. Anything that is not a JSON object yields "{}" and a
-// message for the model that quotes what it sent.
-func toolArgs(raw []byte) (json.RawMessage, string) {
+// ParseToolArgs validates the streamed arguments of a tool call, as every
+// provider must: empty arguments are an empty object; anything that is not
+// a JSON object yields "{}" and a message for the model that quotes what it
+// sent (to set as ToolCallBlock.ArgsError), never a silent "{}". Valid
+// arguments come back as sent, without surrounding space.
+func ParseToolArgs(raw []byte) (json.RawMessage, string) {
 	trimmed := bytes.TrimSpace(raw)
 	if len(trimmed) == 0 {
 		return json.RawMessage("{}"), ""
