@@ -161,7 +161,7 @@ func (s *Server) enqueue(id wire.ID, typ string, start func(context.Context, fun
 // worker runs jobs one at a time, in order: the current one, then the
 // queue's head, which becomes current the moment the previous job's done
 // is written. It returns when draining and nothing is left.
-func (s *Server) worker(ctx context.Context) {
+func (s *Server) worker() {
 	for {
 		s.mu.Lock()
 		j := s.current
@@ -176,12 +176,8 @@ func (s *Server) worker(ctx context.Context) {
 			if draining {
 				return
 			}
-			select {
-			case <-s.wake:
-				continue
-			case <-ctx.Done():
-				return
-			}
+			<-s.wake
+			continue
 		}
 		s.mu.Unlock()
 		s.runJob(j)

@@ -86,10 +86,8 @@ func (s *Server) Serve(ctx context.Context, in io.Reader, out io.Writer) error {
 	go func() { defer wg.Done(); s.w.run() }()
 	defer s.w.close()
 
-	workCtx, stopWork := context.WithCancel(context.Background())
-	defer stopWork()
 	workerDone := make(chan struct{})
-	go func() { defer close(workerDone); s.worker(workCtx) }()
+	go func() { defer close(workerDone); s.worker() }()
 
 	// The reader answers each line itself, in order; Serve waits for it,
 	// or for ctx.
