@@ -308,6 +308,8 @@ export type ErrorCode =
    * The agent reached its step limit (`--max-steps`) before the model stopped.
    */
   | "max_steps"
+  /** A hook (or extension) refused the turn or the assistant's message. */
+  | "blocked"
   /** A fault inside zot; the message says what. */
   | "internal";
 

@@ -14,8 +14,8 @@ import (
 // example) is reachable through errors.As/Is as well.
 type Error struct {
 	// Code is the wire error code: wire.CodeProviderError,
-	// wire.CodeMaxSteps, wire.CodeBusy, wire.CodeInvalidParams or
-	// wire.CodeInternal.
+	// wire.CodeMaxSteps, wire.CodeBusy, wire.CodeInvalidParams,
+	// wire.CodeBlocked (a hook refused) or wire.CodeInternal.
 	Code wire.ErrorCode
 	// Msg says what went wrong, on one line.
 	Msg string

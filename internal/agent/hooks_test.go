@@ -114,7 +114,7 @@ func TestHookBlocksFirstTurn(t *testing.T) {
 	rec := newRecorder(t)
 	err := a.Prompt(context.Background(), "hi", nil, rec.emit)
 	var ae *Error
-	if !errors.As(err, &ae) || ae.Code != wire.CodeInternal || ae.Error() != "turn blocked: outside working hours" {
+	if !errors.As(err, &ae) || ae.Code != wire.CodeBlocked || ae.Error() != "turn blocked: outside working hours" {
 		t.Fatalf("err = %v", err)
 	}
 	wantTypes(t, rec.types(), "user_message", "turn_start", "turn_end")
@@ -200,7 +200,7 @@ func TestHookBlocksAssistantMessage(t *testing.T) {
 	rec := newRecorder(t)
 	err := a.Prompt(context.Background(), "ls", nil, rec.emit)
 	var ae *Error
-	if !errors.As(err, &ae) || ae.Error() != "assistant message blocked: policy" {
+	if !errors.As(err, &ae) || ae.Code != wire.CodeBlocked || ae.Error() != "assistant message blocked: policy" {
 		t.Fatalf("err = %v", err)
 	}
 	wantTypes(t, rec.types(),

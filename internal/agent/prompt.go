@@ -123,7 +123,7 @@ func (p *promptRun) beforeTurn(step int) error {
 	}
 	var ae *Error
 	if !errors.As(err, &ae) {
-		ae = &Error{Code: wire.CodeInternal, Msg: "turn blocked: " + oneLine(err.Error()), Err: err}
+		ae = &Error{Code: wire.CodeBlocked, Msg: "turn blocked: " + oneLine(err.Error()), Err: err}
 	}
 	p.turnEnd(wire.StopError, ae.Error())
 	return ae

@@ -69,7 +69,7 @@ func (p *promptRun) call(step int) (*stepResult, error) {
 			return nil, p.abort()
 		}
 		if v.Block {
-			e := &Error{Code: wire.CodeInternal, Msg: "assistant message blocked: " + blockReason(v.Reason)}
+			e := &Error{Code: wire.CodeBlocked, Msg: "assistant message blocked: " + blockReason(v.Reason)}
 			p.turnEnd(wire.StopError, e.Msg)
 			return nil, e
 		}

@@ -829,6 +829,8 @@ const (
 	CodeProviderError ErrorCode = "provider_error"
 	// The agent reached its step limit (`--max-steps`) before the model stopped.
 	CodeMaxSteps ErrorCode = "max_steps"
+	// A hook (or extension) refused the turn or the assistant's message.
+	CodeBlocked ErrorCode = "blocked"
 	// A fault inside zot; the message says what.
 	CodeInternal ErrorCode = "internal"
 )
@@ -848,6 +850,7 @@ var ErrorCodeValues = []ErrorCode{
 	CodeNotFound,
 	CodeProviderError,
 	CodeMaxSteps,
+	CodeBlocked,
 	CodeInternal,
 }
 
@@ -3275,7 +3278,7 @@ func validateErrorCode(v any, at *loc, errs *[]string) {
 	if s, ok := v.(string); !ok {
 		typeProblem(v, at, errs, "string")
 	} else {
-		checkEnum(s, at, errs, "malformed_json", "invalid_utf8", "unknown_command", "invalid_params", "invalid_image", "line_too_long", "auth_required", "invalid_token", "busy", "unknown_model", "not_found", "provider_error", "max_steps", "internal")
+		checkEnum(s, at, errs, "malformed_json", "invalid_utf8", "unknown_command", "invalid_params", "invalid_image", "line_too_long", "auth_required", "invalid_token", "busy", "unknown_model", "not_found", "provider_error", "max_steps", "blocked", "internal")
 		_ = s
 	}
 }

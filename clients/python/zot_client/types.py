@@ -154,6 +154,8 @@ ErrorCode = Literal[
     # The agent reached its step limit (`--max-steps`) before the model
     # stopped.
     "max_steps",
+    # A hook (or extension) refused the turn or the assistant's message.
+    "blocked",
     # A fault inside zot; the message says what.
     "internal",
 ]
@@ -173,6 +175,7 @@ ERROR_CODES: Tuple[ErrorCode, ...] = (
     "not_found",
     "provider_error",
     "max_steps",
+    "blocked",
     "internal",
 )
 
