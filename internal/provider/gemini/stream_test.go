@@ -7,13 +7,14 @@ import (
 	"testing"
 
 	"zot.dev/zot/internal/llm"
+	"zot.dev/zot/internal/provider/providertest"
 )
 
 func TestTextOnly(t *testing.T) {
-	srv := newFakeServer(t, reply{file: "text.sse"})
-	rec := &recorder{}
-	p := testProvider(srv.Server, &sleeps{})
-	resp, err := p.Stream(hangGuard(t), simpleRequest(), rec.sink)
+	srv := providertest.NewServer(t, providertest.Reply{File: "text.sse"})
+	rec := &providertest.Recorder{}
+	p := testProvider(srv.Server, &providertest.Sleeps{})
+	resp, err := p.Stream(providertest.HangGuard(t), simpleRequest(), rec.Sink)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -22,11 +23,11 @@ func TestTextOnly(t *testing.T) {
 		{Kind: llm.EventTextDelta, Text: "Hello"},
 		{Kind: llm.EventTextDelta, Text: " there!"},
 	}
-	if !reflect.DeepEqual(rec.events, wantEvents) {
-		t.Fatalf("events = %+v", rec.events)
+	if !reflect.DeepEqual(rec.Events, wantEvents) {
+		t.Fatalf("events = %+v", rec.Events)
 	}
 	if !reflect.DeepEqual(resp.Message.Content, []llm.Block{&llm.TextBlock{Text: "Hello there!"}}) || resp.Message.Role != llm.RoleAssistant {
-		t.Fatalf("message = %s", dump(resp.Message.Content))
+		t.Fatalf("message = %s", providertest.Dump(resp.Message.Content))
 	}
 	if resp.Stop != llm.StopEndTurn {
 		t.Fatalf("stop = %q", resp.Stop)
@@ -34,11 +35,11 @@ func TestTextOnly(t *testing.T) {
 	if want := (llm.Usage{Input: 176, Output: 7, CacheRead: 1024}); resp.Usage != want {
 		t.Fatalf("usage = %+v, want %+v", resp.Usage, want)
 	}
-	r := srv.requests()[0]
-	if r.path != "/v1beta/models/gemini-test:streamGenerateContent" || r.query != "alt=sse" ||
-		r.header.Get("X-Goog-Api-Key") != "test-key" || r.header.Get("Content-Type") != "application/json" ||
-		r.header.Get("Authorization") != "" {
-		t.Fatalf("path %q query %q headers %v", r.path, r.query, r.header)
+	r := srv.Requests()[0]
+	if r.Path != "/v1beta/models/gemini-test:streamGenerateContent" || r.Query != "alt=sse" ||
+		r.Header.Get("X-Goog-Api-Key") != "test-key" || r.Header.Get("Content-Type") != "application/json" ||
+		r.Header.Get("Authorization") != "" {
+		t.Fatalf("path %q query %q headers %v", r.Path, r.Query, r.Header)
 	}
 	if p.Name() != "gemini" {
 		t.Fatalf("name = %q", p.Name())
@@ -46,9 +47,9 @@ func TestTextOnly(t *testing.T) {
 }
 
 func TestThinkingAndParallelCalls(t *testing.T) {
-	srv := newFakeServer(t, reply{file: "thinking_tools.sse"})
-	rec := &recorder{}
-	resp, err := testProvider(srv.Server, &sleeps{}).Stream(hangGuard(t), simpleRequest(), rec.sink)
+	srv := providertest.NewServer(t, providertest.Reply{File: "thinking_tools.sse"})
+	rec := &providertest.Recorder{}
+	resp, err := testProvider(srv.Server, &providertest.Sleeps{}).Stream(providertest.HangGuard(t), simpleRequest(), rec.Sink)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -66,8 +67,8 @@ func TestThinkingAndParallelCalls(t *testing.T) {
 		{Kind: llm.EventToolArgsDelta, ToolID: rome, Text: `{"city":"Rome"}`},
 		{Kind: llm.EventToolEnd, ToolID: rome},
 	}
-	if !reflect.DeepEqual(rec.events, wantEvents) {
-		t.Fatalf("events =\n%+v\nwant\n%+v", rec.events, wantEvents)
+	if !reflect.DeepEqual(rec.Events, wantEvents) {
+		t.Fatalf("events =\n%+v\nwant\n%+v", rec.Events, wantEvents)
 	}
 	wantContent := []llm.Block{
 		&llm.ThinkingBlock{Provider: "gemini", Text: "**Planning** Need the weather in two cities."},
@@ -76,7 +77,7 @@ func TestThinkingAndParallelCalls(t *testing.T) {
 		&llm.ToolCallBlock{ID: rome, Name: "get_weather", Args: json.RawMessage(`{"city":"Rome"}`)},
 	}
 	if !reflect.DeepEqual(resp.Message.Content, wantContent) {
-		t.Fatalf("content = %s", dump(resp.Message.Content))
+		t.Fatalf("content = %s", providertest.Dump(resp.Message.Content))
 	}
 	if resp.Stop != llm.StopToolUse || resp.Usage != (llm.Usage{Input: 44, Output: 60, CacheRead: 256}) {
 		t.Fatalf("stop %q usage %+v", resp.Stop, resp.Usage)
@@ -84,8 +85,8 @@ func TestThinkingAndParallelCalls(t *testing.T) {
 }
 
 func TestCallIDsAndThoughtSignatures(t *testing.T) {
-	srv := newFakeServer(t, reply{file: "gemini3_tools.sse"})
-	resp, err := testProvider(srv.Server, &sleeps{}).Stream(hangGuard(t), simpleRequest(), (&recorder{}).sink)
+	srv := providertest.NewServer(t, providertest.Reply{File: "gemini3_tools.sse"})
+	resp, err := testProvider(srv.Server, &providertest.Sleeps{}).Stream(providertest.HangGuard(t), simpleRequest(), (&providertest.Recorder{}).Sink)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -95,7 +96,7 @@ func TestCallIDsAndThoughtSignatures(t *testing.T) {
 		&llm.ToolCallBlock{ID: "fc-2", Name: "now", Args: json.RawMessage(`{}`)},
 	}
 	if !reflect.DeepEqual(resp.Message.Content, wantContent) {
-		t.Fatalf("content = %s", dump(resp.Message.Content))
+		t.Fatalf("content = %s", providertest.Dump(resp.Message.Content))
 	}
 	if resp.Stop != llm.StopToolUse || resp.Usage != (llm.Usage{Input: 50, Output: 12}) {
 		t.Fatalf("stop %q usage %+v", resp.Stop, resp.Usage)
@@ -103,9 +104,9 @@ func TestCallIDsAndThoughtSignatures(t *testing.T) {
 }
 
 func TestTextSignatureKept(t *testing.T) {
-	srv := newFakeServer(t, reply{file: "text_signature.sse"})
-	rec := &recorder{}
-	resp, err := testProvider(srv.Server, &sleeps{}).Stream(hangGuard(t), simpleRequest(), rec.sink)
+	srv := providertest.NewServer(t, providertest.Reply{File: "text_signature.sse"})
+	rec := &providertest.Recorder{}
+	resp, err := testProvider(srv.Server, &providertest.Sleeps{}).Stream(providertest.HangGuard(t), simpleRequest(), rec.Sink)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -114,50 +115,50 @@ func TestTextSignatureKept(t *testing.T) {
 		&llm.ThinkingBlock{Provider: "gemini", Signature: "dGV4dC1zaWc="},
 	}
 	if !reflect.DeepEqual(resp.Message.Content, wantContent) {
-		t.Fatalf("content = %s", dump(resp.Message.Content))
+		t.Fatalf("content = %s", providertest.Dump(resp.Message.Content))
 	}
-	if rec.count(llm.EventThinkingDelta) != 0 || rec.count(llm.EventTextDelta) != 2 || resp.Stop != llm.StopEndTurn {
-		t.Fatalf("events %+v stop %q", rec.events, resp.Stop)
+	if rec.Count(llm.EventThinkingDelta) != 0 || rec.Count(llm.EventTextDelta) != 2 || resp.Stop != llm.StopEndTurn {
+		t.Fatalf("events %+v stop %q", rec.Events, resp.Stop)
 	}
 }
 
 func TestMaxTokens(t *testing.T) {
-	srv := newFakeServer(t, reply{file: "max_tokens.sse"})
-	resp, err := testProvider(srv.Server, &sleeps{}).Stream(hangGuard(t), simpleRequest(), (&recorder{}).sink)
+	srv := providertest.NewServer(t, providertest.Reply{File: "max_tokens.sse"})
+	resp, err := testProvider(srv.Server, &providertest.Sleeps{}).Stream(providertest.HangGuard(t), simpleRequest(), (&providertest.Recorder{}).Sink)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if resp.Message.Text() != "A long answer that stops" || resp.Stop != llm.StopLength || resp.Usage != (llm.Usage{Input: 10, Output: 16}) {
-		t.Fatalf("response %s stop %q usage %+v", dump(resp.Message.Content), resp.Stop, resp.Usage)
+		t.Fatalf("response %s stop %q usage %+v", providertest.Dump(resp.Message.Content), resp.Stop, resp.Usage)
 	}
 }
 
 func TestInvalidToolArgs(t *testing.T) {
-	srv := newFakeServer(t, reply{file: "invalid_args.sse"})
-	rec := &recorder{}
-	resp, err := testProvider(srv.Server, &sleeps{}).Stream(hangGuard(t), simpleRequest(), rec.sink)
+	srv := providertest.NewServer(t, providertest.Reply{File: "invalid_args.sse"})
+	rec := &providertest.Recorder{}
+	resp, err := testProvider(srv.Server, &providertest.Sleeps{}).Stream(providertest.HangGuard(t), simpleRequest(), rec.Sink)
 	if err != nil {
 		t.Fatal(err)
 	}
 	calls := resp.Message.ToolCalls()
 	if len(calls) != 1 || calls[0].Name != "edit" || string(calls[0].Args) != "{}" || calls[0].ArgsError == "" || resp.Stop != llm.StopToolUse {
-		t.Fatalf("calls = %s stop %q", dump(resp.Message.Content), resp.Stop)
+		t.Fatalf("calls = %s stop %q", providertest.Dump(resp.Message.Content), resp.Stop)
 	}
-	if rec.count(llm.EventToolStart) != 1 || rec.count(llm.EventToolArgsDelta) != 1 || rec.count(llm.EventToolEnd) != 1 {
-		t.Fatalf("events = %+v", rec.events)
+	if rec.Count(llm.EventToolStart) != 1 || rec.Count(llm.EventToolArgsDelta) != 1 || rec.Count(llm.EventToolEnd) != 1 {
+		t.Fatalf("events = %+v", rec.Events)
 	}
 }
 
 func TestPromptBlocked(t *testing.T) {
-	srv := newFakeServer(t, reply{file: "blocked.sse"}, reply{file: "text.sse"})
-	sl := &sleeps{}
-	resp, err := testProvider(srv.Server, sl).Stream(hangGuard(t), simpleRequest(), (&recorder{}).sink)
+	srv := providertest.NewServer(t, providertest.Reply{File: "blocked.sse"}, providertest.Reply{File: "text.sse"})
+	sl := &providertest.Sleeps{}
+	resp, err := testProvider(srv.Server, sl).Stream(providertest.HangGuard(t), simpleRequest(), (&providertest.Recorder{}).Sink)
 	var le *llm.Error
 	if !errors.As(err, &le) || le.Kind != "prompt_blocked" || le.Message != "prompt blocked: PROHIBITED_CONTENT" || le.Retryable {
 		t.Fatalf("err = %#v", err)
 	}
-	if len(srv.requests()) != 1 || len(sl.got()) != 0 || resp.Stop != llm.StopError {
-		t.Fatalf("requests %d sleeps %v stop %q", len(srv.requests()), sl.got(), resp.Stop)
+	if len(srv.Requests()) != 1 || len(sl.Got()) != 0 || resp.Stop != llm.StopError {
+		t.Fatalf("requests %d sleeps %v stop %q", len(srv.Requests()), sl.Got(), resp.Stop)
 	}
 }
 
@@ -177,7 +178,7 @@ func TestOtherCandidatesIgnored(t *testing.T) {
 		t.Fatal(err)
 	}
 	if resp := a.response(); resp.Message.Text() != "mine" || a.finish != "STOP" {
-		t.Fatalf("response %s finish %q", dump(resp.Message.Content), a.finish)
+		t.Fatalf("response %s finish %q", providertest.Dump(resp.Message.Content), a.finish)
 	}
 }
 
@@ -258,21 +259,15 @@ func TestToolArgs(t *testing.T) {
 	}
 }
 
-// dump renders blocks for failure messages.
-func dump(blocks []llm.Block) string {
-	b, _ := json.MarshalIndent(blocks, "", "  ")
-	return string(b)
-}
-
 func TestNoKeySendsNoKeyHeader(t *testing.T) {
-	srv := newFakeServer(t, reply{file: "text.sse"})
+	srv := providertest.NewServer(t, providertest.Reply{File: "text.sse"})
 	req := simpleRequest()
 	req.Model = "models/gemini-3.8-flash"
-	if _, err := New(Config{BaseURL: srv.URL + "/v1alpha/"}).Stream(hangGuard(t), req, nil); err != nil {
+	if _, err := New(Config{BaseURL: srv.URL + "/v1alpha/"}).Stream(providertest.HangGuard(t), req, nil); err != nil {
 		t.Fatal(err)
 	}
-	r := srv.requests()[0]
-	if _, ok := r.header["X-Goog-Api-Key"]; ok || r.path != "/v1alpha/models/gemini-3.8-flash:streamGenerateContent" {
-		t.Fatalf("path %q headers %v", r.path, r.header)
+	r := srv.Requests()[0]
+	if _, ok := r.Header["X-Goog-Api-Key"]; ok || r.Path != "/v1alpha/models/gemini-3.8-flash:streamGenerateContent" {
+		t.Fatalf("path %q headers %v", r.Path, r.Header)
 	}
 }

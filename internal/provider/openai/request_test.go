@@ -1,14 +1,12 @@
 package openai
 
 import (
-	"bytes"
 	"encoding/json"
 	"flag"
-	"os"
-	"path/filepath"
 	"testing"
 
 	"zot.dev/zot/internal/llm"
+	"zot.dev/zot/internal/provider/providertest"
 )
 
 var update = flag.Bool("update", false, "rewrite golden files")
@@ -50,28 +48,11 @@ func fullTranscript() *llm.Request {
 }
 
 func TestRequestGolden(t *testing.T) {
-	srv := newFakeServer(t, reply{file: "text.sse"})
-	if _, err := testProvider(srv.Server, &sleeps{}).Stream(hangGuard(t), fullTranscript(), (&recorder{}).sink); err != nil {
+	srv := providertest.NewServer(t, providertest.Reply{File: "text.sse"})
+	if _, err := testProvider(srv.Server, &providertest.Sleeps{}).Stream(providertest.HangGuard(t), fullTranscript(), (&providertest.Recorder{}).Sink); err != nil {
 		t.Fatal(err)
 	}
-	var got bytes.Buffer
-	if err := json.Indent(&got, srv.requests()[0].body, "", "  "); err != nil {
-		t.Fatalf("request body is not JSON: %v", err)
-	}
-	got.WriteByte('\n')
-	path := filepath.Join("testdata", "request.golden.json")
-	if *update {
-		if err := os.WriteFile(path, got.Bytes(), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !bytes.Equal(got.Bytes(), want) {
-		t.Fatalf("request body differs from %s:\n%s", path, got.Bytes())
-	}
+	providertest.GoldenRequest(t, srv.Requests()[0].Body, *update)
 }
 
 func TestRequestParameters(t *testing.T) {

@@ -1,23 +1,20 @@
 package openai
 
 import (
-	"context"
 	"encoding/json"
 	"errors"
-	"io"
-	"net/http"
-	"net/http/httptest"
 	"reflect"
 	"testing"
 	"time"
 
 	"zot.dev/zot/internal/llm"
+	"zot.dev/zot/internal/provider/providertest"
 )
 
 func TestTextOnly(t *testing.T) {
-	srv := newFakeServer(t, reply{file: "text.sse"})
-	rec := &recorder{}
-	resp, err := testProvider(srv.Server, &sleeps{}).Stream(hangGuard(t), simpleRequest(), rec.sink)
+	srv := providertest.NewServer(t, providertest.Reply{File: "text.sse"})
+	rec := &providertest.Recorder{}
+	resp, err := testProvider(srv.Server, &providertest.Sleeps{}).Stream(providertest.HangGuard(t), simpleRequest(), rec.Sink)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -26,11 +23,11 @@ func TestTextOnly(t *testing.T) {
 		{Kind: llm.EventTextDelta, Text: "Hello"},
 		{Kind: llm.EventTextDelta, Text: " there!"},
 	}
-	if !reflect.DeepEqual(rec.events, wantEvents) {
-		t.Fatalf("events = %+v", rec.events)
+	if !reflect.DeepEqual(rec.Events, wantEvents) {
+		t.Fatalf("events = %+v", rec.Events)
 	}
 	if !reflect.DeepEqual(resp.Message.Content, []llm.Block{&llm.TextBlock{Text: "Hello there!"}}) || resp.Message.Role != llm.RoleAssistant {
-		t.Fatalf("message = %s", dump(resp.Message.Content))
+		t.Fatalf("message = %s", providertest.Dump(resp.Message.Content))
 	}
 	if resp.Stop != llm.StopEndTurn {
 		t.Fatalf("stop = %q", resp.Stop)
@@ -38,16 +35,16 @@ func TestTextOnly(t *testing.T) {
 	if want := (llm.Usage{Input: 176, Output: 7, CacheRead: 1024}); resp.Usage != want {
 		t.Fatalf("usage = %+v, want %+v", resp.Usage, want)
 	}
-	r := srv.requests()[0]
-	if r.path != "/v1/chat/completions" || r.header.Get("Authorization") != "Bearer test-key" || r.header.Get("Content-Type") != "application/json" {
-		t.Fatalf("path %q headers %v", r.path, r.header)
+	r := srv.Requests()[0]
+	if r.Path != "/v1/chat/completions" || r.Header.Get("Authorization") != "Bearer test-key" || r.Header.Get("Content-Type") != "application/json" {
+		t.Fatalf("path %q headers %v", r.Path, r.Header)
 	}
 }
 
 func TestReasoningAndParallelToolCalls(t *testing.T) {
-	srv := newFakeServer(t, reply{file: "reasoning_tools.sse"})
-	rec := &recorder{}
-	resp, err := testProvider(srv.Server, &sleeps{}).Stream(hangGuard(t), simpleRequest(), rec.sink)
+	srv := providertest.NewServer(t, providertest.Reply{File: "reasoning_tools.sse"})
+	rec := &providertest.Recorder{}
+	resp, err := testProvider(srv.Server, &providertest.Sleeps{}).Stream(providertest.HangGuard(t), simpleRequest(), rec.Sink)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -65,8 +62,8 @@ func TestReasoningAndParallelToolCalls(t *testing.T) {
 		{Kind: llm.EventToolEnd, ToolID: "call_paris"},
 		{Kind: llm.EventToolEnd, ToolID: "call_rome"},
 	}
-	if !reflect.DeepEqual(rec.events, wantEvents) {
-		t.Fatalf("events =\n%+v\nwant\n%+v", rec.events, wantEvents)
+	if !reflect.DeepEqual(rec.Events, wantEvents) {
+		t.Fatalf("events =\n%+v\nwant\n%+v", rec.Events, wantEvents)
 	}
 	wantContent := []llm.Block{
 		&llm.ThinkingBlock{Provider: "openai", Text: "Need the weather in two cities."},
@@ -75,7 +72,7 @@ func TestReasoningAndParallelToolCalls(t *testing.T) {
 		&llm.ToolCallBlock{ID: "call_rome", Name: "get_weather", Args: json.RawMessage(`{"city":"Rome"}`)},
 	}
 	if !reflect.DeepEqual(resp.Message.Content, wantContent) {
-		t.Fatalf("content = %s", dump(resp.Message.Content))
+		t.Fatalf("content = %s", providertest.Dump(resp.Message.Content))
 	}
 	if resp.Stop != llm.StopToolUse || resp.Usage != (llm.Usage{Input: 44, Output: 60, CacheRead: 256}) {
 		t.Fatalf("stop %q usage %+v", resp.Stop, resp.Usage)
@@ -83,9 +80,9 @@ func TestReasoningAndParallelToolCalls(t *testing.T) {
 }
 
 func TestOpenRouterReasoningField(t *testing.T) {
-	srv := newFakeServer(t, reply{file: "openrouter_reasoning.sse"})
+	srv := providertest.NewServer(t, providertest.Reply{File: "openrouter_reasoning.sse"})
 	p := New(Config{BaseURL: srv.URL + "/api/v1/", Name: "openrouter", Headers: map[string]string{"HTTP-Referer": "https://zot.dev", "X-Title": "zot"}})
-	resp, err := p.Stream(hangGuard(t), simpleRequest(), (&recorder{}).sink)
+	resp, err := p.Stream(providertest.HangGuard(t), simpleRequest(), (&providertest.Recorder{}).Sink)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -94,123 +91,80 @@ func TestOpenRouterReasoningField(t *testing.T) {
 		&llm.TextBlock{Text: "Answer."},
 	}
 	if !reflect.DeepEqual(resp.Message.Content, wantContent) {
-		t.Fatalf("content = %s", dump(resp.Message.Content))
+		t.Fatalf("content = %s", providertest.Dump(resp.Message.Content))
 	}
 	if resp.Stop != llm.StopLength || resp.Usage != (llm.Usage{Input: 10, Output: 20}) || p.Name() != "openrouter" {
 		t.Fatalf("stop %q usage %+v name %q", resp.Stop, resp.Usage, p.Name())
 	}
-	r := srv.requests()[0]
-	if r.path != "/api/v1/chat/completions" || r.header.Get("Authorization") != "" ||
-		r.header.Get("HTTP-Referer") != "https://zot.dev" || r.header.Get("X-Title") != "zot" {
-		t.Fatalf("path %q headers %v", r.path, r.header)
+	r := srv.Requests()[0]
+	if r.Path != "/api/v1/chat/completions" || r.Header.Get("Authorization") != "" ||
+		r.Header.Get("HTTP-Referer") != "https://zot.dev" || r.Header.Get("X-Title") != "zot" {
+		t.Fatalf("path %q headers %v", r.Path, r.Header)
 	}
 }
 
 func TestToolCallsWithFinishStop(t *testing.T) {
-	srv := newFakeServer(t, reply{file: "tools_finish_stop.sse"})
-	rec := &recorder{}
-	resp, err := testProvider(srv.Server, &sleeps{}).Stream(hangGuard(t), simpleRequest(), rec.sink)
+	srv := providertest.NewServer(t, providertest.Reply{File: "tools_finish_stop.sse"})
+	rec := &providertest.Recorder{}
+	resp, err := testProvider(srv.Server, &providertest.Sleeps{}).Stream(providertest.HangGuard(t), simpleRequest(), rec.Sink)
 	if err != nil {
 		t.Fatal(err)
 	}
 	calls := resp.Message.ToolCalls()
 	if len(calls) != 1 || calls[0].ID != "call_ls" || calls[0].Name != "bash" || string(calls[0].Args) != `{"command": "ls"}` {
-		t.Fatalf("calls = %s", dump(resp.Message.Content))
+		t.Fatalf("calls = %s", providertest.Dump(resp.Message.Content))
 	}
 	if resp.Stop != llm.StopToolUse {
 		t.Fatalf("stop = %q, want tool_use", resp.Stop)
 	}
-	if rec.count(llm.EventToolStart) != 1 || rec.count(llm.EventToolEnd) != 1 {
-		t.Fatalf("events = %+v", rec.events)
+	if rec.Count(llm.EventToolStart) != 1 || rec.Count(llm.EventToolEnd) != 1 {
+		t.Fatalf("events = %+v", rec.Events)
 	}
 }
 
 func TestErrorChunkBeforeOutputIsRetried(t *testing.T) {
-	srv := newFakeServer(t, reply{file: "error_early.sse"}, reply{file: "text.sse"})
-	rec := &recorder{}
-	sl := &sleeps{}
-	resp, err := testProvider(srv.Server, sl).Stream(hangGuard(t), simpleRequest(), rec.sink)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(srv.requests()) != 2 || len(sl.got()) != 1 || rec.count(llm.EventStart) != 1 {
-		t.Fatalf("requests %d sleeps %v events %+v", len(srv.requests()), sl.got(), rec.events)
-	}
-	if resp.Message.Text() != "Hello there!" {
-		t.Fatalf("response = %+v", resp)
-	}
+	providertest.RetriedOnce(t, dial, simpleRequest(), providertest.Reply{File: "error_early.sse"}, "Hello there!")
 }
 
 func TestErrorChunkAfterOutputIsNotRetried(t *testing.T) {
-	srv := newFakeServer(t, reply{file: "error_late.sse"}, reply{file: "text.sse"})
-	resp, err := testProvider(srv.Server, &sleeps{}).Stream(hangGuard(t), simpleRequest(), (&recorder{}).sink)
+	srv := providertest.NewServer(t, providertest.Reply{File: "error_late.sse"}, providertest.Reply{File: "text.sse"})
+	resp, err := testProvider(srv.Server, &providertest.Sleeps{}).Stream(providertest.HangGuard(t), simpleRequest(), (&providertest.Recorder{}).Sink)
 	var le *llm.Error
 	if !errors.As(err, &le) || le.Message != "Provider returned error" || !le.Retryable || le.Status != 0 {
 		t.Fatalf("err = %#v", err)
 	}
-	if len(srv.requests()) != 1 || resp.Stop != llm.StopError || resp.Message.Text() != "Partial" {
-		t.Fatalf("requests %d response %+v", len(srv.requests()), resp)
+	if len(srv.Requests()) != 1 || resp.Stop != llm.StopError || resp.Message.Text() != "Partial" {
+		t.Fatalf("requests %d response %+v", len(srv.Requests()), resp)
 	}
 }
 
 func TestRateLimitThenSuccess(t *testing.T) {
-	srv := newFakeServer(t,
-		reply{status: 429, header: map[string]string{"Retry-After-Ms": "1500"}, file: "error_429.json"},
-		reply{file: "text.sse"})
-	sl := &sleeps{}
-	rec := &recorder{}
-	resp, err := testProvider(srv.Server, sl).Stream(hangGuard(t), simpleRequest(), rec.sink)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if d := sl.got(); len(d) != 1 || d[0] != 1500*time.Millisecond {
-		t.Fatalf("sleeps = %v, want [1.5s]", d)
-	}
-	if resp.Message.Text() != "Hello there!" || rec.count(llm.EventStart) != 1 {
-		t.Fatalf("response %+v", resp)
-	}
+	first := providertest.Reply{Status: 429, Header: map[string]string{"Retry-After-Ms": "1500"}, File: "error_429.json"}
+	providertest.RetryAfterHonoured(t, dial, simpleRequest(), first, 1500*time.Millisecond, "Hello there!")
 }
 
 func TestUnauthorizedNotRetried(t *testing.T) {
-	srv := newFakeServer(t, reply{status: 401, file: "error_401.json"}, reply{file: "text.sse"})
-	sl := &sleeps{}
-	rec := &recorder{}
-	resp, err := testProvider(srv.Server, sl).Stream(hangGuard(t), simpleRequest(), rec.sink)
-	var le *llm.Error
-	if !errors.As(err, &le) {
-		t.Fatalf("err = %v", err)
-	}
 	want := llm.Error{Provider: "openai", Status: 401, Kind: "invalid_request_error",
 		Message: "Incorrect API key provided: test-key. You can find your API key at https://platform.openai.com/account/api-keys."}
-	if *le != want {
-		t.Fatalf("err = %#v", *le)
-	}
-	if len(srv.requests()) != 1 || len(sl.got()) != 0 || len(rec.events) != 0 || resp.Stop != llm.StopError {
-		t.Fatalf("requests %d sleeps %v events %v resp %+v", len(srv.requests()), sl.got(), rec.events, resp)
-	}
+	providertest.NotRetried(t, dial, simpleRequest(), providertest.Reply{Status: 401, File: "error_401.json"}, want)
 }
 
 func TestCutStream(t *testing.T) {
-	srv := newFakeServer(t, reply{file: "cut.sse"})
-	resp, err := testProvider(srv.Server, &sleeps{}).Stream(hangGuard(t), simpleRequest(), (&recorder{}).sink)
-	var le *llm.Error
-	if !errors.As(err, &le) || le.Kind != "stream_cut" {
-		t.Fatalf("err = %#v, want stream_cut", err)
-	}
-	if len(srv.requests()) != 1 || resp.Message.Text() != "Half a sent" || len(resp.Message.ToolCalls()) != 0 || resp.Stop != llm.StopError {
-		t.Fatalf("requests %d partial %s stop %q", len(srv.requests()), dump(resp.Message.Content), resp.Stop)
+	run := providertest.CutStream(t, dial, simpleRequest(), "Half a sent")
+	if len(run.Resp.Message.ToolCalls()) != 0 {
+		t.Fatalf("partial %s", providertest.Dump(run.Resp.Message.Content))
 	}
 }
 
 func TestInvalidToolArgs(t *testing.T) {
-	srv := newFakeServer(t, reply{file: "invalid_args.sse"})
-	resp, err := testProvider(srv.Server, &sleeps{}).Stream(hangGuard(t), simpleRequest(), (&recorder{}).sink)
+	srv := providertest.NewServer(t, providertest.Reply{File: "invalid_args.sse"})
+	resp, err := testProvider(srv.Server, &providertest.Sleeps{}).Stream(providertest.HangGuard(t), simpleRequest(), (&providertest.Recorder{}).Sink)
 	if err != nil {
 		t.Fatal(err)
 	}
 	calls := resp.Message.ToolCalls()
 	if len(calls) != 1 || string(calls[0].Args) != "{}" || calls[0].ArgsError == "" || resp.Stop != llm.StopToolUse {
-		t.Fatalf("calls = %s stop %q", dump(resp.Message.Content), resp.Stop)
+		t.Fatalf("calls = %s stop %q", providertest.Dump(resp.Message.Content), resp.Stop)
 	}
 }
 
@@ -236,35 +190,7 @@ func TestToolFragmentsWithoutIndexOrID(t *testing.T) {
 }
 
 func TestCancelMidStream(t *testing.T) {
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("Content-Type", "text/event-stream")
-		io.WriteString(w, `data: {"choices":[{"index":0,"delta":{"content":"streaming"}}]}`+"\n\n")
-		w.(http.Flusher).Flush()
-		<-r.Context().Done()
-	}))
-	defer srv.Close()
-	ctx, cancel := context.WithCancel(hangGuard(t))
-	defer cancel()
-	sink := func(ev llm.Event) {
-		if ev.Kind == llm.EventTextDelta {
-			cancel()
-		}
-	}
-	done := make(chan struct{})
-	var resp *llm.Response
-	var err error
-	go func() {
-		defer close(done)
-		resp, err = testProvider(srv, &sleeps{}).Stream(ctx, simpleRequest(), sink)
-	}()
-	select {
-	case <-done:
-	case <-time.After(10 * time.Second):
-		t.Fatal("Stream did not return after cancellation")
-	}
-	if err != context.Canceled || resp.Stop != llm.StopAborted || resp.Message.Text() != "streaming" {
-		t.Fatalf("err %v response %+v", err, resp)
-	}
+	providertest.CancelMidStream(t, dial, simpleRequest(), `data: {"choices":[{"index":0,"delta":{"content":"streaming"}}]}`+"\n\n", "streaming")
 }
 
 func TestStopReasons(t *testing.T) {
@@ -328,10 +254,4 @@ func TestToolArgs(t *testing.T) {
 			t.Errorf("llm.ParseToolArgs(%q) = %s, %q", raw, args, argsErr)
 		}
 	}
-}
-
-// dump renders blocks for failure messages.
-func dump(blocks []llm.Block) string {
-	b, _ := json.MarshalIndent(blocks, "", "  ")
-	return string(b)
 }

@@ -4,11 +4,10 @@ import (
 	"bytes"
 	"encoding/json"
 	"flag"
-	"os"
-	"path/filepath"
 	"testing"
 
 	"zot.dev/zot/internal/llm"
+	"zot.dev/zot/internal/provider/providertest"
 )
 
 var update = flag.Bool("update", false, "rewrite golden files")
@@ -61,39 +60,22 @@ func fullTranscript() *llm.Request {
 }
 
 func TestRequestGolden(t *testing.T) {
-	srv := newFakeServer(t, reply{file: "text.sse"})
-	if _, err := testProvider(srv.Server, &sleeps{}).Stream(hangGuard(t), fullTranscript(), (&recorder{}).sink); err != nil {
+	srv := providertest.NewServer(t, providertest.Reply{File: "text.sse"})
+	if _, err := testProvider(srv.Server, &providertest.Sleeps{}).Stream(providertest.HangGuard(t), fullTranscript(), (&providertest.Recorder{}).Sink); err != nil {
 		t.Fatal(err)
 	}
-	var got bytes.Buffer
-	if err := json.Indent(&got, srv.requests()[0].body, "", "  "); err != nil {
-		t.Fatalf("request body is not JSON: %v", err)
-	}
-	got.WriteByte('\n')
-	path := filepath.Join("testdata", "request.golden.json")
-	if *update {
-		if err := os.WriteFile(path, got.Bytes(), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !bytes.Equal(got.Bytes(), want) {
-		t.Fatalf("request body differs from %s:\n%s", path, got.Bytes())
-	}
+	providertest.GoldenRequest(t, srv.Requests()[0].Body, *update)
 }
 
 // TestReasoningRoundTrip feeds a streamed response back as the next
 // request's transcript: the reasoning item goes back with its id,
 // summary and encrypted content, before the output it led to.
 func TestReasoningRoundTrip(t *testing.T) {
-	srv := newFakeServer(t, reply{file: "reasoning_tools.sse"})
-	p := testProvider(srv.Server, &sleeps{})
+	srv := providertest.NewServer(t, providertest.Reply{File: "reasoning_tools.sse"})
+	p := testProvider(srv.Server, &providertest.Sleeps{})
 	req := simpleRequest()
 	req.ReasoningModel = true
-	resp, err := p.Stream(hangGuard(t), req, (&recorder{}).sink)
+	resp, err := p.Stream(providertest.HangGuard(t), req, (&providertest.Recorder{}).Sink)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -7,14 +7,15 @@ import (
 	"testing"
 
 	"zot.dev/zot/internal/llm"
+	"zot.dev/zot/internal/provider/providertest"
 	"zot.dev/zot/internal/provider/transport"
 )
 
 func TestTextOnly(t *testing.T) {
-	srv := newFakeServer(t, reply{file: "text.sse"})
-	rec := &recorder{}
-	p := testProvider(srv.Server, &sleeps{})
-	resp, err := p.Stream(hangGuard(t), simpleRequest(), rec.sink)
+	srv := providertest.NewServer(t, providertest.Reply{File: "text.sse"})
+	rec := &providertest.Recorder{}
+	p := testProvider(srv.Server, &providertest.Sleeps{})
+	resp, err := p.Stream(providertest.HangGuard(t), simpleRequest(), rec.Sink)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -23,11 +24,11 @@ func TestTextOnly(t *testing.T) {
 		{Kind: llm.EventTextDelta, Text: "Hello"},
 		{Kind: llm.EventTextDelta, Text: " there!"},
 	}
-	if !reflect.DeepEqual(rec.events, wantEvents) {
-		t.Fatalf("events = %+v", rec.events)
+	if !reflect.DeepEqual(rec.Events, wantEvents) {
+		t.Fatalf("events = %+v", rec.Events)
 	}
 	if !reflect.DeepEqual(resp.Message.Content, []llm.Block{&llm.TextBlock{Text: "Hello there!"}}) || resp.Message.Role != llm.RoleAssistant {
-		t.Fatalf("message = %s", dump(resp.Message.Content))
+		t.Fatalf("message = %s", providertest.Dump(resp.Message.Content))
 	}
 	if resp.Stop != llm.StopEndTurn {
 		t.Fatalf("stop = %q", resp.Stop)
@@ -35,9 +36,9 @@ func TestTextOnly(t *testing.T) {
 	if want := (llm.Usage{Input: 176, Output: 7, CacheRead: 1024}); resp.Usage != want {
 		t.Fatalf("usage = %+v, want %+v", resp.Usage, want)
 	}
-	r := srv.requests()[0]
-	if r.path != "/v1/responses" || r.header.Get("Authorization") != "Bearer test-key" || r.header.Get("Content-Type") != "application/json" {
-		t.Fatalf("path %q headers %v", r.path, r.header)
+	r := srv.Requests()[0]
+	if r.Path != "/v1/responses" || r.Header.Get("Authorization") != "Bearer test-key" || r.Header.Get("Content-Type") != "application/json" {
+		t.Fatalf("path %q headers %v", r.Path, r.Header)
 	}
 	if p.Name() != "openai-responses" {
 		t.Fatalf("name = %q", p.Name())
@@ -45,9 +46,9 @@ func TestTextOnly(t *testing.T) {
 }
 
 func TestReasoningTextAndToolCalls(t *testing.T) {
-	srv := newFakeServer(t, reply{file: "reasoning_tools.sse"})
-	rec := &recorder{}
-	resp, err := testProvider(srv.Server, &sleeps{}).Stream(hangGuard(t), simpleRequest(), rec.sink)
+	srv := providertest.NewServer(t, providertest.Reply{File: "reasoning_tools.sse"})
+	rec := &providertest.Recorder{}
+	resp, err := testProvider(srv.Server, &providertest.Sleeps{}).Stream(providertest.HangGuard(t), simpleRequest(), rec.Sink)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -67,8 +68,8 @@ func TestReasoningTextAndToolCalls(t *testing.T) {
 		{Kind: llm.EventToolArgsDelta, ToolID: "call_rome", Text: `:"Rome"}`},
 		{Kind: llm.EventToolEnd, ToolID: "call_rome"},
 	}
-	if !reflect.DeepEqual(rec.events, wantEvents) {
-		t.Fatalf("events =\n%+v\nwant\n%+v", rec.events, wantEvents)
+	if !reflect.DeepEqual(rec.Events, wantEvents) {
+		t.Fatalf("events =\n%+v\nwant\n%+v", rec.Events, wantEvents)
 	}
 	wantContent := []llm.Block{
 		&llm.ThinkingBlock{Provider: "openai-responses", Text: "**Planning** Need the weather in two cities.\n\nCall the tool twice.", ID: "rs_01", Data: "gAAAAABenc-1"},
@@ -77,7 +78,7 @@ func TestReasoningTextAndToolCalls(t *testing.T) {
 		&llm.ToolCallBlock{ID: "call_rome", Name: "get_weather", Args: json.RawMessage(`{"city":"Rome"}`)},
 	}
 	if !reflect.DeepEqual(resp.Message.Content, wantContent) {
-		t.Fatalf("content = %s", dump(resp.Message.Content))
+		t.Fatalf("content = %s", providertest.Dump(resp.Message.Content))
 	}
 	if resp.Stop != llm.StopToolUse || resp.Usage != (llm.Usage{Input: 44, Output: 60, CacheRead: 256}) {
 		t.Fatalf("stop %q usage %+v", resp.Stop, resp.Usage)
@@ -87,9 +88,9 @@ func TestReasoningTextAndToolCalls(t *testing.T) {
 // TestItemsWithoutDeltas covers servers that send each item whole in
 // response.output_item.done: what no delta carried is reported then.
 func TestItemsWithoutDeltas(t *testing.T) {
-	srv := newFakeServer(t, reply{file: "done_only.sse"})
-	rec := &recorder{}
-	resp, err := testProvider(srv.Server, &sleeps{}).Stream(hangGuard(t), simpleRequest(), rec.sink)
+	srv := providertest.NewServer(t, providertest.Reply{File: "done_only.sse"})
+	rec := &providertest.Recorder{}
+	resp, err := testProvider(srv.Server, &providertest.Sleeps{}).Stream(providertest.HangGuard(t), simpleRequest(), rec.Sink)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -103,8 +104,8 @@ func TestItemsWithoutDeltas(t *testing.T) {
 		{Kind: llm.EventToolArgsDelta, ToolID: "call_ls", Text: `{"path":"."}`},
 		{Kind: llm.EventToolEnd, ToolID: "call_ls"},
 	}
-	if !reflect.DeepEqual(rec.events, wantEvents) {
-		t.Fatalf("events =\n%+v\nwant\n%+v", rec.events, wantEvents)
+	if !reflect.DeepEqual(rec.Events, wantEvents) {
+		t.Fatalf("events =\n%+v\nwant\n%+v", rec.Events, wantEvents)
 	}
 	wantContent := []llm.Block{
 		&llm.ThinkingBlock{Provider: "openai-responses", Text: "First.\n\nSecond.", ID: "rs_03", Data: "gAAAAABenc-3"},
@@ -112,7 +113,7 @@ func TestItemsWithoutDeltas(t *testing.T) {
 		&llm.ToolCallBlock{ID: "call_ls", Name: "ls", Args: json.RawMessage(`{"path":"."}`)},
 	}
 	if !reflect.DeepEqual(resp.Message.Content, wantContent) {
-		t.Fatalf("content = %s", dump(resp.Message.Content))
+		t.Fatalf("content = %s", providertest.Dump(resp.Message.Content))
 	}
 	if resp.Stop != llm.StopToolUse || resp.Usage != (llm.Usage{Input: 50, Output: 20}) {
 		t.Fatalf("stop %q usage %+v", resp.Stop, resp.Usage)
@@ -120,37 +121,37 @@ func TestItemsWithoutDeltas(t *testing.T) {
 }
 
 func TestIncompleteAtMaxOutputTokens(t *testing.T) {
-	srv := newFakeServer(t, reply{file: "incomplete.sse"})
-	rec := &recorder{}
-	resp, err := testProvider(srv.Server, &sleeps{}).Stream(hangGuard(t), simpleRequest(), rec.sink)
+	srv := providertest.NewServer(t, providertest.Reply{File: "incomplete.sse"})
+	rec := &providertest.Recorder{}
+	resp, err := testProvider(srv.Server, &providertest.Sleeps{}).Stream(providertest.HangGuard(t), simpleRequest(), rec.Sink)
 	if err != nil {
 		t.Fatal(err)
 	}
 	// The call whose arguments were cut off is left out.
 	if !reflect.DeepEqual(resp.Message.Content, []llm.Block{&llm.TextBlock{Text: "A long answer that"}}) {
-		t.Fatalf("content = %s", dump(resp.Message.Content))
+		t.Fatalf("content = %s", providertest.Dump(resp.Message.Content))
 	}
 	if resp.Stop != llm.StopLength || resp.Usage != (llm.Usage{Input: 10, Output: 16}) {
 		t.Fatalf("stop %q usage %+v", resp.Stop, resp.Usage)
 	}
-	if rec.count(llm.EventToolStart) != 1 || rec.count(llm.EventToolEnd) != 0 {
-		t.Fatalf("events = %+v", rec.events)
+	if rec.Count(llm.EventToolStart) != 1 || rec.Count(llm.EventToolEnd) != 0 {
+		t.Fatalf("events = %+v", rec.Events)
 	}
 }
 
 func TestInvalidToolArgs(t *testing.T) {
-	srv := newFakeServer(t, reply{file: "invalid_args.sse"})
-	rec := &recorder{}
-	resp, err := testProvider(srv.Server, &sleeps{}).Stream(hangGuard(t), simpleRequest(), rec.sink)
+	srv := providertest.NewServer(t, providertest.Reply{File: "invalid_args.sse"})
+	rec := &providertest.Recorder{}
+	resp, err := testProvider(srv.Server, &providertest.Sleeps{}).Stream(providertest.HangGuard(t), simpleRequest(), rec.Sink)
 	if err != nil {
 		t.Fatal(err)
 	}
 	calls := resp.Message.ToolCalls()
 	if len(calls) != 1 || calls[0].ID != "call_bad" || string(calls[0].Args) != "{}" || calls[0].ArgsError == "" || resp.Stop != llm.StopToolUse {
-		t.Fatalf("calls = %s stop %q", dump(resp.Message.Content), resp.Stop)
+		t.Fatalf("calls = %s stop %q", providertest.Dump(resp.Message.Content), resp.Stop)
 	}
-	if rec.count(llm.EventToolArgsDelta) != 2 || rec.count(llm.EventToolEnd) != 1 {
-		t.Fatalf("events = %+v", rec.events)
+	if rec.Count(llm.EventToolArgsDelta) != 2 || rec.Count(llm.EventToolEnd) != 1 {
+		t.Fatalf("events = %+v", rec.Events)
 	}
 }
 
@@ -172,8 +173,8 @@ func TestHandleRejectsBadEvents(t *testing.T) {
 }
 
 func TestItemFoundByIDWithoutIndex(t *testing.T) {
-	rec := &recorder{}
-	a := newAssembler("openai-responses", rec.sink)
+	rec := &providertest.Recorder{}
+	a := newAssembler("openai-responses", rec.Sink)
 	for _, data := range []string{
 		`{"type":"response.output_item.added","item":{"id":"msg_1","type":"message"}}`,
 		`{"type":"response.output_text.delta","item_id":"msg_1","delta":"hi"}`,
@@ -184,7 +185,7 @@ func TestItemFoundByIDWithoutIndex(t *testing.T) {
 		}
 	}
 	if resp := a.response(); resp.Message.Text() != "hi" || !a.done {
-		t.Fatalf("response = %s", dump(resp.Message.Content))
+		t.Fatalf("response = %s", providertest.Dump(resp.Message.Content))
 	}
 }
 
@@ -260,25 +261,19 @@ func TestToolArgs(t *testing.T) {
 	}
 }
 
-// dump renders blocks for failure messages.
-func dump(blocks []llm.Block) string {
-	b, _ := json.MarshalIndent(blocks, "", "  ")
-	return string(b)
-}
-
 func TestConfigNameHeadersAndNoKey(t *testing.T) {
-	srv := newFakeServer(t, reply{file: "reasoning_tools.sse"})
+	srv := providertest.NewServer(t, providertest.Reply{File: "reasoning_tools.sse"})
 	p := New(Config{BaseURL: srv.URL + "/api/v1/", Name: "router", Headers: map[string]string{"X-Title": "zot", "Content-Type": "application/json; charset=utf-8"}})
-	resp, err := p.Stream(hangGuard(t), simpleRequest(), (&recorder{}).sink)
+	resp, err := p.Stream(providertest.HangGuard(t), simpleRequest(), (&providertest.Recorder{}).Sink)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if th, ok := resp.Message.Content[0].(*llm.ThinkingBlock); !ok || th.Provider != "router" || p.Name() != "router" {
-		t.Fatalf("name %q content %s", p.Name(), dump(resp.Message.Content))
+		t.Fatalf("name %q content %s", p.Name(), providertest.Dump(resp.Message.Content))
 	}
-	r := srv.requests()[0]
-	if r.path != "/api/v1/responses" || r.header.Get("Authorization") != "" || r.header.Get("X-Title") != "zot" ||
-		r.header.Get("Content-Type") != "application/json; charset=utf-8" {
-		t.Fatalf("path %q headers %v", r.path, r.header)
+	r := srv.Requests()[0]
+	if r.Path != "/api/v1/responses" || r.Header.Get("Authorization") != "" || r.Header.Get("X-Title") != "zot" ||
+		r.Header.Get("Content-Type") != "application/json; charset=utf-8" {
+		t.Fatalf("path %q headers %v", r.Path, r.Header)
 	}
 }
