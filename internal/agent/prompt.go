@@ -72,6 +72,9 @@ type promptRun struct {
 	*run
 	userIndex int  // where the prompt's user message is
 	kept      bool // an assistant message of this prompt is in the transcript
+	// overflowRetried is set once the prompt compacted and retried a call
+	// the provider refused as too long; it is done at most once.
+	overflowRetried bool
 }
 
 // loop runs the steps of the prompt.

@@ -32,6 +32,19 @@ func (p *promptRun) call(step int) (*stepResult, error) {
 	}
 	c := &collector{emit: p.emit}
 	resp, err := p.stream(req, c)
+	if err != nil && !c.hasStarted() && p.ctx.Err() == nil && !a.autoOff && !p.overflowRetried && contextOverflow(err) {
+		// The request no longer fits the context window: compact once and
+		// try again with the shorter transcript.
+		p.overflowRetried = true
+		switch cerr := p.compactForOverflow(); {
+		case IsAborted(cerr):
+			return nil, cerr
+		case cerr == nil:
+			req.Messages = a.snapshot()
+			c = &collector{emit: p.emit}
+			resp, err = p.stream(req, c)
+		}
+	}
 	if resp == nil {
 		resp = &llm.Response{}
 	}
