@@ -5,7 +5,6 @@ package anthropic
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"net/http"
 	"strings"
@@ -95,36 +94,22 @@ func (p *Provider) Stream(ctx context.Context, req *llm.Request, sink llm.Sink) 
 		sink = func(llm.Event) {}
 	}
 	once := p.opt
-	once.MaxAttempts = 1 // Retry below owns the attempt budget
-	started := false
+	once.MaxAttempts = 1 // Call below owns the attempt budget
 	var asm *assembler
-	err = transport.Retry(ctx, p.opt, func(ctx context.Context) error {
-		asm = newAssembler(sink)
-		s, err := transport.Post(ctx, providerName, p.url, header, body, once, decodeError)
-		if err != nil {
-			return err
-		}
-		defer s.Close()
-		if !started {
-			started = true
-			sink(llm.Event{Kind: llm.EventStart})
-		}
-		if err := asm.run(s); err != nil {
-			if asm.reported {
-				return noRetry{err}
-			}
-			return err
-		}
-		return nil
+	err = transport.Call(ctx, p.opt, transport.Attempt{
+		Open: func(ctx context.Context) (*transport.Stream, error) {
+			asm = newAssembler(sink)
+			return transport.Post(ctx, providerName, p.url, header, body, once, decodeError)
+		},
+		Started: func() { sink(llm.Event{Kind: llm.EventStart}) },
+		Read: func(s *transport.Stream) (bool, error) {
+			err := asm.run(s)
+			return asm.reported, err
+		},
 	})
-	var nr noRetry
-	if errors.As(err, &nr) {
-		err = nr.err
-	}
 	if err != nil {
 		resp := failed(asm)
-		if cerr := ctx.Err(); cerr != nil {
-			err = cerr
+		if ctx.Err() != nil {
 			resp.Stop = llm.StopAborted
 		}
 		return resp, err
@@ -141,12 +126,6 @@ func failed(asm *assembler) *llm.Response {
 	resp.Stop = llm.StopError
 	return resp
 }
-
-// noRetry hides a retryable error from transport.Retry once output has
-// been reported: re-issuing the call then would repeat that output.
-type noRetry struct{ err error }
-
-func (n noRetry) Error() string { return n.err.Error() }
 
 // decodeError reads an Anthropic error body:
 // {"type":"error","error":{"type":"...","message":"..."}}.

@@ -1,0 +1,72 @@
+package transport
+
+import (
+	"context"
+	"errors"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"time"
+
+	"zot.dev/zot/internal/llm"
+)
+
+func callServer(t *testing.T) *httptest.Server {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/event-stream")
+		io.WriteString(w, "data: x\n\n")
+	}))
+	t.Cleanup(srv.Close)
+	return srv
+}
+
+func TestCallRetriesOnlyBeforeOutput(t *testing.T) {
+	srv := callServer(t)
+	overloaded := &llm.Error{Kind: "overloaded_error", Message: "busy", Retryable: true}
+	opt := Options{MaxAttempts: 3, Sleep: func(ctx context.Context, d time.Duration) error { return ctx.Err() }}
+	once := Options{MaxAttempts: 1}
+	open := func(ctx context.Context) (*Stream, error) {
+		return Post(ctx, "test", srv.URL, nil, []byte("{}"), once, nil)
+	}
+	for _, c := range []struct {
+		name     string
+		reported bool
+		tries    int
+	}{{"before output", false, 3}, {"after output", true, 1}} {
+		tries, starts := 0, 0
+		err := Call(context.Background(), opt, Attempt{
+			Open:    open,
+			Started: func() { starts++ },
+			Read: func(s *Stream) (bool, error) {
+				tries++
+				return c.reported, overloaded
+			},
+		})
+		if !errors.Is(err, overloaded) && !strings.Contains(err.Error(), "busy") || tries != c.tries || starts != 1 {
+			t.Errorf("%s: err %v, tries %d, starts %d", c.name, err, tries, starts)
+		}
+		var le *llm.Error
+		if !errors.As(err, &le) {
+			t.Errorf("%s: the provider's error is not returned as is: %T", c.name, err)
+		}
+	}
+}
+
+func TestCallReturnsTheContextErrorAfterCancel(t *testing.T) {
+	srv := callServer(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	err := Call(ctx, Options{MaxAttempts: 1}, Attempt{
+		Open: func(ctx context.Context) (*Stream, error) {
+			return Post(ctx, "test", srv.URL, nil, []byte("{}"), Options{MaxAttempts: 1}, nil)
+		},
+		Read: func(s *Stream) (bool, error) {
+			cancel()
+			return true, errors.New("read failed")
+		},
+	})
+	if !errors.Is(err, context.Canceled) {
+		t.Fatalf("err = %v", err)
+	}
+}
