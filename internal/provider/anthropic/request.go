@@ -115,17 +115,7 @@ func buildRequestCached(req *llm.Request, cache *toolcache.Cache) ([]byte, error
 	if err != nil {
 		return nil, fmt.Errorf("encoding json: %w", err)
 	}
-	if len(req.Tools) == 0 {
-		return b, nil
-	}
-	if cache == nil {
-		cache = new(toolcache.Cache)
-	}
-	tools, err := cache.Get(req.Tools, encodeTools)
-	if err != nil {
-		return nil, err
-	}
-	return toolcache.Splice(b, "tools", tools), nil
+	return toolcache.Append(b, req.Tools, cache, encodeTools)
 }
 
 // encodeTools encodes the tool list, with a cache breakpoint on the last

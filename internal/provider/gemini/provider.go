@@ -13,6 +13,7 @@ import (
 	"net/url"
 	"strings"
 	"time"
+	"zot.dev/zot/internal/provider/toolcache"
 
 	"zot.dev/zot/internal/llm"
 	"zot.dev/zot/internal/provider/transport"
@@ -53,6 +54,7 @@ type Provider struct {
 	base   string
 	header http.Header
 	opt    transport.Options
+	tools  toolcache.Cache // the encoded tool list of the last request
 }
 
 // New returns a Provider for cfg.
@@ -84,7 +86,7 @@ func (p *Provider) endpoint(model string) string {
 // call as long as nothing beyond EventStart has been reported; EventStart
 // itself is reported once.
 func (p *Provider) Stream(ctx context.Context, req *llm.Request, sink llm.Sink) (*llm.Response, error) {
-	body, err := buildRequest(req)
+	body, err := buildRequestCached(req, &p.tools)
 	if err != nil {
 		return failed(nil), fmt.Errorf("%s: building request: %w", providerName, err)
 	}

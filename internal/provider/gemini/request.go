@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
+	"zot.dev/zot/internal/provider/toolcache"
 
 	"zot.dev/zot/internal/llm"
 )
@@ -90,20 +91,16 @@ type thinkingConfig struct {
 
 // buildRequest encodes req as a streamGenerateContent body.
 func buildRequest(req *llm.Request) ([]byte, error) {
+	return buildRequestCached(req, nil)
+}
+
+// buildRequestCached is buildRequest with the tool list's encoding (and
+// its schema conversion) taken from cache when it has not changed (nil:
+// always encode).
+func buildRequestCached(req *llm.Request, cache *toolcache.Cache) ([]byte, error) {
 	w := wireRequest{Contents: mapMessages(req.Messages, signaturesRequired(req.Model))}
 	if req.System != "" {
 		w.SystemInstruction = &wireContent{Parts: []wirePart{{Text: req.System}}}
-	}
-	if len(req.Tools) > 0 {
-		var decls []functionDeclaration
-		for _, t := range req.Tools {
-			params, err := parameters(t.Schema)
-			if err != nil {
-				return nil, fmt.Errorf("tool %s: %w", t.Name, err)
-			}
-			decls = append(decls, functionDeclaration{Name: t.Name, Description: t.Description, Parameters: params})
-		}
-		w.Tools = []wireTool{{FunctionDeclarations: decls}}
 	}
 	gen := generationConfig{MaxOutputTokens: req.MaxTokens}
 	if req.Reasoning != "" {
@@ -125,6 +122,24 @@ func buildRequest(req *llm.Request) ([]byte, error) {
 	b, err := json.Marshal(w)
 	if err != nil {
 		return nil, fmt.Errorf("encoding json: %w", err)
+	}
+	return toolcache.Append(b, req.Tools, cache, encodeTools)
+}
+
+// encodeTools encodes the tool list as one tool of function
+// declarations, each schema reduced to what Gemini accepts.
+func encodeTools(list []llm.ToolSpec) ([]byte, error) {
+	decls := make([]functionDeclaration, 0, len(list))
+	for _, t := range list {
+		params, err := parameters(t.Schema)
+		if err != nil {
+			return nil, fmt.Errorf("tool %s: %w", t.Name, err)
+		}
+		decls = append(decls, functionDeclaration{Name: t.Name, Description: t.Description, Parameters: params})
+	}
+	b, err := json.Marshal([]wireTool{{FunctionDeclarations: decls}})
+	if err != nil {
+		return nil, fmt.Errorf("encoding tools: %w", err)
 	}
 	return b, nil
 }

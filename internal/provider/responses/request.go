@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
+	"zot.dev/zot/internal/provider/toolcache"
 
 	"zot.dev/zot/internal/llm"
 )
@@ -84,6 +85,12 @@ var emptySchema = json.RawMessage(`{"type":"object","properties":{}}`)
 // buildRequest encodes req as a streaming, stateless Responses API body.
 // provider is the provider's id: only reasoning it produced is sent back.
 func buildRequest(req *llm.Request, provider string) ([]byte, error) {
+	return buildRequestCached(req, provider, nil)
+}
+
+// buildRequestCached is buildRequest with the tool list's encoding taken
+// from cache when it has not changed (nil: always encode).
+func buildRequestCached(req *llm.Request, provider string, cache *toolcache.Cache) ([]byte, error) {
 	w := wireRequest{
 		Model:           req.Model,
 		Instructions:    req.System,
@@ -100,18 +107,28 @@ func buildRequest(req *llm.Request, provider string) ([]byte, error) {
 	for i := range req.Messages {
 		w.Input = appendMessage(w.Input, &req.Messages[i], provider)
 	}
-	for _, t := range req.Tools {
+	b, err := json.Marshal(w)
+	if err != nil {
+		return nil, fmt.Errorf("encoding json: %w", err)
+	}
+	return toolcache.Append(b, req.Tools, cache, encodeTools)
+}
+
+// encodeTools encodes the tool list as function tools.
+func encodeTools(list []llm.ToolSpec) ([]byte, error) {
+	tools := make([]wireTool, 0, len(list))
+	for _, t := range list {
 		schema := t.Schema
 		if len(schema) == 0 {
 			schema = emptySchema
 		}
 		// strict is off: zot's schemas have optional properties, which
 		// strict mode rejects.
-		w.Tools = append(w.Tools, wireTool{Type: "function", Name: t.Name, Description: t.Description, Parameters: schema})
+		tools = append(tools, wireTool{Type: "function", Name: t.Name, Description: t.Description, Parameters: schema})
 	}
-	b, err := json.Marshal(w)
+	b, err := json.Marshal(tools)
 	if err != nil {
-		return nil, fmt.Errorf("encoding json: %w", err)
+		return nil, fmt.Errorf("encoding tools: %w", err)
 	}
 	return b, nil
 }

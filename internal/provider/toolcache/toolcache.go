@@ -72,3 +72,21 @@ func Splice(body []byte, field string, raw []byte) []byte {
 	out = append(out, raw...)
 	return append(out, '}')
 }
+
+// Append adds the encoded tool list to the JSON object body as its
+// "tools" member, taking the encoding from c when the list has not
+// changed (a nil c encodes every time). Without tools body is returned as
+// is.
+func Append(body []byte, tools []llm.ToolSpec, c *Cache, encode func([]llm.ToolSpec) ([]byte, error)) ([]byte, error) {
+	if len(tools) == 0 {
+		return body, nil
+	}
+	if c == nil {
+		c = new(Cache)
+	}
+	raw, err := c.Get(tools, encode)
+	if err != nil {
+		return nil, err
+	}
+	return Splice(body, "tools", raw), nil
+}
