@@ -223,21 +223,28 @@ func (r *Runtime) CompactSink(ctx context.Context, instructions string, sink fun
 	})
 }
 
-// runSink claims the runtime, runs work with events stamped and passed to
-// sink, and ends with done once the runtime is idle again.
+// runSink claims the runtime and runs work in the caller's goroutine.
 func (r *Runtime) runSink(ctx context.Context, opts []PromptOption, sink func(Event), work func(context.Context, func(wire.Event)) error) error {
-	o := promptOptionsOf(opts)
 	ctx, rn, err := r.claim(ctx)
 	if err != nil {
 		return err
 	}
+	r.execute(ctx, rn, promptOptionsOf(opts).id, sink, work)
+	return nil
+}
+
+// execute runs claimed work: its events are stamped and handed to sink, a
+// failure adds an error event, the session is saved, the runtime is
+// released, and done comes last — after the Runtime is idle again, so a
+// caller that starts the next prompt on seeing it never gets ErrBusy.
+func (r *Runtime) execute(ctx context.Context, rn *run, id wire.ID, sink func(Event), work func(context.Context, func(wire.Event)) error) {
 	defer rn.cancel()
 	emit := func(ev wire.Event) {
 		ev.SetSeq(r.nextSeq())
-		ev.SetPromptID(o.id)
+		ev.SetPromptID(id)
 		sink(ev)
 	}
-	err = work(ctx, emit)
+	err := work(ctx, emit)
 	if err != nil && !agent.IsAborted(err) {
 		emit(errorEvent(err))
 	}
@@ -246,7 +253,6 @@ func (r *Runtime) runSink(ctx context.Context, opts []PromptOption, sink func(Ev
 	}
 	r.release(rn)
 	emit(&wire.DoneEvent{})
-	return nil
 }
 
 func promptOptionsOf(opts []PromptOption) promptOptions {
@@ -294,7 +300,6 @@ func (r *Runtime) Compact(ctx context.Context, instructions string, opts ...Prom
 }
 
 func (r *Runtime) start(ctx context.Context, opts []PromptOption, work func(context.Context, func(wire.Event)) error) (<-chan Event, error) {
-	o := promptOptionsOf(opts)
 	ctx, rn, err := r.claim(ctx)
 	if err != nil {
 		return nil, err
@@ -308,37 +313,23 @@ func (r *Runtime) start(ctx context.Context, opts []PromptOption, work func(cont
 	go func() {
 		defer r.wg.Done()
 		defer close(ch)
-		defer rn.cancel()
-		// Events the consumer was not ready for after ctx ended wait here
-		// rather than stall the agent; they are delivered, in order, once
-		// the run is over.
+		// Events the consumer was not ready for after ctx ended (or the
+		// Runtime closed) wait here rather than stall the agent; they are
+		// delivered, in order, once the run is over.
 		var backlog []wire.Event
-		emit := func(ev wire.Event) {
-			ev.SetSeq(r.nextSeq())
-			ev.SetPromptID(o.id)
+		sink := func(ev Event) {
 			if len(backlog) == 0 {
 				select {
 				case ch <- ev:
 					return
 				case <-ctx.Done():
+				case <-r.closing:
 				}
 			}
 			backlog = append(backlog, ev)
 		}
-		err := work(ctx, emit)
-		if err != nil && !agent.IsAborted(err) {
-			emit(errorEvent(err))
-		}
-		if perr := r.persist(); perr != nil {
-			emit(&wire.ErrorEvent{Message: perr.Error(), Code: wire.CodeInternal})
-		}
-		r.release(rn)
-		// done goes last, after the Runtime is idle again, so a caller
-		// that starts the next prompt on seeing it never gets ErrBusy.
-		done := &wire.DoneEvent{}
-		done.SetSeq(r.nextSeq())
-		done.SetPromptID(o.id)
-		for _, ev := range append(backlog, done) {
+		r.execute(ctx, rn, promptOptionsOf(opts).id, sink, work)
+		for _, ev := range backlog {
 			select {
 			case ch <- ev:
 			case <-r.closing:
