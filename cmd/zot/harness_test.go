@@ -112,6 +112,9 @@ func start(t *testing.T, env []string, args ...string) *proc {
 			<-p.done
 		}
 		_ = cmd.Wait()
+		if strings.Contains(p.stderr.String(), "breaks the schema") {
+			t.Errorf("the server reported a frame that breaks the schema:\n%s", p.stderr.String())
+		}
 	})
 	return p
 }

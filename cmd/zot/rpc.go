@@ -31,6 +31,8 @@ func serveRPC(ctx context.Context, cmd *cli.Command, io streams) error {
 		Token:        os.Getenv("ZOTCORE_RPC_TOKEN"),
 		MaxLineBytes: limit,
 		Log:          io.err,
+		// A debugging aid: check every outbound frame against the schema.
+		ValidateOutput: os.Getenv("ZOT_VALIDATE") == "1",
 	})
 	err = srv.Serve(ctx, io.in, io.out)
 	rt.Close()

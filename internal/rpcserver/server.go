@@ -31,6 +31,9 @@ type Options struct {
 	MaxLineBytes int
 	// Log receives diagnostics (never protocol frames); nil discards them.
 	Log io.Writer
+	// ValidateOutput checks every frame against the schema before it is
+	// written and reports a broken one to Log (`ZOT_VALIDATE=1`).
+	ValidateOutput bool
 }
 
 // ErrUnauthorized is returned by Serve when the client failed to
@@ -80,7 +83,7 @@ func New(rt *sdk.Runtime, opts Options) *Server {
 // cancelled it aborts the running work, drops the queue (each dropped
 // item still gets its done) and returns ctx's error.
 func (s *Server) Serve(ctx context.Context, in io.Reader, out io.Writer) error {
-	s.w = newWriter(out, s.opts.Log)
+	s.w = newWriter(out, s.opts.Log, s.opts.ValidateOutput)
 	var wg sync.WaitGroup
 	wg.Add(1)
 	go func() { defer wg.Done(); s.w.run() }()

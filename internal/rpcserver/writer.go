@@ -26,18 +26,22 @@ type writer struct {
 	frames  chan frame
 	scratch []byte
 	log     io.Writer // where broken frames are reported
-	done    chan struct{}
-	mu      sync.Mutex
-	closed  bool
-	err     error // the first write error; later frames are dropped
+	// validate checks every frame against the schema before it is
+	// written, reporting a broken one to log (a debugging aid).
+	validate bool
+	done     chan struct{}
+	mu       sync.Mutex
+	closed   bool
+	err      error // the first write error; later frames are dropped
 }
 
-func newWriter(w io.Writer, log io.Writer) *writer {
+func newWriter(w io.Writer, log io.Writer, validate bool) *writer {
 	return &writer{
-		out:    bufio.NewWriterSize(w, 64<<10),
-		frames: make(chan frame, 1024),
-		log:    log,
-		done:   make(chan struct{}),
+		validate: validate,
+		out:      bufio.NewWriterSize(w, 64<<10),
+		frames:   make(chan frame, 1024),
+		log:      log,
+		done:     make(chan struct{}),
 	}
 }
 
@@ -72,7 +76,7 @@ func (w *writer) write(f frame) {
 	} else {
 		b = f.resp.AppendJSON(b)
 	}
-	if wire.DebugValidate {
+	if w.validate {
 		if err := wire.ValidateFrame(b); err != nil {
 			fmt.Fprintf(w.log, "zot: outbound frame breaks the schema: %v: %s\n", err, b)
 		}

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"os"
 	"sort"
 	"strings"
 )
@@ -171,8 +170,3 @@ func ValidateFrame(data []byte) error {
 	}
 	return ValidateEvent(data)
 }
-
-// DebugValidate reports whether outbound frames should be validated before
-// they are written: set ZOT_VALIDATE=1 to turn it on. The server and the
-// conformance tests use it to catch a frame that breaks the schema.
-var DebugValidate = os.Getenv("ZOT_VALIDATE") == "1"
