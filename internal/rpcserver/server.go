@@ -203,36 +203,17 @@ func (s *Server) handle(line []byte) error {
 		s.fail(wire.ID{}, "", wire.CodeInvalidUTF8, "line is not valid UTF-8")
 		return s.authGate("")
 	}
-	var env envelope
-	if err := json.Unmarshal(line, &env); err != nil {
-		s.fail(wire.ID{}, "", wire.CodeMalformedJSON, "invalid JSON: %s", oneLine(err))
-		return s.authGate("")
-	}
-	var id wire.ID
-	idErr := id.UnmarshalJSON(nonNil(env.ID))
-	var typ string
-	if len(env.Type) > 0 {
-		_ = json.Unmarshal(env.Type, &typ)
-	}
-	if idErr != nil {
-		s.fail(wire.ID{}, typ, wire.CodeInvalidParams, "id must be a string or a number")
-		return s.authGate(typ)
-	}
-	if typ == "" {
-		s.fail(id, "", wire.CodeInvalidParams, "missing or empty string field \"type\"")
-		return s.authGate("")
-	}
-	if wire.NewCommand(typ) == nil {
-		s.fail(id, typ, wire.CodeUnknownCommand, "unknown command %q", typ)
-		return s.authGate(typ)
-	}
-	if err := wire.ValidateCommand(line); err != nil {
-		s.fail(id, typ, wire.CodeInvalidParams, "%s: %s", typ, oneLine(err))
-		return s.authGate(typ)
-	}
+	// The common case costs one decode and one validation; a line that
+	// does not decode is taken apart again only to say why.
 	cmd, err := wire.DecodeCommand(line)
 	if err != nil {
-		s.fail(id, typ, wire.CodeInvalidParams, "%s", oneLine(err))
+		id, typ, code, msg := classify(line, err)
+		s.fail(id, typ, code, "%s", msg)
+		return s.authGate(typ)
+	}
+	id, typ := cmd.GetID(), cmd.Type()
+	if err := wire.ValidateCommand(line); err != nil {
+		s.fail(id, typ, wire.CodeInvalidParams, "%s: %s", typ, oneLine(err))
 		return s.authGate(typ)
 	}
 	if !s.authed {
@@ -249,6 +230,34 @@ func (s *Server) handle(line []byte) error {
 	}
 	s.dispatch(cmd)
 	return nil
+}
+
+// classify says why a line did not decode as a command: the id and type
+// to answer with (when they can be read) and the error code and text.
+func classify(line []byte, decodeErr error) (wire.ID, string, wire.ErrorCode, string) {
+	var env envelope
+	if err := json.Unmarshal(line, &env); err != nil {
+		return wire.ID{}, "", wire.CodeMalformedJSON, "invalid JSON: " + oneLine(err)
+	}
+	var typ string
+	if len(env.Type) > 0 {
+		_ = json.Unmarshal(env.Type, &typ)
+	}
+	var id wire.ID
+	if err := id.UnmarshalJSON(nonNil(env.ID)); err != nil {
+		return wire.ID{}, typ, wire.CodeInvalidParams, "id must be a string or a number"
+	}
+	switch {
+	case typ == "":
+		return id, "", wire.CodeInvalidParams, `missing or empty string field "type"`
+	case wire.NewCommand(typ) == nil:
+		return id, typ, wire.CodeUnknownCommand, fmt.Sprintf("unknown command %q", typ)
+	}
+	// The schema's account of what is wrong is the most useful one.
+	if err := wire.ValidateCommand(line); err != nil {
+		return id, typ, wire.CodeInvalidParams, typ + ": " + oneLine(err)
+	}
+	return id, typ, wire.CodeInvalidParams, oneLine(decodeErr)
 }
 
 // authGate ends an unauthenticated session after a bad first line.
