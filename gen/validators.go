@@ -185,22 +185,3 @@ func (g *goGen) unionCheck(b *strings.Builder, d *Def) {
 	}
 	fmt.Fprintf(b, "\tdefault:\n\t\tcheckEnum(typ, &loc{parent: at, key: \"type\"}, errs, %s)\n\t}\n", strings.Join(all, ", "))
 }
-
-// usesPatterns reports whether any definition or field has a pattern.
-func (m *Model) usesPatterns() bool {
-	var has func(t *Type) bool
-	has = func(t *Type) bool {
-		return t != nil && (t.Check.Pattern != "" || has(t.Items))
-	}
-	for _, d := range m.sorted() {
-		if d.Check.Pattern != "" {
-			return true
-		}
-		for _, f := range d.Fields {
-			if has(f.Type) {
-				return true
-			}
-		}
-	}
-	return false
-}

@@ -8,8 +8,6 @@ import (
 	"strconv"
 )
 
-var _ = strconv.AppendInt
-
 // The `type` value of every message kind.
 const (
 	// TypeHelloCommand is the `type` of HelloCommand.
