@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/json"
-	"fmt"
 	"io"
 	"os"
 	"os/exec"
@@ -14,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"zot.dev/zot/internal/zotbin"
 	"zot.dev/zot/sdk/wire"
 	"zot.dev/zot/sdk/wire/schemacheck"
 )
@@ -22,28 +22,7 @@ import (
 var zotBin string
 
 func TestMain(m *testing.M) {
-	os.Exit(runTests(m))
-}
-
-func runTests(m *testing.M) int {
-	if p := os.Getenv("ZOT_BIN"); p != "" {
-		zotBin = p
-		return m.Run()
-	}
-	dir, err := os.MkdirTemp("", "zot-conformance-")
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		return 1
-	}
-	defer os.RemoveAll(dir)
-	zotBin = filepath.Join(dir, "zot")
-	build := exec.Command("go", "build", "-race", "-o", zotBin, ".")
-	build.Stderr = os.Stderr
-	if err := build.Run(); err != nil {
-		fmt.Fprintln(os.Stderr, "building zot:", err)
-		return 1
-	}
-	return m.Run()
+	os.Exit(zotbin.Main(m, &zotBin, true))
 }
 
 // hangGuard bounds every wait; it only catches hangs, it times nothing.

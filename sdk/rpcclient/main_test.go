@@ -3,14 +3,14 @@ package rpcclient
 import (
 	"bytes"
 	"encoding/json"
-	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
 	"time"
+
+	"zot.dev/zot/internal/zotbin"
 )
 
 // zotBin is the binary under test: $ZOT_BIN, or one built for the tests.
@@ -23,28 +23,7 @@ func TestMain(m *testing.M) {
 	if os.Getenv(fakeEnv) == "1" {
 		os.Exit(fakeServer(os.Stdin, os.Stdout))
 	}
-	os.Exit(runTests(m))
-}
-
-func runTests(m *testing.M) int {
-	if p := os.Getenv("ZOT_BIN"); p != "" {
-		zotBin = p
-		return m.Run()
-	}
-	dir, err := os.MkdirTemp("", "zot-rpcclient-")
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		return 1
-	}
-	defer os.RemoveAll(dir)
-	zotBin = filepath.Join(dir, "zot")
-	build := exec.Command("go", "build", "-o", zotBin, "zot.dev/zot/cmd/zot")
-	build.Stderr = os.Stderr
-	if err := build.Run(); err != nil {
-		fmt.Fprintln(os.Stderr, "building zot:", err)
-		return 1
-	}
-	return m.Run()
+	os.Exit(zotbin.Main(m, &zotBin, false))
 }
 
 // hangGuard bounds every wait; it only catches hangs, it times nothing.

@@ -4,43 +4,22 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
 	"sync"
 	"testing"
 	"time"
+
+	"zot.dev/zot/internal/zotbin"
 )
 
 // zotBin is the binary under test: $ZOT_BIN, or one built for the tests.
 var zotBin string
 
 func TestMain(m *testing.M) {
-	os.Exit(runTests(m))
-}
-
-func runTests(m *testing.M) int {
-	if p := os.Getenv("ZOT_BIN"); p != "" {
-		zotBin = p
-		return m.Run()
-	}
-	dir, err := os.MkdirTemp("", "zot-prompt-example-")
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		return 1
-	}
-	defer os.RemoveAll(dir)
-	zotBin = filepath.Join(dir, "zot")
-	build := exec.Command("go", "build", "-o", zotBin, "zot.dev/zot/cmd/zot")
-	build.Stderr = os.Stderr
-	if err := build.Run(); err != nil {
-		fmt.Fprintln(os.Stderr, "building zot:", err)
-		return 1
-	}
-	return m.Run()
+	os.Exit(zotbin.Main(m, &zotBin, false))
 }
 
 // syncBuffer is written by the program and by zot's stderr copier.
