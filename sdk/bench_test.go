@@ -5,6 +5,8 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+
+	"zot.dev/zot/internal/bench/fakeprovider"
 )
 
 // BenchmarkPrompt measures one short prompt through the Runtime on the
@@ -30,5 +32,46 @@ func BenchmarkPrompt(b *testing.B) {
 		}
 		for range events {
 		}
+	}
+}
+
+// BenchmarkPromptLoopback measures one short prompt through the Runtime
+// and a real provider client talking to the benchmarks' loopback fake
+// provider, as `zot rpc` runs it; the transcript grows to 100 prompts and
+// starts again, like the sequential part of `make bench`.
+func BenchmarkPromptLoopback(b *testing.B) {
+	fake, err := fakeprovider.New()
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer fake.Close()
+	for _, p := range []struct{ name, url string }{
+		{"anthropic", fake.AnthropicURL()},
+		{"openai", fake.OpenAIURL()},
+	} {
+		b.Run(p.name, func(b *testing.B) {
+			dir := b.TempDir()
+			rt, err := New(Config{Provider: p.name, Model: "bench-model", APIKey: "test-key", BaseURL: p.url, CWD: dir})
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer rt.Close()
+			ctx := context.Background()
+			b.ReportAllocs()
+			n := 0
+			for b.Loop() {
+				if n++; n%100 == 0 {
+					if err := rt.Clear(); err != nil {
+						b.Fatal(err)
+					}
+				}
+				events, err := rt.Prompt(ctx, fakeprovider.PromptShort, nil)
+				if err != nil {
+					b.Fatal(err)
+				}
+				for range events {
+				}
+			}
+		})
 	}
 }

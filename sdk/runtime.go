@@ -133,7 +133,7 @@ func New(cfg Config) (*Runtime, error) {
 		Provider:         p,
 		Model:            model,
 		Tools:            selected,
-		System:           func() string { return sysprompt.Build(sys) },
+		System:           sysprompt.Builder(sys),
 		MaxSteps:         cfg.MaxSteps,
 		Reasoning:        cfg.Reasoning,
 		AutoCompactOff:   cfg.AutoCompactOff,

@@ -164,8 +164,7 @@ func New(cfg Config) (*Agent, error) {
 		a.specs = append(a.specs, llm.ToolSpec{Name: t.Name(), Description: t.Description(), Schema: t.Schema()})
 	}
 	if a.system == nil {
-		opts := sysprompt.Options{Tools: a.tools, Now: cfg.Now}
-		a.system = func() string { return sysprompt.Build(opts) }
+		a.system = sysprompt.Builder(sysprompt.Options{Tools: a.tools, Now: cfg.Now})
 	}
 	if a.maxSteps == 0 {
 		a.maxSteps = DefaultMaxSteps

@@ -4,13 +4,14 @@
 // agent needs about where and when it runs (today's date in UTC and the
 // absolute working directory).
 //
-// The agent calls [Build] for every model call, so a long-lived process
-// never sends a stale date.
+// The agent asks for the prompt at every model call, so a long-lived
+// process never sends a stale date; [Builder] makes that call cheap.
 package sysprompt
 
 import (
 	"path/filepath"
 	"strings"
+	"sync"
 	"time"
 
 	"zot.dev/zot/internal/tools"
@@ -46,8 +47,17 @@ How to work:
 - Do what was asked and no more. Ask when a request is ambiguous and a wrong guess would be costly.
 - Be concise. When you finish, say in a few lines what changed and what is left.`
 
+// dateLayout is how the date is shown.
+const dateLayout = "2006-01-02"
+
 // Build returns the system prompt for o.
-func Build(o Options) string {
+func Build(o Options) string { return Builder(o)() }
+
+// Builder returns a function that gives the system prompt for o each time
+// it is called. Everything but the date is worked out once, here; while
+// the date stays the same, the function returns the same string without
+// building it again. The function is safe for concurrent use.
+func Builder(o Options) func() string {
 	var b strings.Builder
 	if id := strings.TrimSpace(o.Override); id != "" {
 		b.WriteString(id)
@@ -60,16 +70,28 @@ func Build(o Options) string {
 		b.WriteString("\n\n")
 		b.WriteString(extra)
 	}
+	b.WriteString("\n\nCurrent date (UTC): ")
+	head := b.String()
+	tail := "\nCurrent working directory: " + absDir(o.CWD) + "\n"
 	now := time.Now
 	if o.Now != nil {
 		now = o.Now
 	}
-	b.WriteString("\n\nCurrent date (UTC): ")
-	b.WriteString(now().UTC().Format("2006-01-02"))
-	b.WriteString("\nCurrent working directory: ")
-	b.WriteString(absDir(o.CWD))
-	b.WriteString("\n")
-	return b.String()
+	var (
+		mu          sync.Mutex
+		day, prompt string
+	)
+	return func() string {
+		var buf [16]byte
+		d := now().UTC().AppendFormat(buf[:0], dateLayout)
+		mu.Lock()
+		defer mu.Unlock()
+		if prompt == "" || string(d) != day {
+			day = string(d)
+			prompt = head + day + tail
+		}
+		return prompt
+	}
 }
 
 // writeTools lists the tools, one line each.

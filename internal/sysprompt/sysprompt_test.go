@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 	"time"
+	"unsafe"
 
 	"zot.dev/zot/internal/tools"
 )
@@ -121,5 +122,25 @@ func TestFirstSentence(t *testing.T) {
 		if got := FirstSentence(c.in); got != c.want {
 			t.Errorf("FirstSentence(%q) = %q, want %q", c.in, got, c.want)
 		}
+	}
+}
+
+// TestBuilderFollowsTheDate checks that one builder gives the same string
+// while the date stays and a new one when it changes.
+func TestBuilderFollowsTheDate(t *testing.T) {
+	clock := time.Date(2026, 11, 23, 23, 59, 0, 0, time.UTC)
+	build := Builder(Options{CWD: "/srv", Now: func() time.Time { return clock }})
+	first := build()
+	clock = clock.Add(30 * time.Second)
+	if again := build(); again != first || unsafe.StringData(again) != unsafe.StringData(first) {
+		t.Errorf("same day, another prompt was built: %q", again)
+	}
+	clock = clock.Add(time.Minute)
+	next := build()
+	if !strings.Contains(next, "Current date (UTC): 2026-11-24\n") || strings.Replace(next, "2026-11-24", "2026-11-23", 1) != first {
+		t.Errorf("after midnight:\n%s\nbefore:\n%s", next, first)
+	}
+	if got := Build(Options{CWD: "/srv", Now: func() time.Time { return clock }}); got != next {
+		t.Errorf("Build = %q, want what the builder gives: %q", got, next)
 	}
 }

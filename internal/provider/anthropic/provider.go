@@ -8,7 +8,7 @@ import (
 	"fmt"
 	"net/http"
 	"strings"
-	"zot.dev/zot/internal/provider/toolcache"
+	"zot.dev/zot/internal/provider/reqbody"
 
 	"zot.dev/zot/internal/llm"
 	"zot.dev/zot/internal/provider/transport"
@@ -45,7 +45,8 @@ type Provider struct {
 	url     string
 	version string
 	opt     transport.Options
-	tools   toolcache.Cache // the encoded tool list of the last request
+	tools   reqbody.ToolCache    // the encoded tool list of the last request
+	msgs    reqbody.MessageCache // the encoded messages of the last request
 }
 
 // New returns a Provider for cfg.
@@ -79,7 +80,7 @@ func endpoint(base string) string {
 // event, a cut stream) re-issues the whole call as long as nothing beyond
 // EventStart has been reported; EventStart itself is reported once.
 func (p *Provider) Stream(ctx context.Context, req *llm.Request, sink llm.Sink) (*llm.Response, error) {
-	body, err := buildRequestCached(req, &p.tools)
+	body, err := buildRequestCached(req, &p.tools, &p.msgs)
 	if err != nil {
 		return failed(nil), fmt.Errorf("%s: building request: %w", providerName, err)
 	}

@@ -3,9 +3,9 @@ package anthropic
 import (
 	"encoding/json"
 	"fmt"
-	"zot.dev/zot/internal/provider/toolcache"
 
 	"zot.dev/zot/internal/llm"
+	"zot.dev/zot/internal/provider/reqbody"
 )
 
 // defaultMaxTokens is max_tokens when the request leaves it at 0.
@@ -14,13 +14,12 @@ const defaultMaxTokens = 8192
 // thinkingBudgets maps a reasoning effort to a thinking token budget.
 var thinkingBudgets = map[string]int{"low": 2048, "medium": 8192, "high": 24576}
 
-// wireRequest is the body of POST /v1/messages.
+// wireRequest is the body of POST /v1/messages without its messages and
+// tools, which are added to the encoding after it (see [buildRequestCached]).
 type wireRequest struct {
 	Model     string        `json:"model"`
 	MaxTokens int           `json:"max_tokens"`
 	System    []wireBlock   `json:"system,omitempty"`
-	Messages  []wireMessage `json:"messages"`
-	Tools     []wireTool    `json:"tools,omitempty"`
 	Thinking  *wireThinking `json:"thinking,omitempty"`
 	Stream    bool          `json:"stream"`
 }
@@ -77,16 +76,20 @@ var emptySchema = json.RawMessage(`{"type":"object","properties":{}}`)
 
 // buildRequest encodes req as a streaming Messages API body.
 func buildRequest(req *llm.Request) ([]byte, error) {
-	return buildRequestCached(req, nil)
+	return buildRequestCached(req, nil, nil)
 }
 
+// cacheMark is the prompt-cache breakpoint member put on the last block of
+// the last user message.
+const cacheMark = `,"cache_control":{"type":"ephemeral"}`
+
 // buildRequestCached is buildRequest with the tool list's encoding taken
-// from cache when it has not changed (nil: always encode).
-func buildRequestCached(req *llm.Request, cache *toolcache.Cache) ([]byte, error) {
+// from tools when it has not changed and each message's from msgs when it
+// was sent before (nil caches: always encode).
+func buildRequestCached(req *llm.Request, tools *reqbody.ToolCache, msgs *reqbody.MessageCache) ([]byte, error) {
 	w := wireRequest{
 		Model:     req.Model,
 		MaxTokens: req.MaxTokens,
-		Messages:  mapMessages(req.Messages),
 		Stream:    true,
 	}
 	if w.MaxTokens <= 0 {
@@ -105,17 +108,66 @@ func buildRequestCached(req *llm.Request, cache *toolcache.Cache) ([]byte, error
 	if req.System != "" {
 		w.System = []wireBlock{{Type: "text", Text: req.System, CacheControl: ephemeral}}
 	}
-	for i := len(w.Messages) - 1; i >= 0; i-- {
-		if m := w.Messages[i]; m.Role == "user" {
-			m.Content[len(m.Content)-1].CacheControl = ephemeral
-			break
-		}
-	}
-	b, err := json.Marshal(w)
+	head, err := json.Marshal(w)
 	if err != nil {
 		return nil, fmt.Errorf("encoding json: %w", err)
 	}
-	return toolcache.Append(b, req.Tools, cache, encodeTools)
+	frags, err := msgs.Encode(req.Messages, encodeBlocks)
+	if err != nil {
+		return nil, fmt.Errorf("encoding messages: %w", err)
+	}
+	rawTools, err := reqbody.Tools(req.Tools, tools, encodeTools)
+	if err != nil {
+		return nil, err
+	}
+	body := reqbody.Reopen(head, reqbody.Size(frags)+len(cacheMark)+len(rawTools)+32)
+	body = appendMessages(reqbody.AppendName(body, "messages"), req.Messages, frags)
+	return reqbody.Finish(body, rawTools), nil
+}
+
+// role is the Messages API role of a transcript message: tool results
+// travel as user messages.
+func role(m *llm.Message) string {
+	if m.Role == llm.RoleAssistant {
+		return "assistant"
+	}
+	return "user"
+}
+
+// appendMessages appends the messages array built from the encoded blocks
+// of each transcript message: messages without blocks are skipped,
+// consecutive messages of one role merged into one, and the last block of
+// the last user message marked as a prompt-cache breakpoint.
+func appendMessages(b []byte, msgs []llm.Message, frags [][]byte) []byte {
+	for i := len(msgs) - 1; i >= 0; i-- {
+		if f := frags[i]; len(f) > 0 && role(&msgs[i]) == "user" {
+			// f ends with the closing brace of its last block.
+			marked := make([]byte, 0, len(f)+len(cacheMark))
+			marked = append(append(marked, f[:len(f)-1]...), cacheMark...)
+			frags[i] = append(marked, '}')
+			break
+		}
+	}
+	return reqbody.AppendGrouped(b, frags, func(i int) string { return role(&msgs[i]) }, "content")
+}
+
+// encodeBlocks encodes the blocks m sends, comma-separated without the
+// enclosing brackets; nothing when it sends none.
+func encodeBlocks(m *llm.Message) ([]byte, error) {
+	blocks := make([]wireBlock, 0, len(m.Content))
+	for _, b := range m.Content {
+		if wb, ok := mapBlock(b); ok {
+			blocks = append(blocks, wb)
+		}
+	}
+	if len(blocks) == 0 {
+		return nil, nil
+	}
+	enc, err := json.Marshal(blocks)
+	if err != nil {
+		return nil, err
+	}
+	return enc[1 : len(enc)-1], nil
 }
 
 // encodeTools encodes the tool list, with a cache breakpoint on the last
@@ -135,35 +187,6 @@ func encodeTools(list []llm.ToolSpec) ([]byte, error) {
 		return nil, fmt.Errorf("encoding tools: %w", err)
 	}
 	return b, nil
-}
-
-// mapMessages turns the transcript into Messages API messages: tool results
-// travel as user messages, blocks another provider produced are dropped,
-// empty messages are skipped and consecutive messages of one role merged.
-func mapMessages(msgs []llm.Message) []wireMessage {
-	var out []wireMessage
-	for i := range msgs {
-		m := &msgs[i]
-		role := "user"
-		if m.Role == llm.RoleAssistant {
-			role = "assistant"
-		}
-		var blocks []wireBlock
-		for _, b := range m.Content {
-			if wb, ok := mapBlock(b); ok {
-				blocks = append(blocks, wb)
-			}
-		}
-		if len(blocks) == 0 {
-			continue
-		}
-		if n := len(out); n > 0 && out[n-1].Role == role {
-			out[n-1].Content = append(out[n-1].Content, blocks...)
-			continue
-		}
-		out = append(out, wireMessage{Role: role, Content: blocks})
-	}
-	return out
 }
 
 // mapBlock converts one transcript block, reporting false for blocks that

@@ -13,7 +13,7 @@ import (
 	"net/url"
 	"strings"
 	"time"
-	"zot.dev/zot/internal/provider/toolcache"
+	"zot.dev/zot/internal/provider/reqbody"
 
 	"zot.dev/zot/internal/llm"
 	"zot.dev/zot/internal/provider/transport"
@@ -54,7 +54,8 @@ type Provider struct {
 	base   string
 	header http.Header
 	opt    transport.Options
-	tools  toolcache.Cache // the encoded tool list of the last request
+	tools  reqbody.ToolCache // the encoded tool list of the last request
+	msgs   messageCaches     // the encoded messages of the last request
 }
 
 // New returns a Provider for cfg.
@@ -86,7 +87,7 @@ func (p *Provider) endpoint(model string) string {
 // call as long as nothing beyond EventStart has been reported; EventStart
 // itself is reported once.
 func (p *Provider) Stream(ctx context.Context, req *llm.Request, sink llm.Sink) (*llm.Response, error) {
-	body, err := buildRequestCached(req, &p.tools)
+	body, err := buildRequestCached(req, &p.tools, &p.msgs)
 	if err != nil {
 		return failed(nil), fmt.Errorf("%s: building request: %w", providerName, err)
 	}

@@ -3,10 +3,11 @@ package gemini
 import (
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
-	"zot.dev/zot/internal/provider/toolcache"
 
 	"zot.dev/zot/internal/llm"
+	"zot.dev/zot/internal/provider/reqbody"
 )
 
 // thinkingBudgets maps a reasoning effort to a thinking token budget.
@@ -21,11 +22,11 @@ const headroom = 8192
 // API not to validate the signature.
 const skipSignature = "skip_thought_signature_validator"
 
-// wireRequest is the body of POST models/{model}:streamGenerateContent.
+// wireRequest is the body of POST models/{model}:streamGenerateContent
+// without its contents and tools, which are added to the encoding after it
+// (see [buildRequestCached]).
 type wireRequest struct {
-	Contents          []wireContent     `json:"contents"`
 	SystemInstruction *wireContent      `json:"systemInstruction,omitempty"`
-	Tools             []wireTool        `json:"tools,omitempty"`
 	GenerationConfig  *generationConfig `json:"generationConfig,omitempty"`
 }
 
@@ -91,14 +92,19 @@ type thinkingConfig struct {
 
 // buildRequest encodes req as a streamGenerateContent body.
 func buildRequest(req *llm.Request) ([]byte, error) {
-	return buildRequestCached(req, nil)
+	return buildRequestCached(req, nil, nil)
 }
 
+// messageCaches keeps the encoded messages of the last request, one cache
+// for models that validate thought signatures and one for those that do
+// not, since the encoding of a model message differs between them.
+type messageCaches [2]reqbody.MessageCache
+
 // buildRequestCached is buildRequest with the tool list's encoding (and
-// its schema conversion) taken from cache when it has not changed (nil:
-// always encode).
-func buildRequestCached(req *llm.Request, cache *toolcache.Cache) ([]byte, error) {
-	w := wireRequest{Contents: mapMessages(req.Messages, signaturesRequired(req.Model))}
+// its schema conversion) taken from tools when it has not changed and each
+// message's from msgs when it was sent before (nil caches: always encode).
+func buildRequestCached(req *llm.Request, tools *reqbody.ToolCache, msgs *messageCaches) ([]byte, error) {
+	var w wireRequest
 	if req.System != "" {
 		w.SystemInstruction = &wireContent{Parts: []wirePart{{Text: req.System}}}
 	}
@@ -119,11 +125,50 @@ func buildRequestCached(req *llm.Request, cache *toolcache.Cache) ([]byte, error
 	if gen != (generationConfig{}) {
 		w.GenerationConfig = &gen
 	}
-	b, err := json.Marshal(w)
+	head, err := json.Marshal(w)
 	if err != nil {
 		return nil, fmt.Errorf("encoding json: %w", err)
 	}
-	return toolcache.Append(b, req.Tools, cache, encodeTools)
+	signatures := signaturesRequired(req.Model)
+	var cache *reqbody.MessageCache
+	if msgs != nil {
+		cache = &msgs[0]
+		if signatures {
+			cache = &msgs[1]
+		}
+	}
+	transcript := resolveNames(req.Messages)
+	frags, err := cache.Encode(transcript, func(m *llm.Message) ([]byte, error) {
+		var parts []wirePart
+		if m.Role == llm.RoleAssistant {
+			parts = modelParts(m.Content, signatures)
+		} else {
+			parts = userParts(m.Content)
+		}
+		if len(parts) == 0 {
+			return nil, nil
+		}
+		enc, err := json.Marshal(parts)
+		if err != nil {
+			return nil, err
+		}
+		return enc[1 : len(enc)-1], nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("encoding messages: %w", err)
+	}
+	rawTools, err := reqbody.Tools(req.Tools, tools, encodeTools)
+	if err != nil {
+		return nil, err
+	}
+	body := reqbody.Reopen(head, reqbody.Size(frags)+len(rawTools)+32)
+	body = reqbody.AppendGrouped(reqbody.AppendName(body, "contents"), frags, func(i int) string {
+		if transcript[i].Role == llm.RoleAssistant {
+			return "model"
+		}
+		return "user"
+	}, "parts")
+	return reqbody.Finish(body, rawTools), nil
 }
 
 // encodeTools encodes the tool list as one tool of function
@@ -152,31 +197,52 @@ func signaturesRequired(model string) bool {
 	return !strings.HasPrefix(model, "gemini-1") && !strings.HasPrefix(model, "gemini-2")
 }
 
-// mapMessages turns the transcript into contents: the assistant's
-// messages are "model" contents, everything else (prompts and tool
-// results) "user" contents. Empty contents are skipped and consecutive
-// contents of one role merged.
-func mapMessages(msgs []llm.Message, signatures bool) []wireContent {
-	names := map[string]string{} // tool call id → tool name, for results without a name
-	var out []wireContent
-	for i := range msgs {
-		m := &msgs[i]
-		role, parts := "user", []wirePart(nil)
-		if m.Role == llm.RoleAssistant {
-			role, parts = "model", modelParts(m.Content, names, signatures)
-		} else {
-			parts = userParts(m.Content, names)
+// resolveNames returns msgs with the tool's name set on every tool result
+// that has none, taken from the call before it with the result's id, so
+// that each message can be encoded on its own. It returns msgs itself when
+// no result lacks its name.
+func resolveNames(msgs []llm.Message) []llm.Message {
+	if !lacksName(msgs) {
+		return msgs
+	}
+	out := make([]llm.Message, len(msgs))
+	names := map[string]string{} // tool call id → tool name
+	for i, m := range msgs {
+		out[i] = m
+		var content []llm.Block
+		for j, b := range m.Content {
+			switch b := b.(type) {
+			case *llm.ToolCallBlock:
+				names[b.ID] = b.Name
+			case *llm.ToolResultBlock:
+				if b.Name != "" {
+					continue
+				}
+				if content == nil {
+					content = slices.Clone(m.Content)
+				}
+				named := *b
+				named.Name = names[b.CallID]
+				content[j] = &named
+			}
 		}
-		if len(parts) == 0 {
-			continue
+		if content != nil {
+			out[i].Content = content
 		}
-		if n := len(out); n > 0 && out[n-1].Role == role {
-			out[n-1].Parts = append(out[n-1].Parts, parts...)
-			continue
-		}
-		out = append(out, wireContent{Role: role, Parts: parts})
 	}
 	return out
+}
+
+// lacksName reports whether a tool result of msgs has no tool name.
+func lacksName(msgs []llm.Message) bool {
+	for i := range msgs {
+		for _, b := range msgs[i].Content {
+			if r, ok := b.(*llm.ToolResultBlock); ok && r.Name == "" {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // modelParts converts an assistant message. Gemini's own thoughts go back
@@ -185,7 +251,7 @@ func mapMessages(msgs []llm.Message, signatures bool) []wireContent {
 // other providers is dropped. When no function call of the message carries
 // a signature and the model validates them, the first call gets
 // skipSignature.
-func modelParts(blocks []llm.Block, names map[string]string, signatures bool) []wirePart {
+func modelParts(blocks []llm.Block, signatures bool) []wirePart {
 	var parts []wirePart
 	firstCall, signed := -1, false
 	for _, b := range blocks {
@@ -208,7 +274,6 @@ func modelParts(blocks []llm.Block, names map[string]string, signatures bool) []
 				}
 			}
 		case *llm.ToolCallBlock:
-			names[b.ID] = b.Name
 			args := json.RawMessage(b.Args)
 			if len(args) == 0 || !json.Valid(args) {
 				args = json.RawMessage("{}")
@@ -229,7 +294,7 @@ func modelParts(blocks []llm.Block, names map[string]string, signatures bool) []
 // userParts converts a prompt or a batch of tool results. Function
 // responses carry text only, so the images of results follow them, each
 // group introduced by the call it belongs to.
-func userParts(blocks []llm.Block, names map[string]string) []wirePart {
+func userParts(blocks []llm.Block) []wirePart {
 	var parts, images []wirePart
 	for _, b := range blocks {
 		switch b := b.(type) {
@@ -240,14 +305,10 @@ func userParts(blocks []llm.Block, names map[string]string) []wirePart {
 		case *llm.ImageBlock:
 			parts = append(parts, imagePart(b))
 		case *llm.ToolResultBlock:
-			name := b.Name
-			if name == "" {
-				name = names[b.CallID]
-			}
 			resp, own := toolResult(b)
-			parts = append(parts, wirePart{FunctionResponse: &functionResponse{ID: wireID(b.CallID), Name: name, Response: resp}})
+			parts = append(parts, wirePart{FunctionResponse: &functionResponse{ID: wireID(b.CallID), Name: b.Name, Response: resp}})
 			if len(own) > 0 {
-				images = append(images, wirePart{Text: fmt.Sprintf("Image output of tool call %s (%s):", b.CallID, name)})
+				images = append(images, wirePart{Text: fmt.Sprintf("Image output of tool call %s (%s):", b.CallID, b.Name)})
 				images = append(images, own...)
 			}
 		}

@@ -8,6 +8,7 @@ import (
 
 	"zot.dev/zot/internal/llm"
 	"zot.dev/zot/internal/provider/providertest"
+	"zot.dev/zot/internal/provider/reqbody"
 )
 
 var update = flag.Bool("update", false, "rewrite golden files")
@@ -185,5 +186,44 @@ func TestRequestParameters(t *testing.T) {
 	req.Tools = []llm.ToolSpec{{Name: "bad", Schema: json.RawMessage(`{"type":`)}}
 	if _, err := buildRequest(req); err == nil {
 		t.Error("invalid tool schema accepted")
+	}
+}
+
+func TestRequestCachedMatchesFresh(t *testing.T) {
+	var tools reqbody.ToolCache
+	var msgs messageCaches
+	build := func(req *llm.Request, cached bool) ([]byte, error) {
+		if !cached {
+			return buildRequest(req)
+		}
+		return buildRequestCached(req, &tools, &msgs)
+	}
+	providertest.CachedMatchesFresh(t, fullTranscript(), build)
+	// A model that validates signatures and one that does not, in turn,
+	// share no encoding of a model message.
+	for _, model := range []string{"gemini-2.5-pro", "gemini-3-pro", "gemini-2.5-pro"} {
+		req := fullTranscript()
+		req.Model = model
+		providertest.CachedMatchesFresh(t, req, build)
+	}
+}
+
+// TestResultNameFromCall sends a result without a tool name (as a
+// transcript given over the wire has) under the name of its call.
+func TestResultNameFromCall(t *testing.T) {
+	req := &llm.Request{Model: "gemini-2.5-pro", Messages: []llm.Message{
+		{Role: llm.RoleUser, Content: []llm.Block{&llm.TextBlock{Text: "time?"}}},
+		{Role: llm.RoleAssistant, Content: []llm.Block{&llm.ToolCallBlock{ID: "c1", Name: "now", Args: json.RawMessage(`{}`)}}},
+		{Role: llm.RoleTool, Content: []llm.Block{&llm.ToolResultBlock{CallID: "c1", Content: []llm.Block{&llm.TextBlock{Text: "noon"}}}}},
+	}}
+	body, err := buildRequest(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Contains(body, []byte(`"functionResponse":{"id":"c1","name":"now"`)) {
+		t.Errorf("result not named after its call: %s", body)
+	}
+	if r := req.Messages[2].Content[0].(*llm.ToolResultBlock); r.Name != "" {
+		t.Errorf("the transcript was changed: result name %q", r.Name)
 	}
 }

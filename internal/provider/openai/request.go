@@ -5,16 +5,16 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
-	"zot.dev/zot/internal/provider/toolcache"
 
 	"zot.dev/zot/internal/llm"
+	"zot.dev/zot/internal/provider/reqbody"
 )
 
-// wireRequest is the body of POST /chat/completions.
+// wireRequest is the body of POST /chat/completions without its messages
+// and tools, which are added to the encoding after it (see
+// [buildRequestCached]).
 type wireRequest struct {
 	Model               string         `json:"model"`
-	Messages            []wireMessage  `json:"messages"`
-	Tools               []wireTool     `json:"tools,omitempty"`
 	MaxTokens           int            `json:"max_tokens,omitempty"`
 	MaxCompletionTokens int            `json:"max_completion_tokens,omitempty"`
 	ReasoningEffort     string         `json:"reasoning_effort,omitempty"`
@@ -72,22 +72,17 @@ var emptySchema = json.RawMessage(`{"type":"object","properties":{}}`)
 
 // buildRequest encodes req as a streaming Chat Completions body.
 func buildRequest(req *llm.Request) ([]byte, error) {
-	return buildRequestCached(req, nil)
+	return buildRequestCached(req, nil, nil)
 }
 
 // buildRequestCached is buildRequest with the tool list's encoding taken
-// from cache when it has not changed (nil: always encode).
-func buildRequestCached(req *llm.Request, cache *toolcache.Cache) ([]byte, error) {
+// from tools when it has not changed and each message's from msgs when it
+// was sent before (nil caches: always encode).
+func buildRequestCached(req *llm.Request, tools *reqbody.ToolCache, msgs *reqbody.MessageCache) ([]byte, error) {
 	w := wireRequest{
 		Model:         req.Model,
 		Stream:        true,
 		StreamOptions: &streamOptions{IncludeUsage: true},
-	}
-	if req.System != "" {
-		w.Messages = append(w.Messages, wireMessage{Role: "system", Content: req.System})
-	}
-	for i := range req.Messages {
-		w.Messages = appendMessage(w.Messages, &req.Messages[i])
 	}
 	if req.ReasoningModel {
 		w.MaxCompletionTokens = req.MaxTokens
@@ -95,11 +90,42 @@ func buildRequestCached(req *llm.Request, cache *toolcache.Cache) ([]byte, error
 	} else {
 		w.MaxTokens = req.MaxTokens
 	}
-	b, err := json.Marshal(w)
+	head, err := json.Marshal(w)
 	if err != nil {
 		return nil, fmt.Errorf("encoding json: %w", err)
 	}
-	return toolcache.Append(b, req.Tools, cache, encodeTools)
+	frags, err := msgs.Encode(req.Messages, encodeMessage)
+	if err != nil {
+		return nil, fmt.Errorf("encoding messages: %w", err)
+	}
+	var sys []byte
+	if req.System != "" {
+		if sys, err = json.Marshal(wireMessage{Role: "system", Content: req.System}); err != nil {
+			return nil, fmt.Errorf("encoding system prompt: %w", err)
+		}
+	}
+	rawTools, err := reqbody.Tools(req.Tools, tools, encodeTools)
+	if err != nil {
+		return nil, err
+	}
+	body := reqbody.Reopen(head, reqbody.Size(frags)+len(sys)+len(rawTools)+32)
+	body = reqbody.AppendArray(reqbody.AppendName(body, "messages"), sys, frags)
+	return reqbody.Finish(body, rawTools), nil
+}
+
+// encodeMessage encodes the chat messages of one transcript message,
+// comma-separated without the enclosing brackets; nothing when it sends
+// none.
+func encodeMessage(m *llm.Message) ([]byte, error) {
+	out := appendMessage(nil, m)
+	if len(out) == 0 {
+		return nil, nil
+	}
+	enc, err := json.Marshal(out)
+	if err != nil {
+		return nil, err
+	}
+	return enc[1 : len(enc)-1], nil
 }
 
 // encodeTools encodes the tool list as function tools.

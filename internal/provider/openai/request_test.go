@@ -7,6 +7,7 @@ import (
 
 	"zot.dev/zot/internal/llm"
 	"zot.dev/zot/internal/provider/providertest"
+	"zot.dev/zot/internal/provider/reqbody"
 )
 
 var update = flag.Bool("update", false, "rewrite golden files")
@@ -95,4 +96,15 @@ func TestRequestParameters(t *testing.T) {
 			t.Errorf("%s: parameters = %s, want %s", tt.name, got, tt.want)
 		}
 	}
+}
+
+func TestRequestCachedMatchesFresh(t *testing.T) {
+	var tools reqbody.ToolCache
+	var msgs reqbody.MessageCache
+	providertest.CachedMatchesFresh(t, fullTranscript(), func(req *llm.Request, cached bool) ([]byte, error) {
+		if !cached {
+			return buildRequest(req)
+		}
+		return buildRequestCached(req, &tools, &msgs)
+	})
 }

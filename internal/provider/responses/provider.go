@@ -13,7 +13,7 @@ import (
 	"net/http"
 	"strings"
 	"time"
-	"zot.dev/zot/internal/provider/toolcache"
+	"zot.dev/zot/internal/provider/reqbody"
 
 	"zot.dev/zot/internal/llm"
 	"zot.dev/zot/internal/provider/transport"
@@ -58,7 +58,8 @@ type Provider struct {
 	url    string
 	header http.Header
 	opt    transport.Options
-	tools  toolcache.Cache // the encoded tool list of the last request
+	tools  reqbody.ToolCache    // the encoded tool list of the last request
+	msgs   reqbody.MessageCache // the encoded input items of the last request
 }
 
 // New returns a Provider for cfg.
@@ -98,7 +99,7 @@ func endpoint(base string) string {
 // nothing beyond EventStart has been reported; EventStart itself is
 // reported once.
 func (p *Provider) Stream(ctx context.Context, req *llm.Request, sink llm.Sink) (*llm.Response, error) {
-	body, err := buildRequestCached(req, p.name, &p.tools)
+	body, err := buildRequestCached(req, p.name, &p.tools, &p.msgs)
 	if err != nil {
 		return failed(nil), fmt.Errorf("%s: building request: %w", p.name, err)
 	}

@@ -5,17 +5,17 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
-	"zot.dev/zot/internal/provider/toolcache"
 
 	"zot.dev/zot/internal/llm"
+	"zot.dev/zot/internal/provider/reqbody"
 )
 
-// wireRequest is the body of POST /responses.
+// wireRequest is the body of POST /responses without its input and
+// tools, which are added to the encoding after it (see
+// [buildRequestCached]).
 type wireRequest struct {
 	Model           string         `json:"model"`
 	Instructions    string         `json:"instructions,omitempty"`
-	Input           []any          `json:"input"`
-	Tools           []wireTool     `json:"tools,omitempty"`
 	MaxOutputTokens int            `json:"max_output_tokens,omitempty"`
 	Reasoning       *wireReasoning `json:"reasoning,omitempty"`
 	Include         []string       `json:"include,omitempty"`
@@ -85,16 +85,17 @@ var emptySchema = json.RawMessage(`{"type":"object","properties":{}}`)
 // buildRequest encodes req as a streaming, stateless Responses API body.
 // provider is the provider's id: only reasoning it produced is sent back.
 func buildRequest(req *llm.Request, provider string) ([]byte, error) {
-	return buildRequestCached(req, provider, nil)
+	return buildRequestCached(req, provider, nil, nil)
 }
 
 // buildRequestCached is buildRequest with the tool list's encoding taken
-// from cache when it has not changed (nil: always encode).
-func buildRequestCached(req *llm.Request, provider string, cache *toolcache.Cache) ([]byte, error) {
+// from tools when it has not changed and each message's from msgs when it
+// was sent before (nil caches: always encode). A cache must only ever see
+// one provider id.
+func buildRequestCached(req *llm.Request, provider string, tools *reqbody.ToolCache, msgs *reqbody.MessageCache) ([]byte, error) {
 	w := wireRequest{
 		Model:           req.Model,
 		Instructions:    req.System,
-		Input:           []any{},
 		MaxOutputTokens: req.MaxTokens,
 		Stream:          true,
 	}
@@ -104,14 +105,31 @@ func buildRequestCached(req *llm.Request, provider string, cache *toolcache.Cach
 		w.Reasoning = &wireReasoning{Effort: req.Reasoning, Summary: "auto"}
 		w.Include = []string{"reasoning.encrypted_content"}
 	}
-	for i := range req.Messages {
-		w.Input = appendMessage(w.Input, &req.Messages[i], provider)
-	}
-	b, err := json.Marshal(w)
+	head, err := json.Marshal(w)
 	if err != nil {
 		return nil, fmt.Errorf("encoding json: %w", err)
 	}
-	return toolcache.Append(b, req.Tools, cache, encodeTools)
+	frags, err := msgs.Encode(req.Messages, func(m *llm.Message) ([]byte, error) {
+		items := appendMessage(nil, m, provider)
+		if len(items) == 0 {
+			return nil, nil
+		}
+		enc, err := json.Marshal(items)
+		if err != nil {
+			return nil, err
+		}
+		return enc[1 : len(enc)-1], nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("encoding messages: %w", err)
+	}
+	rawTools, err := reqbody.Tools(req.Tools, tools, encodeTools)
+	if err != nil {
+		return nil, err
+	}
+	body := reqbody.Reopen(head, reqbody.Size(frags)+len(rawTools)+32)
+	body = reqbody.AppendArray(reqbody.AppendName(body, "input"), nil, frags)
+	return reqbody.Finish(body, rawTools), nil
 }
 
 // encodeTools encodes the tool list as function tools.

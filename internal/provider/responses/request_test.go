@@ -8,6 +8,7 @@ import (
 
 	"zot.dev/zot/internal/llm"
 	"zot.dev/zot/internal/provider/providertest"
+	"zot.dev/zot/internal/provider/reqbody"
 )
 
 var update = flag.Bool("update", false, "rewrite golden files")
@@ -165,4 +166,15 @@ func TestCustomNameKeepsOwnReasoning(t *testing.T) {
 	if bytes.Contains(body, []byte("rs_a")) || !bytes.Contains(body, []byte(`"id":"rs_b"`)) {
 		t.Fatalf("body = %s", body)
 	}
+}
+
+func TestRequestCachedMatchesFresh(t *testing.T) {
+	var tools reqbody.ToolCache
+	var msgs reqbody.MessageCache
+	providertest.CachedMatchesFresh(t, fullTranscript(), func(req *llm.Request, cached bool) ([]byte, error) {
+		if !cached {
+			return buildRequest(req, "openai-responses")
+		}
+		return buildRequestCached(req, "openai-responses", &tools, &msgs)
+	})
 }

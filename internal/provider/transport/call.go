@@ -29,7 +29,7 @@ func Call(ctx context.Context, opt Options, a Attempt) error {
 		if err != nil {
 			return err
 		}
-		defer s.Close()
+		defer s.finish()
 		if !started {
 			started = true
 			if a.Started != nil {

@@ -70,3 +70,47 @@ func TestCallReturnsTheContextErrorAfterCancel(t *testing.T) {
 		t.Fatalf("err = %v", err)
 	}
 }
+
+// TestCallRecyclesStreams runs calls one after another, so that each
+// stream reads with the buffer the one before gave back, and checks that
+// every call reads its own answer whole and that a stream kept past its
+// call reads nothing more.
+func TestCallRecyclesStreams(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/event-stream")
+		n := r.URL.Query().Get("n")
+		io.WriteString(w, "data: "+strings.Repeat(n, 10000)+"\n\ndata: end "+n+"\n\n")
+	}))
+	t.Cleanup(srv.Close)
+	var kept *Stream
+	for _, n := range []string{"a", "b", "c", "d"} {
+		var got []string
+		err := Call(context.Background(), Options{MaxAttempts: 1}, Attempt{
+			Open: func(ctx context.Context) (*Stream, error) {
+				return Post(ctx, "test", srv.URL+"?n="+n, nil, []byte("{}"), Options{MaxAttempts: 1}, nil)
+			},
+			Read: func(s *Stream) (bool, error) {
+				kept = s
+				for {
+					ev, err := s.Next()
+					if errors.Is(err, io.EOF) {
+						return true, nil
+					}
+					if err != nil {
+						return true, err
+					}
+					got = append(got, string(ev.Data))
+				}
+			},
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(got) != 2 || got[0] != strings.Repeat(n, 10000) || got[1] != "end "+n {
+			t.Fatalf("call %s read %d events: %.40q", n, len(got), got)
+		}
+		if _, err := kept.Next(); !errors.Is(err, errFinished) {
+			t.Fatalf("Next after the call: %v, want %v", err, errFinished)
+		}
+	}
+}

@@ -18,6 +18,13 @@ import (
 // are assembled in a growing buffer, so any length works.
 const readBufferSize = 64 << 10
 
+// readers keeps the read buffers of finished streams for the next ones, so
+// that a session's model calls do not allocate one each.
+var readers = sync.Pool{New: func() any { return bufio.NewReaderSize(nil, readBufferSize) }}
+
+// errFinished is what Next returns once the stream's buffer went back.
+var errFinished = errors.New("stream already finished")
+
 // Event is one Server-Sent Event.
 type Event struct {
 	// Name is the event type: the last `event:` field, or "message" when
@@ -73,7 +80,8 @@ func newStream(ctx context.Context, cancel context.CancelFunc, provider string, 
 		idle:     idle,
 		base:     time.Now(),
 	}
-	s.r = bufio.NewReaderSize(idleReader{s}, readBufferSize)
+	s.r = readers.Get().(*bufio.Reader)
+	s.r.Reset(idleReader{s})
 	if idle > 0 {
 		s.mu.Lock()
 		s.timer = time.AfterFunc(idle, s.onTimer)
@@ -132,6 +140,20 @@ func (s *Stream) Close() error {
 		return fmt.Errorf("%s: closing stream: %w", s.provider, err)
 	}
 	return nil
+}
+
+// finish closes s and gives its read buffer back for another stream. Only
+// the goroutine that reads s may call it, once it is done with Next; Next
+// then returns an error.
+func (s *Stream) finish() error {
+	err := s.Close()
+	if s.r != nil {
+		s.r.Reset(nil)
+		readers.Put(s.r)
+		s.r = nil
+	}
+	s.err = fmt.Errorf("%s: %w", s.provider, errFinished)
+	return err
 }
 
 // field applies one non-empty line to the event being built.

@@ -1,4 +1,4 @@
-package toolcache
+package reqbody
 
 import (
 	"encoding/json"
@@ -8,7 +8,7 @@ import (
 )
 
 func TestGetEncodesOnlyWhenTheListChanges(t *testing.T) {
-	var c Cache
+	var c ToolCache
 	calls := 0
 	enc := func(ts []llm.ToolSpec) ([]byte, error) {
 		calls++
@@ -31,15 +31,16 @@ func TestGetEncodesOnlyWhenTheListChanges(t *testing.T) {
 	}
 }
 
-func TestSplice(t *testing.T) {
-	cases := map[string]string{
-		`{"a":1}`:     `{"a":1,"tools":[1]}`,
-		`{}`:          `{"tools":[1]}`,
-		"{\"a\":1}\n": `{"a":1,"tools":[1]}`,
+func TestToolsWithoutList(t *testing.T) {
+	raw, err := Tools(nil, new(ToolCache), func([]llm.ToolSpec) ([]byte, error) {
+		t.Fatal("encode called without tools")
+		return nil, nil
+	})
+	if raw != nil || err != nil {
+		t.Errorf("Tools(nil) = %q, %v", raw, err)
 	}
-	for in, want := range cases {
-		if got := string(Splice([]byte(in), "tools", []byte(`[1]`))); got != want {
-			t.Errorf("Splice(%q) = %s, want %s", in, got, want)
-		}
+	raw, err = Tools([]llm.ToolSpec{{Name: "a"}}, nil, func(ts []llm.ToolSpec) ([]byte, error) { return json.Marshal(ts) })
+	if err != nil || string(raw) != `[{"Name":"a","Description":"","Schema":null}]` {
+		t.Errorf("Tools without a cache = %s, %v", raw, err)
 	}
 }

@@ -1,0 +1,96 @@
+package reqbody
+
+import "bytes"
+
+// AppendArray appends to b a JSON array of first (when not empty) and the
+// non-empty fragments, each fragment being zero or more comma-separated
+// JSON values.
+func AppendArray(b, first []byte, frags [][]byte) []byte {
+	b = append(b, '[')
+	n := len(b)
+	b = append(b, first...)
+	for _, f := range frags {
+		if len(f) == 0 {
+			continue
+		}
+		if len(b) > n {
+			b = append(b, ',')
+		}
+		b = append(b, f...)
+	}
+	return append(b, ']')
+}
+
+// AppendGrouped appends to b a JSON array with one object
+// {"role":R,"<member>":[...]} for each run of consecutive non-empty
+// fragments whose messages have the same role R, holding the run's
+// fragments as the member's elements. role gives the role of fragment i;
+// it must need no JSON escaping, and so must member.
+func AppendGrouped(b []byte, frags [][]byte, role func(i int) string, member string) []byte {
+	b = append(b, '[')
+	prev := ""
+	for i, f := range frags {
+		if len(f) == 0 {
+			continue
+		}
+		r := role(i)
+		switch {
+		case r == prev:
+			b = append(b, ',')
+		case prev != "":
+			b = append(b, "]},"...)
+			fallthrough
+		default:
+			b = append(b, `{"role":"`...)
+			b = append(b, r...)
+			b = append(b, `","`...)
+			b = append(b, member...)
+			b = append(b, `":[`...)
+		}
+		prev = r
+		b = append(b, f...)
+	}
+	if prev != "" {
+		b = append(b, "]}"...)
+	}
+	return append(b, ']')
+}
+
+// Reopen copies head, an encoded JSON object, without its closing brace
+// into a new buffer with room for extra more bytes, for members to be
+// added with [AppendName] and the object closed with [Finish].
+func Reopen(head []byte, extra int) []byte {
+	head = bytes.TrimRight(head, " \n")
+	b := make([]byte, 0, len(head)+extra+1)
+	return append(b, head[:len(head)-1]...)
+}
+
+// AppendName appends the name of the next member of a reopened object,
+// with its colon and the comma the member before it needs.
+func AppendName(b []byte, name string) []byte {
+	if len(b) > 0 && b[len(b)-1] != '{' {
+		b = append(b, ',')
+	}
+	b = append(b, '"')
+	b = append(b, name...)
+	return append(b, '"', ':')
+}
+
+// Finish adds tools, an encoded tool list, as the "tools" member when it
+// is not nil and closes the object.
+func Finish(b, tools []byte) []byte {
+	if tools != nil {
+		b = append(AppendName(b, "tools"), tools...)
+	}
+	return append(b, '}')
+}
+
+// Size returns how many bytes [AppendArray] and [AppendGrouped] write at
+// most for frags, besides a first element.
+func Size(frags [][]byte) int {
+	n := 2
+	for _, f := range frags {
+		n += len(f) + len(`]},{"role":"assistant","content":[`) + 1
+	}
+	return n
+}
