@@ -119,7 +119,15 @@ func (a *Agent) truncate(n int) {
 	}
 }
 
-// snapshot returns a copy of the transcript for a request.
+// snapshot returns the transcript for a model call or a compaction
+// without copying it: the slice is capped at its length, so a message
+// appended meanwhile goes past its end, and no message of the transcript
+// is changed in place while a call the agent made is running (truncate
+// and the rewrites run between calls, on the goroutine that made them;
+// compaction and Clear give a.msgs a new array). Callers must not modify
+// it; Transcript gives the outside a copy.
 func (a *Agent) snapshot() []llm.Message {
-	return a.Transcript()
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.msgs[:len(a.msgs):len(a.msgs)]
 }

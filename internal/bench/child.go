@@ -14,6 +14,8 @@ import (
 	"sync"
 	"syscall"
 	"time"
+
+	"zot.dev/zot/internal/jsonscan"
 )
 
 // maxFrame bounds one line a child writes.
@@ -168,11 +170,26 @@ func (f *frame) failure() string {
 	return "no error text"
 }
 
-// next reads and decodes the next line.
+// read lists the frame types whose fields the harness reads; other lines
+// are only checked for a type, like a client that handles the events it
+// needs and passes over the rest.
+var read = map[string]bool{
+	"response": true, "text_delta": true, "tool_call": true, "tool_result": true,
+	"error": true, "turn_end": true, "done": true,
+}
+
+// next reads the next line and decodes what the harness reads of it.
 func (c *child) next() (frame, error) {
 	line, err := c.readLine()
 	if err != nil {
 		return frame{}, err
+	}
+	typ, err := frameType(line)
+	if err != nil {
+		return frame{}, fmt.Errorf("stdout line %v: %.200q", err, line)
+	}
+	if !read[typ] {
+		return frame{Type: typ}, nil
 	}
 	var f frame
 	if err := json.Unmarshal(line, &f); err != nil {
@@ -183,10 +200,20 @@ func (c *child) next() (frame, error) {
 			return frame{}, fmt.Errorf("stdout line is not JSON (%v): %.200q", err, line)
 		}
 	}
-	if f.Type == "" {
-		return frame{}, fmt.Errorf("stdout line has no type: %.200q", line)
-	}
 	return f, nil
+}
+
+// frameType returns the type member of a line.
+func frameType(line []byte) (string, error) {
+	raw, err := jsonscan.Member(line, "type")
+	if err != nil {
+		return "", errors.New("is not JSON (not an object)")
+	}
+	var typ string
+	if raw == nil || json.Unmarshal(raw, &typ) != nil || typ == "" {
+		return "", errors.New("has no type")
+	}
+	return typ, nil
 }
 
 // readLine returns the next non-empty line without its newline; the slice

@@ -5,15 +5,49 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+
+	"zot.dev/zot/internal/jsonscan"
 )
 
-// anthropicRequest is the part of a Messages API request the fake provider
-// reads.
-type anthropicRequest struct {
-	Messages []struct {
-		Role    string          `json:"role"`
-		Content json.RawMessage `json:"content"`
-	} `json:"messages"`
+// message is the part of a request message the fake provider reads, in
+// both formats.
+type message struct {
+	Role    string          `json:"role"`
+	Content json.RawMessage `json:"content"`
+}
+
+// requestMessages returns the text of each element of a request's messages
+// array. The body is scanned, not decoded: a long transcript's messages
+// are skipped at memory speed and only those the answer depends on are
+// decoded, so the fake provider's share of the machine stays small and
+// does not grow with what a client sends besides the messages (a system
+// prompt, tool schemas). The scan checks the body's structure up to the
+// end of the messages array.
+func requestMessages(body []byte) ([][]byte, error) {
+	raw, err := jsonscan.Member(body, "messages")
+	if err != nil {
+		return nil, fmt.Errorf("reading messages: %w", err)
+	}
+	if raw == nil {
+		return nil, errNoMessages
+	}
+	elems, err := jsonscan.Elements(raw)
+	if err != nil {
+		return nil, fmt.Errorf("reading messages: %w", err)
+	}
+	if len(elems) == 0 {
+		return nil, errNoMessages
+	}
+	return elems, nil
+}
+
+// decodeMessage decodes message i of a request.
+func decodeMessage(elems [][]byte, i int) (message, error) {
+	var m message
+	if err := json.Unmarshal(elems[i], &m); err != nil {
+		return message{}, fmt.Errorf("decoding message %d: %w", i, err)
+	}
+	return m, nil
 }
 
 // anthropicBlock is one content block of a Messages API message.
@@ -21,15 +55,6 @@ type anthropicBlock struct {
 	Type    string          `json:"type"`
 	Text    string          `json:"text"`
 	Content json.RawMessage `json:"content"` // tool_result: a string or blocks
-}
-
-// openaiRequest is the part of a Chat Completions request the fake provider
-// reads.
-type openaiRequest struct {
-	Messages []struct {
-		Role    string          `json:"role"`
-		Content json.RawMessage `json:"content"`
-	} `json:"messages"`
 }
 
 // openaiPart is one content part of a Chat Completions message.
@@ -42,15 +67,15 @@ var errNoMessages = errors.New("request has no messages")
 
 // parseAnthropic reads the turn a Messages API request body asks about.
 func parseAnthropic(body []byte) (turn, error) {
-	var req anthropicRequest
-	if err := json.Unmarshal(body, &req); err != nil {
-		return turn{}, fmt.Errorf("decoding messages request: %w", err)
-	}
-	if len(req.Messages) == 0 {
-		return turn{}, errNoMessages
+	elems, err := requestMessages(body)
+	if err != nil {
+		return turn{}, err
 	}
 	var t turn
-	last := req.Messages[len(req.Messages)-1]
+	last, err := decodeMessage(elems, len(elems)-1)
+	if err != nil {
+		return turn{}, err
+	}
 	if last.Role == "user" {
 		blocks, _ := anthropicBlocks(last.Content)
 		for _, b := range blocks {
@@ -64,8 +89,11 @@ func parseAnthropic(body []byte) (turn, error) {
 			}
 		}
 	}
-	for i := len(req.Messages) - 1; i >= 0; i-- {
-		m := req.Messages[i]
+	for i := len(elems) - 1; i >= 0; i-- {
+		m, err := decodeMessage(elems, i)
+		if err != nil {
+			return turn{}, err
+		}
 		if m.Role != "user" {
 			continue
 		}
@@ -121,15 +149,15 @@ func anthropicText(raw json.RawMessage) (string, error) {
 
 // parseOpenAI reads the turn a Chat Completions request body asks about.
 func parseOpenAI(body []byte) (turn, error) {
-	var req openaiRequest
-	if err := json.Unmarshal(body, &req); err != nil {
-		return turn{}, fmt.Errorf("decoding chat completions request: %w", err)
-	}
-	if len(req.Messages) == 0 {
-		return turn{}, errNoMessages
+	elems, err := requestMessages(body)
+	if err != nil {
+		return turn{}, err
 	}
 	var t turn
-	last := req.Messages[len(req.Messages)-1]
+	last, err := decodeMessage(elems, len(elems)-1)
+	if err != nil {
+		return turn{}, err
+	}
 	if last.Role == "tool" {
 		text, err := openaiText(last.Content)
 		if err != nil {
@@ -137,8 +165,11 @@ func parseOpenAI(body []byte) (turn, error) {
 		}
 		t.toolResult, t.toolText = true, text
 	}
-	for i := len(req.Messages) - 1; i >= 0; i-- {
-		m := req.Messages[i]
+	for i := len(elems) - 1; i >= 0; i-- {
+		m, err := decodeMessage(elems, i)
+		if err != nil {
+			return turn{}, err
+		}
 		if m.Role != "user" {
 			continue
 		}

@@ -199,7 +199,7 @@ func (s *Server) nextID() string { return strconv.FormatInt(s.ids.Add(1), 10) }
 
 // readBody reads a request body up to maxBody.
 func readBody(r *http.Request) ([]byte, error) {
-	body, err := readAllLimit(r.Body, maxBody)
+	body, err := readAllLimit(r.Body, r.ContentLength, maxBody)
 	if err != nil {
 		return nil, fmt.Errorf("reading request body: %w", err)
 	}

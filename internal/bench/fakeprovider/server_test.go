@@ -384,6 +384,9 @@ func TestRejectsBadRequests(t *testing.T) {
 		{"/v1/messages", `not json`},
 		{"/v1/chat/completions", `{"messages":[{"role":"user","content":"bench:deltas=0"}]}`},
 		{"/v1/chat/completions", `{"messages":[{"role":"user","content":7}]}`},
+		{"/v1/messages", `{"model":"m"}`},
+		{"/v1/messages", `{"messages":[{"role":"user","content":"x"},]}`},
+		{"/v1/messages", `{"messages":[{"role":"user","content":"x"}`},
 	} {
 		resp, err := http.Post(s.AnthropicURL()+tc.path, "application/json", strings.NewReader(tc.body))
 		if err != nil {
@@ -395,7 +398,7 @@ func TestRejectsBadRequests(t *testing.T) {
 			t.Errorf("%s %s: status %d body %s", tc.path, tc.body, resp.StatusCode, b)
 		}
 	}
-	if st := s.Stats(); st.Rejected != 4 || st.Requests != 0 {
+	if st := s.Stats(); st.Rejected != 7 || st.Requests != 0 {
 		t.Errorf("stats %+v", st)
 	}
 }
@@ -412,5 +415,17 @@ func TestLargeAnswerIsCachedAndStreamed(t *testing.T) {
 	body := fmt.Sprintf(`{"messages":[{"role":"user","content":%q}]}`, PromptDeltas(n))
 	if a := readAnthropic(t, post(t, s, formatAnthropic, body)); a.deltas != n {
 		t.Errorf("got %d deltas, want %d", a.deltas, n)
+	}
+}
+
+func TestReadAllLimit(t *testing.T) {
+	for _, size := range []int64{-1, 0, 5, 11, 100} {
+		b, err := readAllLimit(strings.NewReader("hello world"), size, 11)
+		if err != nil || string(b) != "hello world" {
+			t.Errorf("size %d: %q, %v", size, b, err)
+		}
+	}
+	if _, err := readAllLimit(strings.NewReader("hello world!"), 12, 11); err == nil {
+		t.Error("a body over the limit was read")
 	}
 }

@@ -77,6 +77,11 @@ var defaultClient = sync.OnceValue(func() *http.Client {
 		ExpectContinueTimeout: 1 * time.Second,
 		MaxIdleConns:          100,
 		IdleConnTimeout:       90 * time.Second,
+		// A request body bigger than the write buffer goes to a plain-TCP
+		// connection (a local model server) through a copy buffer that
+		// net/http allocates per request; a long transcript's body would
+		// cost one on every model call.
+		WriteBufferSize: 64 << 10,
 	}}
 })
 
