@@ -29,7 +29,8 @@ func Call(ctx context.Context, opt Options, a Attempt) error {
 		if err != nil {
 			return err
 		}
-		defer s.finish()
+		ended := false
+		defer func() { s.finish(ended) }()
 		if !started {
 			started = true
 			if a.Started != nil {
@@ -37,6 +38,7 @@ func Call(ctx context.Context, opt Options, a Attempt) error {
 			}
 		}
 		reported, err := a.Read(s)
+		ended = err == nil
 		if err != nil && reported {
 			return final{err}
 		}

@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -112,5 +113,79 @@ func TestCallRecyclesStreams(t *testing.T) {
 		if _, err := kept.Next(); !errors.Is(err, errFinished) {
 			t.Fatalf("Next after the call: %v, want %v", err, errFinished)
 		}
+	}
+}
+
+// readOne reads one event and stops, as a provider does at its end marker.
+func readOne(s *Stream) (bool, error) {
+	_, err := s.Next()
+	return true, err
+}
+
+// TestCallReusesTheConnection stops reading at an event, as providers do
+// at their end marker, and checks that the calls still share one
+// connection: the rest of the body is drained, not cut.
+func TestCallReusesTheConnection(t *testing.T) {
+	var mu sync.Mutex
+	conns := map[string]bool{}
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		conns[r.RemoteAddr] = true
+		mu.Unlock()
+		w.Header().Set("Content-Type", "text/event-stream")
+		io.WriteString(w, "data: end\n\n")
+		w.(http.Flusher).Flush()
+		io.WriteString(w, ": trailing comment\n\n")
+	}))
+	t.Cleanup(srv.Close)
+	for range 5 {
+		err := Call(context.Background(), Options{MaxAttempts: 1}, Attempt{
+			Open: func(ctx context.Context) (*Stream, error) {
+				return Post(ctx, "test", srv.URL, nil, []byte("{}"), Options{MaxAttempts: 1}, nil)
+			},
+			Read: readOne,
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if len(conns) != 1 {
+		t.Errorf("5 calls used %d connections, want 1", len(conns))
+	}
+}
+
+// TestCallCutsABodyLeftOpen checks that a server that keeps the body open
+// after the event the reader stopped at does not hold the call.
+func TestCallCutsABodyLeftOpen(t *testing.T) {
+	release := make(chan struct{})
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/event-stream")
+		io.WriteString(w, "data: end\n\n")
+		w.(http.Flusher).Flush()
+		select {
+		case <-release:
+		case <-r.Context().Done():
+		}
+	}))
+	t.Cleanup(srv.Close)
+	t.Cleanup(func() { close(release) })
+	done := make(chan error, 1)
+	go func() {
+		done <- Call(context.Background(), Options{MaxAttempts: 1}, Attempt{
+			Open: func(ctx context.Context) (*Stream, error) {
+				return Post(ctx, "test", srv.URL, nil, []byte("{}"), Options{MaxAttempts: 1}, nil)
+			},
+			Read: readOne,
+		})
+	}()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatal(err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("the call waited for a body its server kept open")
 	}
 }

@@ -142,10 +142,28 @@ func (s *Stream) Close() error {
 	return nil
 }
 
+// Draining a finished stream: see finish.
+const (
+	drainWait  = 5 * time.Millisecond
+	drainLimit = 64 << 10
+)
+
 // finish closes s and gives its read buffer back for another stream. Only
 // the goroutine that reads s may call it, once it is done with Next; Next
 // then returns an error.
-func (s *Stream) finish() error {
+//
+// When the caller read the stream to its end marker (ended), finish first
+// reads what is left of the body, so that the connection goes back to the
+// pool for the next call instead of being closed: a server that is done
+// ends the body (a chunked response's last chunk) right after its end
+// marker, in microseconds. A server that keeps the body open, or sends
+// more than drainLimit bytes, is cut after drainWait.
+func (s *Stream) finish(ended bool) error {
+	if ended && s.r != nil && s.err == nil {
+		cut := time.AfterFunc(drainWait, s.cancel)
+		_, _ = io.CopyN(io.Discard, s.r, drainLimit)
+		cut.Stop()
+	}
 	err := s.Close()
 	if s.r != nil {
 		s.r.Reset(nil)
