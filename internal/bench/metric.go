@@ -20,6 +20,10 @@ const (
 	// one process, from writing the prompt to reading its done, in
 	// milliseconds.
 	SeqLatency
+	// SeqCPU is the CPU time the process spent per prompt of that
+	// sequence, in milliseconds: the part of the latency that is the
+	// binary's own work, and less subject to a shared machine's noise.
+	SeqCPU
 	// ToolRoundTrip is the time of one prompt with a bash tool round trip,
 	// in milliseconds.
 	ToolRoundTrip
@@ -89,6 +93,8 @@ func (m Metric) label(cfg Config) string {
 		return fmt.Sprintf("CPU for the %d-delta prompt (ms)", cfg.Deltas)
 	case SeqLatency:
 		return fmt.Sprintf("%d sequential short prompts (median ms per prompt)", cfg.Seq)
+	case SeqCPU:
+		return "CPU per sequential prompt (ms)"
 	case ToolRoundTrip:
 		return "prompt with a bash tool round trip (ms)"
 	case PeakRSS:
@@ -104,6 +110,9 @@ func (m Metric) format(v float64) string {
 		return fmt.Sprintf("%.0f", v)
 	case PeakRSS:
 		return fmt.Sprintf("%.1f", v)
+	}
+	if v < 1 {
+		return fmt.Sprintf("%.3f", v)
 	}
 	if v < 10 {
 		return fmt.Sprintf("%.2f", v)

@@ -23,7 +23,7 @@ const (
 // sessionMetrics are the metrics a session's work measures.
 var sessionMetrics = [numSessions][]Metric{
 	streamSession: {EventsPerSec, StreamCPU},
-	seqSession:    {SeqLatency},
+	seqSession:    {SeqLatency, SeqCPU},
 	toolSession:   {ToolRoundTrip},
 }
 
@@ -73,7 +73,11 @@ func (h *harness) repetition(ctx context.Context, b Binary, p string, col *colum
 			continue
 		}
 		for _, m := range sessionMetrics[kind] {
-			col.add(m, res.values[m])
+			if v, ok := res.values[m]; ok {
+				col.add(m, v)
+			} else {
+				col.fail(m, errors.New("CPU time is not readable here"))
+			}
 		}
 		if res.rss == 0 {
 			col.fail(PeakRSS, errors.New("peak RSS is not readable here"))
@@ -155,8 +159,10 @@ func (h *harness) stream(c *child) (vals map[Metric]float64, exitCPU bool, err e
 	return vals, false, nil
 }
 
-// sequence measures short prompts sent one after another.
+// sequence measures short prompts sent one after another, and the CPU
+// time they cost when it can be sampled.
 func (h *harness) sequence(c *child) (map[Metric]float64, error) {
+	before, cpuErr := readCPU(c.pid())
 	lat := make([]float64, 0, h.cfg.Seq)
 	for i := range h.cfg.Seq {
 		res, err := c.prompt(fakeprovider.PromptShort)
@@ -168,7 +174,13 @@ func (h *harness) sequence(c *child) (map[Metric]float64, error) {
 		}
 		lat = append(lat, ms(res.elapsed))
 	}
-	return map[Metric]float64{SeqLatency: median(lat)}, nil
+	vals := map[Metric]float64{SeqLatency: median(lat)}
+	if cpuErr == nil {
+		if after, err := readCPU(c.pid()); err == nil {
+			vals[SeqCPU] = ms(cpuDelta(before, after)) / float64(h.cfg.Seq)
+		}
+	}
+	return vals, nil
 }
 
 // tool measures one prompt with a bash tool round trip, and checks with

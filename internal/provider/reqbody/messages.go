@@ -25,6 +25,7 @@ type MessageCache struct {
 	seed    maphash.Seed
 	seeded  bool
 	entries []entry
+	spare   []entry // the array of the entries before, reused for the next
 }
 
 type entry struct {
@@ -57,7 +58,11 @@ func (c *MessageCache) Encode(msgs []llm.Message, encode func(*llm.Message) ([]b
 	}
 	var h maphash.Hash
 	h.SetSeed(c.seed)
-	next := make([]entry, len(msgs))
+	next := c.spare[:0]
+	if cap(next) < len(msgs) {
+		next = make([]entry, len(msgs), len(msgs)+len(msgs)/4+8)
+	}
+	next = next[:len(msgs)]
 	for i := range msgs {
 		h.Reset()
 		known := writeMessage(&h, &msgs[i])
@@ -74,7 +79,8 @@ func (c *MessageCache) Encode(msgs []llm.Message, encode func(*llm.Message) ([]b
 		next[i] = entry{sum: sum, enc: b, usable: known}
 		out[i] = b
 	}
-	c.entries = next
+	clear(c.entries) // drop the encodings only the old array holds
+	c.entries, c.spare = next, c.entries
 	return out, nil
 }
 
