@@ -21,7 +21,7 @@ func TestTarget(t *testing.T) {
 			t.Errorf("metric %d ratio %v: target %v (%v), met %v", tc.m, tc.ratio, target, ok, target.Met(tc.ratio))
 		}
 	}
-	for _, m := range []Metric{StreamCPU, ToolRoundTrip} {
+	for _, m := range []Metric{StreamCPU, SeqCPU, ToolRoundTrip} {
 		if _, ok := m.Target(); ok {
 			t.Errorf("metric %d has a target", m)
 		}

@@ -26,7 +26,7 @@ func TestRunAgainstFloor(t *testing.T) {
 				t.Errorf("%s %s: %d rows", name, provider, len(byMetric))
 			}
 			for m, c := range byMetric {
-				if !c.OK() || c.Value <= 0 && m != StreamCPU || c.Value < 0 {
+				if !c.OK() || c.Value <= 0 && m != StreamCPU && m != SeqCPU || c.Value < 0 {
 					t.Errorf("%s %s %s: %+v", name, provider, m.label(cfg), c)
 				}
 				wantSamples := 1
@@ -146,7 +146,7 @@ read line
 	if c := got[SpawnPing]; !c.OK() || c.Samples != int(numSessions) {
 		t.Errorf("spawn → ping: %+v", c)
 	}
-	for _, m := range []Metric{EventsPerSec, StreamCPU, SeqLatency, ToolRoundTrip, PeakRSS} {
+	for _, m := range []Metric{EventsPerSec, StreamCPU, SeqLatency, SeqCPU, ToolRoundTrip, PeakRSS} {
 		if c := got[m]; c.OK() || !strings.Contains(c.Err, "session: ") || !strings.Contains(c.Err, "the process closed stdout") {
 			t.Errorf("%s: %+v", m.label(cfg), c)
 		}
