@@ -63,7 +63,7 @@ lint: ## gofmt, go vet and staticcheck
 .PHONY: bench
 bench: build ## time bin/zot against the floor program, then the Go micro-benchmarks
 	$(BIN)/zot-bench --zot $(BIN)/zot --floor $(BIN)/zot-floor $(BENCHFLAGS)
-	$(GO) test -run '^$$' -bench . -benchmem ./sdk/wire ./internal/provider/... ./internal/tools
+	$(GO) test -run '^$$' -bench . -benchmem ./sdk ./sdk/wire ./internal/provider/... ./internal/tools
 
 .PHONY: demo
 demo: build ## run a real `zot rpc` session offline on the scripted provider

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"zot.dev/zot/internal/llm"
+	"zot.dev/zot/internal/provider/reqbody"
 	"zot.dev/zot/internal/provider/transport"
 )
 
@@ -68,4 +69,39 @@ func BenchmarkStreamTextDeltas(b *testing.B) {
 		}
 	}
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*benchDeltas), "ns/delta")
+}
+
+// BenchmarkBuildRequest measures encoding the body of the next model call
+// in a session of 100 prompts with a tool round trip each (400 messages),
+// without and with the caches a provider keeps.
+func BenchmarkBuildRequest(b *testing.B) {
+	req := fullTranscript()
+	req.Messages = nil
+	for i := range 100 {
+		id := fmt.Sprintf("toolu_%d", i)
+		req.Messages = append(req.Messages,
+			llm.Message{Role: llm.RoleUser, Content: []llm.Block{&llm.TextBlock{Text: fmt.Sprintf("Prompt %d: look at the file and fix the bug.", i)}}},
+			llm.Message{Role: llm.RoleAssistant, Content: []llm.Block{&llm.TextBlock{Text: "Reading it."}, &llm.ToolCallBlock{ID: id, Name: "read", Args: []byte(`{"path":"main.go"}`)}}},
+			llm.Message{Role: llm.RoleTool, Content: []llm.Block{&llm.ToolResultBlock{CallID: id, Name: "read", Content: []llm.Block{&llm.TextBlock{Text: "package main\n\nfunc main() {}\n"}}}}},
+			llm.Message{Role: llm.RoleAssistant, Content: []llm.Block{&llm.TextBlock{Text: "Fixed: the loop now stops at the end of the slice."}}},
+		)
+	}
+	b.Run("fresh", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			if _, err := buildRequest(req); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("cached", func(b *testing.B) {
+		var tools reqbody.ToolCache
+		var msgs reqbody.MessageCache
+		b.ReportAllocs()
+		for b.Loop() {
+			if _, err := buildRequestCached(req, &tools, &msgs); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
 }
