@@ -24,11 +24,6 @@ type wireRequest struct {
 	Stream    bool          `json:"stream"`
 }
 
-type wireMessage struct {
-	Role    string      `json:"role"`
-	Content []wireBlock `json:"content"`
-}
-
 // wireBlock is any content block; Type says which fields apply.
 type wireBlock struct {
 	Type         string          `json:"type"`
