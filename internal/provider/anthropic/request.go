@@ -155,14 +155,7 @@ func encodeBlocks(m *llm.Message) ([]byte, error) {
 			blocks = append(blocks, wb)
 		}
 	}
-	if len(blocks) == 0 {
-		return nil, nil
-	}
-	enc, err := json.Marshal(blocks)
-	if err != nil {
-		return nil, err
-	}
-	return enc[1 : len(enc)-1], nil
+	return reqbody.Fragment(blocks)
 }
 
 // encodeTools encodes the tool list, with a cache breakpoint on the last

@@ -145,14 +145,7 @@ func buildRequestCached(req *llm.Request, tools *reqbody.ToolCache, msgs *messag
 		} else {
 			parts = userParts(m.Content)
 		}
-		if len(parts) == 0 {
-			return nil, nil
-		}
-		enc, err := json.Marshal(parts)
-		if err != nil {
-			return nil, err
-		}
-		return enc[1 : len(enc)-1], nil
+		return reqbody.Fragment(parts)
 	})
 	if err != nil {
 		return nil, fmt.Errorf("encoding messages: %w", err)

@@ -117,15 +117,7 @@ func buildRequestCached(req *llm.Request, tools *reqbody.ToolCache, msgs *reqbod
 // comma-separated without the enclosing brackets; nothing when it sends
 // none.
 func encodeMessage(m *llm.Message) ([]byte, error) {
-	out := appendMessage(nil, m)
-	if len(out) == 0 {
-		return nil, nil
-	}
-	enc, err := json.Marshal(out)
-	if err != nil {
-		return nil, err
-	}
-	return enc[1 : len(enc)-1], nil
+	return reqbody.Fragment(appendMessage(nil, m))
 }
 
 // encodeTools encodes the tool list as function tools.

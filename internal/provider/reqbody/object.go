@@ -1,6 +1,9 @@
 package reqbody
 
-import "bytes"
+import (
+	"bytes"
+	"encoding/json"
+)
 
 // AppendArray appends to b a JSON array of first (when not empty) and the
 // non-empty fragments, each fragment being zero or more comma-separated
@@ -93,4 +96,18 @@ func Size(frags [][]byte) int {
 		n += len(f) + len(`]},{"role":"assistant","content":[`) + 1
 	}
 	return n
+}
+
+// Fragment encodes items as the elements of a JSON array without its
+// brackets (comma-separated values), the form [AppendArray] and
+// [AppendGrouped] join; nothing when there are no items.
+func Fragment[T any](items []T) ([]byte, error) {
+	if len(items) == 0 {
+		return nil, nil
+	}
+	enc, err := json.Marshal(items)
+	if err != nil {
+		return nil, err
+	}
+	return enc[1 : len(enc)-1], nil
 }

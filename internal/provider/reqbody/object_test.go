@@ -75,3 +75,15 @@ func TestAppendGrouped(t *testing.T) {
 		t.Error("member name not used")
 	}
 }
+
+func TestFragment(t *testing.T) {
+	if b, err := Fragment([]int{}); b != nil || err != nil {
+		t.Errorf("no items: %q, %v", b, err)
+	}
+	if b, err := Fragment([]string{"a", `"b"`}); err != nil || string(b) != `"a","\"b\""` {
+		t.Errorf("two items: %s, %v", b, err)
+	}
+	if _, err := Fragment([]any{func() {}}); err == nil {
+		t.Error("an item that cannot be encoded gave no error")
+	}
+}

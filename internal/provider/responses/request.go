@@ -110,15 +110,7 @@ func buildRequestCached(req *llm.Request, provider string, tools *reqbody.ToolCa
 		return nil, fmt.Errorf("encoding json: %w", err)
 	}
 	frags, err := msgs.Encode(req.Messages, func(m *llm.Message) ([]byte, error) {
-		items := appendMessage(nil, m, provider)
-		if len(items) == 0 {
-			return nil, nil
-		}
-		enc, err := json.Marshal(items)
-		if err != nil {
-			return nil, err
-		}
-		return enc[1 : len(enc)-1], nil
+		return reqbody.Fragment(appendMessage(nil, m, provider))
 	})
 	if err != nil {
 		return nil, fmt.Errorf("encoding messages: %w", err)
