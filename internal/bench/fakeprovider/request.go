@@ -89,24 +89,34 @@ func parseAnthropic(body []byte) (turn, error) {
 			}
 		}
 	}
+	t.userText, err = lastUserText(elems, last, anthropicText)
+	return t, err
+}
+
+// lastUserText returns the text of the last user message that has text,
+// decoding messages from the end only as far as it must; last is the
+// last message, already decoded. textOf reads a message's content.
+func lastUserText(elems [][]byte, last message, textOf func(json.RawMessage) (string, error)) (string, error) {
+	m := last
 	for i := len(elems) - 1; i >= 0; i-- {
-		m, err := decodeMessage(elems, i)
-		if err != nil {
-			return turn{}, err
+		if i < len(elems)-1 {
+			var err error
+			if m, err = decodeMessage(elems, i); err != nil {
+				return "", err
+			}
 		}
 		if m.Role != "user" {
 			continue
 		}
-		text, err := anthropicText(m.Content)
+		text, err := textOf(m.Content)
 		if err != nil {
-			return turn{}, fmt.Errorf("decoding message %d: %w", i, err)
+			return "", fmt.Errorf("decoding message %d: %w", i, err)
 		}
 		if text != "" {
-			t.userText = text
-			break
+			return text, nil
 		}
 	}
-	return t, nil
+	return "", nil
 }
 
 // anthropicBlocks decodes content given as an array of blocks; content
@@ -165,24 +175,8 @@ func parseOpenAI(body []byte) (turn, error) {
 		}
 		t.toolResult, t.toolText = true, text
 	}
-	for i := len(elems) - 1; i >= 0; i-- {
-		m, err := decodeMessage(elems, i)
-		if err != nil {
-			return turn{}, err
-		}
-		if m.Role != "user" {
-			continue
-		}
-		text, err := openaiText(m.Content)
-		if err != nil {
-			return turn{}, fmt.Errorf("decoding message %d: %w", i, err)
-		}
-		if text != "" {
-			t.userText = text
-			break
-		}
-	}
-	return t, nil
+	t.userText, err = lastUserText(elems, last, openaiText)
+	return t, err
 }
 
 // openaiText returns the text of content given as a string, as parts, or
