@@ -2,14 +2,12 @@ package main
 
 import (
 	"bufio"
-	"bytes"
 	"encoding/json"
 	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -34,7 +32,7 @@ type proc struct {
 	cmd     *exec.Cmd
 	stdin   io.WriteCloser
 	frames  chan frameIn
-	stderr  *syncBuffer
+	stderr  *zotbin.Buffer
 	done    chan struct{}
 	lastSeq int64
 }
@@ -44,23 +42,6 @@ type frameIn struct {
 	raw  []byte
 	resp *wire.Response
 	ev   wire.Event
-}
-
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
 }
 
 // start runs zot with args (and extra environment entries) in dir.
@@ -76,7 +57,7 @@ func start(t *testing.T, env []string, args ...string) *proc {
 	if err != nil {
 		t.Fatal(err)
 	}
-	p := &proc{t: t, cmd: cmd, stdin: stdin, frames: make(chan frameIn, 4096), stderr: &syncBuffer{}, done: make(chan struct{})}
+	p := &proc{t: t, cmd: cmd, stdin: stdin, frames: make(chan frameIn, 4096), stderr: &zotbin.Buffer{}, done: make(chan struct{})}
 	cmd.Stderr = p.stderr
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)

@@ -6,13 +6,14 @@ import (
 	"strings"
 	"testing"
 
+	"zot.dev/zot/internal/zotbin"
 	"zot.dev/zot/sdk/wire"
 )
 
 // testClient is a Client on the scripted provider in a fresh directory.
 type testClient struct {
 	*Client
-	stderr *syncBuffer
+	stderr *zotbin.Buffer
 }
 
 // startZot starts `zot rpc --provider scripted` with extra flags and
@@ -20,7 +21,7 @@ type testClient struct {
 // a JSON object; the client is closed when the test ends.
 func startZot(t *testing.T, env []string, args ...string) *testClient {
 	t.Helper()
-	stderr := &syncBuffer{}
+	stderr := &zotbin.Buffer{}
 	c, err := Start(context.Background(), Options{
 		Bin:    zotBin,
 		Args:   append([]string{"--provider", "scripted", "--cwd", t.TempDir()}, args...),

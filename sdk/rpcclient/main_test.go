@@ -1,12 +1,10 @@
 package rpcclient
 
 import (
-	"bytes"
 	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -28,24 +26,6 @@ func TestMain(m *testing.M) {
 
 // hangGuard bounds every wait; it only catches hangs, it times nothing.
 const hangGuard = 60 * time.Second
-
-// syncBuffer is a bytes.Buffer safe for the writer goroutine of exec.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
 
 // cleanEnv is this process's environment without the rpc token or provider
 // keys, so the host cannot change what is tested.

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"zot.dev/zot/internal/zotbin"
 	"zot.dev/zot/sdk/wire"
 )
 
@@ -143,7 +144,7 @@ func TestAbortAllDropsTheQueue(t *testing.T) {
 }
 
 func TestCloseStopsRunningWork(t *testing.T) {
-	stderr := &syncBuffer{}
+	stderr := &zotbin.Buffer{}
 	// A short sleep: should zot be killed, the tool outlives it briefly.
 	script := writeScript(t, map[string]any{"turns": []any{map[string]any{"steps": []any{
 		map[string]any{"tool_calls": []any{map[string]any{"name": "bash", "args": map[string]any{"command": "sleep 5"}}}},
@@ -208,7 +209,7 @@ func TestStdoutCarriesOnlyJSON(t *testing.T) {
 		in.WriteString(c + "\n")
 	}
 	cmd.Stdin = &in
-	var stderr syncBuffer
+	var stderr zotbin.Buffer
 	cmd.Stderr = &stderr
 	out, err := cmd.Output()
 	if err != nil {

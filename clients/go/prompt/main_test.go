@@ -1,14 +1,12 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -22,24 +20,6 @@ func TestMain(m *testing.M) {
 	os.Exit(zotbin.Main(m, &zotBin, false))
 }
 
-// syncBuffer is written by the program and by zot's stderr copier.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
-
 // runProgram runs the example with args and returns its exit status and
 // output. The deadline only guards against hangs.
 func runProgram(t *testing.T, args ...string) (int, string, string) {
@@ -47,7 +27,7 @@ func runProgram(t *testing.T, args ...string) (int, string, string) {
 	t.Setenv("ZOTCORE_RPC_TOKEN", "")
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
-	var stdout, stderr syncBuffer
+	var stdout, stderr zotbin.Buffer
 	code := run(ctx, args, &stdout, &stderr)
 	return code, stdout.String(), stderr.String()
 }
