@@ -115,9 +115,9 @@ func buildRequestCached(req *llm.Request, tools *reqbody.ToolCache, msgs *reqbod
 	if err != nil {
 		return nil, err
 	}
-	body := reqbody.Reopen(head, reqbody.Size(frags)+len(cacheMark)+len(rawTools)+32)
-	body = appendMessages(reqbody.AppendName(body, "messages"), req.Messages, frags)
-	return reqbody.Finish(body, rawTools), nil
+	return reqbody.Body(head, "messages", reqbody.Size(frags)+len(cacheMark), func(b []byte) []byte {
+		return appendMessages(b, req.Messages, frags)
+	}, rawTools), nil
 }
 
 // role is the Messages API role of a transcript message: tool results

@@ -154,14 +154,15 @@ func buildRequestCached(req *llm.Request, tools *reqbody.ToolCache, msgs *messag
 	if err != nil {
 		return nil, err
 	}
-	body := reqbody.Reopen(head, reqbody.Size(frags)+len(rawTools)+32)
-	body = reqbody.AppendGrouped(reqbody.AppendName(body, "contents"), frags, func(i int) string {
+	role := func(i int) string {
 		if transcript[i].Role == llm.RoleAssistant {
 			return "model"
 		}
 		return "user"
-	}, "parts")
-	return reqbody.Finish(body, rawTools), nil
+	}
+	return reqbody.Body(head, "contents", reqbody.Size(frags), func(b []byte) []byte {
+		return reqbody.AppendGrouped(b, frags, role, "parts")
+	}, rawTools), nil
 }
 
 // encodeTools encodes the tool list as one tool of function

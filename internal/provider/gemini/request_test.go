@@ -198,13 +198,19 @@ func TestRequestCachedMatchesFresh(t *testing.T) {
 		}
 		return buildRequestCached(req, &tools, &msgs)
 	}
-	providertest.CachedMatchesFresh(t, fullTranscript(), build)
+	reused := func(req *llm.Request) int {
+		if signaturesRequired(req.Model) {
+			return msgs[1].Reused()
+		}
+		return msgs[0].Reused()
+	}
+	providertest.CachedMatchesFresh(t, fullTranscript(), build, reused)
 	// A model that validates signatures and one that does not, in turn,
 	// share no encoding of a model message.
 	for _, model := range []string{"gemini-2.5-pro", "gemini-3-pro", "gemini-2.5-pro"} {
 		req := fullTranscript()
 		req.Model = model
-		providertest.CachedMatchesFresh(t, req, build)
+		providertest.CachedMatchesFresh(t, req, build, reused)
 	}
 }
 

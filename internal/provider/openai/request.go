@@ -108,9 +108,9 @@ func buildRequestCached(req *llm.Request, tools *reqbody.ToolCache, msgs *reqbod
 	if err != nil {
 		return nil, err
 	}
-	body := reqbody.Reopen(head, reqbody.Size(frags)+len(sys)+len(rawTools)+32)
-	body = reqbody.AppendArray(reqbody.AppendName(body, "messages"), sys, frags)
-	return reqbody.Finish(body, rawTools), nil
+	return reqbody.Body(head, "messages", reqbody.Size(frags)+len(sys), func(b []byte) []byte {
+		return reqbody.AppendArray(b, sys, frags)
+	}, rawTools), nil
 }
 
 // encodeMessage encodes the chat messages of one transcript message,

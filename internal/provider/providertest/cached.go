@@ -15,8 +15,11 @@ type Build func(req *llm.Request, cached bool) ([]byte, error)
 // building each request twice with the caches, then changes the text of
 // the first message in place, cuts the transcript's front and drops the
 // system prompt. At every step the body built with the caches must be byte
-// for byte the one built without, and valid JSON. full is modified.
-func CachedMatchesFresh(t *testing.T, full *llm.Request, build Build) {
+// for byte the one built without, and valid JSON; and the second build of
+// the same transcript must take every message's encoding from the cache,
+// as reused (the message cache's Reused for req) reports. full is
+// modified.
+func CachedMatchesFresh(t *testing.T, full *llm.Request, build Build, reused func(req *llm.Request) int) {
 	t.Helper()
 	check := func(req *llm.Request) {
 		t.Helper()
@@ -41,6 +44,9 @@ func CachedMatchesFresh(t *testing.T, full *llm.Request, build Build) {
 		req.Messages = all[:n]
 		check(&req)
 		check(&req)
+		if got := reused(&req); got != n {
+			t.Fatalf("building %d messages again reused %d encodings, want all", n, got)
+		}
 	}
 	changed := false
 	for _, b := range all[0].Content {

@@ -6,6 +6,6 @@
 // makes a long session's steps cost more and more, and the tool schemas
 // are most of a short request's bytes. A provider keeps a [ToolCache] and
 // a [MessageCache] for the life of its client and assembles each body
-// from a head it encodes (model, limits, system prompt), the messages
-// array ([AppendArray], [AppendGrouped]) and the tools ([Finish]).
+// ([Body]) from a head it encodes (model, limits, system prompt), the
+// messages array ([AppendArray], [AppendGrouped]) and the tools.
 package reqbody

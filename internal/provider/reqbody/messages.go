@@ -26,6 +26,7 @@ type MessageCache struct {
 	seeded  bool
 	entries []entry
 	spare   []entry // the array of the entries before, reused for the next
+	reused  int     // encodings the last Encode took from the cache
 }
 
 type entry struct {
@@ -63,6 +64,7 @@ func (c *MessageCache) Encode(msgs []llm.Message, encode func(*llm.Message) ([]b
 		next = make([]entry, len(msgs), len(msgs)+len(msgs)/4+8)
 	}
 	next = next[:len(msgs)]
+	reused := 0
 	for i := range msgs {
 		h.Reset()
 		known := writeMessage(&h, &msgs[i])
@@ -70,6 +72,7 @@ func (c *MessageCache) Encode(msgs []llm.Message, encode func(*llm.Message) ([]b
 		if known && i < len(c.entries) && c.entries[i].usable && c.entries[i].sum == sum {
 			next[i] = c.entries[i]
 			out[i] = next[i].enc
+			reused++
 			continue
 		}
 		b, err := encode(&msgs[i])
@@ -81,7 +84,16 @@ func (c *MessageCache) Encode(msgs []llm.Message, encode func(*llm.Message) ([]b
 	}
 	clear(c.entries) // drop the encodings only the old array holds
 	c.entries, c.spare = next, c.entries
+	c.reused = reused
 	return out, nil
+}
+
+// Reused returns how many encodings the last successful Encode took from
+// the cache instead of calling encode.
+func (c *MessageCache) Reused() int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.reused
 }
 
 // Block type tags in the hash.

@@ -53,8 +53,8 @@ func TestEncodeOnlyNewMessages(t *testing.T) {
 	if want := []string{"user:one", "assistant:two", "user:three"}; !reflect.DeepEqual(got, want) {
 		t.Fatalf("second = %q, want %q", got, want)
 	}
-	if enc.calls != 3 {
-		t.Errorf("encode calls = %d, want 3 (the third message only on the second request)", enc.calls)
+	if enc.calls != 3 || c.Reused() != 2 {
+		t.Errorf("encode calls = %d, reused %d; want 3 and 2 (the third message only on the second request)", enc.calls, c.Reused())
 	}
 	// The same transcript again costs no encoding.
 	encodeAll(t, &c, msgs, &enc)

@@ -59,33 +59,30 @@ func AppendGrouped(b []byte, frags [][]byte, role func(i int) string, member str
 	return append(b, ']')
 }
 
-// Reopen copies head, an encoded JSON object, without its closing brace
-// into a new buffer with room for extra more bytes, for members to be
-// added with [AppendName] and the object closed with [Finish].
-func Reopen(head []byte, extra int) []byte {
+// Body returns head, an encoded JSON object, with two members added in
+// one new buffer: member, whose value appendList appends (writing at most
+// size bytes, or the buffer grows), and "tools" with the encoded tool list
+// tools when it is not nil.
+func Body(head []byte, member string, size int, appendList func([]byte) []byte, tools []byte) []byte {
 	head = bytes.TrimRight(head, " \n")
-	b := make([]byte, 0, len(head)+extra+1)
-	return append(b, head[:len(head)-1]...)
+	b := make([]byte, 0, len(head)+len(member)+size+len(tools)+len(`,"":,"tools":}`))
+	b = append(b, head[:len(head)-1]...)
+	b = appendList(appendName(b, member))
+	if tools != nil {
+		b = append(appendName(b, "tools"), tools...)
+	}
+	return append(b, '}')
 }
 
-// AppendName appends the name of the next member of a reopened object,
-// with its colon and the comma the member before it needs.
-func AppendName(b []byte, name string) []byte {
+// appendName appends the name of the next member of an object being
+// written, with its colon and the comma the member before it needs.
+func appendName(b []byte, name string) []byte {
 	if len(b) > 0 && b[len(b)-1] != '{' {
 		b = append(b, ',')
 	}
 	b = append(b, '"')
 	b = append(b, name...)
 	return append(b, '"', ':')
-}
-
-// Finish adds tools, an encoded tool list, as the "tools" member when it
-// is not nil and closes the object.
-func Finish(b, tools []byte) []byte {
-	if tools != nil {
-		b = append(AppendName(b, "tools"), tools...)
-	}
-	return append(b, '}')
 }
 
 // Size returns how many bytes [AppendArray] and [AppendGrouped] write at

@@ -5,19 +5,19 @@ import (
 	"testing"
 )
 
-func TestObjectAssembly(t *testing.T) {
+func TestBody(t *testing.T) {
+	list := func(b []byte) []byte { return append(b, "[]"...) }
 	for _, c := range []struct{ head, tools, want string }{
 		{`{"a":1}`, `[1]`, `{"a":1,"m":[],"tools":[1]}`},
 		{`{}`, `[1]`, `{"m":[],"tools":[1]}`},
 		{"{\"a\":1}\n", "", `{"a":1,"m":[]}`},
 	} {
-		b := Reopen([]byte(c.head), 16)
-		b = append(AppendName(b, "m"), "[]"...)
 		var tools []byte
 		if c.tools != "" {
 			tools = []byte(c.tools)
 		}
-		if got := string(Finish(b, tools)); got != c.want {
+		got := Body([]byte(c.head), "m", 2, list, tools)
+		if string(got) != c.want {
 			t.Errorf("head %q, tools %q: %s, want %s", c.head, c.tools, got, c.want)
 		}
 	}

@@ -119,9 +119,9 @@ func buildRequestCached(req *llm.Request, provider string, tools *reqbody.ToolCa
 	if err != nil {
 		return nil, err
 	}
-	body := reqbody.Reopen(head, reqbody.Size(frags)+len(rawTools)+32)
-	body = reqbody.AppendArray(reqbody.AppendName(body, "input"), nil, frags)
-	return reqbody.Finish(body, rawTools), nil
+	return reqbody.Body(head, "input", reqbody.Size(frags), func(b []byte) []byte {
+		return reqbody.AppendArray(b, nil, frags)
+	}, rawTools), nil
 }
 
 // encodeTools encodes the tool list as function tools.

@@ -171,10 +171,11 @@ func TestCustomNameKeepsOwnReasoning(t *testing.T) {
 func TestRequestCachedMatchesFresh(t *testing.T) {
 	var tools reqbody.ToolCache
 	var msgs reqbody.MessageCache
-	providertest.CachedMatchesFresh(t, fullTranscript(), func(req *llm.Request, cached bool) ([]byte, error) {
+	build := func(req *llm.Request, cached bool) ([]byte, error) {
 		if !cached {
 			return buildRequest(req, "openai-responses")
 		}
 		return buildRequestCached(req, "openai-responses", &tools, &msgs)
-	})
+	}
+	providertest.CachedMatchesFresh(t, fullTranscript(), build, func(*llm.Request) int { return msgs.Reused() })
 }
