@@ -170,10 +170,10 @@ func (f *frame) failure() string {
 	return "no error text"
 }
 
-// read lists the frame types whose fields the harness reads; other lines
+// readTypes lists the frame types whose fields the harness reads; other lines
 // are only checked for a type, like a client that handles the events it
 // needs and passes over the rest.
-var read = map[string]bool{
+var readTypes = map[string]bool{
 	"response": true, "text_delta": true, "tool_call": true, "tool_result": true,
 	"error": true, "turn_end": true, "done": true,
 }
@@ -188,7 +188,7 @@ func (c *child) next() (frame, error) {
 	if err != nil {
 		return frame{}, fmt.Errorf("stdout line %v: %.200q", err, line)
 	}
-	if !read[typ] {
+	if !readTypes[typ] {
 		return frame{Type: typ}, nil
 	}
 	var f frame

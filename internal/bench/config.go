@@ -6,9 +6,12 @@
 // Every binary is started as `PATH rpc --provider P --model M --base-url URL
 // --api-key KEY`. For each binary and provider, each repetition runs three
 // processes: one streams a long answer (events per second, CPU time), one
-// sends short prompts in sequence (latency), one makes a bash tool round
-// trip. Every process is first pinged (spawn to ping) and its peak resident
-// set size is read before its stdin is closed.
+// sends short prompts in sequence (latency, CPU time per prompt), one makes
+// a bash tool round trip. Every process is first pinged (spawn to ping) and
+// its peak resident set size is read before its stdin is closed. The
+// harness decodes only the frame types it reads, and the fake provider only
+// the messages its answer depends on, so that their work on the shared
+// cores stays small.
 package bench
 
 import (
