@@ -104,9 +104,11 @@ export interface ImageInput {
 }
 
 /**
- * Cancels the running prompt or compact at once: it ends with `turn_end`
- * (`stop`: `aborted`) then `done`. With `all`, queued prompts and compacts are
- * dropped too, each ending with its own `done`. Succeeds also when idle.
+ * Cancels the running prompt or compact at once. The answer is written first;
+ * the work then ends with `turn_end` (`stop`: `aborted`) then `done`. With
+ * `all`, queued prompts and compacts are dropped too: after the running work's
+ * `done`, each ends in queue order with its own `turn_end` and `done`. Succeeds
+ * also when idle.
  */
 export interface AbortCommand {
   /** Always `abort`. */

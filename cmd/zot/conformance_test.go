@@ -3,6 +3,9 @@ package main
 import (
 	"encoding/base64"
 	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -290,24 +293,49 @@ func TestAbort(t *testing.T) {
 			t.Errorf("idle abort: %s, events %v", resp.Data, types(evs))
 		}
 	})
+	t.Run("before headers", func(t *testing.T) {
+		// A real provider whose server takes the request and never
+		// answers it: the abort must cancel the request itself.
+		got, gone := make(chan struct{}), make(chan struct{})
+		srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			// Reading the whole body lets the server notice when the
+			// client closes the connection.
+			_, _ = io.Copy(io.Discard, r.Body)
+			close(got)
+			<-r.Context().Done()
+			close(gone)
+		}))
+		t.Cleanup(srv.Close)
+		p := start(t, nil, "rpc", "--provider", "anthropic", "--api-key", "test-key",
+			"--base-url", srv.URL, "--cwd", t.TempDir())
+		p.send(`{"id":"1","type":"prompt","message":"hello"}`)
+		resp, _ := p.response()
+		wantResponse(t, resp, "prompt", true, "")
+		waitFor(t, got, "the request to reach the server")
+		p.send(`{"id":"2","type":"abort"}`)
+		evs := abortAnswered(t, p, `{"aborted":true,"dropped":0}`)
+		endsAborted(t, evs)
+		for _, e := range evs {
+			if isDelta(e.Type()) || e.Type() == "assistant_message" {
+				t.Errorf("an abort before the answer produced %s", e.Type())
+			}
+		}
+		waitFor(t, gone, "the aborted request to be cancelled")
+		// The aborted prompt left nothing a provider would refuse.
+		p.send(`{"id":"3","type":"get_messages"}`)
+		resp, _ = p.response()
+		res, _ := resp.Result()
+		if m := res.(*wire.MessagesResult).Messages; len(m) > 1 {
+			t.Errorf("transcript after an abort before headers: %+v", m)
+		}
+	})
 	t.Run("mid-stream", func(t *testing.T) {
 		p := start(t, nil, rpcArgs(t, "--script", slowScript(t, 20))...)
 		p.send(`{"id":"1","type":"prompt","message":"talk"}`)
 		p.response()
 		p.until("text_delta")
 		p.send(`{"id":"2","type":"abort"}`)
-		var evs []wire.Event
-		for {
-			r := p.next()
-			if r.resp != nil {
-				wantResponse(t, r.resp, "abort", true, "")
-				continue
-			}
-			evs = append(evs, r.ev)
-			if r.ev.Type() == "done" {
-				break
-			}
-		}
+		evs := abortAnswered(t, p, `{"aborted":true,"dropped":0}`)
 		endsAborted(t, evs)
 		// The runtime serves the next prompt.
 		p.send(`{"id":"3","type":"get_messages"}`)
@@ -337,17 +365,7 @@ func TestAbort(t *testing.T) {
 		time.Sleep(200 * time.Millisecond) // let bash start
 		began := time.Now()
 		p.send(`{"id":"2","type":"abort"}`)
-		var evs []wire.Event
-		for {
-			r := p.next()
-			if r.resp != nil {
-				continue
-			}
-			evs = append(evs, r.ev)
-			if r.ev.Type() == "done" {
-				break
-			}
-		}
+		evs := abortAnswered(t, p, `{"aborted":true,"dropped":0}`)
 		if time.Since(began) > 20*time.Second {
 			t.Errorf("abort took %v: the tool was not killed", time.Since(began))
 		}
@@ -372,20 +390,42 @@ func TestAbort(t *testing.T) {
 		p.response()
 		p.response()
 		p.send(`{"id":"3","type":"abort","all":true}`)
-		dones := map[string]bool{}
-		for len(dones) < 2 {
-			r := p.next()
-			if r.resp != nil {
-				if string(r.resp.Data) != `{"aborted":true,"dropped":1}` {
-					t.Errorf("abort all answered %s", r.resp.Data)
-				}
-				continue
-			}
-			if r.ev.Type() == "done" {
-				dones[r.ev.GetPromptID().String()] = true
-			}
+		first := abortAnswered(t, p, `{"aborted":true,"dropped":1}`)
+		endsAborted(t, first)
+		second := p.untilDone()
+		endsAborted(t, second)
+		if a, b := first[len(first)-1].GetPromptID().String(), second[len(second)-1].GetPromptID().String(); a != `"1"` || b != `"2"` {
+			t.Errorf("dones for %s then %s, want \"1\" then \"2\"", a, b)
 		}
 	})
+}
+
+// abortAnswered reads the answer to an abort, requiring data, then the
+// events up to the next done. The answer must come before the aborted
+// work's done, so a client that reads it knows the ending is on its way.
+func abortAnswered(t *testing.T, p *proc, data string) []wire.Event {
+	t.Helper()
+	resp, evs := p.response()
+	wantResponse(t, resp, "abort", true, "")
+	if string(resp.Data) != data {
+		t.Errorf("abort answered %s, want %s", resp.Data, data)
+	}
+	for _, e := range evs {
+		if e.Type() == "done" {
+			t.Fatalf("done came before the answer to abort: %v", types(evs))
+		}
+	}
+	return append(evs, p.untilDone()...)
+}
+
+// waitFor waits for ch to close, failing after the hang guard.
+func waitFor(t *testing.T, ch <-chan struct{}, what string) {
+	t.Helper()
+	select {
+	case <-ch:
+	case <-time.After(hangGuard):
+		t.Fatalf("timed out waiting for %s", what)
+	}
 }
 
 func TestLargePromptAndLineLimit(t *testing.T) {

@@ -51,22 +51,23 @@ func (s *Server) dispatch(cmd wire.Command) {
 		})
 	case *wire.AbortCommand:
 		s.mu.Lock()
-		aborted := false
-		if s.current != nil {
-			s.current.cancel()
-			aborted = true
-		}
+		// Work whose done is already queued for writing is over: it is
+		// not aborted, and the answer says so.
+		aborted := s.current != nil && !s.current.ended
 		var dropped []*job
 		if c.All != nil && *c.All {
 			dropped = s.queue
 			s.queue = nil
 		}
-		s.mu.Unlock()
-		// The answer comes first; the dropped work's endings follow.
+		// The answer is queued before the work is cancelled, and under
+		// the lock that orders a job's done: the aborted work's ending and
+		// the dropped work's endings always follow it.
 		s.respond(id, typ, wire.AbortResult{Aborted: aborted, Dropped: int64(len(dropped))})
-		for _, j := range dropped {
-			s.endDropped(j, "dropped from the queue by abort")
+		if aborted {
+			s.current.cancel()
 		}
+		s.dropLocked(dropped, "dropped from the queue by abort")
+		s.mu.Unlock()
 	case *wire.GetStateCommand:
 		st := s.rt.State()
 		s.mu.Lock()
@@ -164,6 +165,19 @@ func (s *Server) enqueue(id wire.ID, typ string, start func(context.Context, fun
 func (s *Server) worker() {
 	for {
 		s.mu.Lock()
+		// At the top of the loop no job runs. Dropped jobs end after a
+		// current one that was aborted with them (it ends first, as it
+		// came first) and before anything that came later starts.
+		abortedFirst := s.current != nil && s.current.ctx.Err() != nil
+		if len(s.dropped) > 0 && !abortedFirst {
+			dropped := s.dropped
+			s.dropped = nil
+			s.mu.Unlock()
+			for _, j := range dropped {
+				s.endDropped(j)
+			}
+			continue
+		}
 		j := s.current
 		if j == nil && len(s.queue) > 0 {
 			j = s.queue[0]
@@ -191,40 +205,71 @@ func (s *Server) worker() {
 // they happen; its done is written before the next job starts.
 func (s *Server) runJob(j *job) {
 	defer j.cancel()
-	err := j.start(j.ctx, func(ev sdk.Event) { s.w.send(frame{ev: ev}) })
+	err := j.start(j.ctx, func(ev sdk.Event) {
+		if _, last := ev.(*wire.DoneEvent); last {
+			s.sendDone(j, ev)
+			return
+		}
+		s.w.send(frame{ev: ev})
+	})
 	if err != nil {
 		// The runtime refused (it cannot be busy: this worker serialises
 		// all work). Report it as the job's error and end it.
 		s.emit(&wire.ErrorEvent{Message: oneLine(err), Code: wire.CodeInternal}, j.id)
-		s.emit(&wire.DoneEvent{}, j.id)
+		s.sendDone(j, s.stamp(&wire.DoneEvent{}, j.id))
 	}
+}
+
+// sendDone queues the job's done and marks the job ended in one step
+// under the lock, so an abort answered at the same moment either comes
+// before the done (and says aborted) or after it (and says not).
+func (s *Server) sendDone(j *job, done wire.Event) {
+	s.mu.Lock()
+	j.ended = true
+	s.w.send(frame{ev: done})
+	s.mu.Unlock()
 }
 
 // emit writes an event the server makes itself.
 func (s *Server) emit(ev wire.Event, promptID wire.ID) {
+	s.w.send(frame{ev: s.stamp(ev, promptID)})
+}
+
+// stamp gives an event the server makes its seq and prompt_id.
+func (s *Server) stamp(ev wire.Event, promptID wire.ID) wire.Event {
 	ev.SetSeq(s.rt.NextSeq())
 	ev.SetPromptID(promptID)
-	s.w.send(frame{ev: ev})
+	return ev
+}
+
+// dropLocked hands dropped jobs to the worker, which ends each (in queue
+// order) once the running job's done is written, so the endings of
+// different jobs never interleave. The caller holds s.mu.
+func (s *Server) dropLocked(jobs []*job, why string) {
+	for _, j := range jobs {
+		j.cancel()
+		j.dropped = why
+	}
+	s.dropped = append(s.dropped, jobs...)
+	if len(jobs) > 0 {
+		s.poke()
+	}
 }
 
 // endDropped ends a job that never ran, the way an aborted one ends.
-func (s *Server) endDropped(j *job, why string) {
-	j.cancel()
-	s.emit(&wire.TurnEndEvent{Stop: wire.StopAborted, Error: why}, j.id)
+func (s *Server) endDropped(j *job) {
+	s.emit(&wire.TurnEndEvent{Stop: wire.StopAborted, Error: j.dropped}, j.id)
 	s.emit(&wire.DoneEvent{}, j.id)
 }
 
-// abortAll cancels the running job and ends every queued one.
+// abortAll cancels the running job and drops every queued one.
 func (s *Server) abortAll(why string) {
 	s.mu.Lock()
+	defer s.mu.Unlock()
 	s.shuttingDown = true
 	if s.current != nil {
 		s.current.cancel()
 	}
-	dropped := s.queue
+	s.dropLocked(s.queue, why)
 	s.queue = nil
-	s.mu.Unlock()
-	for _, j := range dropped {
-		s.endDropped(j, why)
-	}
 }

@@ -46,9 +46,12 @@ type Server struct {
 	opts Options
 	w    *writer
 
-	mu       sync.Mutex
-	queue    []*job // waiting, in order
-	current  *job   // running, from dequeue until its done is written
+	mu      sync.Mutex
+	queue   []*job // waiting, in order
+	current *job   // running, from dequeue until its done is written
+	// dropped were taken out of the queue by an abort; the worker ends
+	// them after the running job.
+	dropped  []*job
 	wake     chan struct{}
 	authed   bool
 	draining bool
@@ -64,6 +67,10 @@ type job struct {
 	ctx    context.Context
 	cancel context.CancelFunc
 	start  func(ctx context.Context, sink func(sdk.Event)) error
+	// ended is set, under Server.mu, when the job's done is queued.
+	ended bool
+	// dropped, when not empty, says why the job was dropped unrun.
+	dropped string
 }
 
 // New returns a Server for rt.

@@ -290,10 +290,11 @@ func (v ImageInput) AppendJSON(b []byte) []byte {
 // MarshalJSON encodes v as one line of JSON.
 func (v ImageInput) MarshalJSON() ([]byte, error) { return v.AppendJSON(make([]byte, 0, 128)), nil }
 
-// AbortCommand: Cancels the running prompt or compact at once: it ends with
-// `turn_end` (`stop`: `aborted`) then `done`. With `all`, queued prompts and
-// compacts are dropped too, each ending with its own `done`. Succeeds also
-// when idle.
+// AbortCommand: Cancels the running prompt or compact at once. The answer is
+// written first; the work then ends with `turn_end` (`stop`: `aborted`) then
+// `done`. With `all`, queued prompts and compacts are dropped too: after the
+// running work's `done`, each ends in queue order with its own `turn_end` and
+// `done`. Succeeds also when idle.
 type AbortCommand struct {
 	// Correlation id, echoed in the response. Optional.
 	ID ID `json:"id,omitempty"`
