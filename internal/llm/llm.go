@@ -57,6 +57,10 @@ type ThinkingBlock struct {
 	Provider string
 	// Text is the visible reasoning (or its summary).
 	Text string
+	// Raw marks Text as the model's own reasoning rather than a summary
+	// of it: OpenAI Responses sends it back as reasoning_text content,
+	// where a summary goes back as summary_text.
+	Raw bool
 	// Signature is the opaque signature that must accompany Text on replay
 	// (Anthropic "signature", Gemini "thoughtSignature").
 	Signature string

@@ -26,6 +26,7 @@ type record struct {
 type block struct {
 	Type      string          `json:"type"`
 	Text      string          `json:"text,omitempty"`
+	Raw       bool            `json:"raw,omitempty"`
 	Provider  string          `json:"provider,omitempty"`
 	Signature string          `json:"signature,omitempty"`
 	Redacted  bool            `json:"redacted,omitempty"`
@@ -47,7 +48,7 @@ func encodeBlocks(bs []llm.Block) ([]block, error) {
 		case *llm.TextBlock:
 			out = append(out, block{Type: "text", Text: x.Text})
 		case *llm.ThinkingBlock:
-			out = append(out, block{Type: "thinking", Provider: x.Provider, Text: x.Text, Signature: x.Signature, Redacted: x.Redacted, Data: x.Data, ID: x.ID})
+			out = append(out, block{Type: "thinking", Provider: x.Provider, Text: x.Text, Raw: x.Raw, Signature: x.Signature, Redacted: x.Redacted, Data: x.Data, ID: x.ID})
 		case *llm.ImageBlock:
 			out = append(out, block{Type: "image", MIME: x.MIME, Data: base64.StdEncoding.EncodeToString(x.Data)})
 		case *llm.ToolCallBlock:
@@ -72,7 +73,7 @@ func decodeBlocks(bs []block) ([]llm.Block, error) {
 		case "text":
 			out = append(out, &llm.TextBlock{Text: b.Text})
 		case "thinking":
-			out = append(out, &llm.ThinkingBlock{Provider: b.Provider, Text: b.Text, Signature: b.Signature, Redacted: b.Redacted, Data: b.Data, ID: b.ID})
+			out = append(out, &llm.ThinkingBlock{Provider: b.Provider, Text: b.Text, Raw: b.Raw, Signature: b.Signature, Redacted: b.Redacted, Data: b.Data, ID: b.ID})
 		case "image":
 			data, err := base64.StdEncoding.DecodeString(b.Data)
 			if err != nil {

@@ -18,6 +18,7 @@ func sample() []llm.Message {
 		{Role: llm.RoleAssistant, Time: t0.Add(time.Second), Content: []llm.Block{
 			&llm.ThinkingBlock{Provider: "anthropic", Text: "hm", Signature: "sig"},
 			&llm.ThinkingBlock{Provider: "anthropic", Redacted: true, Data: "opaque"},
+			&llm.ThinkingBlock{Provider: "openai-responses", Text: "own words", Raw: true, ID: "rs_1", Data: "enc"},
 			&llm.ToolCallBlock{ID: "c1", Name: "read", Args: json.RawMessage(`{"path":"a.go"}`)},
 			&llm.ToolCallBlock{ID: "c2", Name: "read", Args: json.RawMessage(`{}`), ArgsError: "bad json"},
 		}},

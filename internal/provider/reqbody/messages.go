@@ -126,6 +126,7 @@ func writeBlocks(h *maphash.Hash, blocks []llm.Block) bool {
 			_ = h.WriteByte(tagThinking)
 			writeString(h, b.Provider)
 			writeString(h, b.Text)
+			writeBool(h, b.Raw)
 			writeString(h, b.Signature)
 			writeBool(h, b.Redacted)
 			writeString(h, b.Data)

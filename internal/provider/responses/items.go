@@ -12,10 +12,16 @@ import (
 type item struct {
 	kind string // the item type: "message", "reasoning", "function_call", ...
 	id   string // the item's id
+	// text is a message's text, or a reasoning item's summary.
 	text strings.Builder
-	// summary is the index of the last reasoning summary part seen, -1
-	// before the first.
+	// raw is a reasoning item's own reasoning text (reasoning_text
+	// parts), which servers running open-weight models stream in place
+	// of a summary.
+	raw strings.Builder
+	// summary and rawPart are the indexes of the last summary part and
+	// reasoning_text part seen, -1 before the first.
 	summary   int
+	rawPart   int
 	encrypted string
 	callID    string
 	name      string
@@ -39,7 +45,7 @@ func (a *assembler) itemAdded(e *streamEvent) error {
 		a.items = append(a.items, nil)
 	}
 	src := e.Item
-	it := &item{kind: src.Type, id: src.ID, summary: -1}
+	it := &item{kind: src.Type, id: src.ID, summary: -1, rawPart: -1}
 	a.items[i] = it
 	if it.kind == "function_call" {
 		it.callID, it.name = src.CallID, src.Name
@@ -84,16 +90,30 @@ func (a *assembler) text(it *item, kind llm.EventKind, s string) {
 // summaryDelta appends reasoning summary text. Summary parts are
 // separated by a blank line, reported like the text.
 func (a *assembler) summaryDelta(it *item, index int, s string) {
+	a.partDelta(&it.text, &it.summary, index, s)
+}
+
+// rawDelta appends the model's own reasoning text, its parts separated
+// like summary parts.
+func (a *assembler) rawDelta(it *item, index int, s string) {
+	a.partDelta(&it.raw, &it.rawPart, index, s)
+}
+
+// partDelta appends s, a piece of part index, to b, starting a new part
+// with a blank line; *last is the index of the part b ends with.
+func (a *assembler) partDelta(b *strings.Builder, last *int, index int, s string) {
 	if s == "" {
 		return
 	}
-	if index != it.summary {
-		if it.summary >= 0 && it.text.Len() > 0 {
-			a.text(it, llm.EventThinkingDelta, "\n\n")
+	if index != *last {
+		if *last >= 0 && b.Len() > 0 {
+			b.WriteString("\n\n")
+			a.emit(llm.Event{Kind: llm.EventThinkingDelta, Text: "\n\n"})
 		}
-		it.summary = index
+		*last = index
 	}
-	a.text(it, llm.EventThinkingDelta, s)
+	b.WriteString(s)
+	a.emit(llm.Event{Kind: llm.EventThinkingDelta, Text: s})
 }
 
 // args appends a piece of a function call's arguments.
@@ -153,9 +173,14 @@ func (a *assembler) itemDone(e *streamEvent) error {
 		}
 	case "reasoning":
 		it.encrypted = src.EncryptedContent
-		if it.text.Len() == 0 {
+		if it.text.Len() == 0 && it.raw.Len() == 0 {
 			for i, s := range src.Summary {
 				a.summaryDelta(it, i, s.Text)
+			}
+			for i, c := range src.Content {
+				if c.Type == "reasoning_text" {
+					a.rawDelta(it, i, c.Text)
+				}
 			}
 		}
 	case "function_call":
@@ -183,8 +208,14 @@ func (a *assembler) response() *llm.Response {
 				msg.Content = append(msg.Content, &llm.TextBlock{Text: it.text.String()})
 			}
 		case "reasoning":
-			if it.text.Len() > 0 || it.encrypted != "" {
-				msg.Content = append(msg.Content, &llm.ThinkingBlock{Provider: a.provider, Text: it.text.String(), ID: it.id, Data: it.encrypted})
+			// A summary is what the API takes back; the raw reasoning is
+			// kept when it is all there is.
+			b := &llm.ThinkingBlock{Provider: a.provider, Text: it.text.String(), ID: it.id, Data: it.encrypted}
+			if b.Text == "" && it.raw.Len() > 0 {
+				b.Text, b.Raw = it.raw.String(), true
+			}
+			if b.Text != "" || b.Data != "" {
+				msg.Content = append(msg.Content, b)
 			}
 		case "function_call":
 			if !it.ended {

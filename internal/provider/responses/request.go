@@ -63,11 +63,14 @@ type reasoningItem struct {
 	Type             string        `json:"type"` // "reasoning"
 	ID               string        `json:"id"`
 	Summary          []wireSummary `json:"summary"`
+	Content          []wireSummary `json:"content,omitempty"`
 	EncryptedContent string        `json:"encrypted_content"`
 }
 
+// wireSummary is a text part of a reasoning item: "summary_text" in its
+// summary, "reasoning_text" in its content.
 type wireSummary struct {
-	Type string `json:"type"` // "summary_text"
+	Type string `json:"type"`
 	Text string `json:"text"`
 }
 
@@ -207,7 +210,11 @@ func appendAssistant(out []any, m *llm.Message, provider string) []any {
 			}
 			flush()
 			r := reasoningItem{Type: "reasoning", ID: b.ID, Summary: []wireSummary{}, EncryptedContent: b.Data}
-			if b.Text != "" {
+			switch {
+			case b.Text == "":
+			case b.Raw:
+				r.Content = []wireSummary{{Type: "reasoning_text", Text: b.Text}}
+			default:
 				r.Summary = append(r.Summary, wireSummary{Type: "summary_text", Text: b.Text})
 			}
 			out = append(out, r)

@@ -109,6 +109,34 @@ func TestReasoningRoundTrip(t *testing.T) {
 	}
 }
 
+// TestRawReasoningRoundTrip sends raw reasoning back as the reasoning
+// item's reasoning_text content, never as a summary the model did not
+// write.
+func TestRawReasoningRoundTrip(t *testing.T) {
+	srv := providertest.NewServer(t, providertest.Reply{File: "reasoning_raw.sse"})
+	p := testProvider(srv.Server, &providertest.Sleeps{})
+	req := simpleRequest()
+	resp, err := p.Stream(providertest.HangGuard(t), req, (&providertest.Recorder{}).Sink)
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Messages = append(req.Messages, resp.Message)
+	body, err := buildRequest(req, p.Name())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var w struct {
+		Input []json.RawMessage `json:"input"`
+	}
+	if err := json.Unmarshal(body, &w); err != nil {
+		t.Fatal(err)
+	}
+	want := `{"type":"reasoning","id":"rs_07","summary":[],"content":[{"type":"reasoning_text","text":"The user wants the files. Use ls."}],"encrypted_content":"gAAAAABenc-7"}`
+	if len(w.Input) != 3 || string(w.Input[1]) != want {
+		t.Fatalf("input = %s", body)
+	}
+}
+
 func TestRequestParameters(t *testing.T) {
 	tests := []struct {
 		name           string

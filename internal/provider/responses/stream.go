@@ -23,6 +23,7 @@ type streamEvent struct {
 	OutputIndex  int             `json:"output_index"` // noIndex when absent
 	ItemID       string          `json:"item_id"`
 	SummaryIndex int             `json:"summary_index"`
+	ContentIndex int             `json:"content_index"`
 	Delta        string          `json:"delta"`
 	Arguments    *string         `json:"arguments"`
 	Item         *outputItem     `json:"item"`
@@ -131,6 +132,12 @@ func (a *assembler) handle(ev transport.Event) error {
 			return err
 		}
 		a.summaryDelta(it, e.SummaryIndex, e.Delta)
+	case "response.reasoning_text.delta":
+		it, err := a.item(e)
+		if err != nil {
+			return err
+		}
+		a.rawDelta(it, e.ContentIndex, e.Delta)
 	case "response.function_call_arguments.delta":
 		it, err := a.item(e)
 		if err != nil {

@@ -120,6 +120,43 @@ func TestItemsWithoutDeltas(t *testing.T) {
 	}
 }
 
+// TestRawReasoning covers servers that stream the model's own reasoning
+// (reasoning_text) instead of a summary: it is shown as thinking and kept
+// marked raw, whether it came as deltas or whole in output_item.done.
+func TestRawReasoning(t *testing.T) {
+	for _, tc := range []struct {
+		file   string
+		deltas []string
+		block  *llm.ThinkingBlock
+	}{
+		{"reasoning_raw.sse", []string{"The user wants the files. ", "Use ls."},
+			&llm.ThinkingBlock{Provider: "openai-responses", Text: "The user wants the files. Use ls.", Raw: true, ID: "rs_07", Data: "gAAAAABenc-7"}},
+		{"reasoning_raw_done_only.sse", []string{"Think.", "\n\n", "Then answer."},
+			&llm.ThinkingBlock{Provider: "openai-responses", Text: "Think.\n\nThen answer.", Raw: true, ID: "rs_08"}},
+	} {
+		t.Run(tc.file, func(t *testing.T) {
+			srv := providertest.NewServer(t, providertest.Reply{File: tc.file})
+			rec := &providertest.Recorder{}
+			resp, err := testProvider(srv.Server, &providertest.Sleeps{}).Stream(providertest.HangGuard(t), simpleRequest(), rec.Sink)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var thinking []string
+			for _, e := range rec.Events {
+				if e.Kind == llm.EventThinkingDelta {
+					thinking = append(thinking, e.Text)
+				}
+			}
+			if !reflect.DeepEqual(thinking, tc.deltas) {
+				t.Errorf("thinking deltas %q, want %q", thinking, tc.deltas)
+			}
+			if !reflect.DeepEqual(resp.Message.Content[0], tc.block) {
+				t.Errorf("content = %s", providertest.Dump(resp.Message.Content))
+			}
+		})
+	}
+}
+
 func TestIncompleteAtMaxOutputTokens(t *testing.T) {
 	srv := providertest.NewServer(t, providertest.Reply{File: "incomplete.sse"})
 	rec := &providertest.Recorder{}
