@@ -883,7 +883,10 @@ export interface StateResult {
   cwd: string;
   /** Number of messages in the transcript. */
   message_count: number;
-  /** True while a prompt or compact runs, until its `done` is written. */
+  /**
+   * True while a prompt or compact runs or waits in the queue; false from the
+   * moment the last one's `done` is written.
+   */
   busy: boolean;
   /** Number of prompts and compacts waiting behind the running one. */
   queued?: number;

@@ -267,6 +267,37 @@ func TestQueueingAndPosition(t *testing.T) {
 	}
 }
 
+// TestIdleTheMomentDoneArrives checks that the runtime is idle for a
+// client as soon as it reads done: the next prompt starts (it is not
+// queued), and clear and set_model are not refused as busy.
+func TestIdleTheMomentDoneArrives(t *testing.T) {
+	p := start(t, nil, rpcArgs(t)...)
+	for i := range 100 {
+		p.send(fmt.Sprintf(`{"id":%d,"type":"prompt","message":"hi"}`, i))
+		resp, _ := p.response()
+		if string(resp.Data) != `{"started":true}` {
+			t.Fatalf("prompt %d sent right after a done answered %s", i, resp.Data)
+		}
+		p.untilDone()
+		switch i % 3 {
+		case 0:
+			p.send(`{"type":"clear"}`)
+			resp, _ = p.response()
+			wantResponse(t, resp, "clear", true, "")
+		case 1:
+			p.send(`{"type":"get_state"}`)
+			resp, _ = p.response()
+			if !strings.Contains(string(resp.Data), `"busy":false`) {
+				t.Fatalf("get_state right after done: %s", resp.Data)
+			}
+		case 2:
+			p.send(`{"type":"set_model","model":"scripted"}`)
+			resp, _ = p.response()
+			wantResponse(t, resp, "set_model", true, "")
+		}
+	}
+}
+
 func TestAbort(t *testing.T) {
 	endsAborted := func(t *testing.T, evs []wire.Event) {
 		t.Helper()

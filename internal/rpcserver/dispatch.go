@@ -51,9 +51,9 @@ func (s *Server) dispatch(cmd wire.Command) {
 		})
 	case *wire.AbortCommand:
 		s.mu.Lock()
-		// Work whose done is already queued for writing is over: it is
+		// Work whose done is already queued is no longer current: it is
 		// not aborted, and the answer says so.
-		aborted := s.current != nil && !s.current.ended
+		aborted := s.current != nil
 		var dropped []*job
 		if c.All != nil && *c.All {
 			dropped = s.queue
@@ -71,7 +71,7 @@ func (s *Server) dispatch(cmd wire.Command) {
 	case *wire.GetStateCommand:
 		st := s.rt.State()
 		s.mu.Lock()
-		st.Busy = s.current != nil
+		st.Busy = s.current != nil || len(s.queue) > 0
 		q := int64(len(s.queue))
 		s.mu.Unlock()
 		st.Queued = &q
@@ -160,8 +160,9 @@ func (s *Server) enqueue(id wire.ID, typ string, start func(context.Context, fun
 }
 
 // worker runs jobs one at a time, in order: the current one, then the
-// queue's head, which becomes current the moment the previous job's done
-// is written. It returns when draining and nothing is left.
+// queue's head. A job stops being current the moment its done is queued
+// (sendDone), while the worker may still be returning from it; the next
+// job runs once it has. It returns when draining and nothing is left.
 func (s *Server) worker() {
 	for {
 		s.mu.Lock()
@@ -196,7 +197,9 @@ func (s *Server) worker() {
 		s.mu.Unlock()
 		s.runJob(j)
 		s.mu.Lock()
-		s.current = nil
+		if s.current == j { // the job ended without a done
+			s.current = nil
+		}
 		s.mu.Unlock()
 	}
 }
@@ -220,12 +223,16 @@ func (s *Server) runJob(j *job) {
 	}
 }
 
-// sendDone queues the job's done and marks the job ended in one step
-// under the lock, so an abort answered at the same moment either comes
-// before the done (and says aborted) or after it (and says not).
+// sendDone queues the job's done and ends the job in one step under the
+// lock. A client that has read the done finds the server idle: the next
+// prompt starts at once, clear and set_model are not busy. An abort
+// answered at the same moment comes either before the done (and says
+// aborted) or after it (and says not).
 func (s *Server) sendDone(j *job, done wire.Event) {
 	s.mu.Lock()
-	j.ended = true
+	if s.current == j {
+		s.current = nil
+	}
 	s.w.send(frame{ev: done})
 	s.mu.Unlock()
 }

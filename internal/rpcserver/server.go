@@ -48,7 +48,7 @@ type Server struct {
 
 	mu      sync.Mutex
 	queue   []*job // waiting, in order
-	current *job   // running, from dequeue until its done is written
+	current *job   // running, from dequeue until its done is queued
 	// dropped were taken out of the queue by an abort; the worker ends
 	// them after the running job.
 	dropped  []*job
@@ -67,8 +67,6 @@ type job struct {
 	ctx    context.Context
 	cancel context.CancelFunc
 	start  func(ctx context.Context, sink func(sdk.Event)) error
-	// ended is set, under Server.mu, when the job's done is queued.
-	ended bool
 	// dropped, when not empty, says why the job was dropped unrun.
 	dropped string
 }

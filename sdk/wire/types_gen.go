@@ -2204,7 +2204,8 @@ type StateResult struct {
 	CWD string `json:"cwd"`
 	// Number of messages in the transcript.
 	MessageCount int64 `json:"message_count"`
-	// True while a prompt or compact runs, until its `done` is written.
+	// True while a prompt or compact runs or waits in the queue; false from the
+	// moment the last one's `done` is written.
 	Busy bool `json:"busy"`
 	// Number of prompts and compacts waiting behind the running one. Optional.
 	Queued *int64 `json:"queued,omitempty"`

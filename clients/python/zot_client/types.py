@@ -2342,7 +2342,8 @@ class StateResult:
         model: The current model id.
         cwd: The absolute working directory of the tools.
         message_count: Number of messages in the transcript.
-        busy: True while a prompt or compact runs, until its `done` is written.
+        busy: True while a prompt or compact runs or waits in the queue; false
+            from the moment the last one's `done` is written.
         usage: Cumulative usage and cost since start or the last `clear`.
         queued: Number of prompts and compacts waiting behind the running one.
             Optional; None when absent.
