@@ -429,6 +429,37 @@ func TestAbort(t *testing.T) {
 			t.Errorf("dones for %s then %s, want \"1\" then \"2\"", a, b)
 		}
 	})
+	t.Run("endings keep the order work was sent in", func(t *testing.T) {
+		// A prompt and an abort sent right behind an abort all may land
+		// before or after the first prompt's done; either way every
+		// prompt ends, in the order sent.
+		for range 10 {
+			p := start(t, nil, rpcArgs(t, "--script", slowScript(t, 20))...)
+			p.send(`{"id":1,"type":"prompt","message":"one"}`)
+			p.send(`{"id":2,"type":"prompt","message":"two"}`)
+			p.send(`{"id":3,"type":"abort","all":true}`)
+			p.send(`{"id":4,"type":"prompt","message":"three"}`)
+			p.send(`{"id":5,"type":"abort","all":true}`)
+			var dones []string
+			answers := 0
+			for len(dones) < 3 {
+				r := p.next()
+				if r.resp != nil {
+					answers++
+					continue
+				}
+				if r.ev.Type() == "done" {
+					dones = append(dones, r.ev.GetPromptID().String())
+				}
+			}
+			if !slices.Equal(dones, []string{"1", "2", "4"}) {
+				t.Fatalf("dones in order %v", dones)
+			}
+			if code := p.exit(); code != 0 || answers != 5 {
+				t.Fatalf("exit %d after %d answers", code, answers)
+			}
+		}
+	})
 }
 
 // abortAnswered reads the answer to an abort, requiring data, then the

@@ -139,6 +139,8 @@ func (s *Server) enqueue(id wire.ID, typ string, start func(context.Context, fun
 	ctx, cancel := context.WithCancel(context.Background())
 	j := &job{id: id, ctx: ctx, cancel: cancel, start: start}
 	s.mu.Lock()
+	s.sent++
+	j.n = s.sent
 	if s.shuttingDown {
 		s.mu.Unlock()
 		cancel()
@@ -166,15 +168,18 @@ func (s *Server) enqueue(id wire.ID, typ string, start func(context.Context, fun
 func (s *Server) worker() {
 	for {
 		s.mu.Lock()
-		// At the top of the loop no job runs. Dropped jobs end after a
-		// current one that was aborted with them (it ends first, as it
-		// came first) and before anything that came later starts.
-		abortedFirst := s.current != nil && s.current.ctx.Err() != nil
-		if len(s.dropped) > 0 && !abortedFirst {
-			dropped := s.dropped
-			s.dropped = nil
+		// At the top of the loop no job runs. Dropped jobs that came
+		// before the current one (if any) end now, so every job ends in
+		// the order it was sent: dropped ones are in that order too.
+		n := 0
+		for n < len(s.dropped) && (s.current == nil || s.dropped[n].n < s.current.n) {
+			n++
+		}
+		if n > 0 {
+			ending := s.dropped[:n:n]
+			s.dropped = s.dropped[n:]
 			s.mu.Unlock()
-			for _, j := range dropped {
+			for _, j := range ending {
 				s.endDropped(j)
 			}
 			continue

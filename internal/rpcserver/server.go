@@ -52,6 +52,7 @@ type Server struct {
 	// dropped were taken out of the queue by an abort; the worker ends
 	// them after the running job.
 	dropped  []*job
+	sent     int // jobs numbered so far
 	wake     chan struct{}
 	authed   bool
 	draining bool
@@ -69,6 +70,8 @@ type job struct {
 	start  func(ctx context.Context, sink func(sdk.Event)) error
 	// dropped, when not empty, says why the job was dropped unrun.
 	dropped string
+	// n numbers jobs in the order they were sent, from 1.
+	n int
 }
 
 // New returns a Server for rt.
