@@ -1,7 +1,9 @@
 // Package gen turns zot's protocol schema (schema/*.json) into everything
 // that must agree with it: the Go wire types of package sdk/wire, the
 // tables of docs/rpc.md, the Python types of the Python client and the
-// TypeScript declarations of the Node client.
+// TypeScript declarations of the Node client. It also writes the reference
+// of the scripted provider's script format (schema/script/) into
+// docs/providers.md.
 //
 // [Generate] is pure: it reads only the file system it is given and returns
 // the generated files by path, so tests can regenerate in memory and compare
@@ -23,6 +25,9 @@ const (
 	// TSExamplesPath holds every schema example as a typed constant, so
 	// that `tsc --strict` proves the declarations accept them.
 	TSExamplesPath = "clients/node/test/examples.gen.ts"
+	// ScriptDocsPath holds the reference of the scripted provider's
+	// script format, generated from schema/script/.
+	ScriptDocsPath = "docs/providers.md"
 )
 
 // Generate reads schema/*.json (and the current docs/rpc.md, whose
@@ -57,6 +62,17 @@ func Generate(fsys fs.FS) (map[string][]byte, error) {
 	}
 	if out[TSExamplesPath], err = TypeScriptExamples(m); err != nil {
 		return nil, fmt.Errorf("generating TypeScript examples: %w", err)
+	}
+	sm, err := LoadScript(fsys)
+	if err != nil {
+		return nil, fmt.Errorf("loading the script schema: %w", err)
+	}
+	pdoc, err := fs.ReadFile(fsys, ScriptDocsPath)
+	if err != nil {
+		return nil, fmt.Errorf("reading %s: %w", ScriptDocsPath, err)
+	}
+	if out[ScriptDocsPath], err = ScriptDocs(sm, pdoc); err != nil {
+		return nil, fmt.Errorf("generating %s: %w", ScriptDocsPath, err)
 	}
 	return out, nil
 }

@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io/fs"
-	"path"
 	"sort"
 	"strings"
 )
@@ -37,7 +36,7 @@ type Model struct {
 
 // File is one schema file.
 type File struct {
-	Name        string // e.g. "events.json"
+	Name        string // the path under schema/, e.g. "events.json" or "script/script.json"
 	ID          string // the $id
 	Title       string
 	Description string
@@ -147,14 +146,26 @@ func constraints(n *node) (Constraints, error) {
 	return c, nil
 }
 
-// Load reads every schema/*.json file of fsys and builds the model.
+// Load reads every schema/*.json file of fsys, the protocol, and builds
+// the model.
 func Load(fsys fs.FS) (*Model, error) {
-	names, err := fs.Glob(fsys, "schema/*.json")
+	return loadFiles(fsys, "schema/*.json")
+}
+
+// LoadScript reads the schema of the scripted provider's script files,
+// schema/script/*.json, a model of its own: it is not part of the wire.
+func LoadScript(fsys fs.FS) (*Model, error) {
+	return loadFiles(fsys, "schema/script/*.json")
+}
+
+// loadFiles builds a model from the schema files matching pattern.
+func loadFiles(fsys fs.FS, pattern string) (*Model, error) {
+	names, err := fs.Glob(fsys, pattern)
 	if err != nil {
 		return nil, err
 	}
 	if len(names) == 0 {
-		return nil, fmt.Errorf("no schema/*.json files")
+		return nil, fmt.Errorf("no %s files", pattern)
 	}
 	sort.Strings(names)
 	m := &Model{Defs: map[string]*Def{}}
@@ -173,7 +184,7 @@ func Load(fsys fs.FS) (*Model, error) {
 			return nil, fmt.Errorf("%s: %w", name, err)
 		}
 		f := &File{
-			Name:        path.Base(name),
+			Name:        strings.TrimPrefix(name, "schema/"),
 			ID:          root.get("$id").str(),
 			Title:       root.get("title").str(),
 			Description: root.get("description").str(),

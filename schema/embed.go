@@ -6,9 +6,11 @@ package schema
 
 import "embed"
 
-// FS holds the schema files, named as in this directory (e.g. "events.json").
+// FS holds the schema files, named as in this directory (e.g.
+// "events.json"), and the schema of the scripted provider's script files,
+// "script/script.json", which is not part of the wire.
 //
-//go:embed *.json
+//go:embed *.json script/*.json
 var FS embed.FS
 
 // BaseURL is the prefix of every schema file's `$id`.

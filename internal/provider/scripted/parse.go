@@ -26,7 +26,9 @@ func Load(path string) (*Script, error) {
 //
 //	script.json: turns[1].steps[0].tool_calls[0]: missing "name"
 //
-// The format is described in docs/providers.md.
+// The format is described in docs/providers.md; its JSON Schema is
+// schema/script/script.json, and a test holds Parse and it to the same
+// verdicts.
 func Parse(data []byte, name string) (*Script, error) {
 	root, err := strictjson.Parse(data, name)
 	if err != nil {

@@ -11,8 +11,8 @@ import (
 	"zot.dev/zot/internal/llm"
 )
 
-func TestParseFullFormat(t *testing.T) {
-	s := mustParse(t, `{"turns": [
+// fullScript uses every field of the format.
+const fullScript = `{"turns": [
 		{"steps": [
 			{"thinking": "hmm", "text": "héllo", "chunk": 16, "delay_ms": 5,
 			 "tool_calls": [
@@ -29,7 +29,10 @@ func TestParseFullFormat(t *testing.T) {
 			{"echo": true, "error": {"after_bytes": 3, "kind": "api_error"}},
 			{"cut_after": 4, "text": "abcdef"}
 		]}
-	]}`)
+	]}`
+
+func TestParseFullFormat(t *testing.T) {
+	s := mustParse(t, fullScript)
 	want := &Script{Turns: []Turn{
 		{Steps: []Step{
 			{
@@ -54,9 +57,10 @@ func TestParseFullFormat(t *testing.T) {
 	}
 }
 
-func TestParseErrors(t *testing.T) {
+// parseErrorCases are scripts Parse refuses, with the error it gives.
+func parseErrorCases() []struct{ name, text, want string } {
 	step := func(s string) string { return `{"turns":[{"steps":[{"text":"ok"}]},{"steps":[` + s + `]}]}` }
-	cases := []struct{ name, text, want string }{
+	return []struct{ name, text, want string }{
 		{"syntax", "{\"turns\": [\n  {\"steps\": [}]\n]}", "script.json:2:14: invalid JSON"},
 		{"not object", `[]`, "script.json: want an object, got an array"},
 		{"unknown top", `{"turns":[{"steps":[{}]}],"x":1}`, `script.json: unknown field "x"`},
@@ -94,7 +98,10 @@ func TestParseErrors(t *testing.T) {
 		{"cut and error", step(`{"cut_after":2,"error":{"status":500}}`), `script.json: turns[1].steps[0]: "cut_after" and "error" are exclusive`},
 		{"duplicate key", step(`{"text":"a","text":"b"}`), `script.json: turns[1].steps[0]: field "text" appears twice`},
 	}
-	for _, tc := range cases {
+}
+
+func TestParseErrors(t *testing.T) {
+	for _, tc := range parseErrorCases() {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := Parse([]byte(tc.text), "script.json")
 			if err == nil {
