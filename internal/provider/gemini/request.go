@@ -61,6 +61,14 @@ type functionResponse struct {
 	ID       string         `json:"id,omitempty"`
 	Name     string         `json:"name"`
 	Response resultResponse `json:"response"`
+	// Parts are media the result holds (Gemini 3 and later).
+	Parts []responsePart `json:"parts,omitempty"`
+}
+
+// responsePart is a FunctionResponsePart: media inside a function
+// response.
+type responsePart struct {
+	InlineData *inlineData `json:"inlineData"`
 }
 
 // resultResponse is a tool result as Gemini documents it: the output under
@@ -96,8 +104,8 @@ func buildRequest(req *llm.Request) ([]byte, error) {
 }
 
 // messageCaches keeps the encoded messages of the last request, one cache
-// for models that validate thought signatures and one for those that do
-// not, since the encoding of a model message differs between them.
+// for Gemini 3 and later and one for older models, since messages with
+// tool calls or tool results encode differently for them (see gemini3).
 type messageCaches [2]reqbody.MessageCache
 
 // buildRequestCached is buildRequest with the tool list's encoding (and
@@ -129,11 +137,11 @@ func buildRequestCached(req *llm.Request, tools *reqbody.ToolCache, msgs *messag
 	if err != nil {
 		return nil, fmt.Errorf("encoding json: %w", err)
 	}
-	signatures := signaturesRequired(req.Model)
+	current := gemini3(req.Model)
 	var cache *reqbody.MessageCache
 	if msgs != nil {
 		cache = &msgs[0]
-		if signatures {
+		if current {
 			cache = &msgs[1]
 		}
 	}
@@ -141,9 +149,9 @@ func buildRequestCached(req *llm.Request, tools *reqbody.ToolCache, msgs *messag
 	frags, err := cache.Encode(transcript, func(m *llm.Message) ([]byte, error) {
 		var parts []wirePart
 		if m.Role == llm.RoleAssistant {
-			parts = modelParts(m.Content, signatures)
+			parts = modelParts(m.Content, current)
 		} else {
-			parts = userParts(m.Content)
+			parts = userParts(m.Content, current)
 		}
 		return reqbody.Fragment(parts)
 	})
@@ -183,10 +191,11 @@ func encodeTools(list []llm.ToolSpec) ([]byte, error) {
 	return b, nil
 }
 
-// signaturesRequired reports whether model validates the thought
-// signatures of function calls (Gemini 3 and later do; 1.x and 2.x do
-// not).
-func signaturesRequired(model string) bool {
+// gemini3 reports whether model is of Gemini 3 or later, or an id zot
+// cannot place, which it takes as current. Such models validate the
+// thought signatures of function calls and take the images of a tool
+// result inside its function response; 1.x and 2.x do neither.
+func gemini3(model string) bool {
 	model = strings.TrimPrefix(model, "models/")
 	return !strings.HasPrefix(model, "gemini-1") && !strings.HasPrefix(model, "gemini-2")
 }
@@ -285,10 +294,11 @@ func modelParts(blocks []llm.Block, signatures bool) []wirePart {
 	return parts
 }
 
-// userParts converts a prompt or a batch of tool results. Function
-// responses carry text only, so the images of results follow them, each
-// group introduced by the call it belongs to.
-func userParts(blocks []llm.Block) []wirePart {
+// userParts converts a prompt or a batch of tool results. With inline
+// (Gemini 3 and later) the images of a result go inside its function
+// response. Older models take text only there, so the images of results
+// follow the responses, each group introduced by the call it belongs to.
+func userParts(blocks []llm.Block, inline bool) []wirePart {
 	var parts, images []wirePart
 	for _, b := range blocks {
 		switch b := b.(type) {
@@ -299,21 +309,31 @@ func userParts(blocks []llm.Block) []wirePart {
 		case *llm.ImageBlock:
 			parts = append(parts, imagePart(b))
 		case *llm.ToolResultBlock:
-			resp, own := toolResult(b)
-			parts = append(parts, wirePart{FunctionResponse: &functionResponse{ID: wireID(b.CallID), Name: b.Name, Response: resp}})
-			if len(own) > 0 {
+			resp, own := toolResult(b, inline)
+			fr := &functionResponse{ID: wireID(b.CallID), Name: b.Name, Response: resp}
+			parts = append(parts, wirePart{FunctionResponse: fr})
+			switch {
+			case len(own) == 0:
+			case inline:
+				for _, img := range own {
+					fr.Parts = append(fr.Parts, responsePart{InlineData: &inlineData{MimeType: img.MIME, Data: img.Data}})
+				}
+			default:
 				images = append(images, wirePart{Text: fmt.Sprintf("Image output of tool call %s (%s):", b.CallID, b.Name)})
-				images = append(images, own...)
+				for _, img := range own {
+					images = append(images, imagePart(img))
+				}
 			}
 		}
 	}
 	return append(parts, images...)
 }
 
-// toolResult returns the response of a tool result and its images.
-func toolResult(r *llm.ToolResultBlock) (resultResponse, []wirePart) {
+// toolResult returns the response of a tool result and its images; inline
+// says whether the images travel inside the response or after it.
+func toolResult(r *llm.ToolResultBlock, inline bool) (resultResponse, []*llm.ImageBlock) {
 	var texts []string
-	var images []wirePart
+	var images []*llm.ImageBlock
 	for _, c := range r.Content {
 		switch c := c.(type) {
 		case *llm.TextBlock:
@@ -321,11 +341,13 @@ func toolResult(r *llm.ToolResultBlock) (resultResponse, []wirePart) {
 				texts = append(texts, c.Text)
 			}
 		case *llm.ImageBlock:
-			images = append(images, imagePart(c))
+			images = append(images, c)
 		}
 	}
 	text := strings.Join(texts, "\n")
 	switch {
+	case text == "" && len(images) > 0 && inline:
+		text = "(the result is the attached image)"
 	case text == "" && len(images) > 0:
 		text = "(the result is the image that follows)"
 	case text == "":

@@ -199,7 +199,7 @@ func TestRequestCachedMatchesFresh(t *testing.T) {
 		return buildRequestCached(req, &tools, &msgs)
 	}
 	reused := func(req *llm.Request) int {
-		if signaturesRequired(req.Model) {
+		if gemini3(req.Model) {
 			return msgs[1].Reused()
 		}
 		return msgs[0].Reused()
@@ -231,5 +231,52 @@ func TestResultNameFromCall(t *testing.T) {
 	}
 	if r := req.Messages[2].Content[0].(*llm.ToolResultBlock); r.Name != "" {
 		t.Errorf("the transcript was changed: result name %q", r.Name)
+	}
+}
+
+// TestToolResultImages checks where the images of a tool result go:
+// inside its function response for Gemini 3 and later, after the
+// responses, introduced by their call, for 2.x.
+func TestToolResultImages(t *testing.T) {
+	result := func(model string) []json.RawMessage {
+		req := &llm.Request{Model: model, Messages: []llm.Message{
+			{Role: llm.RoleUser, Content: []llm.Block{&llm.TextBlock{Text: "look"}}},
+			{Role: llm.RoleAssistant, Content: []llm.Block{&llm.ToolCallBlock{ID: "c1", Name: "read", Args: json.RawMessage(`{}`)}}},
+			{Role: llm.RoleTool, Content: []llm.Block{&llm.ToolResultBlock{CallID: "c1", Name: "read", Content: []llm.Block{
+				&llm.ImageBlock{MIME: "image/png", Data: []byte{0x89, 'P', 'N', 'G'}},
+			}}}},
+		}}
+		body, err := buildRequest(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var w struct {
+			Contents []struct {
+				Parts []json.RawMessage `json:"parts"`
+			} `json:"contents"`
+		}
+		if err := json.Unmarshal(body, &w); err != nil {
+			t.Fatal(err)
+		}
+		return w.Contents[2].Parts
+	}
+	got := result("gemini-3.8-flash")
+	want := `{"functionResponse":{"id":"c1","name":"read","response":{"output":"(the result is the attached image)"},"parts":[{"inlineData":{"mimeType":"image/png","data":"iVBORw=="}}]}}`
+	if len(got) != 1 || string(got[0]) != want {
+		t.Errorf("gemini 3 parts:\n%s\nwant\n%s", got, want)
+	}
+	got = result("gemini-2.5-pro")
+	wantOld := []string{
+		`{"functionResponse":{"id":"c1","name":"read","response":{"output":"(the result is the image that follows)"}}}`,
+		`{"text":"Image output of tool call c1 (read):"}`,
+		`{"inlineData":{"mimeType":"image/png","data":"iVBORw=="}}`,
+	}
+	if len(got) != len(wantOld) {
+		t.Fatalf("gemini 2.5 parts: %s", got)
+	}
+	for i := range got {
+		if string(got[i]) != wantOld[i] {
+			t.Errorf("gemini 2.5 part %d: %s, want %s", i, got[i], wantOld[i])
+		}
 	}
 }
