@@ -22,6 +22,7 @@ type item struct {
 	// reasoning_text part seen, -1 before the first.
 	summary   int
 	rawPart   int
+	thought   bool // a thinking delta of this item was reported
 	encrypted string
 	callID    string
 	name      string
@@ -90,29 +91,34 @@ func (a *assembler) text(it *item, kind llm.EventKind, s string) {
 // summaryDelta appends reasoning summary text. Summary parts are
 // separated by a blank line, reported like the text.
 func (a *assembler) summaryDelta(it *item, index int, s string) {
-	a.partDelta(&it.text, &it.summary, index, s)
+	a.partDelta(it, &it.text, &it.summary, index, s)
 }
 
 // rawDelta appends the model's own reasoning text, its parts separated
 // like summary parts.
 func (a *assembler) rawDelta(it *item, index int, s string) {
-	a.partDelta(&it.raw, &it.rawPart, index, s)
+	a.partDelta(it, &it.raw, &it.rawPart, index, s)
 }
 
-// partDelta appends s, a piece of part index, to b, starting a new part
-// with a blank line; *last is the index of the part b ends with.
-func (a *assembler) partDelta(b *strings.Builder, last *int, index int, s string) {
+// partDelta appends s, a piece of part index, to b; *last is the index of
+// the part b ends with. A new part starts with a blank line, in b when b
+// has text and in the reported thinking when the item reported any (a
+// server may send both a summary and the raw reasoning).
+func (a *assembler) partDelta(it *item, b *strings.Builder, last *int, index int, s string) {
 	if s == "" {
 		return
 	}
 	if index != *last {
-		if *last >= 0 && b.Len() > 0 {
+		if b.Len() > 0 {
 			b.WriteString("\n\n")
+		}
+		if it.thought {
 			a.emit(llm.Event{Kind: llm.EventThinkingDelta, Text: "\n\n"})
 		}
 		*last = index
 	}
 	b.WriteString(s)
+	it.thought = true
 	a.emit(llm.Event{Kind: llm.EventThinkingDelta, Text: s})
 }
 

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"reflect"
+	"strings"
 	"testing"
 
 	"zot.dev/zot/internal/llm"
@@ -223,6 +224,38 @@ func TestItemFoundByIDWithoutIndex(t *testing.T) {
 	}
 	if resp := a.response(); resp.Message.Text() != "hi" || !a.done {
 		t.Fatalf("response = %s", providertest.Dump(resp.Message.Content))
+	}
+}
+
+// TestRawReasoningAndSummary covers an item with both raw reasoning and a
+// summary: the thinking shown keeps them apart with a blank line, and the
+// block keeps the summary, which is what goes back as summary_text.
+func TestRawReasoningAndSummary(t *testing.T) {
+	rec := &providertest.Recorder{}
+	a := newAssembler("openai-responses", rec.Sink)
+	for _, data := range []string{
+		`{"type":"response.output_item.added","output_index":0,"item":{"id":"rs_1","type":"reasoning"}}`,
+		`{"type":"response.reasoning_text.delta","output_index":0,"content_index":0,"delta":"raw"}`,
+		`{"type":"response.reasoning_summary_text.delta","output_index":0,"summary_index":0,"delta":"sum"}`,
+		`{"type":"response.reasoning_summary_text.delta","output_index":0,"summary_index":1,"delta":"more"}`,
+		`{"type":"response.completed","response":{"status":"completed"}}`,
+	} {
+		if err := a.handle(transport.Event{Name: "message", Data: []byte(data)}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var shown strings.Builder
+	for _, e := range rec.Events {
+		if e.Kind == llm.EventThinkingDelta {
+			shown.WriteString(e.Text)
+		}
+	}
+	if shown.String() != "raw\n\nsum\n\nmore" {
+		t.Errorf("thinking shown %q", shown.String())
+	}
+	want := &llm.ThinkingBlock{Provider: "openai-responses", Text: "sum\n\nmore", ID: "rs_1"}
+	if got := a.response().Message.Content; len(got) != 1 || !reflect.DeepEqual(got[0], want) {
+		t.Errorf("content = %s", providertest.Dump(got))
 	}
 }
 
