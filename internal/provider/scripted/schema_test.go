@@ -5,12 +5,11 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
-	"sync"
 	"testing"
 
-	"github.com/santhosh-tekuri/jsonschema/v6"
-
 	"zot.dev/zot/schema"
+	"zot.dev/zot/sdk/wire"
+	"zot.dev/zot/sdk/wire/schemacheck"
 )
 
 // The script format has a JSON Schema, schema/script/script.json, from
@@ -19,37 +18,15 @@ import (
 // drift. The one rule the schema cannot state, that a key may not appear
 // twice in an object, is left out of the comparison.
 
-const scriptSchemaURL = schema.BaseURL + "script/script.json"
-
-var scriptSchema = sync.OnceValues(func() (*jsonschema.Schema, error) {
-	data, err := schema.FS.ReadFile("script/script.json")
-	if err != nil {
-		return nil, err
-	}
-	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(data))
-	if err != nil {
-		return nil, err
-	}
-	c := jsonschema.NewCompiler()
-	c.DefaultDraft(jsonschema.Draft2020)
-	if err := c.AddResource(scriptSchemaURL, doc); err != nil {
-		return nil, err
-	}
-	return c.Compile(scriptSchemaURL)
-})
-
 // schemaAccepts reports whether data is valid under the script schema.
 func schemaAccepts(t testing.TB, data []byte) bool {
 	t.Helper()
-	s, err := scriptSchema()
-	if err != nil {
-		t.Fatalf("compiling the script schema: %v", err)
+	err := schemacheck.ValidateScript(data)
+	var ve *wire.ValidationError
+	if err != nil && !errors.As(err, &ve) {
+		t.Fatalf("checking against the script schema: %v", err)
 	}
-	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(data))
-	if err != nil {
-		return false
-	}
-	return s.Validate(doc) == nil
+	return err == nil
 }
 
 // comparable reports whether both verdicts are meaningful for data: it
@@ -126,16 +103,8 @@ func agreementCorpus(t testing.TB) (valid, invalid [][]byte) {
 		invalid = append(invalid, []byte(tc.text))
 	}
 	step := func(s string) []byte { return []byte(`{"turns":[{"steps":[` + s + `]}]}`) }
-	data, err := schema.FS.ReadFile("script/script.json")
+	examples, err := schema.Examples("script/script.json")
 	if err != nil {
-		t.Fatal(err)
-	}
-	var doc struct {
-		Defs map[string]struct {
-			Examples []json.RawMessage `json:"examples"`
-		} `json:"$defs"`
-	}
-	if err := json.Unmarshal(data, &doc); err != nil {
 		t.Fatal(err)
 	}
 	wrap := map[string]func(string) []byte{
@@ -146,12 +115,12 @@ func agreementCorpus(t testing.TB) (valid, invalid [][]byte) {
 		"ScriptUsage":    func(s string) []byte { return step(`{"usage":` + s + `}`) },
 		"ScriptFailure":  func(s string) []byte { return step(`{"error":` + s + `}`) },
 	}
-	for name, d := range doc.Defs {
+	for name, exs := range examples {
 		w, ok := wrap[name]
 		if !ok {
 			t.Fatalf("no way to place an example of %s in a script", name)
 		}
-		for _, ex := range d.Examples {
+		for _, ex := range exs {
 			valid = append(valid, w(string(ex)))
 		}
 	}

@@ -15,17 +15,12 @@ func samples(t testing.TB) []string {
 	names, _ := fs.Glob(schema.FS, "*.json")
 	var out []string
 	for _, n := range names {
-		data, _ := schema.FS.ReadFile(n)
-		var doc struct {
-			Defs map[string]struct {
-				Examples []json.RawMessage `json:"examples"`
-			} `json:"$defs"`
-		}
-		if err := json.Unmarshal(data, &doc); err != nil {
+		examples, err := schema.Examples(n)
+		if err != nil {
 			t.Fatal(err)
 		}
-		for _, d := range doc.Defs {
-			for _, e := range d.Examples {
+		for _, exs := range examples {
+			for _, e := range exs {
 				out = append(out, string(e))
 			}
 		}

@@ -1,6 +1,7 @@
-// Package schemacheck validates zot protocol messages with a complete JSON
-// Schema (draft 2020-12) validator, github.com/santhosh-tekuri/jsonschema/v6,
-// compiled once from the embedded schema files.
+// Package schemacheck validates zot protocol messages (and the scripted
+// provider's script files) with a complete JSON Schema (draft 2020-12)
+// validator, github.com/santhosh-tekuri/jsonschema/v6, compiled once from
+// the embedded schema files.
 //
 // The runtime itself validates with the checks package wire generates from
 // the same schema, which need no schema engine at start-up (loading this
@@ -36,7 +37,11 @@ var compiler = sync.OnceValues(func() (*jsonschema.Compiler, error) {
 	if err != nil {
 		return nil, err
 	}
-	for _, n := range names {
+	scripts, err := fs.Glob(schema.FS, "script/*.json")
+	if err != nil {
+		return nil, err
+	}
+	for _, n := range append(names, scripts...) {
 		data, err := schema.FS.ReadFile(n)
 		if err != nil {
 			return nil, err
@@ -62,9 +67,14 @@ func schemaOf(def string) (*jsonschema.Schema, error) {
 	if !ok {
 		return nil, fmt.Errorf("no schema definition %q", def)
 	}
+	return compile(def, ref)
+}
+
+// compile compiles ref once, keeping it under key.
+func compile(key, ref string) (*jsonschema.Schema, error) {
 	mu.Lock()
 	defer mu.Unlock()
-	if s, ok := compiled[def]; ok {
+	if s, ok := compiled[key]; ok {
 		return s, nil
 	}
 	c, err := compiler()
@@ -75,7 +85,7 @@ func schemaOf(def string) (*jsonschema.Schema, error) {
 	if err != nil {
 		return nil, fmt.Errorf("compiling %s: %w", ref, err)
 	}
-	compiled[def] = s
+	compiled[key] = s
 	return s, nil
 }
 
@@ -88,6 +98,21 @@ func ValidateDef(def string, data []byte) error {
 	if err != nil {
 		return err
 	}
+	return validate(s, def, data)
+}
+
+// ValidateScript checks a script file of the scripted provider against
+// schema/script/script.json. A failure is a *wire.ValidationError.
+func ValidateScript(data []byte) error {
+	s, err := compile("script/script.json", schema.BaseURL+"script/script.json")
+	if err != nil {
+		return err
+	}
+	return validate(s, "Script", data)
+}
+
+// validate checks data against s, naming def in the failure.
+func validate(s *jsonschema.Schema, def string, data []byte) error {
 	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(data))
 	if err != nil {
 		return &wire.ValidationError{Def: def, Problems: []string{"invalid JSON: " + err.Error()}}
