@@ -50,7 +50,7 @@ type Server struct {
 	queue   []*job // waiting, in order
 	current *job   // running, from dequeue until its done is queued
 	// dropped were taken out of the queue by an abort; the worker ends
-	// them after the running job.
+	// them, in send order, before any job sent after them runs.
 	dropped  []*job
 	sent     int // jobs numbered so far
 	wake     chan struct{}

@@ -316,7 +316,7 @@ func userParts(blocks []llm.Block, inline bool) []wirePart {
 			case len(own) == 0:
 			case inline:
 				for _, img := range own {
-					fr.Parts = append(fr.Parts, responsePart{InlineData: &inlineData{MimeType: img.MIME, Data: img.Data}})
+					fr.Parts = append(fr.Parts, responsePart{InlineData: inlineOf(img)})
 				}
 			default:
 				images = append(images, wirePart{Text: fmt.Sprintf("Image output of tool call %s (%s):", b.CallID, b.Name)})
@@ -360,5 +360,10 @@ func toolResult(r *llm.ToolResultBlock, inline bool) (resultResponse, []*llm.Ima
 }
 
 func imagePart(b *llm.ImageBlock) wirePart {
-	return wirePart{InlineData: &inlineData{MimeType: b.MIME, Data: b.Data}}
+	return wirePart{InlineData: inlineOf(b)}
+}
+
+// inlineOf is an image's bytes as Gemini takes them.
+func inlineOf(b *llm.ImageBlock) *inlineData {
+	return &inlineData{MimeType: b.MIME, Data: b.Data}
 }

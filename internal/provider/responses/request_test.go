@@ -68,14 +68,14 @@ func TestRequestGolden(t *testing.T) {
 	providertest.GoldenRequest(t, srv.Requests()[0].Body, *update)
 }
 
-// TestReasoningRoundTrip feeds a streamed response back as the next
-// request's transcript: the reasoning item goes back with its id,
-// summary and encrypted content, before the output it led to.
-func TestReasoningRoundTrip(t *testing.T) {
-	srv := providertest.NewServer(t, providertest.Reply{File: "reasoning_tools.sse"})
+// nextRequest streams the response in file and returns the body of the
+// request that would follow it, with that response in its transcript.
+func nextRequest(t *testing.T, file string, reasoningModel bool) []byte {
+	t.Helper()
+	srv := providertest.NewServer(t, providertest.Reply{File: file})
 	p := testProvider(srv.Server, &providertest.Sleeps{})
 	req := simpleRequest()
-	req.ReasoningModel = true
+	req.ReasoningModel = reasoningModel
 	resp, err := p.Stream(providertest.HangGuard(t), req, (&providertest.Recorder{}).Sink)
 	if err != nil {
 		t.Fatal(err)
@@ -85,10 +85,17 @@ func TestReasoningRoundTrip(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	return body
+}
+
+// TestReasoningRoundTrip feeds a streamed response back as the next
+// request's transcript: the reasoning item goes back with its id,
+// summary and encrypted content, before the output it led to.
+func TestReasoningRoundTrip(t *testing.T) {
 	var w struct {
 		Input []map[string]any `json:"input"`
 	}
-	if err := json.Unmarshal(body, &w); err != nil {
+	if err := json.Unmarshal(nextRequest(t, "reasoning_tools.sse", true), &w); err != nil {
 		t.Fatal(err)
 	}
 	var types []string
@@ -113,18 +120,7 @@ func TestReasoningRoundTrip(t *testing.T) {
 // item's reasoning_text content, never as a summary the model did not
 // write.
 func TestRawReasoningRoundTrip(t *testing.T) {
-	srv := providertest.NewServer(t, providertest.Reply{File: "reasoning_raw.sse"})
-	p := testProvider(srv.Server, &providertest.Sleeps{})
-	req := simpleRequest()
-	resp, err := p.Stream(providertest.HangGuard(t), req, (&providertest.Recorder{}).Sink)
-	if err != nil {
-		t.Fatal(err)
-	}
-	req.Messages = append(req.Messages, resp.Message)
-	body, err := buildRequest(req, p.Name())
-	if err != nil {
-		t.Fatal(err)
-	}
+	body := nextRequest(t, "reasoning_raw.sse", false)
 	var w struct {
 		Input []json.RawMessage `json:"input"`
 	}
