@@ -12,12 +12,20 @@
 // # Concurrency
 //
 // Prompt, Compact, Clear, SetModel and SetTranscript change the agent and
-// must not overlap: the caller serialises them (queues them, or refuses
-// with its own busy error). The agent guards against a caller that does
-// not with an internal busy flag: an overlapping call returns [ErrBusy]
-// at once and changes nothing. The read-only methods (Messages,
-// Transcript, MessageCount, Model, Usage, Busy) may be called at any time,
-// from any goroutine, also while a prompt runs.
+// must not overlap: the caller serialises them. In zot that caller is the
+// engine's Session, which holds the one busy state (its run queue). The
+// read-only methods (Messages, Transcript, MessageCount, Model, Usage) may
+// be called at any time, from any goroutine, also while a prompt runs, and
+// so may the tool set's and the interceptor chain's methods.
+//
+// # Seams
+//
+// The tool set ([ToolSet]) is read at every step, so tools added or
+// removed between steps (by extensions, MCP servers) reach the next model
+// call. The interceptor chain ([Chain]) can block a step, block or rewrite
+// a tool call, and block or re-word an assistant message before clients
+// see it. Events go to the emit function each call is given; whoever
+// gives it may fan them out further.
 //
 // # The transcript stays valid
 //
@@ -60,11 +68,16 @@ type Config struct {
 	// Model is the model to call; its ID is required. Its context window
 	// drives auto-compaction and its prices the cost.
 	Model models.Model
-	// Tools are the tools the model may call; names must be unique.
+	// Tools are the built-in tools the model may call; names must be
+	// unique. Ignored when ToolSet is set.
 	Tools []tools.Tool
+	// ToolSet, when set, is the tool set the agent reads at every step;
+	// nil means a new set holding Tools.
+	ToolSet *ToolSet
 	// System returns the system prompt. It is called before every model
-	// call, so a prompt that shows the date is never stale. nil means
-	// zot's default prompt for Tools and the process's working directory.
+	// call, so a prompt that shows the date (or a tool set that changed)
+	// is never stale. nil means zot's default prompt for the initial tools
+	// and the process's working directory.
 	System func() string
 	// MaxSteps bounds the model calls of one prompt; 0 means
 	// DefaultMaxSteps.
@@ -74,8 +87,9 @@ type Config struct {
 	MaxTokens int
 	// Reasoning is the reasoning effort: "", "low", "medium" or "high".
 	Reasoning string
-	// Hooks watch and steer the loop.
-	Hooks Hooks
+	// Interceptors, when set, is the chain that steers the loop; nil means
+	// an empty chain (see Agent.Interceptors).
+	Interceptors *Chain
 	// AutoCompactOff turns automatic compaction off.
 	AutoCompactOff bool
 	// CompactThreshold is the share of the model's context window above
@@ -94,14 +108,12 @@ type Config struct {
 // which methods may overlap.
 type Agent struct {
 	provider  llm.Provider
-	tools     []tools.Tool
-	toolIndex map[string]tools.Tool
-	specs     []llm.ToolSpec
+	toolset   *ToolSet
+	chain     *Chain
 	system    func() string
 	maxSteps  int
 	maxTokens int
 	reasoning string
-	hooks     Hooks
 	autoOff   bool
 	threshold float64
 	keepTail  int
@@ -110,7 +122,6 @@ type Agent struct {
 	meter models.Meter
 
 	mu      sync.Mutex
-	busy    bool
 	model   models.Model
 	msgs    []llm.Message
 	context int // context size reported by the last model call, in tokens
@@ -140,31 +151,30 @@ func New(cfg Config) (*Agent, error) {
 	}
 	a := &Agent{
 		provider:  cfg.Provider,
-		tools:     slices.Clone(cfg.Tools),
-		toolIndex: make(map[string]tools.Tool, len(cfg.Tools)),
+		toolset:   cfg.ToolSet,
+		chain:     cfg.Interceptors,
 		system:    cfg.System,
 		maxSteps:  cfg.MaxSteps,
 		maxTokens: cfg.MaxTokens,
 		reasoning: cfg.Reasoning,
-		hooks:     cfg.Hooks,
 		autoOff:   cfg.AutoCompactOff,
 		threshold: cfg.CompactThreshold,
 		keepTail:  cfg.KeepTail,
 		now:       cfg.Now,
 		model:     cfg.Model,
 	}
-	for _, t := range a.tools {
-		if t == nil {
-			return nil, errors.New("agent: nil tool")
+	if a.toolset == nil {
+		ts, err := NewToolSet(cfg.Tools, nil)
+		if err != nil {
+			return nil, err
 		}
-		if _, dup := a.toolIndex[t.Name()]; dup {
-			return nil, fmt.Errorf("agent: two tools are named %q", t.Name())
-		}
-		a.toolIndex[t.Name()] = t
-		a.specs = append(a.specs, llm.ToolSpec{Name: t.Name(), Description: t.Description(), Schema: t.Schema()})
+		a.toolset = ts
+	}
+	if a.chain == nil {
+		a.chain = new(Chain)
 	}
 	if a.system == nil {
-		a.system = sysprompt.Builder(sysprompt.Options{Tools: a.tools, Now: cfg.Now})
+		a.system = sysprompt.Builder(sysprompt.Options{Tools: a.toolset.View().Tools(), Now: cfg.Now})
 	}
 	if a.maxSteps == 0 {
 		a.maxSteps = DefaultMaxSteps
@@ -181,30 +191,11 @@ func New(cfg Config) (*Agent, error) {
 	return a, nil
 }
 
-// acquire marks the agent busy, or returns ErrBusy when it already is.
-func (a *Agent) acquire() error {
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	if a.busy {
-		return ErrBusy
-	}
-	a.busy = true
-	return nil
-}
+// Tools returns the agent's tool set.
+func (a *Agent) Tools() *ToolSet { return a.toolset }
 
-// release clears the busy mark.
-func (a *Agent) release() {
-	a.mu.Lock()
-	a.busy = false
-	a.mu.Unlock()
-}
-
-// Busy reports whether a prompt, compaction or change is running.
-func (a *Agent) Busy() bool {
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	return a.busy
-}
+// Interceptors returns the agent's interceptor chain.
+func (a *Agent) Interceptors() *Chain { return a.chain }
 
 // timeNow returns the current time in UTC, to the millisecond (the
 // precision the wire reports).
@@ -252,13 +243,8 @@ func (a *Agent) Model() models.Model {
 // last Clear, compaction calls included.
 func (a *Agent) Usage() wire.Usage { return wireUsage(a.meter.Total()) }
 
-// Clear empties the transcript and resets the cumulative usage. It
-// returns ErrBusy while a prompt or compaction runs.
+// Clear empties the transcript and resets the cumulative usage.
 func (a *Agent) Clear() error {
-	if err := a.acquire(); err != nil {
-		return err
-	}
-	defer a.release()
 	a.mu.Lock()
 	a.msgs = nil
 	a.context = 0
@@ -268,16 +254,11 @@ func (a *Agent) Clear() error {
 }
 
 // SetModel switches the model used from the next model call on. The
-// provider stays the same. It returns ErrBusy while a prompt or
-// compaction runs.
+// provider stays the same.
 func (a *Agent) SetModel(m models.Model) error {
 	if m.ID == "" {
 		return errors.New("agent: no model id")
 	}
-	if err := a.acquire(); err != nil {
-		return err
-	}
-	defer a.release()
 	a.mu.Lock()
 	a.model = m
 	a.mu.Unlock()
@@ -286,16 +267,11 @@ func (a *Agent) SetModel(m models.Model) error {
 
 // SetTranscript replaces the transcript, for example with one restored
 // from a session file. It is refused when msgs is not a valid transcript
-// (see Validate), and with ErrBusy while a prompt or compaction runs.
-// Messages without a time get the current time.
+// (see Validate). Messages without a time get the current time.
 func (a *Agent) SetTranscript(msgs []llm.Message) error {
 	if err := Validate(msgs); err != nil {
 		return fmt.Errorf("agent: %w", err)
 	}
-	if err := a.acquire(); err != nil {
-		return err
-	}
-	defer a.release()
 	msgs = slices.Clone(msgs)
 	now := a.timeNow()
 	for i := range msgs {

@@ -106,10 +106,10 @@ func withRawArgs(meta map[string]string, raw map[*llm.ToolCallBlock]string) map[
 	return out
 }
 
-// blockReason is the reason a hook gave, or a stock one.
+// blockReason is the reason an interceptor gave, or a stock one.
 func blockReason(reason string) string {
 	if reason == "" {
-		return "blocked by a hook"
+		return "blocked by an interceptor"
 	}
 	return oneLine(reason)
 }

@@ -19,12 +19,8 @@ import (
 // turn_end{stop:"aborted"}, as a prompt does), an *Error with code
 // invalid_params when there is nothing to compact (the transcript is no
 // longer than the kept tail), an *Error with code provider_error when a
-// summarising call failed, and ErrBusy while a prompt or compaction runs.
+// summarising call failed.
 func (a *Agent) Compact(ctx context.Context, instructions string, emit func(wire.Event)) error {
-	if err := a.acquire(); err != nil {
-		return err
-	}
-	defer a.release()
 	return a.newRun(ctx, emit).compact(instructions)
 }
 

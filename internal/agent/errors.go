@@ -14,8 +14,8 @@ import (
 // example) is reachable through errors.As/Is as well.
 type Error struct {
 	// Code is the wire error code: wire.CodeProviderError,
-	// wire.CodeMaxSteps, wire.CodeBusy, wire.CodeInvalidParams,
-	// wire.CodeBlocked (a hook refused) or wire.CodeInternal.
+	// wire.CodeMaxSteps, wire.CodeInvalidParams, wire.CodeBlocked (an
+	// interceptor refused) or wire.CodeInternal.
 	Code wire.ErrorCode
 	// Msg says what went wrong, on one line.
 	Msg string
@@ -36,11 +36,6 @@ func (e *Error) Error() string {
 
 // Unwrap returns the cause.
 func (e *Error) Unwrap() error { return e.Err }
-
-// ErrBusy is returned by Prompt, Compact, Clear, SetModel and SetTranscript
-// while another of them runs. The caller is meant to serialise these
-// calls; ErrBusy reports a caller that did not, instead of a data race.
-var ErrBusy = &Error{Code: wire.CodeBusy, Msg: "the agent is busy: a prompt or compaction is running"}
 
 // ErrAborted is what errors.Is matches for any error that reports an
 // abort. Such an error also matches the context's own error

@@ -213,71 +213,6 @@ func TestEmptyPrompt(t *testing.T) {
 	}
 }
 
-func TestBusy(t *testing.T) {
-	entered := make(chan struct{})
-	release := make(chan struct{})
-	p := providerFunc(func(ctx context.Context, req *llm.Request, sink llm.Sink) (*llm.Response, error) {
-		close(entered)
-		select {
-		case <-release:
-		case <-ctx.Done():
-			return nil, ctx.Err()
-		}
-		return answer(sink, "done", llm.Usage{Input: 1, Output: 1}), nil
-	})
-	a := newAgent(t, p, nil)
-	done := make(chan error, 1)
-	go func() { done <- a.Prompt(context.Background(), "first", nil, nil) }()
-	select {
-	case <-entered:
-	case <-time.After(hangGuard):
-		t.Fatal("the first prompt did not reach the provider")
-	}
-	if !a.Busy() {
-		t.Error("Busy() = false while a prompt runs")
-	}
-	if err := a.Prompt(context.Background(), "second", nil, nil); err != ErrBusy {
-		t.Errorf("overlapping Prompt: %v", err)
-	}
-	if err := a.Compact(context.Background(), "", nil); err != ErrBusy {
-		t.Errorf("overlapping Compact: %v", err)
-	}
-	if err := a.Clear(); err != ErrBusy {
-		t.Errorf("Clear while busy: %v", err)
-	}
-	if err := a.SetModel(scriptedModel()); err != ErrBusy {
-		t.Errorf("SetModel while busy: %v", err)
-	}
-	if err := a.SetTranscript(nil); err != ErrBusy {
-		t.Errorf("SetTranscript while busy: %v", err)
-	}
-	var ae *Error
-	if !errors.As(ErrBusy, &ae) || ae.Code != wire.CodeBusy {
-		t.Error("ErrBusy carries no busy code")
-	}
-	// The read-only methods answer while the prompt runs.
-	if n := a.MessageCount(); n != 1 {
-		t.Errorf("MessageCount while running = %d", n)
-	}
-	_ = a.Messages()
-	_ = a.Usage()
-	close(release)
-	select {
-	case err := <-done:
-		if err != nil {
-			t.Fatalf("first prompt: %v", err)
-		}
-	case <-time.After(hangGuard):
-		t.Fatal("the first prompt did not end")
-	}
-	if a.Busy() {
-		t.Error("still busy after the prompt")
-	}
-	if err := a.Clear(); err != nil || a.MessageCount() != 0 || a.Usage() != (wire.Usage{}) {
-		t.Errorf("Clear: err %v, %d messages, usage %+v", err, a.MessageCount(), a.Usage())
-	}
-}
-
 // TestReadersDuringPrompt reads the agent from other goroutines while
 // prompts with tools run (for the race detector).
 func TestReadersDuringPrompt(t *testing.T) {
@@ -303,7 +238,6 @@ func TestReadersDuringPrompt(t *testing.T) {
 				_ = a.Usage()
 				_ = a.Model()
 				_ = a.MessageCount()
-				_ = a.Busy()
 			}
 		}()
 	}

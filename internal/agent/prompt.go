@@ -2,7 +2,6 @@ package agent
 
 import (
 	"context"
-	"errors"
 	"fmt"
 
 	"zot.dev/zot/internal/llm"
@@ -32,8 +31,7 @@ import (
 // failure is an *Error: a provider failure (code provider_error, after
 // turn_end{stop:"error"}), the step limit (code max_steps, after the last
 // step's tool results), a hook blocking a step (after turn_end{stop:
-// "error"}), an empty prompt (invalid_params, nothing emitted) or ErrBusy
-// (nothing emitted). The caller writes the error event (not for an abort)
+// "error"}) or an empty prompt (invalid_params, nothing emitted). The caller writes the error event (not for an abort)
 // and the done event.
 //
 // A prompt that ends in failure or abort before any assistant message of
@@ -44,11 +42,6 @@ func (a *Agent) Prompt(ctx context.Context, text string, images []llm.ImageBlock
 	if text == "" && len(images) == 0 {
 		return &Error{Code: wire.CodeInvalidParams, Msg: "empty prompt: give text or an image"}
 	}
-	if err := a.acquire(); err != nil {
-		return err
-	}
-	defer a.release()
-
 	msg := llm.Message{Role: llm.RoleUser, Time: a.timeNow()}
 	if text != "" {
 		msg.Content = append(msg.Content, &llm.TextBlock{Text: text})
@@ -97,7 +90,7 @@ func (p *promptRun) loop() error {
 			return p.finish(nil)
 		}
 		p.turnEnd(wire.StopToolUse, "")
-		p.runTools(res.calls)
+		p.runTools(res.calls, res.tools)
 		if p.ctx.Err() != nil {
 			return p.abort()
 		}
@@ -110,26 +103,23 @@ func (p *promptRun) loop() error {
 	}
 }
 
-// beforeTurn runs the BeforeTurn hook. When it blocks the step, or ctx
-// ended meanwhile, the step ends here and the error is returned.
+// beforeTurn runs the chain's BeforeTurn interceptors. When one blocks
+// the step, or ctx ended meanwhile, the step ends here and the error is
+// returned.
 func (p *promptRun) beforeTurn(step int) error {
-	hook := p.a.hooks.BeforeTurn
-	if hook == nil {
+	if p.a.chain.Len() == 0 {
 		return nil
 	}
-	err := hook(p.ctx, step)
+	v := p.a.chain.beforeTurn(p.ctx, step)
 	if p.ctx.Err() != nil {
 		return p.abort()
 	}
-	if err == nil {
+	if !v.Block {
 		return nil
 	}
-	var ae *Error
-	if !errors.As(err, &ae) {
-		ae = &Error{Code: wire.CodeBlocked, Msg: "turn blocked: " + oneLine(err.Error()), Err: err}
-	}
-	p.turnEnd(wire.StopError, ae.Error())
-	return ae
+	e := &Error{Code: wire.CodeBlocked, Msg: "turn blocked: " + blockReason(v.Reason)}
+	p.turnEnd(wire.StopError, e.Msg)
+	return e
 }
 
 // finish runs automatic compaction after the prompt's last step, when it

@@ -1,6 +1,7 @@
 package agent
 
 import (
+	"context"
 	"fmt"
 	"strings"
 	"sync"
@@ -13,6 +14,7 @@ import (
 type stepResult struct {
 	stop  wire.StopReason // end_turn or length when calls is empty
 	calls []*llm.ToolCallBlock
+	tools *ToolView // the tools this step offered; its calls run against them
 }
 
 // call makes the model call of one step and emits its events up to the
@@ -21,11 +23,12 @@ type stepResult struct {
 func (p *promptRun) call(step int) (*stepResult, error) {
 	a := p.a
 	model := a.Model()
+	view := a.toolset.View()
 	req := &llm.Request{
 		Model:          model.ID,
 		System:         a.system(),
 		Messages:       a.snapshot(),
-		Tools:          a.specs,
+		Tools:          view.Specs(),
 		MaxTokens:      a.maxTokens,
 		Reasoning:      a.reasoning,
 		ReasoningModel: model.Reasoning,
@@ -76,8 +79,9 @@ func (p *promptRun) call(step int) (*stepResult, error) {
 	raw := c.rawArgs(calls)
 	fixCallIDs(calls, step)
 	msg.Meta = withRawArgs(msg.Meta, raw)
-	if hook := a.hooks.AfterAssistantMessage; hook != nil {
-		v := hook(p.ctx, &msg)
+	shown := msg.Content
+	if a.chain.Len() > 0 {
+		v := a.chain.afterMessage(p.ctx, msg)
 		if p.ctx.Err() != nil {
 			return nil, p.abort()
 		}
@@ -87,12 +91,11 @@ func (p *promptRun) call(step int) (*stepResult, error) {
 			return nil, e
 		}
 		if v.Text != nil {
-			msg.Content = replaceText(msg.Content, *v.Text)
+			shown = replaceText(msg.Content, *v.Text)
 		}
-		calls = msg.ToolCalls()
 	}
 	if hasText(msg.Content) || len(calls) > 0 {
-		p.keep(msg)
+		p.keep(msg, shown)
 		for _, tc := range calls {
 			p.emit(&wire.ToolCallEvent{ID: tc.ID, Name: tc.Name, Args: wireArgs(&msg, tc)})
 		}
@@ -101,7 +104,7 @@ func (p *promptRun) call(step int) (*stepResult, error) {
 	if resp.Stop == llm.StopLength {
 		stop = wire.StopLength
 	}
-	return &stepResult{stop: stop, calls: calls}, nil
+	return &stepResult{stop: stop, calls: calls, tools: view}, nil
 }
 
 // stream calls the provider, turning a panic in it into an error.
@@ -114,39 +117,42 @@ func (p *promptRun) stream(req *llm.Request, c *collector) (resp *llm.Response, 
 	return p.a.provider.Stream(p.ctx, req, c.sink)
 }
 
-// keep adds an assistant message to the transcript and emits it.
-func (p *promptRun) keep(msg llm.Message) {
+// keep adds an assistant message to the transcript and emits it as
+// assistant_message showing the shown content (the message's own, unless
+// an interceptor re-worded it).
+func (p *promptRun) keep(msg llm.Message, shown []llm.Block) {
 	msg.Time = p.a.timeNow()
 	p.a.appendMessage(msg)
 	p.kept = true
-	p.emit(&wire.AssistantMessageEvent{Content: wireBlocks(&msg), Time: wireTime(msg.Time)})
+	view := msg
+	view.Content = shown
+	p.emit(&wire.AssistantMessageEvent{Content: wireBlocks(&view), Time: wireTime(msg.Time)})
 }
 
 // keepPartial keeps the text of a message cut short by a failure or an
 // abort, as a plain assistant message; tool calls and thinking are
 // dropped, since the calls never ran and the thinking may lack the
-// signature providers need to accept it back. The AfterAssistantMessage
-// hook sees it first (and may drop it).
+// signature providers need to accept it back. The AfterMessage
+// interceptors see it first (and may drop it or re-word what is shown).
 func (p *promptRun) keepPartial(m llm.Message) {
 	content := textOnly(m.Content)
 	if len(content) == 0 {
 		return
 	}
 	msg := llm.Message{Role: llm.RoleAssistant, Content: content}
-	if hook := p.a.hooks.AfterAssistantMessage; hook != nil {
-		v := hook(p.ctx, &msg)
+	shown := content
+	if p.a.chain.Len() > 0 {
+		// The prompt's own context may have ended (an abort): the
+		// interceptors still get their own time to look at the text.
+		v := p.a.chain.afterMessage(context.WithoutCancel(p.ctx), msg)
 		if v.Block {
 			return
 		}
 		if v.Text != nil {
-			msg.Content = replaceText(msg.Content, *v.Text)
-		}
-		msg.Content = textOnly(msg.Content)
-		if len(msg.Content) == 0 {
-			return
+			shown = textOnly(replaceText(content, *v.Text))
 		}
 	}
-	p.keep(msg)
+	p.keep(msg, shown)
 }
 
 // collector turns the provider's streaming events into wire events and

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"sort"
 	"strings"
 	"sync"
 
@@ -21,14 +20,14 @@ const abortedText = "aborted: the prompt was aborted before this call ran"
 // the results to the transcript as one tool message. Once ctx ends, the
 // running tool is cancelled through its context and the calls after it
 // are answered "aborted" without running.
-func (p *promptRun) runTools(calls []*llm.ToolCallBlock) {
+func (p *promptRun) runTools(calls []*llm.ToolCallBlock, view *ToolView) {
 	results := make([]llm.Block, 0, len(calls))
 	for _, c := range calls {
 		var res tools.Result
 		if p.ctx.Err() != nil {
 			res = tools.Errorf(abortedText)
 		} else {
-			res = p.runTool(c)
+			res = p.runTool(c, view)
 		}
 		p.emit(&wire.ToolResultEvent{ID: c.ID, IsError: res.IsError, Content: resultBlocks(res.Content)})
 		results = append(results, &llm.ToolResultBlock{CallID: c.ID, Name: c.Name, IsError: res.IsError, Content: res.Content})
@@ -37,21 +36,22 @@ func (p *promptRun) runTools(calls []*llm.ToolCallBlock) {
 }
 
 // runTool runs one call, or answers it with an error the model can act on
-// when its arguments are invalid, the tool is unknown, or a hook blocks it.
-func (p *promptRun) runTool(c *llm.ToolCallBlock) tools.Result {
+// when its arguments are invalid, the tool is unknown, or an interceptor
+// blocks it.
+func (p *promptRun) runTool(c *llm.ToolCallBlock, view *ToolView) tools.Result {
 	if c.ArgsError != "" {
 		return tools.Errorf(fmt.Sprintf("the call did not run: %s. Call the tool again with a JSON object that matches its schema.", strings.TrimSuffix(c.ArgsError, ".")))
 	}
-	tool, ok := p.a.toolIndex[c.Name]
+	tool, ok := view.Lookup(c.Name)
 	if !ok {
-		return tools.Errorf(fmt.Sprintf("unknown tool %q; the tools are: %s", c.Name, p.a.toolNames()))
+		return tools.Errorf(fmt.Sprintf("unknown tool %q; the tools are: %s", c.Name, view.Names()))
 	}
 	args := c.Args
 	if len(bytes.TrimSpace(args)) == 0 {
 		args = json.RawMessage("{}")
 	}
-	if hook := p.a.hooks.BeforeTool; hook != nil {
-		v := hook(p.ctx, ToolCall{ID: c.ID, Name: c.Name, Args: args})
+	if p.a.chain.Len() > 0 {
+		v := p.a.chain.beforeTool(p.ctx, ToolCall{ID: c.ID, Name: c.Name, Args: args})
 		if p.ctx.Err() != nil {
 			return tools.Errorf(abortedText)
 		}
@@ -59,9 +59,6 @@ func (p *promptRun) runTool(c *llm.ToolCallBlock) tools.Result {
 			return tools.Errorf("the call was blocked and did not run: " + blockReason(v.Reason))
 		}
 		if v.Args != nil {
-			if !isObject(v.Args) {
-				return tools.Errorf("the call did not run: a hook replaced its arguments with something that is not a JSON object")
-			}
 			args = v.Args
 		}
 	}
@@ -96,19 +93,6 @@ func (p *promptRun) invoke(tool tools.Tool, id string, args json.RawMessage) (re
 		return tools.Errorf(fmt.Sprintf("the %s tool failed: %v", tool.Name(), err))
 	}
 	return res
-}
-
-// toolNames lists the tools' names, sorted, or says there are none.
-func (a *Agent) toolNames() string {
-	if len(a.tools) == 0 {
-		return "(none)"
-	}
-	names := make([]string, 0, len(a.tools))
-	for _, t := range a.tools {
-		names = append(names, t.Name())
-	}
-	sort.Strings(names)
-	return strings.Join(names, ", ")
 }
 
 // isObject reports whether raw is one JSON object.
