@@ -25,10 +25,13 @@ check-generated: ## fail when a generated file differs from a fresh generation
 	$(GO) run ./gen/cmd/zot-gen -root . -check
 
 .PHONY: build
-build: ## build bin/zot and the benchmark programs
+build: ## build bin/zot, the product
 	$(GO) build -o $(BIN)/zot ./cmd/zot
-	$(GO) build -o $(BIN)/zot-floor ./cmd/zot-floor
-	$(GO) build -o $(BIN)/zot-bench ./cmd/zot-bench
+
+.PHONY: bench-build
+bench-build: ## build the benchmark programs bin/zot-floor and bin/zot-bench from bench/
+	$(GO) build -o $(BIN)/zot-floor ./bench/cmd/zot-floor
+	$(GO) build -o $(BIN)/zot-bench ./bench/cmd/zot-bench
 
 .PHONY: test
 test: check-generated build test-go test-python test-node test-shell ## run every test (Go with -race, Python, Node, shell, TypeScript)
@@ -61,7 +64,7 @@ lint: ## gofmt, go vet and staticcheck
 	$(GO) run $(STATICCHECK) ./...
 
 .PHONY: bench
-bench: build ## time bin/zot against the floor program, then the Go micro-benchmarks
+bench: build bench-build ## time bin/zot against the floor program, then the Go micro-benchmarks
 	$(BIN)/zot-bench --zot $(BIN)/zot --floor $(BIN)/zot-floor $(BENCHFLAGS)
 	$(GO) test -run '^$$' -bench . -benchmem ./sdk ./sdk/wire ./internal/provider/... ./internal/tools
 

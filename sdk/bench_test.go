@@ -6,7 +6,7 @@ import (
 	"path/filepath"
 	"testing"
 
-	"zot.dev/zot/internal/bench/fakeprovider"
+	"zot.dev/zot/bench/fakeprovider"
 )
 
 // BenchmarkPrompt measures one short prompt through the Runtime on the

@@ -7,7 +7,7 @@ import (
 	"os"
 	"time"
 
-	"zot.dev/zot/internal/bench/fakeprovider"
+	"zot.dev/zot/bench/fakeprovider"
 )
 
 // sessionKind is one of the processes a repetition runs.

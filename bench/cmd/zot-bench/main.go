@@ -1,9 +1,9 @@
 // Command zot-bench runs zot's benchmark: it times `zot rpc` against a
 // loopback fake provider, side by side with the floor program and any other
 // binary speaking the protocol, and prints a Markdown table. See package
-// zot.dev/zot/internal/bench.
+// zot.dev/zot/bench.
 //
-//	go run ./cmd/zot-bench --zot bin/zot --floor bin/zot-floor [--vs PATH]...
+//	go run ./bench/cmd/zot-bench --zot bin/zot --floor bin/zot-floor [--vs PATH]...
 package main
 
 import (
@@ -15,7 +15,7 @@ import (
 	"os/signal"
 	"syscall"
 
-	"zot.dev/zot/internal/bench"
+	"zot.dev/zot/bench"
 )
 
 func main() {

@@ -9,7 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 
-	"zot.dev/zot/internal/bench/fakeprovider"
+	"zot.dev/zot/bench/fakeprovider"
 )
 
 // apiKey is the key every binary is given; the fake provider ignores it.

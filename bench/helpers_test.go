@@ -19,7 +19,7 @@ const hangGuard = 3 * time.Minute
 func buildFloor(t *testing.T) string {
 	t.Helper()
 	out := filepath.Join(t.TempDir(), "zot-floor")
-	cmd := exec.Command("go", "build", "-o", out, "zot.dev/zot/cmd/zot-floor")
+	cmd := exec.Command("go", "build", "-o", out, "zot.dev/zot/bench/cmd/zot-floor")
 	if b, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("building the floor: %v\n%s", err, b)
 	}
