@@ -1,6 +1,12 @@
 package sdk
 
-import "time"
+import (
+	"context"
+	"encoding/json"
+	"time"
+
+	"zot.dev/zot/internal/engine"
+)
 
 // Config is everything a Runtime uses. Nothing else is read: no
 // environment variables, no files under the user's home, no config
@@ -62,4 +68,62 @@ type Config struct {
 	// EventBuffer is the capacity of each prompt's event channel; 0
 	// means 256.
 	EventBuffer int
+
+	// Approve, when set, is asked before every call of an ApprovalTools
+	// tool, and the call waits for its answer. ctx ends when the prompt
+	// is cancelled or ApprovalTimeout passes; the call is then rejected
+	// whatever Approve answers. It is called from the agent's goroutine,
+	// one call at a time. nil runs every call without asking.
+	Approve func(ctx context.Context, req ApprovalRequest) Approval
+	// ApprovalTools are the tools whose calls need approval; nil means
+	// write, edit and bash.
+	ApprovalTools []string
+	// ApprovalTimeout bounds one approval; 0 means no bound but the
+	// prompt's own context.
+	ApprovalTimeout time.Duration
+}
+
+// ApprovalRequest is a tool call waiting for the embedder's approval.
+type ApprovalRequest struct {
+	// ToolCallID is the call's id, as in the *wire.ToolCallEvent.
+	ToolCallID string
+	// Tool is the tool's name.
+	Tool string
+	// Args are the arguments the call will run with.
+	Args json.RawMessage
+}
+
+// Decision is an approval's answer.
+type Decision int
+
+const (
+	// Reject refuses the call: the model gets an error result saying so.
+	Reject Decision = iota
+	// AllowOnce lets this call run.
+	AllowOnce
+	// AllowAlways lets this call run, and every later call of the same
+	// tool without asking.
+	AllowAlways
+)
+
+// Approval is the answer to one ApprovalRequest.
+type Approval struct {
+	Decision Decision
+	// Reason, for Reject, is shown to the model.
+	Reason string
+}
+
+// approver adapts an embedder's approval callback to the engine's.
+func approver(f func(context.Context, ApprovalRequest) Approval) engine.Approver {
+	return func(ctx context.Context, req engine.ApprovalRequest) engine.Approval {
+		ans := f(ctx, ApprovalRequest{ToolCallID: req.ToolCallID, Tool: req.Tool, Args: req.Args})
+		d := engine.Reject
+		switch ans.Decision {
+		case AllowOnce:
+			d = engine.AllowOnce
+		case AllowAlways:
+			d = engine.AllowAlways
+		}
+		return engine.Approval{Decision: d, Reason: ans.Reason}
+	}
 }

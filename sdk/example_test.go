@@ -56,13 +56,13 @@ func ExampleRuntime_Prompt_wire() {
 	os.WriteFile(script, []byte(`{"turns":[{"steps":[{"text":"Hi.","chunk":16}]}]}`), 0o644)
 	rt, _ := sdk.New(sdk.Config{Provider: "scripted", Script: script, CWD: dir})
 	defer rt.Close()
-	events, _ := rt.Prompt(context.Background(), "hello", nil, sdk.WithPromptID(wire.StringID("p1")))
+	events, _ := rt.Prompt(context.Background(), "hello", nil)
 	for ev := range events {
 		if ev.Type() == wire.TypeTextDeltaEvent || ev.Type() == wire.TypeDoneEvent {
 			fmt.Println(string(ev.AppendJSON(nil)))
 		}
 	}
 	// Output:
-	// {"type":"text_delta","seq":4,"prompt_id":"p1","delta":"Hi."}
-	// {"type":"done","seq":8,"prompt_id":"p1"}
+	// {"type":"text_delta","seq":4,"delta":"Hi."}
+	// {"type":"done","seq":8}
 }

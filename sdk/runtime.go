@@ -14,17 +14,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
-	"path/filepath"
 	"sync"
 
-	"zot.dev/zot/internal/agent"
+	"zot.dev/zot/internal/engine"
+	"zot.dev/zot/internal/images"
 	"zot.dev/zot/internal/llm"
 	"zot.dev/zot/internal/models"
-	"zot.dev/zot/internal/providers"
-	"zot.dev/zot/internal/session"
-	"zot.dev/zot/internal/sysprompt"
-	"zot.dev/zot/internal/tools"
 	"zot.dev/zot/sdk/wire"
 )
 
@@ -33,16 +28,19 @@ type Event = wire.Event
 
 // ErrBusy is returned when a prompt or compaction is started, or the
 // transcript or model changed, while another prompt or compaction runs.
-var ErrBusy = errors.New("zot: a prompt or compaction is already running")
+var ErrBusy = engine.ErrBusy
 
 // ErrClosed is returned by every call after Close.
 var ErrClosed = errors.New("zot: runtime closed")
 
-// Version is zot's build version, set by the linker for releases.
-var Version = "0.1.0-dev"
+// Version is zot's build version.
+var Version = engine.Version
 
 // ProtocolVersion is the major version of the wire protocol.
-const ProtocolVersion = 1
+const ProtocolVersion = engine.ProtocolVersion
+
+// MaxImageBytes is the largest image a prompt may carry, decoded.
+const MaxImageBytes = images.MaxBytes
 
 // Image is an image attached to a prompt.
 type Image struct {
@@ -55,25 +53,14 @@ type Image struct {
 
 // Runtime is an embedded agent. Its methods are safe for concurrent use.
 type Runtime struct {
-	cfg      Config
-	provider string
-	catalog  *models.Catalog
-	agent    *agent.Agent
-	cwd      string
-
-	mu      sync.Mutex
-	seq     int64
-	running *run // the prompt or compaction in flight, or nil
-	closed  bool
+	host    *engine.Host
+	sess    *engine.Session
+	buffer  int
 	closing chan struct{}  // closed by Close
-	session *session.File  // nil without Config.SessionFile
-	wg      sync.WaitGroup // in-flight runs
-}
+	relays  sync.WaitGroup // relays still delivering a prompt's last events
 
-// run is one prompt or compaction in flight.
-type run struct {
-	cancel context.CancelFunc
-	done   chan struct{}
+	mu     sync.Mutex
+	closed bool
 }
 
 // New builds a Runtime from cfg. It fails on an unknown provider, model
@@ -82,91 +69,49 @@ func New(cfg Config) (*Runtime, error) {
 	if cfg.Provider == "" {
 		return nil, errors.New("zot: Config.Provider is required")
 	}
-	cwd := cfg.CWD
-	if cwd == "" {
-		wd, err := os.Getwd()
-		if err != nil {
-			return nil, fmt.Errorf("zot: working directory: %w", err)
-		}
-		cwd = wd
-	}
-	cwd, err := filepath.Abs(cwd)
-	if err != nil {
-		return nil, fmt.Errorf("zot: working directory: %w", err)
-	}
-	if st, err := os.Stat(cwd); err != nil || !st.IsDir() {
-		return nil, fmt.Errorf("zot: working directory %s is not a directory", cwd)
-	}
-	catalog := models.Builtin()
+	var catalog *models.Catalog
 	if cfg.ModelsFile != "" {
-		if catalog, err = models.Load(cfg.ModelsFile); err != nil {
+		c, err := models.Load(cfg.ModelsFile)
+		if err != nil {
 			return nil, fmt.Errorf("zot: models file: %w", err)
 		}
+		catalog = c
 	}
-	if !models.KnownProvider(cfg.Provider) {
-		return nil, fmt.Errorf("zot: unknown provider %q", cfg.Provider)
-	}
-	modelID := cfg.Model
-	if modelID == "" {
-		var ok bool
-		if modelID, ok = catalog.Default(cfg.Provider); !ok {
-			return nil, fmt.Errorf("zot: provider %s has no default model; set Config.Model", cfg.Provider)
-		}
-	}
-	model := catalog.Resolve(cfg.Provider, modelID)
-	p, err := providers.Build(providers.Spec{Name: cfg.Provider, APIKey: cfg.APIKey, BaseURL: cfg.BaseURL, ScriptPath: cfg.Script})
-	if err != nil {
-		return nil, fmt.Errorf("zot: %w", err)
-	}
-	all := tools.Builtins(tools.Config{CWD: cwd, BashTimeout: cfg.BashTimeout})
-	selected, err := tools.Select(all, cfg.Tools, cfg.NoTools)
-	if err != nil {
-		return nil, fmt.Errorf("zot: %w", err)
-	}
-	sys := sysprompt.Options{
-		Override: cfg.SystemPrompt,
-		Append:   cfg.AppendSystemPrompt,
-		CWD:      cwd,
-		Tools:    selected,
-	}
-	a, err := agent.New(agent.Config{
-		Provider:         p,
-		Model:            model,
-		Tools:            selected,
-		System:           sysprompt.Builder(sys),
-		MaxSteps:         cfg.MaxSteps,
-		Reasoning:        cfg.Reasoning,
-		AutoCompactOff:   cfg.AutoCompactOff,
-		CompactThreshold: cfg.CompactThreshold,
+	host := engine.NewHost(engine.HostConfig{
+		Catalog: catalog,
+		Providers: map[string]engine.ProviderSettings{
+			cfg.Provider: {APIKey: cfg.APIKey, BaseURL: cfg.BaseURL, Script: cfg.Script},
+		},
 	})
+	sc := engine.SessionConfig{
+		Provider:           cfg.Provider,
+		Model:              cfg.Model,
+		CWD:                cfg.CWD,
+		SystemPrompt:       cfg.SystemPrompt,
+		AppendSystemPrompt: cfg.AppendSystemPrompt,
+		Reasoning:          cfg.Reasoning,
+		MaxSteps:           cfg.MaxSteps,
+		Tools:              cfg.Tools,
+		NoTools:            cfg.NoTools,
+		BashTimeout:        cfg.BashTimeout,
+		AutoCompactOff:     cfg.AutoCompactOff,
+		CompactThreshold:   cfg.CompactThreshold,
+		SessionFile:        cfg.SessionFile,
+		ApprovalTools:      cfg.ApprovalTools,
+		ApprovalTimeout:    cfg.ApprovalTimeout,
+	}
+	if cfg.Approve != nil {
+		sc.Approve = approver(cfg.Approve)
+	}
+	sess, err := host.NewSession(sc)
 	if err != nil {
 		return nil, fmt.Errorf("zot: %w", err)
 	}
-	r := &Runtime{cfg: cfg, provider: cfg.Provider, catalog: catalog, agent: a, cwd: cwd, closing: make(chan struct{})}
-	if cfg.SessionFile != "" {
-		f, msgs, err := session.Open(cfg.SessionFile)
-		if err != nil {
-			return nil, fmt.Errorf("zot: %w", err)
-		}
-		if err := a.SetTranscript(msgs); err != nil {
-			f.Close()
-			return nil, fmt.Errorf("zot: resuming %s: %w", cfg.SessionFile, err)
-		}
-		r.session = f
+	size := cfg.EventBuffer
+	if size <= 0 {
+		size = 256
 	}
-	return r, nil
-}
-
-// PromptOption adjusts one prompt or compaction.
-type PromptOption func(*promptOptions)
-
-type promptOptions struct {
-	id wire.ID
-}
-
-// WithPromptID sets the prompt_id every event of this prompt carries.
-func WithPromptID(id wire.ID) PromptOption {
-	return func(o *promptOptions) { o.id = id }
+	return &Runtime{host: host, sess: sess, buffer: size, closing: make(chan struct{})}, nil
 }
 
 // Prompt adds a user message and runs the agent until the model stops,
@@ -175,349 +120,127 @@ func WithPromptID(id wire.ID) PromptOption {
 // that stops reading stalls the run only until ctx is cancelled or the
 // Runtime is closed. Prompt returns ErrBusy while another prompt or
 // compaction runs.
-func (r *Runtime) Prompt(ctx context.Context, text string, images []Image, opts ...PromptOption) (<-chan Event, error) {
-	blocks, err := checkPrompt(text, images)
+func (r *Runtime) Prompt(ctx context.Context, text string, images []Image) (<-chan Event, error) {
+	blocks, err := checkImages(images)
 	if err != nil {
 		return nil, err
-	}
-	return r.start(ctx, opts, func(ctx context.Context, emit func(wire.Event)) error {
-		return r.agent.Prompt(ctx, text, blocks, emit)
-	})
-}
-
-// checkPrompt validates a prompt's images and that it is not empty.
-func checkPrompt(text string, images []Image) ([]llm.ImageBlock, error) {
-	blocks := make([]llm.ImageBlock, 0, len(images))
-	for i, img := range images {
-		b, err := CheckImage(img.MIMEType, img.Data)
-		if err != nil {
-			return nil, fmt.Errorf("image %d: %w", i, err)
-		}
-		blocks = append(blocks, b)
 	}
 	if text == "" && len(blocks) == 0 {
 		return nil, errors.New("zot: empty prompt: give text or an image")
 	}
-	return blocks, nil
-}
-
-// PromptSink is Prompt for servers: it runs in the caller's goroutine
-// and hands each event to sink as it happens, ending with the
-// *wire.DoneEvent, then returns. sink must not block for long: the agent
-// waits for it. It returns ErrBusy, ErrClosed or an invalid-prompt error
-// without calling sink.
-func (r *Runtime) PromptSink(ctx context.Context, text string, images []Image, sink func(Event), opts ...PromptOption) error {
-	blocks, err := checkPrompt(text, images)
-	if err != nil {
-		return err
-	}
-	return r.runSink(ctx, opts, sink, func(ctx context.Context, emit func(wire.Event)) error {
-		return r.agent.Prompt(ctx, text, blocks, emit)
-	})
-}
-
-// CompactSink is Compact for servers, like PromptSink.
-func (r *Runtime) CompactSink(ctx context.Context, instructions string, sink func(Event), opts ...PromptOption) error {
-	return r.runSink(ctx, opts, sink, func(ctx context.Context, emit func(wire.Event)) error {
-		return r.agent.Compact(ctx, instructions, emit)
-	})
-}
-
-// runSink claims the runtime and runs work in the caller's goroutine.
-func (r *Runtime) runSink(ctx context.Context, opts []PromptOption, sink func(Event), work func(context.Context, func(wire.Event)) error) error {
-	ctx, rn, err := r.claim(ctx)
-	if err != nil {
-		return err
-	}
-	r.execute(ctx, rn, promptOptionsOf(opts).id, sink, work)
-	return nil
-}
-
-// execute runs claimed work: its events are stamped and handed to sink, a
-// failure adds an error event, the session is saved, the runtime is
-// released, and done comes last — after the Runtime is idle again, so a
-// caller that starts the next prompt on seeing it never gets ErrBusy.
-func (r *Runtime) execute(ctx context.Context, rn *run, id wire.ID, sink func(Event), work func(context.Context, func(wire.Event)) error) {
-	defer rn.cancel()
-	emit := func(ev wire.Event) {
-		ev.SetSeq(r.nextSeq())
-		ev.SetPromptID(id)
-		sink(ev)
-	}
-	err := work(ctx, emit)
-	if err != nil && !agent.IsAborted(err) {
-		emit(errorEvent(err))
-	}
-	if perr := r.persist(); perr != nil {
-		emit(&wire.ErrorEvent{Message: perr.Error(), Code: wire.CodeInternal})
-	}
-	r.release(rn)
-	emit(&wire.DoneEvent{})
-}
-
-func promptOptionsOf(opts []PromptOption) promptOptions {
-	var o promptOptions
-	for _, opt := range opts {
-		opt(&o)
-	}
-	return o
-}
-
-// claim marks the runtime busy with a new run.
-func (r *Runtime) claim(ctx context.Context) (context.Context, *run, error) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	if r.closed {
-		return nil, nil, ErrClosed
-	}
-	if r.running != nil {
-		return nil, nil, ErrBusy
-	}
-	ctx, cancel := context.WithCancel(ctx)
-	rn := &run{cancel: cancel, done: make(chan struct{})}
-	r.running = rn
-	r.wg.Add(1)
-	return ctx, rn, nil
-}
-
-// release marks the run over.
-func (r *Runtime) release(rn *run) {
-	r.mu.Lock()
-	r.running = nil
-	r.mu.Unlock()
-	close(rn.done)
-	r.wg.Done()
+	return r.submit(engine.Work{Ctx: ctx, Prompt: &engine.PromptInput{Text: text, Images: blocks}})
 }
 
 // Compact summarises older messages into one, keeping a recent tail. Its
 // events end with *wire.CompactDoneEvent (or *wire.ErrorEvent) and then
 // *wire.DoneEvent. It returns ErrBusy while another prompt or compaction
 // runs.
-func (r *Runtime) Compact(ctx context.Context, instructions string, opts ...PromptOption) (<-chan Event, error) {
-	return r.start(ctx, opts, func(ctx context.Context, emit func(wire.Event)) error {
-		return r.agent.Compact(ctx, instructions, emit)
-	})
+func (r *Runtime) Compact(ctx context.Context, instructions string) (<-chan Event, error) {
+	return r.submit(engine.Work{Ctx: ctx, Compact: &engine.CompactInput{Instructions: instructions}})
 }
 
-func (r *Runtime) start(ctx context.Context, opts []PromptOption, work func(context.Context, func(wire.Event)) error) (<-chan Event, error) {
-	ctx, rn, err := r.claim(ctx)
-	if err != nil {
+// submit starts w with a relay to a new event channel.
+func (r *Runtime) submit(w engine.Work) (<-chan Event, error) {
+	if r.isClosed() {
+		return nil, ErrClosed
+	}
+	rl := newRelay(r.buffer, r.closing, &r.relays)
+	w.Sink = rl.sink
+	if err := r.sess.Submit(w, engine.RefuseBusy, nil); err != nil {
+		if errors.Is(err, engine.ErrClosed) {
+			return nil, ErrClosed
+		}
 		return nil, err
 	}
-	size := r.cfg.EventBuffer
-	if size <= 0 {
-		size = 256
-	}
-	ch := make(chan Event, size)
-	r.wg.Add(1)
-	go func() {
-		defer r.wg.Done()
-		defer close(ch)
-		// Events the consumer was not ready for after ctx ended (or the
-		// Runtime closed) wait here rather than stall the agent; they are
-		// delivered, in order, once the run is over.
-		var backlog []wire.Event
-		sink := func(ev Event) {
-			if len(backlog) == 0 {
-				select {
-				case ch <- ev:
-					return
-				case <-ctx.Done():
-				case <-r.closing:
-				}
-			}
-			backlog = append(backlog, ev)
-		}
-		r.execute(ctx, rn, promptOptionsOf(opts).id, sink, work)
-		for _, ev := range backlog {
-			select {
-			case ch <- ev:
-			case <-r.closing:
-				return
-			}
-		}
-	}()
-	return ch, nil
+	return rl.ch, nil
 }
 
-func (r *Runtime) nextSeq() int64 {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	r.seq++
-	return r.seq
-}
-
-// NextSeq reserves the next event sequence number. Servers built on the
-// Runtime use it for events they write themselves, so that seq stays one
-// sequence across everything a process writes.
-func (r *Runtime) NextSeq() int64 { return r.nextSeq() }
-
-// errorEvent turns a run's error into its wire form.
-func errorEvent(err error) *wire.ErrorEvent {
-	var ae *agent.Error
-	if errors.As(err, &ae) {
-		return &wire.ErrorEvent{Message: ae.Error(), Code: ae.Code}
+// checkImages sniffs and bounds a prompt's images.
+func checkImages(list []Image) ([]llm.ImageBlock, error) {
+	blocks := make([]llm.ImageBlock, 0, len(list))
+	for i, img := range list {
+		b, err := images.Check(img.MIMEType, img.Data)
+		if err != nil {
+			return nil, fmt.Errorf("image %d: %w", i, err)
+		}
+		blocks = append(blocks, b)
 	}
-	return &wire.ErrorEvent{Message: err.Error(), Code: wire.CodeInternal}
+	return blocks, nil
 }
 
 // Cancel aborts the running prompt or compaction, if any: its events end
 // with *wire.TurnEndEvent (stop "aborted") and *wire.DoneEvent. It reports
 // whether something was running.
-func (r *Runtime) Cancel() bool {
-	r.mu.Lock()
-	rn := r.running
-	r.mu.Unlock()
-	if rn == nil {
-		return false
-	}
-	rn.cancel()
-	return true
-}
+func (r *Runtime) Cancel() bool { return r.sess.Abort(false, nil).Aborted }
 
 // Busy reports whether a prompt or compaction runs.
-func (r *Runtime) Busy() bool {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	return r.running != nil
-}
+func (r *Runtime) Busy() bool { return r.sess.Busy() }
 
 // SetModel switches to another model of the same provider. It fails with
 // an *UnknownModelError for a model the catalog does not list for the
 // provider, and ErrBusy while a prompt or compaction runs.
-func (r *Runtime) SetModel(id string) error {
-	m, ok := r.catalog.Lookup(r.provider, id)
-	if !ok {
-		return &UnknownModelError{Provider: r.provider, Model: id}
-	}
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	if r.closed {
-		return ErrClosed
-	}
-	if r.running != nil {
-		return ErrBusy
-	}
-	if err := r.agent.SetModel(m); err != nil {
-		return err
-	}
-	return nil
-}
+func (r *Runtime) SetModel(id string) error { return r.mapErr(r.sess.SetModel(id)) }
 
 // UnknownModelError is returned by SetModel for a model the provider does
 // not have.
-type UnknownModelError struct {
-	Provider, Model string
-}
-
-func (e *UnknownModelError) Error() string {
-	return fmt.Sprintf("unknown model %q for provider %s (get_models lists them)", e.Model, e.Provider)
-}
+type UnknownModelError = engine.UnknownModelError
 
 // Clear drops the transcript and resets the cumulative usage. It returns
 // ErrBusy while a prompt or compaction runs.
-func (r *Runtime) Clear() error {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	if r.closed {
+func (r *Runtime) Clear() error { return r.mapErr(r.sess.Clear()) }
+
+// mapErr reports the session's ErrClosed as the Runtime's.
+func (r *Runtime) mapErr(err error) error {
+	if errors.Is(err, engine.ErrClosed) {
 		return ErrClosed
 	}
-	if r.running != nil {
-		return ErrBusy
-	}
-	if err := r.agent.Clear(); err != nil {
-		return err
-	}
-	return r.persist()
+	return err
 }
 
-// persist brings the session file, if any, up to date.
-func (r *Runtime) persist() error {
-	if r.session == nil {
-		return nil
-	}
-	if err := r.session.Save(r.agent.Transcript()); err != nil {
-		return fmt.Errorf("zot: saving the session: %w", err)
-	}
-	return nil
-}
-
-// State returns a snapshot of the runtime (Queued is left zero: queues
-// belong to servers built on the Runtime).
-func (r *Runtime) State() wire.StateResult {
-	return wire.StateResult{
-		Provider:     r.provider,
-		Model:        r.agent.Model().ID,
-		CWD:          r.cwd,
-		MessageCount: int64(r.agent.MessageCount()),
-		Busy:         r.Busy(),
-		Usage:        r.agent.Usage(),
-	}
-}
+// State returns a snapshot of the runtime.
+func (r *Runtime) State() wire.StateResult { return r.sess.State() }
 
 // Messages returns the transcript, oldest first.
-func (r *Runtime) Messages() []wire.Message { return r.agent.Messages() }
+func (r *Runtime) Messages() []wire.Message { return r.sess.Messages() }
 
 // Cost returns the cumulative usage and cost since New or the last Clear.
-func (r *Runtime) Cost() wire.Usage { return r.agent.Usage() }
+func (r *Runtime) Cost() wire.Usage { return r.sess.Usage() }
 
 // Provider returns the provider id.
-func (r *Runtime) Provider() string { return r.provider }
+func (r *Runtime) Provider() string { return r.sess.Provider() }
 
 // Model returns the current model id.
-func (r *Runtime) Model() string { return r.agent.Model().ID }
+func (r *Runtime) Model() string { return r.sess.Model() }
 
 // CWD returns the absolute working directory of the tools.
-func (r *Runtime) CWD() string { return r.cwd }
+func (r *Runtime) CWD() string { return r.sess.CWD() }
 
 // ListModels returns the catalog's models of the runtime's provider,
 // sorted by id.
-func (r *Runtime) ListModels() []wire.ModelInfo {
-	list := r.catalog.List(r.provider)
-	out := make([]wire.ModelInfo, 0, len(list))
-	for _, m := range list {
-		info := wire.ModelInfo{
-			ID:            m.ID,
-			Provider:      m.Provider,
-			ContextWindow: int64(m.ContextWindow),
-			MaxOutput:     int64(m.MaxOutput),
-			Reasoning:     m.Reasoning,
-		}
-		if m.Input != 0 || m.Output != 0 || m.CacheRead != 0 || m.CacheWrite != 0 {
-			info.Price = &wire.Price{Input: m.Input, Output: m.Output, CacheRead: m.CacheRead, CacheWrite: m.CacheWrite}
-		}
-		out = append(out, info)
-	}
-	return out
-}
+func (r *Runtime) ListModels() []wire.ModelInfo { return r.sess.Models() }
 
 // Close cancels any running prompt or compaction, waits for it to end
 // (its tool processes killed), and makes every later call fail with
-// ErrClosed. It is safe to call more than once.
+// ErrClosed. The running prompt's channel still receives its
+// *wire.DoneEvent; events its consumer had not taken by then may be
+// dropped. It is safe to call more than once.
 func (r *Runtime) Close() error {
 	r.mu.Lock()
 	if !r.closed {
 		r.closed = true
 		close(r.closing)
 	}
-	rn := r.running
 	r.mu.Unlock()
-	if rn != nil {
-		rn.cancel()
-	}
-	r.wg.Wait()
-	if r.session != nil {
-		return r.session.Close()
-	}
-	return nil
+	err := r.host.Close()
+	r.relays.Wait()
+	return err
+}
+
+func (r *Runtime) isClosed() bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.closed
 }
 
 // Wait blocks until the running prompt or compaction, if any, has ended.
-func (r *Runtime) Wait() {
-	r.mu.Lock()
-	rn := r.running
-	r.mu.Unlock()
-	if rn != nil {
-		<-rn.done
-	}
-}
+func (r *Runtime) Wait() { _ = r.sess.Wait(context.Background()) }

@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -9,9 +10,10 @@ import (
 
 	"github.com/urfave/cli/v3"
 
+	"zot.dev/zot/internal/engine"
+	"zot.dev/zot/internal/models"
 	"zot.dev/zot/internal/providers"
 	"zot.dev/zot/internal/session"
-	"zot.dev/zot/sdk"
 )
 
 // agentFlags are the flags every mode takes to build its Runtime.
@@ -36,15 +38,29 @@ func agentFlags() []cli.Flag {
 	}
 }
 
-// runtimeConfig builds the Runtime's Config from the flags, resolving the
+// agentConfig is what the agent flags configure: the provider's settings
+// and the session's.
+type agentConfig struct {
+	Provider   string
+	BaseURL    string
+	Script     string
+	APIKey     string
+	ModelsFile string
+	engine.SessionConfig
+}
+
+// runtimeConfig builds the configuration from the flags, resolving the
 // API key from the flag, the environment or the auth file.
-func runtimeConfig(cmd *cli.Command) (sdk.Config, error) {
-	cfg := sdk.Config{
-		Provider:           cmd.String("provider"),
+func runtimeConfig(cmd *cli.Command) (agentConfig, error) {
+	cfg := agentConfig{
+		Provider:   cmd.String("provider"),
+		BaseURL:    cmd.String("base-url"),
+		Script:     cmd.String("script"),
+		ModelsFile: cmd.String("models-file"),
+	}
+	cfg.SessionConfig = engine.SessionConfig{
+		Provider:           cfg.Provider,
 		Model:              cmd.String("model"),
-		BaseURL:            cmd.String("base-url"),
-		Script:             cmd.String("script"),
-		ModelsFile:         cmd.String("models-file"),
 		CWD:                cmd.String("cwd"),
 		SystemPrompt:       cmd.String("system-prompt"),
 		AppendSystemPrompt: cmd.String("append-system-prompt"),
@@ -112,7 +128,32 @@ func runtimeConfig(cmd *cli.Command) (sdk.Config, error) {
 	return cfg, nil
 }
 
-func version() string { return sdk.Version }
+func version() string { return engine.Version }
+
+// startSession builds the host and the one session a command serves.
+func startSession(cfg agentConfig, log io.Writer) (*engine.Host, *engine.Session, error) {
+	var catalog *models.Catalog
+	if cfg.ModelsFile != "" {
+		c, err := models.Load(cfg.ModelsFile)
+		if err != nil {
+			return nil, nil, &exitError{code: 1, msg: "models file: " + err.Error()}
+		}
+		catalog = c
+	}
+	host := engine.NewHost(engine.HostConfig{
+		Catalog: catalog,
+		Providers: map[string]engine.ProviderSettings{
+			cfg.Provider: {APIKey: cfg.APIKey, BaseURL: cfg.BaseURL, Script: cfg.Script},
+		},
+	})
+	sc := cfg.SessionConfig
+	sc.Log = log
+	sess, err := host.NewSession(sc)
+	if err != nil {
+		return nil, nil, &exitError{code: 1, msg: err.Error()}
+	}
+	return host, sess, nil
+}
 
 // zotHome is zot's own directory: $ZOT_HOME, else ~/.zot.
 func zotHome() string {

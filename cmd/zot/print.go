@@ -7,7 +7,7 @@ import (
 
 	"github.com/urfave/cli/v3"
 
-	"zot.dev/zot/sdk"
+	"zot.dev/zot/internal/engine"
 	"zot.dev/zot/sdk/wire"
 )
 
@@ -19,61 +19,77 @@ func printMode(ctx context.Context, cmd *cli.Command, io streams) error {
 	if err != nil {
 		return err
 	}
-	rt, err := sdk.New(cfg)
+	host, sess, err := startSession(cfg, io.err)
+	if err != nil {
+		return err
+	}
+	defer host.Close()
+	p := &printer{out: bufio.NewWriterSize(io.out, 32<<10), asJSON: cmd.Bool("json"), endsWithText: true}
+	// The done is written here, not in the sink: the session hands it
+	// over with its lock held, and stdout may be slow.
+	finished := make(chan wire.Event, 1)
+	err = sess.Submit(engine.Work{
+		Ctx:    ctx,
+		Prompt: &engine.PromptInput{Text: cmd.String("print")},
+		Sink: func(_ context.Context, ev wire.Event) {
+			if _, last := ev.(*wire.DoneEvent); last {
+				finished <- ev
+				return
+			}
+			p.event(ev)
+		},
+	}, engine.RefuseBusy, nil)
 	if err != nil {
 		return &exitError{code: 1, msg: err.Error()}
 	}
-	defer rt.Close()
-	events, err := rt.Prompt(ctx, cmd.String("print"), nil)
-	if err != nil {
-		return &exitError{code: 1, msg: err.Error()}
+	p.event(<-finished)
+	if !p.asJSON && !p.endsWithText {
+		p.out.WriteString("\n")
 	}
-	asJSON := cmd.Bool("json")
-	out := bufio.NewWriterSize(io.out, 32<<10)
-	defer out.Flush()
-	var failure string
-	aborted := false
-	endsWithText := true
-	var line []byte
-	for ev := range events {
-		if asJSON {
-			line = append(ev.AppendJSON(line[:0]), '\n')
-			out.Write(line)
-			if len(events) == 0 {
-				out.Flush()
-			}
-		}
-		switch e := ev.(type) {
-		case *wire.TextDeltaEvent:
-			if !asJSON {
-				out.WriteString(e.Delta)
-				endsWithText = len(e.Delta) > 0 && e.Delta[len(e.Delta)-1] == '\n'
-				if len(events) == 0 {
-					out.Flush()
-				}
-			}
-		case *wire.ErrorEvent:
-			failure = e.Message
-		case *wire.TurnEndEvent:
-			if e.Stop == wire.StopAborted {
-				aborted = true
-			}
-		}
-	}
-	if !asJSON && !endsWithText {
-		out.WriteString("\n")
-	}
-	out.Flush()
+	p.out.Flush()
 	switch {
-	case aborted && ctx.Err() != nil:
+	case p.aborted && ctx.Err() != nil:
 		return &exitError{code: 128 + signalNumber(ctx)}
-	case failure != "":
-		if asJSON {
+	case p.failure != "":
+		if p.asJSON {
 			return &exitError{code: 1}
 		}
-		return &exitError{code: 1, msg: failure}
+		return &exitError{code: 1, msg: p.failure}
 	}
 	return nil
+}
+
+// printer writes print mode's output as the events come. It runs on the
+// session's worker, one event at a time.
+type printer struct {
+	out          *bufio.Writer
+	asJSON       bool
+	line         []byte
+	failure      string
+	aborted      bool
+	endsWithText bool
+}
+
+func (p *printer) event(ev wire.Event) {
+	if p.asJSON {
+		p.line = append(ev.AppendJSON(p.line[:0]), '\n')
+		p.out.Write(p.line)
+		p.out.Flush()
+	}
+	switch e := ev.(type) {
+	case *wire.TextDeltaEvent:
+		if !p.asJSON {
+			p.out.WriteString(e.Delta)
+			p.endsWithText = len(e.Delta) > 0 && e.Delta[len(e.Delta)-1] == '\n'
+			p.out.Flush()
+		}
+	case *wire.ErrorEvent:
+		p.failure = e.Message
+	case *wire.TurnEndEvent:
+		if e.Stop == wire.StopAborted {
+			p.aborted = true
+		}
+	}
 }
 
 // signalNumber returns the number of the signal that ended ctx, SIGINT

@@ -8,7 +8,6 @@ import (
 	"github.com/urfave/cli/v3"
 
 	"zot.dev/zot/internal/rpcserver"
-	"zot.dev/zot/sdk"
 )
 
 // serveRPC runs `zot rpc`: exit 0 at the end of input once the work is
@@ -23,11 +22,11 @@ func serveRPC(ctx context.Context, cmd *cli.Command, io streams) error {
 	if limit < 1024 {
 		return &exitError{code: 2, msg: "--max-line-bytes must be at least 1024"}
 	}
-	rt, err := sdk.New(cfg)
+	host, sess, err := startSession(cfg, io.err)
 	if err != nil {
-		return &exitError{code: 1, msg: err.Error()}
+		return err
 	}
-	srv := rpcserver.New(rt, rpcserver.Options{
+	srv := rpcserver.New(sess, rpcserver.Options{
 		Token:        os.Getenv("ZOTCORE_RPC_TOKEN"),
 		MaxLineBytes: limit,
 		Log:          io.err,
@@ -35,7 +34,7 @@ func serveRPC(ctx context.Context, cmd *cli.Command, io streams) error {
 		ValidateOutput: os.Getenv("ZOT_VALIDATE") == "1",
 	})
 	err = srv.Serve(ctx, io.in, io.out)
-	rt.Close()
+	host.Close()
 	switch {
 	case err == nil:
 		return nil

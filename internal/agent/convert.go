@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"time"
 
+	"zot.dev/zot/internal/images"
 	"zot.dev/zot/internal/llm"
 	"zot.dev/zot/internal/models"
 	"zot.dev/zot/sdk/wire"
@@ -68,7 +69,7 @@ func resultBlocks(content []llm.Block) wire.ContentBlocks {
 // wireImage reports an image by its format and size. The format is sniffed
 // from the bytes; the declared one is used when sniffing fails.
 func wireImage(b *llm.ImageBlock) *wire.ImageBlock {
-	mime := sniffImage(b.Data)
+	mime := images.Sniff(b.Data)
 	if mime == "" {
 		mime = b.MIME
 	}
@@ -123,20 +124,4 @@ func usageEvent(call, total models.Totals) *wire.UsageEvent {
 		CostUSD:    call.CostUSD,
 		Cumulative: wireUsage(total),
 	}
-}
-
-// sniffImage returns the MIME type of a PNG, JPEG, GIF or WebP image
-// recognised by its first bytes, or "".
-func sniffImage(b []byte) string {
-	switch {
-	case bytes.HasPrefix(b, []byte("\x89PNG\r\n\x1a\n")):
-		return "image/png"
-	case bytes.HasPrefix(b, []byte("\xff\xd8\xff")):
-		return "image/jpeg"
-	case bytes.HasPrefix(b, []byte("GIF87a")), bytes.HasPrefix(b, []byte("GIF89a")):
-		return "image/gif"
-	case len(b) >= 12 && bytes.HasPrefix(b, []byte("RIFF")) && string(b[8:12]) == "WEBP":
-		return "image/webp"
-	}
-	return ""
 }

@@ -1,7 +1,9 @@
 // Package rpcserver serves the `zot rpc` protocol: newline-delimited JSON
-// commands on one stream, responses and events on another, over an
-// sdk.Runtime. The protocol is defined in schema/ and documented in
-// docs/rpc.md.
+// commands on one stream, responses and events on another, over one
+// engine Session. It is a thin door: it reads lines, decodes and checks
+// them, and maps each command to a Session call; queueing, abort and the
+// order of endings are the Session's. The protocol is defined in schema/
+// and documented in docs/rpc.md.
 package rpcserver
 
 import (
@@ -11,16 +13,21 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"sync"
 	"sync/atomic"
+	"time"
 	"unicode/utf8"
 
-	"zot.dev/zot/sdk"
+	"zot.dev/zot/internal/engine"
+	"zot.dev/zot/internal/ndjson"
 	"zot.dev/zot/sdk/wire"
 )
 
 // DefaultMaxLineBytes is the default limit on one input line.
-const DefaultMaxLineBytes = 64 << 20
+const DefaultMaxLineBytes = ndjson.DefaultMaxLine
+
+// DefaultFlushTimeout bounds how long Serve, as it ends, waits for the
+// client to take the output still queued.
+const DefaultFlushTimeout = 10 * time.Second
 
 // Options configures a Server.
 type Options struct {
@@ -34,76 +41,60 @@ type Options struct {
 	// ValidateOutput checks every frame against the schema before it is
 	// written and reports a broken one to Log (`ZOT_VALIDATE=1`).
 	ValidateOutput bool
+	// FlushTimeout bounds the wait, as Serve ends, for a client that does
+	// not read what is still queued for it; 0 means DefaultFlushTimeout.
+	FlushTimeout time.Duration
 }
 
 // ErrUnauthorized is returned by Serve when the client failed to
 // authenticate; the caller exits with status 1.
 var ErrUnauthorized = errors.New("client failed to authenticate")
 
-// Server serves one client over one Runtime.
+// Server serves one client over one Session.
 type Server struct {
-	rt   *sdk.Runtime
-	opts Options
-	w    *writer
-
-	mu      sync.Mutex
-	queue   []*job // waiting, in order
-	current *job   // running, from dequeue until its done is queued
-	// dropped were taken out of the queue by an abort; the worker ends
-	// them, in send order, before any job sent after them runs.
-	dropped  []*job
-	sent     int // jobs numbered so far
-	wake     chan struct{}
-	authed   bool
-	draining bool
-	// shuttingDown refuses new work once Serve is ending.
-	shuttingDown bool
+	sess   *engine.Session
+	opts   Options
+	w      *ndjson.Writer
+	authed bool
 
 	stopReading atomic.Bool // set at shutdown: lines read later are ignored
 }
 
-// job is one queued prompt or compaction.
-type job struct {
-	id     wire.ID
-	ctx    context.Context
-	cancel context.CancelFunc
-	start  func(ctx context.Context, sink func(sdk.Event)) error
-	// dropped, when not empty, says why the job was dropped unrun.
-	dropped string
-	// n numbers jobs in the order they were sent, from 1.
-	n int
-}
-
-// New returns a Server for rt.
-func New(rt *sdk.Runtime, opts Options) *Server {
+// New returns a Server for sess.
+func New(sess *engine.Session, opts Options) *Server {
 	if opts.MaxLineBytes <= 0 {
 		opts.MaxLineBytes = DefaultMaxLineBytes
 	}
 	if opts.Log == nil {
 		opts.Log = io.Discard
 	}
-	return &Server{rt: rt, opts: opts, wake: make(chan struct{}, 1), authed: opts.Token == ""}
+	if opts.FlushTimeout <= 0 {
+		opts.FlushTimeout = DefaultFlushTimeout
+	}
+	return &Server{sess: sess, opts: opts, authed: opts.Token == ""}
 }
 
 // Serve reads commands from in and writes frames to out until in ends,
 // ctx is cancelled, or the client fails to authenticate. At the end of
 // input it finishes the running and queued work first. When ctx is
 // cancelled it aborts the running work, drops the queue (each dropped
-// item still gets its done) and returns ctx's error.
+// item still gets its done) and returns ctx's error. A reader blocked on
+// in when Serve returns ends when in is closed.
 func (s *Server) Serve(ctx context.Context, in io.Reader, out io.Writer) error {
-	s.w = newWriter(out, s.opts.Log, s.opts.ValidateOutput)
-	var wg sync.WaitGroup
-	wg.Add(1)
-	go func() { defer wg.Done(); s.w.run() }()
-	defer s.w.close()
+	wopts := ndjson.WriterOptions{Log: s.opts.Log, CloseOnCancel: true}
+	if s.opts.ValidateOutput {
+		wopts.Check = func(frame []byte) error {
+			if err := wire.ValidateFrame(frame); err != nil {
+				return fmt.Errorf("zot: outbound frame breaks the schema: %w: %s", err, frame)
+			}
+			return nil
+		}
+	}
+	s.w = ndjson.NewWriter(out, wopts)
 
-	workerDone := make(chan struct{})
-	go func() { defer close(workerDone); s.worker() }()
-
-	// The reader answers each line itself, in order; Serve waits for it,
-	// or for ctx.
+	// The reader answers each line itself, in order.
 	readDone := make(chan error, 1)
-	go func() { readDone <- s.read(in) }()
+	go func() { readDone <- s.read(ctx, in) }()
 
 	var result error
 	select {
@@ -111,45 +102,39 @@ func (s *Server) Serve(ctx context.Context, in io.Reader, out io.Writer) error {
 		switch {
 		case errors.Is(err, ErrUnauthorized):
 			result = err
-			s.abortAll("client failed to authenticate")
+			s.sess.Shutdown("client failed to authenticate")
 		case err != nil:
 			fmt.Fprintf(s.opts.Log, "zot: reading commands: %v\n", err)
 		}
 	case <-ctx.Done():
 		result = ctx.Err()
 		s.stopReading.Store(true)
-		s.abortAll("the server is shutting down")
+		s.sess.Shutdown("the server is shutting down")
 	}
-	// Let the worker finish what is queued (after EOF), or what is left
-	// after an abort, then stop it.
-	s.mu.Lock()
-	s.draining = true // the worker stops once the queue is empty
-	s.mu.Unlock()
-	s.poke()
-	// A signal while the last work drains (after the end of input) still
-	// aborts it.
-	select {
-	case <-workerDone:
-	case <-ctx.Done():
+	// Let the running and queued work finish (after the end of input), or
+	// end (after an abort). A signal meanwhile still aborts it.
+	if err := s.sess.Wait(ctx); err != nil {
 		if result == nil {
-			result = ctx.Err()
+			result = err
 		}
-		s.abortAll("the server is shutting down")
-		<-workerDone
+		s.sess.Shutdown("the server is shutting down")
+		_ = s.sess.Wait(context.Background())
 	}
-	s.w.close()
-	wg.Wait()
+	flushCtx, cancel := context.WithTimeout(context.Background(), s.opts.FlushTimeout)
+	defer cancel()
+	if err := s.w.Close(flushCtx); err != nil && result == nil && !errors.Is(err, ndjson.ErrClosed) {
+		fmt.Fprintf(s.opts.Log, "zot: writing output: %v\n", err)
+	}
 	return result
 }
 
 // read answers lines until the end of input, a failed authentication
-// (ErrUnauthorized) or shutdown. A reader blocked on in when Serve returns
-// ends when in is closed.
-func (s *Server) read(in io.Reader) error {
-	lr := newLineReader(in, s.opts.MaxLineBytes)
+// (ErrUnauthorized) or shutdown.
+func (s *Server) read(ctx context.Context, in io.Reader) error {
+	lr := ndjson.NewReader(in, s.opts.MaxLineBytes)
 	for {
-		line, err := lr.next()
-		if errors.Is(err, errLineTooLong) {
+		line, err := lr.Next()
+		if errors.Is(err, ndjson.ErrLineTooLong) {
 			line, err = tooLongMarker, nil
 		}
 		if err != nil {
@@ -161,6 +146,9 @@ func (s *Server) read(in io.Reader) error {
 		if s.stopReading.Load() {
 			return nil
 		}
+		// A client that does not read its output stops being read from
+		// once enough is queued for it.
+		_ = s.w.Wait(ctx)
 		if err := s.handle(line); err != nil {
 			return err
 		}
@@ -170,25 +158,18 @@ func (s *Server) read(in io.Reader) error {
 // tooLongMarker stands for a line that was over the limit.
 var tooLongMarker = []byte{0}
 
-func (s *Server) poke() {
-	select {
-	case s.wake <- struct{}{}:
-	default:
-	}
-}
-
 // respond writes a success response.
 func (s *Server) respond(id wire.ID, command string, data interface{ AppendJSON([]byte) []byte }) {
 	r := &wire.Response{ID: id, Command: command, Success: true}
 	if data != nil {
 		r.Data = data.AppendJSON(nil)
 	}
-	s.w.send(frame{resp: r})
+	s.w.Send(r)
 }
 
 // fail writes a failure response.
 func (s *Server) fail(id wire.ID, command string, code wire.ErrorCode, format string, args ...any) {
-	s.w.send(frame{resp: &wire.Response{ID: id, Command: command, Error: fmt.Sprintf(format, args...), Code: code}})
+	s.w.Send(&wire.Response{ID: id, Command: command, Error: fmt.Sprintf(format, args...), Code: code})
 }
 
 // envelope is what can be read from any command line, however broken.
@@ -279,7 +260,9 @@ func (s *Server) authGate(typ string) error {
 
 // failSync writes a failure and waits until it is on the output.
 func (s *Server) failSync(id wire.ID, command string, code wire.ErrorCode, msg string) {
-	s.w.sendSync(frame{resp: &wire.Response{ID: id, Command: command, Error: msg, Code: code}})
+	ctx, cancel := context.WithTimeout(context.Background(), s.opts.FlushTimeout)
+	defer cancel()
+	_ = s.w.SendSync(ctx, &wire.Response{ID: id, Command: command, Error: msg, Code: code})
 }
 
 func isBlank(b []byte) bool {

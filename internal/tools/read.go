@@ -10,6 +10,7 @@ import (
 	"os"
 	"strings"
 
+	"zot.dev/zot/internal/images"
 	"zot.dev/zot/internal/llm"
 )
 
@@ -91,7 +92,7 @@ func (t *readTool) Run(ctx context.Context, call Call) (Result, error) {
 	if err != nil && !errors.Is(err, io.EOF) {
 		return Errorf(fmt.Sprintf("cannot read %s: %v", shown, unwrapPathError(err))), nil
 	}
-	if mime := sniffImage(head); mime != "" {
+	if mime := images.Sniff(head); mime != "" {
 		return t.readImage(br, shown, mime, st.Size())
 	}
 	if looksBinary(head) {

@@ -145,24 +145,6 @@ func wantOKResult(t *testing.T, r Result) Result {
 	return r
 }
 
-func TestSniffImage(t *testing.T) {
-	cases := map[string]string{
-		string(pngBytes):               "image/png",
-		"\xff\xd8\xff\xe0\x00\x10JFIF": "image/jpeg",
-		"GIF89a\x01\x00":               "image/gif",
-		"GIF87a\x01\x00":               "image/gif",
-		"RIFF\x24\x00\x00\x00WEBPVP8 ": "image/webp",
-		"RIFF\x24\x00\x00\x00WAVEfmt ": "",
-		"just text":                    "",
-		"\x89PNX":                      "",
-	}
-	for in, want := range cases {
-		if got := sniffImage([]byte(in)); got != want {
-			t.Errorf("sniffImage(%q) = %q, want %q", in, got, want)
-		}
-	}
-}
-
 func TestReadAborted(t *testing.T) {
 	dir := t.TempDir()
 	writeFiles(t, dir, map[string]string{"a.txt": "a\nb\n"})

@@ -1,0 +1,284 @@
+// Package engine is zot's middle, between the doors (the Go SDK, `zot rpc`,
+// print mode, the daemon) and the agent loop.
+//
+// A [Host] holds what sessions share: the model catalog and the settings
+// of each provider (credentials, endpoints, the scripted provider's
+// script). A [Session] is one conversation: it alone owns its agent, and
+// it holds the rules every door keeps the same way:
+//   - one piece of work (a prompt or a compaction) runs at a time; more
+//     either queue in the order they were sent or are refused as busy;
+//   - abort cancels the running work, abort-all also drops the queue, and
+//     every piece of work ends, in the order it was sent, with exactly one
+//     done event (an aborted or dropped one after turn_end{aborted});
+//   - every event is stamped with the session's next seq and the prompt_id
+//     of the work it belongs to, and seen by the session's observers before
+//     it reaches the work's sink;
+//   - the transcript is kept in the session file, if any.
+//
+// A door decodes its protocol, calls the Session, and encodes what comes
+// back. An idle Session holds no goroutine and no provider connection; its
+// worker goroutine lives only while work is queued or running.
+package engine
+
+import (
+	"errors"
+	"fmt"
+	"maps"
+	"os"
+	"path/filepath"
+	"slices"
+	"sync"
+
+	"zot.dev/zot/internal/agent"
+	"zot.dev/zot/internal/llm"
+	"zot.dev/zot/internal/models"
+	"zot.dev/zot/internal/providers"
+	"zot.dev/zot/internal/session"
+	"zot.dev/zot/internal/sysprompt"
+	"zot.dev/zot/internal/tools"
+	"zot.dev/zot/sdk/wire"
+)
+
+// Version is zot's build version.
+var Version = "0.1.0-dev"
+
+// ProtocolVersion is the major version of the wire protocol.
+const ProtocolVersion = 1
+
+// ProviderSettings say how to reach one provider.
+type ProviderSettings struct {
+	// APIKey is the credential; empty sends none.
+	APIKey string
+	// BaseURL overrides the vendor's endpoint.
+	BaseURL string
+	// Script is the scripted provider's script file; empty plays the
+	// built-in one.
+	Script string
+}
+
+// HostConfig configures a Host.
+type HostConfig struct {
+	// Catalog is the model catalog; nil means the built-in one.
+	Catalog *models.Catalog
+	// Providers holds the settings of each provider by name. A provider
+	// without an entry is reached with no key at its vendor's endpoint.
+	Providers map[string]ProviderSettings
+}
+
+// Host holds what the sessions of one process share. It is safe for
+// concurrent use.
+type Host struct {
+	catalog   *models.Catalog
+	providers map[string]ProviderSettings
+
+	mu       sync.Mutex
+	sessions map[*Session]struct{}
+	closed   bool
+}
+
+// NewHost returns a Host for cfg.
+func NewHost(cfg HostConfig) *Host {
+	h := &Host{
+		catalog:   cfg.Catalog,
+		providers: maps.Clone(cfg.Providers),
+		sessions:  make(map[*Session]struct{}),
+	}
+	if h.catalog == nil {
+		h.catalog = models.Builtin()
+	}
+	return h
+}
+
+// Catalog returns the host's model catalog.
+func (h *Host) Catalog() *models.Catalog { return h.catalog }
+
+// Models returns the catalog's models of provider, sorted by id, in their
+// wire form.
+func (h *Host) Models(provider string) []wire.ModelInfo {
+	list := h.catalog.List(provider)
+	out := make([]wire.ModelInfo, 0, len(list))
+	for _, m := range list {
+		info := wire.ModelInfo{
+			ID:            m.ID,
+			Provider:      m.Provider,
+			ContextWindow: int64(m.ContextWindow),
+			MaxOutput:     int64(m.MaxOutput),
+			Reasoning:     m.Reasoning,
+		}
+		if m.Input != 0 || m.Output != 0 || m.CacheRead != 0 || m.CacheWrite != 0 {
+			info.Price = &wire.Price{Input: m.Input, Output: m.Output, CacheRead: m.CacheRead, CacheWrite: m.CacheWrite}
+		}
+		out = append(out, info)
+	}
+	return out
+}
+
+// buildProvider makes a provider client for one session. Clients are not
+// shared between sessions: each keeps per-conversation state (the
+// encodings of its last request; the scripted provider's place in its
+// script). Connections are shared all the same, through one HTTP client.
+func (h *Host) buildProvider(name string) (llm.Provider, error) {
+	set := h.providers[name]
+	return providers.Build(providers.Spec{Name: name, APIKey: set.APIKey, BaseURL: set.BaseURL, ScriptPath: set.Script})
+}
+
+// NewSession starts a session: it resolves the working directory, the
+// model and the tools, and opens (resuming) the session file when there is
+// one. It fails on an unknown provider or tool, a working directory that
+// does not exist, or a session file it cannot use.
+func (h *Host) NewSession(cfg SessionConfig) (*Session, error) {
+	h.mu.Lock()
+	closed := h.closed
+	h.mu.Unlock()
+	if closed {
+		return nil, ErrClosed
+	}
+	if cfg.Provider == "" {
+		return nil, errors.New("no provider given")
+	}
+	if !models.KnownProvider(cfg.Provider) {
+		return nil, fmt.Errorf("unknown provider %q", cfg.Provider)
+	}
+	cwd, err := workDir(cfg.CWD)
+	if err != nil {
+		return nil, err
+	}
+	modelID := cfg.Model
+	if modelID == "" {
+		var ok bool
+		if modelID, ok = h.catalog.Default(cfg.Provider); !ok {
+			return nil, fmt.Errorf("provider %s has no default model; give a model", cfg.Provider)
+		}
+	}
+	p, err := h.buildProvider(cfg.Provider)
+	if err != nil {
+		return nil, err
+	}
+	builtin, err := tools.Select(tools.Builtins(tools.Config{CWD: cwd, BashTimeout: cfg.BashTimeout}), cfg.Tools, cfg.NoTools)
+	if err != nil {
+		return nil, err
+	}
+	s := &Session{host: h, provider: cfg.Provider, cwd: cwd, log: cfg.Log}
+	toolset, err := agent.NewToolSet(builtin, s.toolConflict)
+	if err != nil {
+		return nil, err
+	}
+	chain := new(agent.Chain)
+	if cfg.Approve != nil {
+		chain.Add(newApproval(cfg.Approve, cfg.ApprovalTimeout, cfg.ApprovalTools).interceptor())
+	}
+	a, err := agent.New(agent.Config{
+		Provider:         p,
+		Model:            h.catalog.Resolve(cfg.Provider, modelID),
+		ToolSet:          toolset,
+		Interceptors:     chain,
+		System:           systemPrompt(cfg, cwd, toolset),
+		MaxSteps:         cfg.MaxSteps,
+		Reasoning:        cfg.Reasoning,
+		AutoCompactOff:   cfg.AutoCompactOff,
+		CompactThreshold: cfg.CompactThreshold,
+	})
+	if err != nil {
+		return nil, err
+	}
+	s.agent = a
+	if cfg.SessionFile != "" {
+		f, msgs, err := session.Open(cfg.SessionFile)
+		if err != nil {
+			return nil, err
+		}
+		if err := a.SetTranscript(msgs); err != nil {
+			f.Close()
+			return nil, fmt.Errorf("resuming %s: %w", cfg.SessionFile, err)
+		}
+		s.store = f
+	}
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.closed {
+		if s.store != nil {
+			s.store.Close()
+		}
+		return nil, ErrClosed
+	}
+	h.sessions[s] = struct{}{}
+	return s, nil
+}
+
+// Sessions returns the host's open sessions, in no particular order.
+func (h *Host) Sessions() []*Session {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return slices.Collect(maps.Keys(h.sessions))
+}
+
+// forget drops a closed session.
+func (h *Host) forget(s *Session) {
+	h.mu.Lock()
+	delete(h.sessions, s)
+	h.mu.Unlock()
+}
+
+// Close closes every session (aborting their work, which still ends with
+// its done) and refuses new ones. It returns the first error a session's
+// Close reported.
+func (h *Host) Close() error {
+	h.mu.Lock()
+	h.closed = true
+	list := slices.Collect(maps.Keys(h.sessions))
+	h.mu.Unlock()
+	var first error
+	for _, s := range list {
+		if err := s.Close(); err != nil && first == nil {
+			first = err
+		}
+	}
+	return first
+}
+
+// workDir makes dir absolute (the process's directory when empty) and
+// checks that it is a directory.
+func workDir(dir string) (string, error) {
+	if dir == "" {
+		wd, err := os.Getwd()
+		if err != nil {
+			return "", fmt.Errorf("working directory: %w", err)
+		}
+		dir = wd
+	}
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return "", fmt.Errorf("working directory: %w", err)
+	}
+	if st, err := os.Stat(abs); err != nil || !st.IsDir() {
+		return "", fmt.Errorf("working directory %s is not a directory", abs)
+	}
+	return abs, nil
+}
+
+// systemPrompt returns the session's system prompt function. It lists the
+// tools the model is offered, so it is built again whenever the tool set
+// changes; otherwise it costs a pointer compare per model call.
+func systemPrompt(cfg SessionConfig, cwd string, set *agent.ToolSet) func() string {
+	var (
+		mu    sync.Mutex
+		seen  *agent.ToolView
+		build func() string
+	)
+	return func() string {
+		view := set.View()
+		mu.Lock()
+		if view != seen {
+			seen = view
+			build = sysprompt.Builder(sysprompt.Options{
+				Override: cfg.SystemPrompt,
+				Append:   cfg.AppendSystemPrompt,
+				CWD:      cwd,
+				Tools:    view.Tools(),
+			})
+		}
+		b := build
+		mu.Unlock()
+		return b()
+	}
+}

@@ -1,0 +1,598 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"slices"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"zot.dev/zot/internal/agent"
+	"zot.dev/zot/internal/llm"
+	"zot.dev/zot/internal/session"
+	"zot.dev/zot/sdk/wire"
+)
+
+// ErrBusy is returned when work is refused because other work runs or
+// waits, and by Clear and SetModel while it does.
+var ErrBusy = errors.New("zot: a prompt or compaction is already running")
+
+// ErrClosed is returned by every call after Close.
+var ErrClosed = errors.New("zot: session closed")
+
+// SessionConfig configures one session. A zero field takes the default
+// its comment states.
+type SessionConfig struct {
+	// Provider is the provider id. Required.
+	Provider string
+	// Model is the model id; empty means the provider's default model.
+	Model string
+	// CWD is the working directory of the tools; empty means the
+	// process's. It is made absolute.
+	CWD string
+	// SystemPrompt replaces zot's default identity prompt.
+	SystemPrompt string
+	// AppendSystemPrompt is added after the system prompt.
+	AppendSystemPrompt string
+	// Reasoning is the reasoning effort: "", low, medium or high.
+	Reasoning string
+	// MaxSteps bounds the model calls of one prompt; 0 means 50.
+	MaxSteps int
+	// Tools names the built-in tools the model may use; nil means all.
+	Tools []string
+	// NoTools turns every built-in tool off.
+	NoTools bool
+	// BashTimeout is the default timeout of a bash call; 0 means 120s.
+	BashTimeout time.Duration
+	// AutoCompactOff turns automatic compaction off.
+	AutoCompactOff bool
+	// CompactThreshold is the share of the context window above which a
+	// prompt's end triggers compaction; 0 means 0.85.
+	CompactThreshold float64
+	// SessionFile, when set, keeps the transcript in this file.
+	SessionFile string
+	// Approve, when set, is asked before each call of an ApprovalTools
+	// tool (see Approver).
+	Approve Approver
+	// ApprovalTools are the tools whose calls need approval; nil means
+	// write, edit and bash.
+	ApprovalTools []string
+	// ApprovalTimeout bounds one approval; when it passes the call is
+	// rejected. 0 means no bound but the prompt's own (an abort rejects).
+	ApprovalTimeout time.Duration
+	// Log receives diagnostics (tool name conflicts, say); nil discards
+	// them.
+	Log io.Writer
+}
+
+// Sink receives the events of one piece of work, in order, on the
+// session's worker goroutine. ctx is the work's context: it ends when the
+// work is aborted, so a sink that applies backpressure waits on it and an
+// abort is never held up by a slow reader. The last event is the
+// *wire.DoneEvent; it is delivered while the session's lock is held (so
+// that a client that has seen it finds the session idle) and the sink must
+// not block on it.
+type Sink func(ctx context.Context, ev wire.Event)
+
+// Work is one prompt or compaction to run. Exactly one of Prompt and
+// Compact is set.
+type Work struct {
+	// ID is the id of the command that asked for the work: every event of
+	// the work carries it as prompt_id. The zero ID stamps none.
+	ID wire.ID
+	// Prompt, when set, runs a prompt.
+	Prompt *PromptInput
+	// Compact, when set, compacts the transcript.
+	Compact *CompactInput
+	// Ctx, when set, is the parent of the work's context: the work is
+	// aborted when it ends.
+	Ctx context.Context
+	// Sink receives the work's events. Required.
+	Sink Sink
+}
+
+// PromptInput is a user message.
+type PromptInput struct {
+	Text   string
+	Images []llm.ImageBlock
+}
+
+// CompactInput is a compaction request.
+type CompactInput struct {
+	// Instructions are the user's extra instructions for the summary.
+	Instructions string
+}
+
+// Mode says what Submit does when other work runs or waits.
+type Mode int
+
+const (
+	// Queue puts the work at the end of the queue.
+	Queue Mode = iota
+	// RefuseBusy refuses the work with ErrBusy.
+	RefuseBusy
+)
+
+// Session is one conversation. Its methods are safe for concurrent use.
+type Session struct {
+	host     *Host
+	agent    *agent.Agent
+	provider string
+	cwd      string
+	log      io.Writer
+	store    *session.File // nil without a session file
+
+	seq       atomic.Int64
+	observers atomic.Pointer[[]observer]
+	obsMu     sync.Mutex
+	obsNext   uint64
+
+	mu      sync.Mutex
+	current *job   // running, from the moment it is accepted or dequeued until its done is delivered
+	queue   []*job // waiting, in order
+	// dropped were taken out of the queue by an abort; the worker ends
+	// them, in send order, before any job sent after them runs. A dropped
+	// job leaves this list when its done is delivered.
+	dropped []*job
+	sent    int           // jobs numbered so far
+	working bool          // a worker goroutine is live
+	idle    chan struct{} // closed when no worker is live; replaced when one starts
+	refuse  string        // when set, new work is refused with this text
+	closed  bool
+	wg      sync.WaitGroup // the worker
+}
+
+// job is one piece of work in the session.
+type job struct {
+	n      int // numbers jobs in the order they were sent, from 1
+	id     wire.ID
+	ctx    context.Context
+	cancel context.CancelFunc
+	sink   Sink
+	run    func(ctx context.Context, emit func(wire.Event)) error
+	// dropped, when not empty, says why the job was dropped unrun.
+	dropped string
+}
+
+// observer is a function that sees every event.
+type observer struct {
+	key uint64
+	fn  func(wire.Event)
+}
+
+// Submit accepts a piece of work. When nothing else runs or waits it
+// starts at once; otherwise mode decides: Queue puts it at the end of the
+// queue, RefuseBusy returns ErrBusy. accepted, when not nil, is called with
+// the answer (started, or queued at a position) before any event of the
+// work can reach its sink; it is called with the session's lock held and
+// must not block. Submit returns ErrBusy, ErrClosed, or the refusal given
+// to Shutdown, and then calls neither accepted nor the sink.
+func (s *Session) Submit(w Work, mode Mode, accepted func(wire.StartResult)) error {
+	run, err := s.workFunc(w)
+	if err != nil {
+		return err
+	}
+	if w.Sink == nil {
+		return errors.New("engine: work has no sink")
+	}
+	parent := w.Ctx
+	if parent == nil {
+		parent = context.Background()
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	switch {
+	case s.closed:
+		return ErrClosed
+	case s.refuse != "":
+		return errors.New(s.refuse)
+	case mode == RefuseBusy && s.busyLocked():
+		return ErrBusy
+	}
+	ctx, cancel := context.WithCancel(parent)
+	s.sent++
+	j := &job{n: s.sent, id: w.ID, ctx: ctx, cancel: cancel, sink: w.Sink, run: run}
+	if s.current == nil && len(s.queue) == 0 {
+		// Work that can start now is current at once, so the session is
+		// busy from the moment the caller hears it started.
+		s.current = j
+		if accepted != nil {
+			accepted(wire.StartResult{Started: true})
+		}
+	} else {
+		s.queue = append(s.queue, j)
+		if accepted != nil {
+			queued, pos := true, int64(len(s.queue))
+			accepted(wire.StartResult{Started: false, Queued: &queued, Position: &pos})
+		}
+	}
+	if !s.working {
+		s.working = true
+		s.idle = make(chan struct{})
+		s.wg.Add(1)
+		go s.work()
+	}
+	return nil
+}
+
+// workFunc returns what runs w on the agent.
+func (s *Session) workFunc(w Work) (func(context.Context, func(wire.Event)) error, error) {
+	switch {
+	case w.Prompt != nil && w.Compact != nil:
+		return nil, errors.New("engine: work is both a prompt and a compaction")
+	case w.Prompt != nil:
+		in := *w.Prompt
+		if in.Text == "" && len(in.Images) == 0 {
+			return nil, errors.New("zot: empty prompt: give text or an image")
+		}
+		return func(ctx context.Context, emit func(wire.Event)) error {
+			return s.agent.Prompt(ctx, in.Text, in.Images, emit)
+		}, nil
+	case w.Compact != nil:
+		instructions := w.Compact.Instructions
+		return func(ctx context.Context, emit func(wire.Event)) error {
+			return s.agent.Compact(ctx, instructions, emit)
+		}, nil
+	}
+	return nil, errors.New("engine: work is neither a prompt nor a compaction")
+}
+
+// busyLocked reports whether work runs, waits, or is still to be ended.
+// The caller holds s.mu.
+func (s *Session) busyLocked() bool {
+	return s.current != nil || len(s.queue) > 0 || len(s.dropped) > 0
+}
+
+// Busy reports whether work runs, waits or has an ending still to come.
+func (s *Session) Busy() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.busyLocked()
+}
+
+// work is the worker: it runs jobs one at a time, in order, the current
+// one and then the queue's head, and ends dropped ones in send order. It
+// exits when nothing is left.
+func (s *Session) work() {
+	defer s.wg.Done()
+	for {
+		s.mu.Lock()
+		// No job runs here. A dropped job sent before the current one (if
+		// any) ends now, so every job ends in the order it was sent.
+		if len(s.dropped) > 0 && (s.current == nil || s.dropped[0].n < s.current.n) {
+			j := s.dropped[0]
+			s.mu.Unlock()
+			s.endDropped(j)
+			continue
+		}
+		j := s.current
+		if j == nil && len(s.queue) > 0 {
+			j = s.queue[0]
+			s.queue = s.queue[1:]
+			s.current = j
+		}
+		if j == nil {
+			s.working = false
+			close(s.idle)
+			s.mu.Unlock()
+			return
+		}
+		s.mu.Unlock()
+		s.runJob(j)
+	}
+}
+
+// runJob runs one job, delivering its events as they happen; a failure
+// adds an error event, the session file is brought up to date, and done
+// comes last.
+func (s *Session) runJob(j *job) {
+	emit := func(ev wire.Event) { s.deliver(j, ev) }
+	err := s.protect(j, emit)
+	if err != nil && !agent.IsAborted(err) {
+		emit(errorEvent(err))
+	}
+	if perr := s.persist(); perr != nil {
+		emit(&wire.ErrorEvent{Message: perr.Error(), Code: wire.CodeInternal})
+	}
+	s.finish(j)
+}
+
+// protect runs the job's work, turning a panic into an error so that the
+// job still ends with its done.
+func (s *Session) protect(j *job, emit func(wire.Event)) (err error) {
+	defer func() {
+		if v := recover(); v != nil {
+			err = &agent.Error{Code: wire.CodeInternal, Msg: fmt.Sprintf("internal error: %v", v)}
+		}
+	}()
+	return j.run(j.ctx, emit)
+}
+
+// finish delivers a job's done and ends the job in one step under the
+// lock. A caller that has seen the done finds the session idle (unless
+// more work waits): the next prompt starts at once, Clear and SetModel are
+// not busy. An abort answered at the same moment comes either before the
+// done (and says aborted) or after it (and says not).
+func (s *Session) finish(j *job) {
+	j.cancel() // a sink waiting for room stops waiting: done must not block
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.current == j {
+		s.current = nil
+	}
+	if i := slices.Index(s.dropped, j); i >= 0 {
+		s.dropped = slices.Delete(s.dropped, i, i+1)
+	}
+	s.deliver(j, &wire.DoneEvent{})
+}
+
+// endDropped ends a job that never ran, the way an aborted one ends.
+func (s *Session) endDropped(j *job) {
+	s.deliver(j, &wire.TurnEndEvent{Stop: wire.StopAborted, Error: j.dropped})
+	s.finish(j)
+}
+
+// deliver stamps an event and hands it to the observers and the job's
+// sink.
+func (s *Session) deliver(j *job, ev wire.Event) {
+	ev.SetSeq(s.seq.Add(1))
+	ev.SetPromptID(j.id)
+	if obs := s.observers.Load(); obs != nil {
+		for _, o := range *obs {
+			o.fn(ev)
+		}
+	}
+	j.sink(j.ctx, ev)
+}
+
+// NextSeq reserves the next event sequence number, for an event a door
+// writes itself, so that seq stays one sequence across everything the
+// session's clients see.
+func (s *Session) NextSeq() int64 { return s.seq.Add(1) }
+
+// Observe adds fn to the functions that see every event of the session,
+// stamped, before it reaches the work's sink; fn is called on the
+// goroutine that emits (sometimes with the session's lock held) and must
+// not block: hand the event on to a queue of your own. It returns the
+// function that stops the observing.
+func (s *Session) Observe(fn func(wire.Event)) (stop func()) {
+	s.obsMu.Lock()
+	defer s.obsMu.Unlock()
+	s.obsNext++
+	key := s.obsNext
+	var list []observer
+	if cur := s.observers.Load(); cur != nil {
+		list = slices.Clone(*cur)
+	}
+	list = append(list, observer{key: key, fn: fn})
+	s.observers.Store(&list)
+	return func() {
+		s.obsMu.Lock()
+		defer s.obsMu.Unlock()
+		cur := s.observers.Load()
+		if cur == nil {
+			return
+		}
+		list := slices.DeleteFunc(slices.Clone(*cur), func(o observer) bool { return o.key == key })
+		s.observers.Store(&list)
+	}
+}
+
+// Abort cancels the running work, if any: it ends with turn_end{aborted}
+// and done. With all, the queued work is dropped too, each piece ending
+// the same way, in the order it was sent, after the running one. answer,
+// when not nil, is called with the result before the work is cancelled
+// and with the lock that orders the endings held, so whatever the caller
+// writes there precedes every ending the abort causes; it must not block.
+func (s *Session) Abort(all bool, answer func(wire.AbortResult)) wire.AbortResult {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	// Work whose done is already delivered is no longer current: it is not
+	// aborted, and the answer says so.
+	aborted := s.current != nil
+	var dropped []*job
+	if all {
+		dropped = s.queue
+		s.queue = nil
+	}
+	res := wire.AbortResult{Aborted: aborted, Dropped: int64(len(dropped))}
+	if answer != nil {
+		answer(res)
+	}
+	if aborted {
+		s.current.cancel()
+	}
+	s.dropLocked(dropped, "dropped from the queue by abort")
+	return res
+}
+
+// dropLocked hands dropped jobs to the worker, which ends each (in send
+// order) once the running job's done is delivered, so the endings of
+// different jobs never interleave. The caller holds s.mu.
+func (s *Session) dropLocked(jobs []*job, why string) {
+	for _, j := range jobs {
+		j.cancel()
+		j.dropped = why
+	}
+	s.dropped = append(s.dropped, jobs...)
+	slices.SortFunc(s.dropped, func(a, b *job) int { return a.n - b.n })
+}
+
+// Shutdown refuses new work from now on with the text why, aborts the
+// running work and drops the queue; every piece still ends with its done.
+// It does not wait (see Wait).
+func (s *Session) Shutdown(why string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.refuse == "" {
+		s.refuse = why
+	}
+	if s.current != nil {
+		s.current.cancel()
+	}
+	s.dropLocked(s.queue, why)
+	s.queue = nil
+}
+
+// Wait blocks until no work runs, waits or is still to be ended, or ctx
+// ends.
+func (s *Session) Wait(ctx context.Context) error {
+	s.mu.Lock()
+	idle := s.idle
+	working := s.working
+	s.mu.Unlock()
+	if !working {
+		return nil
+	}
+	select {
+	case <-idle:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// Close aborts the running work, drops the queue, waits until every piece
+// has delivered its done, and closes the session file. Every later call
+// fails with ErrClosed. It is safe to call more than once.
+func (s *Session) Close() error {
+	s.Shutdown("the session is closed")
+	s.wg.Wait()
+	s.mu.Lock()
+	already := s.closed
+	s.closed = true
+	s.mu.Unlock()
+	if already {
+		return nil
+	}
+	s.host.forget(s)
+	if s.store != nil {
+		return s.store.Close()
+	}
+	return nil
+}
+
+// Clear drops the transcript and resets the cumulative usage. It returns
+// ErrBusy while work runs or waits.
+func (s *Session) Clear() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if err := s.idleLocked(); err != nil {
+		return err
+	}
+	if err := s.agent.Clear(); err != nil {
+		return err
+	}
+	return s.persist()
+}
+
+// SetModel switches to another model of the session's provider. It fails
+// with an *UnknownModelError for a model the catalog does not list for
+// the provider, and with ErrBusy while work runs or waits.
+func (s *Session) SetModel(id string) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if err := s.idleLocked(); err != nil {
+		return err
+	}
+	m, ok := s.host.catalog.Lookup(s.provider, id)
+	if !ok {
+		return &UnknownModelError{Provider: s.provider, Model: id}
+	}
+	return s.agent.SetModel(m)
+}
+
+// idleLocked returns ErrClosed or ErrBusy when the session cannot be
+// changed now. The caller holds s.mu.
+func (s *Session) idleLocked() error {
+	switch {
+	case s.closed:
+		return ErrClosed
+	case s.busyLocked():
+		return ErrBusy
+	}
+	return nil
+}
+
+// UnknownModelError is returned by SetModel for a model the provider does
+// not have.
+type UnknownModelError struct {
+	Provider, Model string
+}
+
+func (e *UnknownModelError) Error() string {
+	return fmt.Sprintf("unknown model %q for provider %s (get_models lists them)", e.Model, e.Provider)
+}
+
+// persist brings the session file, if any, up to date.
+func (s *Session) persist() error {
+	if s.store == nil {
+		return nil
+	}
+	if err := s.store.Save(s.agent.Transcript()); err != nil {
+		return fmt.Errorf("zot: saving the session: %w", err)
+	}
+	return nil
+}
+
+// State returns a snapshot of the session.
+func (s *Session) State() wire.StateResult {
+	s.mu.Lock()
+	busy := s.busyLocked()
+	queued := int64(len(s.queue))
+	s.mu.Unlock()
+	return wire.StateResult{
+		Provider:     s.provider,
+		Model:        s.agent.Model().ID,
+		CWD:          s.cwd,
+		MessageCount: int64(s.agent.MessageCount()),
+		Busy:         busy,
+		Queued:       &queued,
+		Usage:        s.agent.Usage(),
+	}
+}
+
+// Messages returns the transcript in its wire form, oldest first.
+func (s *Session) Messages() []wire.Message { return s.agent.Messages() }
+
+// Usage returns the cumulative usage and cost since the start or the last
+// Clear.
+func (s *Session) Usage() wire.Usage { return s.agent.Usage() }
+
+// Provider returns the provider id.
+func (s *Session) Provider() string { return s.provider }
+
+// Model returns the current model id.
+func (s *Session) Model() string { return s.agent.Model().ID }
+
+// CWD returns the absolute working directory of the tools.
+func (s *Session) CWD() string { return s.cwd }
+
+// Models returns the catalog's models of the session's provider.
+func (s *Session) Models() []wire.ModelInfo { return s.host.Models(s.provider) }
+
+// Tools returns the session's tool set: other tool sources (extensions,
+// MCP servers) add theirs to it.
+func (s *Session) Tools() *agent.ToolSet { return s.agent.Tools() }
+
+// Interceptors returns the session's interceptor chain.
+func (s *Session) Interceptors() *agent.Chain { return s.agent.Interceptors() }
+
+// toolConflict reports a tool left out because its name was taken.
+func (s *Session) toolConflict(name, kept, dropped string) {
+	if s.log != nil {
+		fmt.Fprintf(s.log, "zot: tool %q of %s is left out: %s already offers one of that name\n", name, dropped, kept)
+	}
+}
+
+// errorEvent turns a run's error into its wire form.
+func errorEvent(err error) *wire.ErrorEvent {
+	var ae *agent.Error
+	if errors.As(err, &ae) {
+		return &wire.ErrorEvent{Message: ae.Error(), Code: ae.Code}
+	}
+	return &wire.ErrorEvent{Message: err.Error(), Code: wire.CodeInternal}
+}
