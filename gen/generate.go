@@ -1,9 +1,10 @@
-// Package gen turns zot's protocol schema (schema/*.json) into everything
-// that must agree with it: the Go wire types of package sdk/wire, the
-// tables of docs/rpc.md, the Python types of the Python client and the
-// TypeScript declarations of the Node client. It also writes the reference
-// of the scripted provider's script format (schema/script/) into
-// docs/providers.md.
+// Package gen turns zot's JSON Schemas (schema/<protocol>/*.json) into
+// everything that must agree with them: the Go types of each protocol's
+// package (sdk/wire for `zot rpc`), the generated sections of its docs,
+// and the Python types and TypeScript declarations of the clients.
+//
+// What is generated from which folder is the table [Targets]: a new
+// protocol is one more row, with its own Go package.
 //
 // [Generate] is pure: it reads only the file system it is given and returns
 // the generated files by path, so tests can regenerate in memory and compare
@@ -13,66 +14,148 @@ package gen
 import (
 	"fmt"
 	"io/fs"
+	"path"
 	"sort"
 )
 
-// Output paths, relative to the repository root.
-const (
-	GoTypesPath = "sdk/wire/types_gen.go"
-	DocsPath    = "docs/rpc.md"
-	PythonPath  = "clients/python/zot_client/types.py"
-	TSPath      = "clients/node/types.d.ts"
-	// TSExamplesPath holds every schema example as a typed constant, so
-	// that `tsc --strict` proves the declarations accept them.
-	TSExamplesPath = "clients/node/test/examples.gen.ts"
-	// ScriptDocsPath holds the reference of the scripted provider's
-	// script format, generated from schema/script/.
-	ScriptDocsPath = "docs/providers.md"
-)
+// Target is one schema folder and every file generated from it. Paths are
+// relative to the repository root and use slashes; an empty path means
+// the output is not generated.
+type Target struct {
+	// Name names the target in messages, e.g. "rpc".
+	Name string
+	// Title names the protocol in generated prose, e.g. "zot's RPC
+	// protocol".
+	Title string
+	// Schema is the folder of the schema files, e.g. "schema/rpc".
+	Schema string
+	// GoDir is the directory of the Go package that gets the protocol's
+	// types (types_gen.go), GoPackage its name.
+	GoDir, GoPackage string
+	// Docs are the documents with sections generated from the schema.
+	Docs []DocTarget
+	// Python is the module of the Python client's types.
+	Python string
+	// TypeScript is the declaration file of the Node client's types;
+	// TSExamples holds every schema example as a typed constant, so that
+	// `tsc --strict` proves the declarations accept them.
+	TypeScript, TSExamples string
+}
 
-// Generate reads schema/*.json (and the current docs/rpc.md, whose
-// hand-written prose around the generated tables it keeps) from fsys, the
-// repository root, and returns every generated file keyed by its path.
+// DocTarget is a document with generated sections: each one named in
+// Sections sits between `<!-- BEGIN GENERATED: name -->` and
+// `<!-- END GENERATED: name -->`; the prose around them is kept.
+type DocTarget struct {
+	Path     string
+	Sections []string
+}
+
+// GoTypesFile is the name of the generated Go types file in a target's
+// GoDir.
+const GoTypesFile = "types_gen.go"
+
+// Targets are the repository's schema folders and what they generate.
+var Targets = []Target{
+	{
+		Name:      "rpc",
+		Title:     "zot's RPC protocol",
+		Schema:    "schema/rpc",
+		GoDir:     "sdk/wire",
+		GoPackage: "wire",
+		Docs: []DocTarget{{
+			Path:     "docs/rpc.md",
+			Sections: []string{"commands", "events", "content", "errors", "stop", "reference"},
+		}},
+		Python:     "clients/python/zot_client/types.py",
+		TypeScript: "clients/node/types.d.ts",
+		TSExamples: "clients/node/test/examples.gen.ts",
+	},
+	{
+		// The scripted provider's script format: not a wire, only a
+		// reference in the providers' docs.
+		Name:   "script",
+		Title:  "the scripted provider's script format",
+		Schema: "schema/script",
+		Docs: []DocTarget{{
+			Path:     "docs/providers.md",
+			Sections: []string{"script"},
+		}},
+	},
+}
+
+// Generate generates every target of [Targets] from fsys, the repository
+// root, and returns the files keyed by path.
 func Generate(fsys fs.FS) (map[string][]byte, error) {
-	m, err := Load(fsys)
+	return GenerateTargets(fsys, Targets)
+}
+
+// GenerateTargets reads each target's schema folder (and the current
+// documents, whose hand-written prose around the generated sections it
+// keeps) from fsys and returns every generated file keyed by its path.
+// Two targets may not write the same file.
+func GenerateTargets(fsys fs.FS, targets []Target) (map[string][]byte, error) {
+	out := map[string][]byte{}
+	owner := map[string]string{}
+	for _, t := range targets {
+		files, err := t.generate(fsys)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", t.Name, err)
+		}
+		for p, data := range files {
+			if prev, dup := owner[p]; dup {
+				return nil, fmt.Errorf("targets %s and %s both write %s", prev, t.Name, p)
+			}
+			owner[p] = t.Name
+			out[p] = data
+		}
+	}
+	return out, nil
+}
+
+// generate returns the files of one target.
+func (t Target) generate(fsys fs.FS) (map[string][]byte, error) {
+	m, err := Load(fsys, t.Schema)
 	if err != nil {
-		return nil, fmt.Errorf("loading schema: %w", err)
+		return nil, fmt.Errorf("loading %s: %w", t.Schema, err)
 	}
 	if err := m.check(); err != nil {
-		return nil, fmt.Errorf("checking schema: %w", err)
+		return nil, fmt.Errorf("checking %s: %w", t.Schema, err)
 	}
+	m.Title = t.Title
 	out := map[string][]byte{}
-	goSrc, err := GoTypes(m, "wire")
-	if err != nil {
-		return nil, fmt.Errorf("generating Go: %w", err)
+	if t.GoDir != "" {
+		if t.GoPackage == "" {
+			return nil, fmt.Errorf("GoDir %s without GoPackage", t.GoDir)
+		}
+		src, err := GoTypes(m, t.GoPackage)
+		if err != nil {
+			return nil, fmt.Errorf("generating Go: %w", err)
+		}
+		out[path.Join(t.GoDir, GoTypesFile)] = src
 	}
-	out[GoTypesPath] = goSrc
-	doc, err := fs.ReadFile(fsys, DocsPath)
-	if err != nil {
-		return nil, fmt.Errorf("reading %s: %w", DocsPath, err)
+	for _, d := range t.Docs {
+		doc, err := fs.ReadFile(fsys, d.Path)
+		if err != nil {
+			return nil, fmt.Errorf("reading %s: %w", d.Path, err)
+		}
+		if out[d.Path], err = Docs(m, doc, d.Sections...); err != nil {
+			return nil, fmt.Errorf("generating %s: %w", d.Path, err)
+		}
 	}
-	if out[DocsPath], err = Docs(m, doc); err != nil {
-		return nil, fmt.Errorf("generating %s: %w", DocsPath, err)
-	}
-	if out[PythonPath], err = Python(m); err != nil {
-		return nil, fmt.Errorf("generating Python: %w", err)
-	}
-	if out[TSPath], err = TypeScript(m); err != nil {
-		return nil, fmt.Errorf("generating TypeScript: %w", err)
-	}
-	if out[TSExamplesPath], err = TypeScriptExamples(m); err != nil {
-		return nil, fmt.Errorf("generating TypeScript examples: %w", err)
-	}
-	sm, err := LoadScript(fsys)
-	if err != nil {
-		return nil, fmt.Errorf("loading the script schema: %w", err)
-	}
-	pdoc, err := fs.ReadFile(fsys, ScriptDocsPath)
-	if err != nil {
-		return nil, fmt.Errorf("reading %s: %w", ScriptDocsPath, err)
-	}
-	if out[ScriptDocsPath], err = ScriptDocs(sm, pdoc); err != nil {
-		return nil, fmt.Errorf("generating %s: %w", ScriptDocsPath, err)
+	for _, c := range []struct {
+		path string
+		gen  func(*Model) ([]byte, error)
+	}{
+		{t.Python, Python},
+		{t.TypeScript, TypeScript},
+		{t.TSExamples, TypeScriptExamples},
+	} {
+		if c.path == "" {
+			continue
+		}
+		if out[c.path], err = c.gen(m); err != nil {
+			return nil, fmt.Errorf("generating %s: %w", c.path, err)
+		}
 	}
 	return out, nil
 }
@@ -97,11 +180,11 @@ func (m *Model) check() error {
 	return nil
 }
 
-// sourceFiles lists the schema files, for DO-NOT-EDIT headers.
+// sourceFiles lists the schema files by path, for DO-NOT-EDIT headers.
 func (m *Model) sourceFiles() []string {
 	var names []string
 	for _, f := range m.Files {
-		names = append(names, "schema/"+f.Name)
+		names = append(names, f.Path)
 	}
 	sort.Strings(names)
 	return names

@@ -529,7 +529,7 @@ func (g *goGen) registry() {
 	defs := g.m.sorted()
 	sort.Slice(defs, func(i, j int) bool { return defs[i].Name < defs[j].Name })
 	for _, d := range defs {
-		g.p("\t%q: %q,", d.Name, "https://zot.dev/schema/"+d.Ref())
+		g.p("\t%q: %q,", d.Name, d.URL())
 	}
 	g.p("}")
 	g.p("")

@@ -4,9 +4,18 @@ import (
 	"encoding/json"
 	"fmt"
 	"io/fs"
+	"path"
 	"sort"
 	"strings"
 )
+
+// title returns the protocol's name for generated prose.
+func (m *Model) title() string {
+	if m.Title == "" {
+		return "the protocol"
+	}
+	return m.Title
+}
 
 // Kind says what a schema definition becomes in generated code.
 type Kind int
@@ -27,8 +36,13 @@ const (
 	KindCustom
 )
 
-// Model is the whole schema as the generator sees it.
+// Model is one schema folder, a protocol, as the generator sees it.
 type Model struct {
+	// Title names the protocol in generated prose, e.g. "zot's RPC
+	// protocol"; [Generate] sets it from the target.
+	Title string
+	// Dir is the schema folder, e.g. "schema/rpc".
+	Dir   string
 	Files []*File
 	// Defs holds every definition by name; names are unique across files.
 	Defs map[string]*Def
@@ -36,8 +50,9 @@ type Model struct {
 
 // File is one schema file.
 type File struct {
-	Name        string // the path under schema/, e.g. "events.json" or "script/script.json"
-	ID          string // the $id
+	Name        string // the name in its folder, as references use it, e.g. "events.json"
+	Path        string // the path from the repository root, e.g. "schema/rpc/events.json"
+	ID          string // the $id: "https://zot.dev/" followed by Path
 	Title       string
 	Description string
 	Defs        []*Def // in document order
@@ -74,9 +89,9 @@ type Def struct {
 	JSONTypes []string
 }
 
-// Ref returns the definition's JSON pointer reference, e.g.
-// "events.json#/$defs/DoneEvent".
-func (d *Def) Ref() string { return d.File.Name + "#/$defs/" + d.Name }
+// URL returns the definition's absolute schema reference, e.g.
+// "https://zot.dev/schema/rpc/events.json#/$defs/DoneEvent".
+func (d *Def) URL() string { return d.File.ID + "#/$defs/" + d.Name }
 
 // Field is one property of an object definition.
 type Field struct {
@@ -146,20 +161,14 @@ func constraints(n *node) (Constraints, error) {
 	return c, nil
 }
 
-// Load reads every schema/*.json file of fsys, the protocol, and builds
-// the model.
-func Load(fsys fs.FS) (*Model, error) {
-	return loadFiles(fsys, "schema/*.json")
-}
+// IDBase prefixes the path of a schema file to make its `$id`.
+const IDBase = "https://zot.dev/"
 
-// LoadScript reads the schema of the scripted provider's script files,
-// schema/script/*.json, a model of its own: it is not part of the wire.
-func LoadScript(fsys fs.FS) (*Model, error) {
-	return loadFiles(fsys, "schema/script/*.json")
-}
-
-// loadFiles builds a model from the schema files matching pattern.
-func loadFiles(fsys fs.FS, pattern string) (*Model, error) {
+// Load reads the schema files dir/*.json of fsys (the repository root),
+// one protocol, and builds its model. References between files of the
+// folder name the file alone ("content.json#/$defs/ContentBlock").
+func Load(fsys fs.FS, dir string) (*Model, error) {
+	pattern := path.Join(dir, "*.json")
 	names, err := fs.Glob(fsys, pattern)
 	if err != nil {
 		return nil, err
@@ -168,7 +177,7 @@ func loadFiles(fsys fs.FS, pattern string) (*Model, error) {
 		return nil, fmt.Errorf("no %s files", pattern)
 	}
 	sort.Strings(names)
-	m := &Model{Defs: map[string]*Def{}}
+	m := &Model{Dir: dir, Defs: map[string]*Def{}}
 	type pending struct {
 		def  *Def
 		node *node
@@ -184,12 +193,13 @@ func loadFiles(fsys fs.FS, pattern string) (*Model, error) {
 			return nil, fmt.Errorf("%s: %w", name, err)
 		}
 		f := &File{
-			Name:        strings.TrimPrefix(name, "schema/"),
+			Name:        path.Base(name),
+			Path:        name,
 			ID:          root.get("$id").str(),
 			Title:       root.get("title").str(),
 			Description: root.get("description").str(),
 		}
-		if want := "https://zot.dev/schema/" + f.Name; f.ID != want {
+		if want := IDBase + f.Path; f.ID != want {
 			return nil, fmt.Errorf("%s: $id is %q, want %q", name, f.ID, want)
 		}
 		if s := root.get("$schema").str(); s != "https://json-schema.org/draft/2020-12/schema" {

@@ -112,7 +112,7 @@ func TestTypeScriptRejectsClashingNames(t *testing.T) {
 	}
 	for name, defs := range cases {
 		t.Run(name, func(t *testing.T) {
-			m, err := Load(schemaFS(defs))
+			m, err := Load(schemaFS(defs), "schema")
 			if err != nil {
 				t.Fatalf("test schema does not load: %v", err)
 			}

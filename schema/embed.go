@@ -1,7 +1,13 @@
-// Package schema embeds zot's protocol schema, the single source of truth
-// for every command, response, event, content block and error code of the
-// `zot rpc` wire. The JSON files beside this one are JSON Schema draft
-// 2020-12; each has an `$id` of the form https://zot.dev/schema/<file>.
+// Package schema embeds zot's JSON Schemas (draft 2020-12), one folder per
+// protocol, the single source of truth for each:
+//
+//   - rpc/: every command, response, event, content block and error code
+//     of the `zot rpc` wire;
+//   - script/: the scripted provider's script files, which are not a wire.
+//
+// Every file's `$id` is [BaseURL] followed by its path in [FS], e.g.
+// https://zot.dev/schema/rpc/events.json, so references between the files
+// of a folder resolve by name.
 package schema
 
 import (
@@ -10,18 +16,17 @@ import (
 	"fmt"
 )
 
-// FS holds the schema files, named as in this directory (e.g.
-// "events.json"), and the schema of the scripted provider's script files,
-// "script/script.json", which is not part of the wire.
+// FS holds the schema files by their path in this directory, e.g.
+// "rpc/events.json" or "script/script.json".
 //
-//go:embed *.json script/*.json
+//go:embed rpc/*.json script/*.json
 var FS embed.FS
 
 // BaseURL is the prefix of every schema file's `$id`.
 const BaseURL = "https://zot.dev/schema/"
 
 // Examples returns the examples of every definition of the schema file
-// name (e.g. "events.json"), by definition name.
+// name (e.g. "rpc/events.json"), by definition name.
 func Examples(name string) (map[string][]json.RawMessage, error) {
 	data, err := FS.ReadFile(name)
 	if err != nil {

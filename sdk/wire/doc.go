@@ -1,5 +1,5 @@
 // Package wire holds the types of zot's `zot rpc` protocol, generated from
-// the JSON Schema in schema/: every command, response payload, event,
+// the JSON Schema in schema/rpc/: every command, response payload, event,
 // content block, message and error code.
 //
 // The server, the Go SDK and embedders that parse `zot rpc` output use these

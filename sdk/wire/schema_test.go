@@ -23,7 +23,7 @@ func schemaDefs(t testing.TB) map[string]struct {
 		Examples []json.RawMessage `json:"examples"`
 		OneOf    []any             `json:"oneOf"`
 	}{}
-	names, err := fs.Glob(schema.FS, "*.json")
+	names, err := fs.Glob(schema.FS, "rpc/*.json")
 	if err != nil {
 		t.Fatal(err)
 	}

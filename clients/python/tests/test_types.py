@@ -1,6 +1,6 @@
 """Checks the generated protocol types against the schema's examples.
 
-Every ``examples`` entry of every definition in schema/*.json must parse with
+Every ``examples`` entry of every definition in schema/rpc/*.json must parse with
 its class (unions through their parse function) and turn back into the same
 JSON. Unknown union types and unknown fields must pass through untouched, and
 a missing required field must raise ValueError.
@@ -23,7 +23,7 @@ sys.path.insert(0, str(HERE.parent))
 import zot_client  # noqa: E402
 from zot_client import types as t  # noqa: E402
 
-SCHEMA_DIR = HERE.parent.parent.parent / "schema"
+SCHEMA_DIR = HERE.parent.parent.parent / "schema" / "rpc"
 
 # A member no schema version defines, used to check pass-through.
 EXTRA_KEY = "zz_not_in_schema"

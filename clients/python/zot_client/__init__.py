@@ -1,9 +1,9 @@
 """Client for zot's RPC protocol (``zot rpc``).
 
-The protocol types are generated from zot's JSON Schema (schema/*.json) into
-zot_client.types and re-exported here, together with the thread-based
-Client (zot_client.client), the asyncio AsyncClient (zot_client.aio) and
-their exceptions (zot_client.errors).
+The protocol types are generated from zot's JSON Schema
+(schema/rpc/*.json) into zot_client.types and re-exported here, together
+with the thread-based Client (zot_client.client), the asyncio AsyncClient
+(zot_client.aio) and their exceptions (zot_client.errors).
 """
 
 from .types import *  # noqa: F401,F403

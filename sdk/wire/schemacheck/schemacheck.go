@@ -33,7 +33,7 @@ var compiler = sync.OnceValues(func() (*jsonschema.Compiler, error) {
 	c := jsonschema.NewCompiler()
 	c.DefaultDraft(jsonschema.Draft2020)
 	c.AssertFormat()
-	names, err := fs.Glob(schema.FS, "*.json")
+	names, err := fs.Glob(schema.FS, "rpc/*.json")
 	if err != nil {
 		return nil, err
 	}
