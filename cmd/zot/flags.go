@@ -6,20 +6,22 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/urfave/cli/v3"
 
 	"zot.dev/zot/internal/engine"
+	"zot.dev/zot/internal/home"
 	"zot.dev/zot/internal/models"
-	"zot.dev/zot/internal/providers"
+	"zot.dev/zot/internal/registry"
 	"zot.dev/zot/internal/session"
 )
 
 // agentFlags are the flags every mode takes to build its Runtime.
 func agentFlags() []cli.Flag {
 	return []cli.Flag{
-		&cli.StringFlag{Name: "provider", Value: "anthropic", Usage: "anthropic, openai, openai-responses, gemini or scripted (offline)"},
+		&cli.StringFlag{Name: "provider", Value: "anthropic", Usage: registry.Help()},
 		&cli.StringFlag{Name: "model", Usage: "model id (default: the provider's default model)"},
 		&cli.StringFlag{Name: "cwd", Usage: "working directory of the tools (default: the current directory)"},
 		&cli.StringFlag{Name: "api-key", Usage: "provider API key (default: the provider's environment variable or the auth file)"},
@@ -51,7 +53,10 @@ type agentConfig struct {
 
 // runtimeConfig builds the configuration from the flags, resolving the
 // API key from the flag, the environment or the auth file.
-func runtimeConfig(cmd *cli.Command) (agentConfig, error) {
+func runtimeConfig(cmd *cli.Command, stderr io.Writer) (agentConfig, error) {
+	if p := cmd.String("provider"); !registry.Known(p) {
+		return agentConfig{}, &exitError{code: 2, msg: (&registry.UnknownError{Name: p}).Error()}
+	}
 	cfg := agentConfig{
 		Provider:   cmd.String("provider"),
 		BaseURL:    cmd.String("base-url"),
@@ -95,7 +100,11 @@ func runtimeConfig(cmd *cli.Command) (agentConfig, error) {
 		if err != nil {
 			return cfg, &exitError{code: 2, msg: err.Error()}
 		}
-		path, err := session.Newest(session.DirFor(zotHome(), abs), time.Now())
+		h, err := zotHome(stderr)
+		if err != nil {
+			return cfg, &exitError{code: 1, msg: err.Error()}
+		}
+		path, err := session.Newest(session.DirFor(h.Dir, abs), time.Now())
 		if err != nil {
 			return cfg, &exitError{code: 1, msg: err.Error()}
 		}
@@ -115,13 +124,17 @@ func runtimeConfig(cmd *cli.Command) (agentConfig, error) {
 	if cfg.Provider == "scripted" && (cmd.IsSet("api-key") || cmd.IsSet("base-url")) {
 		return cfg, &exitError{code: 2, msg: "--api-key and --base-url do nothing for --provider scripted"}
 	}
-	if cfg.Provider != "scripted" {
-		key, err := providers.Lookup(cfg.Provider, cmd.String("api-key"), os.Getenv, providers.AuthFile(os.Getenv))
+	if p, _ := registry.Find(cfg.Provider); !p.Keyless {
+		authFile := ""
+		if h, err := zotHome(stderr); err == nil {
+			authFile = h.AuthFile()
+		}
+		key, err := registry.APIKey(cfg.Provider, cmd.String("api-key"), os.Getenv, authFile)
 		if err != nil {
 			return cfg, &exitError{code: 1, msg: err.Error()}
 		}
-		if key == "" && providers.NeedsKey(cfg.Provider, cfg.BaseURL) {
-			return cfg, &exitError{code: 1, msg: (&providers.MissingKeyError{Provider: cfg.Provider, AuthFile: providers.AuthFile(os.Getenv)}).Error()}
+		if key == "" && registry.NeedsKey(cfg.Provider, cfg.BaseURL) {
+			return cfg, &exitError{code: 1, msg: (&registry.MissingKeyError{Provider: cfg.Provider, AuthFile: authFile}).Error()}
 		}
 		cfg.APIKey = key
 	}
@@ -155,13 +168,18 @@ func startSession(cfg agentConfig, log io.Writer) (*engine.Host, *engine.Session
 	return host, sess, nil
 }
 
-// zotHome is zot's own directory: $ZOT_HOME, else ~/.zot.
-func zotHome() string {
-	if h := os.Getenv("ZOT_HOME"); h != "" {
-		return h
+// homeNotice makes the legacy-directory notice print once per process.
+var homeNotice sync.Once
+
+// zotHome is zot's own directory (see package home). When it is the
+// legacy ~/.zot, stderr is told so once.
+func zotHome(stderr io.Writer) (home.Home, error) {
+	h, err := home.Current()
+	if err != nil {
+		return h, err
 	}
-	if home, err := os.UserHomeDir(); err == nil {
-		return filepath.Join(home, ".zot")
+	if n := h.Notice(); n != "" {
+		homeNotice.Do(func() { fmt.Fprintln(stderr, n) })
 	}
-	return ".zot"
+	return h, nil
 }

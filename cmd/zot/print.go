@@ -15,7 +15,7 @@ import (
 // stderr. --json: every event as one NDJSON line, ending with done. The
 // exit status is 1 when the prompt failed, 130/143 when interrupted.
 func printMode(ctx context.Context, cmd *cli.Command, io streams) error {
-	cfg, err := runtimeConfig(cmd)
+	cfg, err := runtimeConfig(cmd, io.err)
 	if err != nil {
 		return err
 	}

@@ -14,7 +14,7 @@ import (
 // done, 1 when the client fails to authenticate, 130/143 on SIGINT/SIGTERM
 // after aborting the work and killing tool processes.
 func serveRPC(ctx context.Context, cmd *cli.Command, io streams) error {
-	cfg, err := runtimeConfig(cmd)
+	cfg, err := runtimeConfig(cmd, io.err)
 	if err != nil {
 		return err
 	}

@@ -32,7 +32,7 @@ import (
 	"zot.dev/zot/internal/agent"
 	"zot.dev/zot/internal/llm"
 	"zot.dev/zot/internal/models"
-	"zot.dev/zot/internal/providers"
+	"zot.dev/zot/internal/registry"
 	"zot.dev/zot/internal/session"
 	"zot.dev/zot/internal/sysprompt"
 	"zot.dev/zot/internal/tools"
@@ -119,7 +119,7 @@ func (h *Host) Models(provider string) []wire.ModelInfo {
 // script). Connections are shared all the same, through one HTTP client.
 func (h *Host) buildProvider(name string) (llm.Provider, error) {
 	set := h.providers[name]
-	return providers.Build(providers.Spec{Name: name, APIKey: set.APIKey, BaseURL: set.BaseURL, ScriptPath: set.Script})
+	return registry.Build(registry.Spec{Name: name, APIKey: set.APIKey, BaseURL: set.BaseURL, ScriptPath: set.Script})
 }
 
 // NewSession starts a session: it resolves the working directory, the
@@ -136,8 +136,8 @@ func (h *Host) NewSession(cfg SessionConfig) (*Session, error) {
 	if cfg.Provider == "" {
 		return nil, errors.New("no provider given")
 	}
-	if !models.KnownProvider(cfg.Provider) {
-		return nil, fmt.Errorf("unknown provider %q", cfg.Provider)
+	if !registry.Known(cfg.Provider) {
+		return nil, &registry.UnknownError{Name: cfg.Provider}
 	}
 	cwd, err := workDir(cfg.CWD)
 	if err != nil {

@@ -3,6 +3,8 @@ package models
 import (
 	"slices"
 	"testing"
+
+	"zot.dev/zot/internal/registry"
 )
 
 func TestBuiltinHasRequiredModels(t *testing.T) {
@@ -24,7 +26,7 @@ func TestBuiltinHasRequiredModels(t *testing.T) {
 
 func TestBuiltinModelsAreSane(t *testing.T) {
 	c := Builtin()
-	for _, p := range Providers() {
+	for _, p := range registry.Names() {
 		list := c.List(p)
 		if len(list) == 0 {
 			t.Errorf("provider %q has no models", p)
@@ -156,24 +158,6 @@ func TestResolveUnknownGetsDefaults(t *testing.T) {
 func TestDefaultUnknownProvider(t *testing.T) {
 	if id, ok := Builtin().Default("nope"); ok {
 		t.Errorf("Default(nope) = %q, true", id)
-	}
-}
-
-func TestKnownProvider(t *testing.T) {
-	for _, p := range []string{"anthropic", "openai", "openai-responses", "gemini", "scripted"} {
-		if !KnownProvider(p) {
-			t.Errorf("KnownProvider(%q) = false", p)
-		}
-	}
-	for _, p := range []string{"", "Anthropic", "ollama"} {
-		if KnownProvider(p) {
-			t.Errorf("KnownProvider(%q) = true", p)
-		}
-	}
-	ps := Providers()
-	ps[0] = "changed"
-	if Providers()[0] != "anthropic" {
-		t.Error("Providers returned the package's own slice")
 	}
 }
 

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"zot.dev/zot/internal/models/strictjson"
+	"zot.dev/zot/internal/registry"
 )
 
 // Load returns the built-in catalog with the models of the user file at path
@@ -100,9 +101,9 @@ func (c *Catalog) decodeEntry(v strictjson.Value) (Model, error) {
 	if err != nil {
 		return Model{}, err
 	}
-	if !KnownProvider(provider) {
+	if !registry.Known(provider) {
 		f, _ := o.Get("provider")
-		return Model{}, f.Errorf("unknown provider %q (known: %s)", provider, strings.Join(providers, ", "))
+		return Model{}, f.Errorf("unknown provider %q (known: %s)", provider, strings.Join(registry.Names(), ", "))
 	}
 	m := c.Resolve(provider, id)
 	if err := decodeFields(o, &m); err != nil {

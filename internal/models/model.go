@@ -11,9 +11,9 @@ package models
 
 import (
 	"math"
-	"slices"
 
 	"zot.dev/zot/internal/llm"
+	"zot.dev/zot/internal/registry"
 )
 
 // Model describes one model of one provider.
@@ -46,23 +46,9 @@ const (
 	DefaultMaxOutput     = 8_192
 )
 
-// The providers zot knows, in a stable order.
-var providers = []string{"anthropic", "openai", "openai-responses", "gemini", "scripted"}
-
-// Providers returns the ids of the providers zot knows.
-func Providers() []string { return slices.Clone(providers) }
-
-// KnownProvider reports whether name is the id of a provider zot knows.
-func KnownProvider(name string) bool { return slices.Contains(providers, name) }
-
-// family returns the provider whose model list provider uses: the OpenAI
-// Chat Completions and Responses providers share model ids and prices.
-func family(provider string) string {
-	if provider == "openai-responses" {
-		return "openai"
-	}
-	return provider
-}
+// family returns the provider whose model list provider uses (see
+// registry.Provider.Family).
+func family(provider string) string { return registry.Family(provider) }
 
 // Cost returns what u costs at m's prices, in USD.
 //

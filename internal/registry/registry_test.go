@@ -1,6 +1,7 @@
-package providers
+package registry
 
 import (
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -20,12 +21,12 @@ func TestLookupOrder(t *testing.T) {
 		{"openai", "", ""},
 	}
 	for _, c := range cases {
-		got, err := Lookup(c.provider, c.flag, getenv, auth)
+		got, err := APIKey(c.provider, c.flag, getenv, auth)
 		if err != nil || got != c.want {
 			t.Errorf("%s flag=%q: got %q, %v; want %q", c.provider, c.flag, got, err, c.want)
 		}
 	}
-	got, _ := Lookup("anthropic", "", func(string) string { return "" }, auth)
+	got, _ := APIKey("anthropic", "", func(string) string { return "" }, auth)
 	if got != "from-file" {
 		t.Errorf("auth file: got %q", got)
 	}
@@ -34,11 +35,11 @@ func TestLookupOrder(t *testing.T) {
 func TestAuthFileMustBePrivate(t *testing.T) {
 	auth := filepath.Join(t.TempDir(), "auth.json")
 	os.WriteFile(auth, []byte(`{"anthropic":{"api_key":"k"}}`), 0o644)
-	_, err := Lookup("anthropic", "", func(string) string { return "" }, auth)
+	_, err := APIKey("anthropic", "", func(string) string { return "" }, auth)
 	if err == nil || !strings.Contains(err.Error(), "chmod 600") {
 		t.Fatalf("readable auth file: %v", err)
 	}
-	if _, err := Lookup("anthropic", "", func(string) string { return "" }, filepath.Join(t.TempDir(), "none.json")); err != nil {
+	if _, err := APIKey("anthropic", "", func(string) string { return "" }, filepath.Join(t.TempDir(), "none.json")); err != nil {
 		t.Errorf("missing auth file is not an error: %v", err)
 	}
 }
@@ -72,5 +73,29 @@ func TestBuild(t *testing.T) {
 	}
 	if !NeedsKey("anthropic", "") || NeedsKey("openai", "http://localhost:11434/v1") || NeedsKey("scripted", "") {
 		t.Error("NeedsKey")
+	}
+}
+
+// TestTable: every provider in the table builds, has a family the catalog
+// knows, and says where its key comes from unless it needs none.
+func TestTable(t *testing.T) {
+	for _, name := range Names() {
+		p, _ := Find(name)
+		if p.Family == "" || p.Summary == "" {
+			t.Errorf("%s: family %q, summary %q", name, p.Family, p.Summary)
+		}
+		if !p.Keyless && len(p.KeyVars) == 0 {
+			t.Errorf("%s needs a key but names no variable", name)
+		}
+		if !strings.Contains(Help(), name) {
+			t.Errorf("help lacks %s", name)
+		}
+	}
+	if Family("openai-responses") != "openai" || Family("nope") != "nope" {
+		t.Error("Family")
+	}
+	var ue *UnknownError
+	if _, err := Build(Spec{Name: "nope"}); !errors.As(err, &ue) || !strings.Contains(err.Error(), "scripted") {
+		t.Errorf("unknown provider: %v", err)
 	}
 }

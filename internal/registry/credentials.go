@@ -1,4 +1,4 @@
-package providers
+package registry
 
 import (
 	"encoding/json"
@@ -6,17 +6,7 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
-	"path/filepath"
 )
-
-// EnvVars lists, per provider, the environment variables that hold its
-// API key, in the order they are tried.
-var EnvVars = map[string][]string{
-	"anthropic":        {"ANTHROPIC_API_KEY"},
-	"openai":           {"OPENAI_API_KEY"},
-	"openai-responses": {"OPENAI_API_KEY"},
-	"gemini":           {"GEMINI_API_KEY", "GOOGLE_API_KEY"},
-}
 
 // MissingKeyError says a provider has no credential, and how to give one.
 type MissingKeyError struct {
@@ -26,21 +16,22 @@ type MissingKeyError struct {
 
 func (e *MissingKeyError) Error() string {
 	env := "an API key variable"
-	if vs := EnvVars[e.Provider]; len(vs) > 0 {
-		env = vs[0]
+	if p, ok := Find(e.Provider); ok && len(p.KeyVars) > 0 {
+		env = p.KeyVars[0]
 	}
 	return fmt.Sprintf("no API key for %s: set %s, pass --api-key, or add it to %s; to run offline use --provider scripted", e.Provider, env, e.AuthFile)
 }
 
-// Lookup finds the API key for provider: the flag value first, then the
+// APIKey finds the API key for provider: the flag value first, then the
 // environment (getenv), then the auth file (a JSON object mapping provider
 // names to {"api_key": "..."}), which must not be readable by others.
 // It returns "" and no error when nothing is found.
-func Lookup(provider, flagKey string, getenv func(string) string, authFile string) (string, error) {
+func APIKey(provider, flagKey string, getenv func(string) string, authFile string) (string, error) {
 	if flagKey != "" {
 		return flagKey, nil
 	}
-	for _, v := range EnvVars[provider] {
+	p, _ := Find(provider)
+	for _, v := range p.KeyVars {
 		if k := getenv(v); k != "" {
 			return k, nil
 		}
@@ -69,17 +60,4 @@ func Lookup(provider, flagKey string, getenv func(string) string, authFile strin
 		return "", fmt.Errorf("auth file %s: %w", authFile, err)
 	}
 	return entries[provider].APIKey, nil
-}
-
-// AuthFile returns the auth file under the zot home directory: $ZOT_HOME,
-// else ~/.zot.
-func AuthFile(getenv func(string) string) string {
-	if h := getenv("ZOT_HOME"); h != "" {
-		return filepath.Join(h, "auth.json")
-	}
-	home, err := os.UserHomeDir()
-	if err != nil {
-		return ""
-	}
-	return filepath.Join(home, ".zot", "auth.json")
 }

@@ -1,0 +1,6 @@
+package home
+
+import "runtime"
+
+// goos is the operating system zot runs on.
+const goos = runtime.GOOS
