@@ -16,6 +16,7 @@ import (
 func GoTypes(m *Model, pkg string) ([]byte, error) {
 	g := &goGen{m: m}
 	g.typeConsts()
+	g.errors()
 	for _, d := range m.sorted() {
 		var err error
 		switch d.Kind {
@@ -46,10 +47,14 @@ func GoTypes(m *Model, pkg string) ([]byte, error) {
 	g.p("package %s", pkg)
 	g.p("")
 	g.p("import (")
-	for _, imp := range []string{"encoding/json", "regexp", "strconv"} {
+	for _, imp := range []string{"encoding/json", "reflect", "regexp", "strconv"} {
 		if strings.Contains(body, path.Base(imp)+".") {
 			g.p("\t%q", imp)
 		}
+	}
+	if strings.Contains(body, "wirecodec.") {
+		g.p("")
+		g.p("\t%q", wirecodecPath)
 	}
 	g.p(")")
 	g.p("")
@@ -59,6 +64,52 @@ func GoTypes(m *Model, pkg string) ([]byte, error) {
 		return nil, fmt.Errorf("formatting generated Go: %w\n%s", err, g.buf.Bytes())
 	}
 	return src, nil
+}
+
+// wirecodecPath is the package of the code every generated package shares.
+const wirecodecPath = "zot.dev/zot/internal/wirecodec"
+
+// errors writes the error types the package's decoders return, and
+// decodeError, which names the JSON types of the hand-written types.
+func (g *goGen) errors() {
+	g.p("// UnknownTypeError is returned when a message's `type` names no variant of")
+	g.p("// the union being decoded. Its fields are Union (e.g. \"Command\") and Type")
+	g.p("// (the `type` value received).")
+	g.p("type UnknownTypeError = wirecodec.UnknownTypeError")
+	g.p("")
+	g.p("// DecodeError is returned when a message cannot be decoded into its type.")
+	g.p("// Its message is one line. Its fields are Type (the message's `type`,")
+	g.p("// when known), Field (the JSON path of the offending field, when known),")
+	g.p("// Msg, and Err (the underlying encoding/json error, if any), which Unwrap")
+	g.p("// returns.")
+	g.p("type DecodeError = wirecodec.DecodeError")
+	g.p("")
+	var custom []*Def
+	for _, d := range g.m.sorted() {
+		if d.Kind == KindCustom {
+			custom = append(custom, d)
+		}
+	}
+	g.p("// customKinds names the JSON types of the hand-written types, which")
+	g.p("// encoding/json cannot tell, for decode errors.")
+	g.p("var customKinds = map[reflect.Type]string{")
+	for _, d := range custom {
+		var kinds []string
+		for _, t := range d.JSONTypes {
+			if t != "null" {
+				kinds = append(kinds, t)
+			}
+		}
+		g.p("\treflect.TypeFor[%s](): %q,", d.GoType, strings.Join(kinds, " or "))
+	}
+	g.p("}")
+	g.p("")
+	g.p("// decodeError turns an encoding/json error met decoding a message of")
+	g.p("// type typ into a *DecodeError.")
+	g.p("func decodeError(typ string, err error) error {")
+	g.p("\treturn wirecodec.NewDecodeError(typ, err, customKinds)")
+	g.p("}")
+	g.p("")
 }
 
 type goGen struct {
@@ -308,25 +359,25 @@ func (g *goGen) presentCond(f *Field, name string) string {
 func (g *goGen) appendStmt(t *Type, val string) (string, error) {
 	switch t.Kind {
 	case TString:
-		return "b = appendString(b, " + val + ")", nil
+		return "b = wirecodec.AppendString(b, " + val + ")", nil
 	case TInteger:
 		return "b = strconv.AppendInt(b, " + val + ", 10)", nil
 	case TNumber:
-		return "b = appendFloat(b, " + val + ")", nil
+		return "b = wirecodec.AppendFloat(b, " + val + ")", nil
 	case TBoolean:
 		return "b = strconv.AppendBool(b, " + val + ")", nil
 	case TAny, TObject:
-		return "b = appendRaw(b, " + val + ")", nil
+		return "b = wirecodec.AppendRaw(b, " + val + ")", nil
 	case TRef:
 		switch t.Ref.Kind {
 		case KindCustom:
 			return "b = " + val + ".AppendJSON(b)", nil
 		case KindEnum:
-			return "b = appendString(b, string(" + val + "))", nil
+			return "b = wirecodec.AppendString(b, string(" + val + "))", nil
 		case KindScalar:
 			switch t.Ref.Scalar {
 			case "string":
-				return "b = appendString(b, " + val + ")", nil
+				return "b = wirecodec.AppendString(b, " + val + ")", nil
 			}
 			return "", fmt.Errorf("scalar %s of type %s not supported", t.Ref.Name, t.Ref.Scalar)
 		}
@@ -408,16 +459,16 @@ func (g *goGen) union(d *Def) error {
 	g.p("// Decode%s decodes one %s, choosing the variant by its `type` field.", d.Name, d.Name)
 	g.p("// It does not validate against the schema; see Validate%s.", d.Name)
 	g.p("func Decode%s(data []byte) (%s, error) {", d.Name, d.Name)
-	g.p("\ttyp, err := peekType(data)")
+	g.p("\ttyp, err := wirecodec.PeekType(data)")
 	g.p("\tif err != nil {")
 	g.p("\t\treturn nil, err")
 	g.p("\t}")
 	g.p("\tv := New%s(typ)", d.Name)
 	g.p("\tif v == nil {")
-	g.p("\t\treturn nil, &UnknownTypeError{Union: %q, Type: typ}", d.Name)
+	g.p("\t\treturn nil, &wirecodec.UnknownTypeError{Union: %q, Type: typ}", d.Name)
 	g.p("\t}")
 	g.p("\tif err := json.Unmarshal(data, v); err != nil {")
-	g.p("\t\treturn nil, decodeError(%q, typ, err)", d.Name)
+	g.p("\t\treturn nil, decodeError(typ, err)")
 	g.p("\t}")
 	g.p("\treturn v, nil")
 	g.p("}")
@@ -427,7 +478,7 @@ func (g *goGen) union(d *Def) error {
 	g.p("")
 	g.p("// UnmarshalJSON decodes a JSON array of %s values.", d.Name)
 	g.p("func (l *%ss) UnmarshalJSON(data []byte) error {", d.Name)
-	g.p("\treturn decodeList(data, (*[]%s)(l), Decode%s)", d.Name, d.Name)
+	g.p("\treturn wirecodec.DecodeList(data, (*[]%s)(l), Decode%s)", d.Name, d.Name)
 	g.p("}")
 	g.p("")
 	g.p("// AppendJSON appends the JSON array of the list; a nil list is written as [].")

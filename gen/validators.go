@@ -30,7 +30,7 @@ func (g *goGen) validators() error {
 	for _, d := range g.m.sorted() {
 		fn := "validate" + d.Name
 		fmt.Fprintf(&body, "// %s checks a value against %s.\n", fn, d.Name)
-		fmt.Fprintf(&body, "func %s(v any, at *loc, errs *[]string) {\n", fn)
+		fmt.Fprintf(&body, "func %s(v any, at *wirecodec.Loc, errs *[]string) {\n", fn)
 		switch d.Kind {
 		case KindObject:
 			g.objectCheck(&body, d, addPattern)
@@ -46,7 +46,7 @@ func (g *goGen) validators() error {
 			for _, t := range d.JSONTypes {
 				ts = append(ts, strconv.Quote(t))
 			}
-			fmt.Fprintf(&body, "\tcheckJSONTypes(v, at, errs, %s)\n", strings.Join(ts, ", "))
+			fmt.Fprintf(&body, "\twirecodec.CheckJSONTypes(v, at, errs, %s)\n", strings.Join(ts, ", "))
 		}
 		body.WriteString("}\n\n")
 	}
@@ -60,7 +60,7 @@ func (g *goGen) validators() error {
 		g.p("")
 	}
 	g.p("// validatorsByDef maps every definition's name to its validator.")
-	g.p("var validatorsByDef = map[string]func(v any, at *loc, errs *[]string){")
+	g.p("var validatorsByDef = map[string]func(v any, at *wirecodec.Loc, errs *[]string){")
 	defs := g.m.sorted()
 	sort.Slice(defs, func(i, j int) bool { return defs[i].Name < defs[j].Name })
 	for _, d := range defs {
@@ -73,7 +73,7 @@ func (g *goGen) validators() error {
 }
 
 func (g *goGen) objectCheck(b *strings.Builder, d *Def, addPattern func(string) string) {
-	b.WriteString("\tm, ok := v.(map[string]any)\n\tif !ok {\n\t\ttypeProblem(v, at, errs, \"object\")\n\t\treturn\n\t}\n")
+	b.WriteString("\tm, ok := v.(map[string]any)\n\tif !ok {\n\t\twirecodec.TypeProblem(v, at, errs, \"object\")\n\t\treturn\n\t}\n")
 	var req []string
 	if d.TypeConst != "" {
 		req = append(req, strconv.Quote("type"))
@@ -84,7 +84,7 @@ func (g *goGen) objectCheck(b *strings.Builder, d *Def, addPattern func(string) 
 		}
 	}
 	if len(req) > 0 {
-		fmt.Fprintf(b, "\tcheckRequired(m, at, errs, %s)\n", strings.Join(req, ", "))
+		fmt.Fprintf(b, "\twirecodec.CheckRequired(m, at, errs, %s)\n", strings.Join(req, ", "))
 	}
 	var known []string
 	if d.TypeConst != "" {
@@ -93,9 +93,9 @@ func (g *goGen) objectCheck(b *strings.Builder, d *Def, addPattern func(string) 
 	for _, f := range d.Fields {
 		known = append(known, strconv.Quote(f.JSONName))
 	}
-	fmt.Fprintf(b, "\tfor k := range m {\n\t\tswitch k {\n\t\tcase %s:\n\t\t\tcontinue\n\t\t}\n\t\tadditionalProblem(m, at, errs, %s)\n\t\tbreak\n\t}\n", strings.Join(known, ", "), strings.Join(known, ", "))
+	fmt.Fprintf(b, "\tfor k := range m {\n\t\tswitch k {\n\t\tcase %s:\n\t\t\tcontinue\n\t\t}\n\t\twirecodec.AdditionalProblem(m, at, errs, %s)\n\t\tbreak\n\t}\n", strings.Join(known, ", "), strings.Join(known, ", "))
 	if d.TypeConst != "" {
-		fmt.Fprintf(b, "\tif x, ok := m[\"type\"]; ok {\n\t\tcheckConst(x, &loc{parent: at, key: \"type\"}, errs, %q)\n\t}\n", strconv.Quote(d.TypeConst))
+		fmt.Fprintf(b, "\tif x, ok := m[\"type\"]; ok {\n\t\twirecodec.CheckConst(x, &wirecodec.Loc{Parent: at, Key: \"type\"}, errs, %q)\n\t}\n", strconv.Quote(d.TypeConst))
 	}
 	for _, f := range d.Fields {
 		check := g.valueCheck(f.Type, "x", "at", addPattern)
@@ -103,7 +103,7 @@ func (g *goGen) objectCheck(b *strings.Builder, d *Def, addPattern func(string) 
 			continue // any JSON value is allowed
 		}
 		fmt.Fprintf(b, "\tif x, ok := m[%q]; ok {\n", f.JSONName)
-		fmt.Fprintf(b, "\t\tat := &loc{parent: at, key: %q}\n", f.JSONName)
+		fmt.Fprintf(b, "\t\tat := &wirecodec.Loc{Parent: at, Key: %q}\n", f.JSONName)
 		b.WriteString(indent(check, "\t"))
 		b.WriteString("\t}\n")
 	}
@@ -125,42 +125,42 @@ func (g *goGen) valueCheck(t *Type, expr, at string, addPattern func(string) str
 	var b strings.Builder
 	c := t.Check
 	if len(c.Const) > 0 {
-		fmt.Fprintf(&b, "\tcheckConst(%s, %s, errs, %q)\n", expr, at, string(c.Const))
+		fmt.Fprintf(&b, "\twirecodec.CheckConst(%s, %s, errs, %q)\n", expr, at, string(c.Const))
 		if t.Kind != TRef && t.Kind != TArray {
 			return b.String()
 		}
 	}
 	switch t.Kind {
 	case TString:
-		fmt.Fprintf(&b, "\tif s, ok := %s.(string); !ok {\n\t\ttypeProblem(%s, %s, errs, \"string\")\n\t} else {\n", expr, expr, at)
+		fmt.Fprintf(&b, "\tif s, ok := %s.(string); !ok {\n\t\twirecodec.TypeProblem(%s, %s, errs, \"string\")\n\t} else {\n", expr, expr, at)
 		if len(t.Enum) > 0 {
 			var qs []string
 			for _, e := range t.Enum {
 				qs = append(qs, strconv.Quote(e))
 			}
-			fmt.Fprintf(&b, "\t\tcheckEnum(s, %s, errs, %s)\n", at, strings.Join(qs, ", "))
+			fmt.Fprintf(&b, "\t\twirecodec.CheckEnum(s, %s, errs, %s)\n", at, strings.Join(qs, ", "))
 		}
 		if c.MinLength != nil {
-			fmt.Fprintf(&b, "\t\tcheckMinLength(s, %s, errs, %d)\n", at, *c.MinLength)
+			fmt.Fprintf(&b, "\t\twirecodec.CheckMinLength(s, %s, errs, %d)\n", at, *c.MinLength)
 		}
 		if c.Pattern != "" {
-			fmt.Fprintf(&b, "\t\tcheckPattern(s, %s, errs, %s, %q)\n", at, addPattern(c.Pattern), c.Pattern)
+			fmt.Fprintf(&b, "\t\twirecodec.CheckPattern(s, %s, errs, %s, %q)\n", at, addPattern(c.Pattern), c.Pattern)
 		}
 		if c.Format == "date-time" {
-			fmt.Fprintf(&b, "\t\tcheckDateTime(s, %s, errs)\n", at)
+			fmt.Fprintf(&b, "\t\twirecodec.CheckDateTime(s, %s, errs)\n", at)
 		}
 		b.WriteString("\t\t_ = s\n\t}\n")
 	case TInteger, TNumber:
-		fmt.Fprintf(&b, "\tcheckNumber(%s, %s, errs, %v, %s)\n", expr, at, t.Kind == TInteger, floatPtr(c.Minimum))
+		fmt.Fprintf(&b, "\twirecodec.CheckNumber(%s, %s, errs, %v, %s)\n", expr, at, t.Kind == TInteger, floatPtr(c.Minimum))
 	case TBoolean:
-		fmt.Fprintf(&b, "\tif _, ok := %s.(bool); !ok {\n\t\ttypeProblem(%s, %s, errs, \"boolean\")\n\t}\n", expr, expr, at)
+		fmt.Fprintf(&b, "\tif _, ok := %s.(bool); !ok {\n\t\twirecodec.TypeProblem(%s, %s, errs, \"boolean\")\n\t}\n", expr, expr, at)
 	case TAny:
 	case TObject:
-		fmt.Fprintf(&b, "\tif _, ok := %s.(map[string]any); !ok {\n\t\ttypeProblem(%s, %s, errs, \"object\")\n\t}\n", expr, expr, at)
+		fmt.Fprintf(&b, "\tif _, ok := %s.(map[string]any); !ok {\n\t\twirecodec.TypeProblem(%s, %s, errs, \"object\")\n\t}\n", expr, expr, at)
 	case TRef:
 		fmt.Fprintf(&b, "\tvalidate%s(%s, %s, errs)\n", t.Ref.Name, expr, at)
 	case TArray:
-		fmt.Fprintf(&b, "\tif list, ok := %s.([]any); !ok {\n\t\ttypeProblem(%s, %s, errs, \"array\")\n\t} else {\n\t\tfor i, item := range list {\n\t\t\tat := &loc{parent: %s, index: i, isIndex: true}\n", expr, expr, at, at)
+		fmt.Fprintf(&b, "\tif list, ok := %s.([]any); !ok {\n\t\twirecodec.TypeProblem(%s, %s, errs, \"array\")\n\t} else {\n\t\tfor i, item := range list {\n\t\t\tat := &wirecodec.Loc{Parent: %s, Index: i, IsIndex: true}\n", expr, expr, at, at)
 		b.WriteString(indent(g.valueCheck(t.Items, "item", "at", addPattern), "\t\t"))
 		b.WriteString("\t\t}\n\t}\n")
 	}
@@ -171,17 +171,17 @@ func floatPtr(f *float64) string {
 	if f == nil {
 		return "nil"
 	}
-	return fmt.Sprintf("ptr(%s)", strconv.FormatFloat(*f, 'g', -1, 64))
+	return fmt.Sprintf("wirecodec.Ptr(%s)", strconv.FormatFloat(*f, 'g', -1, 64))
 }
 
 func (g *goGen) unionCheck(b *strings.Builder, d *Def) {
-	b.WriteString("\tm, ok := v.(map[string]any)\n\tif !ok {\n\t\ttypeProblem(v, at, errs, \"object\")\n\t\treturn\n\t}\n")
-	b.WriteString("\ttyp, ok := m[\"type\"].(string)\n\tif !ok {\n\t\tcheckRequired(m, at, errs, \"type\")\n\t\tif _, present := m[\"type\"]; present {\n\t\t\ttypeProblem(m[\"type\"], &loc{parent: at, key: \"type\"}, errs, \"string\")\n\t\t}\n\t\treturn\n\t}\n")
+	b.WriteString("\tm, ok := v.(map[string]any)\n\tif !ok {\n\t\twirecodec.TypeProblem(v, at, errs, \"object\")\n\t\treturn\n\t}\n")
+	b.WriteString("\ttyp, ok := m[\"type\"].(string)\n\tif !ok {\n\t\twirecodec.CheckRequired(m, at, errs, \"type\")\n\t\tif _, present := m[\"type\"]; present {\n\t\t\twirecodec.TypeProblem(m[\"type\"], &wirecodec.Loc{Parent: at, Key: \"type\"}, errs, \"string\")\n\t\t}\n\t\treturn\n\t}\n")
 	b.WriteString("\tswitch typ {\n")
 	var all []string
 	for _, v := range d.Variants {
 		fmt.Fprintf(b, "\tcase %q:\n\t\tvalidate%s(v, at, errs)\n", v.TypeConst, v.Name)
 		all = append(all, strconv.Quote(v.TypeConst))
 	}
-	fmt.Fprintf(b, "\tdefault:\n\t\tcheckEnum(typ, &loc{parent: at, key: \"type\"}, errs, %s)\n\t}\n", strings.Join(all, ", "))
+	fmt.Fprintf(b, "\tdefault:\n\t\twirecodec.CheckEnum(typ, &wirecodec.Loc{Parent: at, Key: \"type\"}, errs, %s)\n\t}\n", strings.Join(all, ", "))
 }

@@ -1,18 +1,22 @@
 package wire
 
-import "encoding/json"
+import (
+	"encoding/json"
+
+	"zot.dev/zot/internal/wirecodec"
+)
 
 // DecodeFrame decodes one line the server wrote: exactly one of resp and
 // ev is non-nil on success.
 func DecodeFrame(data []byte) (resp *Response, ev Event, err error) {
-	typ, err := peekType(data)
+	typ, err := wirecodec.PeekType(data)
 	if err != nil {
 		return nil, nil, err
 	}
 	if typ == TypeResponse {
 		resp = new(Response)
 		if err := json.Unmarshal(data, resp); err != nil {
-			return nil, nil, decodeError("Response", typ, err)
+			return nil, nil, decodeError(typ, err)
 		}
 		return resp, nil, nil
 	}
@@ -32,11 +36,11 @@ func (r *Response) Result() (any, error) {
 		return nil, nil
 	}
 	if err := json.Unmarshal(r.Data, v); err != nil {
-		return nil, decodeError("Response", r.Command, err)
+		return nil, decodeError(r.Command, err)
 	}
 	return v, nil
 }
 
 // DecodeFrameType returns the `type` of a message without decoding the
 // rest of it.
-func DecodeFrameType(data []byte) (string, error) { return peekType(data) }
+func DecodeFrameType(data []byte) (string, error) { return wirecodec.PeekType(data) }

@@ -2,8 +2,14 @@ package wire
 
 import (
 	"encoding/json"
+	"reflect"
 	"strconv"
+
+	"zot.dev/zot/internal/wirecodec"
 )
+
+// idType is the reflect.Type of ID, for the errors of its decoding.
+var idType = reflect.TypeFor[ID]()
 
 // ID is a command's correlation id: a JSON string or number chosen by the
 // client. It keeps the id's exact JSON text, so the response echoes it with
@@ -14,7 +20,7 @@ type ID struct {
 }
 
 // StringID returns the ID that is the JSON string s.
-func StringID(s string) ID { return ID{raw: string(appendString(nil, s))} }
+func StringID(s string) ID { return ID{raw: string(wirecodec.AppendString(nil, s))} }
 
 // NumberID returns the ID that is the JSON number n.
 func NumberID(n int64) ID { return ID{raw: strconv.FormatInt(n, 10)} }
@@ -60,5 +66,5 @@ func (id *ID) UnmarshalJSON(data []byte) error {
 		*id = ID{raw: string(data)}
 		return nil
 	}
-	return &json.UnmarshalTypeError{Value: jsonKind(data), Type: idType}
+	return &json.UnmarshalTypeError{Value: wirecodec.JSONKind(data), Type: idType}
 }

@@ -232,15 +232,6 @@ func TestEncodingIsOneSafeLine(t *testing.T) {
 	}
 }
 
-func TestFloatsMatchEncodingJSON(t *testing.T) {
-	for _, f := range []float64{0, 1, 0.0123, 1e-7, 123456789, 1e21, 3.75, -2.5e-9} {
-		std, _ := json.Marshal(f)
-		if got := appendFloat(nil, f); !bytes.Equal(got, std) {
-			t.Errorf("%v: got %s, want %s", f, got, std)
-		}
-	}
-}
-
 func TestAppendJSONEqualsJSONMarshal(t *testing.T) {
 	evs := []Event{
 		&TextDeltaEvent{Seq: 1, PromptID: StringID("a<b>&c"), Delta: "<script>&amp; \u2028 \x01 é \xff"},

@@ -4,8 +4,11 @@ package wire
 
 import (
 	"encoding/json"
+	"reflect"
 	"regexp"
 	"strconv"
+
+	"zot.dev/zot/internal/wirecodec"
 )
 
 // The `type` value of every message kind.
@@ -78,6 +81,30 @@ const (
 	TypeResponse = "response"
 )
 
+// UnknownTypeError is returned when a message's `type` names no variant of
+// the union being decoded. Its fields are Union (e.g. "Command") and Type
+// (the `type` value received).
+type UnknownTypeError = wirecodec.UnknownTypeError
+
+// DecodeError is returned when a message cannot be decoded into its type.
+// Its message is one line. Its fields are Type (the message's `type`,
+// when known), Field (the JSON path of the offending field, when known),
+// Msg, and Err (the underlying encoding/json error, if any), which Unwrap
+// returns.
+type DecodeError = wirecodec.DecodeError
+
+// customKinds names the JSON types of the hand-written types, which
+// encoding/json cannot tell, for decode errors.
+var customKinds = map[reflect.Type]string{
+	reflect.TypeFor[ID](): "string or number",
+}
+
+// decodeError turns an encoding/json error met decoding a message of
+// type typ into a *DecodeError.
+func decodeError(typ string, err error) error {
+	return wirecodec.NewDecodeError(typ, err, customKinds)
+}
+
 // Command: A command from the client. The `type` field names the command. The
 // concrete types are the pointers *HelloCommand, *PromptCommand,
 // *AbortCommand, *CompactCommand, *GetStateCommand, *GetMessagesCommand,
@@ -126,16 +153,16 @@ func NewCommand(typ string) Command {
 // DecodeCommand decodes one Command, choosing the variant by its `type` field.
 // It does not validate against the schema; see ValidateCommand.
 func DecodeCommand(data []byte) (Command, error) {
-	typ, err := peekType(data)
+	typ, err := wirecodec.PeekType(data)
 	if err != nil {
 		return nil, err
 	}
 	v := NewCommand(typ)
 	if v == nil {
-		return nil, &UnknownTypeError{Union: "Command", Type: typ}
+		return nil, &wirecodec.UnknownTypeError{Union: "Command", Type: typ}
 	}
 	if err := json.Unmarshal(data, v); err != nil {
-		return nil, decodeError("Command", typ, err)
+		return nil, decodeError(typ, err)
 	}
 	return v, nil
 }
@@ -145,7 +172,7 @@ type Commands []Command
 
 // UnmarshalJSON decodes a JSON array of Command values.
 func (l *Commands) UnmarshalJSON(data []byte) error {
-	return decodeList(data, (*[]Command)(l), DecodeCommand)
+	return wirecodec.DecodeList(data, (*[]Command)(l), DecodeCommand)
 }
 
 // AppendJSON appends the JSON array of the list; a nil list is written as [].
@@ -189,7 +216,7 @@ func (v HelloCommand) AppendJSON(b []byte) []byte {
 	}
 	if v.Token != "" {
 		b = append(b, `,"token":`...)
-		b = appendString(b, v.Token)
+		b = wirecodec.AppendString(b, v.Token)
 	}
 	return append(b, '}')
 }
@@ -232,7 +259,7 @@ func (v PromptCommand) AppendJSON(b []byte) []byte {
 		b = v.ID.AppendJSON(b)
 	}
 	b = append(b, `,"message":`...)
-	b = appendString(b, v.Message)
+	b = wirecodec.AppendString(b, v.Message)
 	if v.Images != nil {
 		b = append(b, `,"images":`...)
 		b = append(b, '[')
@@ -277,13 +304,13 @@ func (v ImageInput) AppendJSON(b []byte) []byte {
 	start := len(b)
 	if v.MIMEType != "" {
 		b = append(b, `"mime_type":`...)
-		b = appendString(b, v.MIMEType)
+		b = wirecodec.AppendString(b, v.MIMEType)
 	}
 	if len(b) > start {
 		b = append(b, ',')
 	}
 	b = append(b, `"data":`...)
-	b = appendString(b, v.Data)
+	b = wirecodec.AppendString(b, v.Data)
 	return append(b, '}')
 }
 
@@ -354,7 +381,7 @@ func (v CompactCommand) AppendJSON(b []byte) []byte {
 	}
 	if v.Instructions != "" {
 		b = append(b, `,"instructions":`...)
-		b = appendString(b, v.Instructions)
+		b = wirecodec.AppendString(b, v.Instructions)
 	}
 	return append(b, '}')
 }
@@ -496,7 +523,7 @@ func (v SetModelCommand) AppendJSON(b []byte) []byte {
 		b = v.ID.AppendJSON(b)
 	}
 	b = append(b, `,"model":`...)
-	b = appendString(b, v.Model)
+	b = wirecodec.AppendString(b, v.Model)
 	return append(b, '}')
 }
 
@@ -613,16 +640,16 @@ func NewContentBlock(typ string) ContentBlock {
 // DecodeContentBlock decodes one ContentBlock, choosing the variant by its `type` field.
 // It does not validate against the schema; see ValidateContentBlock.
 func DecodeContentBlock(data []byte) (ContentBlock, error) {
-	typ, err := peekType(data)
+	typ, err := wirecodec.PeekType(data)
 	if err != nil {
 		return nil, err
 	}
 	v := NewContentBlock(typ)
 	if v == nil {
-		return nil, &UnknownTypeError{Union: "ContentBlock", Type: typ}
+		return nil, &wirecodec.UnknownTypeError{Union: "ContentBlock", Type: typ}
 	}
 	if err := json.Unmarshal(data, v); err != nil {
-		return nil, decodeError("ContentBlock", typ, err)
+		return nil, decodeError(typ, err)
 	}
 	return v, nil
 }
@@ -632,7 +659,7 @@ type ContentBlocks []ContentBlock
 
 // UnmarshalJSON decodes a JSON array of ContentBlock values.
 func (l *ContentBlocks) UnmarshalJSON(data []byte) error {
-	return decodeList(data, (*[]ContentBlock)(l), DecodeContentBlock)
+	return wirecodec.DecodeList(data, (*[]ContentBlock)(l), DecodeContentBlock)
 }
 
 // AppendJSON appends the JSON array of the list; a nil list is written as [].
@@ -666,7 +693,7 @@ func (v TextBlock) AppendJSON(b []byte) []byte {
 	b = append(b, '{')
 	b = append(b, `"type":"text"`...)
 	b = append(b, `,"text":`...)
-	b = appendString(b, v.Text)
+	b = wirecodec.AppendString(b, v.Text)
 	return append(b, '}')
 }
 
@@ -693,7 +720,7 @@ func (v ImageBlock) AppendJSON(b []byte) []byte {
 	b = append(b, '{')
 	b = append(b, `"type":"image"`...)
 	b = append(b, `,"mime_type":`...)
-	b = appendString(b, string(v.MIMEType))
+	b = wirecodec.AppendString(b, string(v.MIMEType))
 	b = append(b, `,"bytes":`...)
 	b = strconv.AppendInt(b, v.Bytes, 10)
 	return append(b, '}')
@@ -745,11 +772,11 @@ func (v ToolCallBlock) AppendJSON(b []byte) []byte {
 	b = append(b, '{')
 	b = append(b, `"type":"tool_call"`...)
 	b = append(b, `,"id":`...)
-	b = appendString(b, v.ID)
+	b = wirecodec.AppendString(b, v.ID)
 	b = append(b, `,"name":`...)
-	b = appendString(b, v.Name)
+	b = wirecodec.AppendString(b, v.Name)
 	b = append(b, `,"args":`...)
-	b = appendRaw(b, v.Args)
+	b = wirecodec.AppendRaw(b, v.Args)
 	return append(b, '}')
 }
 
@@ -778,7 +805,7 @@ func (v ToolResultBlock) AppendJSON(b []byte) []byte {
 	b = append(b, '{')
 	b = append(b, `"type":"tool_result"`...)
 	b = append(b, `,"call_id":`...)
-	b = appendString(b, v.CallID)
+	b = wirecodec.AppendString(b, v.CallID)
 	b = append(b, `,"is_error":`...)
 	b = strconv.AppendBool(b, v.IsError)
 	b = append(b, `,"content":`...)
@@ -926,16 +953,16 @@ func NewEvent(typ string) Event {
 // DecodeEvent decodes one Event, choosing the variant by its `type` field.
 // It does not validate against the schema; see ValidateEvent.
 func DecodeEvent(data []byte) (Event, error) {
-	typ, err := peekType(data)
+	typ, err := wirecodec.PeekType(data)
 	if err != nil {
 		return nil, err
 	}
 	v := NewEvent(typ)
 	if v == nil {
-		return nil, &UnknownTypeError{Union: "Event", Type: typ}
+		return nil, &wirecodec.UnknownTypeError{Union: "Event", Type: typ}
 	}
 	if err := json.Unmarshal(data, v); err != nil {
-		return nil, decodeError("Event", typ, err)
+		return nil, decodeError(typ, err)
 	}
 	return v, nil
 }
@@ -945,7 +972,7 @@ type Events []Event
 
 // UnmarshalJSON decodes a JSON array of Event values.
 func (l *Events) UnmarshalJSON(data []byte) error {
-	return decodeList(data, (*[]Event)(l), DecodeEvent)
+	return wirecodec.DecodeList(data, (*[]Event)(l), DecodeEvent)
 }
 
 // AppendJSON appends the JSON array of the list; a nil list is written as [].
@@ -1068,7 +1095,7 @@ func (v UserMessageEvent) AppendJSON(b []byte) []byte {
 	b = append(b, `,"content":`...)
 	b = v.Content.AppendJSON(b)
 	b = append(b, `,"time":`...)
-	b = appendString(b, v.Time)
+	b = wirecodec.AppendString(b, v.Time)
 	return append(b, '}')
 }
 
@@ -1166,7 +1193,7 @@ func (v TextDeltaEvent) AppendJSON(b []byte) []byte {
 		b = v.PromptID.AppendJSON(b)
 	}
 	b = append(b, `,"delta":`...)
-	b = appendString(b, v.Delta)
+	b = wirecodec.AppendString(b, v.Delta)
 	return append(b, '}')
 }
 
@@ -1215,7 +1242,7 @@ func (v ThinkingDeltaEvent) AppendJSON(b []byte) []byte {
 		b = v.PromptID.AppendJSON(b)
 	}
 	b = append(b, `,"delta":`...)
-	b = appendString(b, v.Delta)
+	b = wirecodec.AppendString(b, v.Delta)
 	return append(b, '}')
 }
 
@@ -1268,9 +1295,9 @@ func (v ToolUseStartEvent) AppendJSON(b []byte) []byte {
 		b = v.PromptID.AppendJSON(b)
 	}
 	b = append(b, `,"id":`...)
-	b = appendString(b, v.ID)
+	b = wirecodec.AppendString(b, v.ID)
 	b = append(b, `,"name":`...)
-	b = appendString(b, v.Name)
+	b = wirecodec.AppendString(b, v.Name)
 	return append(b, '}')
 }
 
@@ -1323,9 +1350,9 @@ func (v ToolUseArgsEvent) AppendJSON(b []byte) []byte {
 		b = v.PromptID.AppendJSON(b)
 	}
 	b = append(b, `,"id":`...)
-	b = appendString(b, v.ID)
+	b = wirecodec.AppendString(b, v.ID)
 	b = append(b, `,"delta":`...)
-	b = appendString(b, v.Delta)
+	b = wirecodec.AppendString(b, v.Delta)
 	return append(b, '}')
 }
 
@@ -1375,7 +1402,7 @@ func (v ToolUseEndEvent) AppendJSON(b []byte) []byte {
 		b = v.PromptID.AppendJSON(b)
 	}
 	b = append(b, `,"id":`...)
-	b = appendString(b, v.ID)
+	b = wirecodec.AppendString(b, v.ID)
 	return append(b, '}')
 }
 
@@ -1431,11 +1458,11 @@ func (v ToolCallEvent) AppendJSON(b []byte) []byte {
 		b = v.PromptID.AppendJSON(b)
 	}
 	b = append(b, `,"id":`...)
-	b = appendString(b, v.ID)
+	b = wirecodec.AppendString(b, v.ID)
 	b = append(b, `,"name":`...)
-	b = appendString(b, v.Name)
+	b = wirecodec.AppendString(b, v.Name)
 	b = append(b, `,"args":`...)
-	b = appendRaw(b, v.Args)
+	b = wirecodec.AppendRaw(b, v.Args)
 	return append(b, '}')
 }
 
@@ -1486,9 +1513,9 @@ func (v ToolProgressEvent) AppendJSON(b []byte) []byte {
 		b = v.PromptID.AppendJSON(b)
 	}
 	b = append(b, `,"id":`...)
-	b = appendString(b, v.ID)
+	b = wirecodec.AppendString(b, v.ID)
 	b = append(b, `,"text":`...)
-	b = appendString(b, v.Text)
+	b = wirecodec.AppendString(b, v.Text)
 	return append(b, '}')
 }
 
@@ -1543,7 +1570,7 @@ func (v ToolResultEvent) AppendJSON(b []byte) []byte {
 		b = v.PromptID.AppendJSON(b)
 	}
 	b = append(b, `,"id":`...)
-	b = appendString(b, v.ID)
+	b = wirecodec.AppendString(b, v.ID)
 	b = append(b, `,"is_error":`...)
 	b = strconv.AppendBool(b, v.IsError)
 	b = append(b, `,"content":`...)
@@ -1602,7 +1629,7 @@ func (v AssistantMessageEvent) AppendJSON(b []byte) []byte {
 	b = append(b, `,"content":`...)
 	b = v.Content.AppendJSON(b)
 	b = append(b, `,"time":`...)
-	b = appendString(b, v.Time)
+	b = wirecodec.AppendString(b, v.Time)
 	return append(b, '}')
 }
 
@@ -1671,7 +1698,7 @@ func (v UsageEvent) AppendJSON(b []byte) []byte {
 	b = append(b, `,"cache_write":`...)
 	b = strconv.AppendInt(b, v.CacheWrite, 10)
 	b = append(b, `,"cost_usd":`...)
-	b = appendFloat(b, v.CostUSD)
+	b = wirecodec.AppendFloat(b, v.CostUSD)
 	b = append(b, `,"cumulative":`...)
 	b = v.Cumulative.AppendJSON(b)
 	return append(b, '}')
@@ -1725,10 +1752,10 @@ func (v TurnEndEvent) AppendJSON(b []byte) []byte {
 		b = v.PromptID.AppendJSON(b)
 	}
 	b = append(b, `,"stop":`...)
-	b = appendString(b, string(v.Stop))
+	b = wirecodec.AppendString(b, string(v.Stop))
 	if v.Error != "" {
 		b = append(b, `,"error":`...)
-		b = appendString(b, v.Error)
+		b = wirecodec.AppendString(b, v.Error)
 	}
 	return append(b, '}')
 }
@@ -1824,10 +1851,10 @@ func (v ErrorEvent) AppendJSON(b []byte) []byte {
 		b = v.PromptID.AppendJSON(b)
 	}
 	b = append(b, `,"message":`...)
-	b = appendString(b, v.Message)
+	b = wirecodec.AppendString(b, v.Message)
 	if v.Code != "" {
 		b = append(b, `,"code":`...)
-		b = appendString(b, string(v.Code))
+		b = wirecodec.AppendString(b, string(v.Code))
 	}
 	return append(b, '}')
 }
@@ -1880,7 +1907,7 @@ func (v CompactDoneEvent) AppendJSON(b []byte) []byte {
 		b = v.PromptID.AppendJSON(b)
 	}
 	b = append(b, `,"summary":`...)
-	b = appendString(b, v.Summary)
+	b = wirecodec.AppendString(b, v.Summary)
 	if v.MessagesBefore != nil {
 		b = append(b, `,"messages_before":`...)
 		b = strconv.AppendInt(b, (*v.MessagesBefore), 10)
@@ -1942,11 +1969,11 @@ func (v ExtNotifyEvent) AppendJSON(b []byte) []byte {
 		b = v.PromptID.AppendJSON(b)
 	}
 	b = append(b, `,"extension":`...)
-	b = appendString(b, v.Extension)
+	b = wirecodec.AppendString(b, v.Extension)
 	b = append(b, `,"level":`...)
-	b = appendString(b, v.Level)
+	b = wirecodec.AppendString(b, v.Level)
 	b = append(b, `,"message":`...)
-	b = appendString(b, v.Message)
+	b = wirecodec.AppendString(b, v.Message)
 	return append(b, '}')
 }
 
@@ -1985,11 +2012,11 @@ type Message struct {
 func (v Message) AppendJSON(b []byte) []byte {
 	b = append(b, '{')
 	b = append(b, `"role":`...)
-	b = appendString(b, string(v.Role))
+	b = wirecodec.AppendString(b, string(v.Role))
 	b = append(b, `,"content":`...)
 	b = v.Content.AppendJSON(b)
 	b = append(b, `,"time":`...)
-	b = appendString(b, v.Time)
+	b = wirecodec.AppendString(b, v.Time)
 	return append(b, '}')
 }
 
@@ -2046,7 +2073,7 @@ func (v Usage) AppendJSON(b []byte) []byte {
 	b = append(b, `,"cache_write":`...)
 	b = strconv.AppendInt(b, v.CacheWrite, 10)
 	b = append(b, `,"cost_usd":`...)
-	b = appendFloat(b, v.CostUSD)
+	b = wirecodec.AppendFloat(b, v.CostUSD)
 	return append(b, '}')
 }
 
@@ -2084,20 +2111,20 @@ func (v Response) AppendJSON(b []byte) []byte {
 		b = v.ID.AppendJSON(b)
 	}
 	b = append(b, `,"command":`...)
-	b = appendString(b, v.Command)
+	b = wirecodec.AppendString(b, v.Command)
 	b = append(b, `,"success":`...)
 	b = strconv.AppendBool(b, v.Success)
 	if len(v.Data) != 0 {
 		b = append(b, `,"data":`...)
-		b = appendRaw(b, v.Data)
+		b = wirecodec.AppendRaw(b, v.Data)
 	}
 	if v.Error != "" {
 		b = append(b, `,"error":`...)
-		b = appendString(b, v.Error)
+		b = wirecodec.AppendString(b, v.Error)
 	}
 	if v.Code != "" {
 		b = append(b, `,"code":`...)
-		b = appendString(b, string(v.Code))
+		b = wirecodec.AppendString(b, string(v.Code))
 	}
 	return append(b, '}')
 }
@@ -2128,11 +2155,11 @@ func (v HelloResult) AppendJSON(b []byte) []byte {
 	b = append(b, `"protocol_version":`...)
 	b = strconv.AppendInt(b, v.ProtocolVersion, 10)
 	b = append(b, `,"version":`...)
-	b = appendString(b, v.Version)
+	b = wirecodec.AppendString(b, v.Version)
 	b = append(b, `,"provider":`...)
-	b = appendString(b, v.Provider)
+	b = wirecodec.AppendString(b, v.Provider)
 	b = append(b, `,"model":`...)
-	b = appendString(b, v.Model)
+	b = wirecodec.AppendString(b, v.Model)
 	return append(b, '}')
 }
 
@@ -2218,11 +2245,11 @@ type StateResult struct {
 func (v StateResult) AppendJSON(b []byte) []byte {
 	b = append(b, '{')
 	b = append(b, `"provider":`...)
-	b = appendString(b, v.Provider)
+	b = wirecodec.AppendString(b, v.Provider)
 	b = append(b, `,"model":`...)
-	b = appendString(b, v.Model)
+	b = wirecodec.AppendString(b, v.Model)
 	b = append(b, `,"cwd":`...)
-	b = appendString(b, v.CWD)
+	b = wirecodec.AppendString(b, v.CWD)
 	b = append(b, `,"message_count":`...)
 	b = strconv.AppendInt(b, v.MessageCount, 10)
 	b = append(b, `,"busy":`...)
@@ -2275,7 +2302,7 @@ type SetModelResult struct {
 func (v SetModelResult) AppendJSON(b []byte) []byte {
 	b = append(b, '{')
 	b = append(b, `"model":`...)
-	b = appendString(b, v.Model)
+	b = wirecodec.AppendString(b, v.Model)
 	return append(b, '}')
 }
 
@@ -2328,9 +2355,9 @@ type ModelInfo struct {
 func (v ModelInfo) AppendJSON(b []byte) []byte {
 	b = append(b, '{')
 	b = append(b, `"id":`...)
-	b = appendString(b, v.ID)
+	b = wirecodec.AppendString(b, v.ID)
 	b = append(b, `,"provider":`...)
-	b = appendString(b, v.Provider)
+	b = wirecodec.AppendString(b, v.Provider)
 	b = append(b, `,"context_window":`...)
 	b = strconv.AppendInt(b, v.ContextWindow, 10)
 	b = append(b, `,"max_output":`...)
@@ -2364,13 +2391,13 @@ type Price struct {
 func (v Price) AppendJSON(b []byte) []byte {
 	b = append(b, '{')
 	b = append(b, `"input":`...)
-	b = appendFloat(b, v.Input)
+	b = wirecodec.AppendFloat(b, v.Input)
 	b = append(b, `,"output":`...)
-	b = appendFloat(b, v.Output)
+	b = wirecodec.AppendFloat(b, v.Output)
 	b = append(b, `,"cache_read":`...)
-	b = appendFloat(b, v.CacheRead)
+	b = wirecodec.AppendFloat(b, v.CacheRead)
 	b = append(b, `,"cache_write":`...)
-	b = appendFloat(b, v.CacheWrite)
+	b = wirecodec.AppendFloat(b, v.CacheWrite)
 	return append(b, '}')
 }
 
@@ -2655,7 +2682,7 @@ var (
 )
 
 // validatorsByDef maps every definition's name to its validator.
-var validatorsByDef = map[string]func(v any, at *loc, errs *[]string){
+var validatorsByDef = map[string]func(v any, at *wirecodec.Loc, errs *[]string){
 	"AbortCommand":          validateAbortCommand,
 	"AbortResult":           validateAbortResult,
 	"AssistantMessageEvent": validateAssistantMessageEvent,
@@ -2714,22 +2741,22 @@ var validatorsByDef = map[string]func(v any, at *loc, errs *[]string){
 }
 
 // validateID checks a value against ID.
-func validateID(v any, at *loc, errs *[]string) {
-	checkJSONTypes(v, at, errs, "string", "number", "null")
+func validateID(v any, at *wirecodec.Loc, errs *[]string) {
+	wirecodec.CheckJSONTypes(v, at, errs, "string", "number", "null")
 }
 
 // validateCommand checks a value against Command.
-func validateCommand(v any, at *loc, errs *[]string) {
+func validateCommand(v any, at *wirecodec.Loc, errs *[]string) {
 	m, ok := v.(map[string]any)
 	if !ok {
-		typeProblem(v, at, errs, "object")
+		wirecodec.TypeProblem(v, at, errs, "object")
 		return
 	}
 	typ, ok := m["type"].(string)
 	if !ok {
-		checkRequired(m, at, errs, "type")
+		wirecodec.CheckRequired(m, at, errs, "type")
 		if _, present := m["type"]; present {
-			typeProblem(m["type"], &loc{parent: at, key: "type"}, errs, "string")
+			wirecodec.TypeProblem(m["type"], &wirecodec.Loc{Parent: at, Key: "type"}, errs, "string")
 		}
 		return
 	}
@@ -2755,37 +2782,37 @@ func validateCommand(v any, at *loc, errs *[]string) {
 	case "ping":
 		validatePingCommand(v, at, errs)
 	default:
-		checkEnum(typ, &loc{parent: at, key: "type"}, errs, "hello", "prompt", "abort", "compact", "get_state", "get_messages", "clear", "set_model", "get_models", "ping")
+		wirecodec.CheckEnum(typ, &wirecodec.Loc{Parent: at, Key: "type"}, errs, "hello", "prompt", "abort", "compact", "get_state", "get_messages", "clear", "set_model", "get_models", "ping")
 	}
 }
 
 // validateHelloCommand checks a value against HelloCommand.
-func validateHelloCommand(v any, at *loc, errs *[]string) {
+func validateHelloCommand(v any, at *wirecodec.Loc, errs *[]string) {
 	m, ok := v.(map[string]any)
 	if !ok {
-		typeProblem(v, at, errs, "object")
+		wirecodec.TypeProblem(v, at, errs, "object")
 		return
 	}
-	checkRequired(m, at, errs, "type")
+	wirecodec.CheckRequired(m, at, errs, "type")
 	for k := range m {
 		switch k {
 		case "type", "id", "token":
 			continue
 		}
-		additionalProblem(m, at, errs, "type", "id", "token")
+		wirecodec.AdditionalProblem(m, at, errs, "type", "id", "token")
 		break
 	}
 	if x, ok := m["type"]; ok {
-		checkConst(x, &loc{parent: at, key: "type"}, errs, "\"hello\"")
+		wirecodec.CheckConst(x, &wirecodec.Loc{Parent: at, Key: "type"}, errs, "\"hello\"")
 	}
 	if x, ok := m["id"]; ok {
-		at := &loc{parent: at, key: "id"}
+		at := &wirecodec.Loc{Parent: at, Key: "id"}
 		validateID(x, at, errs)
 	}
 	if x, ok := m["token"]; ok {
-		at := &loc{parent: at, key: "token"}
+		at := &wirecodec.Loc{Parent: at, Key: "token"}
 		if s, ok := x.(string); !ok {
-			typeProblem(x, at, errs, "string")
+			wirecodec.TypeProblem(x, at, errs, "string")
 		} else {
 			_ = s
 		}
@@ -2793,43 +2820,43 @@ func validateHelloCommand(v any, at *loc, errs *[]string) {
 }
 
 // validatePromptCommand checks a value against PromptCommand.
-func validatePromptCommand(v any, at *loc, errs *[]string) {
+func validatePromptCommand(v any, at *wirecodec.Loc, errs *[]string) {
 	m, ok := v.(map[string]any)
 	if !ok {
-		typeProblem(v, at, errs, "object")
+		wirecodec.TypeProblem(v, at, errs, "object")
 		return
 	}
-	checkRequired(m, at, errs, "type", "message")
+	wirecodec.CheckRequired(m, at, errs, "type", "message")
 	for k := range m {
 		switch k {
 		case "type", "id", "message", "images":
 			continue
 		}
-		additionalProblem(m, at, errs, "type", "id", "message", "images")
+		wirecodec.AdditionalProblem(m, at, errs, "type", "id", "message", "images")
 		break
 	}
 	if x, ok := m["type"]; ok {
-		checkConst(x, &loc{parent: at, key: "type"}, errs, "\"prompt\"")
+		wirecodec.CheckConst(x, &wirecodec.Loc{Parent: at, Key: "type"}, errs, "\"prompt\"")
 	}
 	if x, ok := m["id"]; ok {
-		at := &loc{parent: at, key: "id"}
+		at := &wirecodec.Loc{Parent: at, Key: "id"}
 		validateID(x, at, errs)
 	}
 	if x, ok := m["message"]; ok {
-		at := &loc{parent: at, key: "message"}
+		at := &wirecodec.Loc{Parent: at, Key: "message"}
 		if s, ok := x.(string); !ok {
-			typeProblem(x, at, errs, "string")
+			wirecodec.TypeProblem(x, at, errs, "string")
 		} else {
 			_ = s
 		}
 	}
 	if x, ok := m["images"]; ok {
-		at := &loc{parent: at, key: "images"}
+		at := &wirecodec.Loc{Parent: at, Key: "images"}
 		if list, ok := x.([]any); !ok {
-			typeProblem(x, at, errs, "array")
+			wirecodec.TypeProblem(x, at, errs, "array")
 		} else {
 			for i, item := range list {
-				at := &loc{parent: at, index: i, isIndex: true}
+				at := &wirecodec.Loc{Parent: at, Index: i, IsIndex: true}
 				validateImageInput(item, at, errs)
 			}
 		}
@@ -2837,33 +2864,33 @@ func validatePromptCommand(v any, at *loc, errs *[]string) {
 }
 
 // validateImageInput checks a value against ImageInput.
-func validateImageInput(v any, at *loc, errs *[]string) {
+func validateImageInput(v any, at *wirecodec.Loc, errs *[]string) {
 	m, ok := v.(map[string]any)
 	if !ok {
-		typeProblem(v, at, errs, "object")
+		wirecodec.TypeProblem(v, at, errs, "object")
 		return
 	}
-	checkRequired(m, at, errs, "data")
+	wirecodec.CheckRequired(m, at, errs, "data")
 	for k := range m {
 		switch k {
 		case "mime_type", "data":
 			continue
 		}
-		additionalProblem(m, at, errs, "mime_type", "data")
+		wirecodec.AdditionalProblem(m, at, errs, "mime_type", "data")
 		break
 	}
 	if x, ok := m["mime_type"]; ok {
-		at := &loc{parent: at, key: "mime_type"}
+		at := &wirecodec.Loc{Parent: at, Key: "mime_type"}
 		if s, ok := x.(string); !ok {
-			typeProblem(x, at, errs, "string")
+			wirecodec.TypeProblem(x, at, errs, "string")
 		} else {
 			_ = s
 		}
 	}
 	if x, ok := m["data"]; ok {
-		at := &loc{parent: at, key: "data"}
+		at := &wirecodec.Loc{Parent: at, Key: "data"}
 		if s, ok := x.(string); !ok {
-			typeProblem(x, at, errs, "string")
+			wirecodec.TypeProblem(x, at, errs, "string")
 		} else {
 			_ = s
 		}
@@ -2871,63 +2898,63 @@ func validateImageInput(v any, at *loc, errs *[]string) {
 }
 
 // validateAbortCommand checks a value against AbortCommand.
-func validateAbortCommand(v any, at *loc, errs *[]string) {
+func validateAbortCommand(v any, at *wirecodec.Loc, errs *[]string) {
 	m, ok := v.(map[string]any)
 	if !ok {
-		typeProblem(v, at, errs, "object")
+		wirecodec.TypeProblem(v, at, errs, "object")
 		return
 	}
-	checkRequired(m, at, errs, "type")
+	wirecodec.CheckRequired(m, at, errs, "type")
 	for k := range m {
 		switch k {
 		case "type", "id", "all":
 			continue
 		}
-		additionalProblem(m, at, errs, "type", "id", "all")
+		wirecodec.AdditionalProblem(m, at, errs, "type", "id", "all")
 		break
 	}
 	if x, ok := m["type"]; ok {
-		checkConst(x, &loc{parent: at, key: "type"}, errs, "\"abort\"")
+		wirecodec.CheckConst(x, &wirecodec.Loc{Parent: at, Key: "type"}, errs, "\"abort\"")
 	}
 	if x, ok := m["id"]; ok {
-		at := &loc{parent: at, key: "id"}
+		at := &wirecodec.Loc{Parent: at, Key: "id"}
 		validateID(x, at, errs)
 	}
 	if x, ok := m["all"]; ok {
-		at := &loc{parent: at, key: "all"}
+		at := &wirecodec.Loc{Parent: at, Key: "all"}
 		if _, ok := x.(bool); !ok {
-			typeProblem(x, at, errs, "boolean")
+			wirecodec.TypeProblem(x, at, errs, "boolean")
 		}
 	}
 }
 
 // validateCompactCommand checks a value against CompactCommand.
-func validateCompactCommand(v any, at *loc, errs *[]string) {
+func validateCompactCommand(v any, at *wirecodec.Loc, errs *[]string) {
 	m, ok := v.(map[string]any)
 	if !ok {
-		typeProblem(v, at, errs, "object")
+		wirecodec.TypeProblem(v, at, errs, "object")
 		return
 	}
-	checkRequired(m, at, errs, "type")
+	wirecodec.CheckRequired(m, at, errs, "type")
 	for k := range m {
 		switch k {
 		case "type", "id", "instructions":
 			continue
 		}
-		additionalProblem(m, at, errs, "type", "id", "instructions")
+		wirecodec.AdditionalProblem(m, at, errs, "type", "id", "instructions")
 		break
 	}
 	if x, ok := m["type"]; ok {
-		checkConst(x, &loc{parent: at, key: "type"}, errs, "\"compact\"")
+		wirecodec.CheckConst(x, &wirecodec.Loc{Parent: at, Key: "type"}, errs, "\"compact\"")
 	}
 	if x, ok := m["id"]; ok {
-		at := &loc{parent: at, key: "id"}
+		at := &wirecodec.Loc{Parent: at, Key: "id"}
 		validateID(x, at, errs)
 	}
 	if x, ok := m["instructions"]; ok {
-		at := &loc{parent: at, key: "instructions"}
+		at := &wirecodec.Loc{Parent: at, Key: "instructions"}
 		if s, ok := x.(string); !ok {
-			typeProblem(x, at, errs, "string")
+			wirecodec.TypeProblem(x, at, errs, "string")
 		} else {
 			_ = s
 		}
@@ -2935,176 +2962,176 @@ func validateCompactCommand(v any, at *loc, errs *[]string) {
 }
 
 // validateGetStateCommand checks a value against GetStateCommand.
-func validateGetStateCommand(v any, at *loc, errs *[]string) {
+func validateGetStateCommand(v any, at *wirecodec.Loc, errs *[]string) {
 	m, ok := v.(map[string]any)
 	if !ok {
-		typeProblem(v, at, errs, "object")
+		wirecodec.TypeProblem(v, at, errs, "object")
 		return
 	}
-	checkRequired(m, at, errs, "type")
+	wirecodec.CheckRequired(m, at, errs, "type")
 	for k := range m {
 		switch k {
 		case "type", "id":
 			continue
 		}
-		additionalProblem(m, at, errs, "type", "id")
+		wirecodec.AdditionalProblem(m, at, errs, "type", "id")
 		break
 	}
 	if x, ok := m["type"]; ok {
-		checkConst(x, &loc{parent: at, key: "type"}, errs, "\"get_state\"")
+		wirecodec.CheckConst(x, &wirecodec.Loc{Parent: at, Key: "type"}, errs, "\"get_state\"")
 	}
 	if x, ok := m["id"]; ok {
-		at := &loc{parent: at, key: "id"}
+		at := &wirecodec.Loc{Parent: at, Key: "id"}
 		validateID(x, at, errs)
 	}
 }
 
 // validateGetMessagesCommand checks a value against GetMessagesCommand.
-func validateGetMessagesCommand(v any, at *loc, errs *[]string) {
+func validateGetMessagesCommand(v any, at *wirecodec.Loc, errs *[]string) {
 	m, ok := v.(map[string]any)
 	if !ok {
-		typeProblem(v, at, errs, "object")
+		wirecodec.TypeProblem(v, at, errs, "object")
 		return
 	}
-	checkRequired(m, at, errs, "type")
+	wirecodec.CheckRequired(m, at, errs, "type")
 	for k := range m {
 		switch k {
 		case "type", "id":
 			continue
 		}
-		additionalProblem(m, at, errs, "type", "id")
+		wirecodec.AdditionalProblem(m, at, errs, "type", "id")
 		break
 	}
 	if x, ok := m["type"]; ok {
-		checkConst(x, &loc{parent: at, key: "type"}, errs, "\"get_messages\"")
+		wirecodec.CheckConst(x, &wirecodec.Loc{Parent: at, Key: "type"}, errs, "\"get_messages\"")
 	}
 	if x, ok := m["id"]; ok {
-		at := &loc{parent: at, key: "id"}
+		at := &wirecodec.Loc{Parent: at, Key: "id"}
 		validateID(x, at, errs)
 	}
 }
 
 // validateClearCommand checks a value against ClearCommand.
-func validateClearCommand(v any, at *loc, errs *[]string) {
+func validateClearCommand(v any, at *wirecodec.Loc, errs *[]string) {
 	m, ok := v.(map[string]any)
 	if !ok {
-		typeProblem(v, at, errs, "object")
+		wirecodec.TypeProblem(v, at, errs, "object")
 		return
 	}
-	checkRequired(m, at, errs, "type")
+	wirecodec.CheckRequired(m, at, errs, "type")
 	for k := range m {
 		switch k {
 		case "type", "id":
 			continue
 		}
-		additionalProblem(m, at, errs, "type", "id")
+		wirecodec.AdditionalProblem(m, at, errs, "type", "id")
 		break
 	}
 	if x, ok := m["type"]; ok {
-		checkConst(x, &loc{parent: at, key: "type"}, errs, "\"clear\"")
+		wirecodec.CheckConst(x, &wirecodec.Loc{Parent: at, Key: "type"}, errs, "\"clear\"")
 	}
 	if x, ok := m["id"]; ok {
-		at := &loc{parent: at, key: "id"}
+		at := &wirecodec.Loc{Parent: at, Key: "id"}
 		validateID(x, at, errs)
 	}
 }
 
 // validateSetModelCommand checks a value against SetModelCommand.
-func validateSetModelCommand(v any, at *loc, errs *[]string) {
+func validateSetModelCommand(v any, at *wirecodec.Loc, errs *[]string) {
 	m, ok := v.(map[string]any)
 	if !ok {
-		typeProblem(v, at, errs, "object")
+		wirecodec.TypeProblem(v, at, errs, "object")
 		return
 	}
-	checkRequired(m, at, errs, "type", "model")
+	wirecodec.CheckRequired(m, at, errs, "type", "model")
 	for k := range m {
 		switch k {
 		case "type", "id", "model":
 			continue
 		}
-		additionalProblem(m, at, errs, "type", "id", "model")
+		wirecodec.AdditionalProblem(m, at, errs, "type", "id", "model")
 		break
 	}
 	if x, ok := m["type"]; ok {
-		checkConst(x, &loc{parent: at, key: "type"}, errs, "\"set_model\"")
+		wirecodec.CheckConst(x, &wirecodec.Loc{Parent: at, Key: "type"}, errs, "\"set_model\"")
 	}
 	if x, ok := m["id"]; ok {
-		at := &loc{parent: at, key: "id"}
+		at := &wirecodec.Loc{Parent: at, Key: "id"}
 		validateID(x, at, errs)
 	}
 	if x, ok := m["model"]; ok {
-		at := &loc{parent: at, key: "model"}
+		at := &wirecodec.Loc{Parent: at, Key: "model"}
 		if s, ok := x.(string); !ok {
-			typeProblem(x, at, errs, "string")
+			wirecodec.TypeProblem(x, at, errs, "string")
 		} else {
-			checkMinLength(s, at, errs, 1)
+			wirecodec.CheckMinLength(s, at, errs, 1)
 			_ = s
 		}
 	}
 }
 
 // validateGetModelsCommand checks a value against GetModelsCommand.
-func validateGetModelsCommand(v any, at *loc, errs *[]string) {
+func validateGetModelsCommand(v any, at *wirecodec.Loc, errs *[]string) {
 	m, ok := v.(map[string]any)
 	if !ok {
-		typeProblem(v, at, errs, "object")
+		wirecodec.TypeProblem(v, at, errs, "object")
 		return
 	}
-	checkRequired(m, at, errs, "type")
+	wirecodec.CheckRequired(m, at, errs, "type")
 	for k := range m {
 		switch k {
 		case "type", "id":
 			continue
 		}
-		additionalProblem(m, at, errs, "type", "id")
+		wirecodec.AdditionalProblem(m, at, errs, "type", "id")
 		break
 	}
 	if x, ok := m["type"]; ok {
-		checkConst(x, &loc{parent: at, key: "type"}, errs, "\"get_models\"")
+		wirecodec.CheckConst(x, &wirecodec.Loc{Parent: at, Key: "type"}, errs, "\"get_models\"")
 	}
 	if x, ok := m["id"]; ok {
-		at := &loc{parent: at, key: "id"}
+		at := &wirecodec.Loc{Parent: at, Key: "id"}
 		validateID(x, at, errs)
 	}
 }
 
 // validatePingCommand checks a value against PingCommand.
-func validatePingCommand(v any, at *loc, errs *[]string) {
+func validatePingCommand(v any, at *wirecodec.Loc, errs *[]string) {
 	m, ok := v.(map[string]any)
 	if !ok {
-		typeProblem(v, at, errs, "object")
+		wirecodec.TypeProblem(v, at, errs, "object")
 		return
 	}
-	checkRequired(m, at, errs, "type")
+	wirecodec.CheckRequired(m, at, errs, "type")
 	for k := range m {
 		switch k {
 		case "type", "id":
 			continue
 		}
-		additionalProblem(m, at, errs, "type", "id")
+		wirecodec.AdditionalProblem(m, at, errs, "type", "id")
 		break
 	}
 	if x, ok := m["type"]; ok {
-		checkConst(x, &loc{parent: at, key: "type"}, errs, "\"ping\"")
+		wirecodec.CheckConst(x, &wirecodec.Loc{Parent: at, Key: "type"}, errs, "\"ping\"")
 	}
 	if x, ok := m["id"]; ok {
-		at := &loc{parent: at, key: "id"}
+		at := &wirecodec.Loc{Parent: at, Key: "id"}
 		validateID(x, at, errs)
 	}
 }
 
 // validateContentBlock checks a value against ContentBlock.
-func validateContentBlock(v any, at *loc, errs *[]string) {
+func validateContentBlock(v any, at *wirecodec.Loc, errs *[]string) {
 	m, ok := v.(map[string]any)
 	if !ok {
-		typeProblem(v, at, errs, "object")
+		wirecodec.TypeProblem(v, at, errs, "object")
 		return
 	}
 	typ, ok := m["type"].(string)
 	if !ok {
-		checkRequired(m, at, errs, "type")
+		wirecodec.CheckRequired(m, at, errs, "type")
 		if _, present := m["type"]; present {
-			typeProblem(m["type"], &loc{parent: at, key: "type"}, errs, "string")
+			wirecodec.TypeProblem(m["type"], &wirecodec.Loc{Parent: at, Key: "type"}, errs, "string")
 		}
 		return
 	}
@@ -3118,33 +3145,33 @@ func validateContentBlock(v any, at *loc, errs *[]string) {
 	case "tool_result":
 		validateToolResultBlock(v, at, errs)
 	default:
-		checkEnum(typ, &loc{parent: at, key: "type"}, errs, "text", "image", "tool_call", "tool_result")
+		wirecodec.CheckEnum(typ, &wirecodec.Loc{Parent: at, Key: "type"}, errs, "text", "image", "tool_call", "tool_result")
 	}
 }
 
 // validateTextBlock checks a value against TextBlock.
-func validateTextBlock(v any, at *loc, errs *[]string) {
+func validateTextBlock(v any, at *wirecodec.Loc, errs *[]string) {
 	m, ok := v.(map[string]any)
 	if !ok {
-		typeProblem(v, at, errs, "object")
+		wirecodec.TypeProblem(v, at, errs, "object")
 		return
 	}
-	checkRequired(m, at, errs, "type", "text")
+	wirecodec.CheckRequired(m, at, errs, "type", "text")
 	for k := range m {
 		switch k {
 		case "type", "text":
 			continue
 		}
-		additionalProblem(m, at, errs, "type", "text")
+		wirecodec.AdditionalProblem(m, at, errs, "type", "text")
 		break
 	}
 	if x, ok := m["type"]; ok {
-		checkConst(x, &loc{parent: at, key: "type"}, errs, "\"text\"")
+		wirecodec.CheckConst(x, &wirecodec.Loc{Parent: at, Key: "type"}, errs, "\"text\"")
 	}
 	if x, ok := m["text"]; ok {
-		at := &loc{parent: at, key: "text"}
+		at := &wirecodec.Loc{Parent: at, Key: "text"}
 		if s, ok := x.(string); !ok {
-			typeProblem(x, at, errs, "string")
+			wirecodec.TypeProblem(x, at, errs, "string")
 		} else {
 			_ = s
 		}
@@ -3152,75 +3179,75 @@ func validateTextBlock(v any, at *loc, errs *[]string) {
 }
 
 // validateImageBlock checks a value against ImageBlock.
-func validateImageBlock(v any, at *loc, errs *[]string) {
+func validateImageBlock(v any, at *wirecodec.Loc, errs *[]string) {
 	m, ok := v.(map[string]any)
 	if !ok {
-		typeProblem(v, at, errs, "object")
+		wirecodec.TypeProblem(v, at, errs, "object")
 		return
 	}
-	checkRequired(m, at, errs, "type", "mime_type", "bytes")
+	wirecodec.CheckRequired(m, at, errs, "type", "mime_type", "bytes")
 	for k := range m {
 		switch k {
 		case "type", "mime_type", "bytes":
 			continue
 		}
-		additionalProblem(m, at, errs, "type", "mime_type", "bytes")
+		wirecodec.AdditionalProblem(m, at, errs, "type", "mime_type", "bytes")
 		break
 	}
 	if x, ok := m["type"]; ok {
-		checkConst(x, &loc{parent: at, key: "type"}, errs, "\"image\"")
+		wirecodec.CheckConst(x, &wirecodec.Loc{Parent: at, Key: "type"}, errs, "\"image\"")
 	}
 	if x, ok := m["mime_type"]; ok {
-		at := &loc{parent: at, key: "mime_type"}
+		at := &wirecodec.Loc{Parent: at, Key: "mime_type"}
 		validateImageMIMEType(x, at, errs)
 	}
 	if x, ok := m["bytes"]; ok {
-		at := &loc{parent: at, key: "bytes"}
-		checkNumber(x, at, errs, true, ptr(0))
+		at := &wirecodec.Loc{Parent: at, Key: "bytes"}
+		wirecodec.CheckNumber(x, at, errs, true, wirecodec.Ptr(0))
 	}
 }
 
 // validateImageMIMEType checks a value against ImageMIMEType.
-func validateImageMIMEType(v any, at *loc, errs *[]string) {
+func validateImageMIMEType(v any, at *wirecodec.Loc, errs *[]string) {
 	if s, ok := v.(string); !ok {
-		typeProblem(v, at, errs, "string")
+		wirecodec.TypeProblem(v, at, errs, "string")
 	} else {
-		checkEnum(s, at, errs, "image/png", "image/jpeg", "image/gif", "image/webp")
+		wirecodec.CheckEnum(s, at, errs, "image/png", "image/jpeg", "image/gif", "image/webp")
 		_ = s
 	}
 }
 
 // validateToolCallBlock checks a value against ToolCallBlock.
-func validateToolCallBlock(v any, at *loc, errs *[]string) {
+func validateToolCallBlock(v any, at *wirecodec.Loc, errs *[]string) {
 	m, ok := v.(map[string]any)
 	if !ok {
-		typeProblem(v, at, errs, "object")
+		wirecodec.TypeProblem(v, at, errs, "object")
 		return
 	}
-	checkRequired(m, at, errs, "type", "id", "name", "args")
+	wirecodec.CheckRequired(m, at, errs, "type", "id", "name", "args")
 	for k := range m {
 		switch k {
 		case "type", "id", "name", "args":
 			continue
 		}
-		additionalProblem(m, at, errs, "type", "id", "name", "args")
+		wirecodec.AdditionalProblem(m, at, errs, "type", "id", "name", "args")
 		break
 	}
 	if x, ok := m["type"]; ok {
-		checkConst(x, &loc{parent: at, key: "type"}, errs, "\"tool_call\"")
+		wirecodec.CheckConst(x, &wirecodec.Loc{Parent: at, Key: "type"}, errs, "\"tool_call\"")
 	}
 	if x, ok := m["id"]; ok {
-		at := &loc{parent: at, key: "id"}
+		at := &wirecodec.Loc{Parent: at, Key: "id"}
 		if s, ok := x.(string); !ok {
-			typeProblem(x, at, errs, "string")
+			wirecodec.TypeProblem(x, at, errs, "string")
 		} else {
 			_ = s
 		}
 	}
 	if x, ok := m["name"]; ok {
-		at := &loc{parent: at, key: "name"}
+		at := &wirecodec.Loc{Parent: at, Key: "name"}
 		if s, ok := x.(string); !ok {
-			typeProblem(x, at, errs, "string")
+			wirecodec.TypeProblem(x, at, errs, "string")
 		} else {
 			_ = s
 		}
@@ -3228,45 +3255,45 @@ func validateToolCallBlock(v any, at *loc, errs *[]string) {
 }
 
 // validateToolResultBlock checks a value against ToolResultBlock.
-func validateToolResultBlock(v any, at *loc, errs *[]string) {
+func validateToolResultBlock(v any, at *wirecodec.Loc, errs *[]string) {
 	m, ok := v.(map[string]any)
 	if !ok {
-		typeProblem(v, at, errs, "object")
+		wirecodec.TypeProblem(v, at, errs, "object")
 		return
 	}
-	checkRequired(m, at, errs, "type", "call_id", "is_error", "content")
+	wirecodec.CheckRequired(m, at, errs, "type", "call_id", "is_error", "content")
 	for k := range m {
 		switch k {
 		case "type", "call_id", "is_error", "content":
 			continue
 		}
-		additionalProblem(m, at, errs, "type", "call_id", "is_error", "content")
+		wirecodec.AdditionalProblem(m, at, errs, "type", "call_id", "is_error", "content")
 		break
 	}
 	if x, ok := m["type"]; ok {
-		checkConst(x, &loc{parent: at, key: "type"}, errs, "\"tool_result\"")
+		wirecodec.CheckConst(x, &wirecodec.Loc{Parent: at, Key: "type"}, errs, "\"tool_result\"")
 	}
 	if x, ok := m["call_id"]; ok {
-		at := &loc{parent: at, key: "call_id"}
+		at := &wirecodec.Loc{Parent: at, Key: "call_id"}
 		if s, ok := x.(string); !ok {
-			typeProblem(x, at, errs, "string")
+			wirecodec.TypeProblem(x, at, errs, "string")
 		} else {
 			_ = s
 		}
 	}
 	if x, ok := m["is_error"]; ok {
-		at := &loc{parent: at, key: "is_error"}
+		at := &wirecodec.Loc{Parent: at, Key: "is_error"}
 		if _, ok := x.(bool); !ok {
-			typeProblem(x, at, errs, "boolean")
+			wirecodec.TypeProblem(x, at, errs, "boolean")
 		}
 	}
 	if x, ok := m["content"]; ok {
-		at := &loc{parent: at, key: "content"}
+		at := &wirecodec.Loc{Parent: at, Key: "content"}
 		if list, ok := x.([]any); !ok {
-			typeProblem(x, at, errs, "array")
+			wirecodec.TypeProblem(x, at, errs, "array")
 		} else {
 			for i, item := range list {
-				at := &loc{parent: at, index: i, isIndex: true}
+				at := &wirecodec.Loc{Parent: at, Index: i, IsIndex: true}
 				validateContentBlock(item, at, errs)
 			}
 		}
@@ -3274,27 +3301,27 @@ func validateToolResultBlock(v any, at *loc, errs *[]string) {
 }
 
 // validateErrorCode checks a value against ErrorCode.
-func validateErrorCode(v any, at *loc, errs *[]string) {
+func validateErrorCode(v any, at *wirecodec.Loc, errs *[]string) {
 	if s, ok := v.(string); !ok {
-		typeProblem(v, at, errs, "string")
+		wirecodec.TypeProblem(v, at, errs, "string")
 	} else {
-		checkEnum(s, at, errs, "malformed_json", "invalid_utf8", "unknown_command", "invalid_params", "invalid_image", "line_too_long", "auth_required", "invalid_token", "busy", "unknown_model", "not_found", "provider_error", "max_steps", "blocked", "internal")
+		wirecodec.CheckEnum(s, at, errs, "malformed_json", "invalid_utf8", "unknown_command", "invalid_params", "invalid_image", "line_too_long", "auth_required", "invalid_token", "busy", "unknown_model", "not_found", "provider_error", "max_steps", "blocked", "internal")
 		_ = s
 	}
 }
 
 // validateEvent checks a value against Event.
-func validateEvent(v any, at *loc, errs *[]string) {
+func validateEvent(v any, at *wirecodec.Loc, errs *[]string) {
 	m, ok := v.(map[string]any)
 	if !ok {
-		typeProblem(v, at, errs, "object")
+		wirecodec.TypeProblem(v, at, errs, "object")
 		return
 	}
 	typ, ok := m["type"].(string)
 	if !ok {
-		checkRequired(m, at, errs, "type")
+		wirecodec.CheckRequired(m, at, errs, "type")
 		if _, present := m["type"]; present {
-			typeProblem(m["type"], &loc{parent: at, key: "type"}, errs, "string")
+			wirecodec.TypeProblem(m["type"], &wirecodec.Loc{Parent: at, Key: "type"}, errs, "string")
 		}
 		return
 	}
@@ -3336,157 +3363,157 @@ func validateEvent(v any, at *loc, errs *[]string) {
 	case "ext_notify":
 		validateExtNotifyEvent(v, at, errs)
 	default:
-		checkEnum(typ, &loc{parent: at, key: "type"}, errs, "turn_start", "user_message", "assistant_start", "text_delta", "thinking_delta", "tool_use_start", "tool_use_args", "tool_use_end", "tool_call", "tool_progress", "tool_result", "assistant_message", "usage", "turn_end", "done", "error", "compact_done", "ext_notify")
+		wirecodec.CheckEnum(typ, &wirecodec.Loc{Parent: at, Key: "type"}, errs, "turn_start", "user_message", "assistant_start", "text_delta", "thinking_delta", "tool_use_start", "tool_use_args", "tool_use_end", "tool_call", "tool_progress", "tool_result", "assistant_message", "usage", "turn_end", "done", "error", "compact_done", "ext_notify")
 	}
 }
 
 // validateStopReason checks a value against StopReason.
-func validateStopReason(v any, at *loc, errs *[]string) {
+func validateStopReason(v any, at *wirecodec.Loc, errs *[]string) {
 	if s, ok := v.(string); !ok {
-		typeProblem(v, at, errs, "string")
+		wirecodec.TypeProblem(v, at, errs, "string")
 	} else {
-		checkEnum(s, at, errs, "end_turn", "tool_use", "length", "error", "aborted")
+		wirecodec.CheckEnum(s, at, errs, "end_turn", "tool_use", "length", "error", "aborted")
 		_ = s
 	}
 }
 
 // validateTurnStartEvent checks a value against TurnStartEvent.
-func validateTurnStartEvent(v any, at *loc, errs *[]string) {
+func validateTurnStartEvent(v any, at *wirecodec.Loc, errs *[]string) {
 	m, ok := v.(map[string]any)
 	if !ok {
-		typeProblem(v, at, errs, "object")
+		wirecodec.TypeProblem(v, at, errs, "object")
 		return
 	}
-	checkRequired(m, at, errs, "type", "seq", "step")
+	wirecodec.CheckRequired(m, at, errs, "type", "seq", "step")
 	for k := range m {
 		switch k {
 		case "type", "seq", "prompt_id", "step":
 			continue
 		}
-		additionalProblem(m, at, errs, "type", "seq", "prompt_id", "step")
+		wirecodec.AdditionalProblem(m, at, errs, "type", "seq", "prompt_id", "step")
 		break
 	}
 	if x, ok := m["type"]; ok {
-		checkConst(x, &loc{parent: at, key: "type"}, errs, "\"turn_start\"")
+		wirecodec.CheckConst(x, &wirecodec.Loc{Parent: at, Key: "type"}, errs, "\"turn_start\"")
 	}
 	if x, ok := m["seq"]; ok {
-		at := &loc{parent: at, key: "seq"}
-		checkNumber(x, at, errs, true, ptr(1))
+		at := &wirecodec.Loc{Parent: at, Key: "seq"}
+		wirecodec.CheckNumber(x, at, errs, true, wirecodec.Ptr(1))
 	}
 	if x, ok := m["prompt_id"]; ok {
-		at := &loc{parent: at, key: "prompt_id"}
+		at := &wirecodec.Loc{Parent: at, Key: "prompt_id"}
 		validateID(x, at, errs)
 	}
 	if x, ok := m["step"]; ok {
-		at := &loc{parent: at, key: "step"}
-		checkNumber(x, at, errs, true, ptr(1))
+		at := &wirecodec.Loc{Parent: at, Key: "step"}
+		wirecodec.CheckNumber(x, at, errs, true, wirecodec.Ptr(1))
 	}
 }
 
 // validateUserMessageEvent checks a value against UserMessageEvent.
-func validateUserMessageEvent(v any, at *loc, errs *[]string) {
+func validateUserMessageEvent(v any, at *wirecodec.Loc, errs *[]string) {
 	m, ok := v.(map[string]any)
 	if !ok {
-		typeProblem(v, at, errs, "object")
+		wirecodec.TypeProblem(v, at, errs, "object")
 		return
 	}
-	checkRequired(m, at, errs, "type", "seq", "content", "time")
+	wirecodec.CheckRequired(m, at, errs, "type", "seq", "content", "time")
 	for k := range m {
 		switch k {
 		case "type", "seq", "prompt_id", "content", "time":
 			continue
 		}
-		additionalProblem(m, at, errs, "type", "seq", "prompt_id", "content", "time")
+		wirecodec.AdditionalProblem(m, at, errs, "type", "seq", "prompt_id", "content", "time")
 		break
 	}
 	if x, ok := m["type"]; ok {
-		checkConst(x, &loc{parent: at, key: "type"}, errs, "\"user_message\"")
+		wirecodec.CheckConst(x, &wirecodec.Loc{Parent: at, Key: "type"}, errs, "\"user_message\"")
 	}
 	if x, ok := m["seq"]; ok {
-		at := &loc{parent: at, key: "seq"}
-		checkNumber(x, at, errs, true, ptr(1))
+		at := &wirecodec.Loc{Parent: at, Key: "seq"}
+		wirecodec.CheckNumber(x, at, errs, true, wirecodec.Ptr(1))
 	}
 	if x, ok := m["prompt_id"]; ok {
-		at := &loc{parent: at, key: "prompt_id"}
+		at := &wirecodec.Loc{Parent: at, Key: "prompt_id"}
 		validateID(x, at, errs)
 	}
 	if x, ok := m["content"]; ok {
-		at := &loc{parent: at, key: "content"}
+		at := &wirecodec.Loc{Parent: at, Key: "content"}
 		if list, ok := x.([]any); !ok {
-			typeProblem(x, at, errs, "array")
+			wirecodec.TypeProblem(x, at, errs, "array")
 		} else {
 			for i, item := range list {
-				at := &loc{parent: at, index: i, isIndex: true}
+				at := &wirecodec.Loc{Parent: at, Index: i, IsIndex: true}
 				validateContentBlock(item, at, errs)
 			}
 		}
 	}
 	if x, ok := m["time"]; ok {
-		at := &loc{parent: at, key: "time"}
+		at := &wirecodec.Loc{Parent: at, Key: "time"}
 		validateTime(x, at, errs)
 	}
 }
 
 // validateAssistantStartEvent checks a value against AssistantStartEvent.
-func validateAssistantStartEvent(v any, at *loc, errs *[]string) {
+func validateAssistantStartEvent(v any, at *wirecodec.Loc, errs *[]string) {
 	m, ok := v.(map[string]any)
 	if !ok {
-		typeProblem(v, at, errs, "object")
+		wirecodec.TypeProblem(v, at, errs, "object")
 		return
 	}
-	checkRequired(m, at, errs, "type", "seq")
+	wirecodec.CheckRequired(m, at, errs, "type", "seq")
 	for k := range m {
 		switch k {
 		case "type", "seq", "prompt_id":
 			continue
 		}
-		additionalProblem(m, at, errs, "type", "seq", "prompt_id")
+		wirecodec.AdditionalProblem(m, at, errs, "type", "seq", "prompt_id")
 		break
 	}
 	if x, ok := m["type"]; ok {
-		checkConst(x, &loc{parent: at, key: "type"}, errs, "\"assistant_start\"")
+		wirecodec.CheckConst(x, &wirecodec.Loc{Parent: at, Key: "type"}, errs, "\"assistant_start\"")
 	}
 	if x, ok := m["seq"]; ok {
-		at := &loc{parent: at, key: "seq"}
-		checkNumber(x, at, errs, true, ptr(1))
+		at := &wirecodec.Loc{Parent: at, Key: "seq"}
+		wirecodec.CheckNumber(x, at, errs, true, wirecodec.Ptr(1))
 	}
 	if x, ok := m["prompt_id"]; ok {
-		at := &loc{parent: at, key: "prompt_id"}
+		at := &wirecodec.Loc{Parent: at, Key: "prompt_id"}
 		validateID(x, at, errs)
 	}
 }
 
 // validateTextDeltaEvent checks a value against TextDeltaEvent.
-func validateTextDeltaEvent(v any, at *loc, errs *[]string) {
+func validateTextDeltaEvent(v any, at *wirecodec.Loc, errs *[]string) {
 	m, ok := v.(map[string]any)
 	if !ok {
-		typeProblem(v, at, errs, "object")
+		wirecodec.TypeProblem(v, at, errs, "object")
 		return
 	}
-	checkRequired(m, at, errs, "type", "seq", "delta")
+	wirecodec.CheckRequired(m, at, errs, "type", "seq", "delta")
 	for k := range m {
 		switch k {
 		case "type", "seq", "prompt_id", "delta":
 			continue
 		}
-		additionalProblem(m, at, errs, "type", "seq", "prompt_id", "delta")
+		wirecodec.AdditionalProblem(m, at, errs, "type", "seq", "prompt_id", "delta")
 		break
 	}
 	if x, ok := m["type"]; ok {
-		checkConst(x, &loc{parent: at, key: "type"}, errs, "\"text_delta\"")
+		wirecodec.CheckConst(x, &wirecodec.Loc{Parent: at, Key: "type"}, errs, "\"text_delta\"")
 	}
 	if x, ok := m["seq"]; ok {
-		at := &loc{parent: at, key: "seq"}
-		checkNumber(x, at, errs, true, ptr(1))
+		at := &wirecodec.Loc{Parent: at, Key: "seq"}
+		wirecodec.CheckNumber(x, at, errs, true, wirecodec.Ptr(1))
 	}
 	if x, ok := m["prompt_id"]; ok {
-		at := &loc{parent: at, key: "prompt_id"}
+		at := &wirecodec.Loc{Parent: at, Key: "prompt_id"}
 		validateID(x, at, errs)
 	}
 	if x, ok := m["delta"]; ok {
-		at := &loc{parent: at, key: "delta"}
+		at := &wirecodec.Loc{Parent: at, Key: "delta"}
 		if s, ok := x.(string); !ok {
-			typeProblem(x, at, errs, "string")
+			wirecodec.TypeProblem(x, at, errs, "string")
 		} else {
 			_ = s
 		}
@@ -3494,36 +3521,36 @@ func validateTextDeltaEvent(v any, at *loc, errs *[]string) {
 }
 
 // validateThinkingDeltaEvent checks a value against ThinkingDeltaEvent.
-func validateThinkingDeltaEvent(v any, at *loc, errs *[]string) {
+func validateThinkingDeltaEvent(v any, at *wirecodec.Loc, errs *[]string) {
 	m, ok := v.(map[string]any)
 	if !ok {
-		typeProblem(v, at, errs, "object")
+		wirecodec.TypeProblem(v, at, errs, "object")
 		return
 	}
-	checkRequired(m, at, errs, "type", "seq", "delta")
+	wirecodec.CheckRequired(m, at, errs, "type", "seq", "delta")
 	for k := range m {
 		switch k {
 		case "type", "seq", "prompt_id", "delta":
 			continue
 		}
-		additionalProblem(m, at, errs, "type", "seq", "prompt_id", "delta")
+		wirecodec.AdditionalProblem(m, at, errs, "type", "seq", "prompt_id", "delta")
 		break
 	}
 	if x, ok := m["type"]; ok {
-		checkConst(x, &loc{parent: at, key: "type"}, errs, "\"thinking_delta\"")
+		wirecodec.CheckConst(x, &wirecodec.Loc{Parent: at, Key: "type"}, errs, "\"thinking_delta\"")
 	}
 	if x, ok := m["seq"]; ok {
-		at := &loc{parent: at, key: "seq"}
-		checkNumber(x, at, errs, true, ptr(1))
+		at := &wirecodec.Loc{Parent: at, Key: "seq"}
+		wirecodec.CheckNumber(x, at, errs, true, wirecodec.Ptr(1))
 	}
 	if x, ok := m["prompt_id"]; ok {
-		at := &loc{parent: at, key: "prompt_id"}
+		at := &wirecodec.Loc{Parent: at, Key: "prompt_id"}
 		validateID(x, at, errs)
 	}
 	if x, ok := m["delta"]; ok {
-		at := &loc{parent: at, key: "delta"}
+		at := &wirecodec.Loc{Parent: at, Key: "delta"}
 		if s, ok := x.(string); !ok {
-			typeProblem(x, at, errs, "string")
+			wirecodec.TypeProblem(x, at, errs, "string")
 		} else {
 			_ = s
 		}
@@ -3531,44 +3558,44 @@ func validateThinkingDeltaEvent(v any, at *loc, errs *[]string) {
 }
 
 // validateToolUseStartEvent checks a value against ToolUseStartEvent.
-func validateToolUseStartEvent(v any, at *loc, errs *[]string) {
+func validateToolUseStartEvent(v any, at *wirecodec.Loc, errs *[]string) {
 	m, ok := v.(map[string]any)
 	if !ok {
-		typeProblem(v, at, errs, "object")
+		wirecodec.TypeProblem(v, at, errs, "object")
 		return
 	}
-	checkRequired(m, at, errs, "type", "seq", "id", "name")
+	wirecodec.CheckRequired(m, at, errs, "type", "seq", "id", "name")
 	for k := range m {
 		switch k {
 		case "type", "seq", "prompt_id", "id", "name":
 			continue
 		}
-		additionalProblem(m, at, errs, "type", "seq", "prompt_id", "id", "name")
+		wirecodec.AdditionalProblem(m, at, errs, "type", "seq", "prompt_id", "id", "name")
 		break
 	}
 	if x, ok := m["type"]; ok {
-		checkConst(x, &loc{parent: at, key: "type"}, errs, "\"tool_use_start\"")
+		wirecodec.CheckConst(x, &wirecodec.Loc{Parent: at, Key: "type"}, errs, "\"tool_use_start\"")
 	}
 	if x, ok := m["seq"]; ok {
-		at := &loc{parent: at, key: "seq"}
-		checkNumber(x, at, errs, true, ptr(1))
+		at := &wirecodec.Loc{Parent: at, Key: "seq"}
+		wirecodec.CheckNumber(x, at, errs, true, wirecodec.Ptr(1))
 	}
 	if x, ok := m["prompt_id"]; ok {
-		at := &loc{parent: at, key: "prompt_id"}
+		at := &wirecodec.Loc{Parent: at, Key: "prompt_id"}
 		validateID(x, at, errs)
 	}
 	if x, ok := m["id"]; ok {
-		at := &loc{parent: at, key: "id"}
+		at := &wirecodec.Loc{Parent: at, Key: "id"}
 		if s, ok := x.(string); !ok {
-			typeProblem(x, at, errs, "string")
+			wirecodec.TypeProblem(x, at, errs, "string")
 		} else {
 			_ = s
 		}
 	}
 	if x, ok := m["name"]; ok {
-		at := &loc{parent: at, key: "name"}
+		at := &wirecodec.Loc{Parent: at, Key: "name"}
 		if s, ok := x.(string); !ok {
-			typeProblem(x, at, errs, "string")
+			wirecodec.TypeProblem(x, at, errs, "string")
 		} else {
 			_ = s
 		}
@@ -3576,44 +3603,44 @@ func validateToolUseStartEvent(v any, at *loc, errs *[]string) {
 }
 
 // validateToolUseArgsEvent checks a value against ToolUseArgsEvent.
-func validateToolUseArgsEvent(v any, at *loc, errs *[]string) {
+func validateToolUseArgsEvent(v any, at *wirecodec.Loc, errs *[]string) {
 	m, ok := v.(map[string]any)
 	if !ok {
-		typeProblem(v, at, errs, "object")
+		wirecodec.TypeProblem(v, at, errs, "object")
 		return
 	}
-	checkRequired(m, at, errs, "type", "seq", "id", "delta")
+	wirecodec.CheckRequired(m, at, errs, "type", "seq", "id", "delta")
 	for k := range m {
 		switch k {
 		case "type", "seq", "prompt_id", "id", "delta":
 			continue
 		}
-		additionalProblem(m, at, errs, "type", "seq", "prompt_id", "id", "delta")
+		wirecodec.AdditionalProblem(m, at, errs, "type", "seq", "prompt_id", "id", "delta")
 		break
 	}
 	if x, ok := m["type"]; ok {
-		checkConst(x, &loc{parent: at, key: "type"}, errs, "\"tool_use_args\"")
+		wirecodec.CheckConst(x, &wirecodec.Loc{Parent: at, Key: "type"}, errs, "\"tool_use_args\"")
 	}
 	if x, ok := m["seq"]; ok {
-		at := &loc{parent: at, key: "seq"}
-		checkNumber(x, at, errs, true, ptr(1))
+		at := &wirecodec.Loc{Parent: at, Key: "seq"}
+		wirecodec.CheckNumber(x, at, errs, true, wirecodec.Ptr(1))
 	}
 	if x, ok := m["prompt_id"]; ok {
-		at := &loc{parent: at, key: "prompt_id"}
+		at := &wirecodec.Loc{Parent: at, Key: "prompt_id"}
 		validateID(x, at, errs)
 	}
 	if x, ok := m["id"]; ok {
-		at := &loc{parent: at, key: "id"}
+		at := &wirecodec.Loc{Parent: at, Key: "id"}
 		if s, ok := x.(string); !ok {
-			typeProblem(x, at, errs, "string")
+			wirecodec.TypeProblem(x, at, errs, "string")
 		} else {
 			_ = s
 		}
 	}
 	if x, ok := m["delta"]; ok {
-		at := &loc{parent: at, key: "delta"}
+		at := &wirecodec.Loc{Parent: at, Key: "delta"}
 		if s, ok := x.(string); !ok {
-			typeProblem(x, at, errs, "string")
+			wirecodec.TypeProblem(x, at, errs, "string")
 		} else {
 			_ = s
 		}
@@ -3621,36 +3648,36 @@ func validateToolUseArgsEvent(v any, at *loc, errs *[]string) {
 }
 
 // validateToolUseEndEvent checks a value against ToolUseEndEvent.
-func validateToolUseEndEvent(v any, at *loc, errs *[]string) {
+func validateToolUseEndEvent(v any, at *wirecodec.Loc, errs *[]string) {
 	m, ok := v.(map[string]any)
 	if !ok {
-		typeProblem(v, at, errs, "object")
+		wirecodec.TypeProblem(v, at, errs, "object")
 		return
 	}
-	checkRequired(m, at, errs, "type", "seq", "id")
+	wirecodec.CheckRequired(m, at, errs, "type", "seq", "id")
 	for k := range m {
 		switch k {
 		case "type", "seq", "prompt_id", "id":
 			continue
 		}
-		additionalProblem(m, at, errs, "type", "seq", "prompt_id", "id")
+		wirecodec.AdditionalProblem(m, at, errs, "type", "seq", "prompt_id", "id")
 		break
 	}
 	if x, ok := m["type"]; ok {
-		checkConst(x, &loc{parent: at, key: "type"}, errs, "\"tool_use_end\"")
+		wirecodec.CheckConst(x, &wirecodec.Loc{Parent: at, Key: "type"}, errs, "\"tool_use_end\"")
 	}
 	if x, ok := m["seq"]; ok {
-		at := &loc{parent: at, key: "seq"}
-		checkNumber(x, at, errs, true, ptr(1))
+		at := &wirecodec.Loc{Parent: at, Key: "seq"}
+		wirecodec.CheckNumber(x, at, errs, true, wirecodec.Ptr(1))
 	}
 	if x, ok := m["prompt_id"]; ok {
-		at := &loc{parent: at, key: "prompt_id"}
+		at := &wirecodec.Loc{Parent: at, Key: "prompt_id"}
 		validateID(x, at, errs)
 	}
 	if x, ok := m["id"]; ok {
-		at := &loc{parent: at, key: "id"}
+		at := &wirecodec.Loc{Parent: at, Key: "id"}
 		if s, ok := x.(string); !ok {
-			typeProblem(x, at, errs, "string")
+			wirecodec.TypeProblem(x, at, errs, "string")
 		} else {
 			_ = s
 		}
@@ -3658,44 +3685,44 @@ func validateToolUseEndEvent(v any, at *loc, errs *[]string) {
 }
 
 // validateToolCallEvent checks a value against ToolCallEvent.
-func validateToolCallEvent(v any, at *loc, errs *[]string) {
+func validateToolCallEvent(v any, at *wirecodec.Loc, errs *[]string) {
 	m, ok := v.(map[string]any)
 	if !ok {
-		typeProblem(v, at, errs, "object")
+		wirecodec.TypeProblem(v, at, errs, "object")
 		return
 	}
-	checkRequired(m, at, errs, "type", "seq", "id", "name", "args")
+	wirecodec.CheckRequired(m, at, errs, "type", "seq", "id", "name", "args")
 	for k := range m {
 		switch k {
 		case "type", "seq", "prompt_id", "id", "name", "args":
 			continue
 		}
-		additionalProblem(m, at, errs, "type", "seq", "prompt_id", "id", "name", "args")
+		wirecodec.AdditionalProblem(m, at, errs, "type", "seq", "prompt_id", "id", "name", "args")
 		break
 	}
 	if x, ok := m["type"]; ok {
-		checkConst(x, &loc{parent: at, key: "type"}, errs, "\"tool_call\"")
+		wirecodec.CheckConst(x, &wirecodec.Loc{Parent: at, Key: "type"}, errs, "\"tool_call\"")
 	}
 	if x, ok := m["seq"]; ok {
-		at := &loc{parent: at, key: "seq"}
-		checkNumber(x, at, errs, true, ptr(1))
+		at := &wirecodec.Loc{Parent: at, Key: "seq"}
+		wirecodec.CheckNumber(x, at, errs, true, wirecodec.Ptr(1))
 	}
 	if x, ok := m["prompt_id"]; ok {
-		at := &loc{parent: at, key: "prompt_id"}
+		at := &wirecodec.Loc{Parent: at, Key: "prompt_id"}
 		validateID(x, at, errs)
 	}
 	if x, ok := m["id"]; ok {
-		at := &loc{parent: at, key: "id"}
+		at := &wirecodec.Loc{Parent: at, Key: "id"}
 		if s, ok := x.(string); !ok {
-			typeProblem(x, at, errs, "string")
+			wirecodec.TypeProblem(x, at, errs, "string")
 		} else {
 			_ = s
 		}
 	}
 	if x, ok := m["name"]; ok {
-		at := &loc{parent: at, key: "name"}
+		at := &wirecodec.Loc{Parent: at, Key: "name"}
 		if s, ok := x.(string); !ok {
-			typeProblem(x, at, errs, "string")
+			wirecodec.TypeProblem(x, at, errs, "string")
 		} else {
 			_ = s
 		}
@@ -3703,44 +3730,44 @@ func validateToolCallEvent(v any, at *loc, errs *[]string) {
 }
 
 // validateToolProgressEvent checks a value against ToolProgressEvent.
-func validateToolProgressEvent(v any, at *loc, errs *[]string) {
+func validateToolProgressEvent(v any, at *wirecodec.Loc, errs *[]string) {
 	m, ok := v.(map[string]any)
 	if !ok {
-		typeProblem(v, at, errs, "object")
+		wirecodec.TypeProblem(v, at, errs, "object")
 		return
 	}
-	checkRequired(m, at, errs, "type", "seq", "id", "text")
+	wirecodec.CheckRequired(m, at, errs, "type", "seq", "id", "text")
 	for k := range m {
 		switch k {
 		case "type", "seq", "prompt_id", "id", "text":
 			continue
 		}
-		additionalProblem(m, at, errs, "type", "seq", "prompt_id", "id", "text")
+		wirecodec.AdditionalProblem(m, at, errs, "type", "seq", "prompt_id", "id", "text")
 		break
 	}
 	if x, ok := m["type"]; ok {
-		checkConst(x, &loc{parent: at, key: "type"}, errs, "\"tool_progress\"")
+		wirecodec.CheckConst(x, &wirecodec.Loc{Parent: at, Key: "type"}, errs, "\"tool_progress\"")
 	}
 	if x, ok := m["seq"]; ok {
-		at := &loc{parent: at, key: "seq"}
-		checkNumber(x, at, errs, true, ptr(1))
+		at := &wirecodec.Loc{Parent: at, Key: "seq"}
+		wirecodec.CheckNumber(x, at, errs, true, wirecodec.Ptr(1))
 	}
 	if x, ok := m["prompt_id"]; ok {
-		at := &loc{parent: at, key: "prompt_id"}
+		at := &wirecodec.Loc{Parent: at, Key: "prompt_id"}
 		validateID(x, at, errs)
 	}
 	if x, ok := m["id"]; ok {
-		at := &loc{parent: at, key: "id"}
+		at := &wirecodec.Loc{Parent: at, Key: "id"}
 		if s, ok := x.(string); !ok {
-			typeProblem(x, at, errs, "string")
+			wirecodec.TypeProblem(x, at, errs, "string")
 		} else {
 			_ = s
 		}
 	}
 	if x, ok := m["text"]; ok {
-		at := &loc{parent: at, key: "text"}
+		at := &wirecodec.Loc{Parent: at, Key: "text"}
 		if s, ok := x.(string); !ok {
-			typeProblem(x, at, errs, "string")
+			wirecodec.TypeProblem(x, at, errs, "string")
 		} else {
 			_ = s
 		}
@@ -3748,53 +3775,53 @@ func validateToolProgressEvent(v any, at *loc, errs *[]string) {
 }
 
 // validateToolResultEvent checks a value against ToolResultEvent.
-func validateToolResultEvent(v any, at *loc, errs *[]string) {
+func validateToolResultEvent(v any, at *wirecodec.Loc, errs *[]string) {
 	m, ok := v.(map[string]any)
 	if !ok {
-		typeProblem(v, at, errs, "object")
+		wirecodec.TypeProblem(v, at, errs, "object")
 		return
 	}
-	checkRequired(m, at, errs, "type", "seq", "id", "is_error", "content")
+	wirecodec.CheckRequired(m, at, errs, "type", "seq", "id", "is_error", "content")
 	for k := range m {
 		switch k {
 		case "type", "seq", "prompt_id", "id", "is_error", "content":
 			continue
 		}
-		additionalProblem(m, at, errs, "type", "seq", "prompt_id", "id", "is_error", "content")
+		wirecodec.AdditionalProblem(m, at, errs, "type", "seq", "prompt_id", "id", "is_error", "content")
 		break
 	}
 	if x, ok := m["type"]; ok {
-		checkConst(x, &loc{parent: at, key: "type"}, errs, "\"tool_result\"")
+		wirecodec.CheckConst(x, &wirecodec.Loc{Parent: at, Key: "type"}, errs, "\"tool_result\"")
 	}
 	if x, ok := m["seq"]; ok {
-		at := &loc{parent: at, key: "seq"}
-		checkNumber(x, at, errs, true, ptr(1))
+		at := &wirecodec.Loc{Parent: at, Key: "seq"}
+		wirecodec.CheckNumber(x, at, errs, true, wirecodec.Ptr(1))
 	}
 	if x, ok := m["prompt_id"]; ok {
-		at := &loc{parent: at, key: "prompt_id"}
+		at := &wirecodec.Loc{Parent: at, Key: "prompt_id"}
 		validateID(x, at, errs)
 	}
 	if x, ok := m["id"]; ok {
-		at := &loc{parent: at, key: "id"}
+		at := &wirecodec.Loc{Parent: at, Key: "id"}
 		if s, ok := x.(string); !ok {
-			typeProblem(x, at, errs, "string")
+			wirecodec.TypeProblem(x, at, errs, "string")
 		} else {
 			_ = s
 		}
 	}
 	if x, ok := m["is_error"]; ok {
-		at := &loc{parent: at, key: "is_error"}
+		at := &wirecodec.Loc{Parent: at, Key: "is_error"}
 		if _, ok := x.(bool); !ok {
-			typeProblem(x, at, errs, "boolean")
+			wirecodec.TypeProblem(x, at, errs, "boolean")
 		}
 	}
 	if x, ok := m["content"]; ok {
-		at := &loc{parent: at, key: "content"}
+		at := &wirecodec.Loc{Parent: at, Key: "content"}
 		if list, ok := x.([]any); !ok {
-			typeProblem(x, at, errs, "array")
+			wirecodec.TypeProblem(x, at, errs, "array")
 		} else {
 			for i, item := range list {
-				at := &loc{parent: at, index: i, isIndex: true}
+				at := &wirecodec.Loc{Parent: at, Index: i, IsIndex: true}
 				validateContentBlock(item, at, errs)
 			}
 		}
@@ -3802,137 +3829,137 @@ func validateToolResultEvent(v any, at *loc, errs *[]string) {
 }
 
 // validateAssistantMessageEvent checks a value against AssistantMessageEvent.
-func validateAssistantMessageEvent(v any, at *loc, errs *[]string) {
+func validateAssistantMessageEvent(v any, at *wirecodec.Loc, errs *[]string) {
 	m, ok := v.(map[string]any)
 	if !ok {
-		typeProblem(v, at, errs, "object")
+		wirecodec.TypeProblem(v, at, errs, "object")
 		return
 	}
-	checkRequired(m, at, errs, "type", "seq", "content", "time")
+	wirecodec.CheckRequired(m, at, errs, "type", "seq", "content", "time")
 	for k := range m {
 		switch k {
 		case "type", "seq", "prompt_id", "content", "time":
 			continue
 		}
-		additionalProblem(m, at, errs, "type", "seq", "prompt_id", "content", "time")
+		wirecodec.AdditionalProblem(m, at, errs, "type", "seq", "prompt_id", "content", "time")
 		break
 	}
 	if x, ok := m["type"]; ok {
-		checkConst(x, &loc{parent: at, key: "type"}, errs, "\"assistant_message\"")
+		wirecodec.CheckConst(x, &wirecodec.Loc{Parent: at, Key: "type"}, errs, "\"assistant_message\"")
 	}
 	if x, ok := m["seq"]; ok {
-		at := &loc{parent: at, key: "seq"}
-		checkNumber(x, at, errs, true, ptr(1))
+		at := &wirecodec.Loc{Parent: at, Key: "seq"}
+		wirecodec.CheckNumber(x, at, errs, true, wirecodec.Ptr(1))
 	}
 	if x, ok := m["prompt_id"]; ok {
-		at := &loc{parent: at, key: "prompt_id"}
+		at := &wirecodec.Loc{Parent: at, Key: "prompt_id"}
 		validateID(x, at, errs)
 	}
 	if x, ok := m["content"]; ok {
-		at := &loc{parent: at, key: "content"}
+		at := &wirecodec.Loc{Parent: at, Key: "content"}
 		if list, ok := x.([]any); !ok {
-			typeProblem(x, at, errs, "array")
+			wirecodec.TypeProblem(x, at, errs, "array")
 		} else {
 			for i, item := range list {
-				at := &loc{parent: at, index: i, isIndex: true}
+				at := &wirecodec.Loc{Parent: at, Index: i, IsIndex: true}
 				validateContentBlock(item, at, errs)
 			}
 		}
 	}
 	if x, ok := m["time"]; ok {
-		at := &loc{parent: at, key: "time"}
+		at := &wirecodec.Loc{Parent: at, Key: "time"}
 		validateTime(x, at, errs)
 	}
 }
 
 // validateUsageEvent checks a value against UsageEvent.
-func validateUsageEvent(v any, at *loc, errs *[]string) {
+func validateUsageEvent(v any, at *wirecodec.Loc, errs *[]string) {
 	m, ok := v.(map[string]any)
 	if !ok {
-		typeProblem(v, at, errs, "object")
+		wirecodec.TypeProblem(v, at, errs, "object")
 		return
 	}
-	checkRequired(m, at, errs, "type", "seq", "input", "output", "cache_read", "cache_write", "cost_usd", "cumulative")
+	wirecodec.CheckRequired(m, at, errs, "type", "seq", "input", "output", "cache_read", "cache_write", "cost_usd", "cumulative")
 	for k := range m {
 		switch k {
 		case "type", "seq", "prompt_id", "input", "output", "cache_read", "cache_write", "cost_usd", "cumulative":
 			continue
 		}
-		additionalProblem(m, at, errs, "type", "seq", "prompt_id", "input", "output", "cache_read", "cache_write", "cost_usd", "cumulative")
+		wirecodec.AdditionalProblem(m, at, errs, "type", "seq", "prompt_id", "input", "output", "cache_read", "cache_write", "cost_usd", "cumulative")
 		break
 	}
 	if x, ok := m["type"]; ok {
-		checkConst(x, &loc{parent: at, key: "type"}, errs, "\"usage\"")
+		wirecodec.CheckConst(x, &wirecodec.Loc{Parent: at, Key: "type"}, errs, "\"usage\"")
 	}
 	if x, ok := m["seq"]; ok {
-		at := &loc{parent: at, key: "seq"}
-		checkNumber(x, at, errs, true, ptr(1))
+		at := &wirecodec.Loc{Parent: at, Key: "seq"}
+		wirecodec.CheckNumber(x, at, errs, true, wirecodec.Ptr(1))
 	}
 	if x, ok := m["prompt_id"]; ok {
-		at := &loc{parent: at, key: "prompt_id"}
+		at := &wirecodec.Loc{Parent: at, Key: "prompt_id"}
 		validateID(x, at, errs)
 	}
 	if x, ok := m["input"]; ok {
-		at := &loc{parent: at, key: "input"}
-		checkNumber(x, at, errs, true, ptr(0))
+		at := &wirecodec.Loc{Parent: at, Key: "input"}
+		wirecodec.CheckNumber(x, at, errs, true, wirecodec.Ptr(0))
 	}
 	if x, ok := m["output"]; ok {
-		at := &loc{parent: at, key: "output"}
-		checkNumber(x, at, errs, true, ptr(0))
+		at := &wirecodec.Loc{Parent: at, Key: "output"}
+		wirecodec.CheckNumber(x, at, errs, true, wirecodec.Ptr(0))
 	}
 	if x, ok := m["cache_read"]; ok {
-		at := &loc{parent: at, key: "cache_read"}
-		checkNumber(x, at, errs, true, ptr(0))
+		at := &wirecodec.Loc{Parent: at, Key: "cache_read"}
+		wirecodec.CheckNumber(x, at, errs, true, wirecodec.Ptr(0))
 	}
 	if x, ok := m["cache_write"]; ok {
-		at := &loc{parent: at, key: "cache_write"}
-		checkNumber(x, at, errs, true, ptr(0))
+		at := &wirecodec.Loc{Parent: at, Key: "cache_write"}
+		wirecodec.CheckNumber(x, at, errs, true, wirecodec.Ptr(0))
 	}
 	if x, ok := m["cost_usd"]; ok {
-		at := &loc{parent: at, key: "cost_usd"}
-		checkNumber(x, at, errs, false, ptr(0))
+		at := &wirecodec.Loc{Parent: at, Key: "cost_usd"}
+		wirecodec.CheckNumber(x, at, errs, false, wirecodec.Ptr(0))
 	}
 	if x, ok := m["cumulative"]; ok {
-		at := &loc{parent: at, key: "cumulative"}
+		at := &wirecodec.Loc{Parent: at, Key: "cumulative"}
 		validateUsage(x, at, errs)
 	}
 }
 
 // validateTurnEndEvent checks a value against TurnEndEvent.
-func validateTurnEndEvent(v any, at *loc, errs *[]string) {
+func validateTurnEndEvent(v any, at *wirecodec.Loc, errs *[]string) {
 	m, ok := v.(map[string]any)
 	if !ok {
-		typeProblem(v, at, errs, "object")
+		wirecodec.TypeProblem(v, at, errs, "object")
 		return
 	}
-	checkRequired(m, at, errs, "type", "seq", "stop")
+	wirecodec.CheckRequired(m, at, errs, "type", "seq", "stop")
 	for k := range m {
 		switch k {
 		case "type", "seq", "prompt_id", "stop", "error":
 			continue
 		}
-		additionalProblem(m, at, errs, "type", "seq", "prompt_id", "stop", "error")
+		wirecodec.AdditionalProblem(m, at, errs, "type", "seq", "prompt_id", "stop", "error")
 		break
 	}
 	if x, ok := m["type"]; ok {
-		checkConst(x, &loc{parent: at, key: "type"}, errs, "\"turn_end\"")
+		wirecodec.CheckConst(x, &wirecodec.Loc{Parent: at, Key: "type"}, errs, "\"turn_end\"")
 	}
 	if x, ok := m["seq"]; ok {
-		at := &loc{parent: at, key: "seq"}
-		checkNumber(x, at, errs, true, ptr(1))
+		at := &wirecodec.Loc{Parent: at, Key: "seq"}
+		wirecodec.CheckNumber(x, at, errs, true, wirecodec.Ptr(1))
 	}
 	if x, ok := m["prompt_id"]; ok {
-		at := &loc{parent: at, key: "prompt_id"}
+		at := &wirecodec.Loc{Parent: at, Key: "prompt_id"}
 		validateID(x, at, errs)
 	}
 	if x, ok := m["stop"]; ok {
-		at := &loc{parent: at, key: "stop"}
+		at := &wirecodec.Loc{Parent: at, Key: "stop"}
 		validateStopReason(x, at, errs)
 	}
 	if x, ok := m["error"]; ok {
-		at := &loc{parent: at, key: "error"}
+		at := &wirecodec.Loc{Parent: at, Key: "error"}
 		if s, ok := x.(string); !ok {
-			typeProblem(x, at, errs, "string")
+			wirecodec.TypeProblem(x, at, errs, "string")
 		} else {
 			_ = s
 		}
@@ -3940,168 +3967,168 @@ func validateTurnEndEvent(v any, at *loc, errs *[]string) {
 }
 
 // validateDoneEvent checks a value against DoneEvent.
-func validateDoneEvent(v any, at *loc, errs *[]string) {
+func validateDoneEvent(v any, at *wirecodec.Loc, errs *[]string) {
 	m, ok := v.(map[string]any)
 	if !ok {
-		typeProblem(v, at, errs, "object")
+		wirecodec.TypeProblem(v, at, errs, "object")
 		return
 	}
-	checkRequired(m, at, errs, "type", "seq")
+	wirecodec.CheckRequired(m, at, errs, "type", "seq")
 	for k := range m {
 		switch k {
 		case "type", "seq", "prompt_id":
 			continue
 		}
-		additionalProblem(m, at, errs, "type", "seq", "prompt_id")
+		wirecodec.AdditionalProblem(m, at, errs, "type", "seq", "prompt_id")
 		break
 	}
 	if x, ok := m["type"]; ok {
-		checkConst(x, &loc{parent: at, key: "type"}, errs, "\"done\"")
+		wirecodec.CheckConst(x, &wirecodec.Loc{Parent: at, Key: "type"}, errs, "\"done\"")
 	}
 	if x, ok := m["seq"]; ok {
-		at := &loc{parent: at, key: "seq"}
-		checkNumber(x, at, errs, true, ptr(1))
+		at := &wirecodec.Loc{Parent: at, Key: "seq"}
+		wirecodec.CheckNumber(x, at, errs, true, wirecodec.Ptr(1))
 	}
 	if x, ok := m["prompt_id"]; ok {
-		at := &loc{parent: at, key: "prompt_id"}
+		at := &wirecodec.Loc{Parent: at, Key: "prompt_id"}
 		validateID(x, at, errs)
 	}
 }
 
 // validateErrorEvent checks a value against ErrorEvent.
-func validateErrorEvent(v any, at *loc, errs *[]string) {
+func validateErrorEvent(v any, at *wirecodec.Loc, errs *[]string) {
 	m, ok := v.(map[string]any)
 	if !ok {
-		typeProblem(v, at, errs, "object")
+		wirecodec.TypeProblem(v, at, errs, "object")
 		return
 	}
-	checkRequired(m, at, errs, "type", "seq", "message")
+	wirecodec.CheckRequired(m, at, errs, "type", "seq", "message")
 	for k := range m {
 		switch k {
 		case "type", "seq", "prompt_id", "message", "code":
 			continue
 		}
-		additionalProblem(m, at, errs, "type", "seq", "prompt_id", "message", "code")
+		wirecodec.AdditionalProblem(m, at, errs, "type", "seq", "prompt_id", "message", "code")
 		break
 	}
 	if x, ok := m["type"]; ok {
-		checkConst(x, &loc{parent: at, key: "type"}, errs, "\"error\"")
+		wirecodec.CheckConst(x, &wirecodec.Loc{Parent: at, Key: "type"}, errs, "\"error\"")
 	}
 	if x, ok := m["seq"]; ok {
-		at := &loc{parent: at, key: "seq"}
-		checkNumber(x, at, errs, true, ptr(1))
+		at := &wirecodec.Loc{Parent: at, Key: "seq"}
+		wirecodec.CheckNumber(x, at, errs, true, wirecodec.Ptr(1))
 	}
 	if x, ok := m["prompt_id"]; ok {
-		at := &loc{parent: at, key: "prompt_id"}
+		at := &wirecodec.Loc{Parent: at, Key: "prompt_id"}
 		validateID(x, at, errs)
 	}
 	if x, ok := m["message"]; ok {
-		at := &loc{parent: at, key: "message"}
+		at := &wirecodec.Loc{Parent: at, Key: "message"}
 		if s, ok := x.(string); !ok {
-			typeProblem(x, at, errs, "string")
+			wirecodec.TypeProblem(x, at, errs, "string")
 		} else {
 			_ = s
 		}
 	}
 	if x, ok := m["code"]; ok {
-		at := &loc{parent: at, key: "code"}
+		at := &wirecodec.Loc{Parent: at, Key: "code"}
 		validateErrorCode(x, at, errs)
 	}
 }
 
 // validateCompactDoneEvent checks a value against CompactDoneEvent.
-func validateCompactDoneEvent(v any, at *loc, errs *[]string) {
+func validateCompactDoneEvent(v any, at *wirecodec.Loc, errs *[]string) {
 	m, ok := v.(map[string]any)
 	if !ok {
-		typeProblem(v, at, errs, "object")
+		wirecodec.TypeProblem(v, at, errs, "object")
 		return
 	}
-	checkRequired(m, at, errs, "type", "seq", "summary")
+	wirecodec.CheckRequired(m, at, errs, "type", "seq", "summary")
 	for k := range m {
 		switch k {
 		case "type", "seq", "prompt_id", "summary", "messages_before", "messages_after":
 			continue
 		}
-		additionalProblem(m, at, errs, "type", "seq", "prompt_id", "summary", "messages_before", "messages_after")
+		wirecodec.AdditionalProblem(m, at, errs, "type", "seq", "prompt_id", "summary", "messages_before", "messages_after")
 		break
 	}
 	if x, ok := m["type"]; ok {
-		checkConst(x, &loc{parent: at, key: "type"}, errs, "\"compact_done\"")
+		wirecodec.CheckConst(x, &wirecodec.Loc{Parent: at, Key: "type"}, errs, "\"compact_done\"")
 	}
 	if x, ok := m["seq"]; ok {
-		at := &loc{parent: at, key: "seq"}
-		checkNumber(x, at, errs, true, ptr(1))
+		at := &wirecodec.Loc{Parent: at, Key: "seq"}
+		wirecodec.CheckNumber(x, at, errs, true, wirecodec.Ptr(1))
 	}
 	if x, ok := m["prompt_id"]; ok {
-		at := &loc{parent: at, key: "prompt_id"}
+		at := &wirecodec.Loc{Parent: at, Key: "prompt_id"}
 		validateID(x, at, errs)
 	}
 	if x, ok := m["summary"]; ok {
-		at := &loc{parent: at, key: "summary"}
+		at := &wirecodec.Loc{Parent: at, Key: "summary"}
 		if s, ok := x.(string); !ok {
-			typeProblem(x, at, errs, "string")
+			wirecodec.TypeProblem(x, at, errs, "string")
 		} else {
 			_ = s
 		}
 	}
 	if x, ok := m["messages_before"]; ok {
-		at := &loc{parent: at, key: "messages_before"}
-		checkNumber(x, at, errs, true, ptr(0))
+		at := &wirecodec.Loc{Parent: at, Key: "messages_before"}
+		wirecodec.CheckNumber(x, at, errs, true, wirecodec.Ptr(0))
 	}
 	if x, ok := m["messages_after"]; ok {
-		at := &loc{parent: at, key: "messages_after"}
-		checkNumber(x, at, errs, true, ptr(0))
+		at := &wirecodec.Loc{Parent: at, Key: "messages_after"}
+		wirecodec.CheckNumber(x, at, errs, true, wirecodec.Ptr(0))
 	}
 }
 
 // validateExtNotifyEvent checks a value against ExtNotifyEvent.
-func validateExtNotifyEvent(v any, at *loc, errs *[]string) {
+func validateExtNotifyEvent(v any, at *wirecodec.Loc, errs *[]string) {
 	m, ok := v.(map[string]any)
 	if !ok {
-		typeProblem(v, at, errs, "object")
+		wirecodec.TypeProblem(v, at, errs, "object")
 		return
 	}
-	checkRequired(m, at, errs, "type", "seq", "extension", "level", "message")
+	wirecodec.CheckRequired(m, at, errs, "type", "seq", "extension", "level", "message")
 	for k := range m {
 		switch k {
 		case "type", "seq", "prompt_id", "extension", "level", "message":
 			continue
 		}
-		additionalProblem(m, at, errs, "type", "seq", "prompt_id", "extension", "level", "message")
+		wirecodec.AdditionalProblem(m, at, errs, "type", "seq", "prompt_id", "extension", "level", "message")
 		break
 	}
 	if x, ok := m["type"]; ok {
-		checkConst(x, &loc{parent: at, key: "type"}, errs, "\"ext_notify\"")
+		wirecodec.CheckConst(x, &wirecodec.Loc{Parent: at, Key: "type"}, errs, "\"ext_notify\"")
 	}
 	if x, ok := m["seq"]; ok {
-		at := &loc{parent: at, key: "seq"}
-		checkNumber(x, at, errs, true, ptr(1))
+		at := &wirecodec.Loc{Parent: at, Key: "seq"}
+		wirecodec.CheckNumber(x, at, errs, true, wirecodec.Ptr(1))
 	}
 	if x, ok := m["prompt_id"]; ok {
-		at := &loc{parent: at, key: "prompt_id"}
+		at := &wirecodec.Loc{Parent: at, Key: "prompt_id"}
 		validateID(x, at, errs)
 	}
 	if x, ok := m["extension"]; ok {
-		at := &loc{parent: at, key: "extension"}
+		at := &wirecodec.Loc{Parent: at, Key: "extension"}
 		if s, ok := x.(string); !ok {
-			typeProblem(x, at, errs, "string")
+			wirecodec.TypeProblem(x, at, errs, "string")
 		} else {
 			_ = s
 		}
 	}
 	if x, ok := m["level"]; ok {
-		at := &loc{parent: at, key: "level"}
+		at := &wirecodec.Loc{Parent: at, Key: "level"}
 		if s, ok := x.(string); !ok {
-			typeProblem(x, at, errs, "string")
+			wirecodec.TypeProblem(x, at, errs, "string")
 		} else {
-			checkEnum(s, at, errs, "info", "warning", "error")
+			wirecodec.CheckEnum(s, at, errs, "info", "warning", "error")
 			_ = s
 		}
 	}
 	if x, ok := m["message"]; ok {
-		at := &loc{parent: at, key: "message"}
+		at := &wirecodec.Loc{Parent: at, Key: "message"}
 		if s, ok := x.(string); !ok {
-			typeProblem(x, at, errs, "string")
+			wirecodec.TypeProblem(x, at, errs, "string")
 		} else {
 			_ = s
 		}
@@ -4109,198 +4136,198 @@ func validateExtNotifyEvent(v any, at *loc, errs *[]string) {
 }
 
 // validateMessage checks a value against Message.
-func validateMessage(v any, at *loc, errs *[]string) {
+func validateMessage(v any, at *wirecodec.Loc, errs *[]string) {
 	m, ok := v.(map[string]any)
 	if !ok {
-		typeProblem(v, at, errs, "object")
+		wirecodec.TypeProblem(v, at, errs, "object")
 		return
 	}
-	checkRequired(m, at, errs, "role", "content", "time")
+	wirecodec.CheckRequired(m, at, errs, "role", "content", "time")
 	for k := range m {
 		switch k {
 		case "role", "content", "time":
 			continue
 		}
-		additionalProblem(m, at, errs, "role", "content", "time")
+		wirecodec.AdditionalProblem(m, at, errs, "role", "content", "time")
 		break
 	}
 	if x, ok := m["role"]; ok {
-		at := &loc{parent: at, key: "role"}
+		at := &wirecodec.Loc{Parent: at, Key: "role"}
 		validateRole(x, at, errs)
 	}
 	if x, ok := m["content"]; ok {
-		at := &loc{parent: at, key: "content"}
+		at := &wirecodec.Loc{Parent: at, Key: "content"}
 		if list, ok := x.([]any); !ok {
-			typeProblem(x, at, errs, "array")
+			wirecodec.TypeProblem(x, at, errs, "array")
 		} else {
 			for i, item := range list {
-				at := &loc{parent: at, index: i, isIndex: true}
+				at := &wirecodec.Loc{Parent: at, Index: i, IsIndex: true}
 				validateContentBlock(item, at, errs)
 			}
 		}
 	}
 	if x, ok := m["time"]; ok {
-		at := &loc{parent: at, key: "time"}
+		at := &wirecodec.Loc{Parent: at, Key: "time"}
 		validateTime(x, at, errs)
 	}
 }
 
 // validateRole checks a value against Role.
-func validateRole(v any, at *loc, errs *[]string) {
+func validateRole(v any, at *wirecodec.Loc, errs *[]string) {
 	if s, ok := v.(string); !ok {
-		typeProblem(v, at, errs, "string")
+		wirecodec.TypeProblem(v, at, errs, "string")
 	} else {
-		checkEnum(s, at, errs, "user", "assistant", "tool")
+		wirecodec.CheckEnum(s, at, errs, "user", "assistant", "tool")
 		_ = s
 	}
 }
 
 // validateTime checks a value against Time.
-func validateTime(v any, at *loc, errs *[]string) {
+func validateTime(v any, at *wirecodec.Loc, errs *[]string) {
 	if s, ok := v.(string); !ok {
-		typeProblem(v, at, errs, "string")
+		wirecodec.TypeProblem(v, at, errs, "string")
 	} else {
-		checkPattern(s, at, errs, pattern0, "Z$")
-		checkDateTime(s, at, errs)
+		wirecodec.CheckPattern(s, at, errs, pattern0, "Z$")
+		wirecodec.CheckDateTime(s, at, errs)
 		_ = s
 	}
 }
 
 // validateUsage checks a value against Usage.
-func validateUsage(v any, at *loc, errs *[]string) {
+func validateUsage(v any, at *wirecodec.Loc, errs *[]string) {
 	m, ok := v.(map[string]any)
 	if !ok {
-		typeProblem(v, at, errs, "object")
+		wirecodec.TypeProblem(v, at, errs, "object")
 		return
 	}
-	checkRequired(m, at, errs, "input", "output", "cache_read", "cache_write", "cost_usd")
+	wirecodec.CheckRequired(m, at, errs, "input", "output", "cache_read", "cache_write", "cost_usd")
 	for k := range m {
 		switch k {
 		case "input", "output", "cache_read", "cache_write", "cost_usd":
 			continue
 		}
-		additionalProblem(m, at, errs, "input", "output", "cache_read", "cache_write", "cost_usd")
+		wirecodec.AdditionalProblem(m, at, errs, "input", "output", "cache_read", "cache_write", "cost_usd")
 		break
 	}
 	if x, ok := m["input"]; ok {
-		at := &loc{parent: at, key: "input"}
-		checkNumber(x, at, errs, true, ptr(0))
+		at := &wirecodec.Loc{Parent: at, Key: "input"}
+		wirecodec.CheckNumber(x, at, errs, true, wirecodec.Ptr(0))
 	}
 	if x, ok := m["output"]; ok {
-		at := &loc{parent: at, key: "output"}
-		checkNumber(x, at, errs, true, ptr(0))
+		at := &wirecodec.Loc{Parent: at, Key: "output"}
+		wirecodec.CheckNumber(x, at, errs, true, wirecodec.Ptr(0))
 	}
 	if x, ok := m["cache_read"]; ok {
-		at := &loc{parent: at, key: "cache_read"}
-		checkNumber(x, at, errs, true, ptr(0))
+		at := &wirecodec.Loc{Parent: at, Key: "cache_read"}
+		wirecodec.CheckNumber(x, at, errs, true, wirecodec.Ptr(0))
 	}
 	if x, ok := m["cache_write"]; ok {
-		at := &loc{parent: at, key: "cache_write"}
-		checkNumber(x, at, errs, true, ptr(0))
+		at := &wirecodec.Loc{Parent: at, Key: "cache_write"}
+		wirecodec.CheckNumber(x, at, errs, true, wirecodec.Ptr(0))
 	}
 	if x, ok := m["cost_usd"]; ok {
-		at := &loc{parent: at, key: "cost_usd"}
-		checkNumber(x, at, errs, false, ptr(0))
+		at := &wirecodec.Loc{Parent: at, Key: "cost_usd"}
+		wirecodec.CheckNumber(x, at, errs, false, wirecodec.Ptr(0))
 	}
 }
 
 // validateResponse checks a value against Response.
-func validateResponse(v any, at *loc, errs *[]string) {
+func validateResponse(v any, at *wirecodec.Loc, errs *[]string) {
 	m, ok := v.(map[string]any)
 	if !ok {
-		typeProblem(v, at, errs, "object")
+		wirecodec.TypeProblem(v, at, errs, "object")
 		return
 	}
-	checkRequired(m, at, errs, "type", "command", "success")
+	wirecodec.CheckRequired(m, at, errs, "type", "command", "success")
 	for k := range m {
 		switch k {
 		case "type", "id", "command", "success", "data", "error", "code":
 			continue
 		}
-		additionalProblem(m, at, errs, "type", "id", "command", "success", "data", "error", "code")
+		wirecodec.AdditionalProblem(m, at, errs, "type", "id", "command", "success", "data", "error", "code")
 		break
 	}
 	if x, ok := m["type"]; ok {
-		checkConst(x, &loc{parent: at, key: "type"}, errs, "\"response\"")
+		wirecodec.CheckConst(x, &wirecodec.Loc{Parent: at, Key: "type"}, errs, "\"response\"")
 	}
 	if x, ok := m["id"]; ok {
-		at := &loc{parent: at, key: "id"}
+		at := &wirecodec.Loc{Parent: at, Key: "id"}
 		validateID(x, at, errs)
 	}
 	if x, ok := m["command"]; ok {
-		at := &loc{parent: at, key: "command"}
+		at := &wirecodec.Loc{Parent: at, Key: "command"}
 		if s, ok := x.(string); !ok {
-			typeProblem(x, at, errs, "string")
+			wirecodec.TypeProblem(x, at, errs, "string")
 		} else {
 			_ = s
 		}
 	}
 	if x, ok := m["success"]; ok {
-		at := &loc{parent: at, key: "success"}
+		at := &wirecodec.Loc{Parent: at, Key: "success"}
 		if _, ok := x.(bool); !ok {
-			typeProblem(x, at, errs, "boolean")
+			wirecodec.TypeProblem(x, at, errs, "boolean")
 		}
 	}
 	if x, ok := m["data"]; ok {
-		at := &loc{parent: at, key: "data"}
+		at := &wirecodec.Loc{Parent: at, Key: "data"}
 		if _, ok := x.(map[string]any); !ok {
-			typeProblem(x, at, errs, "object")
+			wirecodec.TypeProblem(x, at, errs, "object")
 		}
 	}
 	if x, ok := m["error"]; ok {
-		at := &loc{parent: at, key: "error"}
+		at := &wirecodec.Loc{Parent: at, Key: "error"}
 		if s, ok := x.(string); !ok {
-			typeProblem(x, at, errs, "string")
+			wirecodec.TypeProblem(x, at, errs, "string")
 		} else {
 			_ = s
 		}
 	}
 	if x, ok := m["code"]; ok {
-		at := &loc{parent: at, key: "code"}
+		at := &wirecodec.Loc{Parent: at, Key: "code"}
 		validateErrorCode(x, at, errs)
 	}
 }
 
 // validateHelloResult checks a value against HelloResult.
-func validateHelloResult(v any, at *loc, errs *[]string) {
+func validateHelloResult(v any, at *wirecodec.Loc, errs *[]string) {
 	m, ok := v.(map[string]any)
 	if !ok {
-		typeProblem(v, at, errs, "object")
+		wirecodec.TypeProblem(v, at, errs, "object")
 		return
 	}
-	checkRequired(m, at, errs, "protocol_version", "version", "provider", "model")
+	wirecodec.CheckRequired(m, at, errs, "protocol_version", "version", "provider", "model")
 	for k := range m {
 		switch k {
 		case "protocol_version", "version", "provider", "model":
 			continue
 		}
-		additionalProblem(m, at, errs, "protocol_version", "version", "provider", "model")
+		wirecodec.AdditionalProblem(m, at, errs, "protocol_version", "version", "provider", "model")
 		break
 	}
 	if x, ok := m["protocol_version"]; ok {
-		at := &loc{parent: at, key: "protocol_version"}
-		checkNumber(x, at, errs, true, ptr(1))
+		at := &wirecodec.Loc{Parent: at, Key: "protocol_version"}
+		wirecodec.CheckNumber(x, at, errs, true, wirecodec.Ptr(1))
 	}
 	if x, ok := m["version"]; ok {
-		at := &loc{parent: at, key: "version"}
+		at := &wirecodec.Loc{Parent: at, Key: "version"}
 		if s, ok := x.(string); !ok {
-			typeProblem(x, at, errs, "string")
+			wirecodec.TypeProblem(x, at, errs, "string")
 		} else {
 			_ = s
 		}
 	}
 	if x, ok := m["provider"]; ok {
-		at := &loc{parent: at, key: "provider"}
+		at := &wirecodec.Loc{Parent: at, Key: "provider"}
 		if s, ok := x.(string); !ok {
-			typeProblem(x, at, errs, "string")
+			wirecodec.TypeProblem(x, at, errs, "string")
 		} else {
 			_ = s
 		}
 	}
 	if x, ok := m["model"]; ok {
-		at := &loc{parent: at, key: "model"}
+		at := &wirecodec.Loc{Parent: at, Key: "model"}
 		if s, ok := x.(string); !ok {
-			typeProblem(x, at, errs, "string")
+			wirecodec.TypeProblem(x, at, errs, "string")
 		} else {
 			_ = s
 		}
@@ -4308,150 +4335,150 @@ func validateHelloResult(v any, at *loc, errs *[]string) {
 }
 
 // validateStartResult checks a value against StartResult.
-func validateStartResult(v any, at *loc, errs *[]string) {
+func validateStartResult(v any, at *wirecodec.Loc, errs *[]string) {
 	m, ok := v.(map[string]any)
 	if !ok {
-		typeProblem(v, at, errs, "object")
+		wirecodec.TypeProblem(v, at, errs, "object")
 		return
 	}
-	checkRequired(m, at, errs, "started")
+	wirecodec.CheckRequired(m, at, errs, "started")
 	for k := range m {
 		switch k {
 		case "started", "queued", "position":
 			continue
 		}
-		additionalProblem(m, at, errs, "started", "queued", "position")
+		wirecodec.AdditionalProblem(m, at, errs, "started", "queued", "position")
 		break
 	}
 	if x, ok := m["started"]; ok {
-		at := &loc{parent: at, key: "started"}
+		at := &wirecodec.Loc{Parent: at, Key: "started"}
 		if _, ok := x.(bool); !ok {
-			typeProblem(x, at, errs, "boolean")
+			wirecodec.TypeProblem(x, at, errs, "boolean")
 		}
 	}
 	if x, ok := m["queued"]; ok {
-		at := &loc{parent: at, key: "queued"}
+		at := &wirecodec.Loc{Parent: at, Key: "queued"}
 		if _, ok := x.(bool); !ok {
-			typeProblem(x, at, errs, "boolean")
+			wirecodec.TypeProblem(x, at, errs, "boolean")
 		}
 	}
 	if x, ok := m["position"]; ok {
-		at := &loc{parent: at, key: "position"}
-		checkNumber(x, at, errs, true, ptr(1))
+		at := &wirecodec.Loc{Parent: at, Key: "position"}
+		wirecodec.CheckNumber(x, at, errs, true, wirecodec.Ptr(1))
 	}
 }
 
 // validateAbortResult checks a value against AbortResult.
-func validateAbortResult(v any, at *loc, errs *[]string) {
+func validateAbortResult(v any, at *wirecodec.Loc, errs *[]string) {
 	m, ok := v.(map[string]any)
 	if !ok {
-		typeProblem(v, at, errs, "object")
+		wirecodec.TypeProblem(v, at, errs, "object")
 		return
 	}
-	checkRequired(m, at, errs, "aborted", "dropped")
+	wirecodec.CheckRequired(m, at, errs, "aborted", "dropped")
 	for k := range m {
 		switch k {
 		case "aborted", "dropped":
 			continue
 		}
-		additionalProblem(m, at, errs, "aborted", "dropped")
+		wirecodec.AdditionalProblem(m, at, errs, "aborted", "dropped")
 		break
 	}
 	if x, ok := m["aborted"]; ok {
-		at := &loc{parent: at, key: "aborted"}
+		at := &wirecodec.Loc{Parent: at, Key: "aborted"}
 		if _, ok := x.(bool); !ok {
-			typeProblem(x, at, errs, "boolean")
+			wirecodec.TypeProblem(x, at, errs, "boolean")
 		}
 	}
 	if x, ok := m["dropped"]; ok {
-		at := &loc{parent: at, key: "dropped"}
-		checkNumber(x, at, errs, true, ptr(0))
+		at := &wirecodec.Loc{Parent: at, Key: "dropped"}
+		wirecodec.CheckNumber(x, at, errs, true, wirecodec.Ptr(0))
 	}
 }
 
 // validateStateResult checks a value against StateResult.
-func validateStateResult(v any, at *loc, errs *[]string) {
+func validateStateResult(v any, at *wirecodec.Loc, errs *[]string) {
 	m, ok := v.(map[string]any)
 	if !ok {
-		typeProblem(v, at, errs, "object")
+		wirecodec.TypeProblem(v, at, errs, "object")
 		return
 	}
-	checkRequired(m, at, errs, "provider", "model", "cwd", "message_count", "busy", "usage")
+	wirecodec.CheckRequired(m, at, errs, "provider", "model", "cwd", "message_count", "busy", "usage")
 	for k := range m {
 		switch k {
 		case "provider", "model", "cwd", "message_count", "busy", "queued", "usage":
 			continue
 		}
-		additionalProblem(m, at, errs, "provider", "model", "cwd", "message_count", "busy", "queued", "usage")
+		wirecodec.AdditionalProblem(m, at, errs, "provider", "model", "cwd", "message_count", "busy", "queued", "usage")
 		break
 	}
 	if x, ok := m["provider"]; ok {
-		at := &loc{parent: at, key: "provider"}
+		at := &wirecodec.Loc{Parent: at, Key: "provider"}
 		if s, ok := x.(string); !ok {
-			typeProblem(x, at, errs, "string")
+			wirecodec.TypeProblem(x, at, errs, "string")
 		} else {
 			_ = s
 		}
 	}
 	if x, ok := m["model"]; ok {
-		at := &loc{parent: at, key: "model"}
+		at := &wirecodec.Loc{Parent: at, Key: "model"}
 		if s, ok := x.(string); !ok {
-			typeProblem(x, at, errs, "string")
+			wirecodec.TypeProblem(x, at, errs, "string")
 		} else {
 			_ = s
 		}
 	}
 	if x, ok := m["cwd"]; ok {
-		at := &loc{parent: at, key: "cwd"}
+		at := &wirecodec.Loc{Parent: at, Key: "cwd"}
 		if s, ok := x.(string); !ok {
-			typeProblem(x, at, errs, "string")
+			wirecodec.TypeProblem(x, at, errs, "string")
 		} else {
 			_ = s
 		}
 	}
 	if x, ok := m["message_count"]; ok {
-		at := &loc{parent: at, key: "message_count"}
-		checkNumber(x, at, errs, true, ptr(0))
+		at := &wirecodec.Loc{Parent: at, Key: "message_count"}
+		wirecodec.CheckNumber(x, at, errs, true, wirecodec.Ptr(0))
 	}
 	if x, ok := m["busy"]; ok {
-		at := &loc{parent: at, key: "busy"}
+		at := &wirecodec.Loc{Parent: at, Key: "busy"}
 		if _, ok := x.(bool); !ok {
-			typeProblem(x, at, errs, "boolean")
+			wirecodec.TypeProblem(x, at, errs, "boolean")
 		}
 	}
 	if x, ok := m["queued"]; ok {
-		at := &loc{parent: at, key: "queued"}
-		checkNumber(x, at, errs, true, ptr(0))
+		at := &wirecodec.Loc{Parent: at, Key: "queued"}
+		wirecodec.CheckNumber(x, at, errs, true, wirecodec.Ptr(0))
 	}
 	if x, ok := m["usage"]; ok {
-		at := &loc{parent: at, key: "usage"}
+		at := &wirecodec.Loc{Parent: at, Key: "usage"}
 		validateUsage(x, at, errs)
 	}
 }
 
 // validateMessagesResult checks a value against MessagesResult.
-func validateMessagesResult(v any, at *loc, errs *[]string) {
+func validateMessagesResult(v any, at *wirecodec.Loc, errs *[]string) {
 	m, ok := v.(map[string]any)
 	if !ok {
-		typeProblem(v, at, errs, "object")
+		wirecodec.TypeProblem(v, at, errs, "object")
 		return
 	}
-	checkRequired(m, at, errs, "messages")
+	wirecodec.CheckRequired(m, at, errs, "messages")
 	for k := range m {
 		switch k {
 		case "messages":
 			continue
 		}
-		additionalProblem(m, at, errs, "messages")
+		wirecodec.AdditionalProblem(m, at, errs, "messages")
 		break
 	}
 	if x, ok := m["messages"]; ok {
-		at := &loc{parent: at, key: "messages"}
+		at := &wirecodec.Loc{Parent: at, Key: "messages"}
 		if list, ok := x.([]any); !ok {
-			typeProblem(x, at, errs, "array")
+			wirecodec.TypeProblem(x, at, errs, "array")
 		} else {
 			for i, item := range list {
-				at := &loc{parent: at, index: i, isIndex: true}
+				at := &wirecodec.Loc{Parent: at, Index: i, IsIndex: true}
 				validateMessage(item, at, errs)
 			}
 		}
@@ -4459,25 +4486,25 @@ func validateMessagesResult(v any, at *loc, errs *[]string) {
 }
 
 // validateSetModelResult checks a value against SetModelResult.
-func validateSetModelResult(v any, at *loc, errs *[]string) {
+func validateSetModelResult(v any, at *wirecodec.Loc, errs *[]string) {
 	m, ok := v.(map[string]any)
 	if !ok {
-		typeProblem(v, at, errs, "object")
+		wirecodec.TypeProblem(v, at, errs, "object")
 		return
 	}
-	checkRequired(m, at, errs, "model")
+	wirecodec.CheckRequired(m, at, errs, "model")
 	for k := range m {
 		switch k {
 		case "model":
 			continue
 		}
-		additionalProblem(m, at, errs, "model")
+		wirecodec.AdditionalProblem(m, at, errs, "model")
 		break
 	}
 	if x, ok := m["model"]; ok {
-		at := &loc{parent: at, key: "model"}
+		at := &wirecodec.Loc{Parent: at, Key: "model"}
 		if s, ok := x.(string); !ok {
-			typeProblem(x, at, errs, "string")
+			wirecodec.TypeProblem(x, at, errs, "string")
 		} else {
 			_ = s
 		}
@@ -4485,28 +4512,28 @@ func validateSetModelResult(v any, at *loc, errs *[]string) {
 }
 
 // validateModelsResult checks a value against ModelsResult.
-func validateModelsResult(v any, at *loc, errs *[]string) {
+func validateModelsResult(v any, at *wirecodec.Loc, errs *[]string) {
 	m, ok := v.(map[string]any)
 	if !ok {
-		typeProblem(v, at, errs, "object")
+		wirecodec.TypeProblem(v, at, errs, "object")
 		return
 	}
-	checkRequired(m, at, errs, "models")
+	wirecodec.CheckRequired(m, at, errs, "models")
 	for k := range m {
 		switch k {
 		case "models":
 			continue
 		}
-		additionalProblem(m, at, errs, "models")
+		wirecodec.AdditionalProblem(m, at, errs, "models")
 		break
 	}
 	if x, ok := m["models"]; ok {
-		at := &loc{parent: at, key: "models"}
+		at := &wirecodec.Loc{Parent: at, Key: "models"}
 		if list, ok := x.([]any); !ok {
-			typeProblem(x, at, errs, "array")
+			wirecodec.TypeProblem(x, at, errs, "array")
 		} else {
 			for i, item := range list {
-				at := &loc{parent: at, index: i, isIndex: true}
+				at := &wirecodec.Loc{Parent: at, Index: i, IsIndex: true}
 				validateModelInfo(item, at, errs)
 			}
 		}
@@ -4514,109 +4541,109 @@ func validateModelsResult(v any, at *loc, errs *[]string) {
 }
 
 // validateModelInfo checks a value against ModelInfo.
-func validateModelInfo(v any, at *loc, errs *[]string) {
+func validateModelInfo(v any, at *wirecodec.Loc, errs *[]string) {
 	m, ok := v.(map[string]any)
 	if !ok {
-		typeProblem(v, at, errs, "object")
+		wirecodec.TypeProblem(v, at, errs, "object")
 		return
 	}
-	checkRequired(m, at, errs, "id", "provider", "context_window", "max_output", "reasoning")
+	wirecodec.CheckRequired(m, at, errs, "id", "provider", "context_window", "max_output", "reasoning")
 	for k := range m {
 		switch k {
 		case "id", "provider", "context_window", "max_output", "reasoning", "price":
 			continue
 		}
-		additionalProblem(m, at, errs, "id", "provider", "context_window", "max_output", "reasoning", "price")
+		wirecodec.AdditionalProblem(m, at, errs, "id", "provider", "context_window", "max_output", "reasoning", "price")
 		break
 	}
 	if x, ok := m["id"]; ok {
-		at := &loc{parent: at, key: "id"}
+		at := &wirecodec.Loc{Parent: at, Key: "id"}
 		if s, ok := x.(string); !ok {
-			typeProblem(x, at, errs, "string")
+			wirecodec.TypeProblem(x, at, errs, "string")
 		} else {
 			_ = s
 		}
 	}
 	if x, ok := m["provider"]; ok {
-		at := &loc{parent: at, key: "provider"}
+		at := &wirecodec.Loc{Parent: at, Key: "provider"}
 		if s, ok := x.(string); !ok {
-			typeProblem(x, at, errs, "string")
+			wirecodec.TypeProblem(x, at, errs, "string")
 		} else {
 			_ = s
 		}
 	}
 	if x, ok := m["context_window"]; ok {
-		at := &loc{parent: at, key: "context_window"}
-		checkNumber(x, at, errs, true, ptr(0))
+		at := &wirecodec.Loc{Parent: at, Key: "context_window"}
+		wirecodec.CheckNumber(x, at, errs, true, wirecodec.Ptr(0))
 	}
 	if x, ok := m["max_output"]; ok {
-		at := &loc{parent: at, key: "max_output"}
-		checkNumber(x, at, errs, true, ptr(0))
+		at := &wirecodec.Loc{Parent: at, Key: "max_output"}
+		wirecodec.CheckNumber(x, at, errs, true, wirecodec.Ptr(0))
 	}
 	if x, ok := m["reasoning"]; ok {
-		at := &loc{parent: at, key: "reasoning"}
+		at := &wirecodec.Loc{Parent: at, Key: "reasoning"}
 		if _, ok := x.(bool); !ok {
-			typeProblem(x, at, errs, "boolean")
+			wirecodec.TypeProblem(x, at, errs, "boolean")
 		}
 	}
 	if x, ok := m["price"]; ok {
-		at := &loc{parent: at, key: "price"}
+		at := &wirecodec.Loc{Parent: at, Key: "price"}
 		validatePrice(x, at, errs)
 	}
 }
 
 // validatePrice checks a value against Price.
-func validatePrice(v any, at *loc, errs *[]string) {
+func validatePrice(v any, at *wirecodec.Loc, errs *[]string) {
 	m, ok := v.(map[string]any)
 	if !ok {
-		typeProblem(v, at, errs, "object")
+		wirecodec.TypeProblem(v, at, errs, "object")
 		return
 	}
-	checkRequired(m, at, errs, "input", "output", "cache_read", "cache_write")
+	wirecodec.CheckRequired(m, at, errs, "input", "output", "cache_read", "cache_write")
 	for k := range m {
 		switch k {
 		case "input", "output", "cache_read", "cache_write":
 			continue
 		}
-		additionalProblem(m, at, errs, "input", "output", "cache_read", "cache_write")
+		wirecodec.AdditionalProblem(m, at, errs, "input", "output", "cache_read", "cache_write")
 		break
 	}
 	if x, ok := m["input"]; ok {
-		at := &loc{parent: at, key: "input"}
-		checkNumber(x, at, errs, false, ptr(0))
+		at := &wirecodec.Loc{Parent: at, Key: "input"}
+		wirecodec.CheckNumber(x, at, errs, false, wirecodec.Ptr(0))
 	}
 	if x, ok := m["output"]; ok {
-		at := &loc{parent: at, key: "output"}
-		checkNumber(x, at, errs, false, ptr(0))
+		at := &wirecodec.Loc{Parent: at, Key: "output"}
+		wirecodec.CheckNumber(x, at, errs, false, wirecodec.Ptr(0))
 	}
 	if x, ok := m["cache_read"]; ok {
-		at := &loc{parent: at, key: "cache_read"}
-		checkNumber(x, at, errs, false, ptr(0))
+		at := &wirecodec.Loc{Parent: at, Key: "cache_read"}
+		wirecodec.CheckNumber(x, at, errs, false, wirecodec.Ptr(0))
 	}
 	if x, ok := m["cache_write"]; ok {
-		at := &loc{parent: at, key: "cache_write"}
-		checkNumber(x, at, errs, false, ptr(0))
+		at := &wirecodec.Loc{Parent: at, Key: "cache_write"}
+		wirecodec.CheckNumber(x, at, errs, false, wirecodec.Ptr(0))
 	}
 }
 
 // validatePingResult checks a value against PingResult.
-func validatePingResult(v any, at *loc, errs *[]string) {
+func validatePingResult(v any, at *wirecodec.Loc, errs *[]string) {
 	m, ok := v.(map[string]any)
 	if !ok {
-		typeProblem(v, at, errs, "object")
+		wirecodec.TypeProblem(v, at, errs, "object")
 		return
 	}
-	checkRequired(m, at, errs, "pong")
+	wirecodec.CheckRequired(m, at, errs, "pong")
 	for k := range m {
 		switch k {
 		case "pong":
 			continue
 		}
-		additionalProblem(m, at, errs, "pong")
+		wirecodec.AdditionalProblem(m, at, errs, "pong")
 		break
 	}
 	if x, ok := m["pong"]; ok {
-		at := &loc{parent: at, key: "pong"}
-		checkConst(x, at, errs, "true")
+		at := &wirecodec.Loc{Parent: at, Key: "pong"}
+		wirecodec.CheckConst(x, at, errs, "true")
 	}
 }

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+
+	"zot.dev/zot/internal/wirecodec"
 )
 
 // ValidationError reports a message that does not match its schema. Its
@@ -75,10 +77,10 @@ func responseRules(v any) []string {
 			missing = append(missing, "code")
 		}
 		if len(missing) == 1 {
-			return []string{"at /: missing property " + quoteList(missing)}
+			return []string{"at /: missing property " + wirecodec.QuoteList(missing)}
 		}
 		if len(missing) > 1 {
-			return []string{"at /: missing properties " + quoteList(missing)}
+			return []string{"at /: missing properties " + wirecodec.QuoteList(missing)}
 		}
 		return nil
 	}
@@ -112,7 +114,7 @@ func CommandResultDef(command string) (string, bool) {
 // validateVariant validates data against the variant of union named by
 // its `type`.
 func validateVariant(union string, data []byte) error {
-	typ, err := peekType(data)
+	typ, err := wirecodec.PeekType(data)
 	if err != nil {
 		return err
 	}
@@ -161,7 +163,7 @@ func ValidateResponse(data []byte) error {
 
 // ValidateFrame checks one line the server wrote: a response or an event.
 func ValidateFrame(data []byte) error {
-	typ, err := peekType(data)
+	typ, err := wirecodec.PeekType(data)
 	if err != nil {
 		return err
 	}

@@ -1,4 +1,4 @@
-package wire
+package wirecodec
 
 import (
 	"encoding/json"
@@ -60,13 +60,15 @@ func (e *DecodeError) Error() string {
 
 func (e *DecodeError) Unwrap() error { return e.Err }
 
-// decodeError turns an encoding/json error into a *DecodeError.
-func decodeError(union, typ string, err error) error {
+// NewDecodeError turns an encoding/json error met decoding a message of
+// type typ into a *DecodeError. kinds names the JSON types of the package's
+// hand-written types (which encoding/json cannot tell), by Go type.
+func NewDecodeError(typ string, err error, kinds map[reflect.Type]string) error {
 	var te *json.UnmarshalTypeError
 	var se *json.SyntaxError
 	switch {
 	case errors.As(err, &te):
-		return &DecodeError{Type: typ, Field: te.Field, Msg: fmt.Sprintf("expected %s, got %s", goKind(te.Type), te.Value), Err: err}
+		return &DecodeError{Type: typ, Field: te.Field, Msg: fmt.Sprintf("expected %s, got %s", goKind(te.Type, kinds), te.Value), Err: err}
 	case errors.As(err, &se):
 		return &DecodeError{Type: typ, Msg: fmt.Sprintf("invalid JSON at byte %d: %s", se.Offset, se.Error()), Err: err}
 	}
@@ -74,9 +76,9 @@ func decodeError(union, typ string, err error) error {
 }
 
 // goKind names a Go type in JSON words for error messages.
-func goKind(t reflect.Type) string {
-	if t == idType {
-		return "string or number"
+func goKind(t reflect.Type, kinds map[reflect.Type]string) string {
+	if k, ok := kinds[t]; ok {
+		return k
 	}
 	switch t.Kind() {
 	case reflect.String:
@@ -93,8 +95,9 @@ func goKind(t reflect.Type) string {
 	return "object"
 }
 
-// decodeList decodes a JSON array whose elements are decoded by decode.
-func decodeList[T any](data []byte, out *[]T, decode func([]byte) (T, error)) error {
+// DecodeList decodes a JSON array whose elements are decoded by decode;
+// null decodes to a nil list.
+func DecodeList[T any](data []byte, out *[]T, decode func([]byte) (T, error)) error {
 	if string(data) == "null" {
 		*out = nil
 		return nil

@@ -1,25 +1,22 @@
-package wire
+package wirecodec
 
 import (
 	"bytes"
 	"encoding/json"
 	"math"
-	"reflect"
 	"strconv"
 	"unicode/utf8"
 )
 
-var idType = reflect.TypeFor[ID]()
-
 const hexDigits = "0123456789abcdef"
 
-// appendString appends s as a JSON string exactly as encoding/json writes
+// AppendString appends s as a JSON string exactly as encoding/json writes
 // it, so that json.Marshal of a wire value and its AppendJSON give the
 // same bytes: control characters, quotes and backslashes are escaped, as
 // are <, > and & (encoding/json's HTML safety) and U+2028 and U+2029 (so
 // the line is also safe for splitters that treat them as newlines);
 // invalid UTF-8 becomes U+FFFD.
-func appendString(b []byte, s string) []byte {
+func AppendString(b []byte, s string) []byte {
 	b = append(b, '"')
 	start := 0
 	for i := 0; i < len(s); {
@@ -67,9 +64,9 @@ func appendString(b []byte, s string) []byte {
 	return append(b, '"')
 }
 
-// appendFloat appends f the way encoding/json writes a float64. NaN and
+// AppendFloat appends f the way encoding/json writes a float64. NaN and
 // infinities, which JSON cannot hold, are written as 0.
-func appendFloat(b []byte, f float64) []byte {
+func AppendFloat(b []byte, f float64) []byte {
 	if math.IsNaN(f) || math.IsInf(f, 0) {
 		return append(b, '0')
 	}
@@ -90,31 +87,31 @@ func appendFloat(b []byte, f float64) []byte {
 	return b
 }
 
-// appendRaw appends free-form JSON as encoding/json would: empty means
+// AppendRaw appends free-form JSON as encoding/json would: empty means
 // null; text that is not valid JSON is written as a JSON string so the
 // line stays valid; whitespace between tokens is dropped when there are
 // line breaks, and <, >, &, U+2028 and U+2029 in strings are escaped.
-func appendRaw(b []byte, raw json.RawMessage) []byte {
+func AppendRaw(b []byte, raw json.RawMessage) []byte {
 	if len(raw) == 0 {
 		return append(b, "null"...)
 	}
 	if !json.Valid(raw) {
-		return appendString(b, string(raw))
+		return AppendString(b, string(raw))
 	}
 	if !bytes.ContainsAny(raw, " \t<>&\r\n\u2028\u2029") {
 		return append(b, raw...)
 	}
 	var compact bytes.Buffer
 	if err := json.Compact(&compact, raw); err != nil {
-		return appendString(b, string(raw))
+		return AppendString(b, string(raw))
 	}
 	var escaped bytes.Buffer
 	json.HTMLEscape(&escaped, compact.Bytes())
 	return append(b, escaped.Bytes()...)
 }
 
-// jsonKind names the JSON type of a value's text, for error messages.
-func jsonKind(data []byte) string {
+// JSONKind names the JSON type of a value's text, for error messages.
+func JSONKind(data []byte) string {
 	data = bytes.TrimLeft(data, " \t\r\n")
 	if len(data) == 0 {
 		return "nothing"

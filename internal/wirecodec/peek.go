@@ -1,4 +1,4 @@
-package wire
+package wirecodec
 
 import (
 	"encoding/json"
@@ -6,14 +6,14 @@ import (
 	"zot.dev/zot/internal/jsonscan"
 )
 
-// peekType finds the `type` member of a JSON object without decoding the
+// PeekType finds the `type` member of a JSON object without decoding the
 // rest, so a union decoder can pick its variant with one scan. It returns a
 // *DecodeError when the text is not an object, has no `type`, or `type` is
 // not a string. Syntax errors after `type` are left to the full decode.
-func peekType(data []byte) (string, error) {
+func PeekType(data []byte) (string, error) {
 	i := jsonscan.SkipSpace(data, 0)
 	if i >= len(data) || data[i] != '{' {
-		return "", &DecodeError{Msg: "expected a JSON object, got " + jsonKind(data)}
+		return "", &DecodeError{Msg: "expected a JSON object, got " + JSONKind(data)}
 	}
 	i++
 	for {
@@ -43,7 +43,7 @@ func peekType(data []byte) (string, error) {
 		i = jsonscan.SkipSpace(data, i+1)
 		if isType {
 			if i >= len(data) || data[i] != '"' {
-				return "", &DecodeError{Field: "type", Msg: "expected a string, got " + jsonKind(data[i:])}
+				return "", &DecodeError{Field: "type", Msg: "expected a string, got " + JSONKind(data[i:])}
 			}
 			vend, vesc := jsonscan.String(data, i)
 			if vend < 0 {

@@ -1,0 +1,36 @@
+package wirecodec
+
+import (
+	"bytes"
+	"encoding/json"
+	"testing"
+)
+
+func TestFloatsMatchEncodingJSON(t *testing.T) {
+	for _, f := range []float64{0, 1, 0.0123, 1e-7, 123456789, 1e21, 3.75, -2.5e-9} {
+		std, _ := json.Marshal(f)
+		if got := AppendFloat(nil, f); !bytes.Equal(got, std) {
+			t.Errorf("%v: got %s, want %s", f, got, std)
+		}
+	}
+}
+
+func TestStringsMatchEncodingJSON(t *testing.T) {
+	for _, s := range []string{"", "plain", "a\"b\\c", "<a&b>", "\u2028\u2029", "\x00\x1f\t\n\r", "\xff", "é 日本"} {
+		std, _ := json.Marshal(s)
+		if got := AppendString(nil, s); !bytes.Equal(got, std) {
+			t.Errorf("%q: got %s, want %s", s, got, std)
+		}
+	}
+}
+
+func TestLocRendersAsJSONPointer(t *testing.T) {
+	var root *Loc
+	at := &Loc{Parent: &Loc{Parent: root, Key: "images"}, Index: 0, IsIndex: true}
+	if got := (&Loc{Parent: at, Key: "data"}).String(); got != "/images/0/data" {
+		t.Errorf("got %q", got)
+	}
+	if got := root.String(); got != "/" {
+		t.Errorf("root: got %q", got)
+	}
+}
