@@ -10,10 +10,15 @@ import (
 func TestToolArgs(t *testing.T) {
 	cases := []struct{ in, args, errHas string }{
 		{"", "{}", ""},
+		{"  ", "{}", ""},
+		{`{"a":1}`, `{"a":1}`, ""},
 		{" { \"a\" : 1 } ", `{ "a" : 1 }`, ""},
 		{"{not json", "{}", "not valid JSON"},
+		{`{"a":`, "{}", "not valid JSON"},
+		{`{"a":1}{"b":2}`, "{}", "not valid JSON"},
 		{"[1,2]", "{}", "not a JSON object"},
 		{`"str"`, "{}", "not a JSON object"},
+		{"7", "{}", "not a JSON object"},
 	}
 	for _, tc := range cases {
 		args, msg := ParseToolArgs([]byte(tc.in))

@@ -1,20 +1,15 @@
 package anthropic
 
 import (
-	"bytes"
-	"context"
 	"fmt"
-	"net/http"
-	"net/http/httptest"
+	"io"
 	"testing"
 
 	"zot.dev/zot/internal/llm"
+	"zot.dev/zot/internal/provider/providertest"
 	"zot.dev/zot/internal/provider/reqbody"
 	"zot.dev/zot/internal/provider/transport"
 )
-
-// benchDeltas is the number of text deltas of the streamed benchmark body.
-const benchDeltas = 10000
 
 // BenchmarkHandleTextDelta measures decoding one content_block_delta
 // event and reporting it to the sink.
@@ -36,39 +31,14 @@ func BenchmarkHandleTextDelta(b *testing.B) {
 // BenchmarkStreamTextDeltas measures a whole call over loopback HTTP whose
 // answer is 10,000 text deltas: SSE parsing, decoding and reporting.
 func BenchmarkStreamTextDeltas(b *testing.B) {
-	var body bytes.Buffer
-	body.WriteString("event: message_start\ndata: {\"type\":\"message_start\",\"message\":{\"id\":\"msg_1\",\"type\":\"message\",\"role\":\"assistant\",\"content\":[],\"model\":\"m\",\"usage\":{\"input_tokens\":10,\"output_tokens\":1}}}\n\n")
-	body.WriteString("event: content_block_start\ndata: {\"type\":\"content_block_start\",\"index\":0,\"content_block\":{\"type\":\"text\",\"text\":\"\"}}\n\n")
-	for i := range benchDeltas {
-		fmt.Fprintf(&body, "event: content_block_delta\ndata: {\"type\":\"content_block_delta\",\"index\":0,\"delta\":{\"type\":\"text_delta\",\"text\":\"tok%d \"}}\n\n", i)
-	}
-	body.WriteString("event: content_block_stop\ndata: {\"type\":\"content_block_stop\",\"index\":0}\n\n")
-	body.WriteString("event: message_delta\ndata: {\"type\":\"message_delta\",\"delta\":{\"stop_reason\":\"end_turn\"},\"usage\":{\"output_tokens\":10000}}\n\n")
-	body.WriteString("event: message_stop\ndata: {\"type\":\"message_stop\"}\n\n")
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("Content-Type", "text/event-stream")
-		w.Write(body.Bytes())
-	}))
-	defer srv.Close()
-	p := New(Config{APIKey: "test-key", BaseURL: srv.URL})
-	deltas := 0
-	sink := func(ev llm.Event) {
-		if ev.Kind == llm.EventTextDelta {
-			deltas++
-		}
-	}
-	b.SetBytes(int64(body.Len()))
-	b.ReportAllocs()
-	for b.Loop() {
-		deltas = 0
-		if _, err := p.Stream(context.Background(), simpleRequest(), sink); err != nil {
-			b.Fatal(err)
-		}
-		if deltas != benchDeltas {
-			b.Fatalf("%d deltas", deltas)
-		}
-	}
-	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*benchDeltas), "ns/delta")
+	head := "event: message_start\ndata: {\"type\":\"message_start\",\"message\":{\"id\":\"msg_1\",\"type\":\"message\",\"role\":\"assistant\",\"content\":[],\"model\":\"m\",\"usage\":{\"input_tokens\":10,\"output_tokens\":1}}}\n\n" +
+		"event: content_block_start\ndata: {\"type\":\"content_block_start\",\"index\":0,\"content_block\":{\"type\":\"text\",\"text\":\"\"}}\n\n"
+	tail := "event: content_block_stop\ndata: {\"type\":\"content_block_stop\",\"index\":0}\n\n" +
+		"event: message_delta\ndata: {\"type\":\"message_delta\",\"delta\":{\"stop_reason\":\"end_turn\"},\"usage\":{\"output_tokens\":10000}}\n\n" +
+		"event: message_stop\ndata: {\"type\":\"message_stop\"}\n\n"
+	providertest.StreamBenchmark(b, dial, simpleRequest(), head, tail, func(w io.Writer, i int) {
+		fmt.Fprintf(w, "event: content_block_delta\ndata: {\"type\":\"content_block_delta\",\"index\":0,\"delta\":{\"type\":\"text_delta\",\"text\":\"tok%d \"}}\n\n", i)
+	})
 }
 
 // BenchmarkBuildRequest measures encoding the body of the next model call

@@ -1,26 +1,18 @@
 package anthropic
 
 import (
-	"net/http/httptest"
-
 	"zot.dev/zot/internal/llm"
 	"zot.dev/zot/internal/provider/providertest"
 	"zot.dev/zot/internal/provider/transport"
 )
 
-// testProvider returns a provider aimed at srv that never really sleeps.
-func testProvider(srv *httptest.Server, sl *providertest.Sleeps) *Provider {
-	return New(Config{APIKey: "test-key", BaseURL: srv.URL, Options: transport.Options{Sleep: sl.Sleep}})
+// open builds the provider under test for providertest's dials.
+func open(baseURL, apiKey string, o transport.Options) llm.Provider {
+	return New(Config{APIKey: apiKey, BaseURL: baseURL, Options: o})
 }
 
-// dial is testProvider as a [providertest.Dial].
-func dial(srv *httptest.Server, sl *providertest.Sleeps) llm.Provider { return testProvider(srv, sl) }
+// dial aims the provider at a test server, with a key.
+var dial = providertest.Open(open).Dial("")
 
 // simpleRequest is a one-message request.
-func simpleRequest() *llm.Request {
-	return &llm.Request{Model: "claude-test", Messages: []llm.Message{{Role: llm.RoleUser, Content: []llm.Block{&llm.TextBlock{Text: "hi"}}}}}
-}
-
-func transportOptions(sl *providertest.Sleeps, maxAttempts int) transport.Options {
-	return transport.Options{Sleep: sl.Sleep, MaxAttempts: maxAttempts}
-}
+func simpleRequest() *llm.Request { return providertest.SimpleRequest("claude-test") }

@@ -1,7 +1,6 @@
 package gemini
 
 import (
-	"errors"
 	"testing"
 	"time"
 
@@ -14,76 +13,46 @@ func TestErrorChunkBeforeOutputIsRetried(t *testing.T) {
 }
 
 func TestErrorChunkAfterOutputIsNotRetried(t *testing.T) {
-	srv := providertest.NewServer(t, providertest.Reply{File: "error_late.sse"}, providertest.Reply{File: "text.sse"})
-	resp, err := testProvider(srv.Server, &providertest.Sleeps{}).Stream(providertest.HangGuard(t), simpleRequest(), (&providertest.Recorder{}).Sink)
-	var le *llm.Error
-	if !errors.As(err, &le) || le.Kind != "UNAVAILABLE" || le.Message != "The model is overloaded. Please try again later." || !le.Retryable || le.Status != 0 {
-		t.Fatalf("err = %#v", err)
-	}
-	if len(srv.Requests()) != 1 || resp.Stop != llm.StopError || resp.Message.Text() != "Partial" || resp.Usage.Input != 10 {
-		t.Fatalf("requests %d response %+v", len(srv.Requests()), resp)
+	run := providertest.ErrorAfterOutput(t, dial, simpleRequest(), providertest.Reply{File: "error_late.sse"}, "Partial")
+	if le := run.ProviderError(); le.Kind != "UNAVAILABLE" || le.Message != "The model is overloaded. Please try again later." || run.Resp.Usage.Input != 10 {
+		t.Fatalf("err = %#v usage %+v", le, run.Resp.Usage)
 	}
 }
 
 func TestMalformedCallIsRetried(t *testing.T) {
-	srv := providertest.NewServer(t, providertest.Reply{File: "malformed.sse"}, providertest.Reply{File: "gemini3_tools.sse"})
-	sl := &providertest.Sleeps{}
-	resp, err := testProvider(srv.Server, sl).Stream(providertest.HangGuard(t), simpleRequest(), (&providertest.Recorder{}).Sink)
-	if err != nil {
-		t.Fatal(err)
+	run := providertest.Stream(t, dial, simpleRequest(), providertest.Reply{File: "malformed.sse"}, providertest.Reply{File: "gemini3_tools.sse"})
+	if run.Err != nil {
+		t.Fatal(run.Err)
 	}
-	if len(srv.Requests()) != 2 || len(resp.Message.ToolCalls()) != 2 || resp.Stop != llm.StopToolUse {
-		t.Fatalf("requests %d response %s", len(srv.Requests()), providertest.Dump(resp.Message.Content))
+	if len(run.Server.Requests()) != 2 || len(run.Resp.Message.ToolCalls()) != 2 || run.Resp.Stop != llm.StopToolUse {
+		t.Fatalf("requests %d response %s", len(run.Server.Requests()), providertest.Dump(run.Resp.Message.Content))
 	}
 }
 
 func TestMalformedCallEveryTimeGivesUp(t *testing.T) {
-	srv := providertest.NewServer(t, providertest.Reply{File: "malformed.sse"})
-	sl := &providertest.Sleeps{}
-	p := New(Config{BaseURL: srv.URL, Options: transportOptions(sl, 2)})
-	resp, err := p.Stream(providertest.HangGuard(t), simpleRequest(), (&providertest.Recorder{}).Sink)
-	var le *llm.Error
-	if !errors.As(err, &le) || le.Kind != "MALFORMED_FUNCTION_CALL" || le.Message != "Malformed function call: print(default_api.read(path=))" {
-		t.Fatalf("err = %#v", err)
-	}
-	if len(srv.Requests()) != 2 || len(sl.Got()) != 1 || resp.Stop != llm.StopError {
-		t.Fatalf("%d requests, %d sleeps, stop %q", len(srv.Requests()), len(sl.Got()), resp.Stop)
+	run := providertest.GivesUp(t, providertest.Open(open).AttemptsDial(2), simpleRequest(), providertest.Reply{File: "malformed.sse"}, 2)
+	if le := run.ProviderError(); le.Kind != "MALFORMED_FUNCTION_CALL" || le.Message != "Malformed function call: print(default_api.read(path=))" {
+		t.Fatalf("err = %#v", le)
 	}
 }
 
 func TestRateLimitWithRetryAfterThenSuccess(t *testing.T) {
 	// The header wins over the body's retryDelay.
 	first := providertest.Reply{Status: 429, Header: map[string]string{"Retry-After": "2"}, File: "error_429.json"}
-	run := providertest.RetryAfterHonoured(t, dial, simpleRequest(), first, 2*time.Second, "Hello there!")
-	if n := len(run.Server.Requests()); n != 2 {
-		t.Fatalf("requests = %d, want 2", n)
-	}
+	providertest.RetryAfterHonoured(t, dial, simpleRequest(), first, 2*time.Second, "Hello there!")
 }
 
 func TestRateLimitWithRetryInfoThenSuccess(t *testing.T) {
-	srv := providertest.NewServer(t, providertest.Reply{Status: 429, File: "error_429.json"}, providertest.Reply{File: "text.sse"})
-	sl := &providertest.Sleeps{}
-	resp, err := testProvider(srv.Server, sl).Stream(providertest.HangGuard(t), simpleRequest(), (&providertest.Recorder{}).Sink)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if d := sl.Got(); len(d) != 1 || d[0] != 37*time.Second {
-		t.Fatalf("sleeps = %v, want [37s] from RetryInfo", d)
-	}
-	if resp.Message.Text() != "Hello there!" {
-		t.Fatalf("response %+v", resp)
-	}
+	// No Retry-After header: the delay is the body's RetryInfo.
+	first := providertest.Reply{Status: 429, File: "error_429.json"}
+	providertest.RetryAfterHonoured(t, dial, simpleRequest(), first, 37*time.Second, "Hello there!")
 }
 
 func TestRateLimitEveryTime(t *testing.T) {
-	srv := providertest.NewServer(t, providertest.Reply{Status: 429, File: "error_429.json"})
-	sl := &providertest.Sleeps{}
-	p := New(Config{BaseURL: srv.URL, Options: transportOptions(sl, 2)})
-	_, err := p.Stream(providertest.HangGuard(t), simpleRequest(), (&providertest.Recorder{}).Sink)
-	var le *llm.Error
-	if !errors.As(err, &le) || le.Status != 429 || le.Kind != "RESOURCE_EXHAUSTED" || !le.Retryable || le.RetryAfter != 37*time.Second ||
+	run := providertest.GivesUp(t, providertest.Open(open).AttemptsDial(2), simpleRequest(), providertest.Reply{Status: 429, File: "error_429.json"}, 2)
+	if le := run.ProviderError(); le.Status != 429 || le.Kind != "RESOURCE_EXHAUSTED" || le.RetryAfter != 37*time.Second ||
 		le.Message != "You exceeded your current quota, please check your plan and billing details." {
-		t.Fatalf("err = %#v", err)
+		t.Fatalf("err = %#v", le)
 	}
 }
 
@@ -93,17 +62,11 @@ func TestServerErrorThenSuccess(t *testing.T) {
 
 func TestInvalidKeyNotRetried(t *testing.T) {
 	want := llm.Error{Provider: "gemini", Status: 400, Kind: "INVALID_ARGUMENT", Message: "API key not valid. Please pass a valid API key."}
-	run := providertest.NotRetried(t, dial, simpleRequest(), providertest.Reply{Status: 400, File: "error_400.json"}, want)
-	if run.Resp.Message.Role != llm.RoleAssistant {
-		t.Fatalf("response = %+v", run.Resp)
-	}
+	providertest.NotRetried(t, dial, simpleRequest(), providertest.Reply{Status: 400, File: "error_400.json"}, want)
 }
 
 func TestCutStream(t *testing.T) {
-	run := providertest.CutStream(t, dial, simpleRequest(), "Half a sentence")
-	if le := run.ProviderError(); !le.Retryable {
-		t.Fatalf("err = %#v, want retryable", le)
-	}
+	providertest.CutStream(t, dial, simpleRequest(), "Half a sentence")
 }
 
 func TestCutBeforeOutputIsRetried(t *testing.T) {

@@ -3,15 +3,12 @@ package gemini
 import (
 	"bytes"
 	"encoding/json"
-	"flag"
 	"testing"
 
 	"zot.dev/zot/internal/llm"
 	"zot.dev/zot/internal/provider/providertest"
 	"zot.dev/zot/internal/provider/reqbody"
 )
-
-var update = flag.Bool("update", false, "rewrite golden files")
 
 // fullTranscript is a tool loop with every kind of block: Gemini's own
 // thoughts and signatures (which go back), other providers' thinking
@@ -61,11 +58,7 @@ func fullTranscript() *llm.Request {
 }
 
 func TestRequestGolden(t *testing.T) {
-	srv := providertest.NewServer(t, providertest.Reply{File: "text.sse"})
-	if _, err := testProvider(srv.Server, &providertest.Sleeps{}).Stream(providertest.HangGuard(t), fullTranscript(), (&providertest.Recorder{}).Sink); err != nil {
-		t.Fatal(err)
-	}
-	providertest.GoldenRequest(t, srv.Requests()[0].Body, *update)
+	providertest.GoldenRequest(t, dial, fullTranscript())
 }
 
 // TestSignatureRoundTrip feeds streamed responses back as the next
@@ -84,13 +77,8 @@ func TestSignatureRoundTrip(t *testing.T) {
 			`{"functionCall":{"name":"get_weather","args":{"city":"Rome"}}}]}`},
 		{"text_signature.sse", `{"role":"model","parts":[{"text":"The answer is 42.","thoughtSignature":"dGV4dC1zaWc="}]}`},
 	} {
-		srv := providertest.NewServer(t, providertest.Reply{File: tt.file})
 		req := simpleRequest()
-		resp, err := testProvider(srv.Server, &providertest.Sleeps{}).Stream(providertest.HangGuard(t), req, (&providertest.Recorder{}).Sink)
-		if err != nil {
-			t.Fatal(err)
-		}
-		req.Messages = append(req.Messages, resp.Message)
+		req.Messages = append(req.Messages, providertest.Replay(t, dial, req, tt.file).Resp.Message)
 		body, err := buildRequest(req)
 		if err != nil {
 			t.Fatal(err)

@@ -3,7 +3,6 @@ package gemini
 import (
 	"encoding/json"
 	"errors"
-	"reflect"
 	"testing"
 
 	"zot.dev/zot/internal/llm"
@@ -11,51 +10,23 @@ import (
 )
 
 func TestTextOnly(t *testing.T) {
-	srv := providertest.NewServer(t, providertest.Reply{File: "text.sse"})
-	rec := &providertest.Recorder{}
-	p := testProvider(srv.Server, &providertest.Sleeps{})
-	resp, err := p.Stream(providertest.HangGuard(t), simpleRequest(), rec.Sink)
-	if err != nil {
-		t.Fatal(err)
-	}
-	wantEvents := []llm.Event{
-		{Kind: llm.EventStart},
-		{Kind: llm.EventTextDelta, Text: "Hello"},
-		{Kind: llm.EventTextDelta, Text: " there!"},
-	}
-	if !reflect.DeepEqual(rec.Events, wantEvents) {
-		t.Fatalf("events = %+v", rec.Events)
-	}
-	if !reflect.DeepEqual(resp.Message.Content, []llm.Block{&llm.TextBlock{Text: "Hello there!"}}) || resp.Message.Role != llm.RoleAssistant {
-		t.Fatalf("message = %s", providertest.Dump(resp.Message.Content))
-	}
-	if resp.Stop != llm.StopEndTurn {
-		t.Fatalf("stop = %q", resp.Stop)
-	}
-	if want := (llm.Usage{Input: 176, Output: 7, CacheRead: 1024}); resp.Usage != want {
-		t.Fatalf("usage = %+v, want %+v", resp.Usage, want)
-	}
-	r := srv.Requests()[0]
+	run := providertest.TextOnly(t, dial, simpleRequest(), []string{"Hello", " there!"}, llm.Usage{Input: 176, Output: 7, CacheRead: 1024})
+	r := run.Server.Requests()[0]
 	if r.Path != "/v1beta/models/gemini-test:streamGenerateContent" || r.Query != "alt=sse" ||
 		r.Header.Get("X-Goog-Api-Key") != "test-key" || r.Header.Get("Content-Type") != "application/json" ||
 		r.Header.Get("Authorization") != "" {
 		t.Fatalf("path %q query %q headers %v", r.Path, r.Query, r.Header)
 	}
-	if p.Name() != "gemini" {
-		t.Fatalf("name = %q", p.Name())
+	if run.Provider.Name() != "gemini" {
+		t.Fatalf("name = %q", run.Provider.Name())
 	}
 }
 
 func TestThinkingAndParallelCalls(t *testing.T) {
-	srv := providertest.NewServer(t, providertest.Reply{File: "thinking_tools.sse"})
-	rec := &providertest.Recorder{}
-	resp, err := testProvider(srv.Server, &providertest.Sleeps{}).Stream(providertest.HangGuard(t), simpleRequest(), rec.Sink)
-	if err != nil {
-		t.Fatal(err)
-	}
+	run := providertest.Replay(t, dial, simpleRequest(), "thinking_tools.sse")
 	// The calls come without ids; each gets one of its own.
 	paris, rome := "gemini-call-r-tools-0", "gemini-call-r-tools-1"
-	wantEvents := []llm.Event{
+	run.WantEvents(t, []llm.Event{
 		{Kind: llm.EventStart},
 		{Kind: llm.EventThinkingDelta, Text: "**Planning** Need the weather "},
 		{Kind: llm.EventThinkingDelta, Text: "in two cities."},
@@ -66,100 +37,55 @@ func TestThinkingAndParallelCalls(t *testing.T) {
 		{Kind: llm.EventToolStart, ToolID: rome, ToolName: "get_weather"},
 		{Kind: llm.EventToolArgsDelta, ToolID: rome, Text: `{"city":"Rome"}`},
 		{Kind: llm.EventToolEnd, ToolID: rome},
-	}
-	if !reflect.DeepEqual(rec.Events, wantEvents) {
-		t.Fatalf("events =\n%+v\nwant\n%+v", rec.Events, wantEvents)
-	}
-	wantContent := []llm.Block{
+	})
+	run.WantContent(t, []llm.Block{
 		&llm.ThinkingBlock{Provider: "gemini", Text: "**Planning** Need the weather in two cities."},
 		&llm.TextBlock{Text: "Checking both."},
 		&llm.ToolCallBlock{ID: paris, Name: "get_weather", Args: json.RawMessage(`{"city":"Paris"}`), Signature: "c2lnLXBhcmlz"},
 		&llm.ToolCallBlock{ID: rome, Name: "get_weather", Args: json.RawMessage(`{"city":"Rome"}`)},
-	}
-	if !reflect.DeepEqual(resp.Message.Content, wantContent) {
-		t.Fatalf("content = %s", providertest.Dump(resp.Message.Content))
-	}
-	if resp.Stop != llm.StopToolUse || resp.Usage != (llm.Usage{Input: 44, Output: 60, CacheRead: 256}) {
-		t.Fatalf("stop %q usage %+v", resp.Stop, resp.Usage)
-	}
+	})
+	run.WantEnd(t, llm.StopToolUse, llm.Usage{Input: 44, Output: 60, CacheRead: 256})
 }
 
 func TestCallIDsAndThoughtSignatures(t *testing.T) {
-	srv := providertest.NewServer(t, providertest.Reply{File: "gemini3_tools.sse"})
-	resp, err := testProvider(srv.Server, &providertest.Sleeps{}).Stream(providertest.HangGuard(t), simpleRequest(), (&providertest.Recorder{}).Sink)
-	if err != nil {
-		t.Fatal(err)
-	}
-	wantContent := []llm.Block{
+	run := providertest.Replay(t, dial, simpleRequest(), "gemini3_tools.sse")
+	run.WantContent(t, []llm.Block{
 		&llm.ThinkingBlock{Provider: "gemini", Text: "Thinking about files.", Signature: "dGhvdWdodC1zaWc="},
 		&llm.ToolCallBlock{ID: "fc-1", Name: "ls", Args: json.RawMessage(`{"path":"."}`), Signature: "Y2FsbC1zaWc="},
 		&llm.ToolCallBlock{ID: "fc-2", Name: "now", Args: json.RawMessage(`{}`)},
-	}
-	if !reflect.DeepEqual(resp.Message.Content, wantContent) {
-		t.Fatalf("content = %s", providertest.Dump(resp.Message.Content))
-	}
-	if resp.Stop != llm.StopToolUse || resp.Usage != (llm.Usage{Input: 50, Output: 12}) {
-		t.Fatalf("stop %q usage %+v", resp.Stop, resp.Usage)
-	}
+	})
+	run.WantEnd(t, llm.StopToolUse, llm.Usage{Input: 50, Output: 12})
 }
 
 func TestTextSignatureKept(t *testing.T) {
-	srv := providertest.NewServer(t, providertest.Reply{File: "text_signature.sse"})
-	rec := &providertest.Recorder{}
-	resp, err := testProvider(srv.Server, &providertest.Sleeps{}).Stream(providertest.HangGuard(t), simpleRequest(), rec.Sink)
-	if err != nil {
-		t.Fatal(err)
-	}
-	wantContent := []llm.Block{
+	run := providertest.Replay(t, dial, simpleRequest(), "text_signature.sse")
+	run.WantContent(t, []llm.Block{
 		&llm.TextBlock{Text: "The answer is 42."},
 		&llm.ThinkingBlock{Provider: "gemini", Signature: "dGV4dC1zaWc="},
-	}
-	if !reflect.DeepEqual(resp.Message.Content, wantContent) {
-		t.Fatalf("content = %s", providertest.Dump(resp.Message.Content))
-	}
-	if rec.Count(llm.EventThinkingDelta) != 0 || rec.Count(llm.EventTextDelta) != 2 || resp.Stop != llm.StopEndTurn {
-		t.Fatalf("events %+v stop %q", rec.Events, resp.Stop)
+	})
+	if run.Recorder.Count(llm.EventThinkingDelta) != 0 || run.Recorder.Count(llm.EventTextDelta) != 2 || run.Resp.Stop != llm.StopEndTurn {
+		t.Fatalf("events %+v stop %q", run.Recorder.Events, run.Resp.Stop)
 	}
 }
 
 func TestMaxTokens(t *testing.T) {
-	srv := providertest.NewServer(t, providertest.Reply{File: "max_tokens.sse"})
-	resp, err := testProvider(srv.Server, &providertest.Sleeps{}).Stream(providertest.HangGuard(t), simpleRequest(), (&providertest.Recorder{}).Sink)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if resp.Message.Text() != "A long answer that stops" || resp.Stop != llm.StopLength || resp.Usage != (llm.Usage{Input: 10, Output: 16}) {
-		t.Fatalf("response %s stop %q usage %+v", providertest.Dump(resp.Message.Content), resp.Stop, resp.Usage)
+	run := providertest.Replay(t, dial, simpleRequest(), "max_tokens.sse")
+	if run.Resp.Message.Text() != "A long answer that stops" || run.Resp.Stop != llm.StopLength || run.Resp.Usage != (llm.Usage{Input: 10, Output: 16}) {
+		t.Fatalf("response %s stop %q usage %+v", providertest.Dump(run.Resp.Message.Content), run.Resp.Stop, run.Resp.Usage)
 	}
 }
 
 func TestInvalidToolArgs(t *testing.T) {
-	srv := providertest.NewServer(t, providertest.Reply{File: "invalid_args.sse"})
-	rec := &providertest.Recorder{}
-	resp, err := testProvider(srv.Server, &providertest.Sleeps{}).Stream(providertest.HangGuard(t), simpleRequest(), rec.Sink)
-	if err != nil {
-		t.Fatal(err)
-	}
-	calls := resp.Message.ToolCalls()
-	if len(calls) != 1 || calls[0].Name != "edit" || string(calls[0].Args) != "{}" || calls[0].ArgsError == "" || resp.Stop != llm.StopToolUse {
-		t.Fatalf("calls = %s stop %q", providertest.Dump(resp.Message.Content), resp.Stop)
-	}
-	if rec.Count(llm.EventToolStart) != 1 || rec.Count(llm.EventToolArgsDelta) != 1 || rec.Count(llm.EventToolEnd) != 1 {
-		t.Fatalf("events = %+v", rec.Events)
+	run := providertest.InvalidToolArgs(t, dial, simpleRequest())
+	// Gemini sends a call's arguments whole, in one delta.
+	if run.Resp.Message.ToolCalls()[0].Name != "edit" || run.Recorder.Count(llm.EventToolArgsDelta) != 1 {
+		t.Fatalf("content %s events %+v", providertest.Dump(run.Resp.Message.Content), run.Recorder.Events)
 	}
 }
 
 func TestPromptBlocked(t *testing.T) {
-	srv := providertest.NewServer(t, providertest.Reply{File: "blocked.sse"}, providertest.Reply{File: "text.sse"})
-	sl := &providertest.Sleeps{}
-	resp, err := testProvider(srv.Server, sl).Stream(providertest.HangGuard(t), simpleRequest(), (&providertest.Recorder{}).Sink)
-	var le *llm.Error
-	if !errors.As(err, &le) || le.Kind != "prompt_blocked" || le.Message != "prompt blocked: PROHIBITED_CONTENT" || le.Retryable {
-		t.Fatalf("err = %#v", err)
-	}
-	if len(srv.Requests()) != 1 || len(sl.Got()) != 0 || resp.Stop != llm.StopError {
-		t.Fatalf("requests %d sleeps %v stop %q", len(srv.Requests()), sl.Got(), resp.Stop)
-	}
+	want := llm.Error{Provider: "gemini", Kind: "prompt_blocked", Message: "prompt blocked: PROHIBITED_CONTENT"}
+	providertest.NotRetriedInStream(t, dial, simpleRequest(), providertest.Reply{File: "blocked.sse"}, want)
 }
 
 func TestHandleRejectsBadChunk(t *testing.T) {
@@ -183,24 +109,13 @@ func TestOtherCandidatesIgnored(t *testing.T) {
 }
 
 func TestStopReasons(t *testing.T) {
-	tests := []struct {
-		in    string
-		tools bool
-		want  llm.StopReason
-	}{
-		{"STOP", false, llm.StopEndTurn},
-		{"MAX_TOKENS", false, llm.StopLength},
-		{"SAFETY", false, llm.StopEndTurn},
-		{"RECITATION", false, llm.StopEndTurn},
-		{"OTHER", false, llm.StopEndTurn},
-		{"STOP", true, llm.StopToolUse},
-		{"MAX_TOKENS", true, llm.StopToolUse},
-	}
-	for _, tt := range tests {
-		if got := stopReason(tt.in, tt.tools); got != tt.want {
-			t.Errorf("stopReason(%q, %v) = %q, want %q", tt.in, tt.tools, got, tt.want)
-		}
-	}
+	providertest.StopReasons(t, stopReason, map[string]llm.StopReason{
+		"STOP":       llm.StopEndTurn,
+		"MAX_TOKENS": llm.StopLength,
+		"SAFETY":     llm.StopEndTurn,
+		"RECITATION": llm.StopEndTurn,
+		"OTHER":      llm.StopEndTurn,
+	})
 }
 
 func TestParseError(t *testing.T) {
@@ -236,25 +151,6 @@ func TestEndpoint(t *testing.T) {
 	for _, tt := range tests {
 		if got := New(Config{BaseURL: tt.base}).endpoint(tt.model); got != tt.want {
 			t.Errorf("endpoint(%q, %q) = %q, want %q", tt.base, tt.model, got, tt.want)
-		}
-	}
-}
-
-func TestToolArgs(t *testing.T) {
-	tests := []struct {
-		raw, want string
-		bad       bool
-	}{
-		{``, `{}`, false},
-		{`{"a":1}`, `{"a":1}`, false},
-		{`{"a":`, `{}`, true},
-		{`[1,2]`, `{}`, true},
-		{`"text"`, `{}`, true},
-	}
-	for _, tt := range tests {
-		args, argsErr := llm.ParseToolArgs([]byte(tt.raw))
-		if string(args) != tt.want || (argsErr != "") != tt.bad {
-			t.Errorf("llm.ParseToolArgs(%q) = %s, %q", tt.raw, args, argsErr)
 		}
 	}
 }

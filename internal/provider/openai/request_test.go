@@ -2,15 +2,11 @@ package openai
 
 import (
 	"encoding/json"
-	"flag"
 	"testing"
 
 	"zot.dev/zot/internal/llm"
 	"zot.dev/zot/internal/provider/providertest"
-	"zot.dev/zot/internal/provider/reqbody"
 )
-
-var update = flag.Bool("update", false, "rewrite golden files")
 
 // fullTranscript holds every kind of block, including ones that are not
 // sent (reasoning, empty text, an assistant message with only reasoning).
@@ -49,11 +45,7 @@ func fullTranscript() *llm.Request {
 }
 
 func TestRequestGolden(t *testing.T) {
-	srv := providertest.NewServer(t, providertest.Reply{File: "text.sse"})
-	if _, err := testProvider(srv.Server, &providertest.Sleeps{}).Stream(providertest.HangGuard(t), fullTranscript(), (&providertest.Recorder{}).Sink); err != nil {
-		t.Fatal(err)
-	}
-	providertest.GoldenRequest(t, srv.Requests()[0].Body, *update)
+	providertest.GoldenRequest(t, dial, fullTranscript())
 }
 
 func TestRequestParameters(t *testing.T) {
@@ -99,13 +91,5 @@ func TestRequestParameters(t *testing.T) {
 }
 
 func TestRequestCachedMatchesFresh(t *testing.T) {
-	var tools reqbody.ToolCache
-	var msgs reqbody.MessageCache
-	build := func(req *llm.Request, cached bool) ([]byte, error) {
-		if !cached {
-			return buildRequest(req)
-		}
-		return buildRequestCached(req, &tools, &msgs)
-	}
-	providertest.CachedMatchesFresh(t, fullTranscript(), build, func(*llm.Request) int { return msgs.Reused() })
+	providertest.CachedMatchesFreshWith(t, fullTranscript(), buildRequest, buildRequestCached)
 }

@@ -2,7 +2,6 @@ package openai
 
 import (
 	"encoding/json"
-	"errors"
 	"reflect"
 	"testing"
 	"time"
@@ -12,43 +11,16 @@ import (
 )
 
 func TestTextOnly(t *testing.T) {
-	srv := providertest.NewServer(t, providertest.Reply{File: "text.sse"})
-	rec := &providertest.Recorder{}
-	resp, err := testProvider(srv.Server, &providertest.Sleeps{}).Stream(providertest.HangGuard(t), simpleRequest(), rec.Sink)
-	if err != nil {
-		t.Fatal(err)
-	}
-	wantEvents := []llm.Event{
-		{Kind: llm.EventStart},
-		{Kind: llm.EventTextDelta, Text: "Hello"},
-		{Kind: llm.EventTextDelta, Text: " there!"},
-	}
-	if !reflect.DeepEqual(rec.Events, wantEvents) {
-		t.Fatalf("events = %+v", rec.Events)
-	}
-	if !reflect.DeepEqual(resp.Message.Content, []llm.Block{&llm.TextBlock{Text: "Hello there!"}}) || resp.Message.Role != llm.RoleAssistant {
-		t.Fatalf("message = %s", providertest.Dump(resp.Message.Content))
-	}
-	if resp.Stop != llm.StopEndTurn {
-		t.Fatalf("stop = %q", resp.Stop)
-	}
-	if want := (llm.Usage{Input: 176, Output: 7, CacheRead: 1024}); resp.Usage != want {
-		t.Fatalf("usage = %+v, want %+v", resp.Usage, want)
-	}
-	r := srv.Requests()[0]
+	run := providertest.TextOnly(t, dial, simpleRequest(), []string{"Hello", " there!"}, llm.Usage{Input: 176, Output: 7, CacheRead: 1024})
+	r := run.Server.Requests()[0]
 	if r.Path != "/v1/chat/completions" || r.Header.Get("Authorization") != "Bearer test-key" || r.Header.Get("Content-Type") != "application/json" {
 		t.Fatalf("path %q headers %v", r.Path, r.Header)
 	}
 }
 
 func TestReasoningAndParallelToolCalls(t *testing.T) {
-	srv := providertest.NewServer(t, providertest.Reply{File: "reasoning_tools.sse"})
-	rec := &providertest.Recorder{}
-	resp, err := testProvider(srv.Server, &providertest.Sleeps{}).Stream(providertest.HangGuard(t), simpleRequest(), rec.Sink)
-	if err != nil {
-		t.Fatal(err)
-	}
-	wantEvents := []llm.Event{
+	run := providertest.Replay(t, dial, simpleRequest(), "reasoning_tools.sse")
+	run.WantEvents(t, []llm.Event{
 		{Kind: llm.EventStart},
 		{Kind: llm.EventThinkingDelta, Text: "Need the weather "},
 		{Kind: llm.EventThinkingDelta, Text: "in two cities."},
@@ -61,22 +33,14 @@ func TestReasoningAndParallelToolCalls(t *testing.T) {
 		{Kind: llm.EventToolArgsDelta, ToolID: "call_rome", Text: `:"Rome"}`},
 		{Kind: llm.EventToolEnd, ToolID: "call_paris"},
 		{Kind: llm.EventToolEnd, ToolID: "call_rome"},
-	}
-	if !reflect.DeepEqual(rec.Events, wantEvents) {
-		t.Fatalf("events =\n%+v\nwant\n%+v", rec.Events, wantEvents)
-	}
-	wantContent := []llm.Block{
+	})
+	run.WantContent(t, []llm.Block{
 		&llm.ThinkingBlock{Provider: "openai", Text: "Need the weather in two cities."},
 		&llm.TextBlock{Text: "Checking both."},
 		&llm.ToolCallBlock{ID: "call_paris", Name: "get_weather", Args: json.RawMessage(`{"city":"Paris"}`)},
 		&llm.ToolCallBlock{ID: "call_rome", Name: "get_weather", Args: json.RawMessage(`{"city":"Rome"}`)},
-	}
-	if !reflect.DeepEqual(resp.Message.Content, wantContent) {
-		t.Fatalf("content = %s", providertest.Dump(resp.Message.Content))
-	}
-	if resp.Stop != llm.StopToolUse || resp.Usage != (llm.Usage{Input: 44, Output: 60, CacheRead: 256}) {
-		t.Fatalf("stop %q usage %+v", resp.Stop, resp.Usage)
-	}
+	})
+	run.WantEnd(t, llm.StopToolUse, llm.Usage{Input: 44, Output: 60, CacheRead: 256})
 }
 
 func TestOpenRouterReasoningField(t *testing.T) {
@@ -104,21 +68,16 @@ func TestOpenRouterReasoningField(t *testing.T) {
 }
 
 func TestToolCallsWithFinishStop(t *testing.T) {
-	srv := providertest.NewServer(t, providertest.Reply{File: "tools_finish_stop.sse"})
-	rec := &providertest.Recorder{}
-	resp, err := testProvider(srv.Server, &providertest.Sleeps{}).Stream(providertest.HangGuard(t), simpleRequest(), rec.Sink)
-	if err != nil {
-		t.Fatal(err)
-	}
-	calls := resp.Message.ToolCalls()
+	run := providertest.Replay(t, dial, simpleRequest(), "tools_finish_stop.sse")
+	calls := run.Resp.Message.ToolCalls()
 	if len(calls) != 1 || calls[0].ID != "call_ls" || calls[0].Name != "bash" || string(calls[0].Args) != `{"command": "ls"}` {
-		t.Fatalf("calls = %s", providertest.Dump(resp.Message.Content))
+		t.Fatalf("calls = %s", providertest.Dump(run.Resp.Message.Content))
 	}
-	if resp.Stop != llm.StopToolUse {
-		t.Fatalf("stop = %q, want tool_use", resp.Stop)
+	if run.Resp.Stop != llm.StopToolUse {
+		t.Fatalf("stop = %q, want tool_use", run.Resp.Stop)
 	}
-	if rec.Count(llm.EventToolStart) != 1 || rec.Count(llm.EventToolEnd) != 1 {
-		t.Fatalf("events = %+v", rec.Events)
+	if run.Recorder.Count(llm.EventToolStart) != 1 || run.Recorder.Count(llm.EventToolEnd) != 1 {
+		t.Fatalf("events = %+v", run.Recorder.Events)
 	}
 }
 
@@ -127,14 +86,9 @@ func TestErrorChunkBeforeOutputIsRetried(t *testing.T) {
 }
 
 func TestErrorChunkAfterOutputIsNotRetried(t *testing.T) {
-	srv := providertest.NewServer(t, providertest.Reply{File: "error_late.sse"}, providertest.Reply{File: "text.sse"})
-	resp, err := testProvider(srv.Server, &providertest.Sleeps{}).Stream(providertest.HangGuard(t), simpleRequest(), (&providertest.Recorder{}).Sink)
-	var le *llm.Error
-	if !errors.As(err, &le) || le.Message != "Provider returned error" || !le.Retryable || le.Status != 0 {
-		t.Fatalf("err = %#v", err)
-	}
-	if len(srv.Requests()) != 1 || resp.Stop != llm.StopError || resp.Message.Text() != "Partial" {
-		t.Fatalf("requests %d response %+v", len(srv.Requests()), resp)
+	run := providertest.ErrorAfterOutput(t, dial, simpleRequest(), providertest.Reply{File: "error_late.sse"}, "Partial")
+	if le := run.ProviderError(); le.Message != "Provider returned error" {
+		t.Fatalf("err = %#v", le)
 	}
 }
 
@@ -150,22 +104,11 @@ func TestUnauthorizedNotRetried(t *testing.T) {
 }
 
 func TestCutStream(t *testing.T) {
-	run := providertest.CutStream(t, dial, simpleRequest(), "Half a sent")
-	if len(run.Resp.Message.ToolCalls()) != 0 {
-		t.Fatalf("partial %s", providertest.Dump(run.Resp.Message.Content))
-	}
+	providertest.CutStream(t, dial, simpleRequest(), "Half a sent")
 }
 
 func TestInvalidToolArgs(t *testing.T) {
-	srv := providertest.NewServer(t, providertest.Reply{File: "invalid_args.sse"})
-	resp, err := testProvider(srv.Server, &providertest.Sleeps{}).Stream(providertest.HangGuard(t), simpleRequest(), (&providertest.Recorder{}).Sink)
-	if err != nil {
-		t.Fatal(err)
-	}
-	calls := resp.Message.ToolCalls()
-	if len(calls) != 1 || string(calls[0].Args) != "{}" || calls[0].ArgsError == "" || resp.Stop != llm.StopToolUse {
-		t.Fatalf("calls = %s stop %q", providertest.Dump(resp.Message.Content), resp.Stop)
-	}
+	providertest.InvalidToolArgs(t, dial, simpleRequest())
 }
 
 func TestToolFragmentsWithoutIndexOrID(t *testing.T) {
@@ -194,24 +137,13 @@ func TestCancelMidStream(t *testing.T) {
 }
 
 func TestStopReasons(t *testing.T) {
-	tests := []struct {
-		in    string
-		tools bool
-		want  llm.StopReason
-	}{
-		{"stop", false, llm.StopEndTurn},
-		{"tool_calls", false, llm.StopToolUse},
-		{"function_call", false, llm.StopToolUse},
-		{"length", false, llm.StopLength},
-		{"content_filter", false, llm.StopEndTurn},
-		{"stop", true, llm.StopToolUse},
-		{"", false, llm.StopEndTurn},
-	}
-	for _, tt := range tests {
-		if got := stopReason(tt.in, tt.tools); got != tt.want {
-			t.Errorf("stopReason(%q, %v) = %q, want %q", tt.in, tt.tools, got, tt.want)
-		}
-	}
+	providertest.StopReasons(t, stopReason, map[string]llm.StopReason{
+		"stop":           llm.StopEndTurn,
+		"tool_calls":     llm.StopToolUse,
+		"function_call":  llm.StopToolUse,
+		"length":         llm.StopLength,
+		"content_filter": llm.StopEndTurn,
+	})
 }
 
 func TestDecodeError(t *testing.T) {
@@ -243,15 +175,6 @@ func TestEndpoint(t *testing.T) {
 	for in, want := range tests {
 		if got := endpoint(in); got != want {
 			t.Errorf("endpoint(%q) = %q, want %q", in, got, want)
-		}
-	}
-}
-
-func TestToolArgs(t *testing.T) {
-	for raw, bad := range map[string]bool{``: false, `{"a":1}`: false, `{"a":`: true, `[]`: true, `7`: true} {
-		args, argsErr := llm.ParseToolArgs([]byte(raw))
-		if (argsErr != "") != bad || (bad && string(args) != "{}") || !json.Valid(args) {
-			t.Errorf("llm.ParseToolArgs(%q) = %s, %q", raw, args, argsErr)
 		}
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"zot.dev/zot/internal/llm"
+	"zot.dev/zot/internal/provider/reqbody"
 )
 
 // Build encodes a request body; cached says whether to use the caches of
@@ -63,4 +64,24 @@ func CachedMatchesFresh(t *testing.T, full *llm.Request, build Build, reused fun
 	check(full)
 	full.System = ""
 	check(full)
+}
+
+// BuildCached encodes a request body with the caches of one provider
+// instance: a tool cache and one message cache.
+type BuildCached func(req *llm.Request, tools *reqbody.ToolCache, msgs *reqbody.MessageCache) ([]byte, error)
+
+// CachedMatchesFreshWith runs [CachedMatchesFresh] for a provider that
+// keeps one [reqbody.ToolCache] and one [reqbody.MessageCache]: fresh builds
+// a body without caches, cached with caches kept from call to call.
+func CachedMatchesFreshWith(t *testing.T, full *llm.Request, fresh func(*llm.Request) ([]byte, error), cached BuildCached) {
+	t.Helper()
+	var tools reqbody.ToolCache
+	var msgs reqbody.MessageCache
+	build := func(req *llm.Request, useCaches bool) ([]byte, error) {
+		if !useCaches {
+			return fresh(req)
+		}
+		return cached(req, &tools, &msgs)
+	}
+	CachedMatchesFresh(t, full, build, func(*llm.Request) int { return msgs.Reused() })
 }

@@ -3,15 +3,12 @@ package responses
 import (
 	"bytes"
 	"encoding/json"
-	"flag"
 	"testing"
 
 	"zot.dev/zot/internal/llm"
 	"zot.dev/zot/internal/provider/providertest"
 	"zot.dev/zot/internal/provider/reqbody"
 )
-
-var update = flag.Bool("update", false, "rewrite golden files")
 
 // fullTranscript is a tool loop with every kind of block, including ones
 // that are not sent: foreign reasoning, reasoning without encrypted
@@ -61,27 +58,18 @@ func fullTranscript() *llm.Request {
 }
 
 func TestRequestGolden(t *testing.T) {
-	srv := providertest.NewServer(t, providertest.Reply{File: "text.sse"})
-	if _, err := testProvider(srv.Server, &providertest.Sleeps{}).Stream(providertest.HangGuard(t), fullTranscript(), (&providertest.Recorder{}).Sink); err != nil {
-		t.Fatal(err)
-	}
-	providertest.GoldenRequest(t, srv.Requests()[0].Body, *update)
+	providertest.GoldenRequest(t, dial, fullTranscript())
 }
 
 // nextRequest streams the response in file and returns the body of the
 // request that would follow it, with that response in its transcript.
 func nextRequest(t *testing.T, file string, reasoningModel bool) []byte {
 	t.Helper()
-	srv := providertest.NewServer(t, providertest.Reply{File: file})
-	p := testProvider(srv.Server, &providertest.Sleeps{})
 	req := simpleRequest()
 	req.ReasoningModel = reasoningModel
-	resp, err := p.Stream(providertest.HangGuard(t), req, (&providertest.Recorder{}).Sink)
-	if err != nil {
-		t.Fatal(err)
-	}
-	req.Messages = append(req.Messages, resp.Message)
-	body, err := buildRequest(req, p.Name())
+	run := providertest.Replay(t, dial, req, file)
+	req.Messages = append(req.Messages, run.Resp.Message)
+	body, err := buildRequest(req, run.Provider.Name())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -193,13 +181,10 @@ func TestCustomNameKeepsOwnReasoning(t *testing.T) {
 }
 
 func TestRequestCachedMatchesFresh(t *testing.T) {
-	var tools reqbody.ToolCache
-	var msgs reqbody.MessageCache
-	build := func(req *llm.Request, cached bool) ([]byte, error) {
-		if !cached {
-			return buildRequest(req, "openai-responses")
-		}
-		return buildRequestCached(req, "openai-responses", &tools, &msgs)
+	const name = "openai-responses"
+	fresh := func(req *llm.Request) ([]byte, error) { return buildRequest(req, name) }
+	cached := func(req *llm.Request, tools *reqbody.ToolCache, msgs *reqbody.MessageCache) ([]byte, error) {
+		return buildRequestCached(req, name, tools, msgs)
 	}
-	providertest.CachedMatchesFresh(t, fullTranscript(), build, func(*llm.Request) int { return msgs.Reused() })
+	providertest.CachedMatchesFreshWith(t, fullTranscript(), fresh, cached)
 }

@@ -13,47 +13,19 @@ import (
 )
 
 func TestTextOnly(t *testing.T) {
-	srv := providertest.NewServer(t, providertest.Reply{File: "text.sse"})
-	rec := &providertest.Recorder{}
-	p := testProvider(srv.Server, &providertest.Sleeps{})
-	resp, err := p.Stream(providertest.HangGuard(t), simpleRequest(), rec.Sink)
-	if err != nil {
-		t.Fatal(err)
-	}
-	wantEvents := []llm.Event{
-		{Kind: llm.EventStart},
-		{Kind: llm.EventTextDelta, Text: "Hello"},
-		{Kind: llm.EventTextDelta, Text: " there!"},
-	}
-	if !reflect.DeepEqual(rec.Events, wantEvents) {
-		t.Fatalf("events = %+v", rec.Events)
-	}
-	if !reflect.DeepEqual(resp.Message.Content, []llm.Block{&llm.TextBlock{Text: "Hello there!"}}) || resp.Message.Role != llm.RoleAssistant {
-		t.Fatalf("message = %s", providertest.Dump(resp.Message.Content))
-	}
-	if resp.Stop != llm.StopEndTurn {
-		t.Fatalf("stop = %q", resp.Stop)
-	}
-	if want := (llm.Usage{Input: 176, Output: 7, CacheRead: 1024}); resp.Usage != want {
-		t.Fatalf("usage = %+v, want %+v", resp.Usage, want)
-	}
-	r := srv.Requests()[0]
+	run := providertest.TextOnly(t, dial, simpleRequest(), []string{"Hello", " there!"}, llm.Usage{Input: 176, Output: 7, CacheRead: 1024})
+	r := run.Server.Requests()[0]
 	if r.Path != "/v1/responses" || r.Header.Get("Authorization") != "Bearer test-key" || r.Header.Get("Content-Type") != "application/json" {
 		t.Fatalf("path %q headers %v", r.Path, r.Header)
 	}
-	if p.Name() != "openai-responses" {
-		t.Fatalf("name = %q", p.Name())
+	if run.Provider.Name() != "openai-responses" {
+		t.Fatalf("name = %q", run.Provider.Name())
 	}
 }
 
 func TestReasoningTextAndToolCalls(t *testing.T) {
-	srv := providertest.NewServer(t, providertest.Reply{File: "reasoning_tools.sse"})
-	rec := &providertest.Recorder{}
-	resp, err := testProvider(srv.Server, &providertest.Sleeps{}).Stream(providertest.HangGuard(t), simpleRequest(), rec.Sink)
-	if err != nil {
-		t.Fatal(err)
-	}
-	wantEvents := []llm.Event{
+	run := providertest.Replay(t, dial, simpleRequest(), "reasoning_tools.sse")
+	run.WantEvents(t, []llm.Event{
 		{Kind: llm.EventStart},
 		{Kind: llm.EventThinkingDelta, Text: "**Planning** Need the weather "},
 		{Kind: llm.EventThinkingDelta, Text: "in two cities."},
@@ -68,34 +40,21 @@ func TestReasoningTextAndToolCalls(t *testing.T) {
 		{Kind: llm.EventToolArgsDelta, ToolID: "call_rome", Text: `{"city"`},
 		{Kind: llm.EventToolArgsDelta, ToolID: "call_rome", Text: `:"Rome"}`},
 		{Kind: llm.EventToolEnd, ToolID: "call_rome"},
-	}
-	if !reflect.DeepEqual(rec.Events, wantEvents) {
-		t.Fatalf("events =\n%+v\nwant\n%+v", rec.Events, wantEvents)
-	}
-	wantContent := []llm.Block{
+	})
+	run.WantContent(t, []llm.Block{
 		&llm.ThinkingBlock{Provider: "openai-responses", Text: "**Planning** Need the weather in two cities.\n\nCall the tool twice.", ID: "rs_01", Data: "gAAAAABenc-1"},
 		&llm.TextBlock{Text: "Checking both."},
 		&llm.ToolCallBlock{ID: "call_paris", Name: "get_weather", Args: json.RawMessage(`{"city":"Paris"}`)},
 		&llm.ToolCallBlock{ID: "call_rome", Name: "get_weather", Args: json.RawMessage(`{"city":"Rome"}`)},
-	}
-	if !reflect.DeepEqual(resp.Message.Content, wantContent) {
-		t.Fatalf("content = %s", providertest.Dump(resp.Message.Content))
-	}
-	if resp.Stop != llm.StopToolUse || resp.Usage != (llm.Usage{Input: 44, Output: 60, CacheRead: 256}) {
-		t.Fatalf("stop %q usage %+v", resp.Stop, resp.Usage)
-	}
+	})
+	run.WantEnd(t, llm.StopToolUse, llm.Usage{Input: 44, Output: 60, CacheRead: 256})
 }
 
 // TestItemsWithoutDeltas covers servers that send each item whole in
 // response.output_item.done: what no delta carried is reported then.
 func TestItemsWithoutDeltas(t *testing.T) {
-	srv := providertest.NewServer(t, providertest.Reply{File: "done_only.sse"})
-	rec := &providertest.Recorder{}
-	resp, err := testProvider(srv.Server, &providertest.Sleeps{}).Stream(providertest.HangGuard(t), simpleRequest(), rec.Sink)
-	if err != nil {
-		t.Fatal(err)
-	}
-	wantEvents := []llm.Event{
+	run := providertest.Replay(t, dial, simpleRequest(), "done_only.sse")
+	run.WantEvents(t, []llm.Event{
 		{Kind: llm.EventStart},
 		{Kind: llm.EventThinkingDelta, Text: "First."},
 		{Kind: llm.EventThinkingDelta, Text: "\n\n"},
@@ -104,21 +63,13 @@ func TestItemsWithoutDeltas(t *testing.T) {
 		{Kind: llm.EventToolStart, ToolID: "call_ls", ToolName: "ls"},
 		{Kind: llm.EventToolArgsDelta, ToolID: "call_ls", Text: `{"path":"."}`},
 		{Kind: llm.EventToolEnd, ToolID: "call_ls"},
-	}
-	if !reflect.DeepEqual(rec.Events, wantEvents) {
-		t.Fatalf("events =\n%+v\nwant\n%+v", rec.Events, wantEvents)
-	}
-	wantContent := []llm.Block{
+	})
+	run.WantContent(t, []llm.Block{
 		&llm.ThinkingBlock{Provider: "openai-responses", Text: "First.\n\nSecond.", ID: "rs_03", Data: "gAAAAABenc-3"},
 		&llm.TextBlock{Text: "Listing."},
 		&llm.ToolCallBlock{ID: "call_ls", Name: "ls", Args: json.RawMessage(`{"path":"."}`)},
-	}
-	if !reflect.DeepEqual(resp.Message.Content, wantContent) {
-		t.Fatalf("content = %s", providertest.Dump(resp.Message.Content))
-	}
-	if resp.Stop != llm.StopToolUse || resp.Usage != (llm.Usage{Input: 50, Output: 20}) {
-		t.Fatalf("stop %q usage %+v", resp.Stop, resp.Usage)
-	}
+	})
+	run.WantEnd(t, llm.StopToolUse, llm.Usage{Input: 50, Output: 20})
 }
 
 // TestRawReasoning covers servers that stream the model's own reasoning
@@ -136,14 +87,9 @@ func TestRawReasoning(t *testing.T) {
 			&llm.ThinkingBlock{Provider: "openai-responses", Text: "Think.\n\nThen answer.", Raw: true, ID: "rs_08"}},
 	} {
 		t.Run(tc.file, func(t *testing.T) {
-			srv := providertest.NewServer(t, providertest.Reply{File: tc.file})
-			rec := &providertest.Recorder{}
-			resp, err := testProvider(srv.Server, &providertest.Sleeps{}).Stream(providertest.HangGuard(t), simpleRequest(), rec.Sink)
-			if err != nil {
-				t.Fatal(err)
-			}
+			run := providertest.Replay(t, dial, simpleRequest(), tc.file)
 			var thinking []string
-			for _, e := range rec.Events {
+			for _, e := range run.Recorder.Events {
 				if e.Kind == llm.EventThinkingDelta {
 					thinking = append(thinking, e.Text)
 				}
@@ -151,45 +97,27 @@ func TestRawReasoning(t *testing.T) {
 			if !reflect.DeepEqual(thinking, tc.deltas) {
 				t.Errorf("thinking deltas %q, want %q", thinking, tc.deltas)
 			}
-			if !reflect.DeepEqual(resp.Message.Content[0], tc.block) {
-				t.Errorf("content = %s", providertest.Dump(resp.Message.Content))
+			if !reflect.DeepEqual(run.Resp.Message.Content[0], tc.block) {
+				t.Errorf("content = %s", providertest.Dump(run.Resp.Message.Content))
 			}
 		})
 	}
 }
 
 func TestIncompleteAtMaxOutputTokens(t *testing.T) {
-	srv := providertest.NewServer(t, providertest.Reply{File: "incomplete.sse"})
-	rec := &providertest.Recorder{}
-	resp, err := testProvider(srv.Server, &providertest.Sleeps{}).Stream(providertest.HangGuard(t), simpleRequest(), rec.Sink)
-	if err != nil {
-		t.Fatal(err)
-	}
+	run := providertest.Replay(t, dial, simpleRequest(), "incomplete.sse")
 	// The call whose arguments were cut off is left out.
-	if !reflect.DeepEqual(resp.Message.Content, []llm.Block{&llm.TextBlock{Text: "A long answer that"}}) {
-		t.Fatalf("content = %s", providertest.Dump(resp.Message.Content))
-	}
-	if resp.Stop != llm.StopLength || resp.Usage != (llm.Usage{Input: 10, Output: 16}) {
-		t.Fatalf("stop %q usage %+v", resp.Stop, resp.Usage)
-	}
-	if rec.Count(llm.EventToolStart) != 1 || rec.Count(llm.EventToolEnd) != 0 {
-		t.Fatalf("events = %+v", rec.Events)
+	run.WantContent(t, []llm.Block{&llm.TextBlock{Text: "A long answer that"}})
+	run.WantEnd(t, llm.StopLength, llm.Usage{Input: 10, Output: 16})
+	if run.Recorder.Count(llm.EventToolStart) != 1 || run.Recorder.Count(llm.EventToolEnd) != 0 {
+		t.Fatalf("events = %+v", run.Recorder.Events)
 	}
 }
 
 func TestInvalidToolArgs(t *testing.T) {
-	srv := providertest.NewServer(t, providertest.Reply{File: "invalid_args.sse"})
-	rec := &providertest.Recorder{}
-	resp, err := testProvider(srv.Server, &providertest.Sleeps{}).Stream(providertest.HangGuard(t), simpleRequest(), rec.Sink)
-	if err != nil {
-		t.Fatal(err)
-	}
-	calls := resp.Message.ToolCalls()
-	if len(calls) != 1 || calls[0].ID != "call_bad" || string(calls[0].Args) != "{}" || calls[0].ArgsError == "" || resp.Stop != llm.StopToolUse {
-		t.Fatalf("calls = %s stop %q", providertest.Dump(resp.Message.Content), resp.Stop)
-	}
-	if rec.Count(llm.EventToolArgsDelta) != 2 || rec.Count(llm.EventToolEnd) != 1 {
-		t.Fatalf("events = %+v", rec.Events)
+	run := providertest.InvalidToolArgs(t, dial, simpleRequest())
+	if run.Resp.Message.ToolCalls()[0].ID != "call_bad" || run.Recorder.Count(llm.EventToolArgsDelta) != 2 {
+		t.Fatalf("content %s events %+v", providertest.Dump(run.Resp.Message.Content), run.Recorder.Events)
 	}
 }
 
@@ -260,23 +188,11 @@ func TestRawReasoningAndSummary(t *testing.T) {
 }
 
 func TestStopReasons(t *testing.T) {
-	tests := []struct {
-		incomplete string
-		tools      bool
-		want       llm.StopReason
-	}{
-		{"", false, llm.StopEndTurn},
-		{"", true, llm.StopToolUse},
-		{"max_output_tokens", false, llm.StopLength},
-		{"max_output_tokens", true, llm.StopToolUse},
-		{"content_filter", false, llm.StopEndTurn},
-		{"incomplete", false, llm.StopEndTurn},
-	}
-	for _, tt := range tests {
-		if got := stopReason(tt.incomplete, tt.tools); got != tt.want {
-			t.Errorf("stopReason(%q, %v) = %q, want %q", tt.incomplete, tt.tools, got, tt.want)
-		}
-	}
+	providertest.StopReasons(t, stopReason, map[string]llm.StopReason{
+		"max_output_tokens": llm.StopLength,
+		"content_filter":    llm.StopEndTurn,
+		"incomplete":        llm.StopEndTurn,
+	})
 }
 
 func TestDecodeError(t *testing.T) {
@@ -307,26 +223,6 @@ func TestEndpoint(t *testing.T) {
 	for in, want := range tests {
 		if got := endpoint(in); got != want {
 			t.Errorf("endpoint(%q) = %q, want %q", in, got, want)
-		}
-	}
-}
-
-func TestToolArgs(t *testing.T) {
-	tests := []struct {
-		raw, want string
-		bad       bool
-	}{
-		{``, `{}`, false},
-		{`{"a":1}`, `{"a":1}`, false},
-		{` {"a":1} `, `{"a":1}`, false},
-		{`{"a":`, `{}`, true},
-		{`[1,2]`, `{}`, true},
-		{`"text"`, `{}`, true},
-	}
-	for _, tt := range tests {
-		args, argsErr := llm.ParseToolArgs([]byte(tt.raw))
-		if string(args) != tt.want || (argsErr != "") != tt.bad {
-			t.Errorf("llm.ParseToolArgs(%q) = %s, %q", tt.raw, args, argsErr)
 		}
 	}
 }

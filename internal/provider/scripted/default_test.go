@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"zot.dev/zot/internal/llm"
+	"zot.dev/zot/internal/provider/providertest"
 )
 
 func TestDefaultShape(t *testing.T) {
@@ -51,7 +52,7 @@ func TestDefaultAgentLoop(t *testing.T) {
 		msgs = append(msgs, user(prompt))
 		calls := 0
 		for {
-			resp, err := p.Stream(hangGuard(t), request(msgs...), sink)
+			resp, err := p.Stream(providertest.HangGuard(t), request(msgs...), sink)
 			if err != nil {
 				t.Fatalf("prompt %d: %v", i, err)
 			}

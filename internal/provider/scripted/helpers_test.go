@@ -1,10 +1,8 @@
 package scripted
 
 import (
-	"context"
 	"sync"
 	"testing"
-	"time"
 
 	"zot.dev/zot/internal/llm"
 )
@@ -38,25 +36,6 @@ func (r *recorder) texts(kind llm.EventKind) []string {
 	return out
 }
 
-// sleeps records the waits asked of a fake Sleep, which returns at once.
-type sleeps struct {
-	mu sync.Mutex
-	ds []time.Duration
-}
-
-func (s *sleeps) sleep(ctx context.Context, d time.Duration) error {
-	s.mu.Lock()
-	s.ds = append(s.ds, d)
-	s.mu.Unlock()
-	return ctx.Err()
-}
-
-func (s *sleeps) got() []time.Duration {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return append([]time.Duration(nil), s.ds...)
-}
-
 func user(text string) llm.Message {
 	return llm.Message{Role: llm.RoleUser, Content: []llm.Block{&llm.TextBlock{Text: text}}}
 }
@@ -83,14 +62,6 @@ func mustParse(t *testing.T, text string) *Script {
 		t.Fatal(err)
 	}
 	return s
-}
-
-// hangGuard returns a context that ends the test if it hangs.
-func hangGuard(t *testing.T) context.Context {
-	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	t.Cleanup(cancel)
-	return ctx
 }
 
 // kinds returns the kinds of evs.

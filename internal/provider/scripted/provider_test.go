@@ -10,6 +10,7 @@ import (
 	"unicode/utf8"
 
 	"zot.dev/zot/internal/llm"
+	"zot.dev/zot/internal/provider/providertest"
 )
 
 var _ llm.Provider = (*Provider)(nil)
@@ -30,7 +31,7 @@ func TestStreamEventsAndResponse(t *testing.T) {
 		"usage": {"input": 120, "output": 40, "cache_read": 3, "cache_write": 4}
 	}]}]}`)})
 	var rec recorder
-	resp, err := p.Stream(hangGuard(t), request(user("go")), rec.sink)
+	resp, err := p.Stream(providertest.HangGuard(t), request(user("go")), rec.sink)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -116,7 +117,7 @@ func TestStreamDefaults(t *testing.T) {
 	var rec recorder
 	req := request(user("0123456789"))
 	req.System = "sys"
-	resp, err := p.Stream(hangGuard(t), req, rec.sink)
+	resp, err := p.Stream(providertest.HangGuard(t), req, rec.sink)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -131,7 +132,7 @@ func TestStreamDefaults(t *testing.T) {
 
 func TestStreamStopOverrideAndNilSink(t *testing.T) {
 	p := New(Config{Script: mustParse(t, `{"turns":[{"steps":[{"text":"cut short","stop":"length"}]}]}`)})
-	resp, err := p.Stream(hangGuard(t), request(user("x")), nil)
+	resp, err := p.Stream(providertest.HangGuard(t), request(user("x")), nil)
 	if err != nil || resp.Stop != llm.StopLength || resp.Message.Text() != "cut short" {
 		t.Errorf("resp %+v, err %v", resp, err)
 	}
@@ -139,7 +140,7 @@ func TestStreamStopOverrideAndNilSink(t *testing.T) {
 
 func TestStreamEcho(t *testing.T) {
 	p := New(Config{Script: mustParse(t, `{"turns":[{"steps":[{"echo":true}]}]}`)})
-	resp, err := p.Stream(hangGuard(t), request(user("first"), assistant("x"), user("héllo there")), nil)
+	resp, err := p.Stream(providertest.HangGuard(t), request(user("first"), assistant("x"), user("héllo there")), nil)
 	if err != nil || resp.Message.Text() != "You said: héllo there" {
 		t.Errorf("resp %q, err %v", resp.Message.Text(), err)
 	}
@@ -149,7 +150,7 @@ func TestStreamChunksOnRuneBoundaries(t *testing.T) {
 	text := "Grüße aus Köln — 日本語のテキスト 🎉🎉"
 	p := New(Config{Script: &Script{Turns: []Turn{{Steps: []Step{{Text: text, Chunk: 4}}}}}})
 	var rec recorder
-	resp, err := p.Stream(hangGuard(t), request(user("x")), rec.sink)
+	resp, err := p.Stream(providertest.HangGuard(t), request(user("x")), rec.sink)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -168,24 +169,24 @@ func TestStreamIsDeterministic(t *testing.T) {
 	p := New(Config{})
 	req := request(user("one"), assistant("a"), toolResult("call_0_0_0", "out"), user("two"))
 	var r1, r2 recorder
-	a, err1 := p.Stream(hangGuard(t), req, r1.sink)
-	b, err2 := p.Stream(hangGuard(t), req, r2.sink)
+	a, err1 := p.Stream(providertest.HangGuard(t), req, r1.sink)
+	b, err2 := p.Stream(providertest.HangGuard(t), req, r2.sink)
 	if err1 != nil || err2 != nil || !reflect.DeepEqual(a, b) || !reflect.DeepEqual(r1.all(), r2.all()) {
 		t.Errorf("two plays differ: %+v / %+v (%v, %v)", a, b, err1, err2)
 	}
 }
 
 func TestStatusErrorRetriedUntilTimes(t *testing.T) {
-	var sl sleeps
-	p := New(Config{Sleep: sl.sleep, Script: mustParse(t, `{"turns":[{"steps":[
+	var sl providertest.Sleeps
+	p := New(Config{Sleep: sl.Sleep, Script: mustParse(t, `{"turns":[{"steps":[
 		{"text":"made it","error":{"status":529,"kind":"overloaded_error","retry_after_ms":2000,"times":2}}]}]}`)})
 	var rec recorder
-	resp, err := p.Stream(hangGuard(t), request(user("x")), rec.sink)
+	resp, err := p.Stream(providertest.HangGuard(t), request(user("x")), rec.sink)
 	if err != nil || resp.Message.Text() != "made it" {
 		t.Fatalf("resp %+v, err %v", resp, err)
 	}
 	// Two failed attempts, each followed by a wait of min(2000ms, 50ms).
-	if got := sl.got(); !reflect.DeepEqual(got, []time.Duration{50 * time.Millisecond, 50 * time.Millisecond}) {
+	if got := sl.Got(); !reflect.DeepEqual(got, []time.Duration{50 * time.Millisecond, 50 * time.Millisecond}) {
 		t.Errorf("waits %v", got)
 	}
 	if evs := rec.all(); evs[0].Kind != llm.EventStart || len(rec.texts(llm.EventTextDelta)) == 0 {
@@ -194,31 +195,31 @@ func TestStatusErrorRetriedUntilTimes(t *testing.T) {
 }
 
 func TestStatusErrorShortRetryAfter(t *testing.T) {
-	var sl sleeps
-	p := New(Config{Sleep: sl.sleep, Script: mustParse(t, `{"turns":[{"steps":[
+	var sl providertest.Sleeps
+	p := New(Config{Sleep: sl.Sleep, Script: mustParse(t, `{"turns":[{"steps":[
 		{"text":"ok","error":{"status":503,"retry_after_ms":10,"times":1}}]}]}`)})
-	if _, err := p.Stream(hangGuard(t), request(user("x")), nil); err != nil {
+	if _, err := p.Stream(providertest.HangGuard(t), request(user("x")), nil); err != nil {
 		t.Fatal(err)
 	}
-	if got := sl.got(); !reflect.DeepEqual(got, []time.Duration{10 * time.Millisecond}) {
+	if got := sl.Got(); !reflect.DeepEqual(got, []time.Duration{10 * time.Millisecond}) {
 		t.Errorf("waits %v", got)
 	}
 }
 
 func TestStatusErrorExhaustsAttempts(t *testing.T) {
-	var sl sleeps
-	p := New(Config{Sleep: sl.sleep, Script: mustParse(t, `{"turns":[{"steps":[
+	var sl providertest.Sleeps
+	p := New(Config{Sleep: sl.Sleep, Script: mustParse(t, `{"turns":[{"steps":[
 		{"text":"never","error":{"status":429,"kind":"rate_limit_error","message":"slow down"}}]}]}`)})
 	var rec recorder
-	resp, err := p.Stream(hangGuard(t), request(user("x")), rec.sink)
+	resp, err := p.Stream(providertest.HangGuard(t), request(user("x")), rec.sink)
 	var le *llm.Error
 	if !errors.As(err, &le) || le.Status != 429 || le.Kind != "rate_limit_error" || le.Message != "slow down" || !le.Retryable || le.Provider != "scripted" {
 		t.Fatalf("err = %#v", err)
 	}
-	if n := len(sl.got()); n != 3 {
+	if n := len(sl.Got()); n != 3 {
 		t.Errorf("%d waits, want 3 (4 attempts)", n)
 	}
-	for _, d := range sl.got() {
+	for _, d := range sl.Got() {
 		if d < 0 || d > time.Microsecond {
 			t.Errorf("wait %v without a retry_after_ms, want about 0", d)
 		}
@@ -229,42 +230,42 @@ func TestStatusErrorExhaustsAttempts(t *testing.T) {
 }
 
 func TestStatusErrorNotRetryable(t *testing.T) {
-	var sl sleeps
-	p := New(Config{Sleep: sl.sleep, Script: mustParse(t, `{"turns":[{"steps":[{"error":{"status":400}}]}]}`)})
-	_, err := p.Stream(hangGuard(t), request(user("x")), nil)
+	var sl providertest.Sleeps
+	p := New(Config{Sleep: sl.Sleep, Script: mustParse(t, `{"turns":[{"steps":[{"error":{"status":400}}]}]}`)})
+	_, err := p.Stream(providertest.HangGuard(t), request(user("x")), nil)
 	var le *llm.Error
 	if !errors.As(err, &le) || le.Status != 400 || le.Retryable || le.Message != "Bad Request" {
 		t.Fatalf("err = %#v", err)
 	}
-	if n := len(sl.got()); n != 0 {
+	if n := len(sl.Got()); n != 0 {
 		t.Errorf("%d waits for a non-retryable status", n)
 	}
 }
 
 func TestStatusErrorRetryAfterTooLong(t *testing.T) {
 	// Like a real provider, a delay longer than it would wait ends retries.
-	var sl sleeps
-	p := New(Config{Sleep: sl.sleep, Script: mustParse(t, `{"turns":[{"steps":[
+	var sl providertest.Sleeps
+	p := New(Config{Sleep: sl.Sleep, Script: mustParse(t, `{"turns":[{"steps":[
 		{"error":{"status":429,"retry_after_ms":3600000}}]}]}`)})
-	_, err := p.Stream(hangGuard(t), request(user("x")), nil)
+	_, err := p.Stream(providertest.HangGuard(t), request(user("x")), nil)
 	var le *llm.Error
 	if !errors.As(err, &le) || le.RetryAfter != time.Hour {
 		t.Fatalf("err = %#v", err)
 	}
-	if n := len(sl.got()); n != 0 {
+	if n := len(sl.Got()); n != 0 {
 		t.Errorf("%d waits", n)
 	}
 }
 
 func TestMidStreamFailure(t *testing.T) {
-	var sl sleeps
-	p := New(Config{Sleep: sl.sleep, Script: mustParse(t, `{"turns":[{"steps":[{
+	var sl providertest.Sleeps
+	p := New(Config{Sleep: sl.Sleep, Script: mustParse(t, `{"turns":[{"steps":[{
 		"thinking": "hm", "text": "abcdéfgh", "chunk": 3,
 		"tool_calls": [{"name": "bash", "args": {}}],
 		"usage": {"input": 50, "output": 9},
 		"error": {"after_bytes": 5}}]}]}`)})
 	var rec recorder
-	resp, err := p.Stream(hangGuard(t), request(user("x")), rec.sink)
+	resp, err := p.Stream(providertest.HangGuard(t), request(user("x")), rec.sink)
 	var le *llm.Error
 	if !errors.As(err, &le) || le.Kind != "overloaded_error" || le.Status != 0 || !le.Retryable {
 		t.Fatalf("err = %#v", err)
@@ -284,7 +285,7 @@ func TestMidStreamFailure(t *testing.T) {
 	if len(resp.Message.Content) != 2 { // thinking and text
 		t.Errorf("partial content %#v", resp.Message.Content)
 	}
-	if n := len(sl.got()); n != 0 {
+	if n := len(sl.Got()); n != 0 {
 		t.Errorf("a mid-stream failure was retried (%d waits)", n)
 	}
 }
@@ -292,7 +293,7 @@ func TestMidStreamFailure(t *testing.T) {
 func TestMidStreamFailureKind(t *testing.T) {
 	p := New(Config{Script: mustParse(t, `{"turns":[{"steps":[{
 		"text": "abc", "error": {"after_bytes": 1, "kind": "invalid_request_error", "message": "nope"}}]}]}`)})
-	_, err := p.Stream(hangGuard(t), request(user("x")), nil)
+	_, err := p.Stream(providertest.HangGuard(t), request(user("x")), nil)
 	var le *llm.Error
 	if !errors.As(err, &le) || le.Kind != "invalid_request_error" || le.Message != "nope" || le.Retryable {
 		t.Fatalf("err = %#v", err)
@@ -303,7 +304,7 @@ func TestCutAfter(t *testing.T) {
 	p := New(Config{Script: mustParse(t, `{"turns":[{"steps":[{
 		"text": "hello world", "cut_after": 7, "tool_calls": [{"name": "ls"}]}]}]}`)})
 	var rec recorder
-	resp, err := p.Stream(hangGuard(t), request(user("x")), rec.sink)
+	resp, err := p.Stream(providertest.HangGuard(t), request(user("x")), rec.sink)
 	var le *llm.Error
 	if !errors.As(err, &le) || le.Kind != "stream_cut" || !le.Retryable {
 		t.Fatalf("err = %#v", err)
@@ -319,7 +320,7 @@ func TestCutAfter(t *testing.T) {
 func TestCancelDuringDelayReturnsPartial(t *testing.T) {
 	// Every delta waits ten minutes; the first two waits are skipped, and
 	// the third is the package's own timer sleep, cancelled while it waits.
-	ctx, cancel := context.WithCancel(hangGuard(t))
+	ctx, cancel := context.WithCancel(providertest.HangGuard(t))
 	defer cancel()
 	waits := 0
 	p := New(Config{
@@ -361,7 +362,7 @@ func TestCancelDuringDelayReturnsPartial(t *testing.T) {
 }
 
 func TestCancelDuringToolArgsDropsTheCall(t *testing.T) {
-	ctx, cancel := context.WithCancel(hangGuard(t))
+	ctx, cancel := context.WithCancel(providertest.HangGuard(t))
 	defer cancel()
 	p := New(Config{Script: mustParse(t, `{"turns":[{"steps":[{"text":"hi","chunk":4,
 		"tool_calls":[{"name":"a","args":{"k":"v"}},{"name":"b","args":{"long":"argument text"}}]}]}]}`)})
@@ -392,7 +393,7 @@ func TestCancelledBeforeStart(t *testing.T) {
 
 func TestEmptyScriptIsAnError(t *testing.T) {
 	for _, s := range []*Script{{}, {Turns: []Turn{{}}}} {
-		resp, err := New(Config{Script: s}).Stream(hangGuard(t), request(user("x")), nil)
+		resp, err := New(Config{Script: s}).Stream(providertest.HangGuard(t), request(user("x")), nil)
 		if err == nil || resp == nil || resp.Stop != llm.StopError {
 			t.Errorf("script %+v: resp %+v, err %v", s, resp, err)
 		}
