@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/base64"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -127,6 +128,9 @@ func TestFailurePathsHaveStableCodes(t *testing.T) {
 		{`{"id":"11","type":"set_model","model":"no-such-model"}`, "set_model", wire.CodeUnknownModel, `"11"`},
 		{`{"id":"12","type":"prompt","message":"` + strings.Repeat("x", 4000) + `"}`, "", wire.CodeLineTooLong, ""},
 		{`[1,2,3]`, "", wire.CodeMalformedJSON, ""},
+		{`null`, "", wire.CodeMalformedJSON, ""},
+		{`42`, "", wire.CodeMalformedJSON, ""},
+		{`"ping"`, "", wire.CodeMalformedJSON, ""},
 	}
 	for _, c := range cases {
 		p.send(c.line)
@@ -139,6 +143,10 @@ func TestFailurePathsHaveStableCodes(t *testing.T) {
 		}
 		if resp.Error == "" || strings.ContainsAny(resp.Error, "\n\r") {
 			t.Errorf("%.40s: error text %q", c.line, resp.Error)
+		}
+		// Error texts speak of the protocol, never of Go's types.
+		if strings.Contains(resp.Error, "Go value") || strings.Contains(resp.Error, "rpcserver.") || strings.Contains(resp.Error, "wire.") {
+			t.Errorf("%.40s: error text names a Go type: %q", c.line, resp.Error)
 		}
 	}
 	// After all that, the process still serves.
@@ -210,6 +218,31 @@ func TestAuth(t *testing.T) {
 			t.Errorf("exit %d, want 1", code)
 		}
 	})
+	// Exactly one response per line, also for a line the auth gate
+	// refuses before it is even a command.
+	for _, line := range []string{`not json`, `null`, `{"id":"1","type":"launch"}`, `{"id":"1","type":"prompt","message":5}`} {
+		t.Run("bad first line "+line, func(t *testing.T) {
+			p := start(t, env, rpcArgs(t)...)
+			p.send(line)
+			resp, _ := p.response()
+			wantResponse(t, resp, resp.Command, false, wire.CodeAuthRequired)
+			if code := p.wait(); code != 1 {
+				t.Errorf("exit %d, want 1", code)
+			}
+			if f, ok := <-p.frames; ok {
+				t.Errorf("a second frame for one line: %s", f.raw)
+			}
+		})
+	}
+	t.Run("empty token", func(t *testing.T) {
+		p := start(t, []string{"ZOTCORE_RPC_TOKEN="}, rpcArgs(t)...)
+		if code := p.wait(); code != 2 {
+			t.Errorf("exit %d, want 2", code)
+		}
+		if !strings.Contains(p.stderr.String(), "ZOTCORE_RPC_TOKEN is set but empty") {
+			t.Errorf("stderr %q", p.stderr.String())
+		}
+	})
 	t.Run("right", func(t *testing.T) {
 		p := start(t, env, rpcArgs(t)...)
 		p.send(`{"id":"1","type":"hello","token":"s3cret"}`)
@@ -222,10 +255,40 @@ func TestAuth(t *testing.T) {
 		p.send(`{"id":"2","type":"ping"}`)
 		resp, _ = p.response()
 		wantResponse(t, resp, "ping", true, "")
+		// A second hello with a wrong token is refused; the session goes on.
+		p.send(`{"id":"3","type":"hello","token":"guess"}`)
+		resp, _ = p.response()
+		wantResponse(t, resp, "hello", false, wire.CodeInvalidToken)
+		p.send(`{"id":"4","type":"ping"}`)
+		resp, _ = p.response()
+		wantResponse(t, resp, "ping", true, "")
 		if code := p.exit(); code != 0 {
 			t.Errorf("exit %d", code)
 		}
 	})
+}
+
+// TestStdinReadError: a read error on stdin (here: stdin is a directory)
+// ends zot with a non-zero status and the error on stderr.
+func TestStdinReadError(t *testing.T) {
+	dir, err := os.Open(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer dir.Close()
+	cmd := exec.Command(zotBin, rpcArgs(t)...)
+	cmd.Env = cleanEnv()
+	cmd.Stdin = dir
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	err = cmd.Run()
+	var ee *exec.ExitError
+	if !errors.As(err, &ee) || ee.ExitCode() != 1 {
+		t.Fatalf("exit: %v", err)
+	}
+	if !strings.Contains(stderr.String(), "reading commands") {
+		t.Errorf("stderr %q", stderr.String())
+	}
 }
 
 // slowScript answers every prompt with long, slow text.

@@ -22,12 +22,16 @@ func serveRPC(ctx context.Context, cmd *cli.Command, io streams) error {
 	if limit < 1024 {
 		return &exitError{code: 2, msg: "--max-line-bytes must be at least 1024"}
 	}
+	token, tokenSet := os.LookupEnv("ZOTCORE_RPC_TOKEN")
+	if tokenSet && token == "" {
+		return &exitError{code: 2, msg: "ZOTCORE_RPC_TOKEN is set but empty: set a token, or unset it to serve without authentication"}
+	}
 	host, sess, err := startSession(cfg, io.err)
 	if err != nil {
 		return err
 	}
 	srv := rpcserver.New(sess, rpcserver.Options{
-		Token:        os.Getenv("ZOTCORE_RPC_TOKEN"),
+		Token:        token,
 		MaxLineBytes: limit,
 		Log:          io.err,
 		// A debugging aid: check every outbound frame against the schema.

@@ -8,6 +8,7 @@ package rpcserver
 
 import (
 	"context"
+	"crypto/sha256"
 	"crypto/subtle"
 	"encoding/json"
 	"errors"
@@ -52,10 +53,11 @@ var ErrUnauthorized = errors.New("client failed to authenticate")
 
 // Server serves one client over one Session.
 type Server struct {
-	sess   *engine.Session
-	opts   Options
-	w      *ndjson.Writer
-	authed bool
+	sess     *engine.Session
+	opts     Options
+	w        *ndjson.Writer
+	authed   bool
+	tokenSum [sha256.Size]byte // of Options.Token
 
 	stopReading atomic.Bool // set at shutdown: lines read later are ignored
 }
@@ -71,7 +73,7 @@ func New(sess *engine.Session, opts Options) *Server {
 	if opts.FlushTimeout <= 0 {
 		opts.FlushTimeout = DefaultFlushTimeout
 	}
-	return &Server{sess: sess, opts: opts, authed: opts.Token == ""}
+	return &Server{sess: sess, opts: opts, authed: opts.Token == "", tokenSum: sha256.Sum256([]byte(opts.Token))}
 }
 
 // Serve reads commands from in and writes frames to out until in ends,
@@ -104,7 +106,10 @@ func (s *Server) Serve(ctx context.Context, in io.Reader, out io.Writer) error {
 			result = err
 			s.sess.Shutdown("client failed to authenticate")
 		case err != nil:
-			fmt.Fprintf(s.opts.Log, "zot: reading commands: %v\n", err)
+			// The input is broken: nothing more can be asked for, so the
+			// work stops rather than runs on unattended.
+			result = fmt.Errorf("reading commands: %w", err)
+			s.sess.Shutdown("reading commands failed")
 		}
 	case <-ctx.Done():
 		result = ctx.Err()
@@ -182,48 +187,77 @@ type envelope struct {
 // must end.
 func (s *Server) handle(line []byte) error {
 	if len(line) == 1 && line[0] == 0 && &line[0] == &tooLongMarker[0] {
-		s.fail(wire.ID{}, "", wire.CodeLineTooLong, "line longer than %d bytes; skipped up to its newline", s.opts.MaxLineBytes)
-		return s.authGate("")
+		return s.refuse(wire.ID{}, "", wire.CodeLineTooLong, fmt.Sprintf("line longer than %d bytes; skipped up to its newline", s.opts.MaxLineBytes))
 	}
 	if len(line) == 0 || isBlank(line) {
 		return nil
 	}
 	if !utf8.Valid(line) {
-		s.fail(wire.ID{}, "", wire.CodeInvalidUTF8, "line is not valid UTF-8")
-		return s.authGate("")
+		return s.refuse(wire.ID{}, "", wire.CodeInvalidUTF8, "line is not valid UTF-8")
 	}
 	// The common case costs one decode and one validation; a line that
 	// does not decode is taken apart again only to say why.
 	cmd, err := wire.DecodeCommand(line)
 	if err != nil {
 		id, typ, code, msg := classify(line, err)
-		s.fail(id, typ, code, "%s", msg)
-		return s.authGate(typ)
+		return s.refuse(id, typ, code, msg)
 	}
 	id, typ := cmd.GetID(), cmd.Type()
 	if err := wire.ValidateCommand(line); err != nil {
-		s.fail(id, typ, wire.CodeInvalidParams, "%s: %s", typ, oneLine(err))
-		return s.authGate(typ)
+		return s.refuse(id, typ, wire.CodeInvalidParams, typ+": "+oneLine(err))
 	}
-	if !s.authed {
-		hello, ok := cmd.(*wire.HelloCommand)
-		if !ok {
-			s.failSync(id, typ, wire.CodeAuthRequired, "authentication required: send hello with the token first")
-			return ErrUnauthorized
-		}
-		if subtle.ConstantTimeCompare([]byte(hello.Token), []byte(s.opts.Token)) != 1 {
-			s.failSync(id, typ, wire.CodeInvalidToken, "invalid token")
-			return ErrUnauthorized
+	if hello, ok := cmd.(*wire.HelloCommand); ok && s.opts.Token != "" {
+		// A hello after authentication must carry the token too: a client
+		// that presents a wrong one is refused (and stays authenticated).
+		if !s.tokenMatches(hello.Token) {
+			if !s.authed {
+				s.failSync(id, typ, wire.CodeInvalidToken, "invalid token")
+				return ErrUnauthorized
+			}
+			s.fail(id, typ, wire.CodeInvalidToken, "invalid token")
+			return nil
 		}
 		s.authed = true
+	}
+	if !s.authed {
+		s.failSync(id, typ, wire.CodeAuthRequired, "authentication required: send hello with the token first")
+		return ErrUnauthorized
 	}
 	s.dispatch(cmd)
 	return nil
 }
 
+// refuse answers a line that is not a valid command, with exactly one
+// response. Before authentication that response is auth_required (saying
+// what was wrong with the line) and the session ends.
+func (s *Server) refuse(id wire.ID, typ string, code wire.ErrorCode, msg string) error {
+	if s.authed {
+		s.fail(id, typ, code, "%s", msg)
+		return nil
+	}
+	s.failSync(id, typ, wire.CodeAuthRequired, "authentication required: send hello with the token first (this line: "+msg+")")
+	return ErrUnauthorized
+}
+
+// tokenMatches compares a presented token with the expected one in
+// constant time. Both are hashed first, so neither the comparison's time
+// nor an early length check says anything about the token's length.
+func (s *Server) tokenMatches(presented string) bool {
+	got := sha256.Sum256([]byte(presented))
+	return subtle.ConstantTimeCompare(got[:], s.tokenSum[:]) == 1
+}
+
 // classify says why a line did not decode as a command: the id and type
 // to answer with (when they can be read) and the error code and text.
 func classify(line []byte, decodeErr error) (wire.ID, string, wire.ErrorCode, string) {
+	if !json.Valid(line) {
+		var v any
+		err := json.Unmarshal(line, &v)
+		return wire.ID{}, "", wire.CodeMalformedJSON, "invalid JSON: " + oneLine(err)
+	}
+	if kind := jsonKind(line); kind != "object" {
+		return wire.ID{}, "", wire.CodeMalformedJSON, "a command must be a JSON object, got " + kind
+	}
 	var env envelope
 	if err := json.Unmarshal(line, &env); err != nil {
 		return wire.ID{}, "", wire.CodeMalformedJSON, "invalid JSON: " + oneLine(err)
@@ -249,20 +283,33 @@ func classify(line []byte, decodeErr error) (wire.ID, string, wire.ErrorCode, st
 	return id, typ, wire.CodeInvalidParams, oneLine(decodeErr)
 }
 
-// authGate ends an unauthenticated session after a bad first line.
-func (s *Server) authGate(typ string) error {
-	if s.authed {
-		return nil
-	}
-	s.failSync(wire.ID{}, typ, wire.CodeAuthRequired, "authentication required: send hello with the token first")
-	return ErrUnauthorized
-}
-
 // failSync writes a failure and waits until it is on the output.
 func (s *Server) failSync(id wire.ID, command string, code wire.ErrorCode, msg string) {
 	ctx, cancel := context.WithTimeout(context.Background(), s.opts.FlushTimeout)
 	defer cancel()
 	_ = s.w.SendSync(ctx, &wire.Response{ID: id, Command: command, Error: msg, Code: code})
+}
+
+// jsonKind names the kind of the valid JSON value in b.
+func jsonKind(b []byte) string {
+	for _, c := range b {
+		switch c {
+		case ' ', '\t', '\r', '\n':
+			continue
+		case '{':
+			return "object"
+		case '[':
+			return "an array"
+		case '"':
+			return "a string"
+		case 't', 'f':
+			return "a boolean"
+		case 'n':
+			return "null"
+		}
+		return "a number"
+	}
+	return "nothing"
 }
 
 func isBlank(b []byte) bool {
