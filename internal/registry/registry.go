@@ -17,10 +17,10 @@ import (
 	"zot.dev/zot/internal/llm"
 	"zot.dev/zot/internal/provider/anthropic"
 	"zot.dev/zot/internal/provider/gemini"
+	"zot.dev/zot/internal/provider/httpcall"
 	"zot.dev/zot/internal/provider/openai"
 	"zot.dev/zot/internal/provider/responses"
 	"zot.dev/zot/internal/provider/scripted"
-	"zot.dev/zot/internal/provider/transport"
 )
 
 // Provider is one row of the table.
@@ -48,28 +48,28 @@ var table = []Provider{
 		Name: "anthropic", Family: "anthropic", Summary: "Anthropic Messages API",
 		KeyVars: []string{"ANTHROPIC_API_KEY"},
 		build: func(s Spec) (llm.Provider, error) {
-			return anthropic.New(anthropic.Config{APIKey: s.APIKey, BaseURL: s.BaseURL, Options: s.Transport}), nil
+			return anthropic.New(anthropic.Config{APIKey: s.APIKey, BaseURL: s.BaseURL, Options: s.HTTP}), nil
 		},
 	},
 	{
 		Name: "openai", Family: "openai", Summary: "OpenAI Chat Completions and compatible servers",
 		KeyVars: []string{"OPENAI_API_KEY"},
 		build: func(s Spec) (llm.Provider, error) {
-			return openai.New(openai.Config{APIKey: s.APIKey, BaseURL: s.BaseURL, Options: s.Transport}), nil
+			return openai.New(openai.Config{APIKey: s.APIKey, BaseURL: s.BaseURL, Options: s.HTTP}), nil
 		},
 	},
 	{
 		Name: "openai-responses", Family: "openai", Summary: "OpenAI Responses API",
 		KeyVars: []string{"OPENAI_API_KEY"},
 		build: func(s Spec) (llm.Provider, error) {
-			return responses.New(responses.Config{APIKey: s.APIKey, BaseURL: s.BaseURL, Options: s.Transport}), nil
+			return responses.New(responses.Config{APIKey: s.APIKey, BaseURL: s.BaseURL, Options: s.HTTP}), nil
 		},
 	},
 	{
 		Name: "gemini", Family: "gemini", Summary: "Google Gemini API",
 		KeyVars: []string{"GEMINI_API_KEY", "GOOGLE_API_KEY"},
 		build: func(s Spec) (llm.Provider, error) {
-			return gemini.New(gemini.Config{APIKey: s.APIKey, BaseURL: s.BaseURL, Options: s.Transport}), nil
+			return gemini.New(gemini.Config{APIKey: s.APIKey, BaseURL: s.BaseURL, Options: s.HTTP}), nil
 		},
 	},
 	{
@@ -132,8 +132,8 @@ type Spec struct {
 	// ScriptPath is the scripted provider's script; empty plays the
 	// built-in one. Only the scripted provider takes it.
 	ScriptPath string
-	// Transport configures retries and timeouts of HTTP providers.
-	Transport transport.Options
+	// HTTP configures the retries and timeouts of HTTP providers.
+	HTTP httpcall.Options
 }
 
 // Build returns the client of spec's provider.

@@ -9,11 +9,10 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/exec"
 	"sync"
-	"syscall"
 	"time"
 
+	"zot.dev/zot/internal/subproc"
 	"zot.dev/zot/sdk/wire"
 )
 
@@ -51,9 +50,9 @@ type Options struct {
 // concurrent use.
 type Client struct {
 	opts  Options
-	cmd   *exec.Cmd
+	proc  *subproc.Process
 	stdin io.WriteCloser
-	out   *os.File // read end of zot's stdout
+	out   io.Reader // zot's stdout
 
 	wmu sync.Mutex // one command line at a time on stdin
 
@@ -63,17 +62,17 @@ type Client struct {
 	streams map[wire.ID]*Stream
 	gone    error // set once no command can be answered: ErrClosed or an ErrExited
 
-	wg         sync.WaitGroup // the reader and the waiter
+	wg         sync.WaitGroup // the reader
 	readerDone chan struct{}
-	exited     chan struct{} // closed when cmd.Wait has returned
-	waitErr    error         // cmd.Wait's result, read after exited
 
 	closeOnce sync.Once
 	closeErr  error
 }
 
 // Start starts `Bin rpc Args...`. ctx bounds only the start: the process
-// lives until Close (or until it exits by itself).
+// lives until Close (or until it exits by itself). zot runs in a process
+// group of its own, so a terminal's Ctrl-C reaches this program and not
+// zot, and on Linux it is killed should this program die without Close.
 func Start(ctx context.Context, opts Options) (*Client, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, fmt.Errorf("starting zot rpc: %w", err)
@@ -82,53 +81,47 @@ func Start(ctx context.Context, opts Options) (*Client, error) {
 	if bin == "" {
 		bin = "zot"
 	}
-	cmd := exec.Command(bin, append([]string{"rpc"}, opts.Args...)...)
-	cmd.Env = opts.Env
-	cmd.Dir = opts.Dir
-	cmd.Stderr = opts.Stderr
-	// Bounds the wait for a Stderr copy that a leftover grandchild keeps open.
-	cmd.WaitDelay = termGrace
-	stdin, err := cmd.StdinPipe()
+	proc, err := subproc.Start(ctx, subproc.Command{
+		Path:       bin,
+		Args:       append([]string{"rpc"}, opts.Args...),
+		Env:        opts.Env,
+		Dir:        opts.Dir,
+		StdinPipe:  true,
+		StdoutPipe: true,
+		Stderr:     opts.Stderr,
+		// Bounds the wait for stdout and stderr that a leftover
+		// grandchild keeps open.
+		WaitDelay:  termGrace,
+		StdinGrace: closeTimeout(opts),
+		TermGrace:  termGrace,
+	})
 	if err != nil {
-		return nil, fmt.Errorf("starting %s: %w", bin, err)
-	}
-	// An os.Pipe of our own rather than StdoutPipe: the reader must finish
-	// before cmd.Wait may close a StdoutPipe, and our read end can be
-	// closed to unblock the reader if a leftover grandchild holds the
-	// write end open.
-	out, outW, err := os.Pipe()
-	if err != nil {
-		stdin.Close()
-		return nil, fmt.Errorf("starting %s: %w", bin, err)
-	}
-	cmd.Stdout = outW
-	err = cmd.Start()
-	outW.Close()
-	if err != nil {
-		stdin.Close()
-		out.Close()
-		return nil, fmt.Errorf("starting %s: %w", bin, err)
+		return nil, fmt.Errorf("zot rpc: %w", err)
 	}
 	c := &Client{
 		opts:       opts,
-		cmd:        cmd,
-		stdin:      stdin,
-		out:        out,
+		proc:       proc,
+		stdin:      proc.Stdin(),
+		out:        proc.Stdout(),
 		pending:    make(map[wire.ID]chan *wire.Response),
 		streams:    make(map[wire.ID]*Stream),
 		readerDone: make(chan struct{}),
-		exited:     make(chan struct{}),
 	}
-	c.wg.Add(2)
-	go c.read()
-	go c.wait()
+	c.wg.Go(c.read)
 	return c, nil
+}
+
+// closeTimeout is Options.CloseTimeout or its default.
+func closeTimeout(opts Options) time.Duration {
+	if opts.CloseTimeout <= 0 {
+		return DefaultCloseTimeout
+	}
+	return opts.CloseTimeout
 }
 
 // read decodes stdout line by line until it ends, then fails whatever is
 // still waiting for an answer.
 func (c *Client) read() {
-	defer c.wg.Done()
 	defer close(c.readerDone)
 	br := bufio.NewReaderSize(c.out, 64<<10)
 	var readErr error
@@ -145,28 +138,13 @@ func (c *Client) read() {
 		}
 	}
 	// The process has closed stdout: it is exiting. Wait for its status
-	// so the error says how it ended.
-	<-c.exited
-	why := fmt.Errorf("%w (%v)", ErrExited, exitStatus(c.waitErr))
+	// so the error says how it ended. (Should a leftover grandchild hold
+	// stdout open, the read ends with os.ErrClosed once zot has exited.)
+	why := fmt.Errorf("%w (%v)", ErrExited, exitStatus(c.proc.Wait()))
 	if readErr != nil && !errors.Is(readErr, os.ErrClosed) {
 		why = fmt.Errorf("%w; reading its output: %v", why, readErr)
 	}
 	c.shutdown(why)
-}
-
-// wait reaps the process. If stdout does not end soon after the exit (a
-// grandchild inherited it), it closes the read end to free the reader.
-func (c *Client) wait() {
-	defer c.wg.Done()
-	c.waitErr = c.cmd.Wait()
-	close(c.exited)
-	t := time.NewTimer(termGrace)
-	defer t.Stop()
-	select {
-	case <-c.readerDone:
-	case <-t.C:
-	}
-	c.out.Close()
 }
 
 // exitStatus describes how the process ended.
@@ -327,42 +305,21 @@ func (c *Client) Close() error {
 			c.gone = ErrClosed
 		}
 		c.mu.Unlock()
-		// Closing the pipe also unblocks a write in progress.
-		c.stdin.Close()
-		timeout := c.opts.CloseTimeout
-		if timeout <= 0 {
-			timeout = DefaultCloseTimeout
-		}
-		how := ""
-		if !c.waitExit(timeout) {
-			how = "did not exit within " + timeout.String() + "; sent SIGTERM"
-			if c.cmd.Process.Signal(syscall.SIGTERM) != nil || !c.waitExit(termGrace) {
-				how = "did not exit within " + timeout.String() + "; killed"
-				_ = c.cmd.Process.Kill()
-				<-c.exited
-			}
-		}
+		// Closing stdin, Stop's first step, also unblocks a write in
+		// progress.
+		esc, waitErr := c.proc.Stop(context.Background())
 		c.wg.Wait()
+		within := "did not exit within " + closeTimeout(c.opts).String()
 		switch {
-		case how != "":
-			c.closeErr = fmt.Errorf("closing zot rpc: %s (%v)", how, exitStatus(c.waitErr))
-		case c.waitErr != nil:
-			c.closeErr = fmt.Errorf("closing zot rpc: %w", c.waitErr)
+		case esc == subproc.Terminated:
+			c.closeErr = fmt.Errorf("closing zot rpc: %s; sent SIGTERM (%v)", within, exitStatus(waitErr))
+		case esc == subproc.Killed:
+			c.closeErr = fmt.Errorf("closing zot rpc: %s; killed (%v)", within, exitStatus(waitErr))
+		case waitErr != nil:
+			c.closeErr = fmt.Errorf("closing zot rpc: %w", waitErr)
 		}
 	})
 	return c.closeErr
-}
-
-// waitExit reports whether the process exits within d.
-func (c *Client) waitExit(d time.Duration) bool {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-c.exited:
-		return true
-	case <-t.C:
-		return false
-	}
 }
 
 // Done returns a channel closed once the process has exited and its output

@@ -6,20 +6,20 @@ import (
 	"testing"
 
 	"zot.dev/zot/internal/llm"
+	"zot.dev/zot/internal/provider/httpcall"
 	"zot.dev/zot/internal/provider/providertest"
 	"zot.dev/zot/internal/provider/reqbody"
-	"zot.dev/zot/internal/provider/transport"
 )
 
 // BenchmarkHandleTextDelta measures decoding one content_block_delta
 // event and reporting it to the sink.
 func BenchmarkHandleTextDelta(b *testing.B) {
 	a := newAssembler(func(llm.Event) {})
-	start := transport.Event{Name: "content_block_start", Data: []byte(`{"type":"content_block_start","index":0,"content_block":{"type":"text","text":""}}`)}
+	start := httpcall.Event{Name: "content_block_start", Data: []byte(`{"type":"content_block_start","index":0,"content_block":{"type":"text","text":""}}`)}
 	if err := a.handle(start); err != nil {
 		b.Fatal(err)
 	}
-	ev := transport.Event{Name: "content_block_delta", Data: []byte(`{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"tok "}}`)}
+	ev := httpcall.Event{Name: "content_block_delta", Data: []byte(`{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"tok "}}`)}
 	b.ReportAllocs()
 	for b.Loop() {
 		if err := a.handle(ev); err != nil {

@@ -11,7 +11,7 @@ import (
 	"zot.dev/zot/internal/provider/reqbody"
 
 	"zot.dev/zot/internal/llm"
-	"zot.dev/zot/internal/provider/transport"
+	"zot.dev/zot/internal/provider/httpcall"
 )
 
 // providerName is the id reported by Name and in errors.
@@ -33,7 +33,7 @@ type Config struct {
 	// only /messages, and a trailing slash is ignored.
 	BaseURL string
 	// Options configures retries and stream timeouts.
-	Options transport.Options
+	Options httpcall.Options
 	// Version is the anthropic-version header, default "2023-06-01".
 	Version string
 }
@@ -44,7 +44,7 @@ type Provider struct {
 	apiKey  string
 	url     string
 	version string
-	opt     transport.Options
+	opt     httpcall.Options
 	tools   reqbody.ToolCache    // the encoded tool list of the last request
 	msgs    reqbody.MessageCache // the encoded messages of the last request
 }
@@ -97,13 +97,13 @@ func (p *Provider) Stream(ctx context.Context, req *llm.Request, sink llm.Sink) 
 	once := p.opt
 	once.MaxAttempts = 1 // Call below owns the attempt budget
 	var asm *assembler
-	err = transport.Call(ctx, p.opt, transport.Attempt{
-		Open: func(ctx context.Context) (*transport.Stream, error) {
+	err = httpcall.Call(ctx, p.opt, httpcall.Attempt{
+		Open: func(ctx context.Context) (*httpcall.Stream, error) {
 			asm = newAssembler(sink)
-			return transport.Post(ctx, providerName, p.url, header, body, once, decodeError)
+			return httpcall.Post(ctx, providerName, p.url, header, body, once, decodeError)
 		},
 		Started: func() { sink(llm.Event{Kind: llm.EventStart}) },
-		Read: func(s *transport.Stream) (bool, error) {
+		Read: func(s *httpcall.Stream) (bool, error) {
 			err := asm.run(s)
 			return asm.reported, err
 		},

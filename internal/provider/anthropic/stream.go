@@ -8,7 +8,7 @@ import (
 	"strings"
 
 	"zot.dev/zot/internal/llm"
-	"zot.dev/zot/internal/provider/transport"
+	"zot.dev/zot/internal/provider/httpcall"
 )
 
 // maxBlocks bounds the content block index a stream may use, so that a
@@ -87,7 +87,7 @@ func (a *assembler) emit(ev llm.Event) {
 }
 
 // run reads s until message_stop or an error.
-func (a *assembler) run(s *transport.Stream) error {
+func (a *assembler) run(s *httpcall.Stream) error {
 	for !a.done {
 		ev, err := s.Next()
 		if errors.Is(err, io.EOF) {
@@ -104,7 +104,7 @@ func (a *assembler) run(s *transport.Stream) error {
 }
 
 // handle applies one SSE event.
-func (a *assembler) handle(ev transport.Event) error {
+func (a *assembler) handle(ev httpcall.Event) error {
 	var e streamEvent
 	if err := json.Unmarshal(ev.Data, &e); err != nil {
 		return invalidEvent(fmt.Sprintf("decoding %s event: %v", ev.Name, err))

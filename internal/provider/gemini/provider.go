@@ -16,7 +16,7 @@ import (
 	"zot.dev/zot/internal/provider/reqbody"
 
 	"zot.dev/zot/internal/llm"
-	"zot.dev/zot/internal/provider/transport"
+	"zot.dev/zot/internal/provider/httpcall"
 )
 
 // providerName is the id reported by Name and in errors.
@@ -43,9 +43,9 @@ type Config struct {
 	BaseURL string
 	// Options configures retries and stream timeouts. When IdleTimeout is
 	// unset, calls that think (Request.ReasoningModel or a Reasoning
-	// effort) allow 10 minutes without a byte instead of the transport's
+	// effort) allow 10 minutes without a byte instead of httpcall's
 	// default.
-	Options transport.Options
+	Options httpcall.Options
 }
 
 // Provider streams model calls from the Gemini API. It is safe for
@@ -53,7 +53,7 @@ type Config struct {
 type Provider struct {
 	base   string
 	header http.Header
-	opt    transport.Options
+	opt    httpcall.Options
 	tools  reqbody.ToolCache // the encoded tool list of the last request
 	msgs   messageCaches     // the encoded messages of the last request
 }
@@ -101,13 +101,13 @@ func (p *Provider) Stream(ctx context.Context, req *llm.Request, sink llm.Sink) 
 		once.IdleTimeout = thinkingIdleTimeout
 	}
 	var asm *assembler
-	err = transport.Call(ctx, p.opt, transport.Attempt{
-		Open: func(ctx context.Context) (*transport.Stream, error) {
+	err = httpcall.Call(ctx, p.opt, httpcall.Attempt{
+		Open: func(ctx context.Context) (*httpcall.Stream, error) {
 			asm = newAssembler(sink)
 			return p.post(ctx, target, body, once)
 		},
 		Started: func() { sink(llm.Event{Kind: llm.EventStart}) },
-		Read: func(s *transport.Stream) (bool, error) {
+		Read: func(s *httpcall.Stream) (bool, error) {
 			err := asm.run(s)
 			return asm.reported, err
 		},
@@ -125,7 +125,7 @@ func (p *Provider) Stream(ctx context.Context, req *llm.Request, sink llm.Sink) 
 // post makes one request. Gemini states the delay it wants in the error
 // body (a google.rpc.RetryInfo detail) rather than in Retry-After; post
 // puts it on the error when no header gave one.
-func (p *Provider) post(ctx context.Context, target string, body []byte, opt transport.Options) (*transport.Stream, error) {
+func (p *Provider) post(ctx context.Context, target string, body []byte, opt httpcall.Options) (*httpcall.Stream, error) {
 	var delay time.Duration
 	decode := func(status int, body []byte) (kind, message string) {
 		e, ok := parseError(body)
@@ -135,7 +135,7 @@ func (p *Provider) post(ctx context.Context, target string, body []byte, opt tra
 		delay = e.retryDelay()
 		return e.Status, e.Message
 	}
-	s, err := transport.Post(ctx, providerName, target, p.header, body, opt, decode)
+	s, err := httpcall.Post(ctx, providerName, target, p.header, body, opt, decode)
 	var le *llm.Error
 	if err != nil && delay > 0 && errors.As(err, &le) && le.Retryable && le.RetryAfter == 0 {
 		le.RetryAfter = delay

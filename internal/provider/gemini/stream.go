@@ -9,7 +9,7 @@ import (
 	"strings"
 
 	"zot.dev/zot/internal/llm"
-	"zot.dev/zot/internal/provider/transport"
+	"zot.dev/zot/internal/provider/httpcall"
 )
 
 // syntheticIDPrefix starts the ids zot gives function calls that came
@@ -90,7 +90,7 @@ func (a *assembler) emit(ev llm.Event) {
 
 // run reads s to its end. Gemini has no end marker: a stream that ends
 // before a chunk gave a finish reason was cut.
-func (a *assembler) run(s *transport.Stream) error {
+func (a *assembler) run(s *httpcall.Stream) error {
 	for {
 		ev, err := s.Next()
 		if errors.Is(err, io.EOF) {

@@ -6,15 +6,15 @@ import (
 	"testing"
 
 	"zot.dev/zot/internal/llm"
+	"zot.dev/zot/internal/provider/httpcall"
 	"zot.dev/zot/internal/provider/providertest"
-	"zot.dev/zot/internal/provider/transport"
 )
 
 // BenchmarkHandleTextDelta measures decoding one content_block_delta
 // event and reporting it to the sink.
 func BenchmarkHandleTextDelta(b *testing.B) {
 	a := newAssembler("openai", func(llm.Event) {})
-	ev := transport.Event{Name: "message", Data: []byte(`{"id":"c1","object":"chat.completion.chunk","created":1,"model":"m","choices":[{"index":0,"delta":{"content":"tok "},"finish_reason":null}]}`)}
+	ev := httpcall.Event{Name: "message", Data: []byte(`{"id":"c1","object":"chat.completion.chunk","created":1,"model":"m","choices":[{"index":0,"delta":{"content":"tok "},"finish_reason":null}]}`)}
 	b.ReportAllocs()
 	for b.Loop() {
 		if err := a.handle(ev); err != nil {

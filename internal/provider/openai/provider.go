@@ -13,7 +13,7 @@ import (
 	"zot.dev/zot/internal/provider/reqbody"
 
 	"zot.dev/zot/internal/llm"
-	"zot.dev/zot/internal/provider/transport"
+	"zot.dev/zot/internal/provider/httpcall"
 )
 
 // Defaults for Config fields left empty.
@@ -40,8 +40,8 @@ type Config struct {
 	Name string
 	// Options configures retries and stream timeouts. When IdleTimeout is
 	// unset, calls to reasoning models (Request.ReasoningModel) allow 10
-	// minutes without a byte instead of the transport's default.
-	Options transport.Options
+	// minutes without a byte instead of httpcall's default.
+	Options httpcall.Options
 	// Headers are extra request headers (OpenRouter's HTTP-Referer and
 	// X-Title, for example). They override the provider's own.
 	Headers map[string]string
@@ -53,7 +53,7 @@ type Provider struct {
 	name   string
 	url    string
 	header http.Header
-	opt    transport.Options
+	opt    httpcall.Options
 	tools  reqbody.ToolCache    // the encoded tool list of the last request
 	msgs   reqbody.MessageCache // the encoded messages of the last request
 }
@@ -107,13 +107,13 @@ func (p *Provider) Stream(ctx context.Context, req *llm.Request, sink llm.Sink) 
 		once.IdleTimeout = reasoningIdleTimeout
 	}
 	var asm *assembler
-	err = transport.Call(ctx, p.opt, transport.Attempt{
-		Open: func(ctx context.Context) (*transport.Stream, error) {
+	err = httpcall.Call(ctx, p.opt, httpcall.Attempt{
+		Open: func(ctx context.Context) (*httpcall.Stream, error) {
 			asm = newAssembler(p.name, sink)
-			return transport.Post(ctx, p.name, p.url, p.header, body, once, decodeError)
+			return httpcall.Post(ctx, p.name, p.url, p.header, body, once, decodeError)
 		},
 		Started: func() { sink(llm.Event{Kind: llm.EventStart}) },
-		Read: func(s *transport.Stream) (bool, error) {
+		Read: func(s *httpcall.Stream) (bool, error) {
 			err := asm.run(s)
 			return asm.reported, err
 		},
@@ -178,7 +178,7 @@ func parseError(body []byte) (*wireError, bool) {
 	return nil, false
 }
 
-// decodeError reads an error body for transport.Post.
+// decodeError reads an error body for httpcall.Post.
 func decodeError(status int, body []byte) (kind, message string) {
 	e, ok := parseError(body)
 	if !ok {

@@ -2,12 +2,12 @@ package openai
 
 import (
 	"zot.dev/zot/internal/llm"
+	"zot.dev/zot/internal/provider/httpcall"
 	"zot.dev/zot/internal/provider/providertest"
-	"zot.dev/zot/internal/provider/transport"
 )
 
 // open builds the provider under test for providertest's dials.
-func open(baseURL, apiKey string, o transport.Options) llm.Provider {
+func open(baseURL, apiKey string, o httpcall.Options) llm.Provider {
 	return New(Config{APIKey: apiKey, BaseURL: baseURL, Options: o})
 }
 

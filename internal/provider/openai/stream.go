@@ -10,7 +10,7 @@ import (
 	"strings"
 
 	"zot.dev/zot/internal/llm"
-	"zot.dev/zot/internal/provider/transport"
+	"zot.dev/zot/internal/provider/httpcall"
 )
 
 // doneMarker is the data of the last event of a complete stream.
@@ -84,7 +84,7 @@ func (a *assembler) emit(ev llm.Event) {
 }
 
 // run reads s until [DONE] or an error.
-func (a *assembler) run(s *transport.Stream) error {
+func (a *assembler) run(s *httpcall.Stream) error {
 	for !a.done {
 		ev, err := s.Next()
 		if errors.Is(err, io.EOF) {
@@ -101,7 +101,7 @@ func (a *assembler) run(s *transport.Stream) error {
 }
 
 // handle applies one SSE event.
-func (a *assembler) handle(ev transport.Event) error {
+func (a *assembler) handle(ev httpcall.Event) error {
 	if string(bytes.TrimSpace(ev.Data)) == doneMarker {
 		a.endCalls()
 		a.done = true

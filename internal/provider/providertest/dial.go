@@ -5,7 +5,7 @@ import (
 	"time"
 
 	"zot.dev/zot/internal/llm"
-	"zot.dev/zot/internal/provider/transport"
+	"zot.dev/zot/internal/provider/httpcall"
 )
 
 // TestKey is the API key the providers dialled by [Open.Dial] send.
@@ -16,17 +16,17 @@ const TestKey = "test-key"
 const IdleTimeout = 100 * time.Millisecond
 
 // Open builds the provider under test aimed at baseURL, with apiKey (empty
-// for none) and the transport options o. Each provider package's tests
+// for none) and the httpcall options o. Each provider package's tests
 // define one over their own Config, and the methods of Open turn it into
 // the [Dial]s the shared scenarios take.
-type Open func(baseURL, apiKey string, o transport.Options) llm.Provider
+type Open func(baseURL, apiKey string, o httpcall.Options) llm.Provider
 
 // Dial returns a Dial that aims the provider at the server's URL followed
 // by path (the API version prefix a user would configure, such as "/v1"),
 // with the key [TestKey] and its backoff sleeps recorded instead of slept.
 func (open Open) Dial(path string) Dial {
 	return func(srv *httptest.Server, sl *Sleeps) llm.Provider {
-		return open(srv.URL+path, TestKey, transport.Options{Sleep: sl.Sleep})
+		return open(srv.URL+path, TestKey, httpcall.Options{Sleep: sl.Sleep})
 	}
 }
 
@@ -34,7 +34,7 @@ func (open Open) Dial(path string) Dial {
 // stream that is silent for [IdleTimeout].
 func (open Open) IdleDial() Dial {
 	return func(srv *httptest.Server, sl *Sleeps) llm.Provider {
-		return open(srv.URL, "", transport.Options{IdleTimeout: IdleTimeout, Sleep: sl.Sleep})
+		return open(srv.URL, "", httpcall.Options{IdleTimeout: IdleTimeout, Sleep: sl.Sleep})
 	}
 }
 
@@ -42,7 +42,7 @@ func (open Open) IdleDial() Dial {
 // n attempts of a call.
 func (open Open) AttemptsDial(n int) Dial {
 	return func(srv *httptest.Server, sl *Sleeps) llm.Provider {
-		return open(srv.URL, "", transport.Options{Sleep: sl.Sleep, MaxAttempts: n})
+		return open(srv.URL, "", httpcall.Options{Sleep: sl.Sleep, MaxAttempts: n})
 	}
 }
 

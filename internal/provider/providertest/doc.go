@@ -21,6 +21,6 @@
 //   - Recorders: [Sleeps] for backoff delays, [Recorder] for events,
 //     [HangGuard] and [RunAsync] against hangs, [Dump] for messages.
 //
-// It is imported only by _test.go files. Package transport's own tests
-// keep their own sleep recorder: this package imports transport.
+// It is imported only by _test.go files. Package httpcall's own tests
+// keep their own sleep recorder: this package imports httpcall.
 package providertest

@@ -6,8 +6,8 @@ import (
 	"testing"
 
 	"zot.dev/zot/internal/llm"
+	"zot.dev/zot/internal/provider/httpcall"
 	"zot.dev/zot/internal/provider/providertest"
-	"zot.dev/zot/internal/provider/transport"
 )
 
 // BenchmarkHandleTextDelta measures decoding one response.output_text.delta
@@ -15,10 +15,10 @@ import (
 func BenchmarkHandleTextDelta(b *testing.B) {
 	a := newAssembler("openai-responses", func(llm.Event) {})
 	added := `{"type":"response.output_item.added","sequence_number":1,"output_index":0,"item":{"id":"msg_1","type":"message","status":"in_progress","content":[],"role":"assistant"}}`
-	if err := a.handle(transport.Event{Name: "response.output_item.added", Data: []byte(added)}); err != nil {
+	if err := a.handle(httpcall.Event{Name: "response.output_item.added", Data: []byte(added)}); err != nil {
 		b.Fatal(err)
 	}
-	ev := transport.Event{Name: "response.output_text.delta", Data: []byte(`{"type":"response.output_text.delta","sequence_number":2,"item_id":"msg_1","output_index":0,"content_index":0,"delta":"tok ","logprobs":[]}`)}
+	ev := httpcall.Event{Name: "response.output_text.delta", Data: []byte(`{"type":"response.output_text.delta","sequence_number":2,"item_id":"msg_1","output_index":0,"content_index":0,"delta":"tok ","logprobs":[]}`)}
 	b.ReportAllocs()
 	for b.Loop() {
 		if err := a.handle(ev); err != nil {

@@ -7,7 +7,7 @@ import (
 	"io"
 
 	"zot.dev/zot/internal/llm"
-	"zot.dev/zot/internal/provider/transport"
+	"zot.dev/zot/internal/provider/httpcall"
 )
 
 // noIndex marks an event without an output_index.
@@ -91,7 +91,7 @@ func (a *assembler) emit(ev llm.Event) {
 }
 
 // run reads s until the response's terminal event or an error.
-func (a *assembler) run(s *transport.Stream) error {
+func (a *assembler) run(s *httpcall.Stream) error {
 	for !a.done {
 		ev, err := s.Next()
 		if errors.Is(err, io.EOF) {
@@ -108,7 +108,7 @@ func (a *assembler) run(s *transport.Stream) error {
 }
 
 // handle applies one SSE event.
-func (a *assembler) handle(ev transport.Event) error {
+func (a *assembler) handle(ev httpcall.Event) error {
 	e := &a.ev
 	*e = streamEvent{OutputIndex: noIndex}
 	if err := json.Unmarshal(ev.Data, e); err != nil {

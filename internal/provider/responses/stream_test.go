@@ -8,8 +8,8 @@ import (
 	"testing"
 
 	"zot.dev/zot/internal/llm"
+	"zot.dev/zot/internal/provider/httpcall"
 	"zot.dev/zot/internal/provider/providertest"
-	"zot.dev/zot/internal/provider/transport"
 )
 
 func TestTextOnly(t *testing.T) {
@@ -130,7 +130,7 @@ func TestHandleRejectsBadEvents(t *testing.T) {
 	}
 	for _, tt := range tests {
 		a := newAssembler("openai-responses", func(llm.Event) {})
-		err := a.handle(transport.Event{Name: "message", Data: []byte(tt.data)})
+		err := a.handle(httpcall.Event{Name: "message", Data: []byte(tt.data)})
 		var le *llm.Error
 		if !errors.As(err, &le) || le.Kind != "invalid_event" || le.Retryable {
 			t.Errorf("%s: err = %#v", tt.name, err)
@@ -146,7 +146,7 @@ func TestItemFoundByIDWithoutIndex(t *testing.T) {
 		`{"type":"response.output_text.delta","item_id":"msg_1","delta":"hi"}`,
 		`{"type":"response.completed","response":{"status":"completed"}}`,
 	} {
-		if err := a.handle(transport.Event{Name: "message", Data: []byte(data)}); err != nil {
+		if err := a.handle(httpcall.Event{Name: "message", Data: []byte(data)}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -168,7 +168,7 @@ func TestRawReasoningAndSummary(t *testing.T) {
 		`{"type":"response.reasoning_summary_text.delta","output_index":0,"summary_index":1,"delta":"more"}`,
 		`{"type":"response.completed","response":{"status":"completed"}}`,
 	} {
-		if err := a.handle(transport.Event{Name: "message", Data: []byte(data)}); err != nil {
+		if err := a.handle(httpcall.Event{Name: "message", Data: []byte(data)}); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -13,7 +13,7 @@ import (
 	"time"
 
 	"zot.dev/zot/internal/llm"
-	"zot.dev/zot/internal/provider/transport"
+	"zot.dev/zot/internal/provider/httpcall"
 )
 
 // providerName is the id reported by Name and in errors.
@@ -38,7 +38,7 @@ type Config struct {
 type Provider struct {
 	script *Script
 	sleep  func(ctx context.Context, d time.Duration) error
-	retry  transport.Options
+	retry  httpcall.Options
 }
 
 // New returns a Provider for cfg.
@@ -54,7 +54,7 @@ func New(cfg Config) *Provider {
 	// a server-requested delay is too long to wait for), with each wait
 	// capped at maxRetryWait. A 1ns base delay makes the backoff used when a
 	// failure asks for no delay practically zero.
-	p.retry = transport.Options{
+	p.retry = httpcall.Options{
 		BaseDelay: time.Nanosecond,
 		Sleep: func(ctx context.Context, d time.Duration) error {
 			return p.sleep(ctx, min(d, maxRetryWait))
@@ -81,7 +81,7 @@ func (p *Provider) Stream(ctx context.Context, req *llm.Request, sink llm.Sink) 
 	st := &p.script.Turns[pos.turn].Steps[pos.step]
 	if f := st.Error; f != nil && f.Status > 0 {
 		attempt := 0
-		err := transport.Retry(ctx, p.retry, func(context.Context) error {
+		err := httpcall.Retry(ctx, p.retry, func(context.Context) error {
 			attempt++
 			if f.Times == 0 || attempt <= f.Times {
 				return statusError(f)
