@@ -30,7 +30,8 @@ type Target struct {
 	// Schema is the folder of the schema files, e.g. "schema/rpc".
 	Schema string
 	// GoDir is the directory of the Go package that gets the protocol's
-	// types (types_gen.go), GoPackage its name.
+	// types ([GoTypesFile]) and validators ([GoValidatorsFile]),
+	// GoPackage its name.
 	GoDir, GoPackage string
 	// Docs are the documents with sections generated from the schema.
 	Docs []DocTarget
@@ -50,9 +51,11 @@ type DocTarget struct {
 	Sections []string
 }
 
-// GoTypesFile is the name of the generated Go types file in a target's
-// GoDir.
-const GoTypesFile = "types_gen.go"
+// The names of the generated Go files in a target's GoDir.
+const (
+	GoTypesFile      = "types_gen.go"
+	GoValidatorsFile = "validate_gen.go"
+)
 
 // Targets are the repository's schema folders and what they generate.
 var Targets = []Target{
@@ -132,6 +135,10 @@ func (t Target) generate(fsys fs.FS) (map[string][]byte, error) {
 			return nil, fmt.Errorf("generating Go: %w", err)
 		}
 		out[path.Join(t.GoDir, GoTypesFile)] = src
+		if src, err = GoValidators(m, t.GoPackage); err != nil {
+			return nil, fmt.Errorf("generating Go validators: %w", err)
+		}
+		out[path.Join(t.GoDir, GoValidatorsFile)] = src
 	}
 	for _, d := range t.Docs {
 		doc, err := fs.ReadFile(fsys, d.Path)

@@ -42,7 +42,12 @@ func TestGoGolden(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	golden(t, "tiny/want_go.txt", src)
+	golden(t, "tiny/want_types_go.txt", src)
+	src, err = GoValidators(loadTiny(t), "tiny")
+	if err != nil {
+		t.Fatal(err)
+	}
+	golden(t, "tiny/want_validate_go.txt", src)
 }
 
 func TestDocsGolden(t *testing.T) {
