@@ -2,9 +2,13 @@ package gen
 
 import (
 	"bytes"
+	"crypto/sha256"
 	"flag"
+	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -130,5 +134,53 @@ func TestSchemaRulesAreEnforced(t *testing.T) {
 			}
 			t.Log(err)
 		})
+	}
+}
+
+// TestHeadersCarrySchemaHash checks that every generated file names the
+// hash `sha256sum <schema folder>/*.json | sha256sum` prints, computed
+// here without the generator, and that a changed schema changes it.
+func TestHeadersCarrySchemaHash(t *testing.T) {
+	root := os.DirFS("..")
+	files, err := Generate(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tg := range Targets {
+		names, err := fs.Glob(root, tg.Schema+"/*.json")
+		if err != nil || len(names) == 0 {
+			t.Fatalf("%s: no schema files (%v)", tg.Schema, err)
+		}
+		var lines strings.Builder
+		for _, n := range names {
+			data, err := fs.ReadFile(root, n)
+			if err != nil {
+				t.Fatal(err)
+			}
+			fmt.Fprintf(&lines, "%x  %s\n", sha256.Sum256(data), n)
+		}
+		want := fmt.Sprintf("%x", sha256.Sum256([]byte(lines.String())))
+		var outs []string
+		if tg.GoDir != "" {
+			outs = append(outs, tg.GoDir+"/"+GoTypesFile, tg.GoDir+"/"+GoValidatorsFile)
+		}
+		for _, d := range tg.Docs {
+			outs = append(outs, d.Path)
+		}
+		outs = append(outs, tg.Python, tg.TypeScript, tg.TSExamples)
+		for _, p := range outs {
+			if p == "" {
+				continue
+			}
+			if got := string(files[p]); !strings.Contains(got, want) {
+				t.Errorf("%s does not carry the hash %s of %s", p, want, tg.Schema)
+			}
+		}
+	}
+	m := loadTiny(t)
+	before := m.SourceHash()
+	m.Files[0].Sum[0] ^= 1
+	if m.SourceHash() == before {
+		t.Error("a changed schema file keeps the hash")
 	}
 }
