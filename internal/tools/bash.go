@@ -10,6 +10,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"zot.dev/zot/internal/subproc"
 )
 
 // Timing of bash's process handling.
@@ -78,30 +80,35 @@ func (t *bashTool) Run(ctx context.Context, call Call) (Result, error) {
 	return t.run(ctx, command, timeout, call.Progress)
 }
 
-// shellCommand returns the shell invocation for command.
-func shellCommand(command string) *exec.Cmd {
+// shellPath returns the shell to run commands with: bash, else /bin/sh.
+func shellPath() string {
 	if p, err := exec.LookPath("bash"); err == nil {
-		return exec.Command(p, "-c", command)
+		return p
 	}
-	return exec.Command("/bin/sh", "-c", command)
+	return "/bin/sh"
 }
 
 // run executes command and assembles the result.
 func (t *bashTool) run(ctx context.Context, command string, timeout time.Duration, progress func(string)) (Result, error) {
-	cmd := shellCommand(command)
-	cmd.Dir = t.cfg.CWD
-	cmd.Env = scrubEnv(t.cfg.Env)
-	cmd.WaitDelay = bashWaitDelay
-	setProcessGroup(cmd)
-
 	var pump *progressPump
 	if progress != nil {
 		pump = newProgressPump(progress)
 	}
 	out := newOutputCapture(t.cfg.SpillDir, pump)
-	cmd.Stdout = out
-	cmd.Stderr = out
-	if err := cmd.Start(); err != nil {
+	proc, err := subproc.Start(ctx, subproc.Command{
+		Path:      shellPath(),
+		Args:      []string{"-c", command},
+		Dir:       t.cfg.CWD,
+		Env:       scrubEnv(t.cfg.Env),
+		Stdout:    out,
+		Stderr:    out,
+		WaitDelay: bashWaitDelay,
+		TermGrace: bashKillAfter,
+	})
+	if err != nil {
+		if ctx.Err() != nil {
+			return Errorf("aborted"), nil
+		}
 		return Errorf(fmt.Sprintf("cannot start the shell: %v", err)), nil
 	}
 
@@ -116,22 +123,24 @@ func (t *bashTool) run(ctx context.Context, command string, timeout time.Duratio
 		close(pumpDone)
 	}
 
-	done := make(chan error, 1)
-	go func() { done <- cmd.Wait() }()
 	timer := time.NewTimer(timeout)
 	defer timer.Stop()
 
-	var waitErr error
 	var status string
 	select {
-	case waitErr = <-done:
+	case <-proc.Done():
 	case <-timer.C:
 		status = "timed out after " + formatSeconds(timeout)
-		waitErr = stopProcessGroup(cmd, done)
 	case <-ctx.Done():
 		status = "aborted"
-		waitErr = stopProcessGroup(cmd, done)
 	}
+	if status != "" {
+		// SIGTERM to the group, SIGKILL after bashKillAfter for whatever
+		// of it is left. An abort asks for that ladder too, not a kill at
+		// once: the context's end must not cut it short.
+		_, _ = proc.Stop(context.WithoutCancel(ctx))
+	}
+	waitErr := proc.Wait()
 	close(stopPump)
 	<-pumpDone
 	if pump != nil {
@@ -147,13 +156,13 @@ func (t *bashTool) run(ctx context.Context, command string, timeout time.Duratio
 	case errors.Is(waitErr, exec.ErrWaitDelay):
 		notes = append(notes, "exit code 0",
 			"background processes still hold the output; what they print after the command exited is not shown")
-	case cmd.ProcessState != nil && cmd.ProcessState.ExitCode() >= 0:
-		code := cmd.ProcessState.ExitCode()
+	case proc.ExitCode() >= 0:
+		code := proc.ExitCode()
 		isErr = code != 0
 		notes = append(notes, "exit code "+strconv.Itoa(code))
-	case cmd.ProcessState != nil:
+	case proc.ProcessState() != nil:
 		isErr = true
-		notes = append(notes, cmd.ProcessState.String())
+		notes = append(notes, proc.ProcessState().String())
 	default:
 		isErr = true
 		notes = append(notes, fmt.Sprintf("waiting for the shell failed: %v", waitErr))
@@ -168,34 +177,6 @@ func (t *bashTool) run(ctx context.Context, command string, timeout time.Duratio
 		return Errorf(text), nil
 	}
 	return Text(text), nil
-}
-
-// stopProcessGroup ends a running command: SIGTERM to its process group,
-// then SIGKILL once bashKillAfter has passed if any of the group is still
-// there. It returns the shell's Wait result.
-func stopProcessGroup(cmd *exec.Cmd, done <-chan error) error {
-	_ = terminateGroup(cmd)
-	deadline := time.NewTimer(bashKillAfter)
-	defer deadline.Stop()
-	var err error
-	select {
-	case err = <-done:
-	case <-deadline.C:
-		_ = killGroup(cmd)
-		return <-done
-	}
-	// The shell is gone; wait for the rest of its group, up to the deadline.
-	poll := time.NewTicker(20 * time.Millisecond)
-	defer poll.Stop()
-	for groupAlive(cmd) {
-		select {
-		case <-deadline.C:
-			_ = killGroup(cmd)
-			return err
-		case <-poll.C:
-		}
-	}
-	return err
 }
 
 // formatSeconds renders d as seconds: "120s", "1.5s".
