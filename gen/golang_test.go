@@ -2,14 +2,18 @@ package gen
 
 import (
 	"bytes"
+	"context"
 	"crypto/sha256"
+	"encoding/json"
 	"flag"
 	"fmt"
 	"io/fs"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files under testdata/")
@@ -182,5 +186,53 @@ func TestHeadersCarrySchemaHash(t *testing.T) {
 	m.Files[0].Sum[0] ^= 1
 	if m.SourceHash() == before {
 		t.Error("a changed schema file keeps the hash")
+	}
+}
+
+// TestGoGoldenCompiles builds, vets and tests the golden Go output of
+// testdata/tiny as a package of this module, beside a hand-written
+// companion (the schema's custom ID type) and a test that exercises it.
+// The files are laid into testdata/tiny with `go -overlay`, so nothing is
+// written to the tree.
+func TestGoGoldenCompiles(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs the go command")
+	}
+	goBin, err := exec.LookPath("go")
+	if err != nil {
+		t.Skip("go command not found")
+	}
+	dir, err := filepath.Abs(filepath.Join("testdata", "tiny"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	overlay := map[string]map[string]string{"Replace": {}}
+	for name, src := range map[string]string{
+		GoTypesFile:      "want_types_go.txt",
+		GoValidatorsFile: "want_validate_go.txt",
+		"id.go":          "id_go.txt",
+		"tiny_test.go":   "tiny_test_go.txt",
+	} {
+		overlay["Replace"][filepath.Join(dir, name)] = filepath.Join(dir, src)
+	}
+	data, err := json.Marshal(overlay)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ovPath := filepath.Join(t.TempDir(), "overlay.json")
+	if err := os.WriteFile(ovPath, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, args := range [][]string{
+		{"vet", "-overlay=" + ovPath, "./testdata/tiny"},
+		{"test", "-overlay=" + ovPath, "-vet=off", "-count=1", "./testdata/tiny"},
+	} {
+		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+		cmd := exec.CommandContext(ctx, goBin, args...)
+		out, err := cmd.CombinedOutput()
+		cancel()
+		if err != nil {
+			t.Fatalf("go %s: %v\n%s", args[0], err, out)
+		}
 	}
 }
