@@ -295,3 +295,32 @@ func TestGeneratedUpToDate(t *testing.T) {
 		}
 	}
 }
+
+// TestPythonHelpersFile runs python/helpers.py on its own, so the file the
+// generated modules copy stays valid Python with the imports it needs.
+func TestPythonHelpersFile(t *testing.T) {
+	body, err := pyHelpers()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasPrefix(body, "def ") {
+		t.Errorf("the copied part starts with %.20q, want a def", body)
+	}
+	py, err := exec.LookPath("python3")
+	if err != nil {
+		t.Skip("python3 not found")
+	}
+	path, err := filepath.Abs(filepath.Join("python", "helpers.py"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	check := `import runpy, sys
+g = runpy.run_path(sys.argv[1])
+assert callable(g["_parse_union"]), sorted(g)
+`
+	if out, err := exec.CommandContext(ctx, py, "-I", "-c", check, path).CombinedOutput(); err != nil {
+		t.Fatalf("python3: %v\n%s", err, out)
+	}
+}
