@@ -1,17 +1,27 @@
 package tools
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
-	"os"
+	"io/fs"
 )
 
 // editContext is the number of unchanged lines shown around each change.
 const editContext = 3
 
+// editMaxBytes is the largest file edit takes: it holds a file several
+// times over in memory while it matches, rewrites and diffs it.
+const editMaxBytes = 64 << 20
+
 // editTool replaces exact text in a file.
-type editTool struct{ cfg Config }
+type editTool struct {
+	cfg Config
+	// maxBytes replaces editMaxBytes when not zero.
+	maxBytes int64
+}
 
 func (*editTool) Name() string { return "edit" }
 
@@ -20,7 +30,8 @@ func (*editTool) Description() string {
 		"one place in the current file (whitespace and indentation included); add surrounding " +
 		"lines to make it unique. All edits are matched against the original file, must not " +
 		"overlap, and are applied together. Line endings and a byte order mark are preserved. " +
-		"Returns a unified diff of the change."
+		"Returns a unified diff of the change. Only regular text files of up to " +
+		byteSize(editMaxBytes) + " are edited; use bash for larger ones."
 }
 
 func (*editTool) Schema() json.RawMessage {
@@ -106,16 +117,9 @@ func (t *editTool) Run(ctx context.Context, call Call) (Result, error) {
 	}
 	abs := resolvePath(t.cfg.CWD, path)
 	shown := displayPath(t.cfg.CWD, abs)
-	mode, exists, err := existingMode(abs, 0o644)
-	if err == nil && !exists {
-		return Errorf(fmt.Sprintf("cannot edit %s: no such file; use write to create it", shown)), nil
-	}
+	content, mode, err := t.load(ctx, abs, shown)
 	if err != nil {
-		return Errorf(fmt.Sprintf("cannot edit %s: %v", shown, unwrapPathError(err))), nil
-	}
-	content, err := os.ReadFile(abs)
-	if err != nil {
-		return Errorf(fmt.Sprintf("cannot read %s: %v", shown, unwrapPathError(err))), nil
+		return Errorf(err.Error()), nil
 	}
 	if looksBinary(content) {
 		return Errorf(fmt.Sprintf("%s is a binary file; edit works on text files only", shown)), nil
@@ -136,4 +140,38 @@ func (t *editTool) Run(ctx context.Context, call Call) (Result, error) {
 		noun = "edit"
 	}
 	return Text(fmt.Sprintf("applied %d %s to %s (+%d -%d lines)\n%s", len(edits), noun, shown, added, removed, diff)), nil
+}
+
+// load reads the file to edit and returns it with its permission bits.
+// Its errors are meant for the model.
+func (t *editTool) load(ctx context.Context, abs, shown string) ([]byte, fs.FileMode, error) {
+	f, st, err := openRegular(abs)
+	var wrong *wrongTypeError
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return nil, 0, fmt.Errorf("cannot edit %s: no such file; use write to create it", shown)
+	case errors.As(err, &wrong):
+		return nil, 0, fmt.Errorf("cannot edit %s: it %v; edit changes only regular files", shown, wrong)
+	case err != nil:
+		return nil, 0, fmt.Errorf("cannot edit %s: %v", shown, unwrapPathError(err))
+	}
+	defer f.Close()
+	limit := cmp.Or(t.maxBytes, editMaxBytes)
+	tooLarge := func(size string) error {
+		return fmt.Errorf("cannot edit %s: file too large for edit (%s, the limit is %s); use bash (sed, a script) to change it",
+			shown, size, byteSize(limit))
+	}
+	if st.Size() > limit {
+		return nil, 0, tooLarge(byteSize(st.Size()))
+	}
+	content, err := readAllCapped(ctx, f, st.Size(), limit)
+	switch {
+	case errors.Is(err, errCapped):
+		return nil, 0, tooLarge("more than " + byteSize(limit))
+	case ctx.Err() != nil:
+		return nil, 0, errors.New("aborted")
+	case err != nil:
+		return nil, 0, fmt.Errorf("cannot read %s: %v", shown, unwrapPathError(err))
+	}
+	return content, st.Mode().Perm() | st.Mode()&(fs.ModeSetuid|fs.ModeSetgid|fs.ModeSticky), nil
 }

@@ -22,7 +22,9 @@ func (*findTool) Description() string {
 		"directory). The pattern is matched against paths relative to that directory: '*' and '?' " +
 		"stay within one path segment, '**' spans directories (\"src/**/*.go\"); a pattern without " +
 		"'/' also matches file names at any depth (\"*.go\"). Skips .git and files excluded by " +
-		".gitignore. Results are sorted, relative to the working directory, directories end in '/'."
+		".gitignore. Results are sorted, relative to the working directory, directories end in '/'; " +
+		"named pipes, sockets and devices are marked with their kind in parentheses, as read and " +
+		"grep do not open them."
 }
 
 func (*findTool) Schema() json.RawMessage {
@@ -67,7 +69,7 @@ func (t *findTool) Run(ctx context.Context, call Call) (Result, error) {
 		return Errorf(fmt.Sprintf("cannot search %s: %v", shown, unwrapPathError(err))), nil
 	}
 	if !st.IsDir() {
-		return Errorf(fmt.Sprintf("%s is not a directory; find searches directories", shown)), nil
+		return Errorf(fmt.Sprintf("%s is a %s, not a directory; find searches directories", shown, fileKind(st.Mode()))), nil
 	}
 
 	var out strings.Builder
@@ -82,8 +84,11 @@ func (t *findTool) Run(ctx context.Context, call Call) (Result, error) {
 		}
 		found++
 		out.WriteString(displayPath(t.cfg.CWD, p))
-		if d.IsDir() {
+		switch {
+		case d.IsDir():
 			out.WriteByte('/')
+		case isSpecial(d.Type()):
+			fmt.Fprintf(&out, " (%s)", fileKind(d.Type()))
 		}
 		out.WriteByte('\n')
 		return nil

@@ -1,8 +1,34 @@
 package tools
 
 import (
+	"bytes"
+	"context"
+	"errors"
 	"strings"
 )
+
+// ignoreFileMaxBytes bounds what is read of one ignore file; the lines past
+// it are dropped.
+const ignoreFileMaxBytes = 1 << 20
+
+// readIgnoreFile returns the content of the ignore file at path. A file that
+// is missing, unreadable or not a regular file (a named pipe, a directory)
+// counts as absent.
+func readIgnoreFile(path string) (string, bool) {
+	f, st, err := openRegular(path)
+	if err != nil {
+		return "", false
+	}
+	defer f.Close()
+	data, err := readAllCapped(context.Background(), f, st.Size(), ignoreFileMaxBytes)
+	switch {
+	case errors.Is(err, errCapped):
+		data = data[:bytes.LastIndexByte(data[:ignoreFileMaxBytes], '\n')+1]
+	case err != nil:
+		return "", false
+	}
+	return string(data), true
+}
 
 // ignoreRule is one pattern line of a .gitignore file.
 type ignoreRule struct {

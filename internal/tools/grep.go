@@ -2,6 +2,7 @@ package tools
 
 import (
 	"bufio"
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -19,17 +20,25 @@ const (
 	grepMaxContext  = 50
 	grepLineRunes   = 500
 	grepMatchWindow = 1 << 20 // bytes of a line that are searched
+	// grepMaxScan bounds the bytes grep reads of one file. It stops files
+	// that never end (a /proc file stats as empty however much it yields).
+	grepMaxScan = 1 << 30
 )
 
 // grepTool searches file contents with a regular expression.
-type grepTool struct{ cfg Config }
+type grepTool struct {
+	cfg Config
+	// maxScan replaces grepMaxScan when not zero.
+	maxScan int64
+}
 
 func (*grepTool) Name() string { return "grep" }
 
 func (*grepTool) Description() string {
 	return "Search file contents with a regular expression (Go RE2 syntax) under a directory " +
 		"(default: the working directory) or in one file. Skips .git, binary files and files " +
-		"excluded by .gitignore. Prints matching lines as path:line:text (context lines as " +
+		"excluded by .gitignore, and named pipes, sockets and devices; searches at most the first " +
+		byteSize(grepMaxScan) + " of each file. Prints matching lines as path:line:text (context lines as " +
 		"path-line-text), paths relative to the working directory, lines cut at " +
 		fmt.Sprint(grepLineRunes) + " characters."
 }
@@ -56,9 +65,11 @@ type grepRun struct {
 	re       *regexp.Regexp
 	context  int
 	max      int
+	maxScan  int64 // zero: grepMaxScan
 	matches  int
 	files    int
 	out      strings.Builder
+	notes    []string // files not searched to their end
 	stopped  bool
 	lastFile string
 }
@@ -102,15 +113,19 @@ func (t *grepTool) Run(ctx context.Context, call Call) (Result, error) {
 	if err != nil {
 		return Errorf(fmt.Sprintf("cannot search %s: %v", shown, unwrapPathError(err))), nil
 	}
-	g := &grepRun{cwd: t.cfg.CWD, re: re, context: contextLines, max: maxResults}
+	g := &grepRun{cwd: t.cfg.CWD, re: re, context: contextLines, max: maxResults, maxScan: t.maxScan}
 	filter := newFileFilter(glob)
 
-	if !st.IsDir() && !st.Mode().IsRegular() {
-		return Errorf(fmt.Sprintf("%s is not a regular file (%s)", shown, st.Mode().Type())), nil
-	}
 	if !st.IsDir() {
-		if err := g.searchFile(ctx, abs); err != nil && ctx.Err() != nil {
+		err := g.searchFile(ctx, abs)
+		var wrong *wrongTypeError
+		switch {
+		case ctx.Err() != nil:
 			return Errorf("aborted"), nil
+		case errors.As(err, &wrong):
+			return Errorf(fmt.Sprintf("%s is a %s, not a regular file or directory; grep searches only those", shown, fileKind(wrong.mode))), nil
+		case err != nil:
+			return Errorf(fmt.Sprintf("cannot search %s: %v", shown, unwrapPathError(err))), nil
 		}
 	} else {
 		w := newTreeWalker(abs)
@@ -118,13 +133,8 @@ func (t *grepTool) Run(ctx context.Context, call Call) (Result, error) {
 			if d.IsDir() || !filter.match(rel) {
 				return nil
 			}
-			if !d.Type().IsRegular() {
-				// Follow symlinks, but only to regular files: opening a
-				// FIFO or device could block or never end.
-				if st, err := os.Stat(p); err != nil || !st.Mode().IsRegular() {
-					return nil
-				}
-			}
+			// Unreadable files, and those that are not regular files
+			// (symbolic links are followed), are skipped.
 			if err := g.searchFile(ctx, p); err != nil && ctx.Err() != nil {
 				return ctx.Err()
 			}
@@ -140,8 +150,15 @@ func (t *grepTool) Run(ctx context.Context, call Call) (Result, error) {
 			return Errorf(fmt.Sprintf("cannot search %s: %v", shown, unwrapPathError(err))), nil
 		}
 	}
+	notes := strings.Join(g.notes, "\n")
 	if g.matches == 0 {
-		return Text(fmt.Sprintf("no matches for %q in %s", pattern, shown)), nil
+		if notes != "" {
+			notes = "\n" + notes
+		}
+		return Text(fmt.Sprintf("no matches for %q in %s%s", pattern, shown, notes)), nil
+	}
+	if notes != "" {
+		g.out.WriteString(notes + "\n")
 	}
 	if g.stopped {
 		fmt.Fprintf(&g.out, "[stopped after %d matches; narrow the search or raise max_results]\n", g.max)
@@ -149,23 +166,30 @@ func (t *grepTool) Run(ctx context.Context, call Call) (Result, error) {
 	return Text(strings.TrimSuffix(g.out.String(), "\n")), nil
 }
 
-// searchFile greps one file. Binary and unreadable files are skipped.
+// searchFile greps one file, which must be a regular file (a
+// *wrongTypeError says it is not). A binary file is skipped; one that goes
+// on past g.maxScan bytes is searched that far, with a note.
 func (g *grepRun) searchFile(ctx context.Context, abs string) error {
-	f, err := os.Open(abs)
+	f, _, err := openRegular(abs)
 	if err != nil {
 		return err
 	}
 	defer f.Close()
-	br := bufio.NewReaderSize(f, 64<<10)
+	return g.search(ctx, f, displayPath(g.cwd, abs))
+}
+
+// search greps the content of the file shown.
+func (g *grepRun) search(ctx context.Context, r io.Reader, shown string) error {
+	maxScan := cmp.Or(g.maxScan, grepMaxScan)
+	br := bufio.NewReaderSize(&capReader{ctx: ctx, r: r, max: maxScan}, 64<<10)
 	head, err := br.Peek(sniffLen)
-	if err != nil && !errors.Is(err, io.EOF) && !errors.Is(err, bufio.ErrBufferFull) {
+	if err != nil && !errors.Is(err, io.EOF) && !errors.Is(err, errCapped) {
 		return err
 	}
 	if looksBinary(head) {
 		return nil
 	}
 	g.files++
-	shown := displayPath(g.cwd, abs)
 	lr := &lineReader{br: br, keepBytes: grepMatchWindow}
 	type held struct {
 		n    int
@@ -174,7 +198,12 @@ func (g *grepRun) searchFile(ctx context.Context, abs string) error {
 	var before []held // up to g.context lines preceding the current one
 	after := 0        // context lines still to print after a match
 	lastPrinted := 0  // number of the last line printed in this file
+	capped := false   // the scan limit ended the last line read
 	for n := 1; ; n++ {
+		if capped {
+			g.notes = append(g.notes, fmt.Sprintf("[searched only the first %s of %s; use bash to search the rest]", byteSize(maxScan), shown))
+			return nil
+		}
 		if n%1024 == 0 && ctx.Err() != nil {
 			return ctx.Err()
 		}
@@ -182,8 +211,12 @@ func (g *grepRun) searchFile(ctx context.Context, abs string) error {
 		if errors.Is(err, io.EOF) {
 			return nil
 		}
-		if err != nil {
+		capped = errors.Is(err, errCapped)
+		if err != nil && !capped {
 			return err
+		}
+		if capped && ln.size == 0 {
+			continue
 		}
 		if g.re.Match(ln.text) {
 			if g.matches >= g.max {

@@ -27,7 +27,8 @@ type line struct {
 
 // next returns the next line, or io.EOF when the stream has ended. A final
 // line without a newline is returned as a line. The ending ("\n" or
-// "\r\n") is not part of the line.
+// "\r\n") is not part of the line. On another error it returns the part
+// of the line read so far, which may be empty, with the error.
 func (r *lineReader) next() (line, error) {
 	r.buf = r.buf[:0]
 	size := 0
@@ -57,7 +58,7 @@ func (r *lineReader) next() (line, error) {
 			}
 			return line{text: r.buf, size: size}, nil
 		default:
-			return line{}, err
+			return line{text: r.buf, size: size}, err
 		}
 	}
 }

@@ -20,7 +20,8 @@ func (*lsTool) Name() string { return "ls" }
 
 func (*lsTool) Description() string {
 	return "List a directory's entries, sorted by name (default: the working directory). " +
-		"Directories end in '/', symlinks show as 'name -> target'. Hidden entries (starting " +
+		"Directories end in '/', symlinks show as 'name -> target', named pipes, sockets and devices " +
+		"as 'name (kind)'. Hidden entries (starting " +
 		"with '.') are left out unless all is true."
 }
 
@@ -56,10 +57,13 @@ func (t *lsTool) Run(ctx context.Context, call Call) (Result, error) {
 	if err != nil {
 		return Errorf(fmt.Sprintf("cannot list %s: %v", shown, unwrapPathError(err))), nil
 	}
-	if !st.IsDir() {
+	switch {
+	case st.Mode().IsRegular():
 		return Errorf(fmt.Sprintf("%s is not a directory; use read to see a file", shown)), nil
+	case !st.IsDir():
+		return Errorf(fmt.Sprintf("%s is a %s, not a directory; ls lists directories", shown, fileKind(st.Mode()))), nil
 	}
-	entries, err := os.ReadDir(abs)
+	entries, err := readDirSorted(abs)
 	if err != nil && len(entries) == 0 {
 		return Errorf(fmt.Sprintf("cannot list %s: %v", shown, unwrapPathError(err))), nil
 	}
@@ -96,6 +100,8 @@ func lsEntry(dir string, e fs.DirEntry) string {
 		return name + " -> " + target
 	case e.IsDir():
 		return name + "/"
+	case isSpecial(e.Type()):
+		return name + " (" + fileKind(e.Type()) + ")"
 	}
 	return name
 }

@@ -2,6 +2,7 @@ package tools
 
 import (
 	"bufio"
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -22,10 +23,22 @@ const (
 	// lines would exceed it, fewer are shown and the footer says where to
 	// continue.
 	readOutputCap = 100 << 10
+	// readMaxScan bounds the bytes one read call takes from a file to
+	// reach and show its lines. It stops files that never end (a /proc
+	// file stats as empty however much it yields); lines past it are for
+	// bash.
+	readMaxScan = 1 << 30
+	// readCountBytes bounds how far read looks past the lines it shows to
+	// count the lines that remain; past it the footer gives a lower bound.
+	readCountBytes = 4 << 20
 )
 
 // readTool shows a text file's lines or returns an image.
-type readTool struct{ cfg Config }
+type readTool struct {
+	cfg Config
+	// maxScan replaces readMaxScan when not zero.
+	maxScan int64
+}
 
 func (*readTool) Name() string { return "read" }
 
@@ -34,7 +47,9 @@ func (*readTool) Description() string {
 		fmt.Sprint(readDefaultLimit) + " lines by default; use offset and limit to page " +
 		"through large files; lines longer than " + fmt.Sprint(readMaxLineRunes) +
 		" characters are truncated). PNG, JPEG, GIF and WebP images are returned as images. " +
-		"Use ls for directories."
+		"Use ls for directories. Only regular files are read: named pipes, sockets and devices " +
+		"are refused. One call looks at most " + byteSize(readMaxScan) + " into a file; use bash " +
+		"(tail, sed) for lines past that."
 }
 
 func (*readTool) Schema() json.RawMessage {
@@ -71,34 +86,36 @@ func (t *readTool) Run(ctx context.Context, call Call) (Result, error) {
 	abs := resolvePath(t.cfg.CWD, path)
 	shown := displayPath(t.cfg.CWD, abs)
 
-	f, err := os.Open(abs)
-	if err != nil {
+	f, st, err := openRegular(abs)
+	var wrong *wrongTypeError
+	switch {
+	case errors.As(err, &wrong) && wrong.mode.IsDir():
+		return Errorf(fmt.Sprintf("%s is a directory; use ls to list it", shown)), nil
+	case wrong != nil:
+		return Errorf(fmt.Sprintf("%s %v; read reads only regular files", shown, wrong)), nil
+	case err != nil:
 		return Errorf(fmt.Sprintf("cannot read %s: %v", shown, unwrapPathError(err))), nil
 	}
 	defer f.Close()
-	st, err := f.Stat()
-	if err != nil {
-		return Errorf(fmt.Sprintf("cannot read %s: %v", shown, unwrapPathError(err))), nil
-	}
-	if st.IsDir() {
-		return Errorf(fmt.Sprintf("%s is a directory; use ls to list it", shown)), nil
-	}
-	if !st.Mode().IsRegular() {
-		return Errorf(fmt.Sprintf("%s is not a regular file (%s)", shown, st.Mode().Type())), nil
-	}
+	return t.readFrom(ctx, f, shown, st.Size(), offset, limit)
+}
 
-	br := bufio.NewReaderSize(f, 64<<10)
+// readFrom shows the content of r, a file of size bytes by its stat (0 for
+// some files that hold more), as an image or as lines offset..offset+limit-1.
+func (t *readTool) readFrom(ctx context.Context, r io.Reader, shown string, size int64, offset, limit int) (Result, error) {
+	cr := &capReader{ctx: ctx, r: r, max: cmp.Or(t.maxScan, readMaxScan)}
+	br := bufio.NewReaderSize(cr, 64<<10)
 	head, err := br.Peek(sniffLen)
-	if err != nil && !errors.Is(err, io.EOF) {
-		return Errorf(fmt.Sprintf("cannot read %s: %v", shown, unwrapPathError(err))), nil
+	if err != nil && !errors.Is(err, io.EOF) && !errors.Is(err, errCapped) {
+		return readFailure(ctx, shown, err), nil
 	}
 	if mime := images.Sniff(head); mime != "" {
-		return t.readImage(br, shown, mime, st.Size())
+		return t.readImage(br, shown, mime, size)
 	}
 	if looksBinary(head) {
-		return Errorf(fmt.Sprintf("%s is a binary file (%d bytes); read shows only text files and images", shown, st.Size())), nil
+		return Errorf(fmt.Sprintf("%s is a binary file (%d bytes); read shows only text files and images", shown, size)), nil
 	}
-	return readText(ctx, br, shown, offset, limit)
+	return readText(ctx, br, cr, shown, offset, limit)
 }
 
 // readImage returns the image held in r if it is within the size cap.
@@ -121,10 +138,14 @@ func (t *readTool) readImage(r io.Reader, shown, mime string, size int64) (Resul
 	}}, nil
 }
 
-// readText formats lines offset..offset+limit-1 of r with line numbers.
-func readText(ctx context.Context, br *bufio.Reader, shown string, offset, limit int) (Result, error) {
+// readText formats lines offset..offset+limit-1 of br, which reads from
+// cr, with line numbers.
+func readText(ctx context.Context, br *bufio.Reader, cr *capReader, shown string, offset, limit int) (Result, error) {
 	lr := &lineReader{br: br, keepBytes: readMaxLineRunes * 4}
 	skipped, err := lr.skip(ctx, offset-1)
+	if errors.Is(err, errCapped) {
+		return beyondScan(cr, shown, offset, skipped), nil
+	}
 	if err != nil {
 		return readFailure(ctx, shown, err), nil
 	}
@@ -145,17 +166,27 @@ func readText(ctx context.Context, br *bufio.Reader, shown string, offset, limit
 		if errors.Is(err, io.EOF) {
 			break
 		}
-		if err != nil {
+		capped := errors.Is(err, errCapped)
+		if err != nil && !capped {
 			return readFailure(ctx, shown, err), nil
 		}
-		text := formatLine(ln)
+		if capped && ln.size == 0 {
+			if last < offset {
+				return beyondScan(cr, shown, offset, offset-1), nil
+			}
+			return scanStopped(cr, &out, offset, last), nil
+		}
+		text := formatLine(ln, capped)
 		entry := fmt.Sprintf("%6d\t%s\n", last+1, text)
 		if n > 0 && out.Len()+len(entry) > readOutputCap {
 			// Unread: the line stays for the next call.
-			return finishRead(ctx, lr, &out, shown, offset, last, 1)
+			return finishRead(ctx, lr, cr, &out, shown, offset, last, 1)
 		}
 		out.WriteString(entry)
 		last++
+		if capped {
+			return scanStopped(cr, &out, offset, last), nil
+		}
 	}
 	if last < offset {
 		if offset == 1 {
@@ -163,28 +194,53 @@ func readText(ctx context.Context, br *bufio.Reader, shown string, offset, limit
 		}
 		return Errorf(fmt.Sprintf("offset %d is beyond the end of %s (%d lines)", offset, shown, offset-1)), nil
 	}
-	return finishRead(ctx, lr, &out, shown, offset, last, 0)
+	return finishRead(ctx, lr, cr, &out, shown, offset, last, 0)
 }
 
 // finishRead adds the continuation footer when lines remain after last.
-// pending counts lines already taken from lr but not shown.
-func finishRead(ctx context.Context, lr *lineReader, out *strings.Builder, shown string, offset, last, pending int) (Result, error) {
+// pending counts lines already taken from lr but not shown. It counts the
+// lines that remain within readCountBytes only: a huge file is not read to
+// its end for the count.
+func finishRead(ctx context.Context, lr *lineReader, cr *capReader, out *strings.Builder, shown string, offset, last, pending int) (Result, error) {
+	cr.max = min(cr.max, cr.n+readCountBytes)
 	rest, err := lr.count(ctx)
-	if err != nil {
+	total := last + pending + rest
+	switch {
+	case errors.Is(err, errCapped):
+		fmt.Fprintf(out, "\n[showing lines %d-%d of more than %d; call read with offset=%d to continue]\n", offset, last, total, last+1)
+	case err != nil:
 		return readFailure(ctx, shown, err), nil
-	}
-	if total := last + pending + rest; total > last {
+	case total > last:
 		fmt.Fprintf(out, "\n[showing lines %d-%d of %d; call read with offset=%d to continue]\n", offset, last, total, last+1)
 	}
 	return Text(out.String()), nil
 }
 
+// scanStopped ends a read that reached the scan limit before the file
+// ended.
+func scanStopped(cr *capReader, out *strings.Builder, offset, last int) Result {
+	fmt.Fprintf(out, "\n[showing lines %d-%d; the file goes on, but read looks at most %s into a file; use bash (tail, sed) for the rest]\n",
+		offset, last, byteSize(cr.max))
+	return Text(out.String())
+}
+
+// beyondScan refuses an offset past the scan limit; lines counts the lines
+// before the limit.
+func beyondScan(cr *capReader, shown string, offset, lines int) Result {
+	return Errorf(fmt.Sprintf("offset %d is past the first %s of %s (%d lines), which is as far as read looks into a file; use bash (tail, sed) for lines past it",
+		offset, byteSize(cr.max), shown, lines))
+}
+
 // formatLine renders a line for display: valid UTF-8, cut to
-// readMaxLineRunes characters with a marker.
-func formatLine(ln line) string {
+// readMaxLineRunes characters with a marker. partial says the line goes
+// on past what was read of it.
+func formatLine(ln line, partial bool) string {
 	text, cut := truncateRunes(ln.text, readMaxLineRunes)
 	s := strings.ToValidUTF8(string(text), "\uFFFD")
-	if cut || ln.size > len(ln.text) {
+	switch {
+	case partial:
+		s += fmt.Sprintf(" … [line truncated: more than %d bytes]", ln.size)
+	case cut || ln.size > len(ln.text):
 		s += fmt.Sprintf(" … [line truncated: %d bytes in full]", ln.size)
 	}
 	return s

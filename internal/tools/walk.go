@@ -2,6 +2,7 @@ package tools
 
 import (
 	"context"
+	"errors"
 	"io/fs"
 	"os"
 	"path"
@@ -34,8 +35,8 @@ func newTreeWalker(root string) *treeWalker {
 		rel = ""
 	}
 	w.prefix = filepath.ToSlash(rel)
-	if data, err := os.ReadFile(filepath.Join(top, ".git", "info", "exclude")); err == nil {
-		w.ignores.add("", parseGitignore(string(data)))
+	if content, ok := readIgnoreFile(filepath.Join(top, ".git", "info", "exclude")); ok {
+		w.ignores.add("", parseGitignore(content))
 	}
 	// The .gitignore files above the root; the root's own is read when the
 	// walk enters it.
@@ -72,50 +73,65 @@ func splitPath(p string) []string {
 // loadIgnore reads the .gitignore of the directory abs, whose path
 // relative to the top is rel.
 func (w *treeWalker) loadIgnore(abs, rel string) {
-	data, err := os.ReadFile(filepath.Join(abs, ".gitignore"))
-	if err == nil {
-		w.ignores.add(rel, parseGitignore(string(data)))
+	if content, ok := readIgnoreFile(filepath.Join(abs, ".gitignore")); ok {
+		w.ignores.add(rel, parseGitignore(content))
 	}
 }
 
 // walk calls fn for every entry below the root that is not skipped, in
 // lexical order, with its absolute path and its slash-separated path
-// relative to the root. Unreadable directories are skipped. fn may return
-// fs.SkipDir or fs.SkipAll. The walk stops with ctx.Err() when ctx ends.
+// relative to the root. Symbolic links are reported, not followed.
+// Unreadable directories are reported but not entered. fn may return
+// fs.SkipDir (for a directory: do not enter it; for a file: skip the rest of
+// its directory) or fs.SkipAll. The walk stops with ctx.Err() when ctx
+// ends.
 func (w *treeWalker) walk(ctx context.Context, fn func(abs, rel string, d fs.DirEntry) error) error {
+	entries, err := readDirSorted(w.root)
+	if err != nil && len(entries) == 0 {
+		return err
+	}
+	w.loadIgnore(w.root, w.prefix)
 	n := 0
-	return filepath.WalkDir(w.root, func(p string, d fs.DirEntry, err error) error {
-		if n++; n%64 == 0 && ctx.Err() != nil {
+	err = w.walkEntries(ctx, w.root, "", entries, &n, fn)
+	if errors.Is(err, fs.SkipAll) || errors.Is(err, fs.SkipDir) {
+		return nil
+	}
+	return err
+}
+
+// walkEntries walks the entries of the directory abs, whose path relative
+// to the root is rel ("" for the root); n counts the entries seen.
+func (w *treeWalker) walkEntries(ctx context.Context, abs, rel string, entries []fs.DirEntry, n *int, fn func(abs, rel string, d fs.DirEntry) error) error {
+	for _, d := range entries {
+		if *n++; *n%64 == 0 && ctx.Err() != nil {
 			return ctx.Err()
 		}
-		if p == w.root {
-			if err != nil {
-				return err
-			}
-			w.loadIgnore(p, w.prefix)
-			return nil
-		}
-		if err != nil {
-			if d != nil && d.IsDir() {
-				return fs.SkipDir
-			}
-			return nil
-		}
-		rel, rerr := filepath.Rel(w.root, p)
-		if rerr != nil {
-			return nil
-		}
-		rel = filepath.ToSlash(rel)
+		p, r := filepath.Join(abs, d.Name()), path.Join(rel, d.Name())
 		isDir := d.IsDir()
-		if d.Name() == ".git" || w.ignores.ignored(path.Join(w.prefix, rel), isDir) {
-			if isDir {
-				return fs.SkipDir
-			}
-			return nil
+		if d.Name() == ".git" || w.ignores.ignored(path.Join(w.prefix, r), isDir) {
+			continue
 		}
 		if isDir {
-			w.loadIgnore(p, path.Join(w.prefix, rel))
+			w.loadIgnore(p, path.Join(w.prefix, r))
 		}
-		return fn(p, rel, d)
-	})
+		err := fn(p, r, d)
+		switch {
+		case errors.Is(err, fs.SkipDir) && isDir:
+			continue
+		case err != nil:
+			return err
+		case !isDir:
+			continue
+		}
+		// A directory that cannot be read, or has turned into something
+		// else since it was listed, is not entered.
+		sub, _ := readDirSorted(p)
+		if err := w.walkEntries(ctx, p, r, sub, n, fn); err != nil {
+			if errors.Is(err, fs.SkipDir) {
+				continue
+			}
+			return err
+		}
+	}
+	return nil
 }
