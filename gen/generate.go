@@ -173,6 +173,9 @@ func (m *Model) check() error {
 		if d.Kind != KindUnion {
 			continue
 		}
+		if other := m.Defs["Unknown"+d.Name]; other != nil {
+			return fmt.Errorf("%s: the definition %s takes the name of its unknown variant", d.Name, other.Name)
+		}
 		seen := map[string]string{}
 		for _, v := range d.Variants {
 			if v.Kind != KindObject || v.TypeConst == "" {

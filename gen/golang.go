@@ -439,7 +439,7 @@ func (g *goGen) commonFields(u *Def) []*Field {
 }
 
 func (g *goGen) union(d *Def) error {
-	g.comment("", d.Name+": "+d.Description+" The concrete types are the pointers "+variantList(d)+".")
+	g.comment("", d.Name+": "+d.Description+" The concrete types are the pointers "+variantList(d)+", and *Unknown"+d.Name+" for one that did not decode (see NewUnknown"+d.Name+").")
 	g.p("type %s interface {", d.Name)
 	g.p("\t// Type returns the variant's `type` value.")
 	g.p("\tType() string")
@@ -516,7 +516,99 @@ func (g *goGen) union(d *Def) error {
 	g.p("// MarshalJSON encodes the list as a JSON array.")
 	g.p("func (l %ss) MarshalJSON() ([]byte, error) { return l.AppendJSON(nil), nil }", d.Name)
 	g.p("")
+	return g.unknown(d)
+}
+
+// unknownFields are the fields of every Unknown<Union> type besides the
+// union's common fields, which may not take their names.
+var unknownFields = []string{"TypeName", "Raw", "Err"}
+
+// unknown writes Unknown<Union>, the variant that holds a member of union
+// d that did not decode, as a newer peer may send, and its constructor.
+func (g *goGen) unknown(d *Def) error {
+	name := "Unknown" + d.Name
+	common := g.commonFields(d)
+	g.comment("", fmt.Sprintf("%s is %s %s that did not decode into its variant: a `type` this package does not know, or members that do not fit, as a newer peer may send. It keeps the object as it came. Decode%s never returns one, since a message it cannot read is an error; a reader that must not drop messages, such as a client, makes one with New%s.", name, article(d.Name), d.Name, d.Name, name))
+	g.p("type %s struct {", name)
+	g.p("	// TypeName is the `type` member.")
+	g.p("	TypeName string")
+	for _, cf := range common {
+		gt, err := g.goType(cf)
+		if err != nil {
+			return err
+		}
+		n := goName(cf.JSONName)
+		for _, taken := range unknownFields {
+			if n == taken {
+				return fmt.Errorf("%s: common field %s clashes with %s.%s", d.Name, cf.JSONName, name, n)
+			}
+		}
+		g.p("	// %s is the %s member, when it could be read.", n, cf.JSONName)
+		g.p("	%s %s", n, gt)
+	}
+	g.p("	// Raw is the whole JSON object, `type` included.")
+	g.p("	Raw json.RawMessage")
+	g.p("	// Err says why it did not decode: an *UnknownTypeError for a `type`")
+	g.p("	// this package does not know, else the decoding error.")
+	g.p("	Err error")
+	g.p("}")
+	g.p("")
+	g.p("// New%s keeps data, %s %s of type typ that did not decode", name, article(d.Name), d.Name)
+	g.p("// because of err. It reads the fields every %s has where it can, and", d.Name)
+	g.p("// returns nil when data is not valid JSON.")
+	g.p("func New%s(typ string, data []byte, err error) *%s {", name, name)
+	g.p("	if !json.Valid(data) {")
+	g.p("		return nil")
+	g.p("	}")
+	g.p("	v := &%s{TypeName: typ, Raw: append(json.RawMessage(nil), data...), Err: err}", name)
+	if len(common) > 0 {
+		g.p("	// A field of the wrong type is skipped; the others are still read.")
+		g.p("	var common struct {")
+		for _, cf := range common {
+			gt, _ := g.goType(cf)
+			g.p("		%s %s `json:%q`", goName(cf.JSONName), gt, cf.JSONName)
+		}
+		g.p("	}")
+		g.p("	_ = json.Unmarshal(data, &common)")
+		for _, cf := range common {
+			n := goName(cf.JSONName)
+			g.p("	v.%s = common.%s", n, n)
+		}
+	}
+	g.p("	return v")
+	g.p("}")
+	g.p("")
+	g.p("// Type returns the `type` member.")
+	g.p("func (v *%s) Type() string { return v.TypeName }", name)
+	g.p("")
+	g.p("// AppendJSON appends the object as it came, on one line; fields set")
+	g.p("// since are not written.")
+	g.p("func (v *%s) AppendJSON(b []byte) []byte { return wirecodec.AppendRaw(b, v.Raw) }", name)
+	g.p("")
+	g.p("// MarshalJSON returns the object as it came, on one line.")
+	g.p("func (v *%s) MarshalJSON() ([]byte, error) { return v.AppendJSON(nil), nil }", name)
+	g.p("")
+	for _, cf := range common {
+		gt, _ := g.goType(cf)
+		n := goName(cf.JSONName)
+		g.p("// Get%s returns the %s field.", n, cf.JSONName)
+		g.p("func (v *%s) Get%s() %s { return v.%s }", name, n, gt, n)
+		g.p("")
+		g.p("// Set%s sets the %s field; Raw is left as it came.", n, cf.JSONName)
+		g.p("func (v *%s) Set%s(x %s) { v.%s = x }", name, n, gt, n)
+		g.p("")
+	}
+	g.p("func (*%s) is%s() {}", name, d.Name)
+	g.p("")
 	return nil
+}
+
+// article returns "an" before names that start with a vowel letter, else "a".
+func article(name string) string {
+	if name != "" && strings.ContainsRune("AEIOUaeiou", rune(name[0])) {
+		return "an"
+	}
+	return "a"
 }
 
 func variantList(d *Def) string {
@@ -592,15 +684,8 @@ func (g *goGen) validationTables() {
 	}
 	g.p("}")
 	g.p("")
-	g.p("// defRefs maps every definition's name to its schema reference.")
-	g.p("var defRefs = map[string]string{")
 	defs := g.m.sorted()
 	sort.Slice(defs, func(i, j int) bool { return defs[i].Name < defs[j].Name })
-	for _, d := range defs {
-		g.p("\t%q: %q,", d.Name, d.URL())
-	}
-	g.p("}")
-	g.p("")
 	g.p("// commandResults maps each command's `type` to the definition name of")
 	g.p("// its response data; commands without data are absent.")
 	g.p("var commandResults = map[string]string{")

@@ -122,6 +122,9 @@ func TestSchemaRulesAreEnforced(t *testing.T) {
 			"A":{"description":"a","type":"object","properties":{"x":{"type":"string","description":"x"}},"examples":[{}]}}`,
 		"dangling ref":              `{"A":{"description":"a","type":"object","properties":{"x":{"$ref":"#/$defs/Nope","description":"x"}},"examples":[{}]}}`,
 		"field without description": `{"A":{"description":"a","type":"object","properties":{"x":{"type":"string"}},"examples":[{}]}}`,
+		"name of an unknown variant": `{"U":{"description":"u","oneOf":[{"$ref":"#/$defs/A"}],"examples":[{}]},
+			"A":{"description":"a","type":"object","properties":{"type":{"const":"a","description":"t"}},"required":["type"],"examples":[{}]},
+			"UnknownU":{"description":"x","type":"string","examples":["x"]}}`,
 	}
 	for name, defs := range cases {
 		t.Run(name, func(t *testing.T) {

@@ -116,10 +116,6 @@ type Def struct {
 	JSONTypes []string
 }
 
-// URL returns the definition's absolute schema reference, e.g.
-// "https://zot.dev/schema/rpc/events.json#/$defs/DoneEvent".
-func (d *Def) URL() string { return d.File.ID + "#/$defs/" + d.Name }
-
 // Field is one property of an object definition.
 type Field struct {
 	JSONName    string

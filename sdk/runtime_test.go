@@ -10,8 +10,8 @@ import (
 	"testing"
 	"time"
 
+	"zot.dev/zot/internal/schemacheck"
 	"zot.dev/zot/sdk/wire"
-	"zot.dev/zot/sdk/wire/schemacheck"
 )
 
 const guard = 30 * time.Second

@@ -16,8 +16,8 @@ import (
 	"testing"
 	"time"
 
+	"zot.dev/zot/internal/schemacheck"
 	"zot.dev/zot/sdk/wire"
-	"zot.dev/zot/sdk/wire/schemacheck"
 )
 
 // The conformance suite runs the built binary as a subprocess on the

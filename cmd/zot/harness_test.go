@@ -11,9 +11,9 @@ import (
 	"testing"
 	"time"
 
+	"zot.dev/zot/internal/schemacheck"
 	"zot.dev/zot/internal/zotbin"
 	"zot.dev/zot/sdk/wire"
-	"zot.dev/zot/sdk/wire/schemacheck"
 )
 
 // zotBin is the binary under test: $ZOT_BIN, or one built for the tests.

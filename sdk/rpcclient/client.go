@@ -210,14 +210,14 @@ func (c *Client) dispatch(line []byte) {
 	}
 }
 
-// undecoded keeps an event line that did not decode as a RawEvent, or
-// reports a line that is not an event at all.
+// undecoded keeps an event line that did not decode as a *wire.UnknownEvent,
+// or reports a line that is not an event at all.
 func (c *Client) undecoded(line []byte, err error) wire.Event {
 	var head struct {
 		Type string `json:"type"`
 	}
 	if json.Unmarshal(line, &head) == nil && head.Type != "" && head.Type != wire.TypeResponse {
-		if ev := newRawEvent(head.Type, line, err); ev != nil {
+		if ev := wire.NewUnknownEvent(head.Type, line, err); ev != nil {
 			return ev
 		}
 	}

@@ -29,6 +29,11 @@
 //		}
 //	}
 //
+// An event line the client cannot decode (a `type` it does not know, or
+// fields that do not fit, as a newer server may send) still arrives in
+// order, as a [*wire.UnknownEvent] holding the line as it came and why it
+// did not decode.
+//
 // Events are buffered without bound until read, so a Stream nobody reads
 // never holds up the Client's other commands (an abort, say). A Client is
 // safe for concurrent use; every goroutine it starts ends by the time

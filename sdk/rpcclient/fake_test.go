@@ -75,8 +75,8 @@ func TestNewerServerEventsPassThrough(t *testing.T) {
 	if got := strings.Join(types(evs), " "); got != "future_event text_delta user_message done" {
 		t.Fatalf("events %s", got)
 	}
-	future, ok := evs[0].(*RawEvent)
-	if !ok || future.Seq != 1 || future.PromptID != s.ID || !strings.Contains(string(future.JSON), `"payload":{"nested":[1,2]}`) {
+	future, ok := evs[0].(*wire.UnknownEvent)
+	if !ok || future.Seq != 1 || future.PromptID != s.ID || !strings.Contains(string(future.Raw), `"payload":{"nested":[1,2]}`) {
 		t.Errorf("unknown event %+v", evs[0])
 	}
 	var ut *wire.UnknownTypeError
@@ -86,11 +86,11 @@ func TestNewerServerEventsPassThrough(t *testing.T) {
 	if d, ok := evs[1].(*wire.TextDeltaEvent); !ok || d.Delta != "hi" {
 		t.Errorf("text delta with an extra field: %+v", evs[1])
 	}
-	um, ok := evs[2].(*RawEvent)
-	if !ok || um.Name != "user_message" || um.Err == nil || um.Type() != "user_message" {
+	um, ok := evs[2].(*wire.UnknownEvent)
+	if !ok || um.TypeName != "user_message" || um.Err == nil || um.Type() != "user_message" {
 		t.Errorf("user message with an unknown block: %+v", evs[2])
 	}
-	if out, _ := json.Marshal(evs[0]); string(out) != string(future.JSON) {
+	if out, _ := json.Marshal(evs[0]); string(out) != string(future.Raw) {
 		t.Errorf("raw event marshals to %s", out)
 	}
 	mu.Lock()

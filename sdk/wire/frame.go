@@ -40,7 +40,3 @@ func (r *Response) Result() (any, error) {
 	}
 	return v, nil
 }
-
-// DecodeFrameType returns the `type` of a message without decoding the
-// rest of it.
-func DecodeFrameType(data []byte) (string, error) { return wirecodec.PeekType(data) }

@@ -249,3 +249,35 @@ func TestAppendJSONEqualsJSONMarshal(t *testing.T) {
 		}
 	}
 }
+
+func TestUnknownEventKeepsTheLine(t *testing.T) {
+	line := `{"type":"future_event","seq":3,"prompt_id":"p","payload":{"nested":[1,2]}}`
+	_, err := DecodeEvent([]byte(line))
+	var ut *UnknownTypeError
+	if !errors.As(err, &ut) {
+		t.Fatalf("DecodeEvent: got %v, want an *UnknownTypeError", err)
+	}
+	var ev Event = NewUnknownEvent(ut.Type, []byte(line), err)
+	u := ev.(*UnknownEvent)
+	if ev.Type() != "future_event" || ev.GetSeq() != 3 || ev.GetPromptID() != StringID("p") || u.Err != err {
+		t.Errorf("got %+v", u)
+	}
+	if got := string(ev.AppendJSON(nil)); got != line {
+		t.Errorf("AppendJSON = %s, want %s", got, line)
+	}
+	if got, _ := json.Marshal(ev); string(got) != line {
+		t.Errorf("json.Marshal = %s, want %s", got, line)
+	}
+	// A common field of the wrong type is skipped; the others are read.
+	u = NewUnknownEvent("x", []byte(`{"type":"x","seq":"three","prompt_id":7}`), nil)
+	if u.Seq != 0 || u.PromptID != NumberID(7) {
+		t.Errorf("got seq %d, prompt_id %s", u.Seq, u.PromptID)
+	}
+	if NewUnknownEvent("x", []byte(`{"type":"x"`), nil) != nil {
+		t.Error("invalid JSON kept")
+	}
+	var c Command = NewUnknownCommand("launch", []byte(`{"type":"launch","id":4}`), nil)
+	if c.GetID() != NumberID(4) || c.Type() != "launch" {
+		t.Errorf("unknown command: %+v", c)
+	}
+}

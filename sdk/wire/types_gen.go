@@ -108,7 +108,8 @@ func decodeError(typ string, err error) error {
 // Command: A command from the client. The `type` field names the command. The
 // concrete types are the pointers *HelloCommand, *PromptCommand,
 // *AbortCommand, *CompactCommand, *GetStateCommand, *GetMessagesCommand,
-// *ClearCommand, *SetModelCommand, *GetModelsCommand, *PingCommand.
+// *ClearCommand, *SetModelCommand, *GetModelsCommand, *PingCommand, and
+// *UnknownCommand for one that did not decode (see NewUnknownCommand).
 type Command interface {
 	// Type returns the variant's `type` value.
 	Type() string
@@ -193,6 +194,58 @@ func (l Commands) AppendJSON(b []byte) []byte {
 
 // MarshalJSON encodes the list as a JSON array.
 func (l Commands) MarshalJSON() ([]byte, error) { return l.AppendJSON(nil), nil }
+
+// UnknownCommand is a Command that did not decode into its variant: a `type`
+// this package does not know, or members that do not fit, as a newer peer may
+// send. It keeps the object as it came. DecodeCommand never returns one, since
+// a message it cannot read is an error; a reader that must not drop messages,
+// such as a client, makes one with NewUnknownCommand.
+type UnknownCommand struct {
+	// TypeName is the `type` member.
+	TypeName string
+	// ID is the id member, when it could be read.
+	ID ID
+	// Raw is the whole JSON object, `type` included.
+	Raw json.RawMessage
+	// Err says why it did not decode: an *UnknownTypeError for a `type`
+	// this package does not know, else the decoding error.
+	Err error
+}
+
+// NewUnknownCommand keeps data, a Command of type typ that did not decode
+// because of err. It reads the fields every Command has where it can, and
+// returns nil when data is not valid JSON.
+func NewUnknownCommand(typ string, data []byte, err error) *UnknownCommand {
+	if !json.Valid(data) {
+		return nil
+	}
+	v := &UnknownCommand{TypeName: typ, Raw: append(json.RawMessage(nil), data...), Err: err}
+	// A field of the wrong type is skipped; the others are still read.
+	var common struct {
+		ID ID `json:"id"`
+	}
+	_ = json.Unmarshal(data, &common)
+	v.ID = common.ID
+	return v
+}
+
+// Type returns the `type` member.
+func (v *UnknownCommand) Type() string { return v.TypeName }
+
+// AppendJSON appends the object as it came, on one line; fields set
+// since are not written.
+func (v *UnknownCommand) AppendJSON(b []byte) []byte { return wirecodec.AppendRaw(b, v.Raw) }
+
+// MarshalJSON returns the object as it came, on one line.
+func (v *UnknownCommand) MarshalJSON() ([]byte, error) { return v.AppendJSON(nil), nil }
+
+// GetID returns the id field.
+func (v *UnknownCommand) GetID() ID { return v.ID }
+
+// SetID sets the id field; Raw is left as it came.
+func (v *UnknownCommand) SetID(x ID) { v.ID = x }
+
+func (*UnknownCommand) isCommand() {}
 
 // HelloCommand: Introduces the client and, when the server was started with
 // `ZOTCORE_RPC_TOKEN`, authenticates it. It must then be the first command;
@@ -611,7 +664,8 @@ func (v *PingCommand) SetID(x ID) { v.ID = x }
 
 // ContentBlock: One block of message content. The `type` field names the
 // variant. The concrete types are the pointers *TextBlock, *ImageBlock,
-// *ToolCallBlock, *ToolResultBlock.
+// *ToolCallBlock, *ToolResultBlock, and *UnknownContentBlock for one that did
+// not decode (see NewUnknownContentBlock).
 type ContentBlock interface {
 	// Type returns the variant's `type` value.
 	Type() string
@@ -680,6 +734,44 @@ func (l ContentBlocks) AppendJSON(b []byte) []byte {
 
 // MarshalJSON encodes the list as a JSON array.
 func (l ContentBlocks) MarshalJSON() ([]byte, error) { return l.AppendJSON(nil), nil }
+
+// UnknownContentBlock is a ContentBlock that did not decode into its variant:
+// a `type` this package does not know, or members that do not fit, as a newer
+// peer may send. It keeps the object as it came. DecodeContentBlock never
+// returns one, since a message it cannot read is an error; a reader that must
+// not drop messages, such as a client, makes one with NewUnknownContentBlock.
+type UnknownContentBlock struct {
+	// TypeName is the `type` member.
+	TypeName string
+	// Raw is the whole JSON object, `type` included.
+	Raw json.RawMessage
+	// Err says why it did not decode: an *UnknownTypeError for a `type`
+	// this package does not know, else the decoding error.
+	Err error
+}
+
+// NewUnknownContentBlock keeps data, a ContentBlock of type typ that did not decode
+// because of err. It reads the fields every ContentBlock has where it can, and
+// returns nil when data is not valid JSON.
+func NewUnknownContentBlock(typ string, data []byte, err error) *UnknownContentBlock {
+	if !json.Valid(data) {
+		return nil
+	}
+	v := &UnknownContentBlock{TypeName: typ, Raw: append(json.RawMessage(nil), data...), Err: err}
+	return v
+}
+
+// Type returns the `type` member.
+func (v *UnknownContentBlock) Type() string { return v.TypeName }
+
+// AppendJSON appends the object as it came, on one line; fields set
+// since are not written.
+func (v *UnknownContentBlock) AppendJSON(b []byte) []byte { return wirecodec.AppendRaw(b, v.Raw) }
+
+// MarshalJSON returns the object as it came, on one line.
+func (v *UnknownContentBlock) MarshalJSON() ([]byte, error) { return v.AppendJSON(nil), nil }
+
+func (*UnknownContentBlock) isContentBlock() {}
 
 // TextBlock: Plain text written by the user, the model or a tool.
 type TextBlock struct {
@@ -886,7 +978,8 @@ var ErrorCodeValues = []ErrorCode{
 // *AssistantStartEvent, *TextDeltaEvent, *ThinkingDeltaEvent,
 // *ToolUseStartEvent, *ToolUseArgsEvent, *ToolUseEndEvent, *ToolCallEvent,
 // *ToolProgressEvent, *ToolResultEvent, *AssistantMessageEvent, *UsageEvent,
-// *TurnEndEvent, *DoneEvent, *ErrorEvent, *CompactDoneEvent, *ExtNotifyEvent.
+// *TurnEndEvent, *DoneEvent, *ErrorEvent, *CompactDoneEvent, *ExtNotifyEvent,
+// and *UnknownEvent for one that did not decode (see NewUnknownEvent).
 type Event interface {
 	// Type returns the variant's `type` value.
 	Type() string
@@ -993,6 +1086,68 @@ func (l Events) AppendJSON(b []byte) []byte {
 
 // MarshalJSON encodes the list as a JSON array.
 func (l Events) MarshalJSON() ([]byte, error) { return l.AppendJSON(nil), nil }
+
+// UnknownEvent is an Event that did not decode into its variant: a `type` this
+// package does not know, or members that do not fit, as a newer peer may send.
+// It keeps the object as it came. DecodeEvent never returns one, since a
+// message it cannot read is an error; a reader that must not drop messages,
+// such as a client, makes one with NewUnknownEvent.
+type UnknownEvent struct {
+	// TypeName is the `type` member.
+	TypeName string
+	// Seq is the seq member, when it could be read.
+	Seq int64
+	// PromptID is the prompt_id member, when it could be read.
+	PromptID ID
+	// Raw is the whole JSON object, `type` included.
+	Raw json.RawMessage
+	// Err says why it did not decode: an *UnknownTypeError for a `type`
+	// this package does not know, else the decoding error.
+	Err error
+}
+
+// NewUnknownEvent keeps data, an Event of type typ that did not decode
+// because of err. It reads the fields every Event has where it can, and
+// returns nil when data is not valid JSON.
+func NewUnknownEvent(typ string, data []byte, err error) *UnknownEvent {
+	if !json.Valid(data) {
+		return nil
+	}
+	v := &UnknownEvent{TypeName: typ, Raw: append(json.RawMessage(nil), data...), Err: err}
+	// A field of the wrong type is skipped; the others are still read.
+	var common struct {
+		Seq      int64 `json:"seq"`
+		PromptID ID    `json:"prompt_id"`
+	}
+	_ = json.Unmarshal(data, &common)
+	v.Seq = common.Seq
+	v.PromptID = common.PromptID
+	return v
+}
+
+// Type returns the `type` member.
+func (v *UnknownEvent) Type() string { return v.TypeName }
+
+// AppendJSON appends the object as it came, on one line; fields set
+// since are not written.
+func (v *UnknownEvent) AppendJSON(b []byte) []byte { return wirecodec.AppendRaw(b, v.Raw) }
+
+// MarshalJSON returns the object as it came, on one line.
+func (v *UnknownEvent) MarshalJSON() ([]byte, error) { return v.AppendJSON(nil), nil }
+
+// GetSeq returns the seq field.
+func (v *UnknownEvent) GetSeq() int64 { return v.Seq }
+
+// SetSeq sets the seq field; Raw is left as it came.
+func (v *UnknownEvent) SetSeq(x int64) { v.Seq = x }
+
+// GetPromptID returns the prompt_id field.
+func (v *UnknownEvent) GetPromptID() ID { return v.PromptID }
+
+// SetPromptID sets the prompt_id field; Raw is left as it came.
+func (v *UnknownEvent) SetPromptID(x ID) { v.PromptID = x }
+
+func (*UnknownEvent) isEvent() {}
 
 // StopReason: Why a model call ended: `end_turn` (the model finished),
 // `tool_use` (it called tools), `length` (it hit the output limit), `error`

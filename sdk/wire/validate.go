@@ -90,27 +90,6 @@ func responseRules(v any) []string {
 	return nil
 }
 
-// SchemaRef returns the schema URL of the named definition, for
-// validators that load the schema files themselves.
-func SchemaRef(def string) (string, bool) {
-	ref, ok := defRefs[def]
-	return ref, ok
-}
-
-// VariantDef returns the definition name of the variant of union (e.g.
-// "Event") whose `type` is typ.
-func VariantDef(union, typ string) (string, bool) {
-	def, ok := unionVariants[union][typ]
-	return def, ok
-}
-
-// CommandResultDef returns the definition name of the data a successful
-// response to the command carries, if it has any.
-func CommandResultDef(command string) (string, bool) {
-	def, ok := commandResults[command]
-	return def, ok
-}
-
 // validateVariant validates data against the variant of union named by
 // its `type`.
 func validateVariant(union string, data []byte) error {

@@ -9,7 +9,7 @@ import (
 
 	"zot.dev/zot/schema"
 	"zot.dev/zot/sdk/wire"
-	"zot.dev/zot/sdk/wire/schemacheck"
+	"zot.dev/zot/internal/schemacheck"
 )
 
 // The script format has a JSON Schema, schema/script/script.json, from

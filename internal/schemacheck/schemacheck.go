@@ -7,11 +7,14 @@
 // the same schema, which need no schema engine at start-up (loading this
 // one costs milliseconds and megabytes before main runs). This package is
 // the reference the generated checks are tested against, and what the
-// conformance tests use to check every frame the server writes.
+// conformance tests use to check every frame the server writes; so that
+// it stays independent of the generated code, it reads which definition
+// each message is checked against from the schema files too.
 package schemacheck
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -24,6 +27,7 @@ import (
 	"golang.org/x/text/language"
 	"golang.org/x/text/message"
 
+	"zot.dev/zot/internal/wirecodec"
 	"zot.dev/zot/schema"
 	"zot.dev/zot/sdk/wire"
 )
@@ -33,15 +37,11 @@ var compiler = sync.OnceValues(func() (*jsonschema.Compiler, error) {
 	c := jsonschema.NewCompiler()
 	c.DefaultDraft(jsonschema.Draft2020)
 	c.AssertFormat()
-	names, err := fs.Glob(schema.FS, "rpc/*.json")
+	names, err := fs.Glob(schema.FS, "*/*.json")
 	if err != nil {
 		return nil, err
 	}
-	scripts, err := fs.Glob(schema.FS, "script/*.json")
-	if err != nil {
-		return nil, err
-	}
-	for _, n := range append(names, scripts...) {
+	for _, n := range names {
 		data, err := schema.FS.ReadFile(n)
 		if err != nil {
 			return nil, err
@@ -57,13 +57,90 @@ var compiler = sync.OnceValues(func() (*jsonschema.Compiler, error) {
 	return c, nil
 })
 
+// protocol is what this package reads from a protocol's schema files
+// itself, rather than from the code generated from them: where each
+// definition is, which variant of a union each `type` names, and which
+// definition a successful response to each command carries.
+type protocol struct {
+	refs     map[string]string            // definition → its absolute reference
+	variants map[string]map[string]string // union → `type` → variant definition
+	results  map[string]string            // command `type` → result definition
+}
+
+// rpc is the protocol of `zot rpc`, schema/rpc/.
+var rpc = sync.OnceValues(func() (*protocol, error) { return loadProtocol("rpc") })
+
+// loadProtocol reads the schema files of folder dir of package schema.
+func loadProtocol(dir string) (*protocol, error) {
+	names, err := fs.Glob(schema.FS, dir+"/*.json")
+	if err != nil {
+		return nil, err
+	}
+	if len(names) == 0 {
+		return nil, fmt.Errorf("no schema files in %s", dir)
+	}
+	type def struct {
+		OneOf []struct {
+			Ref string `json:"$ref"`
+		} `json:"oneOf"`
+		Properties struct {
+			Type struct {
+				Const string `json:"const"`
+			} `json:"type"`
+		} `json:"properties"`
+		Result string `json:"x-result"`
+	}
+	defs := map[string]def{}
+	p := &protocol{refs: map[string]string{}, variants: map[string]map[string]string{}, results: map[string]string{}}
+	for _, n := range names {
+		data, err := schema.FS.ReadFile(n)
+		if err != nil {
+			return nil, err
+		}
+		var doc struct {
+			Defs map[string]def `json:"$defs"`
+		}
+		if err := json.Unmarshal(data, &doc); err != nil {
+			return nil, fmt.Errorf("schema %s: %w", n, err)
+		}
+		for name, d := range doc.Defs {
+			if _, dup := defs[name]; dup {
+				return nil, fmt.Errorf("schema %s: definition %s defined twice", n, name)
+			}
+			defs[name] = d
+			p.refs[name] = schema.BaseURL + n + "#/$defs/" + name
+		}
+	}
+	for name, d := range defs {
+		if typ := d.Properties.Type.Const; d.Result != "" && typ != "" {
+			p.results[typ] = d.Result
+		}
+		if len(d.OneOf) == 0 {
+			continue
+		}
+		p.variants[name] = map[string]string{}
+		for _, alt := range d.OneOf {
+			_, v, ok := strings.Cut(alt.Ref, "#/$defs/")
+			if !ok || defs[v].Properties.Type.Const == "" {
+				return nil, fmt.Errorf("%s: variant %q is not a definition with a `type` const", name, alt.Ref)
+			}
+			p.variants[name][defs[v].Properties.Type.Const] = v
+		}
+	}
+	return p, nil
+}
+
 var (
 	mu       sync.Mutex
 	compiled = map[string]*jsonschema.Schema{}
 )
 
 func schemaOf(def string) (*jsonschema.Schema, error) {
-	ref, ok := wire.SchemaRef(def)
+	p, err := rpc()
+	if err != nil {
+		return nil, err
+	}
+	ref, ok := p.refs[def]
 	if !ok {
 		return nil, fmt.Errorf("no schema definition %q", def)
 	}
@@ -177,11 +254,15 @@ func wrongVariant(e *jsonschema.ValidationError, depth int) bool {
 }
 
 func variant(union string, data []byte) error {
-	d, err := wire.DecodeFrameType(data)
+	p, err := rpc()
 	if err != nil {
 		return err
 	}
-	def, ok := wire.VariantDef(union, d)
+	d, err := wirecodec.PeekType(data)
+	if err != nil {
+		return err
+	}
+	def, ok := p.variants[union][d]
 	if !ok {
 		return &wire.UnknownTypeError{Union: union, Type: d}
 	}
@@ -197,7 +278,11 @@ func ValidateEvent(data []byte) error { return variant("Event", data) }
 // ValidateFrame checks one line the server wrote: a response (and its
 // data against its command's result) or an event.
 func ValidateFrame(data []byte) error {
-	typ, err := wire.DecodeFrameType(data)
+	p, err := rpc()
+	if err != nil {
+		return err
+	}
+	typ, err := wirecodec.PeekType(data)
 	if err != nil {
 		return err
 	}
@@ -214,7 +299,7 @@ func ValidateFrame(data []byte) error {
 	if !resp.Success {
 		return nil
 	}
-	def, has := wire.CommandResultDef(resp.Command)
+	def, has := p.results[resp.Command]
 	switch {
 	case has && len(resp.Data) == 0:
 		return &wire.ValidationError{Def: "Response", Problems: []string{"at /data: missing result of " + resp.Command}}
