@@ -826,3 +826,92 @@ func TestPrintMode(t *testing.T) {
 		}
 	}
 }
+
+// TestEmptyToolListMeansNoTools: --tools "" (or "," or spaces) turns every
+// tool off, as Tools: []string{} does in the SDK; it never turns all on.
+func TestEmptyToolListMeansNoTools(t *testing.T) {
+	dir := t.TempDir()
+	s := script(t, map[string]any{"turns": []any{map[string]any{"steps": []any{
+		map[string]any{"tool_calls": []any{map[string]any{"name": "ls", "args": map[string]any{}}}},
+		map[string]any{"text": "ok"},
+	}}}})
+	for _, list := range []string{"", ",", "  ", " , "} {
+		cmd := exec.Command(zotBin, "-p", "list", "--json", "--provider", "scripted", "--cwd", dir, "--script", s, "--tools", list)
+		cmd.Env = cleanEnv()
+		out, err := cmd.Output()
+		if err != nil {
+			t.Fatalf("--tools %q: %v", list, err)
+		}
+		if !strings.Contains(string(out), `unknown tool \"ls\"; the tools are: (none)`) {
+			t.Errorf("--tools %q: ls was offered:\n%s", list, out)
+		}
+	}
+}
+
+// TestBusyUntilLastDroppedDone: after abort all, get_state says busy until
+// the done of the last dropped item is written, never before.
+func TestBusyUntilLastDroppedDone(t *testing.T) {
+	p := start(t, nil, rpcArgs(t, "--script", slowScript(t, 2))...)
+	for round := range 20 {
+		p.send(`{"id":"a","type":"prompt","message":"x"}`)
+		p.send(`{"id":"b","type":"prompt","message":"x"}`)
+		p.send(`{"id":"c","type":"prompt","message":"x"}`)
+		p.send(`{"id":"stop","type":"abort","all":true}`)
+		// get_state keeps coming while the three items end, so some are
+		// answered between the first done and the last.
+		stop := make(chan struct{})
+		sent := make(chan int, 1)
+		go func() {
+			n := 0
+			defer func() { sent <- n }()
+			for {
+				select {
+				case <-stop:
+					return
+				default:
+				}
+				if _, err := fmt.Fprintf(p.stdin, `{"id":"s%d","type":"get_state"}`+"\n", n); err != nil {
+					return
+				}
+				n++
+				time.Sleep(20 * time.Microsecond)
+			}
+		}()
+		dones, states, total := 0, 0, -1
+		for total < 0 || states < total {
+			if dones == 3 && total < 0 {
+				select {
+				case <-stop:
+				default:
+					close(stop)
+				}
+			}
+			var f frameIn
+			select {
+			case total = <-sent:
+				continue
+			case f = <-p.frames:
+			case <-time.After(hangGuard):
+				t.Fatalf("round %d: stuck at %d dones, %d of %d states", round, dones, states, total)
+			}
+			if _, ok := f.ev.(*wire.DoneEvent); ok {
+				dones++
+				continue
+			}
+			if f.resp == nil || f.resp.Command != "get_state" {
+				continue
+			}
+			states++
+			res, err := f.resp.Result()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if st := res.(*wire.StateResult); !st.Busy && dones < 3 {
+				t.Fatalf("round %d: get_state said idle after %d of 3 dones", round, dones)
+			}
+		}
+	}
+	if code := p.exit(); code != 0 {
+		t.Errorf("exit %d", code)
+	}
+}

@@ -78,6 +78,9 @@ func runtimeConfig(cmd *cli.Command, stderr io.Writer) (agentConfig, error) {
 		if cfg.NoTools {
 			return cfg, &exitError{code: 2, msg: "--tools and --no-tools contradict each other"}
 		}
+		// An empty list (--tools "", ",", " ") means no tools, as
+		// Tools: []string{} does in the SDK; never all of them.
+		cfg.Tools = []string{}
 		for _, t := range strings.Split(cmd.String("tools"), ",") {
 			if t = strings.TrimSpace(t); t != "" {
 				cfg.Tools = append(cfg.Tools, t)
