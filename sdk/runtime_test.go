@@ -204,3 +204,68 @@ func TestPromptValidation(t *testing.T) {
 		t.Errorf("models %+v", models)
 	}
 }
+
+// TestCloseDeliversDone: Close during a prompt still ends the prompt's
+// channel with its done, whether the consumer reads along, reads nothing,
+// or reads after Close returned.
+func TestCloseDeliversDone(t *testing.T) {
+	for i := range 200 {
+		rt := newScripted(t, slowScript, Config{EventBuffer: 1 + i%4})
+		ch, err := rt.Prompt(context.Background(), "talk", nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		reader := i % 3 // 0: reads along, 1: reads nothing until Close returned, 2: reads a few
+		got := make(chan []Event, 1)
+		if reader != 1 {
+			go func() {
+				var evs []Event
+				for ev := range ch {
+					evs = append(evs, ev)
+					if reader == 2 && len(evs) == 3 {
+						time.Sleep(time.Millisecond)
+					}
+				}
+				got <- evs
+			}()
+		}
+		time.Sleep(time.Duration(i%5) * time.Millisecond)
+		closed := make(chan error, 1)
+		go func() { closed <- rt.Close() }()
+		select {
+		case err := <-closed:
+			if err != nil {
+				t.Fatalf("round %d: Close: %v", i, err)
+			}
+		case <-time.After(guard):
+			t.Fatalf("round %d: Close hung (reader %d)", i, reader)
+		}
+		var evs []Event
+		if reader == 1 {
+			evs = drain(t, ch)
+		} else {
+			select {
+			case evs = <-got:
+			case <-time.After(guard):
+				t.Fatalf("round %d: the channel did not end", i)
+			}
+		}
+		if len(evs) == 0 || evs[len(evs)-1].Type() != wire.TypeDoneEvent {
+			t.Fatalf("round %d (reader %d): the channel did not end with done (%d events)", i, reader, len(evs))
+		}
+	}
+}
+
+// TestEmptyToolsMeansNone: Tools: []string{} offers the model no tool.
+func TestEmptyToolsMeansNone(t *testing.T) {
+	rt := newScripted(t, `{"turns":[{"steps":[{"tool_calls":[{"name":"ls","args":{}}]},{"text":"ok"}]}]}`, Config{Tools: []string{}})
+	ch, err := rt.Prompt(context.Background(), "list", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, ev := range drain(t, ch) {
+		if r, ok := ev.(*wire.ToolResultEvent); ok && !r.IsError {
+			t.Errorf("ls ran: %s", r.AppendJSON(nil))
+		}
+	}
+}
