@@ -9,33 +9,12 @@ import (
 )
 
 // Error is a failure of a prompt or compaction, with the stable code the
-// wire's error event carries. Use errors.As to get it from what Prompt and
-// Compact return; the underlying cause (an *llm.Error from a provider, for
+// wire's error event carries: wire.CodeProviderError, wire.CodeMaxSteps,
+// wire.CodeInvalidParams, wire.CodeBlocked (an interceptor refused) or
+// wire.CodeInternal. Use errors.As to get it from what Prompt and Compact
+// return; the underlying cause (an *llm.Error from a provider, for
 // example) is reachable through errors.As/Is as well.
-type Error struct {
-	// Code is the wire error code: wire.CodeProviderError,
-	// wire.CodeMaxSteps, wire.CodeInvalidParams, wire.CodeBlocked (an
-	// interceptor refused) or wire.CodeInternal.
-	Code wire.ErrorCode
-	// Msg says what went wrong, on one line.
-	Msg string
-	// Err is the cause, if any.
-	Err error
-}
-
-// Error returns Msg, or the cause's text when Msg is empty.
-func (e *Error) Error() string {
-	switch {
-	case e.Msg != "":
-		return e.Msg
-	case e.Err != nil:
-		return oneLine(e.Err.Error())
-	}
-	return string(e.Code)
-}
-
-// Unwrap returns the cause.
-func (e *Error) Unwrap() error { return e.Err }
+type Error = wire.Error
 
 // ErrAborted is what errors.Is matches for any error that reports an
 // abort. Such an error also matches the context's own error
@@ -90,7 +69,7 @@ func IsAborted(err error) bool {
 
 // providerError wraps a provider failure.
 func providerError(err error) *Error {
-	return &Error{Code: wire.CodeProviderError, Msg: oneLine(err.Error()), Err: err}
+	return &Error{Code: wire.CodeProviderError, Message: oneLine(err.Error()), Err: err}
 }
 
 // oneLine joins the lines of s with spaces.

@@ -264,7 +264,7 @@ func TestInterceptorBlocksLaterTurn(t *testing.T) {
 	rec := newRecorder(t)
 	err := a.Prompt(context.Background(), "go", nil, rec.emit)
 	var ae *Error
-	if !errors.As(err, &ae) || ae.Code != wire.CodeBlocked || ae.Msg != "turn blocked: budget used up" {
+	if !errors.As(err, &ae) || ae.Code != wire.CodeBlocked || ae.Message != "turn blocked: budget used up" {
 		t.Fatalf("err = %v", err)
 	}
 	types := rec.types()

@@ -40,7 +40,7 @@ import (
 // user_message event has been emitted all the same.
 func (a *Agent) Prompt(ctx context.Context, text string, images []llm.ImageBlock, emit func(wire.Event)) error {
 	if text == "" && len(images) == 0 {
-		return &Error{Code: wire.CodeInvalidParams, Msg: "empty prompt: give text or an image"}
+		return &Error{Code: wire.CodeInvalidParams, Message: "empty prompt: give text or an image"}
 	}
 	msg := llm.Message{Role: llm.RoleUser, Time: a.timeNow()}
 	if text != "" {
@@ -96,8 +96,8 @@ func (p *promptRun) loop() error {
 		}
 		if step >= a.maxSteps {
 			return p.finish(&Error{
-				Code: wire.CodeMaxSteps,
-				Msg:  fmt.Sprintf("max steps (%d) reached before the model finished", a.maxSteps),
+				Code:    wire.CodeMaxSteps,
+				Message: fmt.Sprintf("max steps (%d) reached before the model finished", a.maxSteps),
 			})
 		}
 	}
@@ -117,8 +117,8 @@ func (p *promptRun) beforeTurn(step int) error {
 	if !v.Block {
 		return nil
 	}
-	e := &Error{Code: wire.CodeBlocked, Msg: "turn blocked: " + blockReason(v.Reason)}
-	p.turnEnd(wire.StopError, e.Msg)
+	e := &Error{Code: wire.CodeBlocked, Message: "turn blocked: " + blockReason(v.Reason)}
+	p.turnEnd(wire.StopError, e.Message)
 	return e
 }
 

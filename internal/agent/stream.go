@@ -86,8 +86,8 @@ func (p *promptRun) call(step int) (*stepResult, error) {
 			return nil, p.abort()
 		}
 		if v.Block {
-			e := &Error{Code: wire.CodeBlocked, Msg: "assistant message blocked: " + blockReason(v.Reason)}
-			p.turnEnd(wire.StopError, e.Msg)
+			e := &Error{Code: wire.CodeBlocked, Message: "assistant message blocked: " + blockReason(v.Reason)}
+			p.turnEnd(wire.StopError, e.Message)
 			return nil, e
 		}
 		if v.Text != nil {
@@ -111,7 +111,7 @@ func (p *promptRun) call(step int) (*stepResult, error) {
 func (p *promptRun) stream(req *llm.Request, c *collector) (resp *llm.Response, err error) {
 	defer func() {
 		if v := recover(); v != nil {
-			resp, err = nil, &Error{Code: wire.CodeInternal, Msg: fmt.Sprintf("provider %s panicked: %v", p.a.provider.Name(), v)}
+			resp, err = nil, &Error{Code: wire.CodeInternal, Message: fmt.Sprintf("provider %s panicked: %v", p.a.provider.Name(), v)}
 		}
 	}()
 	return p.a.provider.Stream(p.ctx, req, c.sink)

@@ -18,7 +18,7 @@ import (
 
 // ErrBusy is returned when work is refused because other work runs or
 // waits, and by Clear and SetModel while it does.
-var ErrBusy = errors.New("zot: a prompt or compaction is already running")
+var ErrBusy = wire.ErrBusy
 
 // ErrClosed is returned by every call after Close.
 var ErrClosed = errors.New("zot: session closed")
@@ -305,7 +305,7 @@ func (s *Session) runJob(j *job) {
 func (s *Session) protect(j *job, emit func(wire.Event)) (err error) {
 	defer func() {
 		if v := recover(); v != nil {
-			err = &agent.Error{Code: wire.CodeInternal, Msg: fmt.Sprintf("internal error: %v", v)}
+			err = &agent.Error{Code: wire.CodeInternal, Message: fmt.Sprintf("internal error: %v", v)}
 		}
 	}()
 	return j.run(j.ctx, emit)

@@ -104,11 +104,14 @@ func nonNilMessages(m []wire.Message) []wire.Message {
 // failErr maps a session error to its code.
 func (s *Server) failErr(id wire.ID, typ string, err error) {
 	var um *engine.UnknownModelError
+	var we *wire.Error
 	switch {
-	case errors.Is(err, engine.ErrBusy):
+	case errors.Is(err, wire.ErrBusy):
 		s.fail(id, typ, wire.CodeBusy, "%s: a prompt or compact is running or queued", typ)
 	case errors.As(err, &um):
 		s.fail(id, typ, wire.CodeUnknownModel, "%s", oneLine(err))
+	case errors.As(err, &we):
+		s.fail(id, typ, we.Code, "%s", oneLine(err))
 	default:
 		s.fail(id, typ, wire.CodeInternal, "%s", oneLine(err))
 	}

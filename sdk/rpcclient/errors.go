@@ -2,7 +2,6 @@ package rpcclient
 
 import (
 	"errors"
-	"fmt"
 
 	"zot.dev/zot/sdk/wire"
 )
@@ -15,19 +14,14 @@ var ErrClosed = errors.New("rpcclient: client closed")
 var ErrExited = errors.New("rpcclient: zot exited")
 
 // Error is a command the server refused: a response with success false.
-type Error struct {
-	// Code is the server's stable error code; branch on it, not on Message.
-	Code wire.ErrorCode
-	// Message is the server's one-line explanation.
-	Message string
-	// Command is the command's type, e.g. "set_model".
-	Command string
-}
+// Its Code is the server's stable error code; branch on it (errors.Is
+// compares codes), not on Message. Error() returns "zot rpc <command>:
+// <message> (<code>)".
+type Error = wire.Error
 
-// Error returns "zot rpc <command>: <message> (<code>)".
-func (e *Error) Error() string {
-	return fmt.Sprintf("zot rpc %s: %s (%s)", e.Command, e.Message, e.Code)
-}
+// ErrBusy matches, with errors.Is, every busy answer: work or a change
+// refused while a prompt or compaction runs or waits.
+var ErrBusy = wire.ErrBusy
 
 // errorOf turns a failed response into an *Error.
 func errorOf(resp *wire.Response, command string) *Error {

@@ -14,7 +14,7 @@ import { clientDir, guard, tempDir, writeScript, zotBin } from "./helpers.mjs";
  */
 function runExample(args) {
   const proc = spawn(process.execPath, [join(clientDir, "examples/prompt.mjs"), ...args], {
-    env: { ...process.env, ZOTCORE_RPC_TOKEN: "" },
+    env: { ...process.env, ZOTCORE_RPC_TOKEN: undefined },
     stdio: ["ignore", "pipe", "pipe"],
   });
   let stdout = "";

@@ -95,7 +95,7 @@ test("abort with all drops the queue, each dropped prompt ending with done", asy
 test("stdout carries nothing but JSON objects, one per line", async (t) => {
   const proc = spawn(zotBin, ["rpc", "--provider", "scripted", "--cwd", tempDir(t)], {
     stdio: ["pipe", "pipe", "pipe"],
-    env: { ...process.env, ZOTCORE_RPC_TOKEN: "" },
+    env: { ...process.env, ZOTCORE_RPC_TOKEN: undefined },
   });
   const lines = [];
   const splitter = new LineSplitter((line) => lines.push(line));
