@@ -2,7 +2,6 @@ package sdk
 
 import (
 	"context"
-	"encoding/json"
 	"time"
 
 	"zot.dev/zot/internal/engine"
@@ -83,47 +82,25 @@ type Config struct {
 	ApprovalTimeout time.Duration
 }
 
-// ApprovalRequest is a tool call waiting for the embedder's approval.
-type ApprovalRequest struct {
-	// ToolCallID is the call's id, as in the *wire.ToolCallEvent.
-	ToolCallID string
-	// Tool is the tool's name.
-	Tool string
-	// Args are the arguments the call will run with.
-	Args json.RawMessage
-}
+// ApprovalRequest is a tool call waiting for the embedder's approval: its
+// ToolCallID (as in the *wire.ToolCallEvent), its Tool, and the Args it
+// will run with.
+type ApprovalRequest = engine.ApprovalRequest
+
+// Approval is the answer to one ApprovalRequest: a Decision and, for
+// Reject, a Reason shown to the model.
+type Approval = engine.Approval
 
 // Decision is an approval's answer.
-type Decision int
+type Decision = engine.Decision
 
+// The decisions an approval can make.
 const (
 	// Reject refuses the call: the model gets an error result saying so.
-	Reject Decision = iota
+	Reject = engine.Reject
 	// AllowOnce lets this call run.
-	AllowOnce
+	AllowOnce = engine.AllowOnce
 	// AllowAlways lets this call run, and every later call of the same
 	// tool without asking.
-	AllowAlways
+	AllowAlways = engine.AllowAlways
 )
-
-// Approval is the answer to one ApprovalRequest.
-type Approval struct {
-	Decision Decision
-	// Reason, for Reject, is shown to the model.
-	Reason string
-}
-
-// approver adapts an embedder's approval callback to the engine's.
-func approver(f func(context.Context, ApprovalRequest) Approval) engine.Approver {
-	return func(ctx context.Context, req engine.ApprovalRequest) engine.Approval {
-		ans := f(ctx, ApprovalRequest{ToolCallID: req.ToolCallID, Tool: req.Tool, Args: req.Args})
-		d := engine.Reject
-		switch ans.Decision {
-		case AllowOnce:
-			d = engine.AllowOnce
-		case AllowAlways:
-			d = engine.AllowAlways
-		}
-		return engine.Approval{Decision: d, Reason: ans.Reason}
-	}
-}

@@ -101,7 +101,7 @@ func New(cfg Config) (*Runtime, error) {
 		ApprovalTimeout:    cfg.ApprovalTimeout,
 	}
 	if cfg.Approve != nil {
-		sc.Approve = approver(cfg.Approve)
+		sc.Approve = cfg.Approve
 	}
 	sess, err := host.NewSession(sc)
 	if err != nil {

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -267,5 +268,42 @@ func TestEmptyToolsMeansNone(t *testing.T) {
 		if r, ok := ev.(*wire.ToolResultEvent); ok && !r.IsError {
 			t.Errorf("ls ran: %s", r.AppendJSON(nil))
 		}
+	}
+}
+
+// TestApproveCallback: Config.Approve is asked before write and bash, and
+// its answers decide what runs.
+func TestApproveCallback(t *testing.T) {
+	var asked []string
+	rt := newScripted(t, `{"turns":[{"steps":[
+		{"tool_calls":[{"name":"write","args":{"path":"a.txt","content":"x"}},{"name":"bash","args":{"command":"echo hi"}},{"name":"ls","args":{}}]},
+		{"text":"ok"}]}]}`, Config{Approve: func(ctx context.Context, req ApprovalRequest) Approval {
+		asked = append(asked, req.Tool)
+		if req.Tool == "bash" {
+			return Approval{Decision: Reject, Reason: "not here"}
+		}
+		return Approval{Decision: AllowOnce}
+	}})
+	ch, err := rt.Prompt(context.Background(), "go", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var results []*wire.ToolResultEvent
+	for _, ev := range drain(t, ch) {
+		if r, ok := ev.(*wire.ToolResultEvent); ok {
+			results = append(results, r)
+		}
+	}
+	if strings.Join(asked, ",") != "write,bash" {
+		t.Errorf("asked for %v (ls needs no approval)", asked)
+	}
+	if len(results) != 3 || results[0].IsError || !results[1].IsError || results[2].IsError {
+		t.Fatalf("results %d", len(results))
+	}
+	if got := string(results[1].AppendJSON(nil)); !strings.Contains(got, "the user rejected the call: not here") {
+		t.Errorf("rejected result %s", got)
+	}
+	if _, err := os.Stat(filepath.Join(rt.CWD(), "a.txt")); err != nil {
+		t.Errorf("the approved write did not run: %v", err)
 	}
 }
