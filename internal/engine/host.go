@@ -183,7 +183,7 @@ func (h *Host) NewSession(cfg SessionConfig) (*Session, error) {
 	}
 	s.agent = a
 	if cfg.SessionFile != "" {
-		f, msgs, err := session.Open(cfg.SessionFile)
+		f, msgs, err := session.Open(cfg.SessionFile, session.Options{CWD: cwd})
 		if err != nil {
 			return nil, err
 		}

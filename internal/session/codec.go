@@ -9,10 +9,11 @@ import (
 	"zot.dev/zot/internal/llm"
 )
 
-// record is one line of a session file: a message, or a reset that
-// drops everything before it (written when compaction or clear rewrote
-// the transcript).
+// record is one line of a session file: the header, a message, or a
+// reset that drops everything before it (written by versions that
+// appended the new transcript when compaction or clear rewrote it).
 type record struct {
+	Session *header           `json:"session,omitempty"`
 	Reset   bool              `json:"reset,omitempty"`
 	Role    string            `json:"role,omitempty"`
 	Time    time.Time         `json:"time,omitzero"`

@@ -1,19 +1,36 @@
 // Package session keeps a transcript in a file so a later run can resume
-// it. The file is JSON Lines: one message per line, appended and synced to
-// disk as the transcript grows; when compaction or clear rewrites the
-// transcript, a reset line is written and the new transcript follows, so
-// the file is only ever appended to. A torn last line (a crash mid-write)
-// is ignored when the file is loaded.
+// it.
+//
+// The file is JSON Lines: a header line recording the format version and
+// the working directory, then one message per line, appended and synced
+// to disk as the transcript grows. When compaction or clear rewrites the
+// transcript, the file is replaced atomically: the new transcript is
+// written to a temporary file in the same directory, synced, and renamed
+// over the old one, so earlier text leaves the disk and the file shrinks.
+// Files of older versions, with {"reset":true} lines instead and no
+// header, still load.
+//
+// A torn last line (a crash or a full disk mid-write) is ignored when the
+// file is loaded and cut away when it is opened, and a write that fails
+// is undone, so the next message always starts a line of its own. Tool
+// calls whose results never reached the file are answered with error
+// results on load, so the transcript stays valid.
+//
+// One process at a time writes a session file: Open takes an exclusive
+// lock on the sidecar file <file>.lock (not on the file itself, which a
+// rewrite replaces) and fails with ErrLocked when another holds it.
 package session
 
 import (
 	"bytes"
-	"encoding/json"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -22,97 +39,239 @@ import (
 	"zot.dev/zot/internal/llm"
 )
 
-// File is an open session file.
+// ErrLocked is the error Open reports, wrapped with the file's name, when
+// another process has the session file open.
+var ErrLocked = errors.New("another zot holds it; only one zot at a time may use a session file")
+
+// Options are the settings of Open.
+type Options struct {
+	// CWD is the working directory of the session, recorded in the
+	// header of a new file.
+	CWD string
+}
+
+// File is an open session file. Its methods may be called from several
+// goroutines.
 type File struct {
 	path string
-	mu   sync.Mutex
-	f    *os.File
+	lock *os.File // the held lock on path+".lock"
+
+	mu  sync.Mutex
+	f   *os.File // open for appending; nil once closed, or after a failed rewrite
+	hdr header
+	// size is the length of the file as this File wrote it: everything
+	// past it is a write that failed.
+	size int64
 	// saved is the transcript as the file holds it.
 	saved []llm.Message
+	// stale means the file may not end where size says (a failed write
+	// could not be undone, or a rewrite could not reopen the file): the
+	// next Save rewrites it whole.
+	stale  bool
+	closed bool
+	// write writes b to w; tests replace it to fail like a full disk.
+	write func(w *os.File, b []byte) (int, error)
 }
 
 // Open opens (creating it, mode 0600, and its directory if needed) the
-// session file at path and returns it with the transcript it holds.
-func Open(path string) (*File, []llm.Message, error) {
+// session file at path, locks it for this process, cuts away a torn last
+// line, and returns it with the transcript it holds. It fails with an
+// error wrapping ErrLocked when another process has the file open.
+func Open(path string, opt Options) (*File, []llm.Message, error) {
 	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
 		return nil, nil, fmt.Errorf("session directory: %w", err)
 	}
-	msgs, err := Load(path)
+	lock, err := lockFile(path + ".lock")
+	if errors.Is(err, errHeld) {
+		return nil, nil, fmt.Errorf("session file %s: %w", path, ErrLocked)
+	}
+	if err != nil {
+		return nil, nil, fmt.Errorf("locking session file %s: %w", path, err)
+	}
+	s, msgs, err := openLocked(path, opt)
+	if err != nil {
+		lock.Close()
+		return nil, nil, err
+	}
+	s.lock = lock
+	return s, msgs, nil
+}
+
+// openLocked is Open once the lock is held.
+func openLocked(path string, opt Options) (*File, []llm.Message, error) {
+	data, err := os.ReadFile(path)
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return nil, nil, fmt.Errorf("reading session: %w", err)
+	}
+	c, err := parse(path, data)
+	if err != nil {
 		return nil, nil, err
 	}
 	f, err := os.OpenFile(path, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
 	if err != nil {
 		return nil, nil, fmt.Errorf("opening session: %w", err)
 	}
-	return &File{path: path, f: f, saved: msgs}, msgs, nil
+	s := &File{path: path, f: f, size: int64(c.end), saved: c.msgs}
+	if c.hdr != nil {
+		s.hdr = *c.hdr
+	} else {
+		s.hdr = newHeader(opt.CWD)
+	}
+	var fix []byte
+	switch {
+	case c.end == 0:
+		fix = s.hdr.line() // a new file, or one that held only a torn line
+	case data[c.end-1] != '\n':
+		fix = []byte("\n") // a last line complete but for its newline
+	}
+	if c.end < len(data) {
+		if err := f.Truncate(int64(c.end)); err != nil {
+			f.Close()
+			return nil, nil, fmt.Errorf("cutting the torn last line of %s: %w", path, err)
+		}
+	}
+	if len(fix) > 0 || c.end < len(data) {
+		_, err := f.Write(fix)
+		if err == nil {
+			err = f.Sync()
+		}
+		if err != nil {
+			f.Close()
+			return nil, nil, fmt.Errorf("writing session: %w", err)
+		}
+		s.size += int64(len(fix))
+	}
+	return s, answerDangling(c.msgs), nil
 }
 
-// Load reads the transcript of a session file.
+// Load reads the transcript of a session file. A torn last line is
+// ignored, and tool calls left without results at the end of the file
+// are answered with error results.
 func Load(path string) ([]llm.Message, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
 		return nil, err
 	}
-	var msgs []llm.Message
-	lines := bytes.Split(data, []byte("\n"))
-	for i, line := range lines {
-		if len(bytes.TrimSpace(line)) == 0 {
-			continue
-		}
-		var r record
-		if err := json.Unmarshal(line, &r); err != nil {
-			if i == len(lines)-1 {
-				break // a torn last line: the write it belonged to never finished
-			}
-			return nil, fmt.Errorf("%s:%d: %w", path, i+1, err)
-		}
-		if r.Reset {
-			msgs = nil
-			continue
-		}
-		content, err := decodeBlocks(r.Content)
-		if err != nil {
-			return nil, fmt.Errorf("%s:%d: %w", path, i+1, err)
-		}
-		msgs = append(msgs, llm.Message{Role: llm.Role(r.Role), Content: content, Time: r.Time, Meta: r.Meta})
+	c, err := parse(path, data)
+	if err != nil {
+		return nil, err
 	}
-	return msgs, nil
+	return answerDangling(c.msgs), nil
 }
 
 // Save brings the file up to date with the transcript msgs: the messages
 // added since the last Save are appended; when earlier messages changed
-// (compaction, clear), a reset and the whole transcript are written. The
-// file is synced before Save returns.
+// (compaction, clear), the file is replaced by one holding msgs. The file
+// is synced before Save returns. When Save fails, the file holds what it
+// held before, and the next Save tries again.
 func (s *File) Save(msgs []llm.Message) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	var buf bytes.Buffer
-	start := 0
-	if extends(msgs, s.saved) {
-		start = len(s.saved)
-	} else {
-		buf.WriteString(`{"reset":true}` + "\n")
+	if s.closed {
+		return fmt.Errorf("session %s: %w", s.path, os.ErrClosed)
 	}
-	if start == len(msgs) && buf.Len() == 0 {
+	if s.stale || s.f == nil || !extends(msgs, s.saved) {
+		return s.rewrite(msgs)
+	}
+	if len(msgs) == len(s.saved) {
 		return nil
 	}
-	for _, m := range msgs[start:] {
+	buf, err := encodeLines(msgs[len(s.saved):])
+	if err != nil {
+		return err
+	}
+	err = s.writeTo(s.f, buf)
+	if err == nil {
+		err = s.f.Sync()
+	}
+	if err != nil {
+		// Undo what part of the write landed, so that the next one
+		// does not glue onto a torn line; failing that, rewrite.
+		if terr := s.f.Truncate(s.size); terr != nil {
+			s.stale = true
+		}
+		return fmt.Errorf("writing session: %w", err)
+	}
+	s.size += int64(len(buf))
+	s.saved = slices.Clone(msgs)
+	return nil
+}
+
+// rewrite replaces the file with one holding the header and msgs: it
+// writes a temporary file in the same directory, syncs it, renames it
+// over the file, syncs the directory and reopens the file for appending.
+// Until the rename, the old file is untouched.
+func (s *File) rewrite(msgs []llm.Message) error {
+	body, err := encodeLines(msgs)
+	if err != nil {
+		return err
+	}
+	buf := append(s.hdr.line(), body...)
+	dir := filepath.Dir(s.path)
+	tmp, err := os.CreateTemp(dir, "."+filepath.Base(s.path)+".*.tmp") // mode 0600
+	if err != nil {
+		return fmt.Errorf("rewriting session: %w", err)
+	}
+	err = s.writeTo(tmp, buf)
+	if err == nil {
+		err = tmp.Sync()
+	}
+	if cerr := tmp.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		os.Remove(tmp.Name())
+		return fmt.Errorf("rewriting session: %w", err)
+	}
+	// Close before the rename: Windows renames no file that is open.
+	if s.f != nil {
+		s.f.Close()
+		s.f = nil
+	}
+	renameErr := os.Rename(tmp.Name(), s.path)
+	if renameErr != nil {
+		os.Remove(tmp.Name())
+	}
+	f, err := os.OpenFile(s.path, os.O_WRONLY|os.O_APPEND, 0)
+	if err != nil {
+		s.stale = true
+		return fmt.Errorf("reopening session: %w", err)
+	}
+	s.f = f
+	if renameErr != nil {
+		return fmt.Errorf("rewriting session: %w", renameErr)
+	}
+	s.size = int64(len(buf))
+	s.saved = slices.Clone(msgs)
+	s.stale = false
+	if err := syncDir(dir); err != nil {
+		return fmt.Errorf("syncing session directory: %w", err)
+	}
+	return nil
+}
+
+// writeTo writes all of b to w.
+func (s *File) writeTo(w *os.File, b []byte) error {
+	write := s.write
+	if write == nil {
+		write = (*os.File).Write
+	}
+	_, err := write(w, b)
+	return err
+}
+
+// encodeLines encodes msgs, one line each.
+func encodeLines(msgs []llm.Message) ([]byte, error) {
+	var buf bytes.Buffer
+	for _, m := range msgs {
 		line, err := encodeMessage(m)
 		if err != nil {
-			return fmt.Errorf("encoding message: %w", err)
+			return nil, fmt.Errorf("encoding message: %w", err)
 		}
 		buf.Write(line)
 		buf.WriteByte('\n')
 	}
-	if _, err := s.f.Write(buf.Bytes()); err != nil {
-		return fmt.Errorf("writing session: %w", err)
-	}
-	if err := s.f.Sync(); err != nil {
-		return fmt.Errorf("syncing session: %w", err)
-	}
-	s.saved = append(s.saved[:0:0], msgs...)
-	return nil
+	return buf.Bytes(), nil
 }
 
 // extends reports whether msgs begins with saved, message for message.
@@ -134,24 +293,61 @@ func extends(msgs, saved []llm.Message) bool {
 	return true
 }
 
-// Close closes the file.
+// Close closes the file and releases its lock. Closing twice is a no-op.
 func (s *File) Close() error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return s.f.Close()
+	if s.closed {
+		return nil
+	}
+	s.closed = true
+	var err error
+	if s.f != nil {
+		err = s.f.Close()
+		s.f = nil
+	}
+	if s.lock != nil {
+		if lerr := s.lock.Close(); err == nil {
+			err = lerr
+		}
+	}
+	return err
 }
 
 // Path returns the file's path.
 func (s *File) Path() string { return s.path }
 
 // DirFor returns the directory under home that holds the sessions of the
-// working directory cwd.
+// working directory cwd: a readable name made from the end of the path,
+// then a hash of the whole cleaned path, so that two directories never
+// share one (/x/proj and /x-proj, say).
 func DirFor(home, cwd string) string {
-	name := strings.Trim(strings.NewReplacer("/", "-", "\\", "-", ":", "").Replace(filepath.Clean(cwd)), "-")
-	if name == "" {
-		name = "root"
+	clean := filepath.Clean(cwd)
+	sum := sha256.Sum256([]byte(clean))
+	return filepath.Join(home, "sessions", slug(clean)+"-"+hex.EncodeToString(sum[:6]))
+}
+
+// slug is the last few dozen letters, digits, dots and underscores of
+// path, each other run of characters turned into a dash.
+func slug(path string) string {
+	const keep = 48
+	var b strings.Builder
+	for _, r := range path {
+		switch {
+		case r < 0x80 && (r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '.' || r == '_'):
+			b.WriteRune(r)
+		case b.Len() > 0 && !strings.HasSuffix(b.String(), "-"):
+			b.WriteByte('-')
+		}
 	}
-	return filepath.Join(home, "sessions", name)
+	s := strings.TrimRight(b.String(), "-")
+	if len(s) > keep {
+		s = s[len(s)-keep:]
+	}
+	if s = strings.TrimLeft(s, "-."); s == "" {
+		s = "root"
+	}
+	return s
 }
 
 // Newest returns the most recently modified session file in dir, or a
@@ -167,7 +363,7 @@ func Newest(dir string, now time.Time) (string, error) {
 	}
 	var cands []cand
 	for _, e := range entries {
-		if e.IsDir() || !strings.HasSuffix(e.Name(), ".jsonl") {
+		if e.IsDir() || !strings.HasSuffix(e.Name(), ".jsonl") || strings.HasPrefix(e.Name(), ".") {
 			continue
 		}
 		info, err := e.Info()

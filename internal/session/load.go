@@ -1,0 +1,114 @@
+package session
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"time"
+
+	"zot.dev/zot/internal/llm"
+)
+
+// version is the format this package writes. Files without a header are
+// of version 0: no header, and reset lines where the transcript was
+// rewritten.
+const version = 1
+
+// header is the first line of a session file.
+type header struct {
+	Version int       `json:"version"`
+	CWD     string    `json:"cwd,omitempty"`
+	Created time.Time `json:"created,omitzero"`
+}
+
+func newHeader(cwd string) header {
+	return header{Version: version, CWD: cwd, Created: time.Now().UTC().Truncate(time.Second)}
+}
+
+// line is h as a line of the file.
+func (h header) line() []byte {
+	b, err := json.Marshal(record{Session: &h})
+	if err != nil {
+		panic(err) // a struct of plain fields always encodes
+	}
+	return append(b, '\n')
+}
+
+// contents is what parse makes of a session file.
+type contents struct {
+	hdr  *header // nil when the file has none
+	msgs []llm.Message
+	// end is the length of the file without its torn last line.
+	end int
+}
+
+// parse reads the lines of a session file. A last line that does not
+// decode is torn (its write never finished) and left out of end; any
+// other line that does not decode is an error.
+func parse(path string, data []byte) (contents, error) {
+	var c contents
+	for n, start := 1, 0; start < len(data); n++ {
+		line, rest, complete := bytes.Cut(data[start:], []byte("\n"))
+		next := len(data) - len(rest)
+		if !complete {
+			next = len(data)
+		}
+		if len(bytes.TrimSpace(line)) == 0 {
+			if complete {
+				c.end = next
+			}
+			start = next
+			continue
+		}
+		var r record
+		if err := json.Unmarshal(line, &r); err != nil {
+			if !complete {
+				break // a torn last line: the write it belonged to never finished
+			}
+			return contents{}, fmt.Errorf("%s:%d: %w", path, n, err)
+		}
+		c.end, start = next, next
+		switch {
+		case r.Session != nil:
+			if r.Session.Version > version {
+				return contents{}, fmt.Errorf("%s: written by a newer zot (session format %d; this one reads up to %d)", path, r.Session.Version, version)
+			}
+			if c.hdr == nil {
+				c.hdr = r.Session
+			}
+		case r.Reset:
+			c.msgs = nil
+		default:
+			content, err := decodeBlocks(r.Content)
+			if err != nil {
+				return contents{}, fmt.Errorf("%s:%d: %w", path, n, err)
+			}
+			c.msgs = append(c.msgs, llm.Message{Role: llm.Role(r.Role), Content: content, Time: r.Time, Meta: r.Meta})
+		}
+	}
+	return c, nil
+}
+
+// danglingText is the result given to a tool call whose result never
+// reached the file.
+const danglingText = "aborted: the session ended before the result of this call was saved; it may or may not have run"
+
+// answerDangling returns msgs, and when they end with an assistant
+// message whose tool calls have no results (the file was cut between the
+// two), a tool message answering each call with an error, as an aborted
+// prompt does.
+func answerDangling(msgs []llm.Message) []llm.Message {
+	if len(msgs) == 0 {
+		return msgs
+	}
+	last := msgs[len(msgs)-1]
+	calls := last.ToolCalls()
+	if last.Role != llm.RoleAssistant || len(calls) == 0 {
+		return msgs
+	}
+	results := make([]llm.Block, 0, len(calls))
+	for _, c := range calls {
+		results = append(results, &llm.ToolResultBlock{CallID: c.ID, Name: c.Name, IsError: true, Content: []llm.Block{&llm.TextBlock{Text: danglingText}}})
+	}
+	return append(msgs[:len(msgs):len(msgs)], llm.Message{Role: llm.RoleTool, Time: last.Time, Content: results})
+}
