@@ -30,8 +30,10 @@ func (*editTool) Description() string {
 		"one place in the current file (whitespace and indentation included); add surrounding " +
 		"lines to make it unique. All edits are matched against the original file, must not " +
 		"overlap, and are applied together. Line endings and a byte order mark are preserved. " +
-		"Returns a unified diff of the change. Only regular text files of up to " +
-		byteSize(editMaxBytes) + " are edited; use bash for larger ones."
+		"The file is written as write does (atomically, or in place when it has other hard " +
+		"links) and keeps its permissions and owner. Returns a unified diff of the change. " +
+		"Only regular text files of up to " + byteSize(editMaxBytes) + " that you may write " +
+		"are edited; use bash for larger ones."
 }
 
 func (*editTool) Schema() json.RawMessage {
@@ -117,7 +119,7 @@ func (t *editTool) Run(ctx context.Context, call Call) (Result, error) {
 	}
 	abs := resolvePath(t.cfg.CWD, path)
 	shown := displayPath(t.cfg.CWD, abs)
-	content, mode, err := t.load(ctx, abs, shown)
+	content, err := t.load(ctx, abs, shown)
 	if err != nil {
 		return Errorf(err.Error()), nil
 	}
@@ -131,29 +133,33 @@ func (t *editTool) Run(ctx context.Context, call Call) (Result, error) {
 	if ctx.Err() != nil {
 		return Errorf("aborted"), nil
 	}
-	if err := writeFileAtomic(abs, out.content, mode); err != nil {
+	how, err := writeFile(abs, out.content)
+	if err != nil {
 		return Errorf(fmt.Sprintf("cannot write %s: %v", shown, err)), nil
+	}
+	inPlace := ""
+	if how.inPlace != "" {
+		inPlace = "; written in place " + how.inPlace
 	}
 	diff, added, removed := unifiedDiff(shown, splitLinesKeep(out.before), splitLinesKeep(out.after), editContext)
 	noun := "edits"
 	if len(edits) == 1 {
 		noun = "edit"
 	}
-	return Text(fmt.Sprintf("applied %d %s to %s (+%d -%d lines)\n%s", len(edits), noun, shown, added, removed, diff)), nil
+	return Text(fmt.Sprintf("applied %d %s to %s (+%d -%d lines%s)\n%s", len(edits), noun, shown, added, removed, inPlace, diff)), nil
 }
 
-// load reads the file to edit and returns it with its permission bits.
-// Its errors are meant for the model.
-func (t *editTool) load(ctx context.Context, abs, shown string) ([]byte, fs.FileMode, error) {
+// load reads the file to edit. Its errors are meant for the model.
+func (t *editTool) load(ctx context.Context, abs, shown string) ([]byte, error) {
 	f, st, err := openRegular(abs)
 	var wrong *wrongTypeError
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
-		return nil, 0, fmt.Errorf("cannot edit %s: no such file; use write to create it", shown)
+		return nil, fmt.Errorf("cannot edit %s: no such file; use write to create it", shown)
 	case errors.As(err, &wrong):
-		return nil, 0, fmt.Errorf("cannot edit %s: it %v; edit changes only regular files", shown, wrong)
+		return nil, fmt.Errorf("cannot edit %s: it %v; edit changes only regular files", shown, wrong)
 	case err != nil:
-		return nil, 0, fmt.Errorf("cannot edit %s: %v", shown, unwrapPathError(err))
+		return nil, fmt.Errorf("cannot edit %s: %v", shown, unwrapPathError(err))
 	}
 	defer f.Close()
 	limit := cmp.Or(t.maxBytes, editMaxBytes)
@@ -162,16 +168,16 @@ func (t *editTool) load(ctx context.Context, abs, shown string) ([]byte, fs.File
 			shown, size, byteSize(limit))
 	}
 	if st.Size() > limit {
-		return nil, 0, tooLarge(byteSize(st.Size()))
+		return nil, tooLarge(byteSize(st.Size()))
 	}
 	content, err := readAllCapped(ctx, f, st.Size(), limit)
 	switch {
 	case errors.Is(err, errCapped):
-		return nil, 0, tooLarge("more than " + byteSize(limit))
+		return nil, tooLarge("more than " + byteSize(limit))
 	case ctx.Err() != nil:
-		return nil, 0, errors.New("aborted")
+		return nil, errors.New("aborted")
 	case err != nil:
-		return nil, 0, fmt.Errorf("cannot read %s: %v", shown, unwrapPathError(err))
+		return nil, fmt.Errorf("cannot read %s: %v", shown, unwrapPathError(err))
 	}
-	return content, st.Mode().Perm() | st.Mode()&(fs.ModeSetuid|fs.ModeSetgid|fs.ModeSticky), nil
+	return content, nil
 }

@@ -4,8 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"os"
-	"path/filepath"
 	"strings"
 )
 
@@ -16,8 +14,12 @@ func (*writeTool) Name() string { return "write" }
 
 func (*writeTool) Description() string {
 	return "Write a file with the given content, replacing it if it exists and creating " +
-		"missing parent directories. The write is atomic and keeps an existing file's " +
-		"permissions. Prefer edit for changing part of an existing file."
+		"missing parent directories. An existing file keeps its permissions and owner and is " +
+		"replaced atomically, except a file with other hard links (or one whose owner could " +
+		"not be kept), which is rewritten in place so that every link sees the new content; " +
+		"that write is not atomic. A file you may not write, anything but a regular file, and " +
+		"a symbolic link to a missing file are refused. Prefer edit for changing part of an " +
+		"existing file."
 }
 
 func (*writeTool) Schema() json.RawMessage {
@@ -48,21 +50,18 @@ func (t *writeTool) Run(ctx context.Context, call Call) (Result, error) {
 	}
 	abs := resolvePath(t.cfg.CWD, path)
 	shown := displayPath(t.cfg.CWD, abs)
-	mode, exists, err := existingMode(abs, 0o644)
+	how, err := writeFile(abs, []byte(content))
 	if err != nil {
-		return Errorf(fmt.Sprintf("cannot write %s: %v", shown, unwrapPathError(err))), nil
-	}
-	if err := os.MkdirAll(filepath.Dir(abs), 0o755); err != nil {
-		return Errorf(fmt.Sprintf("cannot create the directory of %s: %v", shown, unwrapPathError(err))), nil
-	}
-	if err := writeFileAtomic(abs, []byte(content), mode); err != nil {
 		return Errorf(fmt.Sprintf("cannot write %s: %v", shown, err)), nil
 	}
-	how := "created"
-	if exists {
-		how = "overwritten"
+	what := "overwritten"
+	switch {
+	case how.created:
+		what = "created"
+	case how.inPlace != "":
+		what = "overwritten in place " + how.inPlace
 	}
-	return Text(fmt.Sprintf("wrote %d bytes (%d lines) to %s (%s)", len(content), countLines(content), shown, how)), nil
+	return Text(fmt.Sprintf("wrote %d bytes (%d lines) to %s (%s)", len(content), countLines(content), shown, what)), nil
 }
 
 // countLines counts lines the way an editor shows them: a final line
