@@ -115,6 +115,13 @@ func TestWriteAndEditAsRootKeepOwnerAndMode(t *testing.T) {
 		t.Fatal(err)
 	}
 	before, _ := os.Stat(p)
+	// Held open, the old file keeps its inode number from being reused by
+	// a new one, which would make the two look the same file.
+	held, err := os.Open(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer held.Close()
 	wantOK(t, runTool(t, toolByName(t, Config{CWD: dir}, "write"), map[string]any{"path": "theirs.txt", "content": "two\n"}))
 	wantOK(t, runTool(t, toolByName(t, Config{CWD: dir}, "edit"), oneEdit("theirs.txt", "two", "three")))
 	wantContent(t, p, "three\n")
