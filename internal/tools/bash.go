@@ -36,7 +36,8 @@ func (t *bashTool) Description() string {
 	return "Run a shell command in the working directory (bash when available, else /bin/sh) " +
 		"and return its combined stdout and stderr with the exit code. Each call starts a new " +
 		"shell, so cd and variables do not carry over. Long output keeps its first and last " +
-		"lines and the full output is saved to a file named in the result. The command is " +
+		"lines, and the output (its first " + strconv.Itoa(spillMax>>20) + " MiB) is saved to a file " +
+		"named in the result, which stays until the session ends. The command is " +
 		"killed after the timeout (default " + formatSeconds(t.cfg.BashTimeout) + "). Background " +
 		"processes keep running, but their output after the command exits is not captured; " +
 		"redirect it to a file."
@@ -94,7 +95,11 @@ func (t *bashTool) run(ctx context.Context, command string, timeout time.Duratio
 	if progress != nil {
 		pump = newProgressPump(progress)
 	}
-	out := newOutputCapture(t.cfg.SpillDir, pump)
+	newSpill := spillIn(t.cfg.SpillDir)
+	if t.cfg.Spills != nil {
+		newSpill = t.cfg.Spills.create
+	}
+	out := newOutputCapture(newSpill, pump)
 	proc, err := subproc.Start(ctx, subproc.Command{
 		Path:      shellPath(),
 		Args:      []string{"-c", command},

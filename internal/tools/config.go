@@ -16,8 +16,12 @@ type Config struct {
 	// BashTimeout is the default time limit of one bash call; the model may
 	// override it per call. Zero means 120 s.
 	BashTimeout time.Duration
-	// SpillDir is where bash writes the full output of a call whose output
-	// was truncated. Empty means os.TempDir().
+	// Spills keeps the files where bash saves the full output of a call
+	// whose output was truncated, until the caller closes it. Nil means
+	// files in SpillDir that nothing removes.
+	Spills *Spills
+	// SpillDir is where bash writes its spill files when Spills is nil.
+	// Empty means os.TempDir().
 	SpillDir string
 	// MaxImageBytes caps the size of an image file that read returns as an
 	// image. Zero means 5 MiB.

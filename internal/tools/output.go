@@ -16,10 +16,11 @@ const (
 )
 
 // outputCapture collects a command's output: the head and the tail within
-// the limits, the full stream in a spill file once it outgrows the head,
-// and a copy for live progress. It is safe for concurrent writes.
+// the limits, the stream's first spillMax bytes in a spill file once it
+// outgrows the head, and a copy for live progress. It is safe for
+// concurrent writes.
 type outputCapture struct {
-	spillDir string
+	newSpill spillFunc
 	progress *progressPump // nil: no progress
 
 	mu       sync.Mutex
@@ -30,11 +31,13 @@ type outputCapture struct {
 	total    int64
 	totalNL  int64
 	spill    *os.File
+	spilled  int64 // bytes written to spill
+	dropped  int64 // bytes past spillMax, not written to spill
 	spillErr error
 }
 
-func newOutputCapture(spillDir string, progress *progressPump) *outputCapture {
-	return &outputCapture{spillDir: spillDir, progress: progress}
+func newOutputCapture(newSpill spillFunc, progress *progressPump) *outputCapture {
+	return &outputCapture{newSpill: newSpill, progress: progress}
 }
 
 // Write implements io.Writer. It never fails: a spill file problem is
@@ -93,24 +96,37 @@ func (c *outputCapture) fillHead(p []byte) []byte {
 }
 
 // toSpill writes output that went past the head to the spill file,
-// creating it (with the head) on first use.
+// creating it (with the head) on first use, up to spillMax bytes in all.
 func (c *outputCapture) toSpill(p []byte) {
 	if c.spillErr != nil {
 		return
 	}
 	if c.spill == nil {
-		f, err := os.CreateTemp(c.spillDir, "zot-bash-*.log")
+		f, err := c.newSpill()
 		if err != nil {
 			c.spillErr = err
 			return
 		}
 		c.spill = f
-		if _, err := f.Write(c.head); err != nil {
-			c.spillErr = err
-			return
-		}
+		c.writeSpill(c.head)
 	}
-	if _, err := c.spill.Write(p); err != nil {
+	c.writeSpill(p)
+}
+
+// writeSpill writes what of p fits under spillMax and counts the rest as
+// dropped.
+func (c *outputCapture) writeSpill(p []byte) {
+	room := max(spillMax-c.spilled, 0)
+	if int64(len(p)) > room {
+		c.dropped += int64(len(p)) - room
+		p = p[:room]
+	}
+	if len(p) == 0 || c.spillErr != nil {
+		return
+	}
+	n, err := c.spill.Write(p)
+	c.spilled += int64(n)
+	if err != nil {
 		c.spillErr = err
 	}
 }
@@ -143,9 +159,13 @@ func (c *outputCapture) finish() string {
 			sb.WriteByte('\n')
 		}
 		fmt.Fprintf(&sb, "\n[... %d bytes (%d lines) omitted; ", omitted, omittedNL)
-		if c.spillErr != nil {
+		switch {
+		case c.spillErr != nil:
 			fmt.Fprintf(&sb, "the full output could not be saved: %v ...]\n\n", c.spillErr)
-		} else {
+		case c.dropped > 0:
+			fmt.Fprintf(&sb, "the first %d bytes of the output (%d bytes) saved to %s; the %d bytes after them were not saved (the limit is %d MiB) ...]\n\n",
+				c.spilled, c.total, spillName, c.dropped, spillMax>>20)
+		default:
 			fmt.Fprintf(&sb, "full output (%d bytes) saved to %s ...]\n\n", c.total, spillName)
 		}
 	}

@@ -11,7 +11,7 @@ import (
 
 func TestOutputCaptureSmallOutputIsWhole(t *testing.T) {
 	dir := t.TempDir()
-	c := newOutputCapture(dir, nil)
+	c := newOutputCapture(spillIn(dir), nil)
 	fmt.Fprint(c, "hello\n")
 	fmt.Fprint(c, "world\n")
 	if got := c.finish(); got != "hello\nworld\n" {
@@ -24,7 +24,7 @@ func TestOutputCaptureSmallOutputIsWhole(t *testing.T) {
 
 func TestOutputCaptureJustOverTheHeadNeedsNoSpill(t *testing.T) {
 	dir := t.TempDir()
-	c := newOutputCapture(dir, nil)
+	c := newOutputCapture(spillIn(dir), nil)
 	var sb strings.Builder
 	for i := 0; i < 1500; i++ { // head holds 1000 lines, tail the other 500
 		fmt.Fprintf(&sb, "%d\n", i)
@@ -40,7 +40,7 @@ func TestOutputCaptureJustOverTheHeadNeedsNoSpill(t *testing.T) {
 
 func TestOutputCaptureHeadTailAndSpill(t *testing.T) {
 	dir := t.TempDir()
-	c := newOutputCapture(dir, nil)
+	c := newOutputCapture(spillIn(dir), nil)
 	var full strings.Builder
 	for i := 0; i < 5000; i++ {
 		line := fmt.Sprintf("line %d\n", i)
@@ -77,7 +77,7 @@ func TestOutputCaptureHeadTailAndSpill(t *testing.T) {
 
 func TestOutputCaptureByteLimitsAndUTF8Boundaries(t *testing.T) {
 	dir := t.TempDir()
-	c := newOutputCapture(dir, nil)
+	c := newOutputCapture(spillIn(dir), nil)
 	// One huge line of 3-byte characters, written in odd-sized pieces.
 	data := []byte(strings.Repeat("€", 50000))
 	for i := 0; i < len(data); i += 7 {
@@ -114,5 +114,74 @@ func TestLastLines(t *testing.T) {
 		if got := string(lastLines([]byte(c.in), c.maxBytes, c.maxLines)); got != c.want {
 			t.Errorf("lastLines(%q, %d, %d) = %q, want %q", c.in, c.maxBytes, c.maxLines, got, c.want)
 		}
+	}
+}
+
+func TestOutputCaptureCapsTheSpill(t *testing.T) {
+	const limit = 64 << 20 // the documented cap of one call's spill file
+	dir := t.TempDir()
+	c := newOutputCapture(spillIn(dir), nil)
+	chunk := []byte(strings.Repeat(strings.Repeat("x", 1023)+"\n", 1024)) // 1 MiB
+	// Whole lines to the end, so that the tail shown ends with one.
+	const total = limit + 5<<20 + 3<<10
+	for n := 0; n < total; {
+		p := chunk[:min(len(chunk), total-n)]
+		c.Write(p)
+		n += len(p)
+	}
+	got := c.finish()
+	m := regexp.MustCompile(`omitted; the first (\d+) bytes of the output \((\d+) bytes\) saved to (\S+); the (\d+) bytes after them were not saved \(the limit is 64 MiB\) \.\.\.\]`).FindStringSubmatch(got)
+	if m == nil {
+		t.Fatalf("no capped spill marker in %q", got[strings.Index(got, "[... "):][:300])
+	}
+	if m[1] != fmt.Sprint(limit) || m[2] != fmt.Sprint(total) || m[4] != fmt.Sprint(total-limit) {
+		t.Errorf("marker numbers %v, want %d, %d, %d", m[1:], limit, total, total-limit)
+	}
+	st, err := os.Stat(m[3])
+	if err != nil || st.Size() != limit {
+		t.Errorf("spill file: %v, %v; want %d bytes", st, err, limit)
+	}
+	if !strings.HasSuffix(got, strings.Repeat("x", 1023)+"\n") {
+		t.Error("the tail of the output is not shown")
+	}
+}
+
+func TestSpillsCloseRemovesTheirFiles(t *testing.T) {
+	parent := t.TempDir()
+	s := NewSpills(parent)
+	if entries, _ := os.ReadDir(parent); len(entries) != 0 {
+		t.Errorf("NewSpills made files before any spill: %v", entries)
+	}
+	c := newOutputCapture(s.create, nil)
+	for i := 0; i < 5000; i++ {
+		fmt.Fprintf(c, "line %d\n", i)
+	}
+	got := c.finish()
+	m := regexp.MustCompile(`saved to (\S+) \.\.\.\]`).FindStringSubmatch(got)
+	if m == nil {
+		t.Fatalf("no spill file named in %q", got[:200])
+	}
+	if _, err := os.Stat(m[1]); err != nil {
+		t.Fatalf("spill file gone before Close: %v", err)
+	}
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if entries, _ := os.ReadDir(parent); len(entries) != 0 {
+		t.Errorf("left after Close: %v", entries)
+	}
+	if err := s.Close(); err != nil {
+		t.Errorf("second Close: %v", err)
+	}
+	// A call after Close saves nothing and says so.
+	c = newOutputCapture(s.create, nil)
+	for i := 0; i < 5000; i++ {
+		fmt.Fprintf(c, "line %d\n", i)
+	}
+	if got := c.finish(); !strings.Contains(got, "the full output could not be saved") {
+		t.Errorf("after Close: %q", got[strings.Index(got, "[... "):][:200])
+	}
+	if entries, _ := os.ReadDir(parent); len(entries) != 0 {
+		t.Errorf("a spill after Close left %v", entries)
 	}
 }
