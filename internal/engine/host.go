@@ -154,11 +154,12 @@ func (h *Host) NewSession(cfg SessionConfig) (*Session, error) {
 	if err != nil {
 		return nil, err
 	}
-	builtin, err := tools.Select(tools.Builtins(tools.Config{CWD: cwd, BashTimeout: cfg.BashTimeout}), cfg.Tools, cfg.NoTools)
+	spills := tools.NewSpills("") // makes nothing before bash first spills
+	builtin, err := tools.Select(tools.Builtins(tools.Config{CWD: cwd, BashTimeout: cfg.BashTimeout, Spills: spills}), cfg.Tools, cfg.NoTools)
 	if err != nil {
 		return nil, err
 	}
-	s := &Session{host: h, provider: cfg.Provider, cwd: cwd, log: cfg.Log}
+	s := &Session{host: h, provider: cfg.Provider, cwd: cwd, log: cfg.Log, spills: spills}
 	toolset, err := agent.NewToolSet(builtin, s.toolConflict)
 	if err != nil {
 		return nil, err

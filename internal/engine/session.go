@@ -13,6 +13,7 @@ import (
 	"zot.dev/zot/internal/agent"
 	"zot.dev/zot/internal/llm"
 	"zot.dev/zot/internal/session"
+	"zot.dev/zot/internal/tools"
 	"zot.dev/zot/sdk/wire"
 )
 
@@ -124,6 +125,7 @@ type Session struct {
 	cwd      string
 	log      io.Writer
 	store    *session.File // nil without a session file
+	spills   *tools.Spills // bash's spill files, removed by Close
 
 	seq       atomic.Int64
 	observers atomic.Pointer[[]observer]
@@ -469,10 +471,11 @@ func (s *Session) Close() error {
 		return nil
 	}
 	s.host.forget(s)
+	spillErr := s.spills.Close()
 	if s.store != nil {
-		return s.store.Close()
+		return errors.Join(s.store.Close(), spillErr)
 	}
-	return nil
+	return spillErr
 }
 
 // Clear drops the transcript and resets the cumulative usage. It returns
