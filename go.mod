@@ -7,3 +7,5 @@ require (
 	github.com/urfave/cli/v3 v3.14.0
 	golang.org/x/text v0.14.0
 )
+
+require golang.org/x/sys v0.38.0 // indirect

@@ -40,19 +40,29 @@ func main() {
 func run(args []string, stdin *os.File, stdout, stderr *os.File) int {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
+	// A write to a closed pipe fails with EPIPE instead of killing zot, so
+	// zot can abort its work and stop its tools first.
+	signal.Ignore(syscall.SIGPIPE)
 	sigs := make(chan os.Signal, 1)
-	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
+	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
 	watcherDone := make(chan struct{})
 	go func() {
 		defer close(watcherDone)
 		if s, ok := <-sigs; ok {
 			if sig, isSys := s.(syscall.Signal); isSys {
-				received.Store(int32(sig))
+				received.CompareAndSwap(0, int32(sig))
 			}
 			cancel()
 		}
 	}()
+	// The embedder is gone when nobody reads stdout any more: that ends
+	// zot as SIGPIPE would, after the same clean-up as a signal.
+	stopWatch := watchOutput(stdout, func() {
+		received.CompareAndSwap(0, int32(syscall.SIGPIPE))
+		cancel()
+	})
 	defer func() {
+		stopWatch()
 		signal.Stop(sigs)
 		close(sigs)
 		<-watcherDone

@@ -30,6 +30,10 @@ const DefaultMaxLineBytes = ndjson.DefaultMaxLine
 // client to take the output still queued.
 const DefaultFlushTimeout = 10 * time.Second
 
+// SignalFlushTimeout bounds the same wait when Serve ends because its
+// context was cancelled (a signal).
+const SignalFlushTimeout = 2 * time.Second
+
 // Options configures a Server.
 type Options struct {
 	// Token, when not empty, must be presented by a hello command before
@@ -125,7 +129,14 @@ func (s *Server) Serve(ctx context.Context, in io.Reader, out io.Writer) error {
 		s.sess.Shutdown("the server is shutting down")
 		_ = s.sess.Wait(context.Background())
 	}
-	flushCtx, cancel := context.WithTimeout(context.Background(), s.opts.FlushTimeout)
+	// After a signal, what is left is written only briefly: whoever sent
+	// it wants zot gone, and a client that stopped reading must not keep
+	// it alive.
+	flush := s.opts.FlushTimeout
+	if ctx.Err() != nil {
+		flush = min(flush, SignalFlushTimeout)
+	}
+	flushCtx, cancel := context.WithTimeout(context.Background(), flush)
 	defer cancel()
 	if err := s.w.Close(flushCtx); err != nil && result == nil && !errors.Is(err, ndjson.ErrClosed) {
 		fmt.Fprintf(s.opts.Log, "zot: writing output: %v\n", err)
