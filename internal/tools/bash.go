@@ -40,7 +40,10 @@ func (t *bashTool) Description() string {
 		"named in the result, which stays until the session ends. The command is " +
 		"killed after the timeout (default " + formatSeconds(t.cfg.BashTimeout) + "). Background " +
 		"processes keep running, but their output after the command exits is not captured; " +
-		"redirect it to a file."
+		"redirect it to a file. Credential variables (*_API_KEY, *_TOKEN, *_SECRET and the " +
+		"like) are removed from the command's environment so they do not show up in output; " +
+		"this is not isolation: the command runs as the same user as zot and can still read " +
+		"zot's own environment (under /proc), its memory and its auth file."
 }
 
 func (*bashTool) Schema() json.RawMessage {

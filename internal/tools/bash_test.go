@@ -232,3 +232,35 @@ func TestBashProgress(t *testing.T) {
 		t.Errorf("expected several progress chunks, got %q", chunks)
 	}
 }
+
+// credentialVars are variables that hold provider and zot secrets.
+var credentialVars = []string{
+	"ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN", "OPENAI_API_KEY", "OPENAI_ADMIN_KEY",
+	"GEMINI_API_KEY", "GOOGLE_API_KEY", "DEEPSEEK_API_KEY", "OPENROUTER_API_KEY",
+	"MISTRAL_API_KEY", "GROQ_API_KEY", "XAI_API_KEY", "AZURE_OPENAI_API_KEY", "HF_TOKEN",
+	"AWS_SECRET_ACCESS_KEY", "AWS_SESSION_TOKEN", "GITHUB_TOKEN", "ZOTCORE_RPC_TOKEN",
+}
+
+// The scrub keeps secrets in zot's own environment out of what a command
+// prints about its environment, whichever way it asks.
+func TestBashShowsNoCredentialsOfZotsEnvironment(t *testing.T) {
+	for _, name := range credentialVars {
+		t.Setenv(name, "zot-test-secret-"+strings.ToLower(name))
+	}
+	t.Setenv("ZOT_TEST_KEEP_ME", "kept")
+	cfg := Config{CWD: t.TempDir(), SpillDir: t.TempDir()} // Env nil: zot's own
+	for _, command := range []string{"env", "printenv", "set", "export -p", "declare -p"} {
+		got := wantOK(t, runBash(t, context.Background(), cfg, map[string]any{"command": command}, nil))
+		if !strings.Contains(got, "ZOT_TEST_KEEP_ME") {
+			t.Errorf("%s: ZOT_TEST_KEEP_ME missing, so the command did not list the environment: %q", command, got)
+		}
+		for _, name := range credentialVars {
+			if strings.Contains(got, name) {
+				t.Errorf("%s shows %s", command, name)
+			}
+		}
+		if strings.Contains(got, "zot-test-secret") {
+			t.Errorf("%s shows a credential's value", command)
+		}
+	}
+}
