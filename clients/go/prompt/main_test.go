@@ -24,7 +24,10 @@ func TestMain(m *testing.M) {
 // output. The deadline only guards against hangs.
 func runProgram(t *testing.T, args ...string) (int, string, string) {
 	t.Helper()
+	// Unset, not empty: an empty token is a usage error. Setenv first so
+	// the old value comes back after the test.
 	t.Setenv("ZOTCORE_RPC_TOKEN", "")
+	os.Unsetenv("ZOTCORE_RPC_TOKEN")
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
 	var stdout, stderr zotbin.Buffer
