@@ -7,9 +7,9 @@ import (
 	"io"
 	"testing"
 
+	"zot.dev/zot/internal/schemacheck"
 	"zot.dev/zot/schema"
 	"zot.dev/zot/sdk/wire"
-	"zot.dev/zot/internal/schemacheck"
 )
 
 // The script format has a JSON Schema, schema/script/script.json, from
