@@ -484,8 +484,7 @@ func TestApproval(t *testing.T) {
 // call (it never runs) and ends the prompt aborted.
 func TestApprovalAbort(t *testing.T) {
 	asking := make(chan struct{})
-	var s *Session
-	s = newSession(t, approvalScript, func(c *SessionConfig) {
+	s := newSession(t, approvalScript, func(c *SessionConfig) {
 		c.Approve = func(ctx context.Context, req ApprovalRequest) Approval {
 			close(asking)
 			<-ctx.Done()
