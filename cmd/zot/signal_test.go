@@ -106,7 +106,7 @@ func TestSignalWithNobodyReading(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			out, err := cmd.StdoutPipe() // never read
+			out, err := cmd.StdoutPipe()
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -115,7 +115,13 @@ func TestSignalWithNobodyReading(t *testing.T) {
 				t.Fatal(err)
 			}
 			fmt.Fprintln(in, `{"id":"1","type":"prompt","message":"talk"}`)
-			time.Sleep(300 * time.Millisecond) // the pipe and the queue fill
+			// Read only the first bytes (so zot has started and handles
+			// signals), then nothing more: the pipe and the queue fill.
+			first := make([]byte, 16)
+			if _, err := io.ReadFull(out, first); err != nil {
+				t.Fatal(err)
+			}
+			time.Sleep(300 * time.Millisecond)
 			cmd.Process.Signal(sig)
 			if code := waitExit(t, cmd, 15*time.Second); code != 128+int(sig) {
 				t.Errorf("exit %d, want %d", code, 128+int(sig))
