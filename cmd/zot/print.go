@@ -4,12 +4,17 @@ import (
 	"bufio"
 	"context"
 	"syscall"
+	"time"
 
 	"github.com/urfave/cli/v3"
 
 	"zot.dev/zot/internal/engine"
 	"zot.dev/zot/sdk/wire"
 )
+
+// printSignalGrace bounds how long print mode, once interrupted, waits
+// for its output to be taken.
+const printSignalGrace = 2 * time.Second
 
 // printMode runs one prompt. Plain: the answer's text on stdout, errors on
 // stderr. --json: every event as one NDJSON line, ending with done. The
@@ -23,7 +28,6 @@ func printMode(ctx context.Context, cmd *cli.Command, io streams) error {
 	if err != nil {
 		return err
 	}
-	defer host.Close()
 	p := &printer{out: bufio.NewWriterSize(io.out, 32<<10), asJSON: cmd.Bool("json"), endsWithText: true}
 	// The done is written here, not in the sink: the session hands it
 	// over with its lock held, and stdout may be slow.
@@ -40,9 +44,24 @@ func printMode(ctx context.Context, cmd *cli.Command, io streams) error {
 		},
 	}, engine.RefuseBusy, nil)
 	if err != nil {
+		host.Close()
 		return &exitError{code: 1, msg: err.Error()}
 	}
-	p.event(<-finished)
+	var done wire.Event
+	select {
+	case done = <-finished:
+	case <-ctx.Done():
+		// Interrupted: the work is aborting. A stdout nobody reads can hold
+		// the printer in a write; after a short grace zot goes anyway (its
+		// tools die with it).
+		select {
+		case done = <-finished:
+		case <-time.After(printSignalGrace):
+			return &exitError{code: 128 + signalNumber(ctx)}
+		}
+	}
+	host.Close()
+	p.event(done)
 	if !p.asJSON && !p.endsWithText {
 		p.out.WriteString("\n")
 	}

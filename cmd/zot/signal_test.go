@@ -129,3 +129,30 @@ func TestSignalWithNobodyReading(t *testing.T) {
 		})
 	}
 }
+
+// TestPrintModeSignalWithNobodyReading: zot -p ends on SIGTERM even when
+// its stdout is full and nobody reads it.
+func TestPrintModeSignalWithNobodyReading(t *testing.T) {
+	s := script(t, map[string]any{"turns": []any{map[string]any{"steps": []any{
+		map[string]any{"text": strings.Repeat("flood ", 40000), "chunk": 1},
+	}}}})
+	cmd := exec.Command(zotBin, "-p", "talk", "--json", "--provider", "scripted", "--cwd", t.TempDir(), "--script", s)
+	cmd.Env = cleanEnv()
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer out.Close()
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	first := make([]byte, 16)
+	if _, err := io.ReadFull(out, first); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(300 * time.Millisecond) // the pipe fills
+	cmd.Process.Signal(syscall.SIGTERM)
+	if code := waitExit(t, cmd, 15*time.Second); code != 128+int(syscall.SIGTERM) {
+		t.Errorf("exit %d, want %d", code, 128+int(syscall.SIGTERM))
+	}
+}
