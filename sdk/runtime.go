@@ -189,6 +189,24 @@ type UnknownModelError = engine.UnknownModelError
 // ErrBusy while a prompt or compaction runs.
 func (r *Runtime) Clear() error { return r.mapErr(r.sess.Clear()) }
 
+// SetMessages replaces the transcript with msgs, for an embedder that keeps
+// transcripts itself: give it what Messages returned (or the messages of
+// `get_messages`, decoded). It returns ErrBusy while a prompt or
+// compaction runs, and an error, changing nothing, when msgs is not a
+// transcript every provider accepts: roles user, assistant and tool; no
+// empty message; each assistant message with tool calls followed by one
+// tool message answering each call once. An empty time becomes the
+// current time. The wire form carries no thinking and no image data: an
+// image comes back as a text block naming its format and size. With
+// Config.SessionFile the file is rewritten to hold msgs. The cumulative
+// usage (Cost) is kept.
+func (r *Runtime) SetMessages(msgs []wire.Message) error {
+	if r.isClosed() {
+		return ErrClosed
+	}
+	return r.mapErr(r.sess.SetMessages(msgs))
+}
+
 // mapErr reports the session's ErrClosed as the Runtime's.
 func (r *Runtime) mapErr(err error) error {
 	if errors.Is(err, engine.ErrClosed) {

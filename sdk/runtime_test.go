@@ -307,3 +307,92 @@ func TestApproveCallback(t *testing.T) {
 		t.Errorf("the approved write did not run: %v", err)
 	}
 }
+
+// TestSetMessages restores a transcript kept outside zot: the messages of
+// one runtime, stored as JSON, become another's, are written to its session
+// file, and the conversation goes on.
+func TestSetMessages(t *testing.T) {
+	first := newScripted(t, "", Config{})
+	ch, err := first.Prompt(context.Background(), "list the files", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	drain(t, ch)
+	stored, err := json.Marshal(first.Messages())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var msgs []wire.Message
+	if err := json.Unmarshal(stored, &msgs); err != nil {
+		t.Fatal(err)
+	}
+	if len(msgs) < 4 {
+		t.Fatalf("the built-in script left %d messages, want a tool call and its result", len(msgs))
+	}
+
+	file := filepath.Join(t.TempDir(), "s.jsonl")
+	rt := newScripted(t, "", Config{SessionFile: file})
+	if err := rt.SetMessages(msgs); err != nil {
+		t.Fatalf("SetMessages: %v", err)
+	}
+	if got, _ := json.Marshal(rt.Messages()); !bytes.Equal(got, stored) {
+		t.Errorf("Messages after SetMessages =\n%s\nwant\n%s", got, stored)
+	}
+	ch, err = rt.Prompt(context.Background(), "and now?", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if evs := drain(t, ch); evs[len(evs)-1].Type() != wire.TypeDoneEvent {
+		t.Fatalf("prompt after SetMessages ended with %s", evs[len(evs)-1].Type())
+	}
+	want := rt.Messages()
+	if len(want) <= len(msgs) {
+		t.Fatalf("the prompt added nothing: %d messages", len(want))
+	}
+	rt.Close()
+	resumed := newScripted(t, "", Config{SessionFile: file})
+	if got, _ := json.Marshal(resumed.Messages()); !bytes.Equal(got, mustJSON(t, want)) {
+		t.Errorf("the session file holds\n%s\nwant\n%s", got, mustJSON(t, want))
+	}
+
+	// A transcript a provider would refuse changes nothing.
+	before := mustJSON(t, resumed.Messages())
+	err = resumed.SetMessages(msgs[:2]) // a tool call without its result
+	if err == nil || !strings.Contains(err.Error(), "no results") {
+		t.Errorf("SetMessages of a dangling tool call: %v", err)
+	}
+	if got := mustJSON(t, resumed.Messages()); !bytes.Equal(got, before) {
+		t.Errorf("a refused SetMessages changed the transcript to\n%s", got)
+	}
+	if err := resumed.SetMessages(nil); err != nil || resumed.State().MessageCount != 0 {
+		t.Errorf("SetMessages(nil): %v, %d messages left", err, resumed.State().MessageCount)
+	}
+	resumed.Close()
+	if err := resumed.SetMessages(msgs); !errors.Is(err, ErrClosed) {
+		t.Errorf("SetMessages after Close: %v, want ErrClosed", err)
+	}
+}
+
+func TestSetMessagesWhileBusy(t *testing.T) {
+	rt := newScripted(t, slowScript, Config{})
+	ch, err := rt.Prompt(context.Background(), "first", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := rt.SetMessages(nil); !errors.Is(err, ErrBusy) {
+		t.Errorf("SetMessages while busy: %v, want ErrBusy", err)
+	}
+	drain(t, ch)
+	if rt.State().MessageCount != 2 {
+		t.Errorf("the refused SetMessages changed the transcript: %d messages", rt.State().MessageCount)
+	}
+}
+
+func mustJSON(t *testing.T, v any) []byte {
+	t.Helper()
+	b, err := json.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}

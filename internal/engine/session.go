@@ -492,6 +492,31 @@ func (s *Session) Clear() error {
 	return s.persist()
 }
 
+// SetMessages replaces the transcript with msgs, in their wire form (as
+// Messages returns them), and brings the session file up to date. It
+// fails, changing nothing, when msgs is not a transcript every provider
+// accepts (see agent.Validate), and with ErrBusy while work runs or waits.
+// What the wire form lacks does not come back (see agent.FromWire). The
+// cumulative usage is kept.
+func (s *Session) SetMessages(msgs []wire.Message) error {
+	conv, err := agent.FromWire(msgs)
+	if err == nil {
+		err = agent.Validate(conv)
+	}
+	if err != nil {
+		return fmt.Errorf("zot: messages: %w", err)
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if err := s.idleLocked(); err != nil {
+		return err
+	}
+	if err := s.agent.SetTranscript(conv); err != nil {
+		return err
+	}
+	return s.persist()
+}
+
 // SetModel switches to another model of the session's provider. It fails
 // with an *UnknownModelError for a model the catalog does not list for
 // the provider, and with ErrBusy while work runs or waits.
