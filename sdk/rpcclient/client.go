@@ -36,6 +36,9 @@ type Options struct {
 	// Dir is the process's working directory; "" means the current one.
 	Dir string
 	// Stderr receives zot's log (never protocol frames); nil discards it.
+	// Either way the client keeps its last lines: when zot exits before
+	// answering, the error ends with them (zot's reason for a failed
+	// start, such as a missing API key, is written there).
 	Stderr io.Writer
 	// CloseTimeout is how long Close waits for zot to finish its work and
 	// exit before signalling it; 0 means DefaultCloseTimeout.
@@ -49,10 +52,11 @@ type Options struct {
 // Client is a running `zot rpc` process. Its methods are safe for
 // concurrent use.
 type Client struct {
-	opts  Options
-	proc  *subproc.Process
-	stdin io.WriteCloser
-	out   io.Reader // zot's stdout
+	opts   Options
+	proc   *subproc.Process
+	stderr *stderrTail // zot's stderr, passed on, its end kept
+	stdin  io.WriteCloser
+	out    io.Reader // zot's stdout
 
 	wmu sync.Mutex // one command line at a time on stdin
 
@@ -81,6 +85,7 @@ func Start(ctx context.Context, opts Options) (*Client, error) {
 	if bin == "" {
 		bin = "zot"
 	}
+	stderr := &stderrTail{to: opts.Stderr}
 	proc, err := subproc.Start(ctx, subproc.Command{
 		Path:       bin,
 		Args:       append([]string{"rpc"}, opts.Args...),
@@ -88,7 +93,7 @@ func Start(ctx context.Context, opts Options) (*Client, error) {
 		Dir:        opts.Dir,
 		StdinPipe:  true,
 		StdoutPipe: true,
-		Stderr:     opts.Stderr,
+		Stderr:     stderr,
 		// Bounds the wait for stdout and stderr that a leftover
 		// grandchild keeps open.
 		WaitDelay:  termGrace,
@@ -101,6 +106,7 @@ func Start(ctx context.Context, opts Options) (*Client, error) {
 	c := &Client{
 		opts:       opts,
 		proc:       proc,
+		stderr:     stderr,
 		stdin:      proc.Stdin(),
 		out:        proc.Stdout(),
 		pending:    make(map[wire.ID]chan *wire.Response),
@@ -141,6 +147,9 @@ func (c *Client) read() {
 	// so the error says how it ended. (Should a leftover grandchild hold
 	// stdout open, the read ends with os.ErrClosed once zot has exited.)
 	why := fmt.Errorf("%w (%v)", ErrExited, exitStatus(c.proc.Wait()))
+	if reason := c.stderr.reason(); reason != "" {
+		why = fmt.Errorf("%w: %s", why, reason)
+	}
 	if readErr != nil && !errors.Is(readErr, os.ErrClosed) {
 		why = fmt.Errorf("%w; reading its output: %v", why, readErr)
 	}

@@ -10,7 +10,9 @@ import (
 var ErrClosed = errors.New("rpcclient: client closed")
 
 // ErrExited is returned (wrapped) for commands and streams that the process
-// ended before answering, e.g. after a wrong hello token.
+// ended before answering, e.g. after a wrong hello token. The error says
+// how zot exited and ends with the last lines of its stderr, which hold its
+// reason: "rpcclient: zot exited (exit status 1): zot: no API key for …".
 var ErrExited = errors.New("rpcclient: zot exited")
 
 // Error is a command the server refused: a response with success false.
