@@ -290,3 +290,40 @@ func TestUnknownTool(t *testing.T) {
 		t.Errorf("tool_result = %s", res.AppendJSON(nil))
 	}
 }
+
+// TestRepeatedArgNames: arguments that give a name twice, at any depth, do
+// not run: encoding/json would keep the last value while the tool_call
+// event shows both, so the call shown would not be the call run. The model
+// is told which field and asked to call again.
+func TestRepeatedArgNames(t *testing.T) {
+	write := &countingTool{name: "write"}
+	args := []string{
+		`{"path":"a.txt","content":"x","path":"b.txt"}`,
+		`{"path":"a.txt","edits":[{"old":"x","new":"y","new":"z"}]}`,
+	}
+	p := scripted.New(scripted.Config{Script: script(
+		scripted.Step{ToolCalls: []scripted.ToolCall{{Name: "write", Args: args[0]}, {Name: "write", Args: args[1]}}},
+		scripted.Step{Text: "sorry"},
+	)})
+	a := newAgent(t, p, func(c *Config) { c.Tools = toolList(write) })
+	rec := newRecorder(t)
+	if err := a.Prompt(context.Background(), "write it", nil, rec.emit); err != nil {
+		t.Fatalf("Prompt: %v", err)
+	}
+	if got := write.calls(); len(got) != 0 {
+		t.Errorf("the tool ran with repeated names: %q", got)
+	}
+	for i, field := range []string{`"path"`, `"edits[0].new"`} {
+		call := eventsOf[*wire.ToolCallEvent](rec)[i]
+		var s string
+		if err := json.Unmarshal(call.Args, &s); err != nil || s != args[i] {
+			t.Errorf("tool_call args = %s, want the text as a JSON string", call.Args)
+		}
+		res := toolResults(rec)[i]
+		if text := textOf(res.Content); !res.IsError || !strings.Contains(text, "did not run") ||
+			!strings.Contains(text, "field "+field+" twice") || !strings.Contains(text, "Call the tool again") {
+			t.Errorf("tool_result = %s", res.AppendJSON(nil))
+		}
+	}
+	checkValid(t, a)
+}

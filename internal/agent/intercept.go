@@ -78,8 +78,9 @@ type Verdict struct {
 	// Reason says why it was blocked.
 	Reason string
 	// Args, for BeforeTool, replaces the call's arguments. It must be a
-	// JSON object; anything else fails the call with an error result.
-	// Ignored when Block is set.
+	// JSON object that gives no name twice (see llm.CheckToolArgs);
+	// anything else fails the call with an error result. Ignored when
+	// Block is set.
 	Args json.RawMessage
 	// Text, for AfterMessage, replaces the text clients are shown.
 	// Ignored when Block is set.
@@ -207,8 +208,8 @@ func (c *Chain) beforeTool(ctx context.Context, tc ToolCall) Verdict {
 			return v
 		}
 		if v.Args != nil {
-			if !isObject(v.Args) {
-				return Verdict{Block: true, Reason: fmt.Sprintf("%s replaced the arguments with something that is not a JSON object", i.label())}
+			if err := llm.CheckToolArgs(v.Args); err != nil {
+				return Verdict{Block: true, Reason: fmt.Sprintf("%s replaced the arguments with unusable ones: %v", i.label(), err)}
 			}
 			tc.Args = v.Args
 			out.Args = v.Args

@@ -74,6 +74,7 @@ func TestInterceptorRewritesArgs(t *testing.T) {
 		scripted.Step{ToolCalls: []scripted.ToolCall{
 			{Name: "write", Args: `{"path":"wanted.txt","content":"hi"}`},
 			{Name: "write", Args: `{"path":"second.txt","content":"hi"}`},
+			{Name: "write", Args: `{"path":"third.txt","content":"hi"}`},
 		}},
 		scripted.Step{Text: "ok"},
 	)})
@@ -84,10 +85,14 @@ func TestInterceptorRewritesArgs(t *testing.T) {
 			if err := json.Unmarshal(call.Args, &args); err != nil {
 				t.Errorf("interceptor args: %v", err)
 			}
-			if args["path"] == "wanted.txt" {
+			switch args["path"] {
+			case "wanted.txt":
 				return Verdict{Args: json.RawMessage(`{"path":"sandbox/wanted.txt","content":"hi"}`)}
+			case "second.txt":
+				return Verdict{Args: json.RawMessage(`["not", "an", "object"]`)}
 			}
-			return Verdict{Args: json.RawMessage(`["not", "an", "object"]`)}
+			// The tool would see the last path, an approver the first.
+			return Verdict{Args: json.RawMessage(`{"path":"third.txt","content":"hi","path":"elsewhere.txt"}`)}
 		}})(c)
 	})
 	rec := newRecorder(t)
@@ -103,9 +108,17 @@ func TestInterceptorRewritesArgs(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(dir, "second.txt")); !os.IsNotExist(err) {
 		t.Errorf("a call with invalid rewritten args ran")
 	}
+	for _, name := range []string{"third.txt", "elsewhere.txt"} {
+		if _, err := os.Stat(filepath.Join(dir, name)); !os.IsNotExist(err) {
+			t.Errorf("a call rewritten with a repeated name ran (%s)", name)
+		}
+	}
 	res := toolResults(rec)
 	if res[0].IsError || !res[1].IsError || !strings.Contains(textOf(res[1].Content), "not a JSON object") {
 		t.Errorf("results = %s / %s", res[0].AppendJSON(nil), res[1].AppendJSON(nil))
+	}
+	if !res[2].IsError || !strings.Contains(textOf(res[2].Content), `field "path" twice`) {
+		t.Errorf("third result = %s", res[2].AppendJSON(nil))
 	}
 	// The transcript keeps what the model wrote.
 	if got := string(a.Transcript()[1].ToolCalls()[0].Args); got != `{"path":"wanted.txt","content":"hi"}` {

@@ -94,9 +94,3 @@ func (p *promptRun) invoke(tool tools.Tool, id string, args json.RawMessage) (re
 	}
 	return res
 }
-
-// isObject reports whether raw is one JSON object.
-func isObject(raw json.RawMessage) bool {
-	raw = bytes.TrimSpace(raw)
-	return len(raw) > 0 && raw[0] == '{' && json.Valid(raw)
-}
