@@ -6,17 +6,20 @@ import (
 
 	"zot.dev/zot/internal/compact"
 	"zot.dev/zot/internal/llm"
+	"zot.dev/zot/internal/models"
 	"zot.dev/zot/sdk/wire"
 )
 
 // Compact summarises the older messages of the transcript into one,
 // keeping a recent tail (see package compact), with the user's extra
-// instructions for the summary (blank means none). It emits a usage event
-// for every summarising call and then compact_done; the caller writes
-// done. The transcript changes only when compaction succeeds.
+// instructions for the summary (blank means none). It emits one usage
+// event, the sum of every summarising call (a long transcript is
+// summarised in chunks, then merged), and then compact_done; the caller
+// writes done. The transcript changes only when compaction succeeds.
 //
 // It returns an error satisfying IsAborted after ctx ended (having emitted
-// turn_end{stop:"aborted"}, as a prompt does), an *Error with code
+// the usage of the calls made so far, if any, and turn_end{stop:"aborted"},
+// as a prompt does), an *Error with code
 // invalid_params when there is nothing to compact (the transcript is no
 // longer than the kept tail), an *Error with code provider_error when a
 // summarising call failed.
@@ -54,10 +57,19 @@ func (p *promptRun) autoCompact() error {
 }
 
 // compact runs one compaction and replaces the transcript with its result.
+// Whatever the outcome, the summarising calls that reached the provider
+// are reported in one usage event, their sum; each is added to the
+// running totals as it ends, so the totals are current while the
+// compaction runs and count a call even if a later one fails.
 func (r *run) compact(instructions string) error {
 	a := r.a
 	msgs := a.snapshot()
 	model := a.Model()
+	var (
+		calls int
+		sum   llm.Usage
+		total models.Totals
+	)
 	res, err := compact.Compact(r.ctx, msgs, compact.Options{
 		Provider:     a.provider,
 		Model:        model,
@@ -65,10 +77,16 @@ func (r *run) compact(instructions string) error {
 		KeepTail:     a.keepTail,
 		Now:          a.timeNow,
 		OnCall: func(u llm.Usage) {
-			call, total := a.meter.Add(model, u)
-			r.emit(usageEvent(call, total))
+			calls++
+			sum = sum.Add(u)
+			_, total = a.meter.Add(model, u)
 		},
 	})
+	if calls > 0 {
+		// Costs are linear in tokens, so the sum's cost is the sum of
+		// the calls' costs, to the picodollar.
+		r.emit(usageEvent(models.Totals{Usage: sum, CostUSD: model.Cost(sum)}, total))
+	}
 	if err != nil {
 		if r.ctx.Err() != nil {
 			return r.abort()

@@ -3,6 +3,7 @@ package agent
 import (
 	"context"
 	"errors"
+	"fmt"
 	"strings"
 	"sync"
 	"testing"
@@ -284,4 +285,97 @@ func TestCompactWithScriptedProvider(t *testing.T) {
 		t.Errorf("after compaction: %q", got)
 	}
 	checkValid(t, a)
+}
+
+// countSummaries passes calls to inner, counting the summarising ones.
+type countSummaries struct {
+	inner llm.Provider
+	mu    sync.Mutex
+	n     int
+}
+
+func (c *countSummaries) Name() string { return c.inner.Name() }
+
+func (c *countSummaries) Stream(ctx context.Context, req *llm.Request, sink llm.Sink) (*llm.Response, error) {
+	if isSummaryRequest(req) {
+		c.mu.Lock()
+		c.n++
+		c.mu.Unlock()
+	}
+	return c.inner.Stream(ctx, req, sink)
+}
+
+// TestCompactionReportsUsageOnce: a compaction that summarises in several
+// calls (chunks, then a merge) reports one usage event, their sum, before
+// compact_done, as docs/rpc.md shows ("[usage compact_done]"), whether a
+// prompt's end triggered it or the compact command asked for it. Every
+// call still counts in the running totals.
+func TestCompactionReportsUsageOnce(t *testing.T) {
+	perCall := llm.Usage{Input: 900, Output: 30, CacheRead: 100}
+	echo := func(u llm.Usage) scripted.Turn {
+		return scripted.Turn{Steps: []scripted.Step{{Echo: true, Usage: &u}}}
+	}
+	small := llm.Usage{Input: 100, Output: 10}
+	// A summarising call is a transcript of one prompt, so the first turn
+	// answers it; the fifth prompt fills the 4,000-token window.
+	sc := &scripted.Script{Turns: []scripted.Turn{
+		{Steps: []scripted.Step{{Text: "SUMMARY", Usage: &perCall}}},
+		echo(small), echo(small), echo(small), echo(llm.Usage{Input: 3900}),
+	}}
+	long := strings.Repeat("word ", 300)
+	for _, auto := range []bool{true, false} {
+		name := "manual"
+		if auto {
+			name = "automatic"
+		}
+		t.Run(name, func(t *testing.T) {
+			p := &countSummaries{inner: scripted.New(scripted.Config{Script: sc})}
+			a := newAgent(t, p, func(c *Config) { c.Model.ContextWindow = 4000; c.AutoCompactOff = !auto })
+			for i := 1; i <= 4; i++ {
+				if err := a.Prompt(context.Background(), fmt.Sprintf("p%d %s", i, long), nil, nil); err != nil {
+					t.Fatalf("prompt %d: %v", i, err)
+				}
+			}
+			before := a.Usage()
+			rec := newRecorder(t)
+			err := a.Prompt(context.Background(), "p5 "+long, nil, rec.emit)
+			if err != nil {
+				t.Fatalf("prompt 5: %v", err)
+			}
+			want := []string{"user_message", "turn_start", "assistant_start", "text_delta+", "usage", "assistant_message", "turn_end"}
+			if auto {
+				want = append(want, "usage", "compact_done")
+			} else {
+				before = a.Usage()
+				rec = newRecorder(t)
+				if err := a.Compact(context.Background(), "", rec.emit); err != nil {
+					t.Fatalf("Compact: %v", err)
+				}
+				want = []string{"usage", "compact_done"}
+			}
+			wantTypes(t, rec.types(), want...)
+			if p.n < 3 {
+				t.Fatalf("%d summarising calls; the transcript should need chunks and a merge", p.n)
+			}
+			var sum llm.Usage
+			for range p.n {
+				sum = sum.Add(perCall)
+			}
+			us := eventsOf[*wire.UsageEvent](rec)
+			u := us[len(us)-1]
+			model := a.Model()
+			got := llm.Usage{Input: int(u.Input), Output: int(u.Output), CacheRead: int(u.CacheRead), CacheWrite: int(u.CacheWrite)}
+			if got != sum || u.CostUSD != model.Cost(sum) {
+				t.Errorf("usage = %s, want the sum of %d calls: %+v costing %v", u.AppendJSON(nil), p.n, sum, model.Cost(sum))
+			}
+			wantInput := before.Input + int64(sum.Input)
+			if auto {
+				wantInput += 3900 // the fifth prompt's own call
+			}
+			if u.Cumulative != a.Usage() || a.Usage().Input != wantInput {
+				t.Errorf("cumulative = %+v, agent %+v, before %+v", u.Cumulative, a.Usage(), before)
+			}
+			checkValid(t, a)
+		})
+	}
 }
