@@ -53,7 +53,7 @@ func (p *promptRun) autoCompact() error {
 	if errors.As(err, &ae) {
 		code = ae.Code
 	}
-	return &Error{Code: code, Message: "automatic compaction failed: " + oneLine(err.Error()), Err: err}
+	return &Error{Code: code, Message: "automatic compaction failed: " + errLine(err), Err: err}
 }
 
 // compact runs one compaction and replaces the transcript with its result.
@@ -92,13 +92,13 @@ func (r *run) compact(instructions string) error {
 			return r.abort()
 		}
 		if errors.Is(err, compact.ErrNothingToCompact) {
-			return &Error{Code: wire.CodeInvalidParams, Message: oneLine(err.Error()), Err: err}
+			return &Error{Code: wire.CodeInvalidParams, Message: errLine(err), Err: err}
 		}
 		var le *llm.Error
 		if errors.As(err, &le) || errors.Is(err, compact.ErrEmptySummary) {
 			return providerError(err)
 		}
-		return &Error{Code: wire.CodeInternal, Message: oneLine(err.Error()), Err: err}
+		return &Error{Code: wire.CodeInternal, Message: errLine(err), Err: err}
 	}
 	a.mu.Lock()
 	a.msgs = res.Messages

@@ -3,8 +3,10 @@ package agent
 import (
 	"context"
 	"errors"
+	"fmt"
 	"strings"
 
+	"zot.dev/zot/internal/llm"
 	"zot.dev/zot/sdk/wire"
 )
 
@@ -55,7 +57,7 @@ func aborted(ctx context.Context) error {
 // abortReason is the text turn_end carries for an abort.
 func abortReason(ctx context.Context) string {
 	if cause := context.Cause(ctx); cause != nil {
-		return oneLine(cause.Error())
+		return errLine(cause)
 	}
 	return context.Canceled.Error()
 }
@@ -69,7 +71,23 @@ func IsAborted(err error) bool {
 
 // providerError wraps a provider failure.
 func providerError(err error) *Error {
-	return &Error{Code: wire.CodeProviderError, Message: oneLine(err.Error()), Err: err}
+	return &Error{Code: wire.CodeProviderError, Message: errLine(err), Err: err}
+}
+
+// errLine is the message of err as clients read it: on one line, and with
+// encoding/json's wording, which names Go types, in JSON terms naming the
+// field (see llm.ErrorText). Every error text the agent reports (error
+// events, turn_end, tool results) goes through it or llm.ErrorText.
+func errLine(err error) string { return oneLine(llm.ErrorText(err)) }
+
+// panicText is the message of a recovered panic value, worded as
+// llm.ErrorText words errors.
+func panicText(v any) string {
+	err, ok := v.(error)
+	if !ok {
+		err = fmt.Errorf("%v", v)
+	}
+	return llm.ErrorText(err)
 }
 
 // oneLine joins the lines of s with spaces.

@@ -168,7 +168,7 @@ func call(ctx context.Context, i *chained, f func(context.Context) Verdict) Verd
 		return v
 	}
 	if i.FailClosed {
-		return Verdict{Block: true, Reason: fmt.Sprintf("%s: %v", i.label(), failure)}
+		return Verdict{Block: true, Reason: i.label() + ": " + llm.ErrorText(failure)}
 	}
 	return Verdict{}
 }

@@ -111,7 +111,7 @@ func (p *promptRun) call(step int) (*stepResult, error) {
 func (p *promptRun) stream(req *llm.Request, c *collector) (resp *llm.Response, err error) {
 	defer func() {
 		if v := recover(); v != nil {
-			resp, err = nil, &Error{Code: wire.CodeInternal, Message: fmt.Sprintf("provider %s panicked: %v", p.a.provider.Name(), v)}
+			resp, err = nil, &Error{Code: wire.CodeInternal, Message: oneLine(fmt.Sprintf("provider %s panicked: %s", p.a.provider.Name(), panicText(v)))}
 		}
 	}()
 	return p.a.provider.Stream(p.ctx, req, c.sink)

@@ -82,15 +82,15 @@ func (p *promptRun) invoke(tool tools.Tool, id string, args json.RawMessage) (re
 		open = false
 		gate.Unlock()
 		if v := recover(); v != nil {
-			res = tools.Errorf(fmt.Sprintf("the %s tool failed: panic: %v", tool.Name(), v))
+			res = tools.Errorf(fmt.Sprintf("the %s tool failed: panic: %s", tool.Name(), panicText(v)))
 		}
 	}()
 	res, err := tool.Run(p.ctx, call)
 	if err != nil {
 		if p.ctx.Err() != nil {
-			return tools.Errorf("aborted: " + err.Error())
+			return tools.Errorf("aborted: " + llm.ErrorText(err))
 		}
-		return tools.Errorf(fmt.Sprintf("the %s tool failed: %v", tool.Name(), err))
+		return tools.Errorf(fmt.Sprintf("the %s tool failed: %s", tool.Name(), llm.ErrorText(err)))
 	}
 	return res
 }

@@ -18,7 +18,8 @@ type Error struct {
 	// "stream_cut" (the body ended before the format's end marker),
 	// "idle_timeout" (no bytes for too long), "connect" (no connection).
 	Kind string
-	// Message is the provider's message.
+	// Message is the provider's message. Error reports the text of an
+	// encoding/json error in it in JSON words (see ErrorText).
 	Message string
 	// Retryable says whether the same request may succeed later.
 	Retryable bool
@@ -29,18 +30,16 @@ type Error struct {
 }
 
 func (e *Error) Error() string {
-	var s string
+	msg := reword(e.Message, e.Err)
 	switch {
 	case e.Status != 0 && e.Kind != "":
-		s = fmt.Sprintf("%s: http %d %s: %s", e.Provider, e.Status, e.Kind, e.Message)
+		return fmt.Sprintf("%s: http %d %s: %s", e.Provider, e.Status, e.Kind, msg)
 	case e.Status != 0:
-		s = fmt.Sprintf("%s: http %d: %s", e.Provider, e.Status, e.Message)
+		return fmt.Sprintf("%s: http %d: %s", e.Provider, e.Status, msg)
 	case e.Kind != "":
-		s = fmt.Sprintf("%s: %s: %s", e.Provider, e.Kind, e.Message)
-	default:
-		s = fmt.Sprintf("%s: %s", e.Provider, e.Message)
+		return fmt.Sprintf("%s: %s: %s", e.Provider, e.Kind, msg)
 	}
-	return s
+	return fmt.Sprintf("%s: %s", e.Provider, msg)
 }
 
 // Unwrap returns the underlying error.
