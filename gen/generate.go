@@ -1,7 +1,8 @@
 // Package gen turns zot's JSON Schemas (schema/<protocol>/*.json) into
 // everything that must agree with them: the Go types of each protocol's
-// package (sdk/wire for `zot rpc`), the generated sections of its docs,
-// and the Python types and TypeScript declarations of the clients.
+// package (sdk/wire for `zot rpc`, sdk/extwire for extensions), the
+// generated sections of its docs, and the Python types and TypeScript
+// declarations of the clients.
 //
 // What is generated from which folder is the table [Targets]: a new
 // protocol is one more row, with its own Go package.
@@ -72,6 +73,19 @@ var Targets = []Target{
 		Python:     "clients/python/zot_client/types.py",
 		TypeScript: "clients/node/types.d.ts",
 		TSExamples: "clients/node/test/examples.gen.ts",
+	},
+	{
+		// The extension protocol (seed 001): its Go types are public, for
+		// the host and for extensions written in Go.
+		Name:      "ext",
+		Title:     "zot's extension protocol",
+		Schema:    "schema/ext",
+		GoDir:     "sdk/extwire",
+		GoPackage: "extwire",
+		Docs: []DocTarget{{
+			Path:     "docs/extensions.md",
+			Sections: []string{"frames", "reference"},
+		}},
 	},
 	{
 		// The scripted provider's script format: not a wire, only a

@@ -686,9 +686,6 @@ func (g *goGen) validationTables() {
 	g.p("")
 	defs := g.m.sorted()
 	sort.Slice(defs, func(i, j int) bool { return defs[i].Name < defs[j].Name })
-	g.p("// commandResults maps each command's `type` to the definition name of")
-	g.p("// its response data; commands without data are absent.")
-	g.p("var commandResults = map[string]string{")
 	var cmds []*Def
 	for _, d := range defs {
 		if d.Result != "" && d.TypeConst != "" {
@@ -696,6 +693,12 @@ func (g *goGen) validationTables() {
 		}
 	}
 	sort.Slice(cmds, func(i, j int) bool { return cmds[i].TypeConst < cmds[j].TypeConst })
+	if len(cmds) == 0 {
+		return // a protocol without command results (the extension frames)
+	}
+	g.p("// commandResults maps each command's `type` to the definition name of")
+	g.p("// its response data; commands without data are absent.")
+	g.p("var commandResults = map[string]string{")
 	for _, d := range cmds {
 		g.p("\t%q: %q,", d.TypeConst, d.Result)
 	}
@@ -735,6 +738,9 @@ func (g *goGen) registry() {
 	g.p("\treturn nil")
 	g.p("}")
 	g.p("")
+	if len(cmds) == 0 {
+		return // no command has response data
+	}
 	g.p("// NewResult returns a new zero value of the response data of the")
 	g.p("// command with the given `type`, or nil when that command has none.")
 	g.p("func NewResult(command string) any {")

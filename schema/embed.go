@@ -3,6 +3,8 @@
 //
 //   - rpc/: every command, response, event, content block and error code
 //     of the `zot rpc` wire;
+//   - ext/: every frame of the extension protocol, both ways, and the
+//     extension manifest;
 //   - script/: the scripted provider's script files, which are not a wire.
 //
 // Every file's `$id` is [BaseURL] followed by its path in [FS], e.g.
@@ -19,7 +21,7 @@ import (
 // FS holds the schema files by their path in this directory, e.g.
 // "rpc/events.json" or "script/script.json".
 //
-//go:embed rpc/*.json script/*.json
+//go:embed rpc/*.json ext/*.json script/*.json
 var FS embed.FS
 
 // BaseURL is the prefix of every schema file's `$id`.
