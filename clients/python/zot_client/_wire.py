@@ -10,6 +10,7 @@ import json
 import os
 import shutil
 import subprocess
+import sys
 import threading
 from typing import (
     Any,
@@ -234,16 +235,28 @@ def event_prompt_id(ev: Event) -> Any:
 StderrSink = Any
 
 
-def stderr_plan(sink: StderrSink) -> Tuple[Any, Optional[Callable[[bytes], None]]]:
+def stderr_plan(
+    sink: StderrSink, tail: Optional["StderrTail"] = None
+) -> Tuple[Any, Optional[Callable[[bytes], None]]]:
     """Returns the Popen ``stderr`` argument for sink, and the handler of
     each stderr line when the client must pump the pipe itself (else None).
 
+    With tail, the client always pumps the pipe: each line goes to sink as
+    before and is also kept by tail, so that an early exit can say why.
     stderr is never merged into stdout, which carries protocol frames only.
     """
-    if sink is None:
-        return None, None
     if sink is subprocess.STDOUT or sink is subprocess.PIPE:
         raise ValueError("stderr must not be STDOUT or PIPE: give a file, a callable or a writer")
+    if tail is not None:
+        forward = _forwarder(sink)
+
+        def handle(raw: bytes) -> None:
+            tail.add(raw)
+            forward(raw)
+
+        return subprocess.PIPE, handle
+    if sink is None:
+        return None, None
     if isinstance(sink, int):
         return sink, None
     if callable(sink):
@@ -259,6 +272,83 @@ def stderr_plan(sink: StderrSink) -> Tuple[Any, Optional[Callable[[bytes], None]
     if write is not None:
         return subprocess.PIPE, lambda raw: write(_stderr_text(raw))
     raise TypeError(f"stderr sink of type {type(sink).__name__} is not supported")
+
+
+def _forwarder(sink: StderrSink) -> Callable[[bytes], None]:
+    """Returns what passes one raw stderr line on to sink."""
+    if sink is None:
+        return lambda raw: _write_text(sys.stderr, raw)
+    if sink is subprocess.DEVNULL:
+        return lambda raw: None
+    if isinstance(sink, int):
+        return lambda raw: _write_fd(sink, raw)
+    if callable(sink):
+        return lambda raw: sink(_stderr_text(raw).rstrip("\r\n"))
+    fileno = getattr(sink, "fileno", None)
+    if fileno is not None:
+        try:
+            fd = fileno()
+            flush = getattr(sink, "flush", None)
+            if flush is not None:
+                flush()  # what the caller wrote before goes first
+            return lambda raw: _write_fd(fd, raw)
+        except (OSError, ValueError):
+            pass  # e.g. io.StringIO: write() below
+    if getattr(sink, "write", None) is not None:
+        return lambda raw: sink.write(_stderr_text(raw))
+    raise TypeError(f"stderr sink of type {type(sink).__name__} is not supported")
+
+
+def _write_fd(fd: int, raw: bytes) -> None:
+    view = memoryview(raw)
+    while view:
+        view = view[os.write(fd, view):]
+
+
+def _write_text(stream: Any, raw: bytes) -> None:
+    if stream is None:
+        return
+    try:
+        stream.write(_stderr_text(raw))
+        stream.flush()
+    except (OSError, ValueError):
+        pass  # our own stderr is closed: nothing to tell
+
+
+class StderrTail:
+    """The last lines zot wrote to stderr. zot writes there why it refused
+    to start (a missing API key, a bad flag) before it exits, so an error
+    about the exit ends with them."""
+
+    LIMIT = 4096  # bytes kept
+    LINES = 5  # lines reported
+
+    def __init__(self) -> None:
+        self._buf = bytearray()
+        self._lock = threading.Lock()
+
+    def add(self, raw: bytes) -> None:
+        with self._lock:
+            self._buf += raw
+            if len(self._buf) > 2 * self.LIMIT:
+                del self._buf[: len(self._buf) - self.LIMIT]
+
+    def reason(self) -> str:
+        """The last few non-empty lines, joined with " | "; "" for none."""
+        with self._lock:
+            cut = len(self._buf) > self.LIMIT
+            data = bytes(self._buf[-self.LIMIT :])
+        if cut and b"\n" in data:
+            data = data[data.index(b"\n") + 1 :]  # start at a whole line
+        lines = [ln.strip() for ln in _stderr_text(data).splitlines() if ln.strip()]
+        return " | ".join(lines[-self.LINES :])
+
+
+def exit_message(what: str, code: Optional[int], tail: Optional[StderrTail]) -> str:
+    """Says that zot is gone, how it exited, and the end of its stderr."""
+    msg = f"{what} (exit status {code})"
+    reason = tail.reason() if tail is not None else ""
+    return f"{msg}: {reason}" if reason else msg
 
 
 def _stderr_text(raw: bytes) -> str:

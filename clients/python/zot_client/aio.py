@@ -170,7 +170,8 @@ class AsyncClient:
         max_line_bytes: int = DEFAULT_MAX_LINE_BYTES,
     ) -> None:
         self._argv = _wire.build_argv(binary, args, command)
-        self._stderr_arg, self._stderr_line = _wire.stderr_plan(stderr)
+        self._stderr_tail = _wire.StderrTail()
+        self._stderr_arg, self._stderr_line = _wire.stderr_plan(stderr, self._stderr_tail)
         self._env = _wire.child_env(env)
         self._cwd = cwd
         self._timeout = timeout
@@ -184,6 +185,7 @@ class AsyncClient:
         self._proc: Optional[asyncio.subprocess.Process] = None
         self._send_lock: Optional[asyncio.Lock] = None
         self._tasks: List["asyncio.Task[None]"] = []
+        self._stderr_task: Optional["asyncio.Task[None]"] = None
 
     # ---- lifecycle -------------------------------------------------------
 
@@ -201,9 +203,10 @@ class AsyncClient:
             cwd=self._cwd,
             limit=self._max_line,
         )
-        self._tasks.append(asyncio.ensure_future(self._read_stdout()))
         if self._stderr_line is not None:
-            self._tasks.append(asyncio.ensure_future(self._pump_stderr(self._stderr_line)))
+            self._stderr_task = asyncio.ensure_future(self._pump_stderr(self._stderr_line))
+            self._tasks.append(self._stderr_task)
+        self._tasks.append(asyncio.ensure_future(self._read_stdout()))
         return self
 
     async def __aenter__(self) -> "AsyncClient":
@@ -365,7 +368,11 @@ class AsyncClient:
 
     def _closed_error(self) -> ZotClosedError:
         code = self._process().returncode
-        return ZotClosedError(f"zot is not running (exit status {code})", code)
+        return self._exit_error("zot is not running", code)
+
+    def _exit_error(self, what: str, code: Optional[int]) -> ZotClosedError:
+        tail = self._stderr_tail
+        return ZotClosedError(_wire.exit_message(what, code, tail), code, tail.reason())
 
     async def _read_stdout(self) -> None:
         out = self._process().stdout
@@ -434,7 +441,9 @@ class AsyncClient:
             code: Optional[int] = await asyncio.wait_for(proc.wait(), 2.0)
         except asyncio.TimeoutError:
             code = None
-        err = ZotClosedError(f"zot's output ended (exit status {code})", code)
+        if self._stderr_task is not None:
+            await asyncio.wait({self._stderr_task}, timeout=2.0)  # the reason zot gave comes last
+        err = self._exit_error("zot's output ended", code)
         waiters, streams = self._router.close()
         for fut in waiters:
             if not fut.done():

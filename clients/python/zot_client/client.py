@@ -155,9 +155,12 @@ class Client:
             environment; a None value removes one. Set
             ``ZOTCORE_RPC_TOKEN`` here to require ``hello``.
         cwd: The child's working directory.
-        stderr: Where the child's stderr goes: None (inherit), a file or
-            file descriptor (``subprocess.DEVNULL``), a callable getting
-            each line, or a writer such as ``io.StringIO``. Never stdout.
+        stderr: Where the child's stderr goes: None (this process's
+            ``sys.stderr``), a file or file descriptor
+            (``subprocess.DEVNULL``), a callable getting each line, or a
+            writer such as ``io.StringIO``. Never stdout. The client
+            passes it on and keeps its last lines, which end the message
+            of a ZotClosedError.
         timeout: Seconds to wait for a response before TimeoutError; None
             waits forever. Every response is immediate on a healthy server.
         event_timeout: Seconds a stream waits for its next event before
@@ -189,7 +192,8 @@ class Client:
         on_protocol_error: Optional[Callable[[ProtocolError], None]] = None,
     ) -> None:
         argv = _wire.build_argv(binary, args, command)
-        stderr_arg, stderr_line = _wire.stderr_plan(stderr)
+        self._stderr_tail = _wire.StderrTail()
+        stderr_arg, stderr_line = _wire.stderr_plan(stderr, self._stderr_tail)
         self._timeout = timeout
         self._event_timeout = event_timeout
         self._on_unrouted = on_unrouted
@@ -206,14 +210,15 @@ class Client:
             env=_wire.child_env(env),
             cwd=cwd,
         )
-        self._reader = threading.Thread(target=self._read_stdout, name="zot-rpc-stdout", daemon=True)
-        self._reader.start()
         self._stderr_pump: Optional[threading.Thread] = None
         if stderr_line is not None:
             self._stderr_pump = threading.Thread(
                 target=self._pump_stderr, args=(stderr_line,), name="zot-rpc-stderr", daemon=True
             )
             self._stderr_pump.start()
+        # Started last: when zot exits at once, the reader joins the pump.
+        self._reader = threading.Thread(target=self._read_stdout, name="zot-rpc-stdout", daemon=True)
+        self._reader.start()
 
     # ---- lifecycle -------------------------------------------------------
 
@@ -385,7 +390,11 @@ class Client:
 
     def _closed_error(self) -> ZotClosedError:
         code = self._proc.poll()
-        return ZotClosedError(f"zot is not running (exit status {code})", code)
+        return self._exit_error("zot is not running", code)
+
+    def _exit_error(self, what: str, code: Optional[int]) -> ZotClosedError:
+        tail = self._stderr_tail
+        return ZotClosedError(_wire.exit_message(what, code, tail), code, tail.reason())
 
     def _read_stdout(self) -> None:
         out = self._proc.stdout
@@ -440,7 +449,9 @@ class Client:
             code = self._proc.wait(2.0)
         except subprocess.TimeoutExpired:
             code = None
-        err = ZotClosedError(f"zot's output ended (exit status {code})", code)
+        if self._stderr_pump is not None:
+            self._stderr_pump.join(2.0)  # the reason zot gave comes last
+        err = self._exit_error("zot's output ended", code)
         waiters, streams = self._router.close()
         for w in waiters:
             w.error = err

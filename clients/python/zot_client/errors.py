@@ -44,13 +44,20 @@ class ZotError(Exception):
 class ZotClosedError(ConnectionError):
     """The zot process is gone (or its output ended) before an answer came.
 
+    The message says how zot exited and ends with the last lines it wrote
+    to stderr, where zot explains a refusal to start, e.g. ``zot's output
+    ended (exit status 1): zot: no API key for anthropic: set
+    ANTHROPIC_API_KEY, …``.
+
     Attributes:
         returncode: The process's exit status when known, else None.
+        stderr: Those last stderr lines ("" when zot wrote none).
     """
 
-    def __init__(self, message: str, returncode: Optional[int] = None) -> None:
+    def __init__(self, message: str, returncode: Optional[int] = None, stderr: str = "") -> None:
         super().__init__(message)
         self.returncode = returncode
+        self.stderr = stderr
 
 
 class ProtocolError(ValueError):
