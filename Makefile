@@ -10,6 +10,20 @@ TSC         := $(TOOLS)/node_modules/.bin/tsc
 PYTHON      ?= python3
 NODE        ?= node
 
+# The version stamped into the binary (read through internal/buildinfo):
+# `git describe` from the newest v* tag, without the v, or 0.0.0-dev+<commit>
+# in a clone without tags. `make build VERSION=1.2.3` overrides it.
+GIT_DESCRIBE = $(shell git describe --tags --match 'v[0-9]*' --dirty 2>/dev/null)
+GIT_COMMIT   = $(shell git describe --always --dirty --abbrev=12 2>/dev/null)
+VERSION     ?= $(or $(patsubst v%,%,$(GIT_DESCRIBE)),$(if $(GIT_COMMIT),0.0.0-dev+$(GIT_COMMIT),0.0.0-dev))
+COMMIT      ?= $(shell git rev-parse HEAD 2>/dev/null)
+GO_LDFLAGS  := -X zot.dev/zot/internal/engine.Version=$(VERSION) -X zot.dev/zot/internal/buildinfo.Commit=$(COMMIT)
+
+# Where `make install` puts zot: $GOBIN when set, else $(PREFIX)/bin.
+PREFIX      ?= $(HOME)/.local
+GOBIN       ?= $(shell $(GO) env GOBIN)
+INSTALL_DIR  = $(if $(GOBIN),$(GOBIN),$(PREFIX)/bin)
+
 .DEFAULT_GOAL := help
 
 .PHONY: help
@@ -26,7 +40,14 @@ check-generated: ## fail when a generated file differs from a fresh generation
 
 .PHONY: build
 build: ## build bin/zot, the product
-	$(GO) build -o $(BIN)/zot ./cmd/zot
+	$(GO) build -ldflags '$(GO_LDFLAGS)' -o $(BIN)/zot ./cmd/zot
+
+.PHONY: install
+install: ## install zot into GOBIN when set, else PREFIX/bin (PREFIX defaults to ~/.local)
+	mkdir -p '$(INSTALL_DIR)'
+	$(GO) build -ldflags '$(GO_LDFLAGS)' -o '$(INSTALL_DIR)/.zot.new' ./cmd/zot
+	mv -f '$(INSTALL_DIR)/.zot.new' '$(INSTALL_DIR)/zot'
+	@echo 'installed $(INSTALL_DIR)/zot, version $(VERSION)'
 
 .PHONY: bench-build
 bench-build: ## build the benchmark programs bin/zot-floor and bin/zot-bench from bench/

@@ -16,6 +16,7 @@ import (
 	"fmt"
 	"sync"
 
+	"zot.dev/zot/internal/buildinfo"
 	"zot.dev/zot/internal/engine"
 	"zot.dev/zot/internal/images"
 	"zot.dev/zot/internal/llm"
@@ -33,8 +34,10 @@ var ErrBusy = engine.ErrBusy
 // ErrClosed is returned by every call after Close.
 var ErrClosed = errors.New("zot: runtime closed")
 
-// Version is zot's build version.
-var Version = engine.Version
+// Version is zot's build version: the one stamped by zot's Makefile, else
+// the version of the zot.dev/zot module the program was built with (see
+// internal/buildinfo).
+var Version = buildinfo.Version()
 
 // ProtocolVersion is the major version of the wire protocol.
 const ProtocolVersion = engine.ProtocolVersion

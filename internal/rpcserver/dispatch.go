@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 
+	"zot.dev/zot/internal/buildinfo"
 	"zot.dev/zot/internal/engine"
 	"zot.dev/zot/internal/images"
 	"zot.dev/zot/internal/llm"
@@ -18,7 +19,7 @@ func (s *Server) dispatch(cmd wire.Command) {
 	case *wire.HelloCommand:
 		s.respond(id, typ, wire.HelloResult{
 			ProtocolVersion: engine.ProtocolVersion,
-			Version:         engine.Version,
+			Version:         buildinfo.Version(),
 			Provider:        s.sess.Provider(),
 			Model:           s.sess.Model(),
 		})
