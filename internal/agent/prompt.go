@@ -21,8 +21,13 @@ import (
 // then tool_result, and the next step follows. After the last step,
 // automatic compaction may add usage and compact_done.
 //
-// Prompt returns nil when the model stopped (turn_end end_turn or
-// length). It returns an error satisfying IsAborted (and errors.Is with
+// Prompt returns nil when the model stopped (turn_end end_turn, length or
+// refusal). A refusal (turn_end{stop:"refusal", reason}) removes the
+// prompt's messages from the transcript again, as the vendors ask, so
+// that the next prompt does not meet the same refusal. A step that the
+// output limit ended with tool calls (turn_end{stop:"length"}) runs none
+// of them: each gets an error tool_result, a call the limit cut saying so,
+// so that the model can try again with smaller arguments. It returns an error satisfying IsAborted (and errors.Is with
 // context.Canceled) when ctx ended; the events then end with
 // turn_end{stop:"aborted"} wherever the abort landed: before the provider
 // answered, while it streamed, while a tool ran (after the tool results:
@@ -85,8 +90,17 @@ func (p *promptRun) loop() error {
 		if err != nil {
 			return err
 		}
-		if len(res.calls) == 0 {
-			p.turnEnd(res.stop, "")
+		switch {
+		case res.stop == wire.StopRefusal:
+			p.turnEndReason(res.stop, res.reason)
+			p.forget()
+			return p.finish(nil)
+		case len(res.calls) == 0:
+			p.turnEndReason(res.stop, res.reason)
+			return p.finish(nil)
+		case res.stop == wire.StopLength:
+			p.turnEndReason(res.stop, res.reason)
+			p.answerUnrun(res.calls)
 			return p.finish(nil)
 		}
 		p.turnEnd(wire.StopToolUse, "")

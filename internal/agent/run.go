@@ -38,6 +38,11 @@ func (r *run) turnEnd(stop wire.StopReason, msg string) {
 	r.emit(&wire.TurnEndEvent{Stop: stop, Error: msg})
 }
 
+// turnEndReason emits turn_end with the provider's reason for the stop.
+func (r *run) turnEndReason(stop wire.StopReason, reason string) {
+	r.emit(&wire.TurnEndEvent{Stop: stop, Reason: reason})
+}
+
 // abort ends the work after its context ended: turn_end{stop:"aborted"}
 // and the error Prompt or Compact returns.
 func (r *run) abort() error {

@@ -12,9 +12,12 @@ import (
 
 // stepResult is what a completed model call asks for next.
 type stepResult struct {
-	stop  wire.StopReason // end_turn or length when calls is empty
-	calls []*llm.ToolCallBlock
-	tools *ToolView // the tools this step offered; its calls run against them
+	// stop is end_turn, length or refusal; with calls, end_turn means the
+	// tools run, and length means none of them does (one was cut).
+	stop   wire.StopReason
+	reason string // the provider's reason for a refusal or a cut call
+	calls  []*llm.ToolCallBlock
+	tools  *ToolView // the tools this step offered; its calls run against them
 }
 
 // call makes the model call of one step and emits its events up to the
@@ -31,8 +34,8 @@ func (p *promptRun) call(step int) (*stepResult, error) {
 		Tools:          view.Specs(),
 		MaxTokens:      a.maxTokens,
 		Reasoning:      a.reasoning,
-		ReasoningModel: model.Reasoning,
 	}
+	model.Describe(req)
 	c := &collector{emit: p.emit}
 	resp, err := p.stream(req, c)
 	if err != nil && !c.hasStarted() && p.ctx.Err() == nil && !a.autoOff && !p.overflowRetried && contextOverflow(err) {
@@ -72,6 +75,11 @@ func (p *promptRun) call(step int) (*stepResult, error) {
 	a.context = u.Input + u.CacheRead + u.CacheWrite + u.Output
 	a.mu.Unlock()
 
+	if resp.Stop == llm.StopRefusal {
+		// A refused answer is not kept: the vendors ask for the turn that
+		// was refused to leave the context, or the refusal repeats.
+		return &stepResult{stop: wire.StopRefusal, reason: oneLine(resp.Reason), tools: view}, nil
+	}
 	msg := resp.Message
 	msg.Role = llm.RoleAssistant
 	msg.Content = dropEmptyText(msg.Content)
@@ -104,7 +112,7 @@ func (p *promptRun) call(step int) (*stepResult, error) {
 	if resp.Stop == llm.StopLength {
 		stop = wire.StopLength
 	}
-	return &stepResult{stop: stop, calls: calls, tools: view}, nil
+	return &stepResult{stop: stop, reason: oneLine(resp.Reason), calls: calls, tools: view}, nil
 }
 
 // stream calls the provider, turning a panic in it into an error.

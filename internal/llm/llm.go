@@ -44,6 +44,11 @@ type Block interface{ isBlock() }
 // TextBlock is plain text.
 type TextBlock struct {
 	Text string
+	// Phase labels an assistant's text as intermediate commentary
+	// ("commentary") or its final answer ("final_answer"), as OpenAI
+	// Responses does; the provider that set it sends it back. Empty when
+	// the provider gave none.
+	Phase string
 }
 
 // ThinkingBlock is a model's reasoning. Providers that require reasoning to be
@@ -69,7 +74,9 @@ type ThinkingBlock struct {
 	// Data is an opaque payload: Anthropic redacted thinking data or the
 	// OpenAI Responses reasoning item's encrypted_content.
 	Data string
-	// ID is the provider's id for the reasoning item (OpenAI Responses).
+	// ID is the provider's id for the reasoning item (OpenAI Responses);
+	// for Chat Completions, the delta field the reasoning came in
+	// ("reasoning_content" or "reasoning"), which it goes back in.
 	ID string
 }
 
@@ -93,6 +100,9 @@ type ToolCallBlock struct {
 	// Signature is an opaque provider signature attached to the call
 	// (Gemini thoughtSignature on a functionCall part).
 	Signature string
+	// Cut marks a call whose arguments the output limit cut short; Args is
+	// "{}" and ArgsError says so. The call never runs.
+	Cut bool
 }
 
 // ToolResultBlock is the outcome of one tool call.
@@ -163,7 +173,36 @@ type Request struct {
 	// ReasoningModel tells providers that need different parameters for
 	// reasoning models (OpenAI max_completion_tokens) which kind this is.
 	ReasoningModel bool
+	// ReasoningControl is how the model takes its reasoning setting, from
+	// the catalog; "" lets the provider use its rule for ids it cannot
+	// place.
+	ReasoningControl ReasoningControl
+	// AlwaysReasons says the model reasons on every call whatever the
+	// request says (its reasoning counts against the output limit).
+	AlwaysReasons bool
+	// MaxOutput is the model's output limit from the catalog, 0 when
+	// unknown. Providers that must send a max_tokens derive their default
+	// from it when MaxTokens is 0.
+	MaxOutput int
+	// NoChatToolsReasoning says the model refuses function tools on OpenAI
+	// Chat Completions unless reasoning is off (reasoning_effort "none").
+	NoChatToolsReasoning bool
 }
+
+// ReasoningControl names the request parameter that sets a model's
+// reasoning.
+type ReasoningControl string
+
+// The reasoning controls.
+const (
+	// ReasoningBudget: a token budget (Anthropic thinking {type:"enabled",
+	// budget_tokens}, Gemini 2.x thinkingBudget).
+	ReasoningBudget ReasoningControl = "budget"
+	// ReasoningEffort: an effort level (Anthropic adaptive thinking with
+	// output_config.effort, Gemini 3 thinkingLevel, OpenAI
+	// reasoning_effort).
+	ReasoningEffort ReasoningControl = "effort"
+)
 
 // StopReason says why a model call ended.
 type StopReason string
@@ -175,6 +214,9 @@ const (
 	StopLength  StopReason = "length"
 	StopError   StopReason = "error"
 	StopAborted StopReason = "aborted"
+	// StopRefusal: the model or the vendor's safety system declined to
+	// answer; Response.Reason says why.
+	StopRefusal StopReason = "refusal"
 )
 
 // Usage counts tokens of one model call.
@@ -200,7 +242,10 @@ type Response struct {
 	// After an error it holds what was received before the error.
 	Message Message
 	Stop    StopReason
-	Usage   Usage
+	// Reason is the vendor's reason for a refusal (its explanation,
+	// category or finish reason), or what a length stop cut.
+	Reason string
+	Usage  Usage
 }
 
 // EventKind names a streaming event.

@@ -1,14 +1,25 @@
 package models
 
+import "zot.dev/zot/internal/llm"
+
 // openaiModels serve both "openai" (Chat Completions) and "openai-responses"
 // (Responses): the two APIs share model ids and prices.
 //
-// Source: OpenAI's model pages and pricing page
-// (developers.openai.com/api/docs/models/*, .../api/docs/pricing). Prices
-// are the Standard tier for prompts up to 272,000 input tokens; the GPT-6
-// family bills longer prompts at higher rates, which zot does not model.
-// From GPT-5.6 on, OpenAI bills cache writes (1.25x input); older models
-// have no write charge, so their CacheWrite is 0.
+// Sources: OpenAI's model pages and pricing page
+// (developers.openai.com/api/docs/models/*, .../api/docs/pricing), and the
+// ChatModel and ResponsesModel lists of the openai npm package 7.57.0
+// (src/resources/shared.ts, released 2026-11-13), which name every id below
+// except GPT-6.2 (released after it). Prices are the Standard tier for
+// prompts up to 272,000 input tokens; the GPT-6 family bills longer prompts
+// at higher rates, which zot does not model. From GPT-5.6 on, OpenAI bills
+// cache writes (1.25x input); older models have no write charge, so their
+// CacheWrite is 0. Re-checked 2026-11-23 against what the search index
+// holds of those pages and of the pricing notes of tools that track them;
+// each line says what it rests on.
+//
+// From GPT-5.6 on, Chat Completions refuses function tools unless
+// reasoning_effort is "none" (its 400 says to use /v1/responses or "none"),
+// so those models carry NoChatToolsReasoning.
 var openaiModels = []Model{
 	// GPT-6.2, released 2026-11-17. Astra's cached-input price is "60%
 	// below GPT-6 Astra's $1" per the launch notes of 2026-11-18; its cache
@@ -17,6 +28,7 @@ var openaiModels = []Model{
 	{
 		ID: "gpt-6.2-astra", Provider: "openai", Name: "GPT-6.2 Astra",
 		ContextWindow: 1_050_000, MaxOutput: 128_000, Reasoning: true, Images: true,
+		ReasoningControl: llm.ReasoningEffort, NoChatToolsReasoning: true,
 		Input: 8, Output: 40, CacheRead: 0.40, CacheWrite: 10,
 	},
 	{
@@ -24,33 +36,45 @@ var openaiModels = []Model{
 		// not be confirmed and are GPT-6.1 Sol's (as of 2026-10-13).
 		ID: "gpt-6.2-sol", Provider: "openai", Name: "GPT-6.2 Sol",
 		ContextWindow: 1_050_000, MaxOutput: 128_000, Reasoning: true, Images: true,
+		ReasoningControl: llm.ReasoningEffort, NoChatToolsReasoning: true,
 		Input: 2, Output: 10, CacheRead: 0.10, CacheWrite: 2.50,
 	},
 	// GPT-6.1 (Sol 2026-09-29, Terra 2026-10-26) and GPT-6 (Astra
-	// 2026-09-03, Sol and Luna 2026-09-22), prices as of October 2026.
+	// 2026-09-03, Sol and Luna 2026-09-22). Sol 6.1: $2 / $10, cache reads
+	// $0.10, writes $2.50 (APIYI's launch note, PromptFuel 1.0.22); Terra
+	// 6.1: $1 / $5 / $0.05 / $1.25 (OpenAI's Terra page as quoted by
+	// apidog, PromptFuel 1.0.24, 2026-10-27); GPT-6 Astra $10 / $50 / $1 /
+	// $12.50 and Sol and Luna as listed (codexometer 0.18.4, OpenAI's prices
+	// of 2026-09-22). Context 1,050,000 tokens, of which at most 922,000
+	// input.
 	{
 		ID: "gpt-6.1-sol", Provider: "openai", Name: "GPT-6.1 Sol",
 		ContextWindow: 1_050_000, MaxOutput: 128_000, Reasoning: true, Images: true,
+		ReasoningControl: llm.ReasoningEffort, NoChatToolsReasoning: true,
 		Input: 2, Output: 10, CacheRead: 0.10, CacheWrite: 2.50,
 	},
 	{
 		ID: "gpt-6.1-terra", Provider: "openai", Name: "GPT-6.1 Terra",
 		ContextWindow: 1_050_000, MaxOutput: 128_000, Reasoning: true, Images: true,
+		ReasoningControl: llm.ReasoningEffort, NoChatToolsReasoning: true,
 		Input: 1, Output: 5, CacheRead: 0.05, CacheWrite: 1.25,
 	},
 	{
 		ID: "gpt-6-astra", Provider: "openai", Name: "GPT-6 Astra",
 		ContextWindow: 1_050_000, MaxOutput: 128_000, Reasoning: true, Images: true,
+		ReasoningControl: llm.ReasoningEffort, NoChatToolsReasoning: true,
 		Input: 10, Output: 50, CacheRead: 1, CacheWrite: 12.50,
 	},
 	{
 		ID: "gpt-6-sol", Provider: "openai", Name: "GPT-6 Sol",
 		ContextWindow: 1_050_000, MaxOutput: 128_000, Reasoning: true, Images: true,
+		ReasoningControl: llm.ReasoningEffort, NoChatToolsReasoning: true,
 		Input: 2, Output: 10, CacheRead: 0.20, CacheWrite: 2.50,
 	},
 	{
 		ID: "gpt-6-luna", Provider: "openai", Name: "GPT-6 Luna",
 		ContextWindow: 1_050_000, MaxOutput: 128_000, Reasoning: true, Images: true,
+		ReasoningControl: llm.ReasoningEffort, NoChatToolsReasoning: true,
 		Input: 0.10, Output: 0.50, CacheRead: 0.01, CacheWrite: 0.125,
 	},
 	// GPT-5 (August 2025). gpt-5-nano confirmed on its model page in 2026;
@@ -59,17 +83,20 @@ var openaiModels = []Model{
 	{
 		ID: "gpt-5", Provider: "openai", Name: "GPT-5",
 		ContextWindow: 400_000, MaxOutput: 128_000, Reasoning: true, Images: true,
-		Input: 1.25, Output: 10, CacheRead: 0.125,
+		ReasoningControl: llm.ReasoningEffort,
+		Input:            1.25, Output: 10, CacheRead: 0.125,
 	},
 	{
 		ID: "gpt-5-mini", Provider: "openai", Name: "GPT-5 mini",
 		ContextWindow: 400_000, MaxOutput: 128_000, Reasoning: true, Images: true,
-		Input: 0.25, Output: 2, CacheRead: 0.025,
+		ReasoningControl: llm.ReasoningEffort,
+		Input:            0.25, Output: 2, CacheRead: 0.025,
 	},
 	{
 		ID: "gpt-5-nano", Provider: "openai", Name: "GPT-5 nano",
 		ContextWindow: 400_000, MaxOutput: 128_000, Reasoning: true, Images: true,
-		Input: 0.05, Output: 0.40, CacheRead: 0.005,
+		ReasoningControl: llm.ReasoningEffort,
+		Input:            0.05, Output: 0.40, CacheRead: 0.005,
 	},
 	// GPT-4.1 (April 2025), last confirmed March 2026. Not a reasoning model.
 	{
@@ -92,11 +119,13 @@ var openaiModels = []Model{
 	{
 		ID: "o3", Provider: "openai", Name: "o3",
 		ContextWindow: 200_000, MaxOutput: 100_000, Reasoning: true, Images: true,
-		Input: 2, Output: 8, CacheRead: 0.50,
+		ReasoningControl: llm.ReasoningEffort,
+		Input:            2, Output: 8, CacheRead: 0.50,
 	},
 	{
 		ID: "o4-mini", Provider: "openai", Name: "o4-mini",
 		ContextWindow: 200_000, MaxOutput: 100_000, Reasoning: true, Images: true,
-		Input: 1.10, Output: 4.40, CacheRead: 0.275,
+		ReasoningControl: llm.ReasoningEffort,
+		Input:            1.10, Output: 4.40, CacheRead: 0.275,
 	},
 }

@@ -15,7 +15,16 @@ import (
 type Catalog struct {
 	mu       sync.RWMutex
 	models   map[key]Model
+	aliases  map[key]alias
 	defaults map[string]string // by family
+}
+
+// alias is a second id of a model of the catalog: a dated snapshot, sent
+// as given, or a retired id, for which the successor's id is sent.
+type alias struct {
+	provider, id string
+	to           string // the model's id in the catalog
+	retired      bool   // the id no longer works: use to instead
 }
 
 // key identifies a model within a catalog.
@@ -23,16 +32,21 @@ type key struct{ family, id string }
 
 // newCatalog returns an empty catalog.
 func newCatalog() *Catalog {
-	return &Catalog{models: map[key]Model{}, defaults: map[string]string{}}
+	return &Catalog{models: map[key]Model{}, aliases: map[key]alias{}, defaults: map[string]string{}}
 }
 
 // Builtin returns a new catalog holding zot's built-in models. Each call
 // returns a fresh copy, so merging into it affects no other catalog.
 func Builtin() *Catalog {
 	c := newCatalog()
-	for _, list := range [][]Model{anthropicModels, openaiModels, geminiModels, scriptedModels} {
+	for _, list := range [][]Model{anthropicModels, openaiModels, geminiModels, deepseekModels, scriptedModels} {
 		for _, m := range list {
 			c.models[key{family(m.Provider), m.ID}] = m
+		}
+	}
+	for _, list := range [][]alias{anthropicAliases, deepseekAliases} {
+		for _, a := range list {
+			c.aliases[key{family(a.provider), a.id}] = a
 		}
 	}
 	for p, id := range builtinDefaults {
@@ -43,15 +57,42 @@ func Builtin() *Catalog {
 
 // Lookup returns the model id of provider, and false when the catalog does
 // not hold it.
+//
+// An alias of a model (a dated snapshot) returns that model under the id
+// asked for. A retired id returns its successor, whose id is then the one
+// sent; [Catalog.Successor] says whether that happened.
 func (c *Catalog) Lookup(provider, id string) (Model, bool) {
 	c.mu.RLock()
 	m, ok := c.models[key{family(provider), id}]
+	if !ok {
+		if a, isAlias := c.aliases[key{family(provider), id}]; isAlias {
+			m, ok = c.models[key{family(provider), a.to}]
+			if ok && !a.retired {
+				m.ID = id
+			}
+		}
+	}
 	c.mu.RUnlock()
 	if !ok {
 		return Model{}, false
 	}
 	m.Provider = provider
 	return m, true
+}
+
+// Successor returns the model that answers a retired id of provider, and
+// false when id is not a retired id.
+func (c *Catalog) Successor(provider, id string) (string, bool) {
+	c.mu.RLock()
+	defer c.mu.RUnlock()
+	if _, ok := c.models[key{family(provider), id}]; ok {
+		return "", false
+	}
+	a, ok := c.aliases[key{family(provider), id}]
+	if !ok || !a.retired {
+		return "", false
+	}
+	return a.to, true
 }
 
 // Resolve returns the model id of provider. An id the catalog does not hold
@@ -129,5 +170,6 @@ var builtinDefaults = map[string]string{
 	"anthropic": "claude-sonnet-5-5",
 	"openai":    "gpt-6.1-sol",
 	"gemini":    "gemini-3.8-flash",
+	"deepseek":  "deepseek-flash",
 	"scripted":  "scripted",
 }

@@ -4,6 +4,7 @@ import (
 	"slices"
 	"testing"
 
+	"zot.dev/zot/internal/llm"
 	"zot.dev/zot/internal/registry"
 )
 
@@ -63,6 +64,7 @@ func TestLookup(t *testing.T) {
 		ID: "claude-haiku-4-5", Provider: "anthropic", Name: "Claude Haiku 4.5",
 		ContextWindow: 200_000, MaxOutput: 64_000, Reasoning: true, Images: true,
 		Input: 1, Output: 5, CacheRead: 0.10, CacheWrite: 1.25,
+		ReasoningControl: llm.ReasoningBudget,
 	}
 	if m != want {
 		t.Errorf("got %+v\nwant %+v", m, want)
@@ -180,5 +182,63 @@ func TestMergeAddsAndOverrides(t *testing.T) {
 	}
 	if fresh, _ := Builtin().Lookup("anthropic", "claude-opus-5"); fresh.Input != 5 {
 		t.Errorf("Merge changed another catalog: %+v", fresh)
+	}
+}
+
+func TestAliases(t *testing.T) {
+	c := Builtin()
+	// A dated snapshot is the same model, sent under the id asked for.
+	m, ok := c.Lookup("anthropic", "claude-haiku-4-5-20251001")
+	if !ok || m.ID != "claude-haiku-4-5-20251001" || m.Input != 1 || m.ReasoningControl != llm.ReasoningBudget {
+		t.Errorf("snapshot: %+v, %v", m, ok)
+	}
+	if _, retired := c.Successor("anthropic", "claude-haiku-4-5-20251001"); retired {
+		t.Error("a snapshot was reported as retired")
+	}
+	// A retired id resolves to its successor, whose id is sent.
+	for _, id := range []string{"deepseek-chat", "deepseek-reasoner", "deepseek-v4-flash"} {
+		m, ok := c.Lookup("deepseek", id)
+		if next, retired := c.Successor("deepseek", id); !ok || m.ID != "deepseek-flash" || !retired || next != "deepseek-flash" {
+			t.Errorf("%s: %+v, %v; successor %q", id, m, ok, next)
+		}
+	}
+	if _, retired := c.Successor("deepseek", "deepseek-flash"); retired {
+		t.Error("a current id was reported as retired")
+	}
+}
+
+// TestCapabilities pins the request capabilities the providers read: which
+// control sets each family's reasoning, which models think on every call,
+// and which OpenAI models refuse tools with reasoning on Chat Completions.
+func TestCapabilities(t *testing.T) {
+	c := Builtin()
+	cases := []struct {
+		provider, id string
+		control      llm.ReasoningControl
+		always       bool
+		noChatTools  bool
+	}{
+		{"anthropic", "claude-sonnet-5-5", llm.ReasoningEffort, false, false},
+		{"anthropic", "claude-fable-5-1", llm.ReasoningEffort, true, false},
+		{"anthropic", "claude-haiku-4-5", llm.ReasoningBudget, false, false},
+		{"openai", "gpt-6.1-sol", llm.ReasoningEffort, false, true},
+		{"openai-responses", "gpt-6-luna", llm.ReasoningEffort, false, true},
+		{"openai", "gpt-5", llm.ReasoningEffort, false, false},
+		{"openai", "gpt-4.1", "", false, false},
+		{"gemini", "gemini-3.8-flash", llm.ReasoningEffort, false, false},
+		{"gemini", "gemini-2.5-pro", llm.ReasoningBudget, false, false},
+		{"deepseek", "deepseek-flash", llm.ReasoningEffort, true, false},
+	}
+	for _, tc := range cases {
+		m, ok := c.Lookup(tc.provider, tc.id)
+		if !ok || m.ReasoningControl != tc.control || m.AlwaysReasons != tc.always || m.NoChatToolsReasoning != tc.noChatTools {
+			t.Errorf("%s %s: %+v", tc.provider, tc.id, m)
+		}
+		var req llm.Request
+		m.Describe(&req)
+		if req.ReasoningControl != tc.control || req.AlwaysReasons != tc.always || req.NoChatToolsReasoning != tc.noChatTools ||
+			req.MaxOutput != m.MaxOutput || req.ReasoningModel != m.Reasoning {
+			t.Errorf("%s %s: Describe gave %+v", tc.provider, tc.id, req)
+		}
 	}
 }

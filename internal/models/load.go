@@ -6,6 +6,7 @@ import (
 	"os"
 	"strings"
 
+	"zot.dev/zot/internal/llm"
 	"zot.dev/zot/internal/models/strictjson"
 	"zot.dev/zot/internal/registry"
 )
@@ -28,6 +29,7 @@ func Load(path string) (*Catalog, error) {
 var entryFields = []string{
 	"id", "provider", "name", "context_window", "max_output",
 	"reasoning", "images", "input", "output", "cache_read", "cache_write",
+	"reasoning_control", "always_reasons", "no_chat_tools_reasoning",
 }
 
 // MergeJSON merges the models of a user file into c. name names the file in
@@ -38,9 +40,10 @@ var entryFields = []string{
 //
 // "id" (a non-empty string) and "provider" (one of [Providers]) are required.
 // The other fields are "name" (string), "context_window" and "max_output"
-// (positive integers), "reasoning" and "images" (booleans), and "input",
+// (positive integers), "reasoning" and "images" (booleans), "input",
 // "output", "cache_read" and "cache_write" (non-negative USD per million
-// tokens). A field left out keeps the value of the model being overridden,
+// tokens), and the request capabilities "reasoning_control" ("budget" or
+// "effort"), "always_reasons" and "no_chat_tools_reasoning" (booleans). A field left out keeps the value of the model being overridden,
 // or for a new model the value [Catalog.Resolve] gives unknown ids.
 //
 // Decoding is strict: an unknown field, a value of the wrong type, a missing
@@ -133,7 +136,8 @@ func requiredString(o *strictjson.Object, name string) (string, error) {
 // reported.
 func decodeFields(o *strictjson.Object, m *Model) error {
 	ints := map[string]*int{"context_window": &m.ContextWindow, "max_output": &m.MaxOutput}
-	bools := map[string]*bool{"reasoning": &m.Reasoning, "images": &m.Images}
+	bools := map[string]*bool{"reasoning": &m.Reasoning, "images": &m.Images,
+		"always_reasons": &m.AlwaysReasons, "no_chat_tools_reasoning": &m.NoChatToolsReasoning}
 	prices := map[string]*float64{"input": &m.Input, "output": &m.Output, "cache_read": &m.CacheRead, "cache_write": &m.CacheWrite}
 	for _, name := range entryFields {
 		f, ok := o.Get(name)
@@ -144,6 +148,16 @@ func decodeFields(o *strictjson.Object, m *Model) error {
 		switch {
 		case name == "name":
 			m.Name, err = f.String()
+		case name == "reasoning_control":
+			var c string
+			if c, err = f.String(); err == nil {
+				switch llm.ReasoningControl(c) {
+				case "", llm.ReasoningBudget, llm.ReasoningEffort:
+					m.ReasoningControl = llm.ReasoningControl(c)
+				default:
+					err = f.Errorf("want \"budget\", \"effort\" or \"\", got %q", c)
+				}
+			}
 		case ints[name] != nil:
 			*ints[name], err = f.Int(1, math.MaxInt32)
 		case bools[name] != nil:

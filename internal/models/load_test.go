@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"zot.dev/zot/internal/llm"
 )
 
 func writeFile(t *testing.T, text string) string {
@@ -32,6 +34,7 @@ func TestLoadOverridesAndAdds(t *testing.T) {
 		ID: "claude-sonnet-5-5", Provider: "anthropic", Name: "Claude Sonnet 5.5",
 		ContextWindow: 1_000_000, MaxOutput: 128_000, Reasoning: true, Images: true,
 		Input: 1.5, Output: 10, CacheRead: 0.15, CacheWrite: 2.50,
+		ReasoningControl: llm.ReasoningEffort,
 	}
 	if s != want {
 		t.Errorf("override:\n got %+v\nwant %+v", s, want)
@@ -137,5 +140,26 @@ func TestLoadMissingFile(t *testing.T) {
 	_, err := Load(filepath.Join(t.TempDir(), "absent.json"))
 	if err == nil || !strings.Contains(err.Error(), "absent.json") {
 		t.Errorf("err = %v", err)
+	}
+}
+
+func TestLoadCapabilities(t *testing.T) {
+	p := writeFile(t, `{"models": [
+		{"id": "claude-next", "provider": "anthropic", "reasoning_control": "budget", "always_reasons": true},
+		{"id": "gpt-next", "provider": "openai", "reasoning_control": "effort", "no_chat_tools_reasoning": true}
+	]}`)
+	c, err := Load(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m, _ := c.Lookup("anthropic", "claude-next"); m.ReasoningControl != llm.ReasoningBudget || !m.AlwaysReasons {
+		t.Errorf("claude-next: %+v", m)
+	}
+	if m, _ := c.Lookup("openai", "gpt-next"); m.ReasoningControl != llm.ReasoningEffort || !m.NoChatToolsReasoning {
+		t.Errorf("gpt-next: %+v", m)
+	}
+	bad := writeFile(t, `{"models": [{"id": "x", "provider": "anthropic", "reasoning_control": "lots"}]}`)
+	if _, err := Load(bad); err == nil || !strings.Contains(err.Error(), `models[0].reasoning_control: want "budget", "effort" or "", got "lots"`) {
+		t.Errorf("bad control: %v", err)
 	}
 }

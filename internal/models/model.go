@@ -37,6 +37,28 @@ type Model struct {
 	Input, Output, CacheRead, CacheWrite float64
 	// Images says the model accepts image input.
 	Images bool
+	// ReasoningControl is the request parameter that sets the model's
+	// reasoning: a token budget or an effort level (see
+	// llm.ReasoningControl). Empty for models that take neither and for ids
+	// zot cannot place, where the provider decides.
+	ReasoningControl llm.ReasoningControl
+	// AlwaysReasons says the model reasons on every call and cannot be
+	// told not to; its reasoning counts against the output limit.
+	AlwaysReasons bool
+	// NoChatToolsReasoning says that on OpenAI Chat Completions the model
+	// takes function tools only with reasoning off (reasoning_effort
+	// "none"); the openai provider then uses the Responses endpoint for it.
+	NoChatToolsReasoning bool
+}
+
+// Describe copies what providers need to know of m into req: whether it
+// reasons and how its reasoning is set, and its output limit.
+func (m Model) Describe(req *llm.Request) {
+	req.ReasoningModel = m.Reasoning
+	req.ReasoningControl = m.ReasoningControl
+	req.AlwaysReasons = m.AlwaysReasons
+	req.MaxOutput = m.MaxOutput
+	req.NoChatToolsReasoning = m.NoChatToolsReasoning
 }
 
 // The facts [Catalog.Resolve] gives a model id the catalog does not know.

@@ -27,6 +27,8 @@ type record struct {
 type block struct {
 	Type      string          `json:"type"`
 	Text      string          `json:"text,omitempty"`
+	Phase     string          `json:"phase,omitempty"`
+	Cut       bool            `json:"cut,omitempty"`
 	Raw       bool            `json:"raw,omitempty"`
 	Provider  string          `json:"provider,omitempty"`
 	Signature string          `json:"signature,omitempty"`
@@ -47,13 +49,13 @@ func encodeBlocks(bs []llm.Block) ([]block, error) {
 	for _, b := range bs {
 		switch x := b.(type) {
 		case *llm.TextBlock:
-			out = append(out, block{Type: "text", Text: x.Text})
+			out = append(out, block{Type: "text", Text: x.Text, Phase: x.Phase})
 		case *llm.ThinkingBlock:
 			out = append(out, block{Type: "thinking", Provider: x.Provider, Text: x.Text, Raw: x.Raw, Signature: x.Signature, Redacted: x.Redacted, Data: x.Data, ID: x.ID})
 		case *llm.ImageBlock:
 			out = append(out, block{Type: "image", MIME: x.MIME, Data: base64.StdEncoding.EncodeToString(x.Data)})
 		case *llm.ToolCallBlock:
-			out = append(out, block{Type: "tool_call", ID: x.ID, Name: x.Name, Args: x.Args, ArgsError: x.ArgsError, Signature: x.Signature})
+			out = append(out, block{Type: "tool_call", ID: x.ID, Name: x.Name, Args: x.Args, ArgsError: x.ArgsError, Signature: x.Signature, Cut: x.Cut})
 		case *llm.ToolResultBlock:
 			inner, err := encodeBlocks(x.Content)
 			if err != nil {
@@ -72,7 +74,7 @@ func decodeBlocks(bs []block) ([]llm.Block, error) {
 	for _, b := range bs {
 		switch b.Type {
 		case "text":
-			out = append(out, &llm.TextBlock{Text: b.Text})
+			out = append(out, &llm.TextBlock{Text: b.Text, Phase: b.Phase})
 		case "thinking":
 			out = append(out, &llm.ThinkingBlock{Provider: b.Provider, Text: b.Text, Raw: b.Raw, Signature: b.Signature, Redacted: b.Redacted, Data: b.Data, ID: b.ID})
 		case "image":
@@ -82,7 +84,7 @@ func decodeBlocks(bs []block) ([]llm.Block, error) {
 			}
 			out = append(out, &llm.ImageBlock{MIME: b.MIME, Data: data})
 		case "tool_call":
-			out = append(out, &llm.ToolCallBlock{ID: b.ID, Name: b.Name, Args: b.Args, ArgsError: b.ArgsError, Signature: b.Signature})
+			out = append(out, &llm.ToolCallBlock{ID: b.ID, Name: b.Name, Args: b.Args, ArgsError: b.ArgsError, Signature: b.Signature, Cut: b.Cut})
 		case "tool_result":
 			inner, err := decodeBlocks(b.Content)
 			if err != nil {

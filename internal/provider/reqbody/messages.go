@@ -122,6 +122,7 @@ func writeBlocks(h *maphash.Hash, blocks []llm.Block) bool {
 		case *llm.TextBlock:
 			_ = h.WriteByte(tagText)
 			writeString(h, b.Text)
+			writeString(h, b.Phase)
 		case *llm.ThinkingBlock:
 			_ = h.WriteByte(tagThinking)
 			writeString(h, b.Provider)
@@ -144,6 +145,7 @@ func writeBlocks(h *maphash.Hash, blocks []llm.Block) bool {
 			_, _ = h.Write(b.Args)
 			writeString(h, b.ArgsError)
 			writeString(h, b.Signature)
+			writeBool(h, b.Cut)
 		case *llm.ToolResultBlock:
 			_ = h.WriteByte(tagToolResult)
 			writeString(h, b.CallID)
