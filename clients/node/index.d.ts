@@ -21,13 +21,26 @@ export type * from "./types.js";
 /**
  * Codes of failures the client itself detects: the binary could not be
  * started, a command was sent before start(), the process ended before
- * answering, or the client was closed.
+ * answering (the message then ends with the last lines of zot's stderr,
+ * which say why), the client was closed, or a prompt's signal was aborted
+ * before it was sent.
  */
 export type ClientErrorCode =
   | "spawn_failed"
   | "not_started"
   | "process_exited"
-  | "closed";
+  | "closed"
+  | "aborted";
+
+/** Options of one prompt or compaction. */
+export interface WorkOptions {
+  /**
+   * Aborting it aborts this work: `abort` is sent once the work runs, and
+   * the stream ends with `turn_end` (stop `aborted`) and `done`. Already
+   * aborted: nothing is sent and the stream fails with code `aborted`.
+   */
+  signal?: AbortSignal;
+}
 
 /** Something text can be written to, such as `process.stderr`. */
 export interface TextSink {
@@ -48,8 +61,9 @@ export interface ZotClientOptions {
   /** The process's working directory; default the current one. */
   cwd?: string;
   /**
-   * Where zot's stderr (its log, never protocol frames) goes: inherited
-   * (default), ignored, written to a sink, or passed to a function.
+   * Where zot's stderr (its log, never protocol frames) goes: this
+   * process's stderr (default), nowhere, a sink, or a function. The client
+   * reads it either way and keeps its last lines for exit errors.
    */
   stderr?: "inherit" | "ignore" | TextSink | ((text: string) => void);
   /** How long close() waits for zot to exit before signalling it; default 5000. */
@@ -94,7 +108,11 @@ export declare class PromptStream implements AsyncIterableIterator<Event> {
   collect(): Promise<Event[]>;
 }
 
-/** A `zot rpc` subprocess and the commands it answers. */
+/**
+ * A `zot rpc` subprocess and the commands it answers. While no command
+ * waits for its answer and no work runs, the process does not keep Node
+ * running: a script that ends without close() exits, and zot with it.
+ */
 export declare class ZotClient {
   constructor(options?: ZotClientOptions);
   /** Spawns `bin rpc ...args`; rejects with code `spawn_failed`. */
@@ -102,11 +120,11 @@ export declare class ZotClient {
   /** Authenticates (required first when the server has ZOTCORE_RPC_TOKEN). */
   hello(token?: string): Promise<HelloResult>;
   /** Sends a prompt; iterate the stream for its events. */
-  prompt(message: string, images?: ImageInput[]): PromptStream;
+  prompt(message: string, images?: ImageInput[], options?: WorkOptions): PromptStream;
   /** Cancels the running work; with `all`, drops queued work too. */
   abort(options?: { all?: boolean }): Promise<AbortResult>;
   /** Compacts the transcript; same lifecycle as prompt. */
-  compact(instructions?: string): PromptStream;
+  compact(instructions?: string, options?: WorkOptions): PromptStream;
   /** A snapshot of the runtime. */
   getState(): Promise<StateResult>;
   /** The whole transcript. */

@@ -11,12 +11,15 @@ import { LineSplitter } from "./lines.js";
 const DEFAULT_CLOSE_TIMEOUT_MS = 5000;
 /** How long close() waits after SIGTERM before SIGKILL, and how long stdout may outlive the process. */
 const TERM_GRACE_MS = 2000;
+/** How much of zot's stderr the client keeps to say why it exited. */
+const STDERR_TAIL_CHARS = 4096;
 
 /**
  * A failed command, a failed start, or a process that went away.
  * `code` is the server's stable error code (see types.d.ts ErrorCode) or one
  * of the client's own: `spawn_failed`, `not_started`, `process_exited`,
- * `closed`.
+ * `closed`, `aborted`. A `process_exited` error's message ends with the last
+ * lines zot wrote to stderr, where it says why it refused to start.
  */
 export class ZotError extends Error {
   /**
@@ -63,6 +66,8 @@ export class PromptStream {
     this._failure = null;
     this._finished = false; // done received or failure
     this._detached = false; // the reader stopped iterating
+    /** Called once when the stream gets its done or fails. */
+    this._onSettle = () => {};
     /** @type {(v: object) => void} */
     let resolve = () => {};
     /** @type {(e: Error) => void} */
@@ -88,7 +93,10 @@ export class PromptStream {
   /** @param {object} ev */
   _push(ev) {
     if (this._finished) return;
-    if (/** @type {{type?: unknown}} */ (ev).type === "done") this._finished = true;
+    if (/** @type {{type?: unknown}} */ (ev).type === "done") {
+      this._finished = true;
+      this._onSettle();
+    }
     if (this._detached) return;
     if (this._wake) {
       const wake = this._wake;
@@ -103,6 +111,7 @@ export class PromptStream {
   _fail(err) {
     if (this._finished) return;
     this._finished = true;
+    this._onSettle();
     this._failure = err;
     this._rejectStart(err);
     if (this._wake) {
@@ -196,6 +205,12 @@ export class ZotClient extends EventEmitter {
     this._exited = null;
     /** @type {Promise<void> | null} */
     this._closing = null;
+    /** The end of zot's stderr. */
+    this._stderrTail = "";
+    /** Whether the process and its pipes keep Node's event loop alive. */
+    this._held = true;
+    /** @type {Set<PromptStream>} streams to abort once they run */
+    this._abortWhenRunning = new Set();
   }
 
   /**
@@ -210,14 +225,15 @@ export class ZotClient extends EventEmitter {
       if (v === undefined) delete env[k];
       else env[k] = v;
     }
-    const stderrMode = typeof this._stderr === "string" ? this._stderr : "pipe";
+    // stderr is always piped: the client passes it on and keeps its end.
     const proc = spawn(this._bin, ["rpc", ...this._args], {
       cwd: this._cwd,
       env,
-      stdio: ["pipe", "pipe", stderrMode],
+      stdio: ["pipe", "pipe", "pipe"],
     });
     this._proc = proc;
     this._wireStderr(proc);
+    this._hold();
 
     // A write after the process died reports EPIPE here; the exit handler
     // fails whatever was waiting.
@@ -230,8 +246,10 @@ export class ZotClient extends EventEmitter {
       proc.on("exit", (code, signal) => resolve({ code, signal }));
       proc.on("error", () => resolve({ code: null, signal: null }));
     });
-    const exitedError = (/** @type {number | null} */ code, /** @type {string | null} */ signal) =>
-      new ZotError(`zot exited (code ${code}, signal ${signal})`, { code: "process_exited" });
+    const exitedError = (/** @type {number | null} */ code, /** @type {string | null} */ signal) => {
+      const why = stderrReason(this._stderrTail);
+      return new ZotError(`zot exited (code ${code}, signal ${signal})${why ? `: ${why}` : ""}`, { code: "process_exited" });
+    };
     proc.on("close", (code, signal) => {
       this._goneWith(exitedError(code, signal));
       this.emit("exit", code, signal);
@@ -255,12 +273,34 @@ export class ZotClient extends EventEmitter {
   /** @param {import("node:child_process").ChildProcess} proc */
   _wireStderr(proc) {
     const dest = this._stderr;
-    if (!proc.stderr || typeof dest === "string") return;
+    if (!proc.stderr) return;
     proc.stderr.setEncoding("utf8");
-    if (typeof dest === "function") {
-      proc.stderr.on("data", (text) => dest(text));
-    } else {
-      proc.stderr.on("data", (text) => dest.write(text));
+    /** @type {(text: string) => void} */
+    let pass = () => {};
+    if (dest === "inherit") pass = (text) => process.stderr.write(text);
+    else if (typeof dest === "function") pass = dest;
+    else if (typeof dest === "object") pass = (text) => dest.write(text);
+    proc.stderr.on("data", (/** @type {string} */ text) => {
+      this._stderrTail = (this._stderrTail + text).slice(-STDERR_TAIL_CHARS);
+      pass(text);
+    });
+  }
+
+  /**
+   * Lets Node exit while no command waits for its answer and no work runs:
+   * the process and its pipes keep the event loop alive only then, so a
+   * script that never calls close() still ends (zot then reads the end of
+   * its stdin and exits).
+   */
+  _hold() {
+    const proc = this._proc;
+    const busy = this._pending.size > 0 || this._streams.size > 0;
+    if (!proc || busy === this._held) return;
+    this._held = busy;
+    for (const h of [proc, proc.stdin, proc.stdout, proc.stderr]) {
+      const handle = /** @type {{ref?: () => void, unref?: () => void} | null} */ (h);
+      if (busy) handle?.ref?.();
+      else handle?.unref?.();
     }
   }
 
@@ -278,6 +318,7 @@ export class ZotClient extends EventEmitter {
       this._streams.delete(id);
       s._fail(new ZotError(`${s.command}: ${err.message} before done`, { code: err.code, command: s.command }));
     }
+    this._hold();
   }
 
   /** @param {string} line */
@@ -302,8 +343,13 @@ export class ZotClient extends EventEmitter {
     this.emit("event", frame);
     const stream = this._streams.get(frame.prompt_id);
     if (!stream) return;
+    if (this._abortWhenRunning.delete(stream) && frame.type !== "done") {
+      // Its first event: the work runs now, so an abort reaches it.
+      this.abort().catch(() => {});
+    }
     if (frame.type === "done") this._streams.delete(frame.prompt_id);
     stream._push(frame);
+    this._hold();
   }
 
   /** @param {any} resp */
@@ -311,6 +357,7 @@ export class ZotClient extends EventEmitter {
     const p = this._pending.get(resp.id);
     if (!p) return;
     this._pending.delete(resp.id);
+    this._hold();
     if (resp.success) {
       p.resolve(resp.data);
       return;
@@ -350,6 +397,7 @@ export class ZotClient extends EventEmitter {
     const promise = new Promise((resolve, reject) => {
       this._pending.set(id, { command: type, resolve, reject });
     });
+    this._hold();
     const line = JSON.stringify({ id, type, ...fields }) + "\n";
     this._proc.stdin?.write(line);
     return { id, promise };
@@ -367,37 +415,75 @@ export class ZotClient extends EventEmitter {
   /**
    * Sends a prompt. The returned stream is iterated for its events; `start`
    * resolves to the StartResult ({started:true} or {started:false, queued:true, position}).
+   *
+   * With `options.signal`, aborting the signal aborts this work: the client
+   * sends `abort` once the work runs (at once if it does; when it waits in
+   * the queue, as soon as it starts), and the stream ends as every aborted
+   * work does, with `turn_end` (stop `aborted`) and `done`. A signal already
+   * aborted sends nothing: the stream fails with code `aborted`.
    * @param {string} message
    * @param {{mime_type?: string, data: string}[]} [images] base64 images
+   * @param {{signal?: AbortSignal}} [options]
    */
-  prompt(message, images) {
-    return this._work("prompt", images === undefined ? { message } : { message, images });
+  prompt(message, images, options = {}) {
+    return this._work("prompt", images === undefined ? { message } : { message, images }, options.signal);
   }
 
   /**
-   * Compacts the transcript; same lifecycle as prompt().
+   * Compacts the transcript; same lifecycle as prompt(), `options.signal`
+   * included.
    * @param {string} [instructions]
+   * @param {{signal?: AbortSignal}} [options]
    */
-  compact(instructions) {
-    return this._work("compact", instructions === undefined ? {} : { instructions });
+  compact(instructions, options = {}) {
+    return this._work("compact", instructions === undefined ? {} : { instructions }, options.signal);
   }
 
   /**
    * @param {string} type
    * @param {Record<string, unknown>} fields
+   * @param {AbortSignal} [signal]
    */
-  _work(type, fields) {
+  _work(type, fields, signal) {
+    if (signal?.aborted) {
+      const stream = new PromptStream(type, this._nextId++);
+      stream._fail(new ZotError(`${type}: aborted before it was sent`, { code: "aborted", command: type }));
+      return stream;
+    }
     const { id, promise } = this._send(type, fields);
     const stream = new PromptStream(type, id);
     if (this._proc && !this._gone) this._streams.set(id, stream);
+    if (signal) {
+      const onAbort = () => this._abortStream(stream);
+      signal.addEventListener("abort", onAbort, { once: true });
+      stream._onSettle = () => {
+        signal.removeEventListener("abort", onAbort);
+        this._abortWhenRunning.delete(stream);
+      };
+    }
     promise.then(
       (data) => stream._started(data),
       (err) => {
         this._streams.delete(id);
         stream._fail(err);
+        this._hold();
       },
     );
+    this._hold();
     return stream;
+  }
+
+  /**
+   * Aborts one work item: at once when it is the one running (the oldest
+   * open stream: work runs in the order it was sent), else when its first
+   * event shows it runs.
+   * @param {PromptStream} stream
+   */
+  _abortStream(stream) {
+    if (stream._finished || !this._streams.has(stream.id)) return;
+    const oldest = this._streams.values().next().value;
+    if (oldest === stream) this.abort().catch(() => {});
+    else this._abortWhenRunning.add(stream);
   }
 
   /**
@@ -483,4 +569,17 @@ async function settlesWithin(p, ms) {
   } finally {
     clearTimeout(timer);
   }
+}
+
+/**
+ * The last few lines of zot's stderr, joined into one line; "" for none.
+ * @param {string} tail
+ */
+function stderrReason(tail) {
+  const lines = tail
+    .split("\n")
+    .map((l) => l.trim())
+    .filter((l) => l !== "");
+  if (tail.length >= STDERR_TAIL_CHARS) lines.shift(); // possibly cut
+  return lines.slice(-5).join(" | ");
 }

@@ -54,3 +54,11 @@ export async function fullSession(bin: string): Promise<string> {
 export function codeOf(err: unknown): ErrorCode | ClientErrorCode | undefined {
   return err instanceof ZotError ? err.code : undefined;
 }
+
+export async function abortable(client: ZotClient, signal: AbortSignal): Promise<number> {
+  const stream = client.prompt("a long task", undefined, { signal });
+  const compacted = client.compact(undefined, { signal: AbortSignal.timeout(1000) });
+  const stopped = (await stream.collect()).filter((ev) => ev.type === "turn_end" && ev.stop === "aborted");
+  const aborted: ClientErrorCode = "aborted";
+  return stopped.length + (await compacted.collect()).length + aborted.length;
+}
