@@ -8,9 +8,9 @@ full TOML parser), and builds:
 
 - a wheel ``zot_client-<version>-py3-none-any.whl`` holding the package
   ``zot_client`` (its ``.py`` files and ``py.typed``) and its ``.dist-info``
-  (METADATA, WHEEL, RECORD with the SHA-256 of every file);
+  (METADATA, WHEEL, the licence, RECORD with the SHA-256 of every file);
 - an sdist ``zot_client-<version>.tar.gz`` holding what the wheel is built
-  from: pyproject.toml, README.md, this backend and the package;
+  from: pyproject.toml, README.md, LICENSE, this backend and the package;
 - for ``pip install -e``, a wheel whose ``.pth`` file puts this directory
   on ``sys.path``.
 
@@ -160,6 +160,14 @@ def _wheel_file() -> str:
     return f"Wheel-Version: 1.0\nGenerator: {GENERATOR}\nRoot-Is-Purelib: true\nTag: py3-none-any\n"
 
 
+def license_file() -> Optional[Path]:
+    """The licence text: LICENSE here (in an sdist), else the repository's."""
+    for p in (ROOT / "LICENSE", ROOT.parent.parent / "LICENSE"):
+        if p.is_file():
+            return p
+    return None
+
+
 def _package_files() -> List[Tuple[str, bytes]]:
     """The package's files, as (path in the wheel, content), sorted."""
     out = []
@@ -189,6 +197,9 @@ def _write_wheel(directory: str, files: List[Tuple[str, bytes]]) -> str:
         (f"{info}/METADATA", metadata(project).encode("utf-8")),
         (f"{info}/WHEEL", _wheel_file().encode("utf-8")),
     ]
+    lic = license_file()
+    if lic is not None:
+        files.append((f"{info}/LICENSE", lic.read_bytes()))
     record = "".join(f"{path},{_record_hash(data)},{len(data)}\n" for path, data in files)
     record += f"{info}/RECORD,,\n"
     files.append((f"{info}/RECORD", record.encode("utf-8")))
@@ -253,6 +264,9 @@ def build_sdist(sdist_directory, config_settings=None) -> str:
         ("_build/zot_build.py", Path(__file__).read_bytes()),
         ("pyproject.toml", (ROOT / "pyproject.toml").read_bytes()),
     ] + _package_files()
+    lic = license_file()
+    if lic is not None:
+        files.append(("LICENSE", lic.read_bytes()))
     name = f"{base}.tar.gz"
     buf = io.BytesIO()
     with tarfile.open(fileobj=buf, mode="w", format=tarfile.PAX_FORMAT) as tf:

@@ -53,10 +53,10 @@ class BackendTest(unittest.TestCase):
         self.assertEqual(name, f"{self.dist}-py3-none-any.whl")
         info = f"{self.dist}.dist-info"
         with zipfile.ZipFile(os.path.join(self.out, name)) as zf:
-            self.assertEqual(
-                sorted(zf.namelist()),
-                sorted(PACKAGE_FILES + [f"{info}/METADATA", f"{info}/WHEEL", f"{info}/RECORD"]),
-            )
+            want = PACKAGE_FILES + [f"{info}/METADATA", f"{info}/WHEEL", f"{info}/RECORD"]
+            if zot_build.license_file() is not None:
+                want.append(f"{info}/LICENSE")
+            self.assertEqual(sorted(zf.namelist()), sorted(want))
             self.assertIn("zot_client/py.typed", zf.namelist())
             rows = [r.split(",") for r in zf.read(f"{info}/RECORD").decode().splitlines()]
             self.assertEqual(sorted(r[0] for r in rows), sorted(zf.namelist()))
@@ -82,6 +82,8 @@ class BackendTest(unittest.TestCase):
             names = sorted(tf.getnames())
             pkg_info = tf.extractfile(f"{self.dist}/PKG-INFO").read().decode()
         want = ["PKG-INFO", "README.md", "_build/zot_build.py", "pyproject.toml"] + PACKAGE_FILES
+        if zot_build.license_file() is not None:
+            want.append("LICENSE")
         self.assertEqual(names, sorted(f"{self.dist}/{p}" for p in want))
         self.assertIn("Name: zot-client\n", pkg_info)
 
