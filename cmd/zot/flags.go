@@ -5,6 +5,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -18,26 +19,92 @@ import (
 	"zot.dev/zot/internal/session"
 )
 
-// agentFlags are the flags every mode takes to build its Runtime.
+// modeFlags choose what the root command does. They are the root's own
+// (Local): a subcommand is a mode of its own.
+func modeFlags() []cli.Flag {
+	return []cli.Flag{
+		&cli.StringFlag{Name: "print", Aliases: []string{"p"}, Local: true,
+			Usage: "run one prompt and print the answer; - reads the prompt from stdin"},
+		&cli.BoolFlag{Name: "rpc", Local: true,
+			Usage: "serve the NDJSON protocol on stdin/stdout (same as zot rpc)"},
+	}
+}
+
+// agentFlags are the flags print mode and rpc mode take to build their
+// session. They are persistent: given before or after a subcommand's
+// name, they mean the same.
 func agentFlags() []cli.Flag {
 	return []cli.Flag{
 		&cli.StringFlag{Name: "provider", Value: "anthropic", Usage: registry.Help()},
-		&cli.StringFlag{Name: "model", Usage: "model id (default: the provider's default model)"},
+		&cli.StringFlag{Name: "model", Usage: "model id (default: the provider's default model; zot models lists them)"},
 		&cli.StringFlag{Name: "cwd", Usage: "working directory of the tools (default: the current directory)"},
 		&cli.StringFlag{Name: "api-key", Usage: "provider API key (default: the provider's environment variable or the auth file)"},
 		&cli.StringFlag{Name: "base-url", Usage: "provider endpoint: Anthropic host root, OpenAI API root with /v1, Gemini API root"},
 		&cli.StringFlag{Name: "system-prompt", Usage: "replace the default system prompt"},
-		&cli.StringFlag{Name: "append-system-prompt", Usage: "text added after the system prompt"},
+		&cli.StringSliceFlag{Name: "append-system-prompt", Usage: "text added after the system prompt; repeatable, each after a blank line"},
 		&cli.StringFlag{Name: "reasoning", Usage: "reasoning effort for reasoning models: low, medium or high"},
-		&cli.IntFlag{Name: "max-steps", Usage: "most model calls per prompt", Value: 50},
+		&cli.IntFlag{Name: "max-steps", Value: 50, Usage: "most model calls per prompt"},
 		&cli.BoolFlag{Name: "no-tools", Usage: "turn every tool off"},
 		&cli.StringFlag{Name: "tools", Usage: "comma-separated tools to enable (read,write,edit,bash,grep,find,ls)"},
 		&cli.StringFlag{Name: "script", Usage: "with --provider scripted: the JSON script to play (default: the built-in one)"},
 		&cli.StringFlag{Name: "models-file", Usage: "JSON file of models that add to or override the catalog"},
 		&cli.BoolFlag{Name: "no-auto-compact", Usage: "never compact the transcript automatically"},
+		&cli.BoolFlag{Name: "no-session", Usage: "keep the transcript in memory only (the default)"},
 		&cli.StringFlag{Name: "session", Usage: "keep the transcript in this file: resume it, and append every message (synced)"},
 		&cli.BoolFlag{Name: "continue", Usage: "resume the newest session of the working directory (kept under the zot home), or start one there"},
 	}
+}
+
+// rpcFlags are the flags of rpc mode, `zot rpc` and `zot --rpc` alike.
+// They are persistent, as the agent flags are.
+func rpcFlags() []cli.Flag {
+	return []cli.Flag{
+		&cli.IntFlag{Name: "max-line-bytes", Value: 64 << 20, Usage: "rpc mode: the longest input line accepted; longer lines get line_too_long"},
+		&cli.BoolFlag{Name: "approve", Usage: "rpc mode: ask the client before each write, edit and bash call (permission_request, answered with answer_permission)"},
+		&cli.DurationFlag{Name: "approval-timeout", Value: 5 * time.Minute, Usage: "rpc mode, with --approve: how long a call waits for its answer before it is rejected; 0 waits until an abort"},
+	}
+}
+
+// outputFlags choose the output's form for programs: print mode's event
+// stream, the model list, the version.
+func outputFlags() []cli.Flag {
+	return []cli.Flag{
+		&cli.BoolFlag{Name: "json", Usage: "print JSON for programs: with -p the event stream as NDJSON, ending with done; with models and version one object"},
+	}
+}
+
+// modelsFlags are the agent flags zot models reads.
+var modelsFlags = []string{"provider", "models-file"}
+
+// flagNames returns the names of the flags of lists.
+func flagNames(lists ...[]cli.Flag) []string {
+	var out []string
+	for _, l := range lists {
+		for _, f := range l {
+			out = append(out, f.Names()[0])
+		}
+	}
+	return out
+}
+
+// onlyFlags fails with a usage error when a flag set on the command line
+// is not one mode reads: a flag that would do nothing is refused, never
+// ignored.
+func onlyFlags(cmd *cli.Command, mode string, allowed []string, also ...string) error {
+	for _, c := range cmd.Lineage() {
+		for _, f := range c.Flags {
+			name := f.Names()[0]
+			if !f.IsSet() || name == "help" || name == "version" || slices.Contains(allowed, name) || slices.Contains(also, name) {
+				continue
+			}
+			label := "--" + name
+			if name == "print" {
+				label = "-p"
+			}
+			return usagef("%s does not apply to %s", label, mode)
+		}
+	}
+	return nil
 }
 
 // agentConfig is what the agent flags configure: the provider's settings
@@ -68,7 +135,7 @@ func runtimeConfig(cmd *cli.Command, stderr io.Writer) (agentConfig, error) {
 		Model:              cmd.String("model"),
 		CWD:                cmd.String("cwd"),
 		SystemPrompt:       cmd.String("system-prompt"),
-		AppendSystemPrompt: cmd.String("append-system-prompt"),
+		AppendSystemPrompt: joinPrompts(cmd.StringSlice("append-system-prompt")),
 		Reasoning:          cmd.String("reasoning"),
 		MaxSteps:           cmd.Int("max-steps"),
 		NoTools:            cmd.Bool("no-tools"),
@@ -88,6 +155,8 @@ func runtimeConfig(cmd *cli.Command, stderr io.Writer) (agentConfig, error) {
 		}
 	}
 	switch {
+	case cmd.Bool("no-session") && (cmd.IsSet("session") || cmd.Bool("continue")):
+		return cfg, &exitError{code: 2, msg: "--no-session contradicts --session and --continue"}
 	case cmd.IsSet("session") && cmd.Bool("continue"):
 		return cfg, &exitError{code: 2, msg: "--session and --continue contradict each other"}
 	case cmd.IsSet("session"):
@@ -144,7 +213,17 @@ func runtimeConfig(cmd *cli.Command, stderr io.Writer) (agentConfig, error) {
 	return cfg, nil
 }
 
-func version() string { return engine.Version }
+// joinPrompts joins the --append-system-prompt texts in the order given,
+// a blank line between two, leaving out empty ones.
+func joinPrompts(texts []string) string {
+	var keep []string
+	for _, t := range texts {
+		if strings.TrimSpace(t) != "" {
+			keep = append(keep, t)
+		}
+	}
+	return strings.Join(keep, "\n\n")
+}
 
 // startSession builds the host and the one session a command serves.
 func startSession(cfg agentConfig, log io.Writer) (*engine.Host, *engine.Session, error) {

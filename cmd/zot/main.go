@@ -1,15 +1,26 @@
 // Command zot is the zot agent runtime's command line: `zot rpc` serves
-// the NDJSON protocol on stdin and stdout, and `zot -p "prompt"` runs one
-// prompt and prints the answer (or, with --json, the event stream).
+// the NDJSON protocol on stdin and stdout, `zot -p "prompt"` runs one
+// prompt and prints the answer (or, with --json, the event stream), and
+// `zot models` lists the model catalog.
+//
+// The agent flags (--provider, --model, …) belong to the root command and
+// are persistent: they mean the same before and after a subcommand, so
+// `zot --provider scripted rpc` and `zot rpc --provider scripted` are one
+// command line. A flag that does nothing in the mode chosen is a usage
+// error, never ignored.
 package main
 
 import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/signal"
+	"regexp"
 	"runtime/debug"
+	"slices"
+	"strings"
 	"sync/atomic"
 	"syscall"
 
@@ -19,13 +30,21 @@ import (
 // received is the signal that interrupted the run, if any.
 var received atomic.Int32
 
-// exitError carries a process exit status out of a command.
+// exitError carries a process exit status out of a command. Code 2 is a
+// usage error: run prints hint, naming the help to read, after msg.
 type exitError struct {
 	code int
 	msg  string
+	hint string
 }
 
 func (e *exitError) Error() string { return e.msg }
+
+// usagef returns a usage error (exit status 2). The command's action
+// wrapper adds the hint.
+func usagef(format string, args ...any) error {
+	return &exitError{code: 2, msg: fmt.Sprintf(format, args...)}
+}
 
 func main() {
 	// zot is a sidecar that embedding apps run next to their own work:
@@ -67,77 +86,264 @@ func run(args []string, stdin *os.File, stdout, stderr *os.File) int {
 		close(sigs)
 		<-watcherDone
 	}()
-	app := newApp(stdin, stdout, stderr)
-	err := app.Run(ctx, args)
+	app := newApp(streams{in: stdin, out: stdout, err: stderr}, args)
+	return report(app.Run(ctx, args), stderr)
+}
+
+// report prints what went wrong, if anything, and returns the exit
+// status: one line on stderr, "zot: " and the message (errors of
+// zot's own packages often carry that prefix already, and get it once),
+// then for a usage error the hint.
+func report(err error, stderr *os.File) int {
 	if err == nil {
 		return 0
 	}
-	var ee *exitError
-	if errors.As(err, &ee) {
-		if ee.msg != "" {
-			fmt.Fprintln(stderr, "zot:", ee.msg)
+	ee := &exitError{code: 1, msg: err.Error()}
+	errors.As(err, &ee)
+	if ee.msg != "" {
+		msg := ee.msg
+		for strings.HasPrefix(msg, "zot: ") {
+			msg = strings.TrimPrefix(msg, "zot: ")
 		}
-		return ee.code
+		fmt.Fprintln(stderr, "zot:", msg)
 	}
-	fmt.Fprintln(stderr, "zot:", err)
-	return 1
+	if ee.code == 2 && ee.hint != "" {
+		fmt.Fprintln(stderr, ee.hint)
+	}
+	return ee.code
 }
 
-func newApp(stdin, stdout, stderr *os.File) *cli.Command {
-	io := streams{in: stdin, out: stdout, err: stderr}
-	return &cli.Command{
-		Name:            "zot",
-		Usage:           "an agent runtime that other programs embed",
-		Version:         version(),
-		HideHelpCommand: true,
-		Writer:          stdout,
-		ErrWriter:       stderr,
-		Flags: append(agentFlags(),
-			&cli.BoolFlag{Name: "rpc", Usage: "serve the NDJSON protocol on stdin/stdout (same as `zot rpc`)"},
-			&cli.StringFlag{Name: "print", Aliases: []string{"p"}, Usage: "run one prompt and print the answer"},
-			&cli.BoolFlag{Name: "json", Usage: "with -p: print the event stream as NDJSON, ending with done"},
-			&cli.IntFlag{Name: "max-line-bytes", Usage: "with --rpc: the longest input line accepted", Value: 64 << 20},
-		),
+func newApp(std streams, args []string) *cli.Command {
+	// --version prints what `zot version` does.
+	cli.VersionPrinter = func(cmd *cli.Command) { printVersion(cmd.Root().Writer, false) }
+	// A repeatable flag is shown once in help, its usage says so.
+	stringify := cli.FlagStringer
+	cli.FlagStringer = func(f cli.Flag) string { return repeatPlaceholder.ReplaceAllString(stringify(f), "") }
+	root := &cli.Command{
+		Name:  "zot",
+		Usage: "an agent runtime that other programs embed",
+		UsageText: `zot -p "prompt" [options]   run one prompt and print the answer
+zot rpc [options]            serve the NDJSON protocol on stdin/stdout
+zot models [--provider P]    list the models zot knows
+zot version                  print the version`,
+		Version:                       buildVersion(),
+		Writer:                        std.out,
+		ErrWriter:                     std.err,
+		EnableShellCompletion:         true,
+		DisableSliceFlagSeparator:     true,
+		CustomRootCommandHelpTemplate: cli.RootCommandHelpTemplate + rootHelpTail(),
+		Flags:                         slices.Concat(modeFlags(), outputFlags(), agentFlags(), rpcFlags()),
 		Action: func(ctx context.Context, cmd *cli.Command) error {
+			prompt := cmd.String("print")
 			switch {
+			case cmd.IsSet("print") && (prompt == "--help" || prompt == "-h"):
+				return cli.ShowRootCommandHelp(cmd)
 			case cmd.Bool("rpc"):
-				if cmd.IsSet("print") || cmd.IsSet("json") {
-					return &exitError{code: 2, msg: "--rpc cannot be combined with -p or --json"}
+				if err := onlyFlags(cmd, "rpc mode", flagNames(agentFlags(), rpcFlags()), "rpc"); err != nil {
+					return err
 				}
-				return serveRPC(ctx, cmd, io)
+				return serveRPC(ctx, cmd, std)
 			case cmd.IsSet("print"):
-				if cmd.IsSet("max-line-bytes") {
-					return &exitError{code: 2, msg: "--max-line-bytes only applies to rpc mode"}
+				if err := onlyFlags(cmd, "print mode (-p)", flagNames(agentFlags(), outputFlags()), "print"); err != nil {
+					return err
 				}
-				return printMode(ctx, cmd, io)
+				prompt, err := promptText(cmd, prompt, std)
+				if err != nil {
+					return err
+				}
+				return printMode(ctx, cmd, prompt, std)
 			case cmd.IsSet("json"):
-				return &exitError{code: 2, msg: "--json needs -p \"prompt\""}
+				return usagef(`--json needs -p "prompt", or goes with zot models or zot version`)
 			}
 			if cmd.Args().Len() > 0 {
-				return &exitError{code: 2, msg: fmt.Sprintf("unknown command %q (try zot --help)", cmd.Args().First())}
+				return usagef("unknown command %q", cmd.Args().First())
 			}
 			return cli.ShowRootCommandHelp(cmd)
 		},
 		Commands: []*cli.Command{
 			{
-				Name:  "rpc",
-				Usage: "serve the NDJSON protocol on stdin/stdout (see docs/rpc.md)",
-				Flags: append(agentFlags(),
-					&cli.IntFlag{Name: "max-line-bytes", Usage: "the longest input line accepted; longer lines get line_too_long", Value: 64 << 20},
-				),
+				Name:            "rpc",
+				HideHelpCommand: true,
+				Usage:           "serve the NDJSON protocol on stdin/stdout (see docs/rpc.md)",
+				Description: `Reads one JSON command per line on stdin and writes responses and events,
+one JSON object per line, on stdout; diagnostics go to stderr. At the end
+of stdin zot finishes its work and exits 0. With ZOTCORE_RPC_TOKEN set the
+first command must be a hello carrying that token. zot --rpc is the same.`,
 				Action: func(ctx context.Context, cmd *cli.Command) error {
 					if cmd.Args().Len() > 0 {
-						return &exitError{code: 2, msg: fmt.Sprintf("zot rpc takes no arguments, got %q", cmd.Args().First())}
+						return usagef("zot rpc takes no arguments, got %q", cmd.Args().First())
 					}
-					return serveRPC(ctx, cmd, io)
+					if err := onlyFlags(cmd, "zot rpc", flagNames(agentFlags(), rpcFlags())); err != nil {
+						return err
+					}
+					return serveRPC(ctx, cmd, std)
+				},
+			},
+			{
+				Name:            "models",
+				HideHelpCommand: true,
+				Usage:           "list the models zot knows, with their context windows and prices (no key needed)",
+				Description: `Lists the model catalog: the built-in models and those of --models-file,
+for every provider or only --provider's. The model marked * is the one
+zot uses when --model is not given. --json prints {"models":[…]}, the
+data get_models answers in zot rpc.`,
+				Action: func(ctx context.Context, cmd *cli.Command) error {
+					if cmd.Args().Len() > 0 {
+						return usagef("zot models takes no arguments, got %q (use --provider)", cmd.Args().First())
+					}
+					if err := onlyFlags(cmd, "zot models", slices.Concat(modelsFlags, flagNames(outputFlags()))); err != nil {
+						return err
+					}
+					return listModels(cmd, std.out)
+				},
+			},
+			{
+				Name:            "version",
+				HideHelpCommand: true,
+				Usage:           "print the version, protocol version and commit",
+				Action: func(ctx context.Context, cmd *cli.Command) error {
+					if cmd.Args().Len() > 0 {
+						return usagef("zot version takes no arguments, got %q", cmd.Args().First())
+					}
+					if err := onlyFlags(cmd, "zot version", flagNames(outputFlags())); err != nil {
+						return err
+					}
+					return printVersion(std.out, cmd.Bool("json"))
 				},
 			},
 		},
+		ConfigureShellCompletionCommand: func(c *cli.Command) {
+			c.Hidden = false
+			c.Usage = "print a shell completion script: bash, zsh, fish or pwsh"
+			c.Action = func(_ context.Context, cmd *cli.Command) error {
+				if cmd.Args().Len() > 0 {
+					return usagef("zot completion: unknown shell %q (bash, zsh, fish or pwsh)", cmd.Args().First())
+				}
+				return usagef("zot completion needs a shell: bash, zsh, fish or pwsh")
+			}
+		},
+		// Exit statuses are run's to choose: the library must not exit.
+		ExitErrHandler: func(context.Context, *cli.Command, error) {},
+	}
+	setUsageHandling(root, args)
+	return root
+}
+
+// setUsageHandling gives every command, the completion command included,
+// one way to report a usage error: one line, then the hint naming the
+// command's help, on stderr, and exit status 2. stdout stays clean.
+func setUsageHandling(root *cli.Command, args []string) {
+	onUsage := func(_ context.Context, cmd *cli.Command, err error, _ bool) error {
+		return &exitError{code: 2, msg: flagErrorText(err, args), hint: helpHint(cmd)}
+	}
+	var walk func(c *cli.Command)
+	walk = func(c *cli.Command) {
+		c.OnUsageError = onUsage
+		c.DisableSliceFlagSeparator = true
+		if c.Action != nil {
+			c.Action = withHint(c.Action)
+		}
+		for _, sub := range c.Commands {
+			walk(sub)
+		}
+	}
+	walk(root)
+	configure := root.ConfigureShellCompletionCommand
+	root.ConfigureShellCompletionCommand = func(c *cli.Command) {
+		configure(c)
+		walk(c)
 	}
 }
+
+// withHint makes the usage errors action returns name the help of the
+// command it belongs to.
+func withHint(action cli.ActionFunc) cli.ActionFunc {
+	return func(ctx context.Context, cmd *cli.Command) error {
+		err := action(ctx, cmd)
+		var ee *exitError
+		if errors.As(err, &ee) && ee.code == 2 && ee.hint == "" {
+			ee.hint = helpHint(cmd)
+		}
+		return err
+	}
+}
+
+// helpHint is the line after a usage error.
+func helpHint(cmd *cli.Command) string {
+	return fmt.Sprintf("Run '%s --help' for usage.", cmd.FullName())
+}
+
+// flagErrorText rewords the flag parser's errors in zot's words, naming
+// the flag as it was typed in args.
+func flagErrorText(err error, args []string) string {
+	s := err.Error()
+	if name, ok := strings.CutPrefix(s, "flag provided but not defined: -"); ok {
+		return "unknown flag " + asTyped(name, args)
+	}
+	if name, ok := strings.CutPrefix(s, "flag needs an argument: "); ok {
+		return fmt.Sprintf("flag %s needs a value", asTyped(strings.TrimLeft(name, "-"), args))
+	}
+	if rest, ok := strings.CutPrefix(s, "invalid value "); ok {
+		// invalid value "x" for flag -name: reason
+		if val, rest, ok := strings.Cut(rest, " for flag -"); ok {
+			if name, reason, ok := strings.Cut(rest, ": "); ok {
+				switch {
+				case strings.Contains(reason, "strconv.ParseInt") && strings.Contains(reason, "out of range"):
+					reason = "out of range"
+				case strings.Contains(reason, "strconv.ParseInt"):
+					reason = "want a whole number"
+				case reason == "parse error":
+					reason = "want true or false"
+				}
+				return fmt.Sprintf("invalid value %s for flag %s: %s", val, asTyped(name, args), reason)
+			}
+		}
+	}
+	return s
+}
+
+// asTyped returns how the flag name was written on the command line:
+// with one dash or two.
+func asTyped(name string, args []string) string {
+	for _, a := range args {
+		flag, _, _ := strings.Cut(a, "=")
+		if flag == "-"+name || flag == "--"+name {
+			return flag
+		}
+	}
+	if len(name) == 1 {
+		return "-" + name
+	}
+	return "--" + name
+}
+
+// repeatPlaceholder is how help shows a repeatable flag a second time.
+var repeatPlaceholder = regexp.MustCompile(` \[ --[a-z-]+ [a-z]+ \]`)
 
 // streams are the process's standard streams.
 type streams struct {
 	in       *os.File
 	out, err *os.File
+}
+
+// promptText returns print mode's prompt: the -p value, or with "-p -"
+// all of stdin (without its trailing newlines). A -p whose value is one of
+// zot's flags is a mistake (zot -p --json "question"), not a prompt.
+func promptText(cmd *cli.Command, p string, std streams) (string, error) {
+	if p == "-" {
+		data, err := io.ReadAll(std.in)
+		if err != nil {
+			return "", &exitError{code: 1, msg: "reading the prompt from stdin: " + err.Error()}
+		}
+		return strings.TrimRight(string(data), "\r\n"), nil
+	}
+	if name, ok := strings.CutPrefix(p, "-"); ok {
+		name, _, _ = strings.Cut(strings.TrimPrefix(name, "-"), "=")
+		for _, f := range cmd.Flags {
+			if slices.Contains(f.Names(), name) {
+				return "", usagef("-p needs a prompt, got the flag %s (to send a prompt that starts with -, use -p - and stdin)", p)
+			}
+		}
+	}
+	return p, nil
 }

@@ -16,10 +16,11 @@ import (
 // for its output to be taken.
 const printSignalGrace = 2 * time.Second
 
-// printMode runs one prompt. Plain: the answer's text on stdout, errors on
-// stderr. --json: every event as one NDJSON line, ending with done. The
-// exit status is 1 when the prompt failed, 130/143 when interrupted.
-func printMode(ctx context.Context, cmd *cli.Command, io streams) error {
+// printMode runs one prompt, the -p text. Plain: the answer's text on
+// stdout, errors on stderr. --json: every event as one NDJSON line, ending
+// with done. The exit status is 1 when the prompt failed, 130/143 when
+// interrupted.
+func printMode(ctx context.Context, cmd *cli.Command, prompt string, io streams) error {
 	cfg, err := runtimeConfig(cmd, io.err)
 	if err != nil {
 		return err
@@ -34,7 +35,7 @@ func printMode(ctx context.Context, cmd *cli.Command, io streams) error {
 	finished := make(chan wire.Event, 1)
 	err = sess.Submit(engine.Work{
 		Ctx:    ctx,
-		Prompt: &engine.PromptInput{Text: cmd.String("print")},
+		Prompt: &engine.PromptInput{Text: prompt},
 		Sink: func(_ context.Context, ev wire.Event) {
 			if _, last := ev.(*wire.DoneEvent); last {
 				finished <- ev
