@@ -1,0 +1,33 @@
+// Package exthost runs zot's extensions: programs in any language that
+// speak the extension protocol (schema/ext, docs/extensions.md) as
+// newline-delimited JSON over their stdin and stdout.
+//
+// A [Host] finds the extensions ([Discover]: the explicit ones, then the
+// project's ./.zot/extensions, then $ZOT_HOME/extensions; the first of a
+// name wins), starts them concurrently in the session's working
+// directory, and attaches each to the session once it has said hello and
+// is ready:
+//
+//   - its tools join the session's tool set as source "ext:<name>"
+//     (built-in tools win a name, then the extension loaded first);
+//   - its intercepts become one interceptor in the session's chain, in
+//     load order, with a deadline (5 s) and the manifest's failure policy
+//     (allow by default, block with `fail_closed`);
+//   - the lifecycle events it subscribed to reach it in order through a
+//     session observer;
+//   - its slash commands and panels are reached through [Host.RunCommand],
+//     [Host.PanelKey] and [Host.ClosePanel], and what it pushes (notices,
+//     panel redraws) through [Config.Notify].
+//
+// One misbehaving extension never stalls or crashes the agent: every
+// request to it has a deadline and is cancelled (a `cancel` frame) when
+// given up; a crash fails its pending requests at once, takes its tools
+// away and is reported; a frame over the size limit or not JSON is logged
+// and skipped. Each extension has one writer goroutine (ndjson.Writer),
+// request ids from a counter (correlate) and its stderr appended to
+// $ZOT_HOME/logs/ext-<name>.log. Stopping is the ladder `shutdown`, 2 s,
+// SIGTERM, 1 s, SIGKILL, for the extension's whole process group.
+//
+// The first prompt waits for the extensions' handshakes, at most the
+// handshake timeout after they were started; nothing else does.
+package exthost

@@ -1,0 +1,656 @@
+package exthost
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"time"
+
+	"zot.dev/zot/internal/correlate"
+	"zot.dev/zot/internal/ndjson"
+	"zot.dev/zot/internal/subproc"
+	"zot.dev/zot/internal/tools"
+	"zot.dev/zot/sdk/extwire"
+)
+
+// ProtocolVersion is the extension protocol's version told in hello_ack.
+const ProtocolVersion = extwire.ProtocolVersion
+
+// state is where an extension is in its life.
+type state int
+
+const (
+	starting state = iota // started, no ready yet
+	ready                 // attached to the session
+	failed                // never got ready: did not start, or failed its handshake
+	exited                // its process ended after it was ready
+)
+
+func (s state) String() string {
+	return [...]string{"starting", "ready", "failed", "exited"}[s]
+}
+
+// ext is one extension process.
+type ext struct {
+	h     *Host
+	spec  Spec
+	name  string
+	index int
+
+	calls *correlate.Table[string, extwire.ExtensionFrame]
+	logf  *os.File // the extension's log, nil without Config.LogDir
+
+	readyCh   chan struct{} // closed once ready or failed
+	readyOnce sync.Once
+	startedCh chan struct{} // closed once the start was tried
+	done      chan struct{} // closed when the process is reaped and read to its end
+
+	mu         sync.Mutex
+	state      state
+	failure    error
+	proc       *subproc.Process
+	out        *ndjson.Writer
+	gotHello   bool
+	stopping   bool
+	commands   []Command
+	tools      []*extTool
+	events     map[extwire.EventName]bool
+	intercepts map[extwire.InterceptEvent]bool
+	subscribed bool
+	overflow   bool // events were dropped for a full queue (logged once)
+	// pending holds the events seen while the extension starts, so that
+	// one ready during the first prompt still sees it from turn_start.
+	pending []*extwire.EventFrame
+}
+
+// maxPending bounds the events kept for an extension that is starting.
+const maxPending = 256
+
+func newExt(h *Host, s Spec, index int) *ext {
+	e := &ext{
+		h:         h,
+		spec:      s,
+		name:      s.Name(),
+		index:     index,
+		readyCh:   make(chan struct{}),
+		startedCh: make(chan struct{}),
+		done:      make(chan struct{}),
+	}
+	e.calls = correlate.New[string, extwire.ExtensionFrame](correlate.Options[string]{
+		OnCancel: func(id string, why error) {
+			reason := "aborted"
+			if errors.Is(why, correlate.ErrTimeout) || errors.Is(why, context.DeadlineExceeded) {
+				reason = "timeout"
+			}
+			_ = e.send(&extwire.CancelFrame{ID: id, Reason: reason})
+		},
+	})
+	return e
+}
+
+// source is the extension's name among the session's tool sources.
+func (e *ext) source() string { return "ext:" + e.name }
+
+// logLine appends a note of the host to the extension's log.
+func (e *ext) logLine(format string, args ...any) {
+	if e.logf == nil {
+		return
+	}
+	fmt.Fprintf(e.logf, "%s [zot] %s\n", time.Now().UTC().Format(time.RFC3339), fmt.Sprintf(format, args...))
+}
+
+// report tells a person about a problem: on the host's log and in the
+// extension's.
+func (e *ext) report(format string, args ...any) {
+	msg := fmt.Sprintf(format, args...)
+	fmt.Fprintf(e.h.cfg.Log, "zot: extension %s: %s\n", e.name, msg)
+	e.logLine("%s", msg)
+}
+
+// run starts the extension, reads it until it ends, and cleans up.
+func (e *ext) run() {
+	defer close(e.done)
+	err := e.start()
+	close(e.startedCh)
+	if err != nil {
+		e.fail(err)
+		e.calls.Close(err)
+		e.closeLog()
+		return
+	}
+	e.read()
+	e.exited()
+	e.closeLog()
+}
+
+// start opens the log and starts the process.
+func (e *ext) start() error {
+	e.mu.Lock()
+	stopping := e.stopping
+	e.mu.Unlock()
+	if stopping {
+		return errors.New("stopped before it started")
+	}
+	if dir := e.h.cfg.LogDir; dir != "" {
+		if err := os.MkdirAll(dir, 0o700); err == nil {
+			f, err := os.OpenFile(filepath.Join(dir, "ext-"+sanitize(e.name)+".log"), os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o600)
+			if err == nil {
+				e.logf = f
+			}
+		}
+	}
+	e.logLine("starting %s %s (manifest %s)", e.spec.Exec, strings.Join(e.spec.Manifest.Args, " "), e.spec.File)
+	cmd := subproc.Command{
+		Path:       e.spec.Exec,
+		Args:       e.spec.Manifest.Args,
+		Dir:        e.h.sess.CWD(),
+		Env:        environ(),
+		StdinPipe:  true,
+		StdoutPipe: true,
+		StdinGrace: e.h.cfg.ShutdownGrace,
+		TermGrace:  e.h.cfg.TermGrace,
+	}
+	if e.logf != nil {
+		cmd.Stderr = e.logf
+	}
+	p, err := subproc.Start(context.Background(), cmd)
+	if err != nil {
+		return err
+	}
+	out := ndjson.NewWriter(p.Stdin(), ndjson.WriterOptions{})
+	e.mu.Lock()
+	e.proc, e.out = p, out
+	e.mu.Unlock()
+	return nil
+}
+
+// environ is the extensions' environment: zot's, less the token of the
+// door a client authenticates with.
+func environ() []string {
+	env := os.Environ()
+	out := env[:0:0]
+	for _, kv := range env {
+		if strings.HasPrefix(kv, "ZOTCORE_RPC_TOKEN=") {
+			continue
+		}
+		out = append(out, kv)
+	}
+	return out
+}
+
+func (e *ext) closeLog() {
+	if e.logf != nil {
+		e.logf.Close()
+	}
+}
+
+// read reads frames until the extension's stdout ends. It runs the
+// handshake: the first frame must be hello, within the handshake timeout.
+func (e *ext) read() {
+	handshake := time.AfterFunc(e.h.cfg.HandshakeTimeout, func() {
+		e.mu.Lock()
+		got := e.gotHello
+		e.mu.Unlock()
+		if !got {
+			e.failAndKill(fmt.Errorf("no hello within %s; killed", e.h.cfg.HandshakeTimeout))
+		}
+	})
+	defer handshake.Stop()
+	var idle, deadline *time.Timer
+	defer func() {
+		if idle != nil {
+			idle.Stop()
+			deadline.Stop()
+		}
+	}()
+	lr := ndjson.NewReader(e.proc.Stdout(), e.h.cfg.MaxFrameBytes)
+	for {
+		line, err := lr.Next()
+		if errors.Is(err, ndjson.ErrLineTooLong) {
+			e.report("skipped a frame over %d bytes", e.h.cfg.MaxFrameBytes)
+			continue
+		}
+		if err != nil {
+			if !errors.Is(err, os.ErrClosed) && !isEOF(err) {
+				e.logLine("reading its output: %v", err)
+			}
+			return
+		}
+		if len(bytes.TrimSpace(line)) == 0 {
+			continue
+		}
+		f, err := extwire.DecodeExtensionFrame(line)
+		if err != nil {
+			e.badFrame(line, err)
+			continue
+		}
+		e.mu.Lock()
+		hello, st := e.gotHello, e.state
+		e.mu.Unlock()
+		if st == failed {
+			continue // killed: read on to its end
+		}
+		if !hello {
+			hf, ok := f.(*extwire.HelloFrame)
+			if !ok {
+				e.failAndKill(fmt.Errorf("the first frame must be hello, got %s", f.Type()))
+				continue
+			}
+			if !e.hello(hf) {
+				continue
+			}
+			handshake.Stop()
+			idle = time.AfterFunc(e.h.cfg.ReadyIdle, func() { e.markReady("it sent no ready and was quiet for " + e.h.cfg.ReadyIdle.String()) })
+			deadline = time.AfterFunc(e.h.cfg.ReadyTimeout, func() { e.markReady("no ready within " + e.h.cfg.ReadyTimeout.String()) })
+			continue
+		}
+		if st == starting && idle != nil {
+			idle.Reset(e.h.cfg.ReadyIdle)
+		}
+		e.handle(f)
+	}
+}
+
+func isEOF(err error) bool { return errors.Is(err, io.EOF) }
+
+// badFrame logs a frame that did not decode. An answer whose id can be
+// read fails the request it answers.
+func (e *ext) badFrame(line []byte, err error) {
+	var probe struct {
+		ID any `json:"id"`
+	}
+	if json.Unmarshal(line, &probe) == nil {
+		if id, ok := probe.ID.(string); ok && e.calls.Reject(id, fmt.Errorf("its answer does not decode: %v", err)) {
+			e.report("answer to request %s does not decode: %v", id, err)
+			return
+		}
+	}
+	if len(line) > 200 {
+		line = append(line[:200:200], "…"...)
+	}
+	e.report("skipped a frame: %v: %s", err, line)
+}
+
+// hello checks the hello frame and answers it; it reports whether the
+// handshake goes on.
+func (e *ext) hello(f *extwire.HelloFrame) bool {
+	if f.Name != e.name {
+		e.failAndKill(fmt.Errorf("hello names %q, the manifest %q", f.Name, e.name))
+		return false
+	}
+	e.mu.Lock()
+	e.gotHello = true
+	e.mu.Unlock()
+	e.logLine("hello from %s %s", f.Name, f.Version)
+	sess := e.h.sess
+	return e.send(&extwire.HelloAckFrame{
+		ProtocolVersion: ProtocolVersion,
+		ZotVersion:      e.h.cfg.Version,
+		Provider:        sess.Provider(),
+		Model:           sess.Model(),
+		CWD:             sess.CWD(),
+		ExtensionDir:    e.spec.Dir,
+		DataDir:         e.spec.Dir,
+	}) == nil
+}
+
+// handle acts on one frame after hello.
+func (e *ext) handle(f extwire.ExtensionFrame) {
+	switch f := f.(type) {
+	case *extwire.HelloFrame:
+		e.logLine("ignored a second hello")
+	case *extwire.RegisterCommandFrame:
+		e.mu.Lock()
+		c := Command{Name: f.Name, Description: f.Description, Extension: e.name}
+		e.commands = replaceOrAppend(e.commands, c, func(x Command) bool { return x.Name == f.Name })
+		isReady := e.state == ready
+		e.mu.Unlock()
+		if isReady {
+			e.checkCommands()
+		}
+	case *extwire.RegisterToolFrame:
+		t := newExtTool(e, f)
+		e.mu.Lock()
+		e.tools = replaceOrAppend(e.tools, t, func(x *extTool) bool { return x.name == f.Name })
+		isReady := e.state == ready
+		e.mu.Unlock()
+		if isReady {
+			e.publishTools()
+		}
+	case *extwire.SubscribeFrame:
+		events := map[extwire.EventName]bool{}
+		for _, ev := range f.Events {
+			events[ev] = true
+		}
+		intercepts := map[extwire.InterceptEvent]bool{}
+		for _, ev := range f.Intercept {
+			switch ev {
+			case extwire.InterceptEventToolCall, extwire.InterceptEventTurnStart, extwire.InterceptEventAssistantMessage:
+				intercepts[ev] = true
+			default:
+				e.report("cannot intercept %q; only tool_call, turn_start and assistant_message", ev)
+			}
+		}
+		e.mu.Lock()
+		e.events, e.intercepts, e.subscribed = events, intercepts, true
+		e.mu.Unlock()
+	case *extwire.ReadyFrame:
+		e.markReady("")
+	case *extwire.ToolResultFrame:
+		e.answer(f.ID, f)
+	case *extwire.EventInterceptResponseFrame:
+		e.answer(f.ID, f)
+	case *extwire.CommandResponseFrame:
+		e.answer(f.ID, f)
+	case *extwire.PanelRenderFrame:
+		e.h.trackPanel(f.PanelID, e)
+		e.h.notify(Notice{Extension: e.name, Kind: NoticePanelRender, Panel: extwire.Panel{ID: f.PanelID, Title: f.Title, Lines: f.Lines, Footer: f.Footer}})
+	case *extwire.PanelCloseFrame:
+		e.h.untrackPanel(f.PanelID, e)
+		e.h.notify(Notice{Extension: e.name, Kind: NoticePanelClose, Panel: extwire.Panel{ID: f.PanelID}})
+	case *extwire.NotifyFrame:
+		e.h.notify(Notice{Extension: e.name, Kind: NoticeNotify, Level: f.Level, Message: f.Message})
+	case *extwire.ShutdownAckFrame:
+		e.logLine("shutdown acknowledged")
+	}
+}
+
+func replaceOrAppend[T any](list []T, v T, same func(T) bool) []T {
+	for i, x := range list {
+		if same(x) {
+			list[i] = v
+			return list
+		}
+	}
+	return append(list, v)
+}
+
+// answer resolves the request id with f.
+func (e *ext) answer(id string, f extwire.ExtensionFrame) {
+	if !e.calls.Resolve(id, f) {
+		e.logLine("dropped a %s for request %q: unknown, answered already or given up", f.Type(), id)
+	}
+}
+
+// markReady attaches the extension to the session: its tools join the
+// tool set, and session_start reaches it. why, when set, says why it is
+// taken as ready without its ready frame.
+func (e *ext) markReady(why string) {
+	e.mu.Lock()
+	if e.state != starting || !e.gotHello {
+		e.mu.Unlock()
+		return
+	}
+	e.state = ready
+	// session_start, then what happened while it started, in order, and
+	// before any later event (event holds the lock to send).
+	if e.events[extwire.EventNameSessionStart] {
+		e.out.Send(&extwire.EventFrame{Event: extwire.EventNameSessionStart})
+	}
+	for _, f := range e.pending {
+		if e.events[f.Event] {
+			e.out.Send(f)
+		}
+	}
+	e.pending = nil
+	e.mu.Unlock()
+	if why != "" {
+		e.logLine("taken as ready: %s", why)
+	} else {
+		e.logLine("ready")
+	}
+	e.publishTools()
+	e.checkCommands()
+	e.readyOnce.Do(func() { close(e.readyCh) })
+}
+
+// publishTools puts the extension's tools in the session's tool set.
+func (e *ext) publishTools() {
+	e.mu.Lock()
+	list := make([]tools.Tool, 0, len(e.tools))
+	for _, t := range e.tools {
+		list = append(list, t)
+	}
+	running := e.state == ready
+	e.mu.Unlock()
+	if running {
+		e.h.sess.Tools().Set(e.source(), list)
+	}
+}
+
+// checkCommands logs the commands left out between this extension and
+// the other ready ones: of two with one name, the extension loaded first
+// keeps it, whichever was ready first.
+func (e *ext) checkCommands() {
+	mine := e.commandList()
+	for _, o := range e.h.current() {
+		if o == e {
+			continue
+		}
+		theirs := map[string]bool{}
+		for _, c := range o.commandList() {
+			theirs[c.Name] = true
+		}
+		first, later := e, o
+		if o.index < e.index {
+			first, later = o, e
+		}
+		for _, c := range mine {
+			if theirs[c.Name] {
+				later.report("command /%s is left out: extension %s, loaded before it, offers one of that name", c.Name, first.name)
+			}
+		}
+	}
+}
+
+// commandList returns the extension's commands while it is ready.
+func (e *ext) commandList() []Command {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.state != ready {
+		return nil
+	}
+	return append([]Command(nil), e.commands...)
+}
+
+// fail marks the extension as never ready, for err, and reports it.
+func (e *ext) fail(err error) {
+	e.mu.Lock()
+	if e.state != starting {
+		e.mu.Unlock()
+		return
+	}
+	e.state, e.failure = failed, err
+	e.pending = nil
+	stopping := e.stopping
+	e.mu.Unlock()
+	if !stopping {
+		e.report("not loaded: %v", err)
+	}
+	e.readyOnce.Do(func() { close(e.readyCh) })
+}
+
+// failAndKill fails the handshake and kills the process group.
+func (e *ext) failAndKill(err error) {
+	e.fail(err)
+	e.mu.Lock()
+	p := e.proc
+	e.mu.Unlock()
+	if p != nil {
+		_ = p.Kill()
+	}
+}
+
+// exited cleans up once the extension's output has ended: its pending
+// requests fail at once, its tools leave the session, and, unless it was
+// being stopped, the crash is reported.
+func (e *ext) exited() {
+	e.mu.Lock()
+	p := e.proc
+	e.mu.Unlock()
+	status := "closed its output"
+	select {
+	case <-p.Done():
+		status = exitStatus(p)
+	case <-time.After(time.Second):
+	}
+	cause := fmt.Errorf("extension %s %s", e.name, status)
+	e.calls.Close(cause)
+	e.mu.Lock()
+	wasReady := e.state == ready
+	if e.state == ready || e.state == starting {
+		if e.state == starting {
+			e.state, e.failure = failed, cause
+		} else {
+			e.state, e.failure = exited, cause
+		}
+	}
+	stopping := e.stopping
+	e.mu.Unlock()
+	e.readyOnce.Do(func() { close(e.readyCh) })
+	e.h.forgetPanels(e)
+	if wasReady {
+		e.h.sess.Tools().Set(e.source(), nil)
+	}
+	if stopping {
+		e.logLine("stopped: %s", status)
+		return
+	}
+	if wasReady {
+		e.report("%s; its tools and commands are gone until extensions are reloaded", status)
+		e.h.notify(Notice{Extension: e.name, Kind: NoticeNotify, Level: extwire.NotifyLevelError,
+			Message: fmt.Sprintf("extension %s %s; its tools and commands are gone until extensions are reloaded", e.name, status)})
+	}
+	// Whatever it left running in its group goes too.
+	ctx, cancel := context.WithTimeout(context.Background(), e.h.cfg.ShutdownGrace+e.h.cfg.TermGrace)
+	defer cancel()
+	_, _ = p.Stop(ctx)
+}
+
+// exitStatus describes how the process ended.
+func exitStatus(p *subproc.Process) string {
+	st := p.ProcessState()
+	switch {
+	case st == nil:
+		return "ended"
+	case st.Exited():
+		return fmt.Sprintf("exited with status %d", st.ExitCode())
+	}
+	return "was killed (" + st.String() + ")"
+}
+
+// send writes one frame to the extension; it never blocks.
+func (e *ext) send(f extwire.HostFrame) error {
+	e.mu.Lock()
+	out := e.out
+	e.mu.Unlock()
+	if out == nil {
+		return errors.New("not running")
+	}
+	out.Send(f)
+	return out.Err()
+}
+
+// request sends the frame build makes with a fresh id and waits for its
+// answer, at most timeout (0: until ctx ends). Giving up sends cancel.
+func (e *ext) request(ctx context.Context, timeout time.Duration, build func(id string) extwire.HostFrame) (extwire.ExtensionFrame, error) {
+	return e.calls.Call(ctx, timeout, func(id string) error { return e.send(build(id)) })
+}
+
+// event sends a lifecycle event if the extension subscribed to it; while
+// it starts, the event is kept for it. It never blocks: when the
+// extension has not read its last thousand frames, the event is dropped
+// (and that is logged once).
+func (e *ext) event(f *extwire.EventFrame) {
+	e.mu.Lock()
+	switch {
+	case e.state == starting:
+		if len(e.pending) < maxPending {
+			e.pending = append(e.pending, f)
+		}
+		e.mu.Unlock()
+		return
+	case e.state != ready || !e.events[f.Event]:
+		e.mu.Unlock()
+		return
+	}
+	if e.out.Wait(doneCtx) == nil {
+		e.out.Send(f)
+		e.mu.Unlock()
+		return
+	}
+	first := !e.overflow
+	e.overflow = true
+	e.mu.Unlock()
+	if first {
+		e.report("it does not read its input: events are dropped until it does")
+	}
+}
+
+// doneCtx is a context that has ended: Wait with it reports at once
+// whether there is room.
+var doneCtx = func() context.Context {
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	return ctx
+}()
+
+// stop ends the extension by the ladder: shutdown, its stdin closed, up
+// to ShutdownGrace to exit, SIGTERM, up to TermGrace, SIGKILL; then waits
+// until it is reaped and read to its end. When ctx ends, what is left is
+// killed at once.
+func (e *ext) stop(ctx context.Context) {
+	e.mu.Lock()
+	e.stopping = true
+	e.mu.Unlock()
+	<-e.startedCh
+	e.mu.Lock()
+	p, out := e.proc, e.out
+	e.mu.Unlock()
+	if p == nil {
+		<-e.done
+		return
+	}
+	sctx, cancel := context.WithTimeout(ctx, 200*time.Millisecond)
+	_ = out.SendSync(sctx, &extwire.ShutdownFrame{})
+	cancel()
+	cctx, cancel := context.WithTimeout(ctx, 100*time.Millisecond)
+	_ = out.Close(cctx)
+	cancel()
+	esc, _ := p.Stop(ctx)
+	if esc != subproc.NotSignalled {
+		e.logLine("shutdown: it had to be %s", esc)
+	}
+	<-e.done
+}
+
+// info describes the extension.
+func (e *ext) info() Info {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	i := Info{
+		Name:        e.name,
+		Version:     e.spec.Manifest.Version,
+		Description: e.spec.Manifest.Description,
+		Origin:      e.spec.Origin,
+		Dir:         e.spec.Dir,
+		State:       e.state.String(),
+	}
+	if e.failure != nil {
+		i.Error = e.failure.Error()
+	}
+	for _, t := range e.tools {
+		i.Tools = append(i.Tools, t.name)
+	}
+	for _, c := range e.commands {
+		i.Commands = append(i.Commands, c.Name)
+	}
+	return i
+}

@@ -1,0 +1,117 @@
+package exthost
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	"zot.dev/zot/sdk/extwire"
+	"zot.dev/zot/sdk/wire"
+)
+
+// TestPythonExtension runs every feature through the Python extension:
+// its tool, its commands and their five actions, panels, notices and the
+// lifecycle events in order.
+func TestPythonExtension(t *testing.T) {
+	dir := t.TempDir()
+	sess := newFakeSession(t)
+	cfg, got, _ := testConfig(t, pyExt(t, dir, "py", "ok"))
+	h := start(t, sess, cfg)
+	h.WaitReady(context.Background())
+
+	if infos := h.Extensions(); len(infos) != 1 || infos[0].State != "ready" {
+		t.Fatalf("extensions: %+v", infos)
+	}
+	got.waitMessage(t, "event session_start")
+	if r := runTool(t, sess, "py_echo", `{"text":"hi"}`); text(r) != "echo: hi" || r.IsError {
+		t.Fatalf("tool result: %q error=%v", text(r), r.IsError)
+	}
+
+	cmds := h.Commands()
+	if len(cmds) != 1 || cmds[0].Name != "hello-py" || cmds[0].Extension != "py" {
+		t.Fatalf("commands: %+v", cmds)
+	}
+	for _, c := range []struct {
+		args   string
+		action extwire.CommandAction
+		check  func(*extwire.CommandResponseFrame) bool
+	}{
+		{"world", extwire.CommandActionPrompt, func(r *extwire.CommandResponseFrame) bool { return r.Prompt == "hi from py: world" }},
+		{"display note", extwire.CommandActionDisplay, func(r *extwire.CommandResponseFrame) bool { return r.Display == "note" }},
+		{"insert text", extwire.CommandActionInsert, func(r *extwire.CommandResponseFrame) bool { return r.Insert == "text" }},
+		{"noop", extwire.CommandActionNoop, func(r *extwire.CommandResponseFrame) bool { return r.Error == "" }},
+		{"fail", extwire.CommandActionNoop, func(r *extwire.CommandResponseFrame) bool { return r.Error == "it failed" }},
+		{"panel", extwire.CommandActionOpenPanel, func(r *extwire.CommandResponseFrame) bool {
+			return r.OpenPanel != nil && r.OpenPanel.ID == "p1" && r.OpenPanel.Title == "Panel"
+		}},
+	} {
+		cmd, r, err := h.RunCommand(context.Background(), "hello-py", c.args)
+		if err != nil || cmd.Extension != "py" || r.Action != c.action || !c.check(r) {
+			t.Fatalf("/hello-py %s: %+v %+v %v", c.args, cmd, r, err)
+		}
+	}
+	if _, _, err := h.RunCommand(context.Background(), "nope", ""); err == nil {
+		t.Fatal("an unknown command runs")
+	}
+
+	// The panel opened by the last command takes keys; its redraws and its
+	// closing come back as notices.
+	if err := h.PanelKey("p1", extwire.KeyNameRune, "x"); err != nil {
+		t.Fatal(err)
+	}
+	n := got.wait(t, "panel_render", func(n Notice) bool { return n.Kind == NoticePanelRender })
+	if n.Panel.ID != "p1" || len(n.Panel.Lines) != 1 || n.Panel.Lines[0] != "key rune x" {
+		t.Fatalf("render: %+v", n)
+	}
+	if err := h.PanelKey("p1", extwire.KeyNameEsc, ""); err != nil {
+		t.Fatal(err)
+	}
+	got.wait(t, "panel_close", func(n Notice) bool { return n.Kind == NoticePanelClose && n.Panel.ID == "p1" })
+	if err := h.PanelKey("p1", extwire.KeyNameDown, ""); err == nil {
+		t.Fatal("a closed panel takes keys")
+	}
+	h.RunCommand(context.Background(), "hello-py", "panel")
+	if err := h.ClosePanel("p1"); err != nil {
+		t.Fatal(err)
+	}
+	got.waitMessage(t, "panel closed p1")
+
+	// Lifecycle events arrive in the order they happened.
+	step := int64(1)
+	sess.emit(&wire.TurnStartEvent{Step: step})
+	sess.emit(&wire.ToolCallEvent{ID: "c1", Name: "read", Args: []byte(`{"path":"a"}`)})
+	sess.emit(&wire.TurnEndEvent{Stop: wire.StopToolUse})
+	sess.emit(&wire.AssistantMessageEvent{Content: wire.ContentBlocks{&wire.TextBlock{Text: "all done"}}})
+	got.waitMessage(t, "event assistant_message all done")
+	var order []string
+	for _, m := range got.messages() {
+		if i := strings.Index(m, "event "); i >= 0 {
+			order = append(order, m[i:])
+		}
+	}
+	want := []string{"event session_start ", "event turn_start 1", "event tool_call read", "event turn_end tool_use", "event assistant_message all done"}
+	if strings.Join(order, "|") != strings.Join(want, "|") {
+		t.Fatalf("events:\n got %q\nwant %q", order, want)
+	}
+}
+
+// TestNodeAndGoExtensions: the same protocol from Node and from Go.
+func TestNodeAndGoExtensions(t *testing.T) {
+	dir := t.TempDir()
+	sess := newFakeSession(t)
+	cfg, got, _ := testConfig(t, nodeExt(t, dir, "nd", "ok"), goExt(t, dir, "gx"))
+	h := start(t, sess, cfg)
+	h.WaitReady(context.Background())
+	if r := runTool(t, sess, "nd_echo", `{"text":"a"}`); text(r) != "echo: a" {
+		t.Fatalf("node: %q", text(r))
+	}
+	if r := runTool(t, sess, "gx_echo", `{"text":"b"}`); text(r) != "echo: b" {
+		t.Fatalf("go: %q", text(r))
+	}
+	_, r, err := h.RunCommand(context.Background(), "hello-nd", "x")
+	if err != nil || r.Action != extwire.CommandActionDisplay || r.Display != "node says x" {
+		t.Fatalf("node command: %+v %v", r, err)
+	}
+	sess.emit(&wire.TurnStartEvent{Step: 2})
+	got.waitMessage(t, "event turn_start 2")
+}
