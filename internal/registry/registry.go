@@ -38,6 +38,8 @@ type Provider struct {
 	KeyVars []string
 	// Keyless is set for a provider that never needs a key.
 	Keyless bool
+	// Aliases are other names that select this provider.
+	Aliases []string
 	// build makes its client.
 	build func(Spec) (llm.Provider, error)
 }
@@ -55,7 +57,24 @@ var table = []Provider{
 		Name: "openai", Family: "openai", Summary: "OpenAI Chat Completions and compatible servers",
 		KeyVars: []string{"OPENAI_API_KEY"},
 		build: func(s Spec) (llm.Provider, error) {
-			return openai.New(openai.Config{APIKey: s.APIKey, BaseURL: s.BaseURL, Options: s.HTTP}), nil
+			cfg := openai.Config{APIKey: s.APIKey, BaseURL: s.BaseURL, Options: s.HTTP}
+			if s.BaseURL == "" {
+				// OpenAI's own endpoint: the models that refuse tools with
+				// reasoning on Chat Completions are asked on Responses.
+				cfg.Responses = responses.New(responses.Config{APIKey: s.APIKey, Name: "openai", Options: s.HTTP})
+			}
+			return openai.New(cfg), nil
+		},
+	},
+	{
+		Name: "deepseek", Family: "deepseek", Summary: "DeepSeek API (Chat Completions)",
+		KeyVars: []string{"DEEPSEEK_API_KEY"},
+		build: func(s Spec) (llm.Provider, error) {
+			base := s.BaseURL
+			if base == "" {
+				base = deepseekBaseURL
+			}
+			return openai.New(openai.Config{Name: "deepseek", APIKey: s.APIKey, BaseURL: base, Options: s.HTTP}), nil
 		},
 	},
 	{
@@ -67,7 +86,7 @@ var table = []Provider{
 	},
 	{
 		Name: "gemini", Family: "gemini", Summary: "Google Gemini API",
-		KeyVars: []string{"GEMINI_API_KEY", "GOOGLE_API_KEY"},
+		KeyVars: []string{"GEMINI_API_KEY", "GOOGLE_API_KEY"}, Aliases: []string{"google"},
 		build: func(s Spec) (llm.Provider, error) {
 			return gemini.New(gemini.Config{APIKey: s.APIKey, BaseURL: s.BaseURL, Options: s.HTTP}), nil
 		},
@@ -79,9 +98,14 @@ var table = []Provider{
 	},
 }
 
-// Find returns the provider named name.
+// deepseekBaseURL is DeepSeek's API root for the OpenAI format (its SDK
+// examples use it without /v1; the client adds /chat/completions).
+const deepseekBaseURL = "https://api.deepseek.com"
+
+// Find returns the provider named name, or whose alias name is; Name of
+// the result is the provider's own name.
 func Find(name string) (Provider, bool) {
-	i := slices.IndexFunc(table, func(p Provider) bool { return p.Name == name })
+	i := slices.IndexFunc(table, func(p Provider) bool { return p.Name == name || slices.Contains(p.Aliases, name) })
 	if i < 0 {
 		return Provider{}, false
 	}
@@ -94,7 +118,17 @@ func Known(name string) bool {
 	return ok
 }
 
-// Names returns the providers' names, in the table's order.
+// Canonical returns the provider's own name for name, which may be an
+// alias; name itself when no provider has it.
+func Canonical(name string) string {
+	if p, ok := Find(name); ok {
+		return p.Name
+	}
+	return name
+}
+
+// Names returns the providers' names, in the table's order (aliases are
+// not listed).
 func Names() []string {
 	out := make([]string, len(table))
 	for i, p := range table {
@@ -176,6 +210,9 @@ func Help() string {
 	parts := make([]string, len(table))
 	for i, p := range table {
 		parts[i] = p.Name
+		if len(p.Aliases) > 0 {
+			parts[i] += " (or " + strings.Join(p.Aliases, ", ") + ")"
+		}
 	}
 	return strings.Join(parts[:len(parts)-1], ", ") + " or " + parts[len(parts)-1] + " (offline)"
 }

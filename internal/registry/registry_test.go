@@ -2,6 +2,7 @@ package registry
 
 import (
 	"errors"
+	"slices"
 	"os"
 	"path/filepath"
 	"strings"
@@ -54,7 +55,7 @@ func TestMissingKeyMessage(t *testing.T) {
 }
 
 func TestBuild(t *testing.T) {
-	for _, name := range []string{"anthropic", "openai", "openai-responses", "gemini", "scripted"} {
+	for _, name := range []string{"anthropic", "openai", "openai-responses", "deepseek", "gemini", "scripted"} {
 		p, err := Build(Spec{Name: name, APIKey: "test-key"})
 		if err != nil || p.Name() != name {
 			t.Errorf("%s: %v", name, err)
@@ -97,5 +98,32 @@ func TestTable(t *testing.T) {
 	var ue *UnknownError
 	if _, err := Build(Spec{Name: "nope"}); !errors.As(err, &ue) || !strings.Contains(err.Error(), "scripted") {
 		t.Errorf("unknown provider: %v", err)
+	}
+}
+
+func TestAliases(t *testing.T) {
+	p, err := Build(Spec{Name: "google", APIKey: "k"})
+	if err != nil || p.Name() != "gemini" {
+		t.Fatalf("google: %v, %v", p, err)
+	}
+	if !Known("google") || Canonical("google") != "gemini" || Family("google") != "gemini" || Canonical("nope") != "nope" {
+		t.Error("google is not an alias of gemini")
+	}
+	if g, _ := Find("google"); g.Name != "gemini" || len(g.KeyVars) == 0 || g.KeyVars[0] != "GEMINI_API_KEY" {
+		t.Errorf("Find(google) = %+v", g)
+	}
+	if slices.Contains(Names(), "google") || !strings.Contains(Help(), "gemini (or google)") {
+		t.Errorf("names %v, help %q", Names(), Help())
+	}
+	key, _ := APIKey("google", "", func(k string) string { return map[string]string{"GOOGLE_API_KEY": "g"}[k] }, "")
+	if key != "g" {
+		t.Errorf("google key %q", key)
+	}
+}
+
+func TestDeepSeek(t *testing.T) {
+	p, ok := Find("deepseek")
+	if !ok || p.Family != "deepseek" || !slices.Equal(p.KeyVars, []string{"DEEPSEEK_API_KEY"}) || !NeedsKey("deepseek", "") {
+		t.Fatalf("deepseek row %+v", p)
 	}
 }

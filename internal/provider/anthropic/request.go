@@ -8,11 +8,26 @@ import (
 	"zot.dev/zot/internal/provider/reqbody"
 )
 
-// defaultMaxTokens is max_tokens when the request leaves it at 0.
+// defaultMaxTokens is max_tokens when the request leaves it at 0 and the
+// model's output limit is unknown; also the room for the answer a thinking
+// budget leaves.
 const defaultMaxTokens = 8192
+
+// The caps of the max_tokens zot derives from a model's output limit: the
+// whole limit is rarely needed, and Anthropic counts max_tokens against
+// the output-token rate limit when a request starts. A call that thinks
+// gets more, since its thinking counts against max_tokens too.
+const (
+	maxTokensCap         = 32_000
+	maxTokensCapThinking = 64_000
+)
 
 // thinkingBudgets maps a reasoning effort to a thinking token budget.
 var thinkingBudgets = map[string]int{"low": 2048, "medium": 8192, "high": 24576}
+
+// efforts are the reasoning efforts zot offers, which output_config.effort
+// takes as they are.
+var efforts = map[string]bool{"low": true, "medium": true, "high": true}
 
 // wireRequest is the body of POST /v1/messages without its messages and
 // tools, which are added to the encoding after it (see [buildRequestCached]).
@@ -21,7 +36,13 @@ type wireRequest struct {
 	MaxTokens int           `json:"max_tokens"`
 	System    []wireBlock   `json:"system,omitempty"`
 	Thinking  *wireThinking `json:"thinking,omitempty"`
-	Stream    bool          `json:"stream"`
+	// OutputConfig carries the effort of adaptive thinking.
+	OutputConfig *outputConfig `json:"output_config,omitempty"`
+	Stream       bool          `json:"stream"`
+}
+
+type outputConfig struct {
+	Effort string `json:"effort,omitempty"`
 }
 
 // wireBlock is any content block; Type says which fields apply.
@@ -54,9 +75,15 @@ type wireTool struct {
 	CacheControl *cacheControl   `json:"cache_control,omitempty"`
 }
 
+// wireThinking is ThinkingConfigEnabled ({type:"enabled", budget_tokens})
+// or ThinkingConfigAdaptive ({type:"adaptive", display}) of
+// @anthropic-ai/sdk 1.12.0 (src/resources/messages/messages.ts).
 type wireThinking struct {
 	Type         string `json:"type"`
-	BudgetTokens int    `json:"budget_tokens"`
+	BudgetTokens int    `json:"budget_tokens,omitempty"`
+	// Display "summarized" asks for the thinking text: the newer models
+	// default to "omitted", which sends only the signature.
+	Display string `json:"display,omitempty"`
 }
 
 type cacheControl struct {
@@ -83,22 +110,11 @@ const cacheMark = `,"cache_control":{"type":"ephemeral"}`
 // was sent before (nil caches: always encode).
 func buildRequestCached(req *llm.Request, tools *reqbody.ToolCache, msgs *reqbody.MessageCache) ([]byte, error) {
 	w := wireRequest{
-		Model:     req.Model,
-		MaxTokens: req.MaxTokens,
-		Stream:    true,
+		Model:  req.Model,
+		Stream: true,
 	}
-	if w.MaxTokens <= 0 {
-		w.MaxTokens = defaultMaxTokens
-	}
-	if req.Reasoning != "" {
-		budget, ok := thinkingBudgets[req.Reasoning]
-		if !ok {
-			return nil, fmt.Errorf("unsupported reasoning effort %q (want low, medium or high)", req.Reasoning)
-		}
-		w.Thinking = &wireThinking{Type: "enabled", BudgetTokens: budget}
-		if w.MaxTokens <= budget {
-			w.MaxTokens = budget + defaultMaxTokens
-		}
+	if err := setThinking(&w, req); err != nil {
+		return nil, err
 	}
 	if req.System != "" {
 		w.System = []wireBlock{{Type: "text", Text: req.System, CacheControl: ephemeral}}
@@ -118,6 +134,53 @@ func buildRequestCached(req *llm.Request, tools *reqbody.ToolCache, msgs *reqbod
 	return reqbody.Body(head, "messages", reqbody.Size(frags)+len(cacheMark), func(b []byte) []byte {
 		return appendMessages(b, req.Messages, frags)
 	}, rawTools), nil
+}
+
+// setThinking sets the thinking, effort and max_tokens of w. A model whose
+// catalog entry says it takes a budget gets thinking {type:"enabled",
+// budget_tokens} when reasoning is asked for; every other model (Claude 5,
+// Opus 4.6 and later, and ids the catalog does not know, which are taken
+// as current) gets adaptive thinking with the effort in output_config, and
+// a model that always thinks gets adaptive thinking on every call. Adaptive
+// thinking asks for the summarized display, so thinking deltas carry text.
+func setThinking(w *wireRequest, req *llm.Request) error {
+	thinks := req.AlwaysReasons
+	if req.Reasoning != "" {
+		if !efforts[req.Reasoning] {
+			return fmt.Errorf("unsupported reasoning effort %q (want low, medium or high)", req.Reasoning)
+		}
+		thinks = true
+		if req.ReasoningControl == llm.ReasoningBudget {
+			w.Thinking = &wireThinking{Type: "enabled", BudgetTokens: thinkingBudgets[req.Reasoning]}
+		} else {
+			w.Thinking = &wireThinking{Type: "adaptive", Display: "summarized"}
+			w.OutputConfig = &outputConfig{Effort: req.Reasoning}
+		}
+	} else if req.AlwaysReasons {
+		w.Thinking = &wireThinking{Type: "adaptive", Display: "summarized"}
+	}
+	w.MaxTokens = maxTokens(req, thinks)
+	if w.Thinking != nil && w.Thinking.BudgetTokens > 0 && w.MaxTokens <= w.Thinking.BudgetTokens {
+		w.MaxTokens = w.Thinking.BudgetTokens + defaultMaxTokens
+	}
+	return nil
+}
+
+// maxTokens is the request's MaxTokens, or when it is 0 a default derived
+// from the model's output limit: the limit, capped at 32,000 tokens, or at
+// 64,000 when the call thinks. With no known limit it is 8,192.
+func maxTokens(req *llm.Request, thinks bool) int {
+	if req.MaxTokens > 0 {
+		return req.MaxTokens
+	}
+	if req.MaxOutput <= 0 {
+		return defaultMaxTokens
+	}
+	limit := maxTokensCap
+	if thinks {
+		limit = maxTokensCapThinking
+	}
+	return min(req.MaxOutput, limit)
 }
 
 // role is the Messages API role of a transcript message: tool results

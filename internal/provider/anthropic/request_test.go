@@ -2,6 +2,8 @@ package anthropic
 
 import (
 	"encoding/json"
+	"strconv"
+	"strings"
 	"testing"
 
 	"zot.dev/zot/internal/llm"
@@ -17,6 +19,8 @@ func fullTranscript() *llm.Request {
 		Model:     "claude-test",
 		System:    "You are zot.",
 		Reasoning: "high",
+		// Claude 5: adaptive thinking.
+		ReasoningControl: llm.ReasoningEffort, MaxOutput: 128_000,
 		Tools: []llm.ToolSpec{
 			{Name: "read", Description: "Read a file.", Schema: json.RawMessage(`{"type":"object","properties":{"path":{"type":"string"}},"required":["path"]}`)},
 			{Name: "now", Description: "Current time."},
@@ -48,50 +52,79 @@ func TestRequestGolden(t *testing.T) {
 	providertest.GoldenRequest(t, dial, fullTranscript())
 }
 
+// TestRequestParameters pins max_tokens, thinking and output_config for
+// each kind of model. The shapes are those of @anthropic-ai/sdk 1.12.0
+// (src/resources/messages/messages.ts): ThinkingConfigEnabled
+// {type:"enabled", budget_tokens} ("Must be ≥1024 and less than
+// max_tokens"), ThinkingConfigAdaptive {type:"adaptive", display}
+// (display "summarized" | "omitted"; "The default depends on the model"),
+// and OutputConfig {effort: "low" | "medium" | "high" | "xhigh" | "max"}.
 func TestRequestParameters(t *testing.T) {
 	tests := []struct {
 		name      string
+		control   llm.ReasoningControl
+		always    bool
+		maxOutput int
 		maxTokens int
 		reasoning string
-		wantMax   int
-		wantBud   int
+		want      string
 	}{
-		{"defaults", 0, "", 8192, 0},
-		{"explicit max", 1000, "", 1000, 0},
-		{"low", 0, "low", 8192, 2048},
-		{"medium raises max", 0, "medium", 8192 + 8192, 8192},
-		{"high raises max", 16000, "high", 24576 + 8192, 24576},
-		{"high fits", 64000, "high", 64000, 24576},
+		{"unknown limit", "", false, 0, 0, "", `{"max_tokens":8192}`},
+		{"explicit max", llm.ReasoningEffort, false, 128_000, 1000, "", `{"max_tokens":1000}`},
+		{"limit under the cap", llm.ReasoningBudget, false, 16_000, 0, "", `{"max_tokens":16000}`},
+		{"capped", llm.ReasoningEffort, false, 128_000, 0, "", `{"max_tokens":32000}`},
+		// Claude 5 (and ids the catalog does not know): adaptive thinking,
+		// the effort in output_config, summarized display.
+		{"adaptive", llm.ReasoningEffort, false, 128_000, 0, "medium",
+			`{"max_tokens":64000,"thinking":{"type":"adaptive","display":"summarized"},"output_config":{"effort":"medium"}}`},
+		{"adaptive, unknown id", "", false, 8192, 0, "low",
+			`{"max_tokens":8192,"thinking":{"type":"adaptive","display":"summarized"},"output_config":{"effort":"low"}}`},
+		// A model that always thinks: adaptive on every call, and room for
+		// the thinking in max_tokens.
+		{"always thinks", llm.ReasoningEffort, true, 128_000, 0, "",
+			`{"max_tokens":64000,"thinking":{"type":"adaptive","display":"summarized"}}`},
+		{"always thinks, effort", llm.ReasoningEffort, true, 128_000, 0, "high",
+			`{"max_tokens":64000,"thinking":{"type":"adaptive","display":"summarized"},"output_config":{"effort":"high"}}`},
+		// Haiku 4.5: a budget, below max_tokens.
+		{"budget", llm.ReasoningBudget, false, 64_000, 0, "low",
+			`{"max_tokens":64000,"thinking":{"type":"enabled","budget_tokens":2048}}`},
+		{"budget raises max", llm.ReasoningBudget, false, 64_000, 16000, "high",
+			`{"max_tokens":32768,"thinking":{"type":"enabled","budget_tokens":24576}}`},
+		{"budget, unknown limit", llm.ReasoningBudget, false, 0, 0, "medium",
+			`{"max_tokens":16384,"thinking":{"type":"enabled","budget_tokens":8192}}`},
 	}
 	for _, tt := range tests {
 		req := simpleRequest()
+		req.ReasoningControl, req.AlwaysReasons, req.MaxOutput = tt.control, tt.always, tt.maxOutput
 		req.MaxTokens, req.Reasoning = tt.maxTokens, tt.reasoning
 		body, err := buildRequest(req)
 		if err != nil {
 			t.Fatal(err)
 		}
-		var w struct {
-			MaxTokens int `json:"max_tokens"`
-			Thinking  *struct {
-				Type         string `json:"type"`
-				BudgetTokens int    `json:"budget_tokens"`
-			} `json:"thinking"`
-			System *json.RawMessage `json:"system"`
-			Tools  *json.RawMessage `json:"tools"`
-			Stream bool             `json:"stream"`
-		}
+		var w map[string]json.RawMessage
 		if err := json.Unmarshal(body, &w); err != nil {
 			t.Fatal(err)
 		}
-		bud := 0
-		if w.Thinking != nil {
-			if w.Thinking.Type != "enabled" {
-				t.Errorf("%s: thinking type %q", tt.name, w.Thinking.Type)
-			}
-			bud = w.Thinking.BudgetTokens
-		}
-		if w.MaxTokens != tt.wantMax || bud != tt.wantBud || !w.Stream || w.System != nil || w.Tools != nil {
+		if string(w["stream"]) != "true" || w["system"] != nil || w["tools"] != nil {
 			t.Errorf("%s: body %s", tt.name, body)
+		}
+		for _, k := range []string{"model", "messages", "stream"} {
+			delete(w, k)
+		}
+		var got strings.Builder
+		got.WriteString("{")
+		for _, k := range []string{"max_tokens", "thinking", "output_config"} {
+			if v, ok := w[k]; ok {
+				if got.Len() > 1 {
+					got.WriteString(",")
+				}
+				got.WriteString(strconv.Quote(k) + ":" + string(v))
+				delete(w, k)
+			}
+		}
+		got.WriteString("}")
+		if got.String() != tt.want || len(w) != 0 {
+			t.Errorf("%s: parameters %s (left %v), want %s", tt.name, got.String(), w, tt.want)
 		}
 	}
 	req := simpleRequest()

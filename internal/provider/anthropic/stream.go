@@ -39,6 +39,13 @@ type streamEvent struct {
 		Signature   string `json:"signature"`
 		PartialJSON string `json:"partial_json"`
 		StopReason  string `json:"stop_reason"`
+		// StopDetails explains a refusal: RefusalStopDetails of
+		// @anthropic-ai/sdk 1.12.0 (src/resources/messages/messages.ts).
+		StopDetails *struct {
+			Type        string `json:"type"`
+			Category    string `json:"category"`
+			Explanation string `json:"explanation"`
+		} `json:"stop_details"`
 	} `json:"delta"`
 	Usage *wireUsage `json:"usage"`
 	Error *struct {
@@ -75,6 +82,7 @@ type assembler struct {
 	blocks   []*block
 	usage    llm.Usage
 	stop     string
+	reason   string // the refusal's explanation or category
 	done     bool
 }
 
@@ -131,8 +139,16 @@ func (a *assembler) handle(ev httpcall.Event) error {
 			a.emit(llm.Event{Kind: llm.EventToolEnd, ToolID: b.id})
 		}
 	case "message_delta":
-		if e.Delta != nil && e.Delta.StopReason != "" {
-			a.stop = e.Delta.StopReason
+		if d := e.Delta; d != nil {
+			if d.StopReason != "" {
+				a.stop = d.StopReason
+			}
+			if sd := d.StopDetails; sd != nil {
+				a.reason = sd.Explanation
+				if a.reason == "" {
+					a.reason = sd.Category
+				}
+			}
 		}
 		a.addUsage(e.Usage)
 	case "message_stop":
@@ -157,6 +173,9 @@ func (a *assembler) blockStart(e *streamEvent) error {
 	}
 	b := &block{kind: cb.Type}
 	a.blocks[e.Index] = b
+	// Server tool blocks (server_tool_use and their results) and types
+	// added later are kept out of the answer: zot offers no server tools,
+	// and their deltas must not pass for a tool call's.
 	switch cb.Type {
 	case "text":
 		a.text(b, llm.EventTextDelta, cb.Text)
@@ -181,14 +200,16 @@ func (a *assembler) blockDelta(e *streamEvent) error {
 	if d == nil {
 		return invalidEvent("content_block_delta without delta")
 	}
-	switch d.Type {
-	case "text_delta":
+	// A delta applies only to a block of its own kind; any other (a
+	// server tool's input, citations, types added later) is skipped.
+	switch {
+	case d.Type == "text_delta" && b.kind == "text":
 		a.text(b, llm.EventTextDelta, d.Text)
-	case "thinking_delta":
+	case d.Type == "thinking_delta" && b.kind == "thinking":
 		a.text(b, llm.EventThinkingDelta, d.Thinking)
-	case "signature_delta":
+	case d.Type == "signature_delta" && b.kind == "thinking":
 		b.signature.WriteString(d.Signature)
-	case "input_json_delta":
+	case d.Type == "input_json_delta" && b.kind == "tool_use":
 		if d.PartialJSON != "" {
 			b.args = append(b.args, d.PartialJSON...)
 			a.emit(llm.Event{Kind: llm.EventToolArgsDelta, Text: d.PartialJSON, ToolID: b.id})
@@ -230,8 +251,11 @@ func (a *assembler) addUsage(u *wireUsage) {
 }
 
 // response assembles what has arrived. A tool call whose block never
-// stopped is left out: its arguments are incomplete.
+// stopped is left out (its arguments are incomplete), unless the output
+// limit ended the message: then it, and a call whose arguments are not
+// JSON, is kept as cut, so the model learns why it did not run.
 func (a *assembler) response() *llm.Response {
+	cut := a.done && stopReason(a.stop, false) == llm.StopLength
 	msg := llm.Message{Role: llm.RoleAssistant}
 	hasTools := false
 	for _, b := range a.blocks {
@@ -248,33 +272,49 @@ func (a *assembler) response() *llm.Response {
 		case "redacted_thinking":
 			msg.Content = append(msg.Content, &llm.ThinkingBlock{Provider: providerName, Redacted: true, Data: b.data})
 		case "tool_use":
-			if !b.stopped {
+			if !b.stopped && !cut {
 				continue
 			}
 			raw := b.args
 			if len(raw) == 0 {
 				raw = b.input
 			}
-			args, argsErr := llm.ParseToolArgs(raw)
-			msg.Content = append(msg.Content, &llm.ToolCallBlock{ID: b.id, Name: b.name, Args: args, ArgsError: argsErr})
+			c := &llm.ToolCallBlock{ID: b.id, Name: b.name}
+			c.Args, c.ArgsError = llm.ParseToolArgs(raw)
+			if cut && (c.ArgsError != "" || !b.stopped) {
+				c.MarkCut("max_tokens")
+			}
+			msg.Content = append(msg.Content, c)
 			hasTools = true
 		}
 	}
-	return &llm.Response{Message: msg, Stop: stopReason(a.stop, hasTools), Usage: a.usage}
+	resp := &llm.Response{Message: msg, Stop: stopReason(a.stop, hasTools), Usage: a.usage}
+	switch {
+	case resp.Stop == llm.StopRefusal:
+		resp.Reason = a.reason
+		if resp.Reason == "" {
+			resp.Reason = "refusal"
+		}
+	case resp.Stop == llm.StopLength && hasTools:
+		resp.Reason = llm.CutReason
+	}
+	return resp
 }
 
-// stopReason maps the API's stop_reason; any tool call means tool_use.
+// stopReason maps the API's stop_reason: a refusal and the output limit
+// win over tool calls (such calls never run), and any other tool call
+// means tool_use.
 func stopReason(s string, hasTools bool) llm.StopReason {
-	if hasTools {
-		return llm.StopToolUse
-	}
 	switch s {
-	case "tool_use":
-		return llm.StopToolUse
+	case "refusal":
+		return llm.StopRefusal
 	case "max_tokens", "model_context_window_exceeded":
 		return llm.StopLength
 	}
-	// end_turn, stop_sequence, pause_turn, refusal and anything new.
+	if hasTools || s == "tool_use" {
+		return llm.StopToolUse
+	}
+	// end_turn, stop_sequence, pause_turn and anything new.
 	return llm.StopEndTurn
 }
 

@@ -2,6 +2,9 @@ package anthropic
 
 import (
 	"encoding/json"
+	"io"
+	"net/http"
+	"strings"
 	"testing"
 	"time"
 
@@ -104,7 +107,7 @@ func TestStopReasons(t *testing.T) {
 		"end_turn":                      llm.StopEndTurn,
 		"stop_sequence":                 llm.StopEndTurn,
 		"pause_turn":                    llm.StopEndTurn,
-		"refusal":                       llm.StopEndTurn,
+		"refusal":                       llm.StopRefusal,
 		"tool_use":                      llm.StopToolUse,
 		"max_tokens":                    llm.StopLength,
 		"model_context_window_exceeded": llm.StopLength,
@@ -136,4 +139,89 @@ func TestBaseURLWithV1HitsMessages(t *testing.T) {
 	if r := srv.Requests()[0]; r.Path != "/v1/messages" || r.Header.Get("X-Api-Key") != "" {
 		t.Fatalf("path %q, x-api-key %q", r.Path, r.Header.Get("X-Api-Key"))
 	}
+}
+
+// The fixtures below follow the stream events of @anthropic-ai/sdk 1.12.0
+// (src/resources/messages/messages.ts): RawMessageDeltaEvent, whose delta
+// carries stop_reason and stop_details (RefusalStopDetails {type:"refusal",
+// category, explanation}); ServerToolUseBlock {type:"server_tool_use", id,
+// name, input, caller}; WebSearchToolResultBlock; CitationsDelta.
+
+func TestRefusal(t *testing.T) {
+	run := providertest.Replay(t, dial, simpleRequest(), "refusal.sse")
+	if run.Resp.Stop != llm.StopRefusal || run.Resp.Reason != "This request was declined because it could enable cyber harm." {
+		t.Fatalf("stop %q reason %q", run.Resp.Stop, run.Resp.Reason)
+	}
+	run.WantContent(t, []llm.Block{&llm.TextBlock{Text: "Here is how to"}})
+	if run.Resp.Usage.Output != 6 {
+		t.Fatalf("usage %+v", run.Resp.Usage)
+	}
+}
+
+// TestServerToolBlocksAreSkipped: a server tool's block, its input deltas,
+// its result block, a citation delta and a block type not yet invented
+// report nothing (no tool events with an empty id) and stay out of the
+// answer; the text around them is kept.
+func TestServerToolBlocksAreSkipped(t *testing.T) {
+	run := providertest.Replay(t, dial, simpleRequest(), "server_tool.sse")
+	run.WantEvents(t, []llm.Event{
+		{Kind: llm.EventStart},
+		{Kind: llm.EventTextDelta, Text: "Found it."},
+	})
+	run.WantContent(t, []llm.Block{&llm.TextBlock{Text: "Found it."}})
+	run.WantEnd(t, llm.StopEndTurn, llm.Usage{Input: 50, Output: 20})
+}
+
+// TestToolCallCutByMaxTokens: a tool call whose arguments the output limit
+// cut is kept, marked as cut with arguments {} and a message for the
+// model, and the answer stops for length, not tool_use.
+func TestToolCallCutByMaxTokens(t *testing.T) {
+	run := providertest.Replay(t, dial, simpleRequest(), "max_tokens_tool.sse")
+	calls := run.Resp.Message.ToolCalls()
+	if len(calls) != 1 || !calls[0].Cut || string(calls[0].Args) != "{}" || !strings.Contains(calls[0].ArgsError, "max_tokens") {
+		t.Fatalf("calls = %s", providertest.Dump(run.Resp.Message.Content))
+	}
+	if run.Resp.Stop != llm.StopLength || run.Resp.Reason != llm.CutReason || run.Resp.Message.Text() != "Writing the file." {
+		t.Fatalf("stop %q reason %q text %q", run.Resp.Stop, run.Resp.Reason, run.Resp.Message.Text())
+	}
+}
+
+// TestToolCallNeverStoppedAtMaxTokens: a tool_use block that never got
+// its content_block_stop before the message ended at max_tokens is kept
+// as cut rather than dropped.
+func TestToolCallNeverStoppedAtMaxTokens(t *testing.T) {
+	body := "event: message_start\ndata: {\"type\":\"message_start\",\"message\":{\"usage\":{\"input_tokens\":3}}}\n\n" +
+		"event: content_block_start\ndata: {\"type\":\"content_block_start\",\"index\":0,\"content_block\":{\"type\":\"tool_use\",\"id\":\"toolu_9\",\"name\":\"write\",\"input\":{}}}\n\n" +
+		"event: content_block_delta\ndata: {\"type\":\"content_block_delta\",\"index\":0,\"delta\":{\"type\":\"input_json_delta\",\"partial_json\":\"{\\\"path\\\":\"}}\n\n" +
+		"event: message_delta\ndata: {\"type\":\"message_delta\",\"delta\":{\"stop_reason\":\"max_tokens\"},\"usage\":{\"output_tokens\":9}}\n\n" +
+		"event: message_stop\ndata: {\"type\":\"message_stop\"}\n\n"
+	srv := providertest.HandlerServer(t, func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/event-stream")
+		io.WriteString(w, body)
+	})
+	resp, err := dial(srv, &providertest.Sleeps{}).Stream(providertest.HangGuard(t), simpleRequest(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	calls := resp.Message.ToolCalls()
+	if resp.Stop != llm.StopLength || len(calls) != 1 || !calls[0].Cut || calls[0].ID != "toolu_9" {
+		t.Fatalf("stop %q content %s", resp.Stop, providertest.Dump(resp.Message.Content))
+	}
+}
+
+// TestOverloadedWithRetryAfter: a 529 overloaded_error (ErrorType
+// "overloaded_error" of @anthropic-ai/sdk 1.12.0) is retried after the
+// delay its retry-after header names.
+func TestOverloadedWithRetryAfter(t *testing.T) {
+	first := providertest.Reply{Status: 529, Header: map[string]string{"Retry-After": "3"}, File: "error_529.json"}
+	providertest.RetryAfterHonoured(t, dial, simpleRequest(), first, 3*time.Second, "Hello, world!")
+}
+
+// TestShouldRetryHeader: the server's x-should-retry decides, as in the
+// SDK's shouldRetry (src/client.ts): a 400 it marks "true" is retried.
+func TestShouldRetryHeader(t *testing.T) {
+	first := providertest.Reply{Status: 400, Header: map[string]string{"X-Should-Retry": "true"}, File: "error_400.json"}
+	providertest.RetriedOnce(t, dial, simpleRequest(), first, "Hello, world!")
+	no := providertest.Reply{Status: 529, Header: map[string]string{"X-Should-Retry": "false"}, File: "error_529.json"}
+	providertest.NotRetried(t, dial, simpleRequest(), no, llm.Error{Provider: "anthropic", Status: 529, Kind: "overloaded_error", Message: "Overloaded"})
 }

@@ -10,8 +10,14 @@ import (
 	"zot.dev/zot/internal/provider/reqbody"
 )
 
-// thinkingBudgets maps a reasoning effort to a thinking token budget.
+// thinkingBudgets maps a reasoning effort to a thinking token budget, for
+// Gemini 2.x.
 var thinkingBudgets = map[string]int{"low": 2048, "medium": 8192, "high": 24576}
+
+// thinkingLevels maps a reasoning effort to a thinkingLevel, for Gemini 3
+// and later: the ThinkingLevel enum of @google/genai 3.1.0
+// (dist/genai.d.ts: MINIMAL, LOW, MEDIUM, HIGH).
+var thinkingLevels = map[string]string{"low": "LOW", "medium": "MEDIUM", "high": "HIGH"}
 
 // headroom is added to a max output that a thinking budget would fill:
 // Gemini counts thinking towards maxOutputTokens.
@@ -94,8 +100,9 @@ type generationConfig struct {
 }
 
 type thinkingConfig struct {
-	IncludeThoughts bool `json:"includeThoughts"`
-	ThinkingBudget  int  `json:"thinkingBudget,omitempty"`
+	IncludeThoughts bool   `json:"includeThoughts"`
+	ThinkingBudget  int    `json:"thinkingBudget,omitempty"`
+	ThinkingLevel   string `json:"thinkingLevel,omitempty"`
 }
 
 // buildRequest encodes req as a streamGenerateContent body.
@@ -122,9 +129,13 @@ func buildRequestCached(req *llm.Request, tools *reqbody.ToolCache, msgs *messag
 		if !ok {
 			return nil, fmt.Errorf("unsupported reasoning effort %q (want low, medium or high)", req.Reasoning)
 		}
-		gen.ThinkingConfig = &thinkingConfig{IncludeThoughts: true, ThinkingBudget: budget}
-		if gen.MaxOutputTokens > 0 && gen.MaxOutputTokens <= budget {
-			gen.MaxOutputTokens = budget + headroom
+		if takesLevel(req) {
+			gen.ThinkingConfig = &thinkingConfig{IncludeThoughts: true, ThinkingLevel: thinkingLevels[req.Reasoning]}
+		} else {
+			gen.ThinkingConfig = &thinkingConfig{IncludeThoughts: true, ThinkingBudget: budget}
+			if gen.MaxOutputTokens > 0 && gen.MaxOutputTokens <= budget {
+				gen.MaxOutputTokens = budget + headroom
+			}
 		}
 	} else if req.ReasoningModel {
 		// The model thinks anyway; ask to see the thoughts.
@@ -189,6 +200,20 @@ func encodeTools(list []llm.ToolSpec) ([]byte, error) {
 		return nil, fmt.Errorf("encoding tools: %w", err)
 	}
 	return b, nil
+}
+
+// takesLevel reports whether the model sets its reasoning with
+// thinkingLevel (Gemini 3 and later, which refuse thinkingBudget) rather
+// than thinkingBudget (2.x), as its catalog entry says; an id the catalog
+// does not place is taken by its version (see gemini3).
+func takesLevel(req *llm.Request) bool {
+	switch req.ReasoningControl {
+	case llm.ReasoningEffort:
+		return true
+	case llm.ReasoningBudget:
+		return false
+	}
+	return gemini3(req.Model)
 }
 
 // gemini3 reports whether model is of Gemini 3 or later, or an id zot

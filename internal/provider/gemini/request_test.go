@@ -122,23 +122,36 @@ func TestSkipSignatureOnlyForModelsThatValidate(t *testing.T) {
 	}
 }
 
+// TestRequestParameters pins generationConfig. ThinkingConfig is that of
+// @google/genai 3.1.0 (dist/genai.d.ts): includeThoughts, thinkingBudget
+// (2.x) and thinkingLevel, an enum MINIMAL | LOW | MEDIUM | HIGH (Gemini 3
+// and later, which refuse a budget).
 func TestRequestParameters(t *testing.T) {
 	tests := []struct {
 		name           string
+		model          string
+		control        llm.ReasoningControl
 		maxTokens      int
 		reasoning      string
 		reasoningModel bool
 		want           string
 	}{
-		{"defaults", 0, "", false, `null`},
-		{"max tokens", 100, "", false, `{"maxOutputTokens":100}`},
-		{"thinking model", 0, "", true, `{"thinkingConfig":{"includeThoughts":true}}`},
-		{"low", 0, "low", false, `{"thinkingConfig":{"includeThoughts":true,"thinkingBudget":2048}}`},
-		{"medium raises max", 1000, "medium", true, `{"maxOutputTokens":16384,"thinkingConfig":{"includeThoughts":true,"thinkingBudget":8192}}`},
-		{"high fits", 64000, "high", true, `{"maxOutputTokens":64000,"thinkingConfig":{"includeThoughts":true,"thinkingBudget":24576}}`},
+		{"defaults", "gemini-test", "", 0, "", false, `null`},
+		{"max tokens", "gemini-test", "", 100, "", false, `{"maxOutputTokens":100}`},
+		{"thinking model", "gemini-test", "", 0, "", true, `{"thinkingConfig":{"includeThoughts":true}}`},
+		{"budget low", "gemini-2.5-flash", llm.ReasoningBudget, 0, "low", false, `{"thinkingConfig":{"includeThoughts":true,"thinkingBudget":2048}}`},
+		{"budget raises max", "gemini-2.5-flash", llm.ReasoningBudget, 1000, "medium", true, `{"maxOutputTokens":16384,"thinkingConfig":{"includeThoughts":true,"thinkingBudget":8192}}`},
+		{"budget fits", "gemini-2.5-pro", llm.ReasoningBudget, 64000, "high", true, `{"maxOutputTokens":64000,"thinkingConfig":{"includeThoughts":true,"thinkingBudget":24576}}`},
+		{"level low", "gemini-3.8-flash", llm.ReasoningEffort, 0, "low", true, `{"thinkingConfig":{"includeThoughts":true,"thinkingLevel":"LOW"}}`},
+		{"level keeps max", "gemini-4-argon", llm.ReasoningEffort, 1000, "medium", true, `{"maxOutputTokens":1000,"thinkingConfig":{"includeThoughts":true,"thinkingLevel":"MEDIUM"}}`},
+		{"level high", "gemini-3.8-flash", llm.ReasoningEffort, 0, "high", true, `{"thinkingConfig":{"includeThoughts":true,"thinkingLevel":"HIGH"}}`},
+		// Ids the catalog does not place: by version.
+		{"unplaced 3.x", "gemini-3.9-flash", "", 0, "high", true, `{"thinkingConfig":{"includeThoughts":true,"thinkingLevel":"HIGH"}}`},
+		{"unplaced 2.x", "gemini-2.6-flash", "", 0, "high", true, `{"thinkingConfig":{"includeThoughts":true,"thinkingBudget":24576}}`},
 	}
 	for _, tt := range tests {
 		req := simpleRequest()
+		req.Model, req.ReasoningControl = tt.model, tt.control
 		req.MaxTokens, req.Reasoning, req.ReasoningModel = tt.maxTokens, tt.reasoning, tt.reasoningModel
 		body, err := buildRequest(req)
 		if err != nil {

@@ -77,6 +77,7 @@ type assembler struct {
 	ncalls     int
 	responseID string
 	finish     string
+	reason     string // a refusal's reason: the finish or block reason and its message
 	usage      llm.Usage
 }
 
@@ -129,11 +130,12 @@ func (a *assembler) handle(data []byte) error {
 		}
 	}
 	if f := c.PromptFeedback; f != nil && f.BlockReason != "" && len(c.Candidates) == 0 {
-		msg := "prompt blocked: " + f.BlockReason
-		if f.BlockReasonMessage != "" {
-			msg += ": " + f.BlockReasonMessage
+		reason := withMessage(f.BlockReason, f.BlockReasonMessage)
+		if !refusalBlock[f.BlockReason] {
+			return &llm.Error{Provider: providerName, Kind: "prompt_blocked", Message: "prompt blocked: " + reason}
 		}
-		return &llm.Error{Provider: providerName, Kind: "prompt_blocked", Message: msg}
+		a.finish, a.reason = f.BlockReason, "prompt blocked: "+reason
+		return nil
 	}
 	for i := range c.Candidates {
 		cand := &c.Candidates[i]
@@ -145,18 +147,21 @@ func (a *assembler) handle(data []byte) error {
 				a.part(&cand.Content.Parts[j])
 			}
 		}
-		switch cand.FinishReason {
-		case "":
-		case "MALFORMED_FUNCTION_CALL", "UNEXPECTED_TOOL_CALL":
-			// The model tried to call a tool and failed; another try
-			// usually succeeds.
+		switch f := cand.FinishReason; {
+		case f == "":
+		case f == "STOP" || f == "MAX_TOKENS":
+			a.finish = f
+		case refusalFinish[f]:
+			a.finish, a.reason = f, withMessage(f, cand.FinishMessage)
+		default:
+			// A failed function call, too many of them, OTHER, and
+			// reasons added later are failures that say the vendor's
+			// reason. A failed call usually succeeds on another try.
 			msg := cand.FinishMessage
 			if msg == "" {
-				msg = "the model produced an invalid function call"
+				msg = "the model stopped with finish reason " + f
 			}
-			return &llm.Error{Provider: providerName, Kind: cand.FinishReason, Message: msg, Retryable: true}
-		default:
-			a.finish = cand.FinishReason
+			return &llm.Error{Provider: providerName, Kind: f, Message: msg, Retryable: f == "MALFORMED_FUNCTION_CALL" || f == "UNEXPECTED_TOOL_CALL"}
 		}
 	}
 	return nil
@@ -248,18 +253,52 @@ func (a *assembler) response() *llm.Response {
 			hasTools = true
 		}
 	}
-	return &llm.Response{Message: msg, Stop: stopReason(a.finish, hasTools), Usage: a.usage}
+	resp := &llm.Response{Message: msg, Stop: stopReason(a.finish, hasTools), Usage: a.usage}
+	if resp.Stop == llm.StopRefusal {
+		resp.Reason = a.reason
+	}
+	return resp
 }
 
-// stopReason maps finishReason; any function call means tool_use.
+// refusalFinish are the finish reasons (FinishReason of @google/genai
+// 3.1.0, dist/genai.d.ts) by which Gemini's safety systems end an answer:
+// zot reports them as refusals, with the reason.
+var refusalFinish = map[string]bool{
+	"SAFETY": true, "RECITATION": true, "LANGUAGE": true, "BLOCKLIST": true,
+	"PROHIBITED_CONTENT": true, "SPII": true,
+	"IMAGE_SAFETY": true, "IMAGE_PROHIBITED_CONTENT": true, "IMAGE_RECITATION": true,
+}
+
+// refusalBlock are the promptFeedback.blockReason values (BlockedReason
+// of @google/genai 3.1.0) that refuse the prompt on safety grounds; OTHER
+// and reasons added later stay failures.
+var refusalBlock = map[string]bool{
+	"SAFETY": true, "BLOCKLIST": true, "PROHIBITED_CONTENT": true, "IMAGE_SAFETY": true,
+	"MODEL_ARMOR": true, "JAILBREAK": true,
+}
+
+// withMessage is reason, followed by the vendor's message when it gave one.
+func withMessage(reason, message string) string {
+	if message == "" {
+		return reason
+	}
+	return reason + ": " + message
+}
+
+// stopReason maps finishReason: a safety stop is a refusal and MAX_TOKENS
+// the output limit whatever came before (the calls of such an answer never
+// run); any other function call means tool_use. (Failure reasons never get here: they end the call
+// with an error.)
 func stopReason(finish string, hasTools bool) llm.StopReason {
-	if hasTools {
+	switch {
+	case refusalFinish[finish] || refusalBlock[finish]:
+		return llm.StopRefusal
+	case finish == "MAX_TOKENS":
+		return llm.StopLength
+	case hasTools:
 		return llm.StopToolUse
 	}
-	if finish == "MAX_TOKENS" {
-		return llm.StopLength
-	}
-	// STOP, the safety and recitation stops, OTHER and anything new.
+	// STOP and nothing at all.
 	return llm.StopEndTurn
 }
 

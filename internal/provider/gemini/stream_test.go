@@ -3,6 +3,7 @@ package gemini
 import (
 	"encoding/json"
 	"errors"
+	"strings"
 	"testing"
 
 	"zot.dev/zot/internal/llm"
@@ -83,9 +84,65 @@ func TestInvalidToolArgs(t *testing.T) {
 	}
 }
 
+// TestPromptBlocked: a prompt the safety system blocked
+// (promptFeedback.blockReason PROHIBITED_CONTENT, BlockedReason of
+// @google/genai 3.1.0) is a refusal with that reason; one blocked for
+// OTHER stays a failure.
 func TestPromptBlocked(t *testing.T) {
-	want := llm.Error{Provider: "gemini", Kind: "prompt_blocked", Message: "prompt blocked: PROHIBITED_CONTENT"}
-	providertest.NotRetriedInStream(t, dial, simpleRequest(), providertest.Reply{File: "blocked.sse"}, want)
+	run := providertest.Replay(t, dial, simpleRequest(), "blocked.sse")
+	if run.Resp.Stop != llm.StopRefusal || run.Resp.Reason != "prompt blocked: PROHIBITED_CONTENT" || len(run.Resp.Message.Content) != 0 {
+		t.Fatalf("stop %q reason %q content %s", run.Resp.Stop, run.Resp.Reason, providertest.Dump(run.Resp.Message.Content))
+	}
+	a := newAssembler(func(llm.Event) {})
+	err := a.handle([]byte(`{"promptFeedback":{"blockReason":"OTHER","blockReasonMessage":"no"}}`))
+	var le *llm.Error
+	if !errors.As(err, &le) || le.Kind != "prompt_blocked" || le.Message != "prompt blocked: OTHER: no" {
+		t.Fatalf("err = %#v", err)
+	}
+}
+
+// TestFinishReasons maps every FinishReason of @google/genai 3.1.0
+// (dist/genai.d.ts) as zot decides: the safety stops are refusals with
+// the reason, MALFORMED_FUNCTION_CALL, TOO_MANY_TOOL_CALLS, OTHER and the
+// rest are failures that carry the vendor's reason (provider_error), and
+// only STOP ends the turn plainly.
+func TestFinishReasons(t *testing.T) {
+	refusals := []string{"SAFETY", "RECITATION", "LANGUAGE", "BLOCKLIST", "PROHIBITED_CONTENT", "SPII",
+		"IMAGE_SAFETY", "IMAGE_PROHIBITED_CONTENT", "IMAGE_RECITATION"}
+	failures := []string{"MALFORMED_FUNCTION_CALL", "TOO_MANY_TOOL_CALLS", "OTHER", "UNEXPECTED_TOOL_CALL",
+		"FINISH_REASON_UNSPECIFIED", "NO_IMAGE", "IMAGE_OTHER", "CONTINUATION", "MALFORMED_RESPONSE"}
+	chunk := func(reason, msg string) []byte {
+		return []byte(`{"candidates":[{"content":{"role":"model","parts":[{"text":"Par"}]},"finishReason":"` + reason + `","finishMessage":"` + msg + `","index":0}]}`)
+	}
+	for _, f := range refusals {
+		a := newAssembler(func(llm.Event) {})
+		if err := a.handle(chunk(f, "")); err != nil {
+			t.Fatalf("%s: %v", f, err)
+		}
+		if resp := a.response(); resp.Stop != llm.StopRefusal || resp.Reason != f {
+			t.Errorf("%s: stop %q reason %q", f, resp.Stop, resp.Reason)
+		}
+	}
+	a := newAssembler(func(llm.Event) {})
+	a.handle(chunk("SAFETY", "Harassment"))
+	if resp := a.response(); resp.Reason != "SAFETY: Harassment" {
+		t.Errorf("reason with message: %q", resp.Reason)
+	}
+	for _, f := range failures {
+		a := newAssembler(func(llm.Event) {})
+		err := a.handle(chunk(f, "why"))
+		var le *llm.Error
+		if !errors.As(err, &le) || le.Kind != f || le.Message != "why" || le.Error() != "gemini: "+f+": why" {
+			t.Errorf("%s: err = %#v", f, err)
+		}
+		if wantRetry := f == "MALFORMED_FUNCTION_CALL" || f == "UNEXPECTED_TOOL_CALL"; le != nil && le.Retryable != wantRetry {
+			t.Errorf("%s: retryable %v", f, le.Retryable)
+		}
+	}
+	a = newAssembler(func(llm.Event) {})
+	if err := a.handle(chunk("OTHER", "")); err == nil || !strings.Contains(err.Error(), "finish reason OTHER") {
+		t.Errorf("OTHER without a message: %v", err)
+	}
 }
 
 func TestHandleRejectsBadChunk(t *testing.T) {
@@ -112,9 +169,8 @@ func TestStopReasons(t *testing.T) {
 	providertest.StopReasons(t, stopReason, map[string]llm.StopReason{
 		"STOP":       llm.StopEndTurn,
 		"MAX_TOKENS": llm.StopLength,
-		"SAFETY":     llm.StopEndTurn,
-		"RECITATION": llm.StopEndTurn,
-		"OTHER":      llm.StopEndTurn,
+		"SAFETY":     llm.StopRefusal,
+		"RECITATION": llm.StopRefusal,
 	})
 }
 

@@ -22,17 +22,23 @@ const maxErrorBody = 1 << 20
 // the vendor's decoder found none.
 const maxBodyInMessage = 2000
 
-// retryableStatus reports whether an HTTP status is worth retrying: request
-// timeout, rate limit, server errors that are usually transient, and 529
-// (overloaded).
-func retryableStatus(code int) bool {
-	switch code {
-	case http.StatusRequestTimeout, http.StatusTooManyRequests,
-		http.StatusInternalServerError, http.StatusBadGateway,
-		http.StatusServiceUnavailable, http.StatusGatewayTimeout, 529:
+// retryable reports whether a failed response is worth retrying, as the
+// vendors' official SDKs decide (@anthropic-ai/sdk 1.12.0 and openai 7.57.0,
+// src/client.ts, shouldRetry): the server's x-should-retry header when it
+// says "true" or "false", else request timeouts (408), lock timeouts (409),
+// rate limits (429) and every 5xx, Anthropic's 529 "overloaded" included.
+func retryable(code int, h http.Header) bool {
+	switch h.Get("X-Should-Retry") {
+	case "true":
+		return true
+	case "false":
+		return false
+	}
+	switch {
+	case code == http.StatusRequestTimeout, code == http.StatusConflict, code == http.StatusTooManyRequests:
 		return true
 	}
-	return false
+	return code >= 500
 }
 
 // statusError reads a non-2xx response into an *llm.Error and closes its body.
@@ -42,7 +48,7 @@ func statusError(provider string, resp *http.Response, decodeErr func(int, []byt
 	e := &llm.Error{
 		Provider:   provider,
 		Status:     resp.StatusCode,
-		Retryable:  retryableStatus(resp.StatusCode),
+		Retryable:  retryable(resp.StatusCode, resp.Header),
 		RetryAfter: retryAfter(resp.Header, now),
 	}
 	if decodeErr != nil && len(body) > 0 {

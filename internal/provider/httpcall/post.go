@@ -12,9 +12,10 @@ import (
 // Post sends body as JSON to url with header and returns the open event
 // stream once a 2xx arrives.
 //
-// It retries connect errors and HTTP 408/429/500/502/503/504/529 with
-// jittered exponential backoff, honouring Retry-After (seconds or HTTP date)
-// and retry-after-ms, up to MaxAttempts; a Retry-After longer than
+// It retries connect errors and the statuses the vendors' SDKs retry (an
+// x-should-retry header first, else 408, 409, 429 and every 5xx; see
+// retryable) with jittered exponential backoff, honouring Retry-After
+// (seconds or HTTP date) and retry-after-ms, up to MaxAttempts; a Retry-After longer than
 // MaxDelay*4 is not waited for (the error is returned, Retryable with
 // RetryAfter set). A final non-2xx becomes *llm.Error{Provider, Status, Kind,
 // Message, Retryable, RetryAfter} where decodeErr (may be nil) extracts the

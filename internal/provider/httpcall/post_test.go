@@ -89,7 +89,7 @@ func expectOneEvent(t *testing.T, s *Stream) {
 }
 
 func TestPostRetriesRetryableStatuses(t *testing.T) {
-	for _, status := range []int{408, 429, 500, 502, 503, 504, 529} {
+	for _, status := range []int{408, 409, 429, 500, 501, 502, 503, 504, 529} {
 		t.Run(http.StatusText(status), func(t *testing.T) {
 			srv, calls := failThenStream(t, 2, status, nil)
 			rec := &sleepRecorder{}
@@ -113,6 +113,35 @@ func TestPostRetriesRetryableStatuses(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestPostObeysShouldRetry: the x-should-retry header decides over the
+// status, as in the official SDKs (@anthropic-ai/sdk 1.12.0 src/client.ts
+// shouldRetry: "If the server explicitly says whether or not to retry,
+// obey").
+func TestPostObeysShouldRetry(t *testing.T) {
+	tests := []struct {
+		status int
+		header string
+		calls  int32
+	}{
+		{400, "true", 2},  // a status never retried, retried when the server says so
+		{503, "false", 1}, // a status always retried, not when the server says no
+		{409, "", 2},
+		{400, "", 1},
+		{404, "", 1},
+	}
+	for _, tt := range tests {
+		srv, calls := failThenStream(t, 1, tt.status, http.Header{"X-Should-Retry": {tt.header}})
+		opt := Options{Sleep: (&sleepRecorder{}).sleep, MaxAttempts: 2}
+		s, err := Post(hangGuard(t), "test", srv.URL, nil, []byte(`{}`), opt, decodeTestErr)
+		if s != nil {
+			s.Close()
+		}
+		if calls.Load() != tt.calls || (tt.calls == 2) != (err == nil) {
+			t.Errorf("status %d x-should-retry %q: %d calls, err %v; want %d calls", tt.status, tt.header, calls.Load(), err, tt.calls)
+		}
 	}
 }
 

@@ -45,22 +45,30 @@ type Config struct {
 	// Headers are extra request headers (OpenRouter's HTTP-Referer and
 	// X-Title, for example). They override the provider's own.
 	Headers map[string]string
+	// Responses, when set, makes the calls for models that refuse function
+	// tools with reasoning on Chat Completions
+	// (Request.NoChatToolsReasoning). Without it such calls go to Chat
+	// Completions with reasoning_effort "none" whenever tools are offered.
+	// Set it only for OpenAI's own endpoint: the registry does so when no
+	// --base-url is given.
+	Responses llm.Provider
 }
 
 // Provider streams model calls from a Chat Completions endpoint. It is safe
 // for concurrent use.
 type Provider struct {
-	name   string
-	url    string
-	header http.Header
-	opt    httpcall.Options
-	tools  reqbody.ToolCache    // the encoded tool list of the last request
-	msgs   reqbody.MessageCache // the encoded messages of the last request
+	name      string
+	url       string
+	header    http.Header
+	opt       httpcall.Options
+	responses llm.Provider         // see Config.Responses
+	tools     reqbody.ToolCache    // the encoded tool list of the last request
+	msgs      reqbody.MessageCache // the encoded messages of the last request
 }
 
 // New returns a Provider for cfg.
 func New(cfg Config) *Provider {
-	p := &Provider{name: cfg.Name, url: endpoint(cfg.BaseURL), header: http.Header{}, opt: cfg.Options}
+	p := &Provider{name: cfg.Name, url: endpoint(cfg.BaseURL), header: http.Header{}, opt: cfg.Options, responses: cfg.Responses}
 	if p.name == "" {
 		p.name = defaultName
 	}
@@ -94,7 +102,10 @@ func endpoint(base string) string {
 // stream) re-issues the whole call as long as nothing beyond EventStart has
 // been reported; EventStart itself is reported once.
 func (p *Provider) Stream(ctx context.Context, req *llm.Request, sink llm.Sink) (*llm.Response, error) {
-	body, err := buildRequestCached(req, &p.tools, &p.msgs)
+	if req.NoChatToolsReasoning && p.responses != nil {
+		return p.responses.Stream(ctx, req, sink)
+	}
+	body, err := buildRequestCached(req, p.name, &p.tools, &p.msgs)
 	if err != nil {
 		return p.failed(nil), fmt.Errorf("%s: building request: %w", p.name, err)
 	}

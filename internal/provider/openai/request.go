@@ -29,10 +29,16 @@ type streamOptions struct {
 // wireMessage is one chat message. Content is a string, a []wirePart, or
 // nil (JSON null, for an assistant message that only calls tools).
 type wireMessage struct {
-	Role       string         `json:"role"`
-	Content    any            `json:"content"`
-	ToolCalls  []wireToolCall `json:"tool_calls,omitempty"`
-	ToolCallID string         `json:"tool_call_id,omitempty"`
+	Role    string `json:"role"`
+	Content any    `json:"content"`
+	// ReasoningContent and Reasoning send an assistant message's reasoning
+	// back in the field it streamed in: DeepSeek's thinking mode refuses a
+	// tool loop whose earlier assistant messages lack their
+	// reasoning_content, and ignores it where it is not needed.
+	ReasoningContent string         `json:"reasoning_content,omitempty"`
+	Reasoning        string         `json:"reasoning,omitempty"`
+	ToolCalls        []wireToolCall `json:"tool_calls,omitempty"`
+	ToolCallID       string         `json:"tool_call_id,omitempty"`
 }
 
 type wirePart struct {
@@ -70,15 +76,20 @@ type wireToolSpec struct {
 // emptySchema stands in for a tool without a schema.
 var emptySchema = json.RawMessage(`{"type":"object","properties":{}}`)
 
-// buildRequest encodes req as a streaming Chat Completions body.
-func buildRequest(req *llm.Request) ([]byte, error) {
-	return buildRequestCached(req, nil, nil)
+// buildRequest encodes req as a streaming Chat Completions body. provider
+// is the provider's id: only reasoning it produced is sent back.
+func buildRequest(req *llm.Request, provider string) ([]byte, error) {
+	return buildRequestCached(req, provider, nil, nil)
 }
+
+// effortNone is the reasoning_effort that turns reasoning off.
+const effortNone = "none"
 
 // buildRequestCached is buildRequest with the tool list's encoding taken
 // from tools when it has not changed and each message's from msgs when it
-// was sent before (nil caches: always encode).
-func buildRequestCached(req *llm.Request, tools *reqbody.ToolCache, msgs *reqbody.MessageCache) ([]byte, error) {
+// was sent before (nil caches: always encode). A cache must only ever see
+// one provider id.
+func buildRequestCached(req *llm.Request, provider string, tools *reqbody.ToolCache, msgs *reqbody.MessageCache) ([]byte, error) {
 	w := wireRequest{
 		Model:         req.Model,
 		Stream:        true,
@@ -87,6 +98,12 @@ func buildRequestCached(req *llm.Request, tools *reqbody.ToolCache, msgs *reqbod
 	if req.ReasoningModel {
 		w.MaxCompletionTokens = req.MaxTokens
 		w.ReasoningEffort = req.Reasoning
+		if req.NoChatToolsReasoning && len(req.Tools) > 0 {
+			// Such a model answers a request with function tools only
+			// with reasoning off; left out, its default effort is refused
+			// too.
+			w.ReasoningEffort = effortNone
+		}
 	} else {
 		w.MaxTokens = req.MaxTokens
 	}
@@ -94,7 +111,9 @@ func buildRequestCached(req *llm.Request, tools *reqbody.ToolCache, msgs *reqbod
 	if err != nil {
 		return nil, fmt.Errorf("encoding json: %w", err)
 	}
-	frags, err := msgs.Encode(req.Messages, encodeMessage)
+	frags, err := msgs.Encode(req.Messages, func(m *llm.Message) ([]byte, error) {
+		return reqbody.Fragment(appendMessage(nil, m, provider))
+	})
 	if err != nil {
 		return nil, fmt.Errorf("encoding messages: %w", err)
 	}
@@ -111,13 +130,6 @@ func buildRequestCached(req *llm.Request, tools *reqbody.ToolCache, msgs *reqbod
 	return reqbody.Body(head, "messages", reqbody.Size(frags)+len(sys), func(b []byte) []byte {
 		return reqbody.AppendArray(b, sys, frags)
 	}, rawTools), nil
-}
-
-// encodeMessage encodes the chat messages of one transcript message,
-// comma-separated without the enclosing brackets; nothing when it sends
-// none.
-func encodeMessage(m *llm.Message) ([]byte, error) {
-	return reqbody.Fragment(appendMessage(nil, m))
 }
 
 // encodeTools encodes the tool list as function tools.
@@ -138,10 +150,10 @@ func encodeTools(list []llm.ToolSpec) ([]byte, error) {
 }
 
 // appendMessage appends the chat messages for one transcript message.
-func appendMessage(out []wireMessage, m *llm.Message) []wireMessage {
+func appendMessage(out []wireMessage, m *llm.Message, provider string) []wireMessage {
 	switch m.Role {
 	case llm.RoleAssistant:
-		return appendAssistant(out, m)
+		return appendAssistant(out, m, provider)
 	case llm.RoleTool:
 		return appendToolResults(out, m)
 	}
@@ -180,12 +192,22 @@ func imagePart(b *llm.ImageBlock) wirePart {
 	return wirePart{Type: "image_url", ImageURL: &wireImageURL{URL: url}}
 }
 
-// appendAssistant sends text and tool calls; reasoning is not sent back.
-func appendAssistant(out []wireMessage, m *llm.Message) []wireMessage {
-	var text strings.Builder
+// appendAssistant sends text and tool calls, and reasoning this provider
+// streamed in a compatible server's reasoning_content or reasoning field
+// back in that field. A message with only reasoning sends nothing.
+func appendAssistant(out []wireMessage, m *llm.Message, provider string) []wireMessage {
+	var text, reasoning, reasoningContent strings.Builder
 	var calls []wireToolCall
 	for _, b := range m.Content {
 		switch b := b.(type) {
+		case *llm.ThinkingBlock:
+			switch {
+			case b.Provider != provider:
+			case b.ID == "reasoning_content":
+				reasoningContent.WriteString(b.Text)
+			case b.ID == "reasoning":
+				reasoning.WriteString(b.Text)
+			}
 		case *llm.TextBlock:
 			text.WriteString(b.Text)
 		case *llm.ToolCallBlock:
@@ -199,7 +221,7 @@ func appendAssistant(out []wireMessage, m *llm.Message) []wireMessage {
 	if text.Len() == 0 && len(calls) == 0 {
 		return out
 	}
-	msg := wireMessage{Role: "assistant", ToolCalls: calls}
+	msg := wireMessage{Role: "assistant", ToolCalls: calls, ReasoningContent: reasoningContent.String(), Reasoning: reasoning.String()}
 	if text.Len() > 0 {
 		msg.Content = text.String()
 	}

@@ -6,6 +6,7 @@ import (
 
 	"zot.dev/zot/internal/llm"
 	"zot.dev/zot/internal/provider/providertest"
+	"zot.dev/zot/internal/provider/reqbody"
 )
 
 // fullTranscript holds every kind of block, including ones that are not
@@ -66,7 +67,7 @@ func TestRequestParameters(t *testing.T) {
 	for _, tt := range tests {
 		req := simpleRequest()
 		req.MaxTokens, req.Reasoning, req.ReasoningModel = tt.maxTokens, tt.reasoning, tt.reasoningModel
-		body, err := buildRequest(req)
+		body, err := buildRequest(req, "openai")
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -91,5 +92,10 @@ func TestRequestParameters(t *testing.T) {
 }
 
 func TestRequestCachedMatchesFresh(t *testing.T) {
-	providertest.CachedMatchesFreshWith(t, fullTranscript(), buildRequest, buildRequestCached)
+	const name = "openai"
+	fresh := func(req *llm.Request) ([]byte, error) { return buildRequest(req, name) }
+	cached := func(req *llm.Request, tools *reqbody.ToolCache, msgs *reqbody.MessageCache) ([]byte, error) {
+		return buildRequestCached(req, name, tools, msgs)
+	}
+	providertest.CachedMatchesFreshWith(t, fullTranscript(), fresh, cached)
 }

@@ -24,6 +24,7 @@ type chunk struct {
 			Content          *string `json:"content"`
 			ReasoningContent *string `json:"reasoning_content"`
 			Reasoning        *string `json:"reasoning"`
+			Refusal          *string `json:"refusal"`
 			ToolCalls        []struct {
 				Index    *int   `json:"index"`
 				ID       string `json:"id"`
@@ -39,7 +40,8 @@ type chunk struct {
 		PromptTokens        int `json:"prompt_tokens"`
 		CompletionTokens    int `json:"completion_tokens"`
 		PromptTokensDetails *struct {
-			CachedTokens int `json:"cached_tokens"`
+			CachedTokens     int `json:"cached_tokens"`
+			CacheWriteTokens int `json:"cache_write_tokens"`
 		} `json:"prompt_tokens_details"`
 		// PromptCacheHitTokens is DeepSeek's spelling of cached tokens.
 		PromptCacheHitTokens *int `json:"prompt_cache_hit_tokens"`
@@ -49,9 +51,10 @@ type chunk struct {
 
 // part is one block of the message being assembled.
 type part struct {
-	kind string // "text", "thinking" or "tool"
-	text strings.Builder
-	call *toolCall
+	kind  string // "text", "thinking" or "tool"
+	field string // the delta field a thinking part came in
+	text  strings.Builder
+	call  *toolCall
 }
 
 // toolCall is one tool call being assembled.
@@ -70,6 +73,7 @@ type assembler struct {
 	calls    []*toolCall
 	byIndex  map[int]*toolCall // the current call of each tool_calls index
 	finish   string
+	refusal  strings.Builder // the refusal message, from delta.refusal
 	usage    llm.Usage
 	done     bool
 }
@@ -83,12 +87,18 @@ func (a *assembler) emit(ev llm.Event) {
 	a.sink(ev)
 }
 
-// run reads s until [DONE] or an error.
+// run reads s until [DONE] or an error. A body that ends without [DONE]
+// after a finish_reason arrived is complete (some compatible servers never
+// send [DONE]); one that ends before any finish_reason was cut.
 func (a *assembler) run(s *httpcall.Stream) error {
 	for !a.done {
 		ev, err := s.Next()
 		if errors.Is(err, io.EOF) {
-			return &llm.Error{Provider: a.provider, Kind: "stream_cut", Message: "stream ended before [DONE]", Retryable: true}
+			if a.finish != "" {
+				a.endCalls()
+				return nil
+			}
+			return &llm.Error{Provider: a.provider, Kind: "stream_cut", Message: "stream ended before a finish_reason", Retryable: true}
 		}
 		if err != nil {
 			return err
@@ -118,13 +128,14 @@ func (a *assembler) handle(ev httpcall.Event) error {
 		return a.chunkError(ev.Data)
 	}
 	if u := c.Usage; u != nil {
-		cached := 0
-		if u.PromptTokensDetails != nil {
-			cached = u.PromptTokensDetails.CachedTokens
-		} else if u.PromptCacheHitTokens != nil {
+		cached, written := 0, 0
+		if d := u.PromptTokensDetails; d != nil {
+			cached, written = d.CachedTokens, d.CacheWriteTokens
+		}
+		if cached == 0 && u.PromptCacheHitTokens != nil {
 			cached = *u.PromptCacheHitTokens
 		}
-		a.usage = llm.Usage{Input: max(u.PromptTokens-cached, 0), Output: u.CompletionTokens, CacheRead: cached}
+		a.usage = llm.Usage{Input: max(u.PromptTokens-cached-written, 0), Output: u.CompletionTokens, CacheRead: cached, CacheWrite: written}
 	}
 	for i := range c.Choices {
 		ch := &c.Choices[i]
@@ -134,12 +145,18 @@ func (a *assembler) handle(ev httpcall.Event) error {
 		d := &ch.Delta
 		switch {
 		case d.ReasoningContent != nil && *d.ReasoningContent != "":
-			a.text("thinking", llm.EventThinkingDelta, *d.ReasoningContent)
+			a.thinking("reasoning_content", *d.ReasoningContent)
 		case d.Reasoning != nil && *d.Reasoning != "":
-			a.text("thinking", llm.EventThinkingDelta, *d.Reasoning)
+			a.thinking("reasoning", *d.Reasoning)
 		}
 		if d.Content != nil && *d.Content != "" {
 			a.text("text", llm.EventTextDelta, *d.Content)
+		}
+		if d.Refusal != nil && *d.Refusal != "" {
+			// The refusal message is shown like text, and it is the reason
+			// the call stops for.
+			a.refusal.WriteString(*d.Refusal)
+			a.text("text", llm.EventTextDelta, *d.Refusal)
 		}
 		for _, tc := range d.ToolCalls {
 			a.toolFragment(tc.Index, tc.ID, tc.Function.Name, tc.Function.Arguments)
@@ -162,6 +179,12 @@ func (a *assembler) text(kind string, ev llm.EventKind, s string) {
 	}
 	a.parts[n-1].text.WriteString(s)
 	a.emit(llm.Event{Kind: ev, Text: s})
+}
+
+// thinking appends reasoning text that came in the delta field field.
+func (a *assembler) thinking(field, s string) {
+	a.text("thinking", llm.EventThinkingDelta, s)
+	a.parts[len(a.parts)-1].field = field
 }
 
 // toolFragment applies one tool_calls entry. A fragment starts a new call
@@ -265,30 +288,49 @@ func (a *assembler) response() *llm.Response {
 		case "text":
 			msg.Content = append(msg.Content, &llm.TextBlock{Text: p.text.String()})
 		case "thinking":
-			msg.Content = append(msg.Content, &llm.ThinkingBlock{Provider: a.provider, Text: p.text.String()})
+			msg.Content = append(msg.Content, &llm.ThinkingBlock{Provider: a.provider, Text: p.text.String(), ID: p.field})
 		case "tool":
 			if !p.call.ended {
 				continue
 			}
-			args, argsErr := llm.ParseToolArgs(p.call.args)
-			msg.Content = append(msg.Content, &llm.ToolCallBlock{ID: p.call.id, Name: p.call.name, Args: args, ArgsError: argsErr})
+			c := &llm.ToolCallBlock{ID: p.call.id, Name: p.call.name}
+			c.Args, c.ArgsError = llm.ParseToolArgs(p.call.args)
+			if c.ArgsError != "" && a.finish == "length" {
+				c.MarkCut("max_completion_tokens")
+			}
+			msg.Content = append(msg.Content, c)
 			hasTools = true
 		}
 	}
-	return &llm.Response{Message: msg, Stop: stopReason(a.finish, hasTools), Usage: a.usage}
+	resp := &llm.Response{Message: msg, Stop: stopReason(a.finish, hasTools), Usage: a.usage}
+	switch {
+	case a.refusal.Len() > 0:
+		resp.Stop, resp.Reason = llm.StopRefusal, a.refusal.String()
+	case resp.Stop == llm.StopRefusal:
+		resp.Reason = a.finish
+	case resp.Stop == llm.StopLength && hasTools:
+		resp.Reason = llm.CutReason
+	}
+	return resp
 }
 
-// stopReason maps finish_reason; any tool call means tool_use.
+// stopReason maps finish_reason: content_filter is a refusal, length
+// wins over tool calls (a call the limit cut never runs), and any other
+// tool call means tool_use.
 func stopReason(finish string, hasTools bool) llm.StopReason {
+	switch finish {
+	case "content_filter":
+		return llm.StopRefusal
+	case "length":
+		return llm.StopLength
+	}
 	if hasTools {
 		return llm.StopToolUse
 	}
 	switch finish {
 	case "tool_calls", "function_call":
 		return llm.StopToolUse
-	case "length":
-		return llm.StopLength
 	}
-	// stop, content_filter and anything new.
+	// stop and anything new.
 	return llm.StopEndTurn
 }

@@ -27,7 +27,10 @@ type item struct {
 	callID    string
 	name      string
 	args      []byte
-	ended     bool // a function call's arguments are complete
+	ended     bool   // a function call's arguments are complete
+	phase     string // a message's phase: "commentary" or "final_answer"
+	// refusal is a message's refusal text, which is also shown as text.
+	refusal strings.Builder
 }
 
 // itemAdded starts the item at the event's output index.
@@ -46,7 +49,7 @@ func (a *assembler) itemAdded(e *streamEvent) error {
 		a.items = append(a.items, nil)
 	}
 	src := e.Item
-	it := &item{kind: src.Type, id: src.ID, summary: -1, rawPart: -1}
+	it := &item{kind: src.Type, id: src.ID, summary: -1, rawPart: -1, phase: src.Phase}
 	a.items[i] = it
 	if it.kind == "function_call" {
 		it.callID, it.name = src.CallID, src.Name
@@ -86,6 +89,13 @@ func (a *assembler) text(it *item, kind llm.EventKind, s string) {
 	}
 	it.text.WriteString(s)
 	a.emit(llm.Event{Kind: kind, Text: s})
+}
+
+// refusalDelta appends a piece of a refusal: it is shown like text and is
+// the reason the response stops for.
+func (a *assembler) refusalDelta(it *item, s string) {
+	it.refusal.WriteString(s)
+	a.text(it, llm.EventTextDelta, s)
 }
 
 // summaryDelta appends reasoning summary text. Summary parts are
@@ -172,9 +182,15 @@ func (a *assembler) itemDone(e *streamEvent) error {
 	}
 	switch it.kind {
 	case "message":
+		if src.Phase != "" {
+			it.phase = src.Phase
+		}
 		if it.text.Len() == 0 {
 			for _, c := range src.Content {
-				a.text(it, llm.EventTextDelta, c.Text+c.Refusal)
+				a.text(it, llm.EventTextDelta, c.Text)
+				if c.Refusal != "" {
+					a.refusalDelta(it, c.Refusal)
+				}
 			}
 		}
 	case "reasoning":
@@ -199,11 +215,11 @@ func (a *assembler) itemDone(e *streamEvent) error {
 	return nil
 }
 
-// response assembles what has arrived. Function calls whose arguments
-// never completed are left out.
+// response assembles what has arrived.
 func (a *assembler) response() *llm.Response {
 	msg := llm.Message{Role: llm.RoleAssistant}
 	hasTools := false
+	var refusal []string
 	for _, it := range a.items {
 		if it == nil {
 			continue
@@ -211,7 +227,10 @@ func (a *assembler) response() *llm.Response {
 		switch it.kind {
 		case "message":
 			if it.text.Len() > 0 {
-				msg.Content = append(msg.Content, &llm.TextBlock{Text: it.text.String()})
+				msg.Content = append(msg.Content, &llm.TextBlock{Text: it.text.String(), Phase: it.phase})
+			}
+			if it.refusal.Len() > 0 {
+				refusal = append(refusal, it.refusal.String())
 			}
 		case "reasoning":
 			// A summary is what the API takes back; the raw reasoning is
@@ -224,27 +243,48 @@ func (a *assembler) response() *llm.Response {
 				msg.Content = append(msg.Content, b)
 			}
 		case "function_call":
-			if !it.ended {
+			// A call whose arguments never completed is left out, unless
+			// the output limit ended the response: then it is kept as cut,
+			// so the model learns why it did not run.
+			cut := a.incomplete == "max_output_tokens"
+			if !it.ended && !cut {
 				continue
 			}
-			args, argsErr := llm.ParseToolArgs(it.args)
-			msg.Content = append(msg.Content, &llm.ToolCallBlock{ID: it.callID, Name: it.name, Args: args, ArgsError: argsErr})
+			c := &llm.ToolCallBlock{ID: it.callID, Name: it.name}
+			c.Args, c.ArgsError = llm.ParseToolArgs(it.args)
+			if cut && (c.ArgsError != "" || !it.ended) {
+				c.MarkCut("max_output_tokens")
+			}
+			msg.Content = append(msg.Content, c)
 			hasTools = true
 		}
 	}
-	return &llm.Response{Message: msg, Stop: stopReason(a.incomplete, hasTools), Usage: a.usage}
+	resp := &llm.Response{Message: msg, Stop: stopReason(a.incomplete, hasTools), Usage: a.usage}
+	switch {
+	case len(refusal) > 0:
+		resp.Stop, resp.Reason = llm.StopRefusal, strings.Join(refusal, "\n")
+	case resp.Stop == llm.StopRefusal:
+		resp.Reason = a.incomplete
+	case resp.Stop == llm.StopLength && hasTools:
+		resp.Reason = llm.CutReason
+	}
+	return resp
 }
 
-// stopReason maps how the response ended; any function call means
+// stopReason maps how the response ended: an incomplete response stopped
+// by the content filter is a refusal, the output limit wins over function
+// calls (a call it cut never runs), and any other function call means
 // tool_use.
 func stopReason(incomplete string, hasTools bool) llm.StopReason {
+	switch incomplete {
+	case "content_filter":
+		return llm.StopRefusal
+	case "max_output_tokens":
+		return llm.StopLength
+	}
 	if hasTools {
 		return llm.StopToolUse
 	}
-	if incomplete == "max_output_tokens" {
-		return llm.StopLength
-	}
-	// completed, an incomplete response stopped by the content filter, and
-	// anything new.
+	// completed and anything new.
 	return llm.StopEndTurn
 }

@@ -28,14 +28,26 @@ type wireReasoning struct {
 	Summary string `json:"summary"`
 }
 
-// messageItem is a user or assistant message of the input.
+// messageItem is a user message of the input, with its parts.
 type messageItem struct {
 	Type    string     `json:"type"` // "message"
 	Role    string     `json:"role"`
 	Content []wirePart `json:"content"`
 }
 
-// wirePart is a content part: input_text, input_image or output_text.
+// assistantItem is an earlier answer of the model, sent back as the
+// Responses API's EasyInputMessage with the assistant role: its text as a
+// string and its phase, which OpenAI asks callers to keep and resend on
+// every assistant message (openai 7.57.0, src/resources/responses/
+// responses.ts, EasyInputMessage).
+type assistantItem struct {
+	Type    string `json:"type"` // "message"
+	Role    string `json:"role"` // "assistant"
+	Content string `json:"content"`
+	Phase   string `json:"phase,omitempty"`
+}
+
+// wirePart is a content part: input_text or input_image.
 type wirePart struct {
 	Type     string `json:"type"`
 	Text     string `json:"text,omitempty"`
@@ -175,9 +187,9 @@ func appendMessage(out []any, m *llm.Message, provider string) []any {
 	return out
 }
 
-// appendAssistant sends text as output_text messages, tool calls as
-// function_call items and this provider's reasoning as reasoning items, in
-// transcript order. A reasoning item is sent only when it has its
+// appendAssistant sends text as assistant messages (consecutive text of one
+// phase in one message), tool calls as function_call items and this
+// provider's reasoning as reasoning items, in transcript order. A reasoning item is sent only when it has its
 // encrypted content and id (the call is stateless) and some output of the
 // same message follows it (the API rejects reasoning without the item it
 // led to).
@@ -194,15 +206,23 @@ func appendAssistant(out []any, m *llm.Message, provider string) []any {
 		}
 	}
 	var text strings.Builder
+	phase := ""
 	flush := func() {
 		if text.Len() > 0 {
-			out = append(out, messageItem{Type: "message", Role: "assistant", Content: []wirePart{{Type: "output_text", Text: text.String()}}})
+			out = append(out, assistantItem{Type: "message", Role: "assistant", Content: text.String(), Phase: phase})
 			text.Reset()
 		}
 	}
 	for i, b := range m.Content {
 		switch b := b.(type) {
 		case *llm.TextBlock:
+			if b.Text == "" {
+				continue
+			}
+			if b.Phase != phase {
+				flush()
+				phase = b.Phase
+			}
 			text.WriteString(b.Text)
 		case *llm.ThinkingBlock:
 			if b.Provider != provider || b.Data == "" || b.ID == "" || i > lastOutput {

@@ -41,6 +41,7 @@ type outputItem struct {
 	Name             string `json:"name"`
 	Arguments        string `json:"arguments"`
 	EncryptedContent string `json:"encrypted_content"`
+	Phase            string `json:"phase"`
 	Summary          []struct {
 		Text string `json:"text"`
 	} `json:"summary"`
@@ -58,7 +59,8 @@ type wireResponse struct {
 		InputTokens        int `json:"input_tokens"`
 		OutputTokens       int `json:"output_tokens"`
 		InputTokensDetails *struct {
-			CachedTokens int `json:"cached_tokens"`
+			CachedTokens     int `json:"cached_tokens"`
+			CacheWriteTokens int `json:"cache_write_tokens"`
 		} `json:"input_tokens_details"`
 	} `json:"usage"`
 	IncompleteDetails *struct {
@@ -120,12 +122,18 @@ func (a *assembler) handle(ev httpcall.Event) error {
 	switch e.Type {
 	case "response.output_item.added":
 		return a.itemAdded(e)
-	case "response.output_text.delta", "response.refusal.delta":
+	case "response.output_text.delta":
 		it, err := a.item(e)
 		if err != nil {
 			return err
 		}
 		a.text(it, llm.EventTextDelta, e.Delta)
+	case "response.refusal.delta":
+		it, err := a.item(e)
+		if err != nil {
+			return err
+		}
+		a.refusalDelta(it, e.Delta)
 	case "response.reasoning_summary_text.delta":
 		it, err := a.item(e)
 		if err != nil {
@@ -191,11 +199,11 @@ func (a *assembler) finish(r *wireResponse) {
 		return
 	}
 	u := r.Usage
-	cached := 0
-	if u.InputTokensDetails != nil {
-		cached = u.InputTokensDetails.CachedTokens
+	cached, written := 0, 0
+	if d := u.InputTokensDetails; d != nil {
+		cached, written = d.CachedTokens, d.CacheWriteTokens
 	}
-	a.usage = llm.Usage{Input: max(u.InputTokens-cached, 0), Output: u.OutputTokens, CacheRead: cached}
+	a.usage = llm.Usage{Input: max(u.InputTokens-cached-written, 0), Output: u.OutputTokens, CacheRead: cached, CacheWrite: written}
 }
 
 // streamError turns a response.failed or error event into an *llm.Error.

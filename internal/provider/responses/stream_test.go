@@ -106,8 +106,11 @@ func TestRawReasoning(t *testing.T) {
 
 func TestIncompleteAtMaxOutputTokens(t *testing.T) {
 	run := providertest.Replay(t, dial, simpleRequest(), "incomplete.sse")
-	// The call whose arguments were cut off is left out.
-	run.WantContent(t, []llm.Block{&llm.TextBlock{Text: "A long answer that"}})
+	// The call whose arguments were cut off is kept as cut, so the model
+	// learns why it did not run.
+	if calls := run.Resp.Message.ToolCalls(); len(calls) != 1 || !calls[0].Cut || run.Resp.Message.Text() != "A long answer that" {
+		t.Fatalf("content = %s", providertest.Dump(run.Resp.Message.Content))
+	}
 	run.WantEnd(t, llm.StopLength, llm.Usage{Input: 10, Output: 16})
 	if run.Recorder.Count(llm.EventToolStart) != 1 || run.Recorder.Count(llm.EventToolEnd) != 0 {
 		t.Fatalf("events = %+v", run.Recorder.Events)
@@ -190,7 +193,7 @@ func TestRawReasoningAndSummary(t *testing.T) {
 func TestStopReasons(t *testing.T) {
 	providertest.StopReasons(t, stopReason, map[string]llm.StopReason{
 		"max_output_tokens": llm.StopLength,
-		"content_filter":    llm.StopEndTurn,
+		"content_filter":    llm.StopRefusal,
 		"incomplete":        llm.StopEndTurn,
 	})
 }
@@ -241,5 +244,60 @@ func TestConfigNameHeadersAndNoKey(t *testing.T) {
 	if r.Path != "/api/v1/responses" || r.Header.Get("Authorization") != "" || r.Header.Get("X-Title") != "zot" ||
 		r.Header.Get("Content-Type") != "application/json; charset=utf-8" {
 		t.Fatalf("path %q headers %v", r.Path, r.Header)
+	}
+}
+
+// The fixtures below follow the Responses stream of the openai npm package
+// 7.57.0 (src/resources/responses/responses.ts): ResponseOutputMessage
+// .phase ('commentary' | 'final_answer', "preserve and resend phase on all
+// assistant messages"), ResponseOutputRefusal {type:"refusal", refusal}
+// with response.refusal.delta, incomplete_details.reason
+// 'max_output_tokens' | 'content_filter', and
+// ResponseUsage.input_tokens_details.cache_write_tokens.
+
+func TestPhaseKeptAndCacheWrites(t *testing.T) {
+	run := providertest.Replay(t, dial, simpleRequest(), "phase.sse")
+	run.WantContent(t, []llm.Block{
+		&llm.TextBlock{Text: "Let me look.", Phase: "commentary"},
+		&llm.TextBlock{Text: "Three files.", Phase: "final_answer"},
+	})
+	run.WantEnd(t, llm.StopEndTurn, llm.Usage{Input: 500, Output: 9, CacheRead: 1000, CacheWrite: 2500})
+	// Sent back as EasyInputMessage items, one per phase, phase kept.
+	req := simpleRequest()
+	req.Messages = append(req.Messages, run.Resp.Message, llm.Message{Role: llm.RoleUser, Content: []llm.Block{&llm.TextBlock{Text: "thanks"}}})
+	body, err := buildRequest(req, "openai-responses")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{
+		`{"type":"message","role":"assistant","content":"Let me look.","phase":"commentary"}`,
+		`{"type":"message","role":"assistant","content":"Three files.","phase":"final_answer"}`,
+	} {
+		if !strings.Contains(string(body), want) {
+			t.Errorf("request lacks %s:\n%s", want, body)
+		}
+	}
+}
+
+func TestRefusal(t *testing.T) {
+	run := providertest.Replay(t, dial, simpleRequest(), "refusal.sse")
+	if run.Resp.Stop != llm.StopRefusal || run.Resp.Reason != "I can't help with that." || run.Recorder.Count(llm.EventTextDelta) != 1 {
+		t.Fatalf("stop %q reason %q events %+v", run.Resp.Stop, run.Resp.Reason, run.Recorder.Events)
+	}
+}
+
+func TestContentFilterIsARefusal(t *testing.T) {
+	run := providertest.Replay(t, dial, simpleRequest(), "content_filter.sse")
+	if run.Resp.Stop != llm.StopRefusal || run.Resp.Reason != "content_filter" || run.Resp.Message.Text() != "Step one is" {
+		t.Fatalf("stop %q reason %q", run.Resp.Stop, run.Resp.Reason)
+	}
+}
+
+func TestToolCallCutByMaxOutputTokens(t *testing.T) {
+	run := providertest.Replay(t, dial, simpleRequest(), "length_tool.sse")
+	calls := run.Resp.Message.ToolCalls()
+	if run.Resp.Stop != llm.StopLength || len(calls) != 1 || !calls[0].Cut || calls[0].ID != "call_big" ||
+		!strings.Contains(calls[0].ArgsError, "max_output_tokens") {
+		t.Fatalf("stop %q content %s", run.Resp.Stop, providertest.Dump(run.Resp.Message.Content))
 	}
 }

@@ -1,0 +1,184 @@
+package registry_test
+
+import (
+	"context"
+	"encoding/json"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"reflect"
+	"strings"
+	"testing"
+
+	"zot.dev/zot/internal/llm"
+	"zot.dev/zot/internal/models"
+	"zot.dev/zot/internal/provider/httpcall"
+	"zot.dev/zot/internal/registry"
+)
+
+// seen is a request a loopback server received.
+type seen struct {
+	Path string
+	Body map[string]any
+}
+
+// loopback returns HTTP options whose client sends every request, whatever
+// its host, to a loopback server that answers with body and records what
+// it got; nothing leaves the machine.
+func loopback(t *testing.T, body string) (httpcall.Options, *[]seen) {
+	t.Helper()
+	var got []seen
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		var b map[string]any
+		data, _ := io.ReadAll(r.Body)
+		if err := json.Unmarshal(data, &b); err != nil {
+			t.Errorf("request body is not JSON: %s", data)
+		}
+		got = append(got, seen{Path: r.URL.Path, Body: b})
+		w.Header().Set("Content-Type", "text/event-stream")
+		io.WriteString(w, body)
+	}))
+	t.Cleanup(srv.Close)
+	target, _ := url.Parse(srv.URL)
+	client := &http.Client{Transport: rewrite{target: target, next: http.DefaultTransport}}
+	return httpcall.Options{HTTPClient: client, MaxAttempts: 1}, &got
+}
+
+// lastHost is the host the last request through a rewrite was meant for.
+var lastHost string
+
+// rewrite sends every request to target, whatever its scheme and host,
+// after noting the host it was meant for.
+type rewrite struct {
+	target *url.URL
+	next   http.RoundTripper
+}
+
+func (r rewrite) RoundTrip(req *http.Request) (*http.Response, error) {
+	lastHost = req.URL.Host
+	req = req.Clone(req.Context())
+	req.URL.Scheme, req.URL.Host = r.target.Scheme, r.target.Host
+	return r.next.RoundTrip(req)
+}
+
+// completed is the shortest Responses stream that ends well.
+const completed = "event: response.completed\ndata: {\"type\":\"response.completed\",\"response\":{\"status\":\"completed\",\"usage\":{\"input_tokens\":5,\"output_tokens\":1}}}\n\n"
+
+// chatDone is the shortest Chat Completions stream that ends well.
+const chatDone = "data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"ok\"},\"finish_reason\":\"stop\"}]}\n\ndata: [DONE]\n\n"
+
+// defaultRequest is what the agent sends for the default openai model with
+// zot's tools and --reasoning high.
+func defaultRequest(t *testing.T) *llm.Request {
+	t.Helper()
+	c := models.Builtin()
+	id, _ := c.Default("openai")
+	req := &llm.Request{
+		Model:     id,
+		System:    "You are zot.",
+		Reasoning: "high",
+		Messages:  []llm.Message{{Role: llm.RoleUser, Content: []llm.Block{&llm.TextBlock{Text: "list the files"}}}},
+		Tools: []llm.ToolSpec{{Name: "ls", Description: "List a directory.",
+			Schema: json.RawMessage(`{"type":"object","properties":{"path":{"type":"string"}}}`)}},
+	}
+	c.Resolve("openai", id).Describe(req)
+	return req
+}
+
+// TestDefaultOpenAIModelTakesTools: the default openai model refuses
+// function tools with reasoning on Chat Completions, so on OpenAI's own
+// endpoint zot asks it on Responses, in the shape of ResponseCreateParams
+// of the openai npm package 7.57.0 (src/resources/responses/responses.ts:
+// input items, FunctionTool {type:"function", name, description,
+// parameters, strict}, Reasoning {effort, summary}, include
+// "reasoning.encrypted_content", store, stream).
+func TestDefaultOpenAIModelTakesTools(t *testing.T) {
+	opt, got := loopback(t, completed)
+	p, err := registry.Build(registry.Spec{Name: "openai", APIKey: "test-key", HTTP: opt})
+	if err != nil {
+		t.Fatal(err)
+	}
+	req := defaultRequest(t)
+	if !req.NoChatToolsReasoning {
+		t.Fatalf("the default model %s is not marked as refusing tools with reasoning on Chat Completions", req.Model)
+	}
+	resp, err := p.Stream(context.Background(), req, nil)
+	if err != nil || resp.Stop != llm.StopEndTurn {
+		t.Fatalf("stream: %v %+v", err, resp)
+	}
+	if len(*got) != 1 || (*got)[0].Path != "/v1/responses" || lastHost != "api.openai.com" {
+		t.Fatalf("requests %+v, want one to /v1/responses", *got)
+	}
+	want := map[string]any{
+		"model":        req.Model,
+		"instructions": "You are zot.",
+		"reasoning":    map[string]any{"effort": "high", "summary": "auto"},
+		"include":      []any{"reasoning.encrypted_content"},
+		"store":        false,
+		"stream":       true,
+		"input": []any{map[string]any{"type": "message", "role": "user",
+			"content": []any{map[string]any{"type": "input_text", "text": "list the files"}}}},
+		"tools": []any{map[string]any{"type": "function", "name": "ls", "description": "List a directory.", "strict": false,
+			"parameters": map[string]any{"type": "object", "properties": map[string]any{"path": map[string]any{"type": "string"}}}}},
+	}
+	if !reflect.DeepEqual((*got)[0].Body, want) {
+		t.Fatalf("body\n got %v\nwant %v", (*got)[0].Body, want)
+	}
+}
+
+// TestDefaultOpenAIModelOnCustomBaseURL: with --base-url (a proxy, a
+// compatible server) zot stays on Chat Completions and sends the reasoning
+// setting the model takes with tools, reasoning_effort "none" (what
+// OpenAI's 400 for such a request asks for), in the shape of
+// ChatCompletionCreateParams of openai 7.57.0
+// (src/resources/chat/completions/completions.ts).
+func TestDefaultOpenAIModelOnCustomBaseURL(t *testing.T) {
+	opt, got := loopback(t, chatDone)
+	p, err := registry.Build(registry.Spec{Name: "openai", APIKey: "test-key", BaseURL: "http://openai-proxy.invalid/v1", HTTP: opt})
+	if err != nil {
+		t.Fatal(err)
+	}
+	req := defaultRequest(t)
+	if _, err := p.Stream(context.Background(), req, nil); err != nil {
+		t.Fatal(err)
+	}
+	if len(*got) != 1 || (*got)[0].Path != "/v1/chat/completions" {
+		t.Fatalf("requests %+v", *got)
+	}
+	b := (*got)[0].Body
+	if b["reasoning_effort"] != "none" || b["model"] != req.Model || b["stream"] != true {
+		t.Fatalf("body %v", b)
+	}
+	tools, _ := b["tools"].([]any)
+	if len(tools) != 1 || !reflect.DeepEqual(tools[0].(map[string]any)["type"], "function") {
+		t.Fatalf("tools %v", b["tools"])
+	}
+	// Without tools the effort asked for is sent.
+	req.Tools = nil
+	if _, err := p.Stream(context.Background(), req, nil); err != nil {
+		t.Fatal(err)
+	}
+	if b := (*got)[1].Body; b["reasoning_effort"] != "high" || b["max_completion_tokens"] != nil && b["max_tokens"] != nil {
+		t.Fatalf("body without tools %v", b)
+	}
+}
+
+// TestDeepSeekEndpoint: the deepseek provider posts to DeepSeek's OpenAI
+// format root with the DeepSeek model the catalog defaults to.
+func TestDeepSeekEndpoint(t *testing.T) {
+	opt, got := loopback(t, chatDone)
+	p, err := registry.Build(registry.Spec{Name: "deepseek", APIKey: "k", HTTP: opt})
+	if err != nil {
+		t.Fatal(err)
+	}
+	id, ok := models.Builtin().Default("deepseek")
+	req := &llm.Request{Model: id, Messages: []llm.Message{{Role: llm.RoleUser, Content: []llm.Block{&llm.TextBlock{Text: "hi"}}}}}
+	if _, err := p.Stream(context.Background(), req, nil); err != nil || !ok {
+		t.Fatal(err)
+	}
+	if (*got)[0].Path != "/chat/completions" || (*got)[0].Body["model"] != "deepseek-flash" || !strings.HasPrefix(lastHost, "api.deepseek.com") {
+		t.Fatalf("request %+v to %s", (*got)[0], lastHost)
+	}
+}
+
