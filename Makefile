@@ -55,11 +55,22 @@ bench-build: ## build the benchmark programs bin/zot-floor and bin/zot-bench fro
 	$(GO) build -o $(BIN)/zot-bench ./bench/cmd/zot-bench
 
 .PHONY: test
-test: check-generated build test-go test-python test-node test-shell test-sdk-outside ## run every test (Go with -race, Python, Node, shell, TypeScript)
+test: check-generated build testtools test-go test-python test-node test-shell test-sdk-outside ## run every test (Go with -race, Python, Node, shell, TypeScript)
 
 .PHONY: test-go
-test-go:
-	ZOT_BIN=$(CURDIR)/$(BIN)/zot $(GO) test -race -count=1 ./...
+test-go: testtools
+	ZOT_BIN=$(CURDIR)/$(BIN)/zot ZOT_E2E_REQUIRED=1 $(GO) test -race -count=1 ./...
+
+# testtools/ holds the npm packages only tests use (the LLM API mock the
+# end-to-end tests of internal/e2e run zot against), pinned by its
+# lockfile; later test-only packages join it.
+TESTTOOLS := testtools/node_modules/.package-lock.json
+
+.PHONY: testtools
+testtools: $(TESTTOOLS) ## install the test-only npm packages of testtools/ from its lockfile
+
+$(TESTTOOLS): testtools/package.json testtools/package-lock.json
+	cd testtools && npm ci --no-audit --no-fund
 
 .PHONY: test-python
 test-python: build python-venv
@@ -109,4 +120,4 @@ demo: build ## run a real `zot rpc` session offline on the scripted provider
 
 .PHONY: clean
 clean: ## remove build outputs and locally installed tools
-	rm -rf $(BIN) $(TOOLS)
+	rm -rf $(BIN) $(TOOLS) testtools/node_modules

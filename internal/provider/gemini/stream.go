@@ -149,19 +149,21 @@ func (a *assembler) handle(data []byte) error {
 		}
 		switch f := cand.FinishReason; {
 		case f == "":
-		case f == "STOP" || f == "MAX_TOKENS":
-			a.finish = f
 		case refusalFinish[f]:
 			a.finish, a.reason = f, withMessage(f, cand.FinishMessage)
-		default:
-			// A failed function call, too many of them, OTHER, and
-			// reasons added later are failures that say the vendor's
-			// reason. A failed call usually succeeds on another try.
+		case failureFinish[f]:
+			// A failed function call, too many of them, OTHER and the
+			// like are failures that say the vendor's reason. A failed
+			// call usually succeeds on another try.
 			msg := cand.FinishMessage
 			if msg == "" {
 				msg = "the model stopped with finish reason " + f
 			}
 			return &llm.Error{Provider: providerName, Kind: f, Message: msg, Retryable: f == "MALFORMED_FUNCTION_CALL" || f == "UNEXPECTED_TOOL_CALL"}
+		default:
+			// STOP, MAX_TOKENS, and a reason the SDK's enum does not
+			// have, which ends the answer like STOP.
+			a.finish = f
 		}
 	}
 	return nil
@@ -267,6 +269,14 @@ var refusalFinish = map[string]bool{
 	"SAFETY": true, "RECITATION": true, "LANGUAGE": true, "BLOCKLIST": true,
 	"PROHIBITED_CONTENT": true, "SPII": true,
 	"IMAGE_SAFETY": true, "IMAGE_PROHIBITED_CONTENT": true, "IMAGE_RECITATION": true,
+}
+
+// failureFinish are the other finish reasons of that enum: the model
+// failed to answer, and zot reports the call as failed with the reason.
+var failureFinish = map[string]bool{
+	"MALFORMED_FUNCTION_CALL": true, "TOO_MANY_TOOL_CALLS": true, "OTHER": true,
+	"UNEXPECTED_TOOL_CALL": true, "FINISH_REASON_UNSPECIFIED": true, "NO_IMAGE": true,
+	"IMAGE_OTHER": true, "CONTINUATION": true, "MALFORMED_RESPONSE": true,
 }
 
 // refusalBlock are the promptFeedback.blockReason values (BlockedReason

@@ -105,7 +105,8 @@ func TestPromptBlocked(t *testing.T) {
 // (dist/genai.d.ts) as zot decides: the safety stops are refusals with
 // the reason, MALFORMED_FUNCTION_CALL, TOO_MANY_TOOL_CALLS, OTHER and the
 // rest are failures that carry the vendor's reason (provider_error), and
-// only STOP ends the turn plainly.
+// only STOP ends the turn plainly. A reason outside the enum (aimock
+// sends FUNCTION_CALL with function calls) ends it like STOP.
 func TestFinishReasons(t *testing.T) {
 	refusals := []string{"SAFETY", "RECITATION", "LANGUAGE", "BLOCKLIST", "PROHIBITED_CONTENT", "SPII",
 		"IMAGE_SAFETY", "IMAGE_PROHIBITED_CONTENT", "IMAGE_RECITATION"}
@@ -142,6 +143,13 @@ func TestFinishReasons(t *testing.T) {
 	a = newAssembler(func(llm.Event) {})
 	if err := a.handle(chunk("OTHER", "")); err == nil || !strings.Contains(err.Error(), "finish reason OTHER") {
 		t.Errorf("OTHER without a message: %v", err)
+	}
+	a = newAssembler(func(llm.Event) {})
+	if err := a.handle(chunk("A_REASON_NOT_YET_INVENTED", "")); err != nil {
+		t.Fatal(err)
+	}
+	if resp := a.response(); resp.Stop != llm.StopEndTurn || resp.Message.Text() != "Par" {
+		t.Errorf("unknown reason: stop %q", resp.Stop)
 	}
 }
 
