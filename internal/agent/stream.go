@@ -28,12 +28,12 @@ func (p *promptRun) call(step int) (*stepResult, error) {
 	model := a.Model()
 	view := a.toolset.View()
 	req := &llm.Request{
-		Model:          model.ID,
-		System:         a.system(),
-		Messages:       a.snapshot(),
-		Tools:          view.Specs(),
-		MaxTokens:      a.maxTokens,
-		Reasoning:      a.reasoning,
+		Model:     model.ID,
+		System:    a.system(),
+		Messages:  a.snapshot(),
+		Tools:     view.Specs(),
+		MaxTokens: a.maxTokens,
+		Reasoning: a.reasoning,
 	}
 	model.Describe(req)
 	c := &collector{emit: p.emit}

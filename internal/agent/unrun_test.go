@@ -143,4 +143,3 @@ func (e echoTool) Run(ctx context.Context, c tools.Call) (tools.Result, error) {
 	}
 	return tools.Result{Content: []llm.Block{&llm.TextBlock{Text: string(c.Args)}}}, nil
 }
-

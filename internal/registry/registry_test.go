@@ -2,9 +2,9 @@ package registry
 
 import (
 	"errors"
-	"slices"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 )

@@ -181,4 +181,3 @@ func TestDeepSeekEndpoint(t *testing.T) {
 		t.Fatalf("request %+v to %s", (*got)[0], lastHost)
 	}
 }
-
