@@ -104,12 +104,14 @@ func (s *summariser) call(ctx context.Context, prompt string) (string, error) {
 		now = s.o.Now
 	}
 	req := &llm.Request{
-		Model:          s.o.Model.ID,
-		System:         systemPrompt,
-		Messages:       []llm.Message{{Role: llm.RoleUser, Content: []llm.Block{&llm.TextBlock{Text: prompt}}, Time: now().UTC()}},
-		MaxTokens:      s.outTokens,
-		ReasoningModel: s.o.Model.Reasoning,
+		Model:     s.o.Model.ID,
+		System:    systemPrompt,
+		Messages:  []llm.Message{{Role: llm.RoleUser, Content: []llm.Block{&llm.TextBlock{Text: prompt}}, Time: now().UTC()}},
+		MaxTokens: s.outTokens,
 	}
+	// The same facts of the model as a prompt's calls carry: how it takes
+	// its reasoning, whether it always reasons, its output limit.
+	s.o.Model.Describe(req)
 	resp, err := s.o.Provider.Stream(ctx, req, func(llm.Event) {})
 	if resp != nil && (err == nil || resp.Usage != (llm.Usage{})) {
 		s.calls++
