@@ -106,8 +106,15 @@ func (p *printer) event(ev wire.Event) {
 	case *wire.ErrorEvent:
 		p.failure = e.Message
 	case *wire.TurnEndEvent:
-		if e.Stop == wire.StopAborted {
+		switch e.Stop {
+		case wire.StopAborted:
 			p.aborted = true
+		case wire.StopRefusal:
+			// No answer was given: say why, and end with status 1.
+			p.failure = "the model refused to answer"
+			if e.Reason != "" {
+				p.failure += ": " + e.Reason
+			}
 		}
 	}
 }
