@@ -58,11 +58,11 @@ func agentFlags() []cli.Flag {
 // rpcFlags are the flags of rpc mode, `zot rpc` and `zot --rpc` alike.
 // They are persistent, as the agent flags are.
 func rpcFlags() []cli.Flag {
-	return []cli.Flag{
+	return append([]cli.Flag{
 		&cli.IntFlag{Name: "max-line-bytes", Value: 64 << 20, Usage: "rpc mode: the longest input line accepted; longer lines get line_too_long"},
 		&cli.BoolFlag{Name: "approve", Usage: "rpc mode: ask the client before each write, edit and bash call (permission_request, answered with answer_permission)"},
 		&cli.DurationFlag{Name: "approval-timeout", Value: 5 * time.Minute, Usage: "rpc mode, with --approve: how long a call waits for its answer before it is rejected; 0 waits until an abort"},
-	}
+	}, extFlags()...)
 }
 
 // outputFlags choose the output's form for programs: print mode's event

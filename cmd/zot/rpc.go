@@ -37,7 +37,9 @@ func serveRPC(ctx context.Context, cmd *cli.Command, io streams) error {
 		// A debugging aid: check every outbound frame against the schema.
 		ValidateOutput: os.Getenv("ZOT_VALIDATE") == "1",
 	})
+	exts := startExtensions(cmd, sess, srv, io.err)
 	err = srv.Serve(ctx, io.in, io.out)
+	stopExtensions(exts)
 	host.Close()
 	switch {
 	case err == nil:

@@ -354,14 +354,14 @@ func (h *Host) PanelKey(panelID string, key extwire.KeyName, text string) error 
 }
 
 // ClosePanel tells the extension whose panel panelID is open that the
-// user closed it, and forgets the panel.
-func (h *Host) ClosePanel(panelID string) error {
+// user closed it, forgets the panel, and returns the extension's name.
+func (h *Host) ClosePanel(panelID string) (string, error) {
 	e := h.panelOwner(panelID)
 	if e == nil {
-		return fmt.Errorf("%w: %q", ErrUnknownPanel, panelID)
+		return "", fmt.Errorf("%w: %q", ErrUnknownPanel, panelID)
 	}
 	h.untrackPanel(panelID, e)
-	return e.send(&extwire.HostPanelCloseFrame{PanelID: panelID})
+	return e.name, e.send(&extwire.HostPanelCloseFrame{PanelID: panelID})
 }
 
 func (h *Host) trackPanel(id string, e *ext) {
@@ -385,14 +385,21 @@ func (h *Host) panelOwner(id string) *ext {
 	return h.panels[id]
 }
 
-// forgetPanels drops the panels of e.
+// forgetPanels drops the panels of e, which has stopped, and says they
+// closed.
 func (h *Host) forgetPanels(e *ext) {
+	var closed []string
 	h.mu.Lock()
-	defer h.mu.Unlock()
 	for id, o := range h.panels {
 		if o == e {
 			delete(h.panels, id)
+			closed = append(closed, id)
 		}
+	}
+	h.mu.Unlock()
+	slices.Sort(closed)
+	for _, id := range closed {
+		h.notify(Notice{Extension: e.name, Kind: NoticePanelClose, Panel: extwire.Panel{ID: id}})
 	}
 }
 

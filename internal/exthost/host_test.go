@@ -71,8 +71,8 @@ func TestPythonExtension(t *testing.T) {
 		t.Fatal("a closed panel takes keys")
 	}
 	h.RunCommand(context.Background(), "hello-py", "panel")
-	if err := h.ClosePanel("p1"); err != nil {
-		t.Fatal(err)
+	if owner, err := h.ClosePanel("p1"); err != nil || owner != "py" {
+		t.Fatal(owner, err)
 	}
 	got.waitMessage(t, "panel closed p1")
 

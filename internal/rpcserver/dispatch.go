@@ -71,6 +71,9 @@ func (s *Server) dispatch(cmd wire.Command) {
 	case *wire.GetModelsCommand:
 		s.respond(id, typ, wire.ModelsResult{Models: s.sess.Models()})
 	default:
+		if s.dispatchExtension(cmd) {
+			return
+		}
 		s.fail(id, typ, wire.CodeUnknownCommand, "unknown command %q", typ)
 	}
 }

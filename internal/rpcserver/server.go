@@ -64,6 +64,8 @@ type Server struct {
 	tokenSum [sha256.Size]byte // of Options.Token
 
 	stopReading atomic.Bool // set at shutdown: lines read later are ignored
+
+	ext extDoor // the extensions' commands and events (extensions.go)
 }
 
 // New returns a Server for sess.
@@ -97,6 +99,7 @@ func (s *Server) Serve(ctx context.Context, in io.Reader, out io.Writer) error {
 		}
 	}
 	s.w = ndjson.NewWriter(out, wopts)
+	s.ext.serve(s.w, s.sess)
 
 	// The reader answers each line itself, in order.
 	readDone := make(chan error, 1)
@@ -132,6 +135,7 @@ func (s *Server) Serve(ctx context.Context, in io.Reader, out io.Writer) error {
 	// After a signal, what is left is written only briefly: whoever sent
 	// it wants zot gone, and a client that stopped reading must not keep
 	// it alive.
+	s.ext.stop() // extension commands still waiting are cancelled and answered
 	flush := s.opts.FlushTimeout
 	if ctx.Err() != nil {
 		flush = min(flush, SignalFlushTimeout)
