@@ -94,6 +94,7 @@ func TestUsageErrors(t *testing.T) {
 		{[]string{"rpc", "--foo"}, "unknown flag --foo", "zot rpc"},
 		{[]string{"rpc", "-p", "hi"}, "unknown flag -p", "zot rpc"},
 		{[]string{"bogus"}, `unknown command "bogus"`, "zot"},
+		{[]string{"help", "bogus"}, `unknown command "bogus"`, "zot"},
 		{[]string{"rpc", "extra"}, `zot rpc takes no arguments, got "extra"`, "zot rpc"},
 		{[]string{"-p"}, "flag -p needs a value", "zot"},
 		{[]string{"rpc", "--provider"}, "flag --provider needs a value", "zot rpc"},
@@ -312,6 +313,12 @@ func TestHelp(t *testing.T) {
 	stdout, stderr, code := runZot(t, "", nil, "--help")
 	if code != 0 || stderr != "" {
 		t.Fatalf("exit %d, stderr %q", code, stderr)
+	}
+	if help, _, _ := runZot(t, "", nil, "help"); help != stdout {
+		t.Errorf("zot help differs from zot --help:\n%s", help)
+	}
+	if rpc, stderr, code := runZot(t, "", nil, "help", "rpc"); code != 0 || stderr != "" || !strings.Contains(rpc, "zot rpc - ") {
+		t.Errorf("zot help rpc: exit %d, stderr %q:\n%s", code, stderr, rpc)
 	}
 	for _, want := range []string{"EXAMPLES:", "zot -p", "zot rpc", "ENVIRONMENT:", "ANTHROPIC_API_KEY", "OPENAI_API_KEY",
 		"GEMINI_API_KEY", "GOOGLE_API_KEY", "ZOTCORE_RPC_TOKEN", "ZOT_HOME", "XDG_STATE_HOME", "ZOT_VALIDATE",

@@ -127,6 +127,7 @@ zot rpc [options]            serve the NDJSON protocol on stdin/stdout
 zot models [--provider P]    list the models zot knows
 zot version                  print the version`,
 		Version:                       buildVersion(),
+		HideHelpCommand:               true, // zot help is below, with zot's usage errors
 		Writer:                        std.out,
 		ErrWriter:                     std.err,
 		EnableShellCompletion:         true,
@@ -211,6 +212,26 @@ data get_models answers in zot rpc.`,
 					return printVersion(std.out, cmd.Bool("json"))
 				},
 			},
+			{
+				Name:            "help",
+				HideHelpCommand: true,
+				Usage:           "show help for zot or one of its commands",
+				ArgsUsage:       "[command]",
+				Action: func(ctx context.Context, cmd *cli.Command) error {
+					root := cmd.Root()
+					switch cmd.Args().Len() {
+					case 0:
+						return cli.ShowRootCommandHelp(root)
+					case 1:
+						name := cmd.Args().First()
+						if root.Command(name) == nil {
+							return usagef("unknown command %q", name)
+						}
+						return cli.ShowCommandHelp(ctx, root, name)
+					}
+					return usagef("zot help takes one command, got %q", cmd.Args().Slice())
+				},
+			},
 		},
 		ConfigureShellCompletionCommand: func(c *cli.Command) {
 			c.Hidden = false
@@ -268,8 +289,12 @@ func withHint(action cli.ActionFunc) cli.ActionFunc {
 	}
 }
 
-// helpHint is the line after a usage error.
+// helpHint is the line after a usage error: the help of the command that
+// was run (of zot itself for zot help).
 func helpHint(cmd *cli.Command) string {
+	if cmd.Name == "help" {
+		cmd = cmd.Root()
+	}
 	return fmt.Sprintf("Run '%s --help' for usage.", cmd.FullName())
 }
 
