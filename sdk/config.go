@@ -80,6 +80,10 @@ type Config struct {
 	// ApprovalTimeout bounds one approval; 0 means no bound but the
 	// prompt's own context.
 	ApprovalTimeout time.Duration
+
+	// Extensions are the extensions the Runtime runs (docs/extensions.md);
+	// the zero value runs none.
+	Extensions ExtensionConfig
 }
 
 // ApprovalRequest is a tool call waiting for the embedder's approval: its

@@ -18,6 +18,7 @@ import (
 
 	"zot.dev/zot/internal/buildinfo"
 	"zot.dev/zot/internal/engine"
+	"zot.dev/zot/internal/exthost"
 	"zot.dev/zot/internal/images"
 	"zot.dev/zot/internal/llm"
 	"zot.dev/zot/internal/models"
@@ -61,6 +62,7 @@ type Runtime struct {
 	buffer  int
 	closing chan struct{}  // closed by Close
 	relays  sync.WaitGroup // relays still delivering a prompt's last events
+	ext     *exthost.Host  // nil without extensions
 
 	mu     sync.Mutex
 	closed bool
@@ -114,7 +116,9 @@ func New(cfg Config) (*Runtime, error) {
 	if size <= 0 {
 		size = 256
 	}
-	return &Runtime{host: host, sess: sess, buffer: size, closing: make(chan struct{})}, nil
+	r := &Runtime{host: host, sess: sess, buffer: size, closing: make(chan struct{})}
+	r.startExtensions(cfg.Extensions)
+	return r, nil
 }
 
 // Prompt adds a user message and runs the agent until the model stops,
@@ -252,6 +256,7 @@ func (r *Runtime) Close() error {
 		close(r.closing)
 	}
 	r.mu.Unlock()
+	r.stopExtensions()
 	err := r.host.Close()
 	r.relays.Wait()
 	return err

@@ -47,6 +47,12 @@ type Options struct {
 	// JSON object (a server fault), from the reading goroutine: it must not
 	// block. Such lines are otherwise skipped.
 	OnBadLine func(line []byte, err error)
+	// OnEvent, when set, is called with each event no Stream takes: what
+	// extensions push (ext_notify, panel_render, panel_close, and the
+	// ext_display, ext_insert and panel_open of a run_command), from the
+	// reading goroutine: it must not block. Such events are otherwise
+	// dropped.
+	OnEvent func(ev wire.Event)
 }
 
 // Client is a running `zot rpc` process. Its methods are safe for
@@ -216,6 +222,8 @@ func (c *Client) dispatch(line []byte) {
 	c.mu.Unlock()
 	if s != nil {
 		s.push(ev)
+	} else if c.opts.OnEvent != nil {
+		c.opts.OnEvent(ev)
 	}
 }
 

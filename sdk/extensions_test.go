@@ -1,0 +1,151 @@
+package sdk_test
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"zot.dev/zot/sdk"
+	"zot.dev/zot/sdk/wire"
+)
+
+// pyExtension writes the folder of package exthost's Python test
+// extension in mode and returns it.
+func pyExtension(t *testing.T, name, mode string) string {
+	t.Helper()
+	script, err := filepath.Abs(filepath.Join("..", "internal", "exthost", "testdata", "py", "ext.py"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	folder := filepath.Join(t.TempDir(), name)
+	os.MkdirAll(folder, 0o755)
+	m, _ := json.Marshal(map[string]any{"name": name, "exec": "python3", "args": []string{script, mode, name}})
+	if err := os.WriteFile(filepath.Join(folder, "extension.json"), m, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return folder
+}
+
+// pushed records the events extensions push.
+type pushed struct {
+	mu  sync.Mutex
+	evs []sdk.Event
+}
+
+func (p *pushed) add(ev sdk.Event) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.evs = append(p.evs, ev)
+}
+
+func (p *pushed) wait(t *testing.T, match func(sdk.Event) bool) sdk.Event {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for time.Now().Before(deadline) {
+		p.mu.Lock()
+		for _, ev := range p.evs {
+			if match(ev) {
+				p.mu.Unlock()
+				return ev
+			}
+		}
+		p.mu.Unlock()
+		time.Sleep(10 * time.Millisecond)
+	}
+	t.Fatal("no such event pushed")
+	return nil
+}
+
+func TestExtensions(t *testing.T) {
+	got := new(pushed)
+	rt, err := sdk.New(sdk.Config{
+		Provider:   "scripted",
+		CWD:        t.TempDir(),
+		Extensions: sdk.ExtensionConfig{Paths: []string{pyExtension(t, "py", "ok")}, OnEvent: got.add},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rt.Close()
+	ctx := context.Background()
+
+	res, ch, err := rt.RunCommand(ctx, "hello-py", "display hello")
+	if err != nil || ch != nil || res.Action != wire.CommandActionDisplay || res.Text != "hello" || res.Extension != "py" {
+		t.Fatalf("display: %+v %v %v", res, ch, err)
+	}
+	if cmds := rt.Commands(); len(cmds) != 1 || cmds[0].Name != "hello-py" {
+		t.Fatalf("commands: %+v", cmds)
+	}
+	if exts := rt.Extensions(); len(exts) != 1 || exts[0].State != "ready" || exts[0].Tools[0] != "py_echo" {
+		t.Fatalf("extensions: %+v", exts)
+	}
+
+	res, _, err = rt.RunCommand(ctx, "hello-py", "panel")
+	if err != nil || res.Panel == nil || res.Panel.ID != "p1" {
+		t.Fatalf("panel: %+v %v", res, err)
+	}
+	if err := rt.PanelKey("p1", "enter", ""); err != nil {
+		t.Fatal(err)
+	}
+	r := got.wait(t, func(ev sdk.Event) bool { _, ok := ev.(*wire.PanelRenderEvent); return ok }).(*wire.PanelRenderEvent)
+	if r.Extension != "py" || r.Lines[0] != "key enter " {
+		t.Fatalf("render: %+v", r)
+	}
+	if err := rt.PanelKey("p1", "f13", ""); err == nil {
+		t.Fatal("an unknown key is sent")
+	}
+	if err := rt.ClosePanel("p1"); err != nil {
+		t.Fatal(err)
+	}
+	if err := rt.ClosePanel("p1"); !errors.Is(err, sdk.ErrNotFound) {
+		t.Fatalf("closing it again: %v", err)
+	}
+	if _, _, err := rt.RunCommand(ctx, "nope", ""); !errors.Is(err, sdk.ErrNotFound) {
+		t.Fatalf("unknown command: %v", err)
+	}
+
+	// A prompt action runs a prompt whose events come on the channel; the
+	// extension sees them as lifecycle events.
+	res, ch, err = rt.RunCommand(ctx, "hello-py", "tell me")
+	if err != nil || ch == nil || res.Action != wire.CommandActionPrompt || res.Text != "hi from py: tell me" {
+		t.Fatalf("prompt: %+v %v", res, err)
+	}
+	var last sdk.Event
+	for ev := range ch {
+		last = ev
+	}
+	if _, ok := last.(*wire.DoneEvent); !ok {
+		t.Fatalf("the prompt ended with %T", last)
+	}
+	got.wait(t, func(ev sdk.Event) bool {
+		n, ok := ev.(*wire.ExtNotifyEvent)
+		return ok && strings.HasPrefix(n.Message, "event turn_end")
+	})
+
+	list, err := rt.ReloadExtensions(ctx)
+	if err != nil || len(list) != 1 || list[0].State != "ready" {
+		t.Fatalf("reload: %+v %v", list, err)
+	}
+}
+
+// Without extensions configured, the extension calls say so and nothing
+// runs.
+func TestNoExtensions(t *testing.T) {
+	rt, err := sdk.New(sdk.Config{Provider: "scripted", CWD: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rt.Close()
+	if len(rt.Commands()) != 0 || len(rt.Extensions()) != 0 {
+		t.Fatal("extensions without any configured")
+	}
+	if _, _, err := rt.RunCommand(context.Background(), "x", ""); !errors.Is(err, sdk.ErrNotFound) {
+		t.Fatalf("run: %v", err)
+	}
+}
