@@ -3,6 +3,10 @@
 
 import type {
   AbortResult,
+  CommandsResult,
+  ExtensionsResult,
+  PanelKey,
+  RunCommandResult,
   ErrorCode,
   Event,
   HelloResult,
@@ -137,6 +141,21 @@ export declare class ZotClient {
   getModels(): Promise<ModelsResult>;
   /** Health check. */
   ping(): Promise<PingResult>;
+  /** The slash commands of the running extensions. */
+  getCommands(): Promise<CommandsResult>;
+  /** The extensions zot found, in load order, with their state. */
+  getExtensions(): Promise<ExtensionsResult>;
+  /**
+   * Runs an extension's slash command; for action "prompt", `stream` is the
+   * prompt zot submitted, else null (the text or panel is in `result`).
+   */
+  runCommand(name: string, args?: string): Promise<{ result: RunCommandResult; stream: PromptStream | null }>;
+  /** Sends a key to an open extension panel; `not_found` when none is open. */
+  panelKey(panelId: string, key: PanelKey, text?: string): Promise<void>;
+  /** Closes an open extension panel, as a user would. */
+  closePanel(panelId: string): Promise<void>;
+  /** Stops the extensions, finds them again and starts them; `busy` while work runs. */
+  reloadExtensions(): Promise<ExtensionsResult>;
   /**
    * Sends any command by its type and fields; resolves to the response's
    * `data`. For commands of a newer server.

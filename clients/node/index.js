@@ -527,6 +527,74 @@ export class ZotClient extends EventEmitter {
     return this.request("ping");
   }
 
+  /** The slash commands of the running extensions: resolves to {commands}. */
+  getCommands() {
+    return this.request("get_commands");
+  }
+
+  /** The extensions zot found, in load order: resolves to {extensions}. */
+  getExtensions() {
+    return this.request("get_extensions");
+  }
+
+  /**
+   * Runs an extension's slash command (name without the slash, args the
+   * rest of the line). Resolves to its RunCommandResult and, for action
+   * "prompt", the PromptStream of the prompt zot submitted; for the other
+   * actions `stream` is null and the text or panel is in the result.
+   * Rejects with code `not_found` for a command no extension offers and
+   * `extension_error` when the extension fails to answer.
+   * @param {string} name
+   * @param {string} [args]
+   * @returns {Promise<{result: any, stream: PromptStream | null}>}
+   */
+  async runCommand(name, args = "") {
+    const { id, promise } = this._send("run_command", { name, args });
+    const stream = new PromptStream("run_command", id);
+    if (this._proc && !this._gone) this._streams.set(id, stream);
+    let result;
+    try {
+      result = await promise;
+    } catch (err) {
+      this._streams.delete(id);
+      throw err;
+    }
+    if (result.action !== "prompt") {
+      this._streams.delete(id);
+      return { result, stream: null };
+    }
+    /** @type {Record<string, unknown>} */
+    const start = { started: result.started ?? false };
+    if (result.queued !== undefined) start.queued = result.queued;
+    if (result.position !== undefined) start.position = result.position;
+    stream._started(start);
+    return { result, stream };
+  }
+
+  /**
+   * Sends a key to an open extension panel ("up", "enter", "esc", "rune"
+   * with text, ...); rejects with `not_found` when no such panel is open.
+   * @param {string} panelId
+   * @param {string} key
+   * @param {string} [text]
+   */
+  async panelKey(panelId, key, text) {
+    await this.request("panel_key", text === undefined ? { panel_id: panelId, key } : { panel_id: panelId, key, text });
+  }
+
+  /**
+   * Closes an open extension panel, as a user would.
+   * @param {string} panelId
+   */
+  async closePanel(panelId) {
+    await this.request("close_panel", { panel_id: panelId });
+  }
+
+  /** Stops the extensions, finds them again and starts them; `busy` while work runs. */
+  reloadExtensions() {
+    return this.request("reload_extensions");
+  }
+
   /**
    * Ends zot: closes its stdin (zot finishes running and queued work, then
    * exits), waits up to closeTimeoutMs, then sends SIGTERM, then SIGKILL.

@@ -29,6 +29,7 @@ from typing import (
 )
 
 from . import _wire
+from ._ext import AsyncExtensionMethods
 from .client import _raise_failure
 from .errors import ProtocolError, ZotClosedError
 from .types import (
@@ -146,7 +147,7 @@ class AsyncPromptStream:
         self._queue.put_nowait(item)
 
 
-class AsyncClient:
+class AsyncClient(AsyncExtensionMethods):
     """Drives one ``zot rpc`` process from asyncio.
 
     Takes the same arguments as zot_client.Client, plus max_line_bytes,

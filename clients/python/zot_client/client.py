@@ -34,6 +34,7 @@ from typing import (
 )
 
 from . import _wire
+from ._ext import ExtensionMethods
 from .errors import ProtocolError, ZotClosedError, ZotError
 from .types import (
     AbortResult,
@@ -142,7 +143,7 @@ class PromptStream:
         self._queue.put(item)
 
 
-class Client:
+class Client(ExtensionMethods):
     """Drives one ``zot rpc`` process over its pipes.
 
     Args:
