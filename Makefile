@@ -8,6 +8,7 @@ TSC_VERSION ?= 5.9.3
 TOOLS       := clients/node/.tools
 TSC         := $(TOOLS)/node_modules/.bin/tsc
 PYTHON      ?= python3
+FUZZTIME    ?= 60s
 NODE        ?= node
 
 # The version stamped into the binary (read through internal/buildinfo):
@@ -113,6 +114,10 @@ lint: ## gofmt, go vet and staticcheck
 bench: build bench-build ## time bin/zot against the floor program, then the Go micro-benchmarks
 	$(BIN)/zot-bench --zot $(BIN)/zot --floor $(BIN)/zot-floor $(BENCHFLAGS)
 	$(GO) test -run '^$$' -bench . -benchmem ./sdk ./sdk/wire ./internal/provider/... ./internal/tools
+
+.PHONY: fuzz
+fuzz: ## run every Go fuzzer for FUZZTIME (60s) each, one after another; not part of test
+	FUZZTIME=$(FUZZTIME) GO=$(GO) ./scripts/fuzz.sh
 
 .PHONY: demo
 demo: build ## run a real `zot rpc` session offline on the scripted provider
