@@ -9,6 +9,7 @@ TOOLS       := clients/node/.tools
 TSC         := $(TOOLS)/node_modules/.bin/tsc
 PYTHON      ?= python3
 FUZZTIME    ?= 60s
+SOAKTIME    ?= 10m
 NODE        ?= node
 
 # The version stamped into the binary (read through internal/buildinfo):
@@ -118,6 +119,10 @@ bench: build bench-build ## time bin/zot against the floor program, then the Go 
 .PHONY: fuzz
 fuzz: ## run every Go fuzzer for FUZZTIME (60s) each, one after another; not part of test
 	FUZZTIME=$(FUZZTIME) GO=$(GO) ./scripts/fuzz.sh
+
+.PHONY: soak
+soak: build ## soak bin/zot for SOAKTIME (10m) with random traffic, aborts and signals; make test runs 20 s of it
+	ZOT_BIN=$(CURDIR)/$(BIN)/zot $(GO) test -count=1 -run '^TestSoak$$' -timeout 40m -v ./bench/soak -soak-duration $(SOAKTIME)
 
 .PHONY: demo
 demo: build ## run a real `zot rpc` session offline on the scripted provider

@@ -1,0 +1,279 @@
+package soak
+
+import (
+	"encoding/json"
+	"fmt"
+
+	"zot.dev/zot/sdk/wire"
+)
+
+// expect is a command sent to a process whose response has not been read.
+type expect struct {
+	id      wire.ID
+	command string // the command the response must name; "" for a line that is not one
+	// bad marks a line that is not a valid command: its response must fail
+	// with code.
+	bad  bool
+	code wire.ErrorCode
+	// idle is set when, as the client knew at sending, no work was running
+	// or queued: every earlier prompt and compact had been answered and had
+	// ended with its done. clear and set_model must then not be busy.
+	idle bool
+	all  bool // an abort with all
+}
+
+// work is a prompt or compact that was accepted and has not ended.
+type work struct {
+	id      wire.ID
+	aborted bool // an abort answered while it ran said it was cut
+	dropped bool // an abort with all dropped it from the queue
+	// Counted since it was accepted.
+	events, calls, results int
+	lastStop               wire.StopReason // of its last turn_end
+	// errAfterAbort is set by an error event read after the abort's answer.
+	errAfterAbort bool
+	// stopAtAbort and eventsAtAbort are lastStop and events when the
+	// abort's answer was read; afterAbort lists the first event types
+	// read after it.
+	stopAtAbort   wire.StopReason
+	eventsAtAbort int
+	afterAbort    []string
+}
+
+// finished reports whether stop ends a prompt's last step: no tool runs
+// and no model call follows it.
+func finished(stop wire.StopReason) bool {
+	return stop != "" && stop != wire.StopToolUse && stop != wire.StopAborted
+}
+
+// checker holds one process to the promises of docs/rpc.md, reading its
+// frames in order: every command gets one response, in the order sent,
+// naming it and echoing its id; answers to prompt, compact, abort,
+// get_state, clear and set_model agree with the work the client knows is
+// pending; events carry growing seqs and belong to the work at the head
+// of the queue; each accepted prompt or compact ends with exactly one
+// done, in order, an aborted or dropped one with turn_end{aborted} and no
+// error event after the abort; every tool_call gets its tool_result.
+type checker struct {
+	pending []expect
+	work    []*work
+	seq     int64
+	stats   *Stats
+	// fail records a broken promise.
+	fail func(format string, args ...any)
+}
+
+// idle reports whether the client knows of no work running or queued:
+// no prompt or compact awaits its response or its done.
+func (c *checker) idle() bool {
+	if len(c.work) > 0 {
+		return false
+	}
+	for _, e := range c.pending {
+		if !e.bad && (e.command == "prompt" || e.command == "compact") {
+			return false
+		}
+	}
+	return true
+}
+
+// queued counts the unfinished work an item queued now waits behind: the
+// running work and the queue, not the dropped items whose endings are on
+// their way.
+func (c *checker) queued() int {
+	n := 0
+	for _, w := range c.work {
+		if !w.dropped {
+			n++
+		}
+	}
+	return n
+}
+
+// sent records a command written to the process.
+func (c *checker) sent(e expect) {
+	e.idle = c.idle()
+	c.pending = append(c.pending, e)
+	c.stats.Commands++
+}
+
+// frame checks one frame read from the process.
+func (c *checker) frame(resp *wire.Response, ev wire.Event) {
+	c.stats.Frames++
+	if resp != nil {
+		c.response(resp)
+		return
+	}
+	c.event(ev)
+}
+
+func (c *checker) response(r *wire.Response) {
+	if len(c.pending) == 0 {
+		c.fail("a response when no command awaits one: %s %s", r.Command, r.ID)
+		return
+	}
+	e := c.pending[0]
+	c.pending = c.pending[1:]
+	if r.Command != e.command || r.ID != e.id {
+		c.fail("response to %q id %s, but the next command awaiting one is %q id %s: lost or out of order", r.Command, r.ID, e.command, e.id)
+		return
+	}
+	if e.bad {
+		c.stats.Malformed++
+		if r.Success || r.Code != e.code {
+			c.fail("malformed line (%s) answered success=%v code %q, want code %q", e.command, r.Success, r.Code, e.code)
+		}
+		return
+	}
+	switch e.command {
+	case "prompt", "compact":
+		c.started(e, r)
+	case "abort":
+		c.aborted(e, r)
+	case "get_state":
+		var st wire.StateResult
+		if c.data(r, &st) && !st.Busy && len(c.work) > 0 {
+			c.fail("get_state says idle while %d prompts or compacts have not ended", len(c.work))
+		}
+	case "clear", "set_model":
+		switch {
+		case r.Success && len(c.work) > 0:
+			c.fail("%s succeeded while %d prompts or compacts have not ended", e.command, len(c.work))
+		case r.Success:
+		case r.Code == wire.CodeBusy && e.idle:
+			c.fail("%s sent after the last done was read is answered busy", e.command)
+		case r.Code != wire.CodeBusy && !(e.command == "set_model" && r.Code == wire.CodeUnknownModel):
+			c.fail("%s failed with %q: %s", e.command, r.Code, r.Error)
+		}
+	default:
+		if !r.Success {
+			c.fail("%s failed with %q: %s", e.command, r.Code, r.Error)
+		}
+	}
+}
+
+// data decodes a successful response's data into v.
+func (c *checker) data(r *wire.Response, v any) bool {
+	if !r.Success {
+		c.fail("%s failed with %q: %s", r.Command, r.Code, r.Error)
+		return false
+	}
+	if err := json.Unmarshal(r.Data, v); err != nil {
+		c.fail("%s data %s: %v", r.Command, r.Data, err)
+		return false
+	}
+	return true
+}
+
+// started checks the answer to a prompt or compact and queues its work.
+func (c *checker) started(e expect, r *wire.Response) {
+	var res wire.StartResult
+	if !c.data(r, &res) {
+		return
+	}
+	switch {
+	case res.Started && len(c.work) > 0:
+		c.fail("%s %s started while %d earlier ones have not ended", e.command, e.id, len(c.work))
+	case !res.Started && (res.Queued == nil || !*res.Queued || res.Position == nil):
+		c.fail("%s %s neither started nor queued: %s", e.command, e.id, r.Data)
+	case !res.Started && int(*res.Position) != c.queued():
+		c.fail("%s %s queued at position %d behind %d unfinished, %d of them not dropped", e.command, e.id, *res.Position, len(c.work), c.queued())
+	}
+	if e.command == "prompt" {
+		c.stats.Prompts++
+	} else {
+		c.stats.Compacts++
+	}
+	c.work = append(c.work, &work{id: e.id})
+}
+
+// aborted checks the answer to an abort and marks the work it cut.
+func (c *checker) aborted(e expect, r *wire.Response) {
+	var res wire.AbortResult
+	if !c.data(r, &res) {
+		return
+	}
+	wantDropped := 0
+	if e.all && len(c.work) > 0 {
+		wantDropped = len(c.work) - 1
+	}
+	if res.Aborted != (len(c.work) > 0) || int(res.Dropped) != wantDropped {
+		c.fail("abort (all=%v) answered aborted=%v dropped=%d with %d prompts or compacts unfinished", e.all, res.Aborted, res.Dropped, len(c.work))
+	}
+	if len(c.work) == 0 {
+		return
+	}
+	c.stats.Aborted++
+	w := c.work[0]
+	w.aborted, w.stopAtAbort, w.eventsAtAbort = true, w.lastStop, w.events
+	if e.all {
+		for _, w := range c.work[1:] {
+			if !w.dropped {
+				w.dropped = true
+				c.stats.Dropped++
+			}
+		}
+	}
+}
+
+func (c *checker) event(ev wire.Event) {
+	c.stats.Events++
+	if s := ev.GetSeq(); s <= c.seq {
+		c.fail("seq %d after %d (%s)", s, c.seq, ev.Type())
+	} else {
+		c.seq = s
+	}
+	if len(c.work) == 0 {
+		c.fail("%s event of %s when no prompt or compact is unfinished", ev.Type(), ev.GetPromptID())
+		return
+	}
+	w := c.work[0]
+	if ev.GetPromptID() != w.id {
+		c.fail("%s event of %s while %s has not ended", ev.Type(), ev.GetPromptID(), w.id)
+		return
+	}
+	w.events++
+	if w.aborted && len(w.afterAbort) < 12 {
+		w.afterAbort = append(w.afterAbort, ev.Type())
+	}
+	switch x := ev.(type) {
+	case *wire.ToolCallEvent:
+		w.calls++
+		c.stats.ToolCalls++
+	case *wire.ToolResultEvent:
+		w.results++
+	case *wire.TurnEndEvent:
+		w.lastStop = x.Stop
+	case *wire.ErrorEvent:
+		if w.aborted || w.dropped {
+			w.errAfterAbort = true
+		}
+	case *wire.DoneEvent:
+		c.done(w)
+		c.work = c.work[1:]
+	}
+}
+
+// done checks how a work ended.
+func (c *checker) done(w *work) {
+	c.stats.Dones++
+	switch {
+	case w.results != w.calls:
+		c.fail("%s ended with %d tool results for %d tool calls", w.id, w.results, w.calls)
+	case w.dropped && (w.events != 2 || w.lastStop != wire.StopAborted):
+		c.fail("dropped %s ended with %d events, the last turn_end %q; want turn_end aborted, done", w.id, w.events, w.lastStop)
+	case w.aborted && w.lastStop != wire.StopAborted && finished(w.stopAtAbort) && w.events == w.eventsAtAbort+1:
+		// The abort came after the last step had ended, before the done:
+		// nothing was left to cut, and the work ends as it would have.
+		c.stats.LateAborts++
+	case w.aborted && w.lastStop != wire.StopAborted:
+		c.fail("aborted %s ended after turn_end %q (before the abort %q), want aborted; events after the abort: %v", w.id, w.lastStop, w.stopAtAbort, w.afterAbort)
+	case w.errAfterAbort:
+		c.fail("aborted %s sent an error event after the abort's answer", w.id)
+	}
+}
+
+// String summarises what is outstanding, for failure messages.
+func (c *checker) String() string {
+	return fmt.Sprintf("%d commands await a response, %d prompts or compacts await their done, last seq %d", len(c.pending), len(c.work), c.seq)
+}
