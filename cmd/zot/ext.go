@@ -22,9 +22,10 @@ func extFlags() []cli.Flag {
 	}
 }
 
-// startExtensions starts the session's extensions: the --ext ones, then,
-// unless --no-ext, the project's and the user's. They start in the
-// background; what they push reaches srv's client.
+// startExtensions attaches the session's extensions to srv: the --ext
+// ones, then, unless --no-ext, the project's and the user's. srv starts
+// them in the background once it serves; what they push reaches its
+// client.
 func startExtensions(cmd *cli.Command, sess *engine.Session, srv *rpcserver.Server, stderr io.Writer) *exthost.Host {
 	cfg := exthost.Config{
 		Discovery: exthost.Discovery{Paths: cmd.StringSlice("ext")},
@@ -41,7 +42,7 @@ func startExtensions(cmd *cli.Command, sess *engine.Session, srv *rpcserver.Serv
 	if !cmd.Bool("no-ext") {
 		cfg.ProjectDir = filepath.Join(sess.CWD(), ".zot", "extensions")
 	}
-	h := exthost.Start(sess, cfg)
+	h := exthost.New(sess, cfg)
 	srv.SetExtensions(h)
 	return h
 }

@@ -226,7 +226,7 @@ func (e *ext) read() {
 		if len(bytes.TrimSpace(line)) == 0 {
 			continue
 		}
-		f, err := extwire.DecodeExtensionFrame(line)
+		f, err := decodeFrame(line)
 		if err != nil {
 			e.badFrame(line, err)
 			continue

@@ -163,14 +163,24 @@ type Host struct {
 	removes []func()  // take the current set's interceptors out
 	sources []string  // the tool sources the host has set
 	panels  map[string]*ext
-	closed  bool
+	// launched is set once the extensions were started (see Launch).
+	launched bool
+	closed   bool
 }
 
 // Start finds the extensions cfg names and starts them, concurrently, for
-// sess. It returns at once: the extensions join the session as they
-// become ready, and the first prompt waits for them (at most the
-// handshake timeout).
+// sess: New, then Launch.
 func Start(sess Session, cfg Config) *Host {
+	h := New(sess, cfg)
+	h.Launch()
+	return h
+}
+
+// New attaches a host to sess without starting any extension yet: Launch
+// does, and so does anything that needs them (a prompt, a command,
+// listing them), so that a door can answer its first command before the
+// extensions compete with it for the machine.
+func New(sess Session, cfg Config) *Host {
 	cfg.defaults()
 	h := &Host{cfg: cfg, sess: sess, panels: map[string]*ext{}}
 	h.exts.Store(new([]*ext))
@@ -181,10 +191,21 @@ func Start(sess Session, cfg Config) *Host {
 		Timeout:    -1, // awaitReady has its own bound
 		BeforeTurn: func(ctx context.Context, _ int) agent.Verdict { h.awaitReady(ctx); return agent.Verdict{} },
 	})
-	h.mu.Lock()
-	h.launchLocked()
-	h.mu.Unlock()
 	return h
+}
+
+// Launch finds the extensions and starts them, concurrently; it returns
+// at once. They join the session as they become ready, and the first
+// prompt waits for them (at most the handshake timeout). Only the first
+// call does anything.
+func (h *Host) Launch() {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.launched || h.closed {
+		return
+	}
+	h.launched = true
+	h.launchLocked()
 }
 
 // launchLocked discovers the extensions and starts them. The caller holds
@@ -224,6 +245,7 @@ func (h *Host) current() []*ext { return *h.exts.Load() }
 // at most the handshake timeout after they were started, or until ctx
 // ends.
 func (h *Host) awaitReady(ctx context.Context) {
+	h.Launch()
 	h.mu.Lock()
 	deadline := h.started.Add(h.cfg.HandshakeTimeout)
 	h.mu.Unlock()
@@ -273,6 +295,7 @@ type Info struct {
 
 // Extensions describes the current extensions in load order.
 func (h *Host) Extensions() []Info {
+	h.Launch()
 	var out []Info
 	for _, e := range h.current() {
 		out = append(out, e.info())
@@ -290,6 +313,7 @@ type Command struct {
 // Commands lists the commands of the ready extensions, in load order; of
 // two commands with one name, the extension loaded first keeps it.
 func (h *Host) Commands() []Command {
+	h.Launch()
 	var out []Command
 	seen := map[string]bool{}
 	for _, e := range h.current() {
@@ -442,6 +466,7 @@ func (h *Host) Reload(ctx context.Context) error {
 	}
 	h.sources = nil
 	h.panels = map[string]*ext{}
+	h.launched = true
 	h.launchLocked()
 	h.mu.Unlock()
 	h.awaitReady(ctx)

@@ -115,3 +115,36 @@ func TestNodeAndGoExtensions(t *testing.T) {
 	sess.emit(&wire.TurnStartEvent{Step: 2})
 	got.waitMessage(t, "event turn_start 2")
 }
+
+// The one-pass tool_result reader agrees with the generated decoder.
+func TestDecodeToolResult(t *testing.T) {
+	for _, line := range []string{
+		`{"type":"tool_result","id":"1","content":[{"type":"text","text":"a\nb"},{"type":"image","mime_type":"image/png","data":"iVBORw0KGgo="}],"is_error":true}`,
+		`{"type":"tool_result","id":"2"}`,
+		`{"type":"tool_result","id":"3","content":[]}`,
+		`{"type":"tool_result","id":"4","content":[{"type":"text","text":""}],"extra":1}`,
+		`{"type":"tool_result","id":"6","content":[{"type":"text"}]}`,
+	} {
+		want, err := extwire.DecodeExtensionFrame([]byte(line))
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := decodeFrame([]byte(line))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if string(got.AppendJSON(nil)) != string(want.AppendJSON(nil)) {
+			t.Errorf("%s:\n got %s\nwant %s", line, got.AppendJSON(nil), want.AppendJSON(nil))
+		}
+	}
+	for _, line := range []string{
+		`{"type":"tool_result","id":"5","content":[{"type":"video"}]}`,
+		`{"type":"tool_result","id":7}`,
+	} {
+		_, want := extwire.DecodeExtensionFrame([]byte(line))
+		_, got := decodeFrame([]byte(line))
+		if want == nil || got == nil || got.Error() != want.Error() {
+			t.Errorf("%s: got %v, want %v", line, got, want)
+		}
+	}
+}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"sync"
+	"time"
 
 	"zot.dev/zot/internal/engine"
 	"zot.dev/zot/internal/exthost"
@@ -28,10 +29,19 @@ type extDoor struct {
 	ctx    context.Context
 	cancel context.CancelFunc
 	wg     sync.WaitGroup
+	launch *time.Timer // starts the extensions (see ExtensionLaunchDelay)
 }
 
+// ExtensionLaunchDelay is how long after Serve starts the extensions are
+// started, unless a command that needs them comes first (a prompt, a
+// slash command, listing them): so that zot answers its first command
+// (hello, ping, get_state) before they compete with it for the machine.
+const ExtensionLaunchDelay = 20 * time.Millisecond
+
 // SetExtensions gives the server the extension host of its session;
-// call it before Serve. Its notices should reach ExtensionNotice.
+// call it before Serve. Its notices should reach ExtensionNotice. Serve
+// launches the extensions (see ExtensionLaunchDelay) if nothing did
+// before.
 func (s *Server) SetExtensions(h *exthost.Host) { s.ext.host = h }
 
 // ExtensionNotice writes what an extension pushed as its event. It is
@@ -42,6 +52,9 @@ func (s *Server) ExtensionNotice(n exthost.Notice) { s.extEmit(n.Event()) }
 // serve starts writing extension events to w, those pushed before first.
 func (d *extDoor) serve(w *ndjson.Writer, sess *engine.Session) {
 	d.ctx, d.cancel = context.WithCancel(context.Background())
+	if d.host != nil {
+		d.launch = time.AfterFunc(ExtensionLaunchDelay, d.host.Launch)
+	}
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	d.w = w
@@ -54,6 +67,9 @@ func (d *extDoor) serve(w *ndjson.Writer, sess *engine.Session) {
 
 // stop cancels the extension commands still waiting and waits for them.
 func (d *extDoor) stop() {
+	if d.launch != nil {
+		d.launch.Stop()
+	}
 	if d.cancel != nil {
 		d.cancel()
 	}
