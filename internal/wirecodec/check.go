@@ -176,9 +176,37 @@ func CheckPattern(s string, at *Loc, errs *[]string, re *regexp.Regexp, src stri
 
 // CheckDateTime reports s unless it is an RFC 3339 date-time.
 func CheckDateTime(s string, at *Loc, errs *[]string) {
-	if _, err := time.Parse(time.RFC3339Nano, s); err != nil {
+	if _, err := time.Parse(time.RFC3339Nano, s); err != nil || !rfc3339Shape(s) {
 		problem(errs, at, fmt.Sprintf("'%s' is not valid date-time", s))
 	}
+}
+
+// rfc3339Shape reports whether s starts with the fixed-width date and time
+// of RFC 3339, "YYYY-MM-DDTHH:MM:SS": time.Parse also takes a one-digit
+// hour, which RFC 3339 does not.
+func rfc3339Shape(s string) bool {
+	const shape = "dddd-dd-ddTdd:dd:dd"
+	if len(s) < len(shape) {
+		return false
+	}
+	for i := 0; i < len(shape); i++ {
+		c := s[i]
+		switch shape[i] {
+		case 'd':
+			if c < '0' || c > '9' {
+				return false
+			}
+		case 'T':
+			if c != 'T' && c != 't' {
+				return false
+			}
+		default:
+			if c != shape[i] {
+				return false
+			}
+		}
+	}
+	return true
 }
 
 // CheckNumber reports v unless it is a number (a whole one when integer
