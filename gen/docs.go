@@ -131,6 +131,13 @@ func (g *docGen) commands() {
 	}
 	g.p("")
 	g.p("Every command may carry `id` (string or number), echoed in its response.")
+	open := true
+	for _, v := range g.variants("Command") {
+		open = open && v.Open
+	}
+	if open {
+		g.p("A member a command does not define is ignored, and an optional field sent as `null` is absent.")
+	}
 }
 
 func (g *docGen) events() {
@@ -183,6 +190,11 @@ func backtickList(vs []string) string {
 
 // docType describes a field's type for the reference tables.
 func docType(t *Type) string {
+	if t.Nullable {
+		u := *t
+		u.Nullable = false
+		return docType(&u) + " or null"
+	}
 	switch t.Kind {
 	case TString:
 		if len(t.Enum) > 0 {
@@ -248,6 +260,10 @@ func (g *docGen) defs(f *File) {
 				g.p("| `%s` | %s | %s | %s |", fl.JSONName, cell(docType(fl.Type)), req, cell(fl.Description))
 			}
 			g.p("")
+			if d.Open {
+				g.p("Members not listed here are ignored; an optional field sent as `null` is absent.")
+				g.p("")
+			}
 		case KindUnion:
 			var vs []string
 			for _, v := range d.Variants {

@@ -195,6 +195,11 @@ func (m *Model) check() error {
 			if v.Kind != KindObject || v.TypeConst == "" {
 				return fmt.Errorf("%s: variant %s is not an object with a `type` const", d.Name, v.Name)
 			}
+			// A reader reads every member of a union alike: all leniently
+			// (commands, so that newer clients are served) or all strictly.
+			if first := d.Variants[0]; v.Open != first.Open {
+				return fmt.Errorf(`%s: variant %s has "additionalProperties": %t but %s has %t; a union's variants are all read leniently (true, with every optional property accepting null) or all strictly`, d.Name, v.Name, v.Open, first.Name, first.Open)
+			}
 			if prev, dup := seen[v.TypeConst]; dup {
 				return fmt.Errorf("%s: variants %s and %s share the type %q", d.Name, prev, v.Name, v.TypeConst)
 			}

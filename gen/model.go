@@ -6,7 +6,9 @@ import (
 	"encoding/json"
 	"fmt"
 	"io/fs"
+	"maps"
 	"path"
+	"slices"
 	"sort"
 	"strings"
 )
@@ -95,6 +97,11 @@ type Def struct {
 
 	// Fields are an object's properties in document order.
 	Fields []*Field
+	// Open is set for an object that allows members it does not define
+	// (`"additionalProperties": true`): a message read leniently, as
+	// commands are. Every optional field of an open object accepts null,
+	// which means absent; readers drop unknown and null members.
+	Open bool
 	// TypeConst is the value of an object's `type` const, if it has one.
 	TypeConst string
 	// Variants are a union's members in document order.
@@ -148,6 +155,20 @@ type Type struct {
 	Items *Type // TArray
 	Enum  []string
 	Check Constraints
+	// Nullable is set when the field also accepts null (`"type": [T,
+	// "null"]`), which stands for an absent value.
+	Nullable bool
+}
+
+// acceptsNull reports whether a field of type t may be null.
+func (t *Type) acceptsNull() bool {
+	switch {
+	case t.Nullable, t.Kind == TAny:
+		return true
+	case t.Kind == TRef && t.Ref.Kind == KindCustom:
+		return slices.Contains(t.Ref.JSONTypes, "null")
+	}
+	return false
 }
 
 // Constraints are the value checks a schema puts on a string or number.
@@ -352,6 +373,22 @@ func (m *Model) fill(d *Def, n *node) error {
 				return fmt.Errorf("required property %s is not defined", r)
 			}
 		}
+		switch ap := n.get("additionalProperties"); {
+		case ap == nil || ap.kind != 'b':
+			return fmt.Errorf(`additionalProperties must be true (a message read leniently) or false (a strict one)`)
+		case string(ap.raw) == "true":
+			d.Open = true
+		}
+		for _, f := range d.Fields {
+			switch {
+			case f.Type.Nullable && f.Required:
+				return fmt.Errorf("property %s: a required property cannot be null", f.JSONName)
+			case f.Type.Nullable && !d.Open:
+				return fmt.Errorf("property %s: only an optional property of an open object (additionalProperties true) may be null", f.JSONName)
+			case d.Open && !f.Required && !f.Type.acceptsNull():
+				return fmt.Errorf(`property %s: an optional property of an open object must accept null, which means absent (e.g. "type": ["string", "null"])`, f.JSONName)
+			}
+		}
 	case n.get("type") != nil:
 		d.Kind = KindScalar
 		d.Scalar = n.get("type").str()
@@ -420,6 +457,21 @@ func (m *Model) fieldShape(from *File, n *node) (*Type, error) {
 	t := n.get("type")
 	if t == nil {
 		return &Type{Kind: TAny}, nil
+	}
+	if t.kind == 'a' {
+		// [T, "null"]: T that may also be null.
+		if len(t.items) != 2 || t.items[1].str() != "null" || t.items[0].str() == "null" {
+			return nil, fmt.Errorf(`unsupported type %s: a list of types must be [T, "null"]`, t.raw)
+		}
+		inner := *n
+		inner.vals = maps.Clone(n.vals)
+		inner.vals["type"] = t.items[0]
+		tt, err := m.fieldShape(from, &inner)
+		if err != nil {
+			return nil, err
+		}
+		tt.Nullable = true
+		return tt, nil
 	}
 	switch t.str() {
 	case "string":

@@ -247,14 +247,14 @@ func schemaFS(defs string) fstest.MapFS {
 
 func TestPythonRejectsClashingNames(t *testing.T) {
 	obj := func(name, props string) string {
-		return `"` + name + `":{"description":"d","type":"object","properties":{` + props + `},"examples":[{}]}`
+		return `"` + name + `":{"description":"d","type":"object","properties":{` + props + `},"additionalProperties":false,"examples":[{}]}`
 	}
-	variant := `"A":{"description":"a","type":"object","properties":{"type":{"const":"a","description":"t"}},"required":["type"],"examples":[{"type":"a"}]}`
+	variant := `"A":{"description":"a","type":"object","properties":{"type":{"const":"a","description":"t"}},"required":["type"],"additionalProperties":false,"examples":[{"type":"a"}]}`
 	cases := map[string]string{
 		"typing name":         `{` + obj("List", `"x":{"type":"string","description":"x"}`) + `}`,
 		"unknown variant":     `{"U":{"description":"u","oneOf":[{"$ref":"#/$defs/A"}],"examples":[{"type":"a"}]},` + variant + `,` + obj("UnknownU", `"x":{"type":"string","description":"x"}`) + `}`,
 		"renamed field":       `{` + obj("B", `"a-b":{"type":"string","description":"x"},"a_b":{"type":"string","description":"y"}`) + `}`,
-		"result without type": `{` + `"C":{"description":"c","x-result":"B","type":"object","properties":{"x":{"type":"string","description":"x"}},"examples":[{}]},` + obj("B", `"x":{"type":"string","description":"x"}`) + `}`,
+		"result without type": `{` + `"C":{"description":"c","x-result":"B","type":"object","properties":{"x":{"type":"string","description":"x"}},"additionalProperties":false,"examples":[{}]},` + obj("B", `"x":{"type":"string","description":"x"}`) + `}`,
 	}
 	for name, defs := range cases {
 		t.Run(name, func(t *testing.T) {

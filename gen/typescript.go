@@ -278,6 +278,9 @@ func tsFieldType(f *Field) string {
 	if len(f.Const) > 0 {
 		return string(f.Const) // a JSON scalar is also a TypeScript literal type
 	}
+	if f.Type.Nullable {
+		return tsType(f.Type) + " | null" // null means absent
+	}
 	return tsType(f.Type)
 }
 

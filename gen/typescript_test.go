@@ -105,7 +105,7 @@ func TestTypeScriptRequests(t *testing.T) {
 }
 
 func TestTypeScriptRejectsClashingNames(t *testing.T) {
-	variant := `"A":{"description":"a","type":"object","properties":{"type":{"const":"a","description":"t"}},"required":["type"],"examples":[{"type":"a"}]}`
+	variant := `"A":{"description":"a","type":"object","properties":{"type":{"const":"a","description":"t"}},"required":["type"],"additionalProperties":false,"examples":[{"type":"a"}]}`
 	cases := map[string]string{
 		"built-in type": `{"string":{"description":"s","type":"string","examples":["a"]}}`,
 		"type union":    `{"U":{"description":"u","oneOf":[{"$ref":"#/$defs/A"}],"examples":[{"type":"a"}]},` + variant + `,"UType":{"description":"s","type":"string","examples":["a"]}}`,

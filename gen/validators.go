@@ -2,6 +2,7 @@ package gen
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -50,6 +51,8 @@ func (g *goGen) validators() error {
 		}
 		body.WriteString("}\n\n")
 	}
+	defs := g.m.sorted()
+	sort.Slice(defs, func(i, j int) bool { return defs[i].Name < defs[j].Name })
 	if len(patterns) > 0 {
 		g.p("// Patterns of the schema, compiled once.")
 		g.p("var (")
@@ -59,10 +62,9 @@ func (g *goGen) validators() error {
 		g.p(")")
 		g.p("")
 	}
+	g.openFields(defs)
 	g.p("// validatorsByDef maps every definition's name to its validator.")
 	g.p("var validatorsByDef = map[string]func(v any, at *wirecodec.Loc, errs *[]string){")
-	defs := g.m.sorted()
-	sort.Slice(defs, func(i, j int) bool { return defs[i].Name < defs[j].Name })
 	for _, d := range defs {
 		g.p("\t%q: validate%s,", d.Name, d.Name)
 	}
@@ -93,7 +95,9 @@ func (g *goGen) objectCheck(b *strings.Builder, d *Def, addPattern func(string) 
 	for _, f := range d.Fields {
 		known = append(known, strconv.Quote(f.JSONName))
 	}
-	fmt.Fprintf(b, "\tfor k := range m {\n\t\tswitch k {\n\t\tcase %s:\n\t\t\tcontinue\n\t\t}\n\t\twirecodec.AdditionalProblem(m, at, errs, %s)\n\t\tbreak\n\t}\n", strings.Join(known, ", "), strings.Join(known, ", "))
+	if !d.Open {
+		fmt.Fprintf(b, "\tfor k := range m {\n\t\tswitch k {\n\t\tcase %s:\n\t\t\tcontinue\n\t\t}\n\t\twirecodec.AdditionalProblem(m, at, errs, %s)\n\t\tbreak\n\t}\n", strings.Join(known, ", "), strings.Join(known, ", "))
+	}
 	if d.TypeConst != "" {
 		fmt.Fprintf(b, "\tif x, ok := m[\"type\"]; ok {\n\t\twirecodec.CheckConst(x, &wirecodec.Loc{Parent: at, Key: \"type\"}, errs, %q)\n\t}\n", strconv.Quote(d.TypeConst))
 	}
@@ -102,7 +106,12 @@ func (g *goGen) objectCheck(b *strings.Builder, d *Def, addPattern func(string) 
 		if strings.TrimSpace(check) == "" {
 			continue // any JSON value is allowed
 		}
-		fmt.Fprintf(b, "\tif x, ok := m[%q]; ok {\n", f.JSONName)
+		if f.Type.Nullable {
+			// null stands for absent
+			fmt.Fprintf(b, "\tif x, ok := m[%q]; ok && x != nil {\n", f.JSONName)
+		} else {
+			fmt.Fprintf(b, "\tif x, ok := m[%q]; ok {\n", f.JSONName)
+		}
 		fmt.Fprintf(b, "\t\tat := &wirecodec.Loc{Parent: at, Key: %q}\n", f.JSONName)
 		b.WriteString(indent(check, "\t"))
 		b.WriteString("\t}\n")
@@ -184,4 +193,46 @@ func (g *goGen) unionCheck(b *strings.Builder, d *Def) {
 		all = append(all, strconv.Quote(v.TypeConst))
 	}
 	fmt.Fprintf(b, "\tdefault:\n\t\twirecodec.CheckEnum(typ, &wirecodec.Loc{Parent: at, Key: \"type\"}, errs, %s)\n\t}\n", strings.Join(all, ", "))
+}
+
+// openFields writes the table of the open objects (those that allow
+// members they do not define): for each, its fields, each with the open
+// object its value holds (directly or as array items), if any. A reader
+// walks it to find, and drop, the members it ignores.
+func (g *goGen) openFields(defs []*Def) {
+	if !slices.ContainsFunc(defs, func(d *Def) bool { return d.Kind == KindObject && d.Open }) {
+		return // a strict protocol
+	}
+	g.p("// openFields maps each open object (one that allows members it does not")
+	g.p("// define; it is read leniently) to its fields, each with the open object")
+	g.p("// its value holds, directly or as array items (\"\" for none).")
+	g.p("var openFields = map[string]map[string]string{")
+	for _, d := range defs {
+		if d.Kind != KindObject || !d.Open {
+			continue
+		}
+		g.p("\t%q: {", d.Name)
+		var names []string
+		inner := map[string]string{}
+		if d.TypeConst != "" {
+			names = append(names, "type")
+		}
+		for _, f := range d.Fields {
+			names = append(names, f.JSONName)
+			t := f.Type
+			if t.Kind == TArray {
+				t = t.Items
+			}
+			if t.Kind == TRef && t.Ref.Kind == KindObject && t.Ref.Open {
+				inner[f.JSONName] = t.Ref.Name
+			}
+		}
+		sort.Strings(names)
+		for _, n := range names {
+			g.p("\t\t%q: %q,", n, inner[n])
+		}
+		g.p("\t},")
+	}
+	g.p("}")
+	g.p("")
 }
