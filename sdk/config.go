@@ -87,8 +87,9 @@ type Config struct {
 }
 
 // ApprovalRequest is a tool call waiting for the embedder's approval: its
-// ToolCallID (as in the *wire.ToolCallEvent), its Tool, and the Args it
-// will run with.
+// ID (as in the *wire.PermissionRequestEvent the prompt's events show just
+// before Approve is asked), its ToolCallID (as in the *wire.ToolCallEvent),
+// its Tool, and the Args it will run with.
 type ApprovalRequest = engine.ApprovalRequest
 
 // Approval is the answer to one ApprovalRequest: a Decision and, for

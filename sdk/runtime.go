@@ -183,13 +183,14 @@ func (r *Runtime) Cancel() bool { return r.sess.Abort(false, nil).Aborted }
 // Busy reports whether a prompt or compaction runs.
 func (r *Runtime) Busy() bool { return r.sess.Busy() }
 
-// SetModel switches to another model of the same provider. It fails with
-// an *UnknownModelError for a model the catalog does not list for the
-// provider, and ErrBusy while a prompt or compaction runs.
+// SetModel switches to another model of the same provider. It takes any
+// id Config.Model takes: the catalog is advisory, and a model it does not
+// list runs with its defaults (see ListModels). It fails with an
+// *UnknownModelError for an empty id, and ErrBusy while a prompt or
+// compaction runs.
 func (r *Runtime) SetModel(id string) error { return r.mapErr(r.sess.SetModel(id)) }
 
-// UnknownModelError is returned by SetModel for a model the provider does
-// not have.
+// UnknownModelError is returned by SetModel when it is given no model id.
 type UnknownModelError = engine.UnknownModelError
 
 // Clear drops the transcript and resets the cumulative usage. It returns
@@ -240,8 +241,8 @@ func (r *Runtime) Model() string { return r.sess.Model() }
 // CWD returns the absolute working directory of the tools.
 func (r *Runtime) CWD() string { return r.sess.CWD() }
 
-// ListModels returns the catalog's models of the runtime's provider,
-// sorted by id.
+// ListModels returns the catalog's models of the runtime's provider, and
+// the current model also when the catalog does not list it, sorted by id.
 func (r *Runtime) ListModels() []wire.ModelInfo { return r.sess.Models() }
 
 // Close cancels any running prompt or compaction, waits for it to end

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -198,8 +199,15 @@ func TestPromptValidation(t *testing.T) {
 	if _, err := rt.Prompt(context.Background(), "x", []Image{{MIMEType: "image/png", Data: []byte("not an image")}}); err == nil {
 		t.Error("non-image accepted")
 	}
-	if err := rt.SetModel("no-such-model"); err == nil {
-		t.Error("unknown model accepted")
+	if err := rt.SetModel(""); err == nil {
+		t.Error("an empty model id was accepted")
+	}
+	// The catalog is advisory: any other id is taken, and listed.
+	if err := rt.SetModel("a-model-the-catalog-lacks"); err != nil {
+		t.Errorf("SetModel of an uncatalogued model: %v", err)
+	}
+	if !slices.ContainsFunc(rt.ListModels(), func(m wire.ModelInfo) bool { return m.ID == "a-model-the-catalog-lacks" }) {
+		t.Errorf("ListModels lacks the current model: %+v", rt.ListModels())
 	}
 	if models := rt.ListModels(); len(models) == 0 || models[0].Provider != "scripted" {
 		t.Errorf("models %+v", models)

@@ -120,12 +120,15 @@ func TestFailurePathsHaveStableCodes(t *testing.T) {
 		{`{"id":"3","type":"launch"}`, "launch", wire.CodeUnknownCommand, `"3"`},
 		{`{"id":4,"type":"prompt","message":42}`, "prompt", wire.CodeInvalidParams, "4"},
 		{`{"id":"5","message":"no type"}`, "", wire.CodeInvalidParams, `"5"`},
-		{`{"id":"6","type":"ping","extra":true}`, "ping", wire.CodeInvalidParams, `"6"`},
+		// An unknown member is ignored, not refused (TestCommandsAreReadLeniently);
+		// a required one sent as null is still missing.
+		{`{"id":"6","type":"prompt","message":null}`, "prompt", wire.CodeInvalidParams, `"6"`},
 		{`{"id":{"nested":1},"type":"ping"}`, "ping", wire.CodeInvalidParams, ""},
 		{`{"id":"8","type":"prompt","message":""}`, "prompt", wire.CodeInvalidParams, `"8"`},
 		{`{"id":"9","type":"prompt","message":"x","images":[{"mime_type":"image/png","data":"%%%"}]}`, "prompt", wire.CodeInvalidImage, `"9"`},
 		{`{"id":"10","type":"prompt","message":"x","images":[{"mime_type":"image/png","data":"aGVsbG8gd29ybGQ="}]}`, "prompt", wire.CodeInvalidImage, `"10"`},
-		{`{"id":"11","type":"set_model","model":"no-such-model"}`, "set_model", wire.CodeUnknownModel, `"11"`},
+		{`{"id":"11","type":"set_model","model":""}`, "set_model", wire.CodeUnknownModel, `"11"`},
+		{`{"id":"13","type":"answer_permission","request_id":"perm-1","decision":"allow_once"}`, "answer_permission", wire.CodeUnknownRequest, `"13"`},
 		{`{"id":"12","type":"prompt","message":"` + strings.Repeat("x", 4000) + `"}`, "", wire.CodeLineTooLong, ""},
 		{`[1,2,3]`, "", wire.CodeMalformedJSON, ""},
 		{`null`, "", wire.CodeMalformedJSON, ""},

@@ -26,6 +26,17 @@ func serveRPC(ctx context.Context, cmd *cli.Command, io streams) error {
 	if tokenSet && token == "" {
 		return &exitError{code: 2, msg: "ZOTCORE_RPC_TOKEN is set but empty: set a token, or unset it to serve without authentication"}
 	}
+	// --approve: write, edit and bash wait for the client's answer to
+	// their permission_request.
+	if cmd.Bool("approve") {
+		cfg.AnswerApprovals = true
+		cfg.ApprovalTimeout = cmd.Duration("approval-timeout")
+		if cfg.ApprovalTimeout < 0 {
+			return &exitError{code: 2, msg: "--approval-timeout must not be negative"}
+		}
+	} else if cmd.IsSet("approval-timeout") {
+		return &exitError{code: 2, msg: "--approval-timeout only applies with --approve"}
+	}
 	host, sess, err := startSession(cfg, io.err)
 	if err != nil {
 		return err

@@ -3,12 +3,16 @@ package engine
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"slices"
+	"strconv"
+	"strings"
 	"sync"
 	"time"
 
 	"zot.dev/zot/internal/agent"
+	"zot.dev/zot/sdk/wire"
 )
 
 // DefaultApprovalTools are the tools whose calls need approval when a
@@ -17,6 +21,9 @@ var DefaultApprovalTools = []string{"write", "edit", "bash"}
 
 // ApprovalRequest is a tool call waiting for the embedder's approval.
 type ApprovalRequest struct {
+	// ID names the request in the session, as the permission_request
+	// event does: "perm-1", "perm-2", …
+	ID string
 	// ToolCallID is the call's id, as in the tool_call event.
 	ToolCallID string
 	// Tool is the tool's name.
@@ -47,26 +54,40 @@ type Approval struct {
 }
 
 // Approver asks whoever embeds zot whether a tool call may run. It is
-// called on the session's worker and the call waits for it; ctx ends when
-// the prompt is aborted or the approval times out, and the call is then
+// called on the session's worker, after the request's permission_request
+// event was delivered, and the call waits for it; ctx ends when the
+// prompt is aborted or the approval times out, and the call is then
 // rejected whatever the approver answers.
 type Approver func(ctx context.Context, req ApprovalRequest) Approval
 
-// approval is the interceptor that asks an Approver.
-type approval struct {
-	ask     Approver
-	timeout time.Duration
-	tools   []string
+// ErrNoApprovalRequest is returned (wrapped) by Session.AnswerApproval when
+// no request of that id waits for an answer.
+var ErrNoApprovalRequest = errors.New("no such permission request")
 
-	mu     sync.Mutex
-	always map[string]bool // tools allowed for the rest of the session
+// approval is the interceptor that asks for approval: an Approver, or the
+// door, whose client answers each request's permission_request event
+// with Session.AnswerApproval.
+type approval struct {
+	ask      Approver // nil when the door answers
+	timeout  time.Duration
+	tools    []string
+	byAnswer bool
+
+	mu      sync.Mutex
+	always  map[string]bool          // tools allowed for the rest of the session
+	issued  int                      // requests numbered so far
+	waiting map[string]chan Approval // requests the door may answer, by id
+	ended   string                   // when set, no answer can come: requests are rejected with this reason
 }
 
-func newApproval(ask Approver, timeout time.Duration, tools []string) *approval {
+func newApproval(ask Approver, byAnswer bool, timeout time.Duration, tools []string) *approval {
 	if tools == nil {
 		tools = DefaultApprovalTools
 	}
-	return &approval{ask: ask, timeout: timeout, tools: slices.Clone(tools), always: make(map[string]bool)}
+	return &approval{
+		ask: ask, byAnswer: byAnswer, timeout: timeout, tools: slices.Clone(tools),
+		always: make(map[string]bool), waiting: make(map[string]chan Approval),
+	}
 }
 
 // interceptor returns the approval step of the chain: it runs after every
@@ -85,18 +106,65 @@ func (a *approval) interceptor() agent.Interceptor {
 	}
 }
 
+// beforeTool numbers the request, delivers its permission_request event
+// into the running work, and waits for the answer: the Approver's, or the
+// door's. A request the door may answer is open from before its event is
+// delivered, so an answer can never arrive too early.
 func (a *approval) beforeTool(ctx context.Context, call agent.ToolCall) agent.Verdict {
 	if !slices.Contains(a.tools, call.Name) {
 		return agent.Verdict{}
 	}
 	a.mu.Lock()
-	always := a.always[call.Name]
-	a.mu.Unlock()
-	if always {
+	if a.always[call.Name] {
+		a.mu.Unlock()
 		return agent.Verdict{}
 	}
-	ans := a.ask(ctx, ApprovalRequest{ToolCallID: call.ID, Tool: call.Name, Args: call.Args})
+	if a.ended != "" {
+		why := a.ended
+		a.mu.Unlock()
+		return agent.Verdict{Block: true, Reason: "no answer can come: " + why}
+	}
+	a.issued++
+	req := ApprovalRequest{ID: "perm-" + strconv.Itoa(a.issued), ToolCallID: call.ID, Tool: call.Name, Args: call.Args}
+	var answer chan Approval
+	if a.byAnswer {
+		answer = make(chan Approval, 1)
+		a.waiting[req.ID] = answer
+		defer func() {
+			a.mu.Lock()
+			delete(a.waiting, req.ID)
+			a.mu.Unlock()
+		}()
+	}
+	a.mu.Unlock()
+
+	ev := &wire.PermissionRequestEvent{RequestID: req.ID, CallID: req.ToolCallID, Tool: req.Tool, Args: req.Args}
+	if a.timeout > 0 {
+		ms := max(a.timeout.Milliseconds(), 1)
+		ev.TimeoutMs = &ms
+	}
+	emitInto(ctx, ev)
+
+	var ans Approval
+	if a.byAnswer {
+		select {
+		case got, ok := <-answer:
+			if !ok {
+				a.mu.Lock()
+				why := a.ended
+				a.mu.Unlock()
+				return agent.Verdict{Block: true, Reason: "no answer can come: " + why}
+			}
+			ans = got
+		case <-ctx.Done():
+		}
+	} else {
+		ans = a.ask(ctx, req)
+	}
 	if ctx.Err() != nil {
+		if errors.Is(ctx.Err(), context.DeadlineExceeded) && a.timeout > 0 {
+			return agent.Verdict{Err: fmt.Errorf("no answer within %s", a.timeout)}
+		}
 		return agent.Verdict{Err: fmt.Errorf("no answer: %w", context.Cause(ctx))}
 	}
 	switch ans.Decision {
@@ -113,4 +181,35 @@ func (a *approval) beforeTool(ctx context.Context, call agent.ToolCall) agent.Ve
 		reason += ": " + ans.Reason
 	}
 	return agent.Verdict{Block: true, Reason: reason}
+}
+
+// answer resolves the waiting request id.
+func (a *approval) answer(id string, ans Approval) error {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	ch, ok := a.waiting[id]
+	if !ok {
+		if n, isOurs := strings.CutPrefix(id, "perm-"); isOurs {
+			if k, err := strconv.Atoi(n); err == nil && k >= 1 && k <= a.issued {
+				return fmt.Errorf("%w: %s no longer waits (it was answered, timed out or aborted)", ErrNoApprovalRequest, id)
+			}
+		}
+		return fmt.Errorf("%w: %q", ErrNoApprovalRequest, id)
+	}
+	delete(a.waiting, id)
+	ch <- ans // buffered, and the only send
+	return nil
+}
+
+// end rejects the waiting requests, and every later one at once, with why.
+func (a *approval) end(why string) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.ended == "" {
+		a.ended = why
+	}
+	for id, ch := range a.waiting {
+		delete(a.waiting, id)
+		close(ch)
+	}
 }

@@ -98,19 +98,24 @@ func (h *Host) Models(provider string) []wire.ModelInfo {
 	list := h.catalog.List(provider)
 	out := make([]wire.ModelInfo, 0, len(list))
 	for _, m := range list {
-		info := wire.ModelInfo{
-			ID:            m.ID,
-			Provider:      m.Provider,
-			ContextWindow: int64(m.ContextWindow),
-			MaxOutput:     int64(m.MaxOutput),
-			Reasoning:     m.Reasoning,
-		}
-		if m.Input != 0 || m.Output != 0 || m.CacheRead != 0 || m.CacheWrite != 0 {
-			info.Price = &wire.Price{Input: m.Input, Output: m.Output, CacheRead: m.CacheRead, CacheWrite: m.CacheWrite}
-		}
-		out = append(out, info)
+		out = append(out, modelInfo(m))
 	}
 	return out
+}
+
+// modelInfo returns m in its wire form.
+func modelInfo(m models.Model) wire.ModelInfo {
+	info := wire.ModelInfo{
+		ID:            m.ID,
+		Provider:      m.Provider,
+		ContextWindow: int64(m.ContextWindow),
+		MaxOutput:     int64(m.MaxOutput),
+		Reasoning:     m.Reasoning,
+	}
+	if m.Input != 0 || m.Output != 0 || m.CacheRead != 0 || m.CacheWrite != 0 {
+		info.Price = &wire.Price{Input: m.Input, Output: m.Output, CacheRead: m.CacheRead, CacheWrite: m.CacheWrite}
+	}
+	return info
 }
 
 // buildProvider makes a provider client for one session. Clients are not
@@ -165,8 +170,9 @@ func (h *Host) NewSession(cfg SessionConfig) (*Session, error) {
 		return nil, err
 	}
 	chain := new(agent.Chain)
-	if cfg.Approve != nil {
-		chain.Add(newApproval(cfg.Approve, cfg.ApprovalTimeout, cfg.ApprovalTools).interceptor())
+	if cfg.Approve != nil || cfg.AnswerApprovals {
+		s.approval = newApproval(cfg.Approve, cfg.AnswerApprovals, cfg.ApprovalTimeout, cfg.ApprovalTools)
+		chain.Add(s.approval.interceptor())
 	}
 	a, err := agent.New(agent.Config{
 		Provider:         p,

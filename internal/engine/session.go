@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"slices"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -58,6 +59,10 @@ type SessionConfig struct {
 	// Approve, when set, is asked before each call of an ApprovalTools
 	// tool (see Approver).
 	Approve Approver
+	// AnswerApprovals, instead of Approve, leaves each approval to the
+	// door: the call waits until the door answers the request's
+	// permission_request event with AnswerApproval (zot rpc --approve).
+	AnswerApprovals bool
 	// ApprovalTools are the tools whose calls need approval; nil means
 	// write, edit and bash.
 	ApprovalTools []string
@@ -125,6 +130,7 @@ type Session struct {
 	cwd      string
 	log      io.Writer
 	store    *session.File // nil without a session file
+	approval *approval     // nil when no call needs approval
 	spills   *tools.Spills // bash's spill files, removed by Close
 
 	seq       atomic.Int64
@@ -292,7 +298,7 @@ func (s *Session) work() {
 // comes last.
 func (s *Session) runJob(j *job) {
 	emit := func(ev wire.Event) { s.deliver(j, ev) }
-	err := s.protect(j, emit)
+	err := s.protect(j, withEmitter(j.ctx, emit), emit)
 	if err != nil && !agent.IsAborted(err) {
 		emit(errorEvent(err))
 	}
@@ -302,15 +308,36 @@ func (s *Session) runJob(j *job) {
 	s.finish(j)
 }
 
-// protect runs the job's work, turning a panic into an error so that the
-// job still ends with its done.
-func (s *Session) protect(j *job, emit func(wire.Event)) (err error) {
+// protect runs the job's work under ctx, turning a panic into an error so
+// that the job still ends with its done.
+func (s *Session) protect(j *job, ctx context.Context, emit func(wire.Event)) (err error) {
 	defer func() {
 		if v := recover(); v != nil {
 			err = &agent.Error{Code: wire.CodeInternal, Message: fmt.Sprintf("internal error: %v", v)}
 		}
 	}()
-	return j.run(j.ctx, emit)
+	return j.run(ctx, emit)
+}
+
+// emitterKey keys the running work's emitter in its context.
+type emitterKey struct{}
+
+// withEmitter returns the context the work runs under: ctx, carrying the
+// function that delivers an event into the work.
+func withEmitter(ctx context.Context, emit func(wire.Event)) context.Context {
+	return context.WithValue(ctx, emitterKey{}, emit)
+}
+
+// emitInto delivers ev into the running work whose context ctx is (or
+// derives from), as its next event: stamped with the session's next seq
+// and the work's prompt_id, shown to the observers, handed to the work's
+// sink. Code the work calls on its own goroutine (an interceptor, as the
+// approval one) uses it to add events in their place. Without a work in
+// ctx it does nothing.
+func emitInto(ctx context.Context, ev wire.Event) {
+	if emit, ok := ctx.Value(emitterKey{}).(func(wire.Event)); ok {
+		emit(ev)
+	}
 }
 
 // finish delivers a job's done and ends the job in one step under the
@@ -517,20 +544,43 @@ func (s *Session) SetMessages(msgs []wire.Message) error {
 	return s.persist()
 }
 
-// SetModel switches to another model of the session's provider. It fails
-// with an *UnknownModelError for a model the catalog does not list for
-// the provider, and with ErrBusy while work runs or waits.
+// SetModel switches to another model of the session's provider. Any id
+// NewSession takes is accepted: the catalog is advisory, and a model it
+// does not list gets its defaults (see models.Catalog.Resolve). It fails
+// with an *UnknownModelError for an empty id, and with ErrBusy while work
+// runs or waits.
 func (s *Session) SetModel(id string) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if err := s.idleLocked(); err != nil {
 		return err
 	}
-	m, ok := s.host.catalog.Lookup(s.provider, id)
-	if !ok {
-		return &UnknownModelError{Provider: s.provider, Model: id}
+	if id == "" {
+		return &UnknownModelError{Provider: s.provider}
 	}
-	return s.agent.SetModel(m)
+	return s.agent.SetModel(s.host.catalog.Resolve(s.provider, id))
+}
+
+// AnswerApproval answers the approval request id, which waits for the
+// door's answer (see SessionConfig.AnswerApprovals): the tool call it
+// holds goes on with ans. It fails with an error wrapping
+// ErrNoApprovalRequest when no request of that id waits: it never
+// existed, was already answered, timed out, or its work was aborted.
+func (s *Session) AnswerApproval(id string, ans Approval) error {
+	if s.approval == nil || !s.approval.byAnswer {
+		return fmt.Errorf("%w: %q (this session asks for no answers)", ErrNoApprovalRequest, id)
+	}
+	return s.approval.answer(id, ans)
+}
+
+// EndApprovals says that the door can answer no more approval requests
+// (its client closed its input, say): the waiting requests, and every
+// later one, are rejected at once with why, and no later one is asked
+// for. Work then runs to its end instead of waiting for answers.
+func (s *Session) EndApprovals(why string) {
+	if s.approval != nil && s.approval.byAnswer {
+		s.approval.end(why)
+	}
 }
 
 // idleLocked returns ErrClosed or ErrBusy when the session cannot be
@@ -545,13 +595,15 @@ func (s *Session) idleLocked() error {
 	return nil
 }
 
-// UnknownModelError is returned by SetModel for a model the provider does
-// not have.
+// UnknownModelError is returned by SetModel when it is given no model id.
 type UnknownModelError struct {
 	Provider, Model string
 }
 
 func (e *UnknownModelError) Error() string {
+	if e.Model == "" {
+		return fmt.Sprintf("no model id given (get_models lists the models of provider %s)", e.Provider)
+	}
 	return fmt.Sprintf("unknown model %q for provider %s (get_models lists them)", e.Model, e.Provider)
 }
 
@@ -599,8 +651,19 @@ func (s *Session) Model() string { return s.agent.Model().ID }
 // CWD returns the absolute working directory of the tools.
 func (s *Session) CWD() string { return s.cwd }
 
-// Models returns the catalog's models of the session's provider.
-func (s *Session) Models() []wire.ModelInfo { return s.host.Models(s.provider) }
+// Models returns the catalog's models of the session's provider, sorted
+// by id, with the current model among them also when the catalog does not
+// list it.
+func (s *Session) Models() []wire.ModelInfo {
+	list := s.host.Models(s.provider)
+	cur := s.agent.Model()
+	i, found := slices.BinarySearchFunc(list, cur.ID, func(m wire.ModelInfo, id string) int { return strings.Compare(m.ID, id) })
+	if !found {
+		cur.Provider = s.provider
+		list = slices.Insert(list, i, modelInfo(cur))
+	}
+	return list
+}
 
 // Tools returns the session's tool set: other tool sources (extensions,
 // MCP servers) add theirs to it.

@@ -3,6 +3,7 @@ package rpcserver
 import (
 	"context"
 	"errors"
+	"fmt"
 
 	"zot.dev/zot/internal/buildinfo"
 	"zot.dev/zot/internal/engine"
@@ -17,6 +18,11 @@ func (s *Server) dispatch(cmd wire.Command) {
 	typ := cmd.Type()
 	switch c := cmd.(type) {
 	case *wire.HelloCommand:
+		if c.ProtocolVersion != nil && *c.ProtocolVersion > engine.ProtocolVersion {
+			// Served all the same: the client learns the server's version
+			// from the answer and does without what this server lacks.
+			fmt.Fprintf(s.opts.Log, "zot: the client speaks protocol %d, this zot %d; serving it with %d\n", *c.ProtocolVersion, engine.ProtocolVersion, engine.ProtocolVersion)
+		}
 		s.respond(id, typ, wire.HelloResult{
 			ProtocolVersion: engine.ProtocolVersion,
 			Version:         buildinfo.Version(),
@@ -70,6 +76,19 @@ func (s *Server) dispatch(cmd wire.Command) {
 		s.respond(id, typ, wire.SetModelResult{Model: s.sess.Model()})
 	case *wire.GetModelsCommand:
 		s.respond(id, typ, wire.ModelsResult{Models: s.sess.Models()})
+	case *wire.AnswerPermissionCommand:
+		ans := engine.Approval{Decision: engine.Reject, Reason: c.Reason}
+		switch c.Decision {
+		case wire.PermissionDecisionAllowOnce:
+			ans.Decision = engine.AllowOnce
+		case wire.PermissionDecisionAllowAlways:
+			ans.Decision = engine.AllowAlways
+		}
+		if err := s.sess.AnswerApproval(c.RequestID, ans); err != nil {
+			s.failErr(id, typ, err)
+			return
+		}
+		s.respond(id, typ, nil)
 	default:
 		if s.dispatchExtension(cmd) {
 			return
@@ -114,6 +133,8 @@ func (s *Server) failErr(id wire.ID, typ string, err error) {
 		s.fail(id, typ, wire.CodeBusy, "%s: a prompt or compact is running or queued", typ)
 	case errors.As(err, &um):
 		s.fail(id, typ, wire.CodeUnknownModel, "%s", oneLine(err))
+	case errors.Is(err, engine.ErrNoApprovalRequest):
+		s.fail(id, typ, wire.CodeUnknownRequest, "%s", oneLine(err))
 	case errors.As(err, &we):
 		s.fail(id, typ, we.Code, "%s", oneLine(err))
 	default:

@@ -63,6 +63,10 @@ type Server struct {
 	authed   bool
 	tokenSum [sha256.Size]byte // of Options.Token
 
+	// ignored holds the command members already logged as ignored, by
+	// command and path, so that each is logged once.
+	ignored map[string]bool
+
 	stopReading atomic.Bool // set at shutdown: lines read later are ignored
 
 	ext extDoor // the extensions' commands and events (extensions.go)
@@ -79,7 +83,7 @@ func New(sess *engine.Session, opts Options) *Server {
 	if opts.FlushTimeout <= 0 {
 		opts.FlushTimeout = DefaultFlushTimeout
 	}
-	return &Server{sess: sess, opts: opts, authed: opts.Token == "", tokenSum: sha256.Sum256([]byte(opts.Token))}
+	return &Server{sess: sess, opts: opts, authed: opts.Token == "", tokenSum: sha256.Sum256([]byte(opts.Token)), ignored: map[string]bool{}}
 }
 
 // Serve reads commands from in and writes frames to out until in ends,
@@ -108,6 +112,9 @@ func (s *Server) Serve(ctx context.Context, in io.Reader, out io.Writer) error {
 	var result error
 	select {
 	case err := <-readDone:
+		// No answer to a permission request can come any more: the work
+		// runs on without waiting for one.
+		s.sess.EndApprovals("the client closed its input")
 		switch {
 		case errors.Is(err, ErrUnauthorized):
 			result = err
@@ -210,17 +217,16 @@ func (s *Server) handle(line []byte) error {
 	if !utf8.Valid(line) {
 		return s.refuse(wire.ID{}, "", wire.CodeInvalidUTF8, "line is not valid UTF-8")
 	}
-	// The common case costs one decode and one validation; a line that
-	// does not decode is taken apart again only to say why.
-	cmd, err := wire.DecodeCommand(line)
+	// The common case costs one generic decode (to check the line and
+	// find what it holds that the command does not define) and one typed
+	// decode; a line that fails is taken apart again only to say why.
+	cmd, ignored, err := wire.ReadCommand(line)
 	if err != nil {
 		id, typ, code, msg := classify(line, err)
 		return s.refuse(id, typ, code, msg)
 	}
 	id, typ := cmd.GetID(), cmd.Type()
-	if err := wire.ValidateCommand(line); err != nil {
-		return s.refuse(id, typ, wire.CodeInvalidParams, typ+": "+oneLine(err))
-	}
+	s.logIgnored(typ, ignored)
 	if hello, ok := cmd.(*wire.HelloCommand); ok && s.opts.Token != "" {
 		// A hello after authentication must carry the token too: a client
 		// that presents a wrong one is refused (and stays authenticated).
@@ -240,6 +246,19 @@ func (s *Server) handle(line []byte) error {
 	}
 	s.dispatch(cmd)
 	return nil
+}
+
+// logIgnored writes to the log, once per command and member, the members
+// of a command that zot ignored: a newer client's, or a typo.
+func (s *Server) logIgnored(typ string, paths []string) {
+	for _, p := range paths {
+		key := typ + "\x00" + p
+		if s.ignored[key] {
+			continue
+		}
+		s.ignored[key] = true
+		fmt.Fprintf(s.opts.Log, "zot: %s: ignoring unknown field %q (a newer client's, or a typo?); said once\n", typ, p)
+	}
 }
 
 // refuse answers a line that is not a valid command, with exactly one
@@ -262,9 +281,9 @@ func (s *Server) tokenMatches(presented string) bool {
 	return subtle.ConstantTimeCompare(got[:], s.tokenSum[:]) == 1
 }
 
-// classify says why a line did not decode as a command: the id and type
-// to answer with (when they can be read) and the error code and text.
-func classify(line []byte, decodeErr error) (wire.ID, string, wire.ErrorCode, string) {
+// classify says why a line could not be read as a command: the id and
+// type to answer with (when they can be read) and the error code and text.
+func classify(line []byte, readErr error) (wire.ID, string, wire.ErrorCode, string) {
 	if !json.Valid(line) {
 		var v any
 		err := json.Unmarshal(line, &v)
@@ -295,7 +314,7 @@ func classify(line []byte, decodeErr error) (wire.ID, string, wire.ErrorCode, st
 	if err := wire.ValidateCommand(line); err != nil {
 		return id, typ, wire.CodeInvalidParams, typ + ": " + oneLine(err)
 	}
-	return id, typ, wire.CodeInvalidParams, oneLine(decodeErr)
+	return id, typ, wire.CodeInvalidParams, oneLine(readErr)
 }
 
 // failSync writes a failure and waits until it is on the output.

@@ -167,7 +167,7 @@ func TestEveryCommand(t *testing.T) {
 
 func TestErrorCodes(t *testing.T) {
 	c := startZot(t, nil)
-	_, err := c.SetModel(ctx(t), "no-such-model")
+	_, err := c.SetModel(ctx(t), "")
 	wantCode(t, err, wire.CodeUnknownModel, "set_model")
 	_, err = c.Prompt(ctx(t), "look", []wire.ImageInput{{MIMEType: "image/png", Data: "not base64!"}})
 	wantCode(t, err, wire.CodeInvalidImage, "prompt")

@@ -123,7 +123,10 @@ func TestInvalidMessagesAreRejected(t *testing.T) {
 		{"number for string", `{"type":"hello","token":123}`, ValidateCommand, []string{"/token", "number", "string"}},
 		{"missing required", `{"id":"7","type":"set_model"}`, ValidateCommand, []string{"missing", "model"}},
 		{"unknown type", `{"type":"launch"}`, ValidateCommand, []string{`unknown command type "launch"`}},
-		{"extra field", `{"type":"ping","verbose":true}`, ValidateCommand, []string{"verbose", "additional"}},
+		// What zot writes stays strict; commands allow members they do not
+		// define (see TestReadCommandIsLenient).
+		{"extra field", `{"type":"done","seq":1,"verbose":true}`, ValidateEvent, []string{"verbose", "additional"}},
+		{"null for a required field", `{"type":"prompt","message":null}`, ValidateCommand, []string{"/message", "null", "string"}},
 		{"id of the wrong type", `{"id":{"n":1},"type":"ping"}`, ValidateCommand, []string{"/id"}},
 		{"image without data", `{"type":"prompt","message":"x","images":[{"mime_type":"image/png"}]}`, ValidateCommand, []string{"/images/0", "data"}},
 		{"missing type", `{"message":"hi"}`, ValidateCommand, []string{"type", "missing"}},

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 
@@ -107,6 +108,92 @@ func validateVariant(union string, data []byte) error {
 // ValidateCommand checks a command line against the schema of the command
 // its `type` names.
 func ValidateCommand(data []byte) error { return validateVariant("Command", data) }
+
+// ReadCommand decodes and checks one command line the way a server reads
+// it, leniently, so that a client newer than the server works with it: a
+// member the command's schema does not define is ignored, and an optional
+// member sent as null is absent; what remains must match the schema. It
+// returns the command and the paths of the members it ignored, such as
+// "extra" or "images[].note" (sorted; nil when there were none), or an
+// error: *UnknownTypeError, *ValidationError or *DecodeError.
+//
+// The members ignored never reach the decoder: encoding/json matches keys
+// without regard to case, and an unknown "MESSAGE" must not stand in for
+// "message".
+func ReadCommand(data []byte) (Command, []string, error) {
+	typ, err := wirecodec.PeekType(data)
+	if err != nil {
+		return nil, nil, err
+	}
+	def, ok := unionVariants["Command"][typ]
+	if !ok {
+		return nil, nil, &UnknownTypeError{Union: "Command", Type: typ}
+	}
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.UseNumber()
+	var v any
+	if err := dec.Decode(&v); err != nil {
+		return nil, nil, &ValidationError{Def: def, Problems: []string{"invalid JSON: " + err.Error()}}
+	}
+	if dec.More() {
+		return nil, nil, &ValidationError{Def: def, Problems: []string{"invalid JSON: data after the value"}}
+	}
+	var problems []string
+	validatorsByDef[def](v, nil, &problems)
+	if len(problems) > 0 {
+		sort.Strings(problems)
+		return nil, nil, &ValidationError{Def: def, Problems: problems}
+	}
+	var unknown []string
+	if dropLenient(def, v, "", &unknown) {
+		// Decode what is left: the line without the members dropped.
+		if data, err = json.Marshal(v); err != nil {
+			return nil, nil, fmt.Errorf("re-encoding %s: %w", typ, err)
+		}
+	}
+	cmd := NewCommand(typ)
+	if err := json.Unmarshal(data, cmd); err != nil {
+		return nil, nil, decodeError(typ, err)
+	}
+	sort.Strings(unknown)
+	return cmd, slices.Compact(unknown), nil
+}
+
+// dropLenient removes from v, a value of the open object def, every member
+// def does not define (adding its path, after prefix, to unknown) and every
+// null member, and does the same in the open objects v holds. It reports
+// whether it removed anything.
+func dropLenient(def string, v any, prefix string, unknown *[]string) bool {
+	m, ok := v.(map[string]any)
+	fields := openFields[def]
+	if !ok || fields == nil {
+		return false
+	}
+	dropped := false
+	for k, x := range m {
+		inner, known := fields[k]
+		switch {
+		case !known:
+			*unknown = append(*unknown, prefix+k)
+		case x == nil:
+		default:
+			if inner == "" {
+				continue
+			}
+			if list, ok := x.([]any); ok {
+				for _, item := range list {
+					dropped = dropLenient(inner, item, prefix+k+"[].", unknown) || dropped
+				}
+			} else {
+				dropped = dropLenient(inner, x, prefix+k+".", unknown) || dropped
+			}
+			continue
+		}
+		delete(m, k)
+		dropped = true
+	}
+	return dropped
+}
 
 // ValidateEvent checks an event line against the schema of the event its
 // `type` names.

@@ -117,7 +117,7 @@ test("failures reject with a ZotError carrying the stable code", async (t) => {
       return true;
     });
   };
-  await fails(client.setModel("no-such-model"), "unknown_model", "set_model");
+  await fails(client.setModel(""), "unknown_model", "set_model");
   await fails(client.request("frobnicate"), "unknown_command", "frobnicate");
   await fails(client.request("set_model", { model: 7 }), "invalid_params", "set_model");
 

@@ -79,7 +79,7 @@ class AsyncClientTest(AsyncTestCase):
             await c.clear()
             self.assertEqual((await c.get_messages()).messages, [])
             with self.assertRaises(z.ZotError) as cm:
-                await c.set_model("no-such-model")
+                await c.set_model("")
             self.assertEqual(cm.exception.code, "unknown_model")
             with self.assertRaises(z.ZotError) as cm:
                 await c.prompt("")
