@@ -12,6 +12,8 @@ import type {
   HelloResult,
   ImageInput,
   MessagesResult,
+  PermissionDecision,
+  PermissionRequestEvent,
   ModelsResult,
   PingResult,
   Response,
@@ -72,6 +74,30 @@ export interface ZotClientOptions {
   stderr?: "inherit" | "ignore" | TextSink | ((text: string) => void);
   /** How long close() waits for zot to exit before signalling it; default 5000. */
   closeTimeoutMs?: number;
+  /**
+   * Answers each `permission_request` event (zot asks them only when
+   * started with `--approve`): called with the event, off the line handler;
+   * what it returns (or resolves to) is sent as `answer_permission`. A
+   * throw or a rejection rejects the call. The event still reaches its
+   * stream. Without it, answer with `answerPermission`.
+   */
+  onPermissionRequest?: (
+    event: PermissionRequestEvent,
+  ) => PermissionAnswer | Promise<PermissionAnswer>;
+}
+
+/**
+ * An answer to a permission request: a decision, or a decision with the
+ * reason shown to the model when it rejects.
+ */
+export type PermissionAnswer = PermissionDecision | { decision: PermissionDecision; reason?: string };
+
+/** What `hello` says about the client besides its token. */
+export interface HelloOptions {
+  /** The protocol version the client speaks; the server answers with its own. */
+  protocolVersion?: number;
+  /** Who the client is, free-form, e.g. `{name: "my-editor", version: "2.1.0"}`. */
+  client?: Record<string, unknown>;
 }
 
 /** A failed command, a failed start, or a process that went away. */
@@ -121,8 +147,16 @@ export declare class ZotClient {
   constructor(options?: ZotClientOptions);
   /** Spawns `bin rpc ...args`; rejects with code `spawn_failed`. */
   start(): Promise<void>;
-  /** Authenticates (required first when the server has ZOTCORE_RPC_TOKEN). */
-  hello(token?: string): Promise<HelloResult>;
+  /**
+   * Introduces the client and authenticates it (required first when the
+   * server has ZOTCORE_RPC_TOKEN).
+   */
+  hello(token?: string, options?: HelloOptions): Promise<HelloResult>;
+  /**
+   * Answers a `permission_request`; fails with `unknown_request` when it no
+   * longer waits (answered, timed out or aborted).
+   */
+  answerPermission(requestId: string, decision: PermissionDecision, reason?: string): Promise<void>;
   /** Sends a prompt; iterate the stream for its events. */
   prompt(message: string, images?: ImageInput[], options?: WorkOptions): PromptStream;
   /** Cancels the running work; with `all`, drops queued work too. */

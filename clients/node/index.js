@@ -182,7 +182,8 @@ export class ZotClient extends EventEmitter {
   /**
    * @param {{bin?: string, args?: string[], env?: Record<string, string | undefined>,
    *          cwd?: string, stderr?: "inherit" | "ignore" | {write(text: string): unknown} | ((text: string) => void),
-   *          closeTimeoutMs?: number}} [options]
+   *          closeTimeoutMs?: number,
+   *          onPermissionRequest?: (event: any) => unknown}} [options]
    */
   constructor(options = {}) {
     super();
@@ -211,6 +212,8 @@ export class ZotClient extends EventEmitter {
     this._held = true;
     /** @type {Set<PromptStream>} streams to abort once they run */
     this._abortWhenRunning = new Set();
+    /** Answers permission_request events, when given. */
+    this._onPermissionRequest = options.onPermissionRequest;
   }
 
   /**
@@ -341,6 +344,7 @@ export class ZotClient extends EventEmitter {
       return;
     }
     this.emit("event", frame);
+    if (frame.type === "permission_request" && this._onPermissionRequest) this._answerRequest(frame);
     const stream = this._streams.get(frame.prompt_id);
     if (!stream) return;
     if (this._abortWhenRunning.delete(stream) && frame.type !== "done") {
@@ -405,11 +409,54 @@ export class ZotClient extends EventEmitter {
 
   /**
    * Introduces the client; with ZOTCORE_RPC_TOKEN set on the server it must
-   * come first and carry that token (a wrong one ends the process).
+   * come first and carry that token (a wrong one ends the process). The
+   * protocol version the caller speaks and who it is are sent when given;
+   * the result's protocol_version is the server's.
    * @param {string} [token]
+   * @param {{protocolVersion?: number, client?: Record<string, unknown>}} [options]
    */
-  hello(token) {
-    return this.request("hello", token === undefined ? {} : { token });
+  hello(token, options = {}) {
+    /** @type {Record<string, unknown>} */
+    const fields = {};
+    if (token !== undefined) fields.token = token;
+    if (options.protocolVersion !== undefined) fields.protocol_version = options.protocolVersion;
+    if (options.client !== undefined) fields.client = options.client;
+    return this.request("hello", fields);
+  }
+
+  /**
+   * Answers a permission_request event: "allow_once" runs the tool call,
+   * "allow_always" runs it and every later call of that tool without
+   * asking, "reject" refuses it (the reason is shown to the model). Fails
+   * with `unknown_request` when the request no longer waits.
+   * @param {string} requestId
+   * @param {"allow_once" | "allow_always" | "reject"} decision
+   * @param {string} [reason]
+   */
+  async answerPermission(requestId, decision, reason) {
+    /** @type {Record<string, unknown>} */
+    const fields = { request_id: requestId, decision };
+    if (reason !== undefined) fields.reason = reason;
+    await this.request("answer_permission", fields);
+  }
+
+  /**
+   * Asks onPermissionRequest about a request, off the line handler, and
+   * sends its answer; a failing callback rejects the call. A request that
+   * no longer waits (timed out, aborted) or a process that is gone makes
+   * the answer fail, which is nobody's fault here.
+   * @param {any} ev
+   */
+  _answerRequest(ev) {
+    const ask = this._onPermissionRequest;
+    Promise.resolve()
+      .then(() => ask(ev))
+      .then(
+        (ans) => (typeof ans === "string" ? { decision: ans } : ans ?? { decision: "reject", reason: "the client gave no decision" }),
+        (err) => ({ decision: "reject", reason: `the client failed to decide: ${err instanceof Error ? err.message : String(err)}` }),
+      )
+      .then((ans) => this.answerPermission(ev.request_id, ans.decision, ans.reason))
+      .catch(() => {});
   }
 
   /**

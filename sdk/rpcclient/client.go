@@ -53,6 +53,21 @@ type Options struct {
 	// reading goroutine: it must not block. Such events are otherwise
 	// dropped.
 	OnEvent func(ev wire.Event)
+	// OnPermissionRequest, when set, answers each permission_request
+	// event (zot asks them only when started with --approve, e.g. Args
+	// {"--approve"}): it is called on a goroutine of its own with the
+	// event, and what it returns is sent as the answer_permission. ctx
+	// ends when the Client is closed; the function must then return, as
+	// Close waits for it. The event also reaches its Stream as usual.
+	// Without it, answer with AnswerPermission.
+	OnPermissionRequest func(ctx context.Context, req *wire.PermissionRequestEvent) PermissionAnswer
+}
+
+// PermissionAnswer is the answer to a permission_request: a Decision and,
+// for wire.PermissionDecisionReject, a Reason shown to the model.
+type PermissionAnswer struct {
+	Decision wire.PermissionDecision
+	Reason   string
 }
 
 // Client is a running `zot rpc` process. Its methods are safe for
@@ -74,6 +89,10 @@ type Client struct {
 
 	wg         sync.WaitGroup // the reader
 	readerDone chan struct{}
+
+	answering     sync.WaitGroup     // the OnPermissionRequest calls
+	answerCtx     context.Context    // theirs; ends at Close
+	stopAnswering context.CancelFunc // ends answerCtx
 
 	closeOnce sync.Once
 	closeErr  error
@@ -119,6 +138,7 @@ func Start(ctx context.Context, opts Options) (*Client, error) {
 		streams:    make(map[wire.ID]*Stream),
 		readerDone: make(chan struct{}),
 	}
+	c.answerCtx, c.stopAnswering = context.WithCancel(context.Background())
 	c.wg.Go(c.read)
 	return c, nil
 }
@@ -225,6 +245,20 @@ func (c *Client) dispatch(line []byte) {
 	} else if c.opts.OnEvent != nil {
 		c.opts.OnEvent(ev)
 	}
+	if pr, ok := ev.(*wire.PermissionRequestEvent); ok && c.opts.OnPermissionRequest != nil {
+		c.answering.Go(func() { c.answerRequest(pr) })
+	}
+}
+
+// answerRequest asks OnPermissionRequest about pr and sends its answer. A
+// request that no longer waits (it timed out, or its work was aborted)
+// refuses the answer; that is no fault of the client's.
+func (c *Client) answerRequest(pr *wire.PermissionRequestEvent) {
+	ans := c.opts.OnPermissionRequest(c.answerCtx, pr)
+	if c.answerCtx.Err() != nil {
+		return
+	}
+	_ = c.AnswerPermission(c.answerCtx, pr.RequestID, ans.Decision, ans.Reason)
 }
 
 // undecoded keeps an event line that did not decode as a *wire.UnknownEvent,
@@ -326,6 +360,8 @@ func (c *Client) Close() error {
 		// progress.
 		esc, waitErr := c.proc.Stop(context.Background())
 		c.wg.Wait()
+		c.stopAnswering()
+		c.answering.Wait()
 		within := "did not exit within " + closeTimeout(c.opts).String()
 		switch {
 		case esc == subproc.Terminated:

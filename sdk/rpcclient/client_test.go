@@ -169,6 +169,8 @@ func TestErrorCodes(t *testing.T) {
 	c := startZot(t, nil)
 	_, err := c.SetModel(ctx(t), "")
 	wantCode(t, err, wire.CodeUnknownModel, "set_model")
+	err = c.AnswerPermission(ctx(t), "perm-1", wire.PermissionDecisionAllowOnce, "")
+	wantCode(t, err, wire.CodeUnknownRequest, "answer_permission")
 	_, err = c.Prompt(ctx(t), "look", []wire.ImageInput{{MIMEType: "image/png", Data: "not base64!"}})
 	wantCode(t, err, wire.CodeInvalidImage, "prompt")
 	_, err = c.Prompt(ctx(t), "", nil)

@@ -118,6 +118,17 @@ func (c *Client) Models(ctx context.Context) ([]wire.ModelInfo, error) {
 	return r.Models, nil
 }
 
+// AnswerPermission answers the permission_request event whose
+// request_id is requestID: wire.PermissionDecisionAllowOnce runs the tool
+// call, wire.PermissionDecisionAllowAlways runs it and every later call of
+// that tool without asking, wire.PermissionDecisionReject refuses it, with
+// reason shown to the model. It fails with wire.CodeUnknownRequest when
+// the request no longer waits (it was answered, timed out or aborted).
+func (c *Client) AnswerPermission(ctx context.Context, requestID string, decision wire.PermissionDecision, reason string) error {
+	_, err := c.send(ctx, &wire.AnswerPermissionCommand{RequestID: requestID, Decision: decision, Reason: reason}, nil)
+	return err
+}
+
 // Ping checks that zot answers.
 func (c *Client) Ping(ctx context.Context) error {
 	_, err := call[wire.PingResult](ctx, c, &wire.PingCommand{})

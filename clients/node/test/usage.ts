@@ -62,3 +62,22 @@ export async function abortable(client: ZotClient, signal: AbortSignal): Promise
   const aborted: ClientErrorCode = "aborted";
   return stopped.length + (await compacted.collect()).length + aborted.length;
 }
+
+export async function approving(bin: string): Promise<void> {
+  const client = new ZotClient({
+    bin,
+    args: ["--provider", "scripted", "--approve"],
+    onPermissionRequest: async (req) => (req.tool === "bash" ? { decision: "reject", reason: `not ${req.args}` } : "allow_once"),
+  });
+  await client.start();
+  const hello = await client.hello(undefined, { protocolVersion: 1, client: { name: "usage", version: "0" } });
+  for await (const ev of client.prompt("go")) {
+    if (ev.type === "permission_request") {
+      const id: string = ev.request_id;
+      const call: string = ev.call_id;
+      const wait: number | undefined = ev.timeout_ms;
+      await client.answerPermission(id, "allow_always", `${call} ${wait ?? 0} ${hello.protocol_version}`);
+    }
+  }
+  await client.close();
+}

@@ -9,13 +9,14 @@ with the thread-based Client (zot_client.client), the asyncio AsyncClient
 from .types import *  # noqa: F401,F403
 from .types import __all__ as _types_all
 from .aio import AsyncClient, AsyncPromptStream
-from .client import Client, PromptStream
+from .client import Client, PermissionAnswer, PromptStream
 from .errors import ProtocolError, ZotClosedError, ZotError
 
 __all__ = list(_types_all) + [
     "AsyncClient",
     "AsyncPromptStream",
     "Client",
+    "PermissionAnswer",
     "PromptStream",
     "ProtocolError",
     "ZotClosedError",

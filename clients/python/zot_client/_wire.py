@@ -123,6 +123,49 @@ def image_inputs(images: Optional[Iterable[ImageLike]]) -> Optional[List[Dict[st
     return out
 
 
+def hello_command(
+    token: Optional[str], protocol_version: Optional[int], client: Optional[Mapping[str, Any]]
+) -> Dict[str, Any]:
+    """Returns a hello command with the members that were given."""
+    cmd: Dict[str, Any] = {"type": "hello"}
+    if token is not None:
+        cmd["token"] = token
+    if protocol_version is not None:
+        cmd["protocol_version"] = protocol_version
+    if client is not None:
+        cmd["client"] = dict(client)
+    return cmd
+
+
+def answer_command(request_id: str, decision: str, reason: Optional[str]) -> Dict[str, Any]:
+    """Returns an answer_permission command."""
+    cmd: Dict[str, Any] = {"type": "answer_permission", "request_id": request_id, "decision": decision}
+    if reason is not None:
+        cmd["reason"] = reason
+    return cmd
+
+
+def permission_answer(callback: Callable[[Any], Any], ev: Any) -> Tuple[str, Optional[str]]:
+    """Calls an on_permission_request callback and returns its answer as a
+    (decision, reason) pair; an exception, or an answer that is neither a
+    decision nor a pair, rejects the call."""
+    try:
+        ans = callback(ev)
+    except Exception as e:  # noqa: BLE001 - the callback's failure rejects the call
+        return "reject", f"the client failed to decide: {type(e).__name__}: {e}"
+    return normalize_answer(ans)
+
+
+def normalize_answer(ans: Any) -> Tuple[str, Optional[str]]:
+    """Turns what an on_permission_request callback returned into a
+    (decision, reason) pair."""
+    if isinstance(ans, str):
+        return ans, None
+    if isinstance(ans, tuple) and len(ans) == 2 and isinstance(ans[0], str):
+        return ans[0], None if ans[1] is None else str(ans[1])
+    return "reject", f"the client gave no decision (got {type(ans).__name__})"
+
+
 def _id_key(v: Any) -> Any:
     """Returns the dictionary key of a JSON id, keeping its JSON type apart
     (a bool is never an id; 1 and "1" differ)."""

@@ -19,6 +19,7 @@ import itertools
 import subprocess
 from typing import (
     Any,
+    Awaitable,
     Callable,
     Dict,
     Iterable,
@@ -26,18 +27,20 @@ from typing import (
     Mapping,
     Optional,
     Sequence,
+    Union,
 )
 
 from . import _wire
 from ._ext import AsyncExtensionMethods
-from .client import _raise_failure
-from .errors import ProtocolError, ZotClosedError
+from .client import PermissionAnswer, _raise_failure
+from .errors import ProtocolError, ZotClosedError, ZotError
 from .types import (
     AbortResult,
     Event,
     HelloResult,
     MessagesResult,
     ModelsResult,
+    PermissionRequestEvent,
     PingResult,
     Response,
     SetModelResult,
@@ -153,6 +156,8 @@ class AsyncClient(AsyncExtensionMethods):
     Takes the same arguments as zot_client.Client, plus max_line_bytes,
     the longest output line accepted. Use ``async with AsyncClient(...)``
     or ``await AsyncClient(...).start()``; the process is spawned then.
+    ``on_permission_request`` may be a plain or an async function; it runs
+    as a task of its own, and its answer is sent as ``answer_permission``.
     """
 
     def __init__(
@@ -169,6 +174,9 @@ class AsyncClient(AsyncExtensionMethods):
         on_unrouted: Optional[Callable[[Event], None]] = None,
         on_protocol_error: Optional[Callable[[ProtocolError], None]] = None,
         max_line_bytes: int = DEFAULT_MAX_LINE_BYTES,
+        on_permission_request: Optional[
+            Callable[[PermissionRequestEvent], Union[PermissionAnswer, Awaitable[PermissionAnswer]]]
+        ] = None,
     ) -> None:
         self._argv = _wire.build_argv(binary, args, command)
         self._stderr_tail = _wire.StderrTail()
@@ -180,6 +188,8 @@ class AsyncClient(AsyncExtensionMethods):
         self._on_unrouted = on_unrouted
         self._on_protocol_error = on_protocol_error
         self._max_line = max_line_bytes
+        self._on_permission_request = on_permission_request
+        self._answering: "set[asyncio.Task[None]]" = set()
         self.protocol_errors: List[ProtocolError] = []
         self._router = _wire.Router()
         self._ids = itertools.count(1)
@@ -257,17 +267,24 @@ class AsyncClient(AsyncExtensionMethods):
                 await proc.wait()
         for t in self._tasks:
             await t
+        for t in list(self._answering):
+            t.cancel()
+        if self._answering:
+            await asyncio.gather(*self._answering, return_exceptions=True)
         return proc.returncode if proc.returncode is not None else -1
 
     # ---- commands ----------------------------------------------------------
 
-    async def hello(self, token: Optional[str] = None) -> HelloResult:
+    async def hello(
+        self,
+        token: Optional[str] = None,
+        *,
+        protocol_version: Optional[int] = None,
+        client: Optional[Mapping[str, Any]] = None,
+    ) -> HelloResult:
         """Introduces the client; with token, authenticates it (see
         Client.hello)."""
-        cmd: Dict[str, Any] = {"type": "hello"}
-        if token is not None:
-            cmd["token"] = token
-        return await self._call(cmd)
+        return await self._call(_wire.hello_command(token, protocol_version, client))
 
     def prompt(self, message: str, images: Optional[Iterable[_wire.ImageLike]] = None) -> AsyncPromptStream:
         """Returns the stream of a prompt; the command is sent when the
@@ -319,6 +336,11 @@ class AsyncClient(AsyncExtensionMethods):
     async def ping(self) -> PingResult:
         """Health check."""
         return await self._call({"type": "ping"})
+
+    async def answer_permission(self, request_id: str, decision: str, reason: Optional[str] = None) -> None:
+        """Answers a ``permission_request`` event (see
+        Client.answer_permission)."""
+        await self._call(_wire.answer_command(request_id, decision, reason))
 
     async def request(self, cmd: Mapping[str, Any]) -> Response:
         """Sends any command (its ``id`` is assigned here) and returns the
@@ -430,6 +452,26 @@ class AsyncClient(AsyncExtensionMethods):
                 stream._put(value)
             elif self._on_unrouted is not None:
                 self._on_unrouted(value)
+            if isinstance(value, PermissionRequestEvent) and self._on_permission_request is not None:
+                task = asyncio.ensure_future(self._answer_request(value))
+                self._answering.add(task)
+                task.add_done_callback(self._answering.discard)
+
+    async def _answer_request(self, ev: PermissionRequestEvent) -> None:
+        assert self._on_permission_request is not None
+        try:
+            ans = self._on_permission_request(ev)
+            if asyncio.iscoroutine(ans) or isinstance(ans, asyncio.Future):
+                ans = await ans
+            decision, reason = _wire.normalize_answer(ans)
+        except asyncio.CancelledError:
+            raise
+        except Exception as e:  # noqa: BLE001 - the callback's failure rejects the call
+            decision, reason = "reject", f"the client failed to decide: {type(e).__name__}: {e}"
+        try:
+            await self.answer_permission(ev.request_id, decision, reason)
+        except (ZotError, ZotClosedError, asyncio.TimeoutError):
+            pass  # the request no longer waits, or zot is gone
 
     def _protocol_error(self, e: ProtocolError) -> None:
         self.protocol_errors.append(e)

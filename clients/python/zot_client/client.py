@@ -31,6 +31,8 @@ from typing import (
     Mapping,
     Optional,
     Sequence,
+    Tuple,
+    Union,
 )
 
 from . import _wire
@@ -42,6 +44,7 @@ from .types import (
     HelloResult,
     MessagesResult,
     ModelsResult,
+    PermissionRequestEvent,
     PingResult,
     Response,
     SetModelResult,
@@ -50,7 +53,12 @@ from .types import (
     parse_result,
 )
 
-__all__ = ["Client", "PromptStream"]
+__all__ = ["Client", "PermissionAnswer", "PromptStream"]
+
+# What an ``on_permission_request`` callback returns: a decision
+# (``"allow_once"``, ``"allow_always"`` or ``"reject"``), or a
+# ``(decision, reason)`` pair; the reason of a reject is shown to the model.
+PermissionAnswer = Union[str, Tuple[str, Optional[str]]]
 
 
 class _Waiter:
@@ -172,6 +180,13 @@ class Client(ExtensionMethods):
         on_protocol_error: Called on the reader thread with each
             ProtocolError (a line that is not JSON, a response nobody waits
             for). They are also kept in ``protocol_errors``.
+        on_permission_request: Answers each ``permission_request`` event
+            (zot asks them only when started with ``--approve``): called on
+            a thread of its own with the PermissionRequestEvent, it returns
+            a PermissionAnswer (a decision, or a ``(decision, reason)``
+            pair), which is sent as ``answer_permission``; an exception
+            rejects the call. The event also reaches its stream. Without
+            it, answer with ``answer_permission``.
 
     Raises FileNotFoundError/OSError when zot cannot be spawned. Commands
     may be sent from several threads at once; each PromptStream should be
@@ -191,6 +206,7 @@ class Client(ExtensionMethods):
         event_timeout: Optional[float] = None,
         on_unrouted: Optional[Callable[[Event], None]] = None,
         on_protocol_error: Optional[Callable[[ProtocolError], None]] = None,
+        on_permission_request: Optional[Callable[[PermissionRequestEvent], PermissionAnswer]] = None,
     ) -> None:
         argv = _wire.build_argv(binary, args, command)
         self._stderr_tail = _wire.StderrTail()
@@ -199,6 +215,7 @@ class Client(ExtensionMethods):
         self._event_timeout = event_timeout
         self._on_unrouted = on_unrouted
         self._on_protocol_error = on_protocol_error
+        self._on_permission_request = on_permission_request
         self.protocol_errors: List[ProtocolError] = []
         self._router = _wire.Router()
         self._ids = itertools.count(1)
@@ -277,16 +294,22 @@ class Client(ExtensionMethods):
 
     # ---- commands ----------------------------------------------------------
 
-    def hello(self, token: Optional[str] = None) -> HelloResult:
+    def hello(
+        self,
+        token: Optional[str] = None,
+        *,
+        protocol_version: Optional[int] = None,
+        client: Optional[Mapping[str, Any]] = None,
+    ) -> HelloResult:
         """Introduces the client; with token, authenticates it.
 
         When zot runs with ``ZOTCORE_RPC_TOKEN`` this must be the first
         command. A wrong token raises ZotError (``invalid_token``) and zot
-        exits.
+        exits. protocol_version (the version the caller speaks) and client
+        (who it is, e.g. ``{"name": "my-editor", "version": "2.1"}``) are
+        sent when given; the result's ``protocol_version`` is the server's.
         """
-        cmd: Dict[str, Any] = {"type": "hello"}
-        if token is not None:
-            cmd["token"] = token
+        cmd: Dict[str, Any] = _wire.hello_command(token, protocol_version, client)
         return self._call(cmd)
 
     def prompt(self, message: str, images: Optional[Iterable[_wire.ImageLike]] = None) -> PromptStream:
@@ -343,6 +366,14 @@ class Client(ExtensionMethods):
     def ping(self) -> PingResult:
         """Health check."""
         return self._call({"type": "ping"})
+
+    def answer_permission(self, request_id: str, decision: str, reason: Optional[str] = None) -> None:
+        """Answers a ``permission_request`` event: ``"allow_once"`` runs the
+        tool call, ``"allow_always"`` runs it and every later call of that
+        tool without asking, ``"reject"`` refuses it (reason is shown to the
+        model). ZotError ``unknown_request`` when the request no longer
+        waits (answered, timed out or aborted)."""
+        self._call(_wire.answer_command(request_id, decision, reason))
 
     def request(self, cmd: Mapping[str, Any]) -> Response:
         """Sends any command (its ``id`` is assigned here) and returns the
@@ -439,6 +470,20 @@ class Client(ExtensionMethods):
                 stream._put(value)
             elif self._on_unrouted is not None:
                 self._on_unrouted(value)
+            if isinstance(value, PermissionRequestEvent) and self._on_permission_request is not None:
+                # Not on the reader: the answer may take a person's time,
+                # and the reader must go on routing (an abort's answer, say).
+                threading.Thread(
+                    target=self._answer_request, args=(value,), name="zot-rpc-permission", daemon=True
+                ).start()
+
+    def _answer_request(self, ev: PermissionRequestEvent) -> None:
+        assert self._on_permission_request is not None
+        decision, reason = _wire.permission_answer(self._on_permission_request, ev)
+        try:
+            self.answer_permission(ev.request_id, decision, reason)
+        except (ZotError, ZotClosedError, TimeoutError):
+            pass  # the request no longer waits, or zot is gone
 
     def _protocol_error(self, e: ProtocolError) -> None:
         self.protocol_errors.append(e)
