@@ -76,11 +76,11 @@ type SessionConfig struct {
 
 // Sink receives the events of one piece of work, in order, on the
 // session's worker goroutine. ctx is the work's context: it ends when the
-// work is aborted, so a sink that applies backpressure waits on it and an
-// abort is never held up by a slow reader. The last event is the
-// *wire.DoneEvent; it is delivered while the session's lock is held (so
-// that a client that has seen it finds the session idle) and the sink must
-// not block on it.
+// work is aborted. A sink is called while the session stamps events (so
+// that seq order is the order events reach sinks) and must not block for
+// long: a door that applies backpressure does it in Work.Ready. The last
+// event is the *wire.DoneEvent; it is delivered while the session's lock
+// is held (so that a client that has seen it finds the session idle).
 type Sink func(ctx context.Context, ev wire.Event)
 
 // Work is one prompt or compaction to run. Exactly one of Prompt and
@@ -98,6 +98,12 @@ type Work struct {
 	Ctx context.Context
 	// Sink receives the work's events. Required.
 	Sink Sink
+	// Ready, when set, is called before each event of the work but the
+	// done, outside every lock of the session: a door waits there for room
+	// in its output (returning when ctx, the work's context, ends), so a
+	// client that reads slowly slows the agent down and an abort is never
+	// held up by it.
+	Ready func(ctx context.Context)
 }
 
 // PromptInput is a user message.
@@ -133,6 +139,9 @@ type Session struct {
 	approval *approval     // nil when no call needs approval
 	spills   *tools.Spills // bash's spill files, removed by Close
 
+	// emitMu makes stamping an event and handing it on one step, so seq
+	// order is delivery order; taken inside mu, never the other way.
+	emitMu    sync.Mutex
 	seq       atomic.Int64
 	observers atomic.Pointer[[]observer]
 	obsMu     sync.Mutex
@@ -160,6 +169,7 @@ type job struct {
 	ctx    context.Context
 	cancel context.CancelFunc
 	sink   Sink
+	ready  func(ctx context.Context)
 	run    func(ctx context.Context, emit func(wire.Event)) error
 	// dropped, when not empty, says why the job was dropped unrun.
 	dropped string
@@ -202,7 +212,7 @@ func (s *Session) Submit(w Work, mode Mode, accepted func(wire.StartResult)) err
 	}
 	ctx, cancel := context.WithCancel(parent)
 	s.sent++
-	j := &job{n: s.sent, id: w.ID, ctx: ctx, cancel: cancel, sink: w.Sink, run: run}
+	j := &job{n: s.sent, id: w.ID, ctx: ctx, cancel: cancel, sink: w.Sink, ready: w.Ready, run: run}
 	if s.current == nil && len(s.queue) == 0 {
 		// Work that can start now is current at once, so the session is
 		// busy from the moment the caller hears it started.
@@ -365,27 +375,46 @@ func (s *Session) endDropped(j *job) {
 }
 
 // deliver stamps an event and hands it to the observers and the job's
-// sink.
+// sink, in one step with every other stamping (see Emit).
 func (s *Session) deliver(j *job, ev wire.Event) {
+	if _, last := ev.(*wire.DoneEvent); !last && j.ready != nil {
+		j.ready(j.ctx)
+	}
+	s.emitMu.Lock()
+	defer s.emitMu.Unlock()
 	ev.SetSeq(s.seq.Add(1))
 	ev.SetPromptID(j.id)
+	s.observe(ev)
+	j.sink(j.ctx, ev)
+}
+
+// observe shows ev to the observers. The caller holds s.emitMu.
+func (s *Session) observe(ev wire.Event) {
 	if obs := s.observers.Load(); obs != nil {
 		for _, o := range *obs {
 			o.fn(ev)
 		}
 	}
-	j.sink(j.ctx, ev)
 }
 
-// NextSeq reserves the next event sequence number, for an event a door
-// writes itself, so that seq stays one sequence across everything the
-// session's clients see.
-func (s *Session) NextSeq() int64 { return s.seq.Add(1) }
+// Emit writes an event that belongs to no piece of work (an extension's
+// notice, say): it is stamped with the session's next seq and no
+// prompt_id, shown to the observers and handed to send, in one step with
+// the stamping of every other event, so events reach their sinks in seq
+// order. send must not block for long (a door's Send that only queues).
+func (s *Session) Emit(ev wire.Event, send func(wire.Event)) {
+	s.emitMu.Lock()
+	defer s.emitMu.Unlock()
+	ev.SetSeq(s.seq.Add(1))
+	s.observe(ev)
+	send(ev)
+}
 
 // Observe adds fn to the functions that see every event of the session,
 // stamped, before it reaches the work's sink; fn is called on the
-// goroutine that emits (sometimes with the session's lock held) and must
-// not block: hand the event on to a queue of your own. It returns the
+// goroutine that emits, with the session's locks held, and must neither
+// block nor call back into the session: hand the event on to a queue of
+// your own. It returns the
 // function that stops the observing.
 func (s *Session) Observe(fn func(wire.Event)) (stop func()) {
 	s.obsMu.Lock()

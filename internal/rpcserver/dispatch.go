@@ -101,21 +101,20 @@ func (s *Server) dispatch(cmd wire.Command) {
 // a position) is written before any of its events.
 func (s *Server) submit(id wire.ID, typ string, w engine.Work) {
 	w.Sink = s.sink
+	w.Ready = s.ready
 	err := s.sess.Submit(w, engine.Queue, func(res wire.StartResult) { s.respond(id, typ, res) })
 	if err != nil {
 		s.fail(id, typ, wire.CodeInternal, "%s", oneLine(err))
 	}
 }
 
-// sink writes the events of work. It waits for room in the output (while
-// the work is not aborted), so a client that reads slowly slows the agent
-// down instead of growing the queue; the done never waits.
-func (s *Server) sink(ctx context.Context, ev wire.Event) {
-	if _, last := ev.(*wire.DoneEvent); !last {
-		_ = s.w.Wait(ctx)
-	}
-	s.w.Send(ev)
-}
+// ready waits for room in the output before an event of work (while the
+// work is not aborted), so a client that reads slowly slows the agent
+// down instead of growing the queue.
+func (s *Server) ready(ctx context.Context) { _ = s.w.Wait(ctx) }
+
+// sink writes the events of work; it never blocks.
+func (s *Server) sink(_ context.Context, ev wire.Event) { s.w.Send(ev) }
 
 func nonNilMessages(m []wire.Message) []wire.Message {
 	if m == nil {

@@ -59,8 +59,7 @@ func (d *extDoor) serve(w *ndjson.Writer, sess *engine.Session) {
 	defer d.mu.Unlock()
 	d.w = w
 	for _, ev := range d.early {
-		ev.SetSeq(sess.NextSeq())
-		w.Send(ev)
+		sess.Emit(ev, func(ev wire.Event) { w.Send(ev) })
 	}
 	d.early = nil
 }
@@ -87,8 +86,7 @@ func (s *Server) extEmit(ev wire.Event) {
 		}
 		return
 	}
-	ev.SetSeq(s.sess.NextSeq())
-	d.w.Send(ev)
+	s.sess.Emit(ev, func(ev wire.Event) { d.w.Send(ev) })
 }
 
 // dispatchExtension answers the extension commands; it reports false for
