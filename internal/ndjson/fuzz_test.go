@@ -1,7 +1,6 @@
 package ndjson
 
 import (
-	"bufio"
 	"bytes"
 	"errors"
 	"io"
@@ -51,26 +50,27 @@ func (c *chunked) Read(p []byte) (int, error) {
 	return n, nil
 }
 
-// FuzzReader holds the Reader to splitRef for any input, line limit and
-// size of the underlying reads, with a read buffer small enough (16
-// bytes) that lines span it and the limit falls inside and across it.
+// FuzzReader holds the Reader to splitRef for any input, line limit,
+// size of the underlying reads and size of the first buffer (1 to 24
+// bytes, so that lines span it and it grows, and the limit falls inside
+// and across it).
 func FuzzReader(f *testing.F) {
 	for _, s := range []string{
 		"", "\n", "a", "a\n", "a\r", "a\r\r\n", "a\nb", "\r\n\r\n",
 		"a\r\n" + "xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx\nb\u2028c\n\nd\re\n\r\nlast",
 		"oooooooo\r\nvvvvvvvvv\r\nend\r", "{\"type\":\"ping\"}\n{\"type\":\"prompt\",\"message\":\"hi\"}\r\n",
 	} {
-		f.Add([]byte(s), uint8(8), uint8(0))
-		f.Add([]byte(s), uint8(1), uint8(1))
-		f.Add([]byte(s), uint8(20), uint8(3))
+		f.Add([]byte(s), uint8(8), uint8(0), uint8(15))
+		f.Add([]byte(s), uint8(1), uint8(1), uint8(0))
+		f.Add([]byte(s), uint8(20), uint8(3), uint8(3))
 	}
-	f.Fuzz(func(t *testing.T, in []byte, limit, chunk uint8) {
+	f.Fuzz(func(t *testing.T, in []byte, limit, chunk, size uint8) {
 		lim := int(limit)%48 + 1
 		var src io.Reader = bytes.NewReader(in)
 		if chunk > 0 {
 			src = &chunked{data: in, n: int(chunk)%20 + 1}
 		}
-		lr := &Reader{r: bufio.NewReaderSize(src, 16), limit: lim}
+		lr := newReaderSize(src, lim, 1+int(size)%24)
 		var got []string
 		for range len(in) + 2 { // a line per byte at most, then EOF
 			line, err := lr.Next()

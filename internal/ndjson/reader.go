@@ -1,7 +1,6 @@
 package ndjson
 
 import (
-	"bufio"
 	"bytes"
 	"errors"
 	"fmt"
@@ -12,26 +11,47 @@ import (
 // limit of 0.
 const DefaultMaxLine = 64 << 20
 
+// readSize is the size of a Reader's buffer until a line needs more.
+const readSize = 64 << 10
+
+// maxEmptyReads is how many reads in a row may return nothing before
+// the underlying reader counts as broken (as in bufio).
+const maxEmptyReads = 100
+
 // Reader splits input into lines on LF only (never on U+2028 or a CR
 // alone) and drops one CR before the LF. Lines longer than its limit are
 // skipped up to their LF and reported as [ErrLineTooLong], and reading
 // goes on. A Reader is not safe for concurrent use.
 //
+// A line is returned where it was read, in the Reader's own buffer,
+// which grows by doubling while a line does not fit (up to the limit and
+// its line ending, never past): a line of n bytes costs about 2n bytes of
+// allocation in all and, while the buffer grows for the last time, 1.5n
+// at once. A buffer grown past 1 MiB is let go at the next call.
+//
 // Next blocks in the underlying reader and takes no context: to stop a
 // blocked Next, close the underlying reader.
 type Reader struct {
-	r     *bufio.Reader
+	r     io.Reader
 	limit int
-	buf   []byte
+	buf   []byte // all of it usable: len(buf) is its capacity
+	start int    // buf[start:end] has been read and not yet returned
+	end   int
+	err   error // from the underlying reader, returned once buf is used up
 }
 
 // NewReader returns a Reader of r that accepts lines of up to limit bytes
 // (not counting the line ending); limit <= 0 means [DefaultMaxLine].
 func NewReader(r io.Reader, limit int) *Reader {
+	return newReaderSize(r, limit, readSize)
+}
+
+// newReaderSize is NewReader with a first buffer of size bytes.
+func newReaderSize(r io.Reader, limit, size int) *Reader {
 	if limit <= 0 {
 		limit = DefaultMaxLine
 	}
-	return &Reader{r: bufio.NewReaderSize(r, 64<<10), limit: limit}
+	return &Reader{r: r, limit: limit, buf: make([]byte, size)}
 }
 
 // Next returns the next line without its LF (and without a CR before
@@ -40,46 +60,107 @@ func NewReader(r io.Reader, limit int) *Reader {
 // At the end of input Next returns io.EOF, after a last line without LF
 // has been returned. Other errors come from the underlying reader.
 func (lr *Reader) Next() ([]byte, error) {
-	if cap(lr.buf) > maxKeep {
-		lr.buf = nil // the last line was big: do not keep its memory
-	}
-	lr.buf = lr.buf[:0]
+	lr.release()
+	scanned := lr.start // buf[start:scanned] holds no LF
 	tooLong := false
 	for {
-		chunk, err := lr.r.ReadSlice('\n')
-		// The longest line that can still be within the limit is limit
-		// bytes followed by CR LF; anything longer is dropped as it comes.
-		if !tooLong && len(lr.buf)+len(chunk) > lr.limit+2 {
-			tooLong = true
-			lr.buf = lr.buf[:0]
-			if cap(lr.buf) > maxKeep {
-				lr.buf = nil
-			}
-		}
-		if !tooLong {
-			lr.buf = append(lr.buf, chunk...)
-		}
-		switch {
-		case err == nil:
+		if i := bytes.IndexByte(lr.buf[scanned:lr.end], '\n'); i >= 0 {
+			line := lr.buf[lr.start : scanned+i]
+			lr.start = scanned + i + 1
 			if tooLong {
 				return nil, lr.tooLong()
 			}
-			line := bytes.TrimSuffix(lr.buf, []byte("\n"))
 			return lr.checked(bytes.TrimSuffix(line, []byte("\r")))
-		case errors.Is(err, bufio.ErrBufferFull):
-			continue
-		case errors.Is(err, io.EOF):
-			if tooLong {
-				return nil, lr.tooLong()
+		}
+		// The longest line that can still be within the limit is limit
+		// bytes and a CR, before its LF; anything longer is dropped as it
+		// comes, and only its end is looked for.
+		if tooLong || lr.end-lr.start > lr.limit+1 {
+			tooLong = true
+			lr.start, lr.end = 0, 0
+			if len(lr.buf) > maxKeep {
+				lr.buf = make([]byte, readSize)
 			}
-			if len(lr.buf) > 0 {
-				return lr.checked(bytes.TrimSuffix(lr.buf, []byte("\r")))
-			}
-			return nil, io.EOF
-		default:
-			return nil, fmt.Errorf("reading line: %w", err)
+		}
+		scanned = lr.end
+		if lr.err != nil {
+			return lr.last(tooLong)
+		}
+		scanned -= lr.start
+		lr.fill()
+	}
+}
+
+// last ends the input: it returns the line without LF that is left, the
+// report of a line that was too long, or the reader's error.
+func (lr *Reader) last(tooLong bool) ([]byte, error) {
+	if tooLong {
+		return nil, lr.tooLong()
+	}
+	if !errors.Is(lr.err, io.EOF) {
+		lr.start, lr.end = 0, 0 // a line cut by a failure is not returned
+		return nil, fmt.Errorf("reading line: %w", lr.err)
+	}
+	if lr.end > lr.start {
+		line := lr.buf[lr.start:lr.end]
+		lr.start = lr.end
+		return lr.checked(bytes.TrimSuffix(line, []byte("\r")))
+	}
+	return nil, io.EOF
+}
+
+// fill moves the unreturned bytes to the front of the buffer, grows it
+// when they fill it, and reads once into the room left.
+func (lr *Reader) fill() {
+	if lr.start > 0 {
+		lr.end = copy(lr.buf, lr.buf[lr.start:lr.end])
+		lr.start = 0
+	}
+	if lr.end == len(lr.buf) {
+		lr.grow()
+	}
+	// Reads stop readSize past what is held, so that little is read
+	// ahead of a line: what is, outlives the line's buffer (release).
+	room := lr.buf[lr.end:min(len(lr.buf), lr.end+readSize)]
+	for range maxEmptyReads {
+		n, err := lr.r.Read(room)
+		lr.end += n
+		if err != nil {
+			lr.err = err
+			return
+		}
+		if n > 0 {
+			return
 		}
 	}
+	lr.err = io.ErrNoProgress
+}
+
+// grow doubles the buffer, but makes it as large as the longest line and
+// its ending at once when the next doubling would pass that anyway, so
+// the last and largest copy is not made twice.
+func (lr *Reader) grow() {
+	most := lr.limit + 2 // a line of limit bytes, CR, LF
+	size := min(2*len(lr.buf), most)
+	if 2*size > most {
+		size = most
+	}
+	buf := make([]byte, size)
+	copy(buf, lr.buf[:lr.end])
+	lr.buf = buf
+}
+
+// release lets go of a buffer grown past maxKeep for a big line, keeping
+// the bytes read after that line in a buffer of the usual size.
+func (lr *Reader) release() {
+	if len(lr.buf) <= maxKeep {
+		return
+	}
+	rest := lr.buf[lr.start:lr.end]
+	buf := make([]byte, max(readSize, len(rest)))
+	lr.end = copy(buf, rest)
+	lr.start = 0
+	lr.buf = buf
 }
 
 // checked returns line, or ErrLineTooLong when it is over the limit.

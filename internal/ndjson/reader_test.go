@@ -164,3 +164,17 @@ func TestReaderError(t *testing.T) {
 		t.Fatalf("want boom, got %v", err)
 	}
 }
+
+// BenchmarkReaderLongLine reads one 16 MiB line: the bytes allocated per
+// line show what growing the buffer costs.
+func BenchmarkReaderLongLine(b *testing.B) {
+	in := strings.Repeat("x", 16<<20) + "\n"
+	b.SetBytes(int64(len(in)))
+	b.ReportAllocs()
+	for b.Loop() {
+		lr := NewReader(strings.NewReader(in), 0)
+		if line, err := lr.Next(); err != nil || len(line) != len(in)-1 {
+			b.Fatalf("%d bytes, %v", len(line), err)
+		}
+	}
+}
