@@ -25,6 +25,7 @@ type expect struct {
 // work is a prompt or compact that was accepted and has not ended.
 type work struct {
 	id      wire.ID
+	started bool // answered started, not queued
 	aborted bool // an abort answered while it ran said it was cut
 	dropped bool // an abort with all dropped it from the queue
 	// Counted since it was accepted.
@@ -32,18 +33,12 @@ type work struct {
 	lastStop               wire.StopReason // of its last turn_end
 	// errAfterAbort is set by an error event read after the abort's answer.
 	errAfterAbort bool
-	// stopAtAbort and eventsAtAbort are lastStop and events when the
-	// abort's answer was read; afterAbort lists the first event types
-	// read after it.
-	stopAtAbort   wire.StopReason
-	eventsAtAbort int
-	afterAbort    []string
-}
-
-// finished reports whether stop ends a prompt's last step: no tool runs
-// and no model call follows it.
-func finished(stop wire.StopReason) bool {
-	return stop != "" && stop != wire.StopToolUse && stop != wire.StopAborted
+	// ended is set by its last turn_end (any stop but tool_use): its
+	// model calls are over, and an abort answered later does not cut it.
+	ended bool
+	// afterAbort lists the first event types read after the abort's
+	// answer, for failure messages.
+	afterAbort []string
 }
 
 // checker holds one process to the promises of docs/rpc.md, reading its
@@ -77,6 +72,13 @@ func (c *checker) idle() bool {
 	return true
 }
 
+// What the client knows of the session's queue is exact but for two
+// moments it cannot see: when the work at the head of its list has ended
+// (its done read) and the session has yet to make the next one current;
+// and while the endings of dropped items are being written, when the
+// session runs nothing. So the checks below hold the session to the
+// possible states only; running says when the head is known to run.
+
 // queued counts the unfinished work an item queued now waits behind: the
 // running work and the queue, not the dropped items whose endings are on
 // their way.
@@ -88,6 +90,17 @@ func (c *checker) queued() int {
 		}
 	}
 	return n
+}
+
+// running reports whether the work at the head of the list is known to
+// be the session's current work: it started at once, or events of it
+// have been read.
+func (c *checker) running() bool {
+	if len(c.work) == 0 {
+		return false
+	}
+	w := c.work[0]
+	return !w.dropped && (w.started || w.events > 0)
 }
 
 // sent records a command written to the process.
@@ -171,20 +184,25 @@ func (c *checker) started(e expect, r *wire.Response) {
 	if !c.data(r, &res) {
 		return
 	}
+	q := c.queued()
 	switch {
-	case res.Started && len(c.work) > 0:
-		c.fail("%s %s started while %d earlier ones have not ended", e.command, e.id, len(c.work))
+	case res.Started && q > 0:
+		// Only the endings of dropped items may still be on their way.
+		c.fail("%s %s started while %d earlier ones have not ended", e.command, e.id, q)
 	case !res.Started && (res.Queued == nil || !*res.Queued || res.Position == nil):
 		c.fail("%s %s neither started nor queued: %s", e.command, e.id, r.Data)
-	case !res.Started && int(*res.Position) != c.queued():
-		c.fail("%s %s queued at position %d behind %d unfinished, %d of them not dropped", e.command, e.id, *res.Position, len(c.work), c.queued())
+	case !res.Started && int(*res.Position) == q:
+	case !res.Started && int(*res.Position) == q+1 && !c.running():
+		// The head has not become current yet: it is in the queue too.
+	case !res.Started:
+		c.fail("%s %s queued at position %d behind %d unfinished, %d of them not dropped", e.command, e.id, *res.Position, len(c.work), q)
 	}
 	if e.command == "prompt" {
 		c.stats.Prompts++
 	} else {
 		c.stats.Compacts++
 	}
-	c.work = append(c.work, &work{id: e.id})
+	c.work = append(c.work, &work{id: e.id, started: res.Started})
 }
 
 // aborted checks the answer to an abort and marks the work it cut.
@@ -193,27 +211,46 @@ func (c *checker) aborted(e expect, r *wire.Response) {
 	if !c.data(r, &res) {
 		return
 	}
-	wantDropped := 0
-	if e.all && len(c.work) > 0 {
-		wantDropped = len(c.work) - 1
+	q := c.queued()
+	aborted := 0
+	if res.Aborted {
+		aborted = 1
 	}
-	if res.Aborted != (len(c.work) > 0) || int(res.Dropped) != wantDropped {
-		c.fail("abort (all=%v) answered aborted=%v dropped=%d with %d prompts or compacts unfinished", e.all, res.Aborted, res.Dropped, len(c.work))
+	switch {
+	case res.Aborted && (len(c.work) == 0 || c.work[0].dropped || c.work[0].ended):
+		c.fail("abort answered aborted=true while nothing ran that had not ended (%d unfinished, %d not dropped)", len(c.work), q)
+	case !res.Aborted && c.running() && !c.work[0].ended:
+		c.fail("abort answered aborted=false while %s ran", c.work[0].id)
+	case e.all && aborted+int(res.Dropped) != q-c.endedHead():
+		c.fail("abort all answered aborted=%v dropped=%d with %d unfinished, %d of them not dropped", res.Aborted, res.Dropped, len(c.work), q)
+	case !e.all && res.Dropped != 0:
+		c.fail("abort without all dropped %d", res.Dropped)
 	}
-	if len(c.work) == 0 {
+	keepHead := res.Aborted || c.endedHead() == 1
+	if res.Aborted {
+		c.stats.Aborted++
+		c.work[0].aborted = true
+	}
+	if !e.all {
 		return
 	}
-	c.stats.Aborted++
-	w := c.work[0]
-	w.aborted, w.stopAtAbort, w.eventsAtAbort = true, w.lastStop, w.events
-	if e.all {
-		for _, w := range c.work[1:] {
-			if !w.dropped {
-				w.dropped = true
-				c.stats.Dropped++
-			}
+	for i, w := range c.work {
+		if w.dropped || i == 0 && keepHead {
+			continue
 		}
+		w.dropped = true
+		c.stats.Dropped++
 	}
+}
+
+// endedHead is 1 when the work at the head of the list has had its last
+// turn_end and awaits only its done: the session still has it, but no
+// abort cuts it and no abort all drops it.
+func (c *checker) endedHead() int {
+	if len(c.work) > 0 && !c.work[0].dropped && c.work[0].ended {
+		return 1
+	}
+	return 0
 }
 
 func (c *checker) event(ev wire.Event) {
@@ -244,6 +281,7 @@ func (c *checker) event(ev wire.Event) {
 		w.results++
 	case *wire.TurnEndEvent:
 		w.lastStop = x.Stop
+		w.ended = x.Stop != wire.StopToolUse
 	case *wire.ErrorEvent:
 		if w.aborted || w.dropped {
 			w.errAfterAbort = true
@@ -262,12 +300,8 @@ func (c *checker) done(w *work) {
 		c.fail("%s ended with %d tool results for %d tool calls", w.id, w.results, w.calls)
 	case w.dropped && (w.events != 2 || w.lastStop != wire.StopAborted):
 		c.fail("dropped %s ended with %d events, the last turn_end %q; want turn_end aborted, done", w.id, w.events, w.lastStop)
-	case w.aborted && w.lastStop != wire.StopAborted && finished(w.stopAtAbort) && w.events == w.eventsAtAbort+1:
-		// The abort came after the last step had ended, before the done:
-		// nothing was left to cut, and the work ends as it would have.
-		c.stats.LateAborts++
 	case w.aborted && w.lastStop != wire.StopAborted:
-		c.fail("aborted %s ended after turn_end %q (before the abort %q), want aborted; events after the abort: %v", w.id, w.lastStop, w.stopAtAbort, w.afterAbort)
+		c.fail("aborted %s ended after turn_end %q, want aborted; events after the abort's answer: %v", w.id, w.lastStop, w.afterAbort)
 	case w.errAfterAbort:
 		c.fail("aborted %s sent an error event after the abort's answer", w.id)
 	}

@@ -87,7 +87,8 @@ func TestCheckerCatches(t *testing.T) {
 		{"lost response", `{"type":"response","id":"a","command":"prompt","success":true,"data":{"started":true}}` + "\n", "", "lost or out of order"},
 		{"seq", `"seq":7`, `"seq":5`, "seq 5 after 6"},
 		{"interleaved", `"seq":4,"prompt_id":"a"`, `"seq":4,"prompt_id":"b"`, "while"},
-		{"dropped count", `"dropped":1`, `"dropped":0`, "abort (all=true) answered"},
+		{"dropped count", `"dropped":1`, `"dropped":0`, "abort all answered aborted=true dropped=0"},
+		{"not cut", `"aborted":true,"dropped":1`, `"aborted":false,"dropped":1`, "aborted=false while \"a\" ran"},
 		{"position", `"position":1`, `"position":2`, "queued at position 2"},
 		{"dropped work ran", `{"type":"turn_end","seq":7,"prompt_id":"b","stop":"aborted"}`,
 			`{"type":"assistant_start","seq":7,"prompt_id":"b"}` + "\n" + `{"type":"turn_end","seq":9,"prompt_id":"b","stop":"aborted"}`, "dropped"},
@@ -126,19 +127,96 @@ func TestCheckerIdleWhileBusy(t *testing.T) {
 	}
 }
 
-// TestLateAbort: an abort that comes after the last step's turn_end is
-// counted, not failed.
-func TestLateAbort(t *testing.T) {
+// TestCheckerWindows: states the client cannot tell apart are accepted.
+func TestCheckerWindows(t *testing.T) {
 	fails, st := play(t, `
 > prompt a
+> prompt b
+> abort x all
+> abort y all
+> prompt c
 {"type":"response","id":"a","command":"prompt","success":true,"data":{"started":true}}
-{"type":"turn_end","seq":1,"prompt_id":"a","stop":"end_turn"}
+{"type":"response","id":"b","command":"prompt","success":true,"data":{"started":false,"queued":true,"position":1}}
+{"type":"response","id":"x","command":"abort","success":true,"data":{"aborted":true,"dropped":1}}
+{"type":"response","id":"y","command":"abort","success":true,"data":{"aborted":true,"dropped":0}}
+{"type":"response","id":"c","command":"prompt","success":true,"data":{"started":false,"queued":true,"position":1}}
+{"type":"turn_end","seq":1,"prompt_id":"a","stop":"aborted"}
+{"type":"done","seq":2,"prompt_id":"a"}
+> prompt d
+{"type":"response","id":"d","command":"prompt","success":true,"data":{"started":false,"queued":true,"position":2}}
+> abort z
+{"type":"response","id":"z","command":"abort","success":true,"data":{"aborted":false,"dropped":0}}
+{"type":"turn_end","seq":3,"prompt_id":"b","stop":"aborted"}
+{"type":"done","seq":4,"prompt_id":"b"}
+{"type":"done","seq":5,"prompt_id":"c"}
+{"type":"done","seq":6,"prompt_id":"d"}
+> prompt e
+> prompt f
+> abort w all
+{"type":"response","id":"e","command":"prompt","success":true,"data":{"started":true}}
+{"type":"response","id":"f","command":"prompt","success":true,"data":{"started":false,"queued":true,"position":1}}
+{"type":"response","id":"w","command":"abort","success":true,"data":{"aborted":true,"dropped":1}}
+{"type":"turn_end","seq":7,"prompt_id":"e","stop":"aborted"}
+{"type":"done","seq":8,"prompt_id":"e"}
+> prompt g
+{"type":"response","id":"g","command":"prompt","success":true,"data":{"started":true}}
+{"type":"turn_end","seq":9,"prompt_id":"f","stop":"aborted"}
+{"type":"done","seq":10,"prompt_id":"f"}
+{"type":"done","seq":11,"prompt_id":"g"}
+`)
+	if len(fails) > 0 {
+		t.Errorf("failures %q", fails)
+	}
+	if st.Dones != 7 || st.Dropped != 2 {
+		t.Errorf("stats %+v", st)
+	}
+}
+
+// TestAbortAfterLastTurn: an abort answered after the work's last
+// turn_end does not cut it (aborted=false, the queue behind it dropped
+// with all); one answered aborted=true must be followed by turn_end
+// aborted, even when the model's answer had come in full.
+func TestAbortAfterLastTurn(t *testing.T) {
+	fails, st := play(t, `
+> prompt a
+> prompt b
+{"type":"response","id":"a","command":"prompt","success":true,"data":{"started":true}}
+{"type":"response","id":"b","command":"prompt","success":true,"data":{"started":false,"queued":true,"position":1}}
+{"type":"text_delta","seq":1,"prompt_id":"a","delta":"hi"}
+{"type":"turn_end","seq":2,"prompt_id":"a","stop":"end_turn"}
+> abort x all
+{"type":"response","id":"x","command":"abort","success":true,"data":{"aborted":false,"dropped":1}}
+{"type":"done","seq":3,"prompt_id":"a"}
+{"type":"turn_end","seq":4,"prompt_id":"b","stop":"aborted"}
+{"type":"done","seq":5,"prompt_id":"b"}
+`)
+	if len(fails) > 0 || st.Aborted != 0 || st.Dropped != 1 {
+		t.Errorf("failures %q, stats %+v", fails, st)
+	}
+	fails, _ = play(t, `
+> prompt a
+{"type":"response","id":"a","command":"prompt","success":true,"data":{"started":true}}
+{"type":"text_delta","seq":1,"prompt_id":"a","delta":"hi"}
+{"type":"usage","seq":2,"prompt_id":"a","input":1,"output":1,"cache_read":0,"cache_write":0,"cost_usd":0,"cumulative":{"input":1,"output":1,"cache_read":0,"cache_write":0,"cost_usd":0}}
 > abort x
 {"type":"response","id":"x","command":"abort","success":true,"data":{"aborted":true,"dropped":0}}
+{"type":"assistant_message","seq":3,"prompt_id":"a","content":[{"type":"text","text":"hi"}],"time":"2026-11-23T10:00:00Z"}
+{"type":"turn_end","seq":4,"prompt_id":"a","stop":"end_turn"}
+{"type":"done","seq":5,"prompt_id":"a"}
+`)
+	if len(fails) != 1 || !strings.Contains(fails[0], "events after the abort's answer: [assistant_message turn_end done]") {
+		t.Errorf("failures %q", fails)
+	}
+	fails, _ = play(t, `
+> prompt a
+{"type":"response","id":"a","command":"prompt","success":true,"data":{"started":true}}
+{"type":"text_delta","seq":1,"prompt_id":"a","delta":"hi"}
+> abort x
+{"type":"response","id":"x","command":"abort","success":true,"data":{"aborted":false,"dropped":0}}
 {"type":"done","seq":2,"prompt_id":"a"}
 `)
-	if len(fails) > 0 || st.LateAborts != 1 {
-		t.Errorf("failures %q, stats %+v", fails, st)
+	if len(fails) != 1 || !strings.Contains(fails[0], `aborted=false while "a" ran`) {
+		t.Errorf("failures %q", fails)
 	}
 }
 

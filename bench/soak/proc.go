@@ -29,7 +29,7 @@ const markVar = "ZOT_SOAK_MARK"
 type frameIn struct {
 	resp *wire.Response
 	ev   wire.Event
-	err  error // the line broke the schema or did not decode; raw holds it
+	err  error // the line broke the schema or did not decode
 	raw  []byte
 }
 
@@ -102,11 +102,11 @@ func (p *proc) read(stdout io.Reader) {
 			return
 		}
 		line = line[:len(line)-1]
-		f := frameIn{}
+		f := frameIn{raw: line}
 		if err := schemacheck.ValidateFrame(line); err != nil {
-			f.err, f.raw = fmt.Errorf("frame breaks the schema: %w", err), line
+			f.err = fmt.Errorf("frame breaks the schema: %w", err)
 		} else if f.resp, f.ev, err = wire.DecodeFrame(line); err != nil {
-			f.err, f.raw = fmt.Errorf("frame does not decode: %w", err), line
+			f.err = fmt.Errorf("frame does not decode: %w", err)
 		}
 		p.frames <- f
 	}

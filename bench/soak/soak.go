@@ -60,13 +60,15 @@ type Stats struct {
 	Commands, Malformed, Frames, Events int
 	// Prompts and compacts accepted, and dones read.
 	Prompts, Compacts, Dones int
-	// Aborted counts aborts that cut running work; LateAborts those of
-	// them that came after its last step had ended, so that it ended with
-	// that step's turn_end rather than turn_end{aborted}. Dropped counts
-	// queued items dropped by abort all.
-	Aborted, LateAborts, Dropped int
+	// Aborted counts aborts that cut running work (answered aborted=true);
+	// Dropped counts queued items dropped by abort all.
+	Aborted, Dropped int
 	// ToolCalls counts tool_call events.
 	ToolCalls int
+	// EarlySignals counts signals sent before the process had answered
+	// anything that killed it (as they may, before zot handles signals)
+	// instead of making it exit with 128 + the signal.
+	EarlySignals int
 	// LeakChecks counts the checks for processes left behind, and
 	// MaxLeakWait is the longest a check waited for them to go.
 	LeakChecks  int
@@ -77,6 +79,7 @@ func (s *Stats) add(o Stats) {
 	s.Processes += o.Processes
 	s.ExitsEOF += o.ExitsEOF
 	s.ExitsSignal += o.ExitsSignal
+	s.EarlySignals += o.EarlySignals
 	s.Actions += o.Actions
 	s.Bursts += o.Bursts
 	s.MidTurnAborts += o.MidTurnAborts
@@ -87,7 +90,6 @@ func (s *Stats) add(o Stats) {
 	s.Compacts += o.Compacts
 	s.Dones += o.Dones
 	s.Aborted += o.Aborted
-	s.LateAborts += o.LateAborts
 	s.Dropped += o.Dropped
 	s.ToolCalls += o.ToolCalls
 	s.Malformed += o.Malformed
@@ -227,12 +229,40 @@ func (l *lane) loop(ctx context.Context) {
 
 // session is one process and what the client knows of it.
 type session struct {
-	l     *lane
-	p     *proc
-	chk   checker
-	mark  string
-	ids   int
-	since int // prompts since the transcript was last cleared
+	l      *lane
+	p      *proc
+	chk    checker
+	mark   string
+	ids    int
+	since  int // prompts since the transcript was last cleared
+	frames int // read from the process
+	// recent holds the last lines sent and read, for failure messages.
+	recent recentLines
+}
+
+// recentLines keeps the last lines of a conversation, shortened.
+type recentLines struct {
+	lines [40]string
+	next  int
+}
+
+// add records a line, prefixed with "> " when sent.
+func (r *recentLines) add(prefix string, line []byte) {
+	const keep = 160
+	if len(line) > keep {
+		line = append(line[:keep:keep], "…"...)
+	}
+	r.lines[r.next%len(r.lines)] = prefix + string(line)
+	r.next++
+}
+
+// String lists the kept lines, oldest first.
+func (r *recentLines) String() string {
+	var b strings.Builder
+	for i := max(0, r.next-len(r.lines)); i < r.next; i++ {
+		b.WriteString("\t" + r.lines[i%len(r.lines)] + "\n")
+	}
+	return b.String()
 }
 
 // spawn starts the lane's next process with a fresh script.
@@ -256,7 +286,9 @@ func (l *lane) spawn() (*session, error) {
 	}
 	l.stats.Processes++
 	s := &session{l: l, p: p, mark: mark}
-	s.chk = checker{stats: &l.stats, fail: func(format string, args ...any) { s.failf(format, args...) }}
+	s.chk = checker{stats: &l.stats, fail: func(format string, args ...any) {
+		s.failf("%s; the last lines sent and read:\n%s", fmt.Sprintf(format, args...), &s.recent)
+	}}
 	return s, nil
 }
 
@@ -338,8 +370,9 @@ func (s *session) prompt(id wire.ID) (string, expect) {
 
 // send writes lines and records what their answers must be.
 func (s *session) send(lines []string, exps []expect) bool {
-	for _, e := range exps {
+	for i, e := range exps {
 		s.chk.sent(e)
+		s.recent.add("> ", []byte(lines[i]))
 	}
 	if err := s.p.send(lines...); err != nil {
 		s.failf("%v", err)
@@ -364,10 +397,13 @@ func (s *session) take(ctx context.Context, stops ...<-chan time.Time) (frameIn,
 			s.p.ended = true
 			return frameIn{}, false
 		}
+		s.frames++
+		s.recent.add("", f.raw)
 		if f.err != nil {
 			s.failf("%v: %.300s", f.err, f.raw)
 			return f, true
 		}
+		f.raw = nil
 		s.chk.frame(f.resp, f.ev)
 		return f, true
 	case <-a:
@@ -442,6 +478,7 @@ func (s *session) midTurnAbort(ctx context.Context) bool {
 func (s *session) waitMidTurn(ctx context.Context) bool {
 	want := []string{"text_delta", "tool_call", "tool_progress", "turn_end"}[s.l.rnd.IntN(4)]
 	moment := time.After(time.Duration(s.l.rnd.IntN(400)) * time.Millisecond)
+	limit := time.Now().Add(settleTimeout)
 	deadline := time.After(settleTimeout)
 	for len(s.chk.pending) > 0 || len(s.chk.work) > 0 {
 		f, ok := s.take(ctx, moment, deadline)
@@ -451,14 +488,11 @@ func (s *session) waitMidTurn(ctx context.Context) bool {
 		case ok:
 		case s.p.ended || ctx.Err() != nil:
 			return false
+		case time.Now().After(limit):
+			s.failf("no frame while waiting for %s (%s)", want, &s.chk)
+			return false
 		default:
-			select {
-			case <-deadline:
-				s.failf("no frame while waiting for %s (%s)", want, &s.chk)
-				return false
-			default:
-				return true // the moment came
-			}
+			return true // the moment came
 		}
 	}
 	return true
@@ -478,6 +512,9 @@ func (s *session) signalMidTurn(ctx context.Context, sig syscall.Signal) {
 		s.kill()
 		return
 	}
+	// A signal that comes before zot has answered anything may come
+	// before it handles signals at all: then it dies of the signal.
+	early := s.frames == 0
 	if err := s.p.signal(sig); err != nil {
 		s.failf("signalling: %v", err)
 	}
@@ -485,7 +522,7 @@ func (s *session) signalMidTurn(ctx context.Context, sig syscall.Signal) {
 	// Commands zot had not read when the signal came get no answer;
 	// everything it accepted still ends. stdin stays open: the signal
 	// alone must end zot.
-	s.exit(ctx, 128+int(sig), false)
+	s.exit(ctx, 128+int(sig), false, early)
 	_ = s.p.stdin.Close()
 }
 
@@ -495,12 +532,14 @@ func (s *session) signalMidTurn(ctx context.Context, sig syscall.Signal) {
 func (s *session) finish(ctx context.Context) {
 	s.l.stats.ExitsEOF++
 	_ = s.p.stdin.Close()
-	s.exit(ctx, 0, true)
+	s.exit(ctx, 0, true, false)
 }
 
 // exit reads the rest of stdout, waits for the process and checks its
-// status and that no process carrying its mark remains.
-func (s *session) exit(ctx context.Context, code int, answered bool) {
+// status and that no process carrying its mark remains. With answered,
+// every command sent must have been answered; with early, the process may
+// also have died of the signal 128 - code (sent before it handled any).
+func (s *session) exit(ctx context.Context, code int, answered, early bool) {
 	deadline := time.After(exitTimeout)
 	for {
 		if _, ok := s.take(ctx, deadline); !ok {
@@ -521,8 +560,13 @@ func (s *session) exit(ctx context.Context, code int, answered bool) {
 	if answered && len(s.chk.pending) > 0 {
 		s.failf("exited with %d commands unanswered", len(s.chk.pending))
 	}
-	got := s.wait()
-	if got != code {
+	got, sig := s.wait()
+	switch {
+	case early && sig != 0 && 128+int(sig) == code:
+		s.l.stats.EarlySignals++
+	case sig != 0:
+		s.failf("killed by %v, want exit status %d; stderr: %s", sig, code, s.p.stderr)
+	case got != code:
 		s.failf("exit status %d, want %d; stderr: %s", got, code, s.p.stderr)
 	}
 	if n := s.p.stderr.brokenFrames(); n > 0 {
@@ -531,9 +575,9 @@ func (s *session) exit(ctx context.Context, code int, answered bool) {
 	s.noneLeft(-1)
 }
 
-// wait reaps the process and returns its exit status, killing it after
-// exitTimeout.
-func (s *session) wait() int {
+// wait reaps the process and returns its exit status, or the signal that
+// killed it; it kills the process after exitTimeout.
+func (s *session) wait() (code int, sig syscall.Signal) {
 	done := make(chan error, 1)
 	go func() { done <- s.p.cmd.Wait() }()
 	var err error
@@ -545,14 +589,14 @@ func (s *session) wait() int {
 		err = <-done
 	}
 	var ee *exec.ExitError
-	if errors.As(err, &ee) {
-		return ee.ExitCode()
-	}
-	if err != nil {
+	if err != nil && !errors.As(err, &ee) {
 		s.failf("wait: %v", err)
-		return -1
+		return -1, 0
 	}
-	return 0
+	if ws, ok := s.p.cmd.ProcessState.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+		return -1, ws.Signal()
+	}
+	return s.p.cmd.ProcessState.ExitCode(), 0
 }
 
 // kill ends a process that broke down, and everything it started.

@@ -50,10 +50,10 @@ func TestSoak(t *testing.T) {
 		t.Fatal(err)
 	}
 	st := res.Stats
-	t.Logf("%v: %d processes (%d ended by closing stdin, %d by SIGTERM or SIGINT mid-turn); %d actions: %d bursts, %d mid-turn aborts",
-		res.Elapsed.Round(time.Second), st.Processes, st.ExitsEOF, st.ExitsSignal, st.Actions, st.Bursts, st.MidTurnAborts)
-	t.Logf("%d commands (%d malformed lines), %d frames (%d events); %d prompts and %d compacts, %d dones; %d aborts cut work (%d after its last step), %d queued items dropped; %d tool calls",
-		st.Commands, st.Malformed, st.Frames, st.Events, st.Prompts, st.Compacts, st.Dones, st.Aborted, st.LateAborts, st.Dropped, st.ToolCalls)
+	t.Logf("%v: %d processes (%d ended by closing stdin, %d by SIGTERM or SIGINT mid-turn, %d of them killed by it before answering anything); %d actions: %d bursts, %d mid-turn aborts",
+		res.Elapsed.Round(time.Second), st.Processes, st.ExitsEOF, st.ExitsSignal, st.EarlySignals, st.Actions, st.Bursts, st.MidTurnAborts)
+	t.Logf("%d commands (%d malformed lines), %d frames (%d events); %d prompts and %d compacts, %d dones; %d aborts cut work, %d queued items dropped; %d tool calls",
+		st.Commands, st.Malformed, st.Frames, st.Events, st.Prompts, st.Compacts, st.Dones, st.Aborted, st.Dropped, st.ToolCalls)
 	t.Logf("%d checks for processes left behind; the slowest to clear took %v", st.LeakChecks, st.MaxLeakWait.Round(time.Millisecond))
 	for _, f := range res.Failures {
 		t.Error(f)
