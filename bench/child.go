@@ -18,8 +18,9 @@ import (
 	"zot.dev/zot/internal/jsonscan"
 )
 
-// maxFrame bounds one line a child writes.
-const maxFrame = 64 << 20
+// maxFrame bounds one line a child writes; zot echoes a prompt of up to
+// maxBigPrompt in its user_message event.
+const maxFrame = 2*maxBigPrompt + 1<<20
 
 // stderrTail is how much of a child's stderr is kept for error messages.
 const stderrTail = 2048
@@ -122,16 +123,29 @@ type command struct {
 
 // send writes one command and returns its id.
 func (c *child) send(typ, message string) (string, error) {
-	c.ids++
-	id := "b" + strconv.Itoa(c.ids)
+	id := c.nextID()
 	line, err := json.Marshal(command{ID: id, Type: typ, Message: message})
 	if err != nil {
 		return "", fmt.Errorf("encoding %s command: %w", typ, err)
 	}
-	if _, err := c.in.Write(append(line, '\n')); err != nil {
-		return "", fmt.Errorf("writing %s command: %w", typ, c.explain(err))
+	if err := c.write(append(line, '\n')); err != nil {
+		return "", fmt.Errorf("writing %s command: %w", typ, err)
 	}
 	return id, nil
+}
+
+// nextID returns a fresh command id.
+func (c *child) nextID() string {
+	c.ids++
+	return "b" + strconv.Itoa(c.ids)
+}
+
+// write writes one or more whole lines to the child's stdin.
+func (c *child) write(lines []byte) error {
+	if _, err := c.in.Write(lines); err != nil {
+		return c.explain(err)
+	}
+	return nil
 }
 
 // frame is the part of a line from the child that the harness reads.
@@ -144,6 +158,9 @@ type frame struct {
 	Message json.RawMessage `json:"message"`
 	Delta   string          `json:"delta"`
 	Stop    string          `json:"stop"`
+	Data    json.RawMessage `json:"data"`
+	IsError bool            `json:"is_error"`
+	Content json.RawMessage `json:"content"`
 }
 
 // isResponse reports whether f answers the command with id.

@@ -6,8 +6,8 @@ import (
 
 // column gathers one binary's samples for one provider.
 type column struct {
-	samples [numMetrics][]float64
-	errs    [numMetrics]string
+	samples [numAllMetrics][]float64
+	errs    [numAllMetrics]string
 	// failed marks the sessions that failed; they are not run again.
 	failed [numSessions]bool
 }
@@ -39,10 +39,10 @@ func (c *column) cell(m Metric) Cell {
 	return Cell{Value: median(c.samples[m]), Samples: len(c.samples[m])}
 }
 
-// section builds the report section of one provider.
-func section(provider string, cols []column) Section {
+// section builds the report section of one provider from the metrics ms.
+func section(provider string, ms []Metric, cols []column) Section {
 	s := Section{Provider: provider}
-	for _, m := range Metrics() {
+	for _, m := range ms {
 		row := Row{Metric: m, Cells: make([]Cell, len(cols))}
 		for i := range cols {
 			row.Cells[i] = cols[i].cell(m)

@@ -8,7 +8,13 @@
 // processes: one streams a long answer (events per second, CPU time), one
 // sends short prompts in sequence (latency, CPU time per prompt), one makes
 // a bash tool round trip. Every process is first pinged (spawn to ping) and
-// its peak resident set size is read before its stdin is closed. The
+// its peak resident set size is read before its stdin is closed.
+//
+// A last section measures what the floor cannot do, for zot and the --vs
+// binaries with the first provider: the time from an abort to the done of
+// the prompt it cut while a tool is busy (bash sleeping, read scanning a
+// huge line), and the peak resident set size of a process that takes one
+// huge prompt line, against a goal of three times the line. The
 // harness decodes only the frame types it reads, and the fake provider only
 // the messages its answer depends on, so that their work on the shared
 // cores stays small.
@@ -43,6 +49,15 @@ type Config struct {
 	Timeout time.Duration
 	// AnthropicModel and OpenAIModel are passed as --model.
 	AnthropicModel, OpenAIModel string
+	// Extras adds the section on abort and large input, measured with
+	// the first provider for zot and the --vs binaries.
+	Extras bool
+	// BigPrompt is the length in bytes of the one prompt line whose peak
+	// RSS that section measures.
+	BigPrompt int
+	// AbortAfter is how long after a tool starts that section sends the
+	// abort.
+	AbortAfter time.Duration
 }
 
 // Providers the harness can use.
@@ -63,8 +78,15 @@ func DefaultConfig() Config {
 		Timeout:        60 * time.Second,
 		AnthropicModel: "claude-sonnet-5-5",
 		OpenAIModel:    "gpt-6.2-sol",
+		Extras:         true,
+		BigPrompt:      64 << 20,
+		AbortAfter:     50 * time.Millisecond,
 	}
 }
+
+// maxBigPrompt bounds Config.BigPrompt; the harness reads lines of up to
+// maxFrame, and zot echoes the prompt in its user_message event.
+const maxBigPrompt = 128 << 20
 
 // ParseFlags reads a configuration from command-line arguments; usage and
 // errors go to stderr. It returns flag.ErrHelp when help was asked for.
@@ -88,6 +110,9 @@ func ParseFlags(args []string, stderr io.Writer) (Config, error) {
 	fs.DurationVar(&cfg.Timeout, "timeout", cfg.Timeout, "limit of every single operation")
 	fs.StringVar(&cfg.AnthropicModel, "anthropic-model", cfg.AnthropicModel, "model passed with the anthropic provider")
 	fs.StringVar(&cfg.OpenAIModel, "openai-model", cfg.OpenAIModel, "model passed with the openai provider")
+	fs.BoolVar(&cfg.Extras, "extras", cfg.Extras, "measure abort latency and a huge prompt's peak RSS (zot and --vs only)")
+	fs.IntVar(&cfg.BigPrompt, "big-prompt", cfg.BigPrompt, "bytes of the prompt line whose peak RSS is measured")
+	fs.DurationVar(&cfg.AbortAfter, "abort-after", cfg.AbortAfter, "wait after a tool starts before aborting it")
 	if err := fs.Parse(args); err != nil {
 		return Config{}, err
 	}
@@ -123,6 +148,10 @@ func (c Config) Validate() error {
 		return fmt.Errorf("--timeout %v: must be positive", c.Timeout)
 	case len(c.Providers) == 0:
 		return errors.New("no provider to measure")
+	case c.Extras && (c.BigPrompt < 1024 || c.BigPrompt > maxBigPrompt):
+		return fmt.Errorf("--big-prompt %d: want 1024..%d", c.BigPrompt, maxBigPrompt)
+	case c.Extras && (c.AbortAfter < 0 || c.AbortAfter >= c.Timeout):
+		return fmt.Errorf("--abort-after %v: want 0 up to --timeout", c.AbortAfter)
 	}
 	for _, p := range c.Providers {
 		if p != ProviderAnthropic && p != ProviderOpenAI {

@@ -42,7 +42,23 @@ func smallConfig(zot, floor string) Config {
 	cfg.Zot, cfg.Floor = zot, floor
 	cfg.Reps, cfg.Deltas, cfg.Seq = 1, 200, 5
 	cfg.Timeout = 30 * time.Second
+	cfg.Extras = false
 	return cfg
+}
+
+// buildZot returns $ZOT_BIN, or builds zot into a fresh temporary
+// directory.
+func buildZot(t *testing.T) string {
+	t.Helper()
+	if p := os.Getenv("ZOT_BIN"); p != "" {
+		return p
+	}
+	out := filepath.Join(t.TempDir(), "zot")
+	cmd := exec.Command("go", "build", "-o", out, "zot.dev/zot/cmd/zot")
+	if b, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("building zot: %v\n%s", err, b)
+	}
+	return out
 }
 
 // run runs the harness under the hang guard.

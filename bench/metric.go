@@ -33,7 +33,23 @@ const (
 	numMetrics
 )
 
-// Metrics lists every metric in report order.
+// The metrics of the section on abort and large input. Only zot and the
+// --vs binaries are measured on them (the floor has no abort and no read
+// tool), and their goals are their own, not ratios to the floor.
+const (
+	// AbortSleep is the time from writing an abort to reading the done of
+	// the prompt it cut while bash runs `sleep 30`, in milliseconds.
+	AbortSleep Metric = numMetrics + iota
+	// AbortRead is the same while the read tool scans a file whose first
+	// line is longer than the tool reads (1 GiB).
+	AbortRead
+	// BigPromptRSS is the peak resident set size of a process that took
+	// one prompt line of Config.BigPrompt bytes, in MiB.
+	BigPromptRSS
+	numAllMetrics
+)
+
+// Metrics lists the metrics of the per-provider sections in report order.
 func Metrics() []Metric {
 	ms := make([]Metric, numMetrics)
 	for i := range ms {
@@ -41,6 +57,14 @@ func Metrics() []Metric {
 	}
 	return ms
 }
+
+// ExtraMetrics lists the metrics of the section on abort and large input.
+func ExtraMetrics() []Metric {
+	return []Metric{AbortSleep, AbortRead, BigPromptRSS}
+}
+
+// bigPromptGoal bounds BigPromptRSS as a multiple of the prompt line.
+const bigPromptGoal = 3
 
 // Target is a goal for a binary's value as a ratio to the floor's.
 type Target struct {
@@ -99,6 +123,12 @@ func (m Metric) label(cfg Config) string {
 		return "prompt with a bash tool round trip (ms)"
 	case PeakRSS:
 		return "peak RSS (MiB)"
+	case AbortSleep:
+		return "abort → done while bash runs `" + sleepCommand + "` (median ms)"
+	case AbortRead:
+		return "abort → done while read scans a 1 GiB line (median ms)"
+	case BigPromptRSS:
+		return fmt.Sprintf("peak RSS taking one %s prompt line (MiB)", byteSize(cfg.BigPrompt))
 	}
 	return fmt.Sprintf("metric %d", int(m))
 }
@@ -108,7 +138,7 @@ func (m Metric) format(v float64) string {
 	switch m {
 	case EventsPerSec:
 		return fmt.Sprintf("%.0f", v)
-	case PeakRSS:
+	case PeakRSS, BigPromptRSS:
 		return fmt.Sprintf("%.1f", v)
 	}
 	if v < 1 {
@@ -118,4 +148,17 @@ func (m Metric) format(v float64) string {
 		return fmt.Sprintf("%.2f", v)
 	}
 	return fmt.Sprintf("%.1f", v)
+}
+
+// byteSize renders n bytes as "64 MiB", "4 KiB" or "100 B".
+func byteSize(n int) string {
+	switch {
+	case n >= 1<<20 && n%(1<<20) == 0:
+		return fmt.Sprintf("%d MiB", n>>20)
+	case n >= 1<<20:
+		return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20))
+	case n >= 1<<10 && n%(1<<10) == 0:
+		return fmt.Sprintf("%d KiB", n>>10)
+	}
+	return fmt.Sprintf("%d B", n)
 }

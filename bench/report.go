@@ -13,6 +13,9 @@ type Report struct {
 	Config   Config
 	Binaries []Binary
 	Sections []Section
+	// Extra is the section on abort and large input (Config.Extras), whose
+	// rows have no cell for the floor; nil when it was not measured.
+	Extra *Section
 }
 
 // Section holds the rows measured with one provider.
@@ -108,11 +111,53 @@ func (r *Report) writeMarkdown(sb *strings.Builder) {
 			writeRow(sb, cells)
 		}
 	}
+	if r.Extra != nil {
+		r.writeExtra(sb, notes)
+	}
 	if len(notes.list) > 0 {
 		sb.WriteString("\nErrors:\n\n")
 		for i, n := range notes.list {
 			fmt.Fprintf(sb, "%d. %s\n", i+1, oneLine(n))
 		}
+	}
+}
+
+// writeExtra renders the section on abort and large input: one column per
+// binary but the floor, and goals of their own.
+func (r *Report) writeExtra(sb *strings.Builder, notes *footnotes) {
+	s := r.Extra
+	fmt.Fprintf(sb, "\n### abort and large input (%s format)\n\n", s.Provider)
+	sb.WriteString("An abort is sent " + r.Config.AbortAfter.String() + " after the tool starts and timed to the prompt's done. " +
+		"The floor has neither abort nor a read tool, so it has no column here.\n\n")
+	head, align := []string{"metric", "goal"}, []string{"---", "---"}
+	for _, b := range r.Binaries {
+		if !b.Floor {
+			head, align = append(head, escape(b.Name)), append(align, "---:")
+		}
+	}
+	writeRow(sb, head)
+	writeRow(sb, align)
+	for _, row := range s.Rows {
+		cells := []string{row.Metric.label(r.Config), "—"}
+		if row.Metric == BigPromptRSS {
+			cells[1] = fmt.Sprintf("≤ %d× the line", bigPromptGoal)
+		}
+		for i, c := range row.Cells {
+			if r.Binaries[i].Floor {
+				continue
+			}
+			cell := r.valueCell(notes, s.Provider, i, row.Metric, c)
+			if row.Metric == BigPromptRSS && c.OK() {
+				times := c.Value * (1 << 20) / float64(r.Config.BigPrompt)
+				verdict := "pass"
+				if times > bigPromptGoal {
+					verdict = "**FAIL**"
+				}
+				cell += fmt.Sprintf(" (%.2f× %s)", times, verdict)
+			}
+			cells = append(cells, cell)
+		}
+		writeRow(sb, cells)
 	}
 }
 

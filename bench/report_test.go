@@ -58,3 +58,28 @@ func TestMarkdown(t *testing.T) {
 		}
 	}
 }
+
+func TestMarkdownExtra(t *testing.T) {
+	cfg := DefaultConfig()
+	cfg.Vs = []string{"/opt/other"}
+	r := &Report{Config: cfg, Binaries: cfg.binaries()}
+	r.Extra = &Section{Provider: ProviderAnthropic, Rows: []Row{
+		{AbortSleep, []Cell{{}, {Value: 2.5, Samples: 5}, {Err: "no abort", Samples: 0}}},
+		{AbortRead, []Cell{{}, {Value: 0.75, Samples: 5}, {Err: "no abort", Samples: 0}}},
+		{BigPromptRSS, []Cell{{}, {Value: 480, Samples: 5}, {Value: 150, Samples: 5}}},
+	}}
+	md := r.Markdown()
+	t.Log("\n" + md)
+	for _, want := range []string{
+		"### abort and large input (anthropic format)",
+		"| metric | goal | zot | vs other |\n| --- | --- | ---: | ---: |\n",
+		"| abort → done while bash runs `sleep 30` (median ms) | — | 2.50 | error [1] |",
+		"| abort → done while read scans a 1 GiB line (median ms) | — | 0.750 | error [1] |",
+		"| peak RSS taking one 64 MiB prompt line (MiB) | ≤ 3× the line | 480.0 (7.50× **FAIL**) | 150.0 (2.34× pass) |",
+		"1. vs other, anthropic: no abort\n",
+	} {
+		if !strings.Contains(md, want) {
+			t.Errorf("markdown lacks %q", want)
+		}
+	}
+}

@@ -100,7 +100,12 @@ func Run(ctx context.Context, cfg Config, progress io.Writer) (*Report, error) {
 			}
 			h.logf("%s rep %d/%d: %s", p, rep+1, cfg.Reps, strings.Join(status, ", "))
 		}
-		report.Sections = append(report.Sections, section(p, cols))
+		report.Sections = append(report.Sections, section(p, Metrics(), cols))
+	}
+	if cfg.Extras {
+		if err := h.extraSection(ctx, report); err != nil {
+			return nil, err
+		}
 	}
 	return report, nil
 }

@@ -152,3 +152,44 @@ read line
 		}
 	}
 }
+
+// TestExtrasAgainstZot measures the section on abort and large input on
+// the real zot, with a small prompt line, and the floor (standing in for
+// a --vs binary) without abort or read: its cells are errors, quickly.
+func TestExtrasAgainstZot(t *testing.T) {
+	zot, floor := buildZot(t), buildFloor(t)
+	cfg := smallConfig(zot, floor)
+	cfg.Vs = []string{floor}
+	cfg.Providers = []string{ProviderOpenAI}
+	cfg.Extras, cfg.BigPrompt = true, 4<<20
+	cfg.Timeout = 5 * time.Second
+	r := run(t, cfg)
+	md := r.Markdown()
+	t.Log("\n" + md)
+	if r.Extra == nil || r.Extra.Provider != ProviderOpenAI {
+		t.Fatalf("extra section %+v", r.Extra)
+	}
+	got := map[Metric]Cell{}
+	for _, row := range r.Extra.Rows {
+		got[row.Metric] = row.Cells[1]
+		if c := row.Cells[0]; c.Samples != 0 || c.Err != "" {
+			t.Errorf("the floor has a %s cell: %+v", row.Metric.label(cfg), c)
+		}
+		if c := row.Cells[2]; row.Metric != BigPromptRSS && (c.OK() || c.Err == "") {
+			t.Errorf("the floor as --vs: %s %+v", row.Metric.label(cfg), c)
+		}
+	}
+	for _, m := range ExtraMetrics() {
+		if c := got[m]; !c.OK() || c.Value <= 0 || c.Samples != 1 {
+			t.Errorf("zot %s: %+v", m.label(cfg), c)
+		}
+	}
+	if c := got[BigPromptRSS]; c.Value < 4 {
+		t.Errorf("peak RSS %.1f MiB after a 4 MiB prompt", c.Value)
+	}
+	for _, want := range []string{"### abort and large input (openai format)", "| metric | goal | zot | vs zot-floor |", "peak RSS taking one 4 MiB prompt line (MiB) | ≤ 3× the line | "} {
+		if !strings.Contains(md, want) {
+			t.Errorf("markdown lacks %q", want)
+		}
+	}
+}

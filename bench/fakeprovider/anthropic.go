@@ -27,9 +27,9 @@ func renderAnthropic(sc scenario, id string) []byte {
 	case kindToolCall:
 		stop, output = "tool_use", 20
 		anthropicEvent(b, "content_block_start", `{"type":"content_block_start","index":0,"content_block":{"type":"tool_use","id":"toolu_bench_`+
-			id+`","name":"bash","input":{}}}`)
+			id+`","name":`+quote(sc.tool)+`,"input":{}}}`)
 		anthropicEvent(b, "ping", `{"type":"ping"}`)
-		for _, part := range toolArgsParts {
+		for _, part := range sc.args {
 			anthropicEvent(b, "content_block_delta", `{"type":"content_block_delta","index":0,"delta":{"type":"input_json_delta","partial_json":`+
 				quote(part)+`}}`)
 		}

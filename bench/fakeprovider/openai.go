@@ -29,8 +29,8 @@ func renderOpenAI(sc scenario, id string) []byte {
 	case kindToolCall:
 		finish, output = `"tool_calls"`, 20
 		openaiChunk(b, id, openaiDelta(`{"role":"assistant","content":null,"tool_calls":[{"index":0,"id":"call_bench_`+id+
-			`","type":"function","function":{"name":"bash","arguments":""}}]}`, "null"))
-		for _, part := range toolArgsParts {
+			`","type":"function","function":{"name":`+quote(sc.tool)+`,"arguments":""}}]}`, "null"))
+		for _, part := range sc.args {
 			openaiChunk(b, id, openaiDelta(`{"tool_calls":[{"index":0,"function":{"arguments":`+quote(part)+`}}]}`, "null"))
 		}
 	default:

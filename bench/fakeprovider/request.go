@@ -90,6 +90,13 @@ func parseAnthropic(body []byte) (turn, error) {
 		}
 	}
 	t.userText, err = lastUserText(elems, last, anthropicText)
+	if t.toolResult && err == nil {
+		// A prompt sent after an aborted tool call shares the user
+		// message of the call's result: the prompt is what to answer.
+		if text, _ := anthropicText(last.Content); text != "" {
+			t.toolResult, t.toolText = false, ""
+		}
+	}
 	return t, err
 }
 

@@ -1,6 +1,7 @@
 package fakeprovider
 
 import (
+	"encoding/json"
 	"fmt"
 	"strconv"
 	"strings"
@@ -15,9 +16,23 @@ const (
 	// PromptTool asks for one call to the bash tool running `echo hi`,
 	// followed, once the tool result comes back, by a short text answer.
 	PromptTool = "bench:tool"
+	// PromptSleep asks for one call to the bash tool running
+	// [SleepCommand], work for an abort to cut, followed, once the tool
+	// result comes back, by a short text answer.
+	PromptSleep = "bench:sleep"
 	// deltasPrefix starts a prompt built by [PromptDeltas].
 	deltasPrefix = "bench:deltas="
+	// readPrefix starts a prompt built by [PromptRead].
+	readPrefix = "bench:read="
 )
+
+// SleepCommand is the command the sleep scenario asks bash to run.
+const SleepCommand = "sleep 30"
+
+// PromptRead returns the prompt that asks for one call to the read tool
+// on path (which must not hold white space), followed, once the tool
+// result comes back, by a short text answer.
+func PromptRead(path string) string { return readPrefix + path }
 
 // DeltaSize is the length in bytes of every text delta of a
 // [PromptDeltas] answer.
@@ -51,7 +66,7 @@ type kind int
 
 const (
 	kindText     kind = iota // text deltas
-	kindToolCall             // one bash tool call
+	kindToolCall             // one tool call
 )
 
 // scenario is the answer the fake provider gives to one request.
@@ -59,6 +74,21 @@ type scenario struct {
 	kind   kind
 	deltas []string // kindText with explicit deltas
 	n      int      // kindText with n generated deltas when deltas is nil
+	// tool and args are the tool call of kindToolCall: the tool's name and
+	// its arguments' JSON text in the pieces they stream in.
+	tool string
+	args []string
+}
+
+// toolCall returns the scenario of one call to tool with the arguments
+// args, streamed in two pieces the way a real provider streams them.
+func toolCall(tool string, args map[string]string) scenario {
+	b, err := json.Marshal(args)
+	if err != nil {
+		panic(err) // a map of strings always encodes
+	}
+	half := len(b) / 2
+	return scenario{kind: kindToolCall, tool: tool, args: []string{string(b[:half]), string(b[half:])}}
 }
 
 // turn is what the fake provider reads from a request, whatever its format.
@@ -79,7 +109,15 @@ func choose(t turn) (scenario, error) {
 	text := t.userText
 	switch {
 	case strings.Contains(text, PromptTool):
-		return scenario{kind: kindToolCall}, nil
+		return scenario{kind: kindToolCall, tool: "bash", args: toolArgsParts}, nil
+	case strings.Contains(text, PromptSleep):
+		return toolCall("bash", map[string]string{"command": SleepCommand}), nil
+	case strings.Contains(text, readPrefix):
+		path, _, _ := strings.Cut(text[strings.Index(text, readPrefix)+len(readPrefix):], " ")
+		if path == "" {
+			return scenario{}, fmt.Errorf("no path after %q in %q", readPrefix, text)
+		}
+		return toolCall("read", map[string]string{"path": path}), nil
 	case strings.Contains(text, deltasPrefix):
 		n, err := parseDeltas(text)
 		if err != nil {

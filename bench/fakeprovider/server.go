@@ -43,7 +43,7 @@ type cacheKey struct {
 type Stats struct {
 	// Requests is the number of model requests answered with a stream.
 	Requests int64
-	// ToolCalls is the number of answers that asked for the bash tool.
+	// ToolCalls is the number of answers that asked for a tool.
 	ToolCalls int64
 	// ToolResults is the number of requests whose last message carried a
 	// tool result, and ToolResultsOK those whose result held the output of
@@ -52,6 +52,8 @@ type Stats struct {
 	ToolResultsOK int64
 	// Rejected is the number of requests answered with an error status.
 	Rejected int64
+	// BodyBytes is the size in bytes of all the request bodies read.
+	BodyBytes int64
 }
 
 // Server is a running fake provider on 127.0.0.1. It is safe for
@@ -66,7 +68,7 @@ type Server struct {
 	mu    sync.Mutex
 	cache map[cacheKey][]byte
 
-	requests, toolCalls, toolResults, toolResultsOK, rejected atomic.Int64
+	requests, toolCalls, toolResults, toolResultsOK, rejected, bodyBytes atomic.Int64
 }
 
 // New starts a fake provider on a free loopback port.
@@ -115,6 +117,7 @@ func (s *Server) Stats() Stats {
 		ToolResults:   s.toolResults.Load(),
 		ToolResultsOK: s.toolResultsOK.Load(),
 		Rejected:      s.rejected.Load(),
+		BodyBytes:     s.bodyBytes.Load(),
 	}
 }
 
@@ -159,6 +162,7 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request, f format) {
 		s.reject(w, f, http.StatusBadRequest, err.Error())
 		return
 	}
+	s.bodyBytes.Add(int64(len(body)))
 	var t turn
 	if f == formatOpenAI {
 		t, err = parseOpenAI(body)

@@ -363,6 +363,51 @@ func TestOpenAIToolRounds(t *testing.T) {
 	}
 }
 
+// TestSleepAndReadCalls checks the tool calls an abort is measured
+// against, in both formats, and that request bodies are counted.
+func TestSleepAndReadCalls(t *testing.T) {
+	s := newServer(t)
+	for _, tc := range []struct {
+		prompt, tool, arg, want string
+	}{
+		{PromptSleep, "bash", "command", SleepCommand},
+		{PromptRead("/tmp/huge.txt") + " and more", "read", "path", "/tmp/huge.txt"},
+	} {
+		body := `{"messages":[{"role":"user","content":` + quote(tc.prompt) + `}]}`
+		a := readAnthropic(t, post(t, s, formatAnthropic, body))
+		o := readOpenAI(t, post(t, s, formatOpenAI, body))
+		for _, got := range []struct{ name, args string }{{a.toolName, a.toolArgs}, {o.toolName, o.toolArgs}} {
+			var args map[string]string
+			if err := json.Unmarshal([]byte(got.args), &args); err != nil || got.name != tc.tool || args[tc.arg] != tc.want || len(args) != 1 {
+				t.Errorf("%q: tool %q args %q (%v)", tc.prompt, got.name, got.args, err)
+			}
+		}
+	}
+	before := s.Stats().BodyBytes
+	long := `{"messages":[{"role":"user","content":"bench:short ` + strings.Repeat("x", 100_000) + `"}]}`
+	post(t, s, formatAnthropic, long)
+	if st := s.Stats(); st.BodyBytes-before != int64(len(long)) || st.ToolCalls != 4 {
+		t.Errorf("stats %+v, want %d more body bytes", st, len(long))
+	}
+}
+
+// TestPromptAfterToolResult: Anthropic's format puts a prompt sent after
+// an aborted tool call in the user message of the call's result; the
+// prompt is answered.
+func TestPromptAfterToolResult(t *testing.T) {
+	s := newServer(t)
+	a := readAnthropic(t, post(t, s, formatAnthropic, `{"messages":[
+		{"role":"user","content":"bench:sleep"},
+		{"role":"assistant","content":[{"type":"tool_use","id":"t","name":"bash","input":{"command":"sleep 30"}}]},
+		{"role":"user","content":[{"type":"tool_result","tool_use_id":"t","is_error":true,"content":"aborted"},{"type":"text","text":"bench:tool"}]}]}`))
+	if a.stop != "tool_use" || a.toolName != "bash" {
+		t.Errorf("answer %+v, want the bench:tool call", a)
+	}
+	if st := s.Stats(); st.ToolResults != 0 {
+		t.Errorf("stats %+v", st)
+	}
+}
+
 func TestToolResultWithoutOutput(t *testing.T) {
 	s := newServer(t)
 	a := readOpenAI(t, post(t, s, formatOpenAI, `{"messages":[{"role":"user","content":"bench:tool"},
