@@ -153,6 +153,7 @@ func (r *Runtime) submit(w engine.Work) (<-chan Event, error) {
 	}
 	rl := newRelay(r.buffer, r.closing, &r.relays)
 	w.Sink = rl.sink
+	w.Ready = rl.ready
 	if err := r.sess.Submit(w, engine.RefuseBusy, nil); err != nil {
 		if errors.Is(err, engine.ErrClosed) {
 			return nil, ErrClosed

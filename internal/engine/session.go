@@ -173,6 +173,13 @@ type job struct {
 	run    func(ctx context.Context, emit func(wire.Event)) error
 	// dropped, when not empty, says why the job was dropped unrun.
 	dropped string
+	// ended is set once the job's last turn_end (a stop other than
+	// tool_use) was delivered: an abort after it cannot change how the
+	// work ended. abortAnswered is set when an abort told its caller the
+	// job is aborted. Both are guarded by the session's emitMu.
+	ended, abortAnswered bool
+	// abortedEnd is set once a turn_end{aborted} of the job was delivered.
+	abortedEnd bool
 }
 
 // observer is a function that sees every event.
@@ -312,6 +319,15 @@ func (s *Session) runJob(j *job) {
 	if err != nil && !agent.IsAborted(err) {
 		emit(errorEvent(err))
 	}
+	s.emitMu.Lock()
+	owed := j.abortAnswered && !j.abortedEnd
+	s.emitMu.Unlock()
+	if owed {
+		// An abort said this work is aborted, and it finished without a
+		// turn_end saying so (a compaction that completed an instant
+		// before): the ending the abort promised still comes.
+		emit(&wire.TurnEndEvent{Stop: wire.StopAborted, Error: "aborted"})
+	}
 	if perr := s.persist(); perr != nil {
 		emit(&wire.ErrorEvent{Message: perr.Error(), Code: wire.CodeInternal})
 	}
@@ -382,10 +398,32 @@ func (s *Session) deliver(j *job, ev wire.Event) {
 	}
 	s.emitMu.Lock()
 	defer s.emitMu.Unlock()
+	if te, ok := ev.(*wire.TurnEndEvent); ok {
+		s.settle(j, te)
+	}
 	ev.SetSeq(s.seq.Add(1))
 	ev.SetPromptID(j.id)
 	s.observe(ev)
 	j.sink(j.ctx, ev)
+}
+
+// settle keeps a turn_end true to the abort's answer. Once an abort told
+// its caller the work is aborted, the work's last turn_end says aborted,
+// even when the model had finished its answer an instant before (the
+// answer stays in the transcript). The caller holds s.emitMu.
+func (s *Session) settle(j *job, te *wire.TurnEndEvent) {
+	switch te.Stop {
+	case wire.StopToolUse:
+		return
+	case wire.StopEndTurn, wire.StopLength, wire.StopRefusal:
+		if j.abortAnswered && !j.ended {
+			te.Stop, te.Error, te.Reason = wire.StopAborted, "aborted", ""
+		}
+	}
+	j.ended = true
+	if te.Stop == wire.StopAborted {
+		j.abortedEnd = true
+	}
 }
 
 // observe shows ev to the observers. The caller holds s.emitMu.
@@ -448,9 +486,15 @@ func (s *Session) Observe(fn func(wire.Event)) (stop func()) {
 func (s *Session) Abort(all bool, answer func(wire.AbortResult)) wire.AbortResult {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	// Work whose done is already delivered is no longer current: it is not
-	// aborted, and the answer says so.
-	aborted := s.current != nil
+	// Work whose done is already delivered is no longer current, and work
+	// whose last turn_end is out has ended as it said: neither is aborted,
+	// and the answer says so. The stamping lock makes that decision and the
+	// stamping of a last turn_end one order.
+	s.emitMu.Lock()
+	aborted := s.current != nil && !s.current.ended
+	if aborted {
+		s.current.abortAnswered = true
+	}
 	var dropped []*job
 	if all {
 		dropped = s.queue
@@ -460,7 +504,10 @@ func (s *Session) Abort(all bool, answer func(wire.AbortResult)) wire.AbortResul
 	if answer != nil {
 		answer(res)
 	}
-	if aborted {
+	s.emitMu.Unlock()
+	if s.current != nil {
+		// Cancelled even when it had ended its turn: what is left (an
+		// automatic compaction) stops too.
 		s.current.cancel()
 	}
 	s.dropLocked(dropped, "dropped from the queue by abort")

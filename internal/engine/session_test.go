@@ -311,28 +311,39 @@ func TestShutdownRefusesWithItsReason(t *testing.T) {
 	c.waitDone(t)
 }
 
-// TestStalledSinkDoesNotBlockAbort: a sink that waits on the work's
-// context (as a door applying backpressure does) is released by an abort.
+// TestStalledSinkDoesNotBlockAbort: a door that waits for room in its
+// output (Work.Ready, as the rpc door does) is released by an abort, and
+// the abort never waits for it.
 func TestStalledSinkDoesNotBlockAbort(t *testing.T) {
 	s := newSession(t, slowScript, nil)
 	entered := make(chan struct{}, 1)
 	done := make(chan struct{})
-	sink := func(ctx context.Context, ev wire.Event) {
+	sink := func(_ context.Context, ev wire.Event) {
 		if _, last := ev.(*wire.DoneEvent); last {
 			close(done)
-			return
 		}
+	}
+	ready := func(ctx context.Context) {
 		select {
 		case entered <- struct{}{}:
 		default:
 		}
 		<-ctx.Done() // a reader that never reads
 	}
-	if err := s.Submit(prompt("a", "hi", sink), Queue, nil); err != nil {
+	if err := s.Submit(Work{ID: wire.StringID("a"), Prompt: &PromptInput{Text: "hi"}, Sink: sink, Ready: ready}, Queue, nil); err != nil {
 		t.Fatal(err)
 	}
 	<-entered
-	s.Abort(false, nil)
+	aborted := make(chan wire.AbortResult, 1)
+	go func() { aborted <- s.Abort(false, nil) }()
+	select {
+	case res := <-aborted:
+		if !res.Aborted {
+			t.Errorf("abort = %+v", res)
+		}
+	case <-time.After(guard):
+		t.Fatal("abort waited for a reader that does not read")
+	}
 	select {
 	case <-done:
 	case <-time.After(guard):
@@ -552,5 +563,31 @@ func TestToolsAndInterceptorsAttach(t *testing.T) {
 	}
 	if !strings.Contains(result, `echo {\"x\":2}`) {
 		t.Errorf("result %s", result)
+	}
+}
+
+// TestAbortAnswerMatchesTheEnding: once the work's last turn_end is out,
+// an abort says it aborted nothing; once an abort said aborted, a last
+// turn_end that was about to say end_turn says aborted.
+func TestAbortAnswerMatchesTheEnding(t *testing.T) {
+	s := &Session{}
+	j := &job{abortAnswered: true}
+	te := &wire.TurnEndEvent{Stop: wire.StopEndTurn}
+	s.settle(j, te)
+	if te.Stop != wire.StopAborted || !j.ended || !j.abortedEnd {
+		t.Errorf("after an abort said aborted: %s, ended %v", te.Stop, j.ended)
+	}
+	j = &job{cancel: func() {}}
+	s.settle(j, &wire.TurnEndEvent{Stop: wire.StopToolUse})
+	if j.ended {
+		t.Error("a tool_use turn_end ended the work")
+	}
+	s.settle(j, &wire.TurnEndEvent{Stop: wire.StopEndTurn})
+	if !j.ended {
+		t.Error("the last turn_end did not end the work")
+	}
+	s.current = j
+	if res := s.Abort(false, nil); res.Aborted {
+		t.Error("an abort after the last turn_end said aborted")
 	}
 }
