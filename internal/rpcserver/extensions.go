@@ -201,7 +201,7 @@ func (s *Server) runCommand(ctx context.Context, id wire.ID, typ string, c *wire
 		s.respond(id, typ, res)
 		return
 	}
-	work := engine.Work{ID: id, Prompt: &engine.PromptInput{Text: res.Text}, Sink: s.sink}
+	work := engine.Work{ID: id, Prompt: &engine.PromptInput{Text: res.Text}, Sink: s.sink, Ready: s.ready}
 	err = s.sess.Submit(work, engine.Queue, func(sr wire.StartResult) {
 		res.Started, res.Queued, res.Position = &sr.Started, sr.Queued, sr.Position
 		s.respond(id, typ, res)
