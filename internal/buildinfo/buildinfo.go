@@ -71,7 +71,7 @@ func resolve(version, commit string, bi *debug.BuildInfo) Info {
 	}
 	if info.Version == unstamped || info.Version == "" {
 		switch {
-		case mod != "" && mod != "(devel)" && !pseudo.MatchString(mod):
+		case mod != "" && mod != "(devel)" && !pseudo().MatchString(mod):
 			info.Version = strings.TrimPrefix(mod, "v")
 		case info.Commit != "":
 			info.Version = "0.0.0-dev+" + short(info.Commit)
@@ -122,7 +122,7 @@ func toolchain(bi *debug.BuildInfo) (version, commit string, dirty bool) {
 		}
 	}
 	version = mod.Version
-	if m := pseudo.FindStringSubmatch(version); m != nil {
+	if m := pseudo().FindStringSubmatch(version); m != nil {
 		if commit == "" {
 			commit = m[1]
 		}
@@ -133,7 +133,9 @@ func toolchain(bi *debug.BuildInfo) (version, commit string, dirty bool) {
 
 // pseudo matches a Go pseudo-version (a build of a commit, not of a
 // release) and captures its commit hash prefix.
-var pseudo = regexp.MustCompile(`^v[0-9]+\.(?:0\.0-|[0-9]+\.[0-9]+-(?:[^+]*\.)?0\.)[0-9]{14}-([0-9a-f]{12,})(?:\+[0-9A-Za-z.-]+)?$`)
+var pseudo = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`^v[0-9]+\.(?:0\.0-|[0-9]+\.[0-9]+-(?:[^+]*\.)?0\.)[0-9]{14}-([0-9a-f]{12,})(?:\+[0-9A-Za-z.-]+)?$`)
+})
 
 // short abbreviates a commit hash to 12 digits, as `git describe
 // --abbrev=12` does.
