@@ -20,6 +20,7 @@ import (
 
 	"zot.dev/zot/internal/engine"
 	"zot.dev/zot/internal/ndjson"
+	"zot.dev/zot/internal/wirecodec"
 	"zot.dev/zot/sdk/wire"
 )
 
@@ -289,7 +290,7 @@ func classify(line []byte, readErr error) (wire.ID, string, wire.ErrorCode, stri
 		err := json.Unmarshal(line, &v)
 		return wire.ID{}, "", wire.CodeMalformedJSON, "invalid JSON: " + oneLine(err)
 	}
-	if kind := jsonKind(line); kind != "object" {
+	if kind := wirecodec.JSONKind(line); kind != "object" {
 		return wire.ID{}, "", wire.CodeMalformedJSON, "a command must be a JSON object, got " + kind
 	}
 	var env envelope
@@ -322,28 +323,6 @@ func (s *Server) failSync(id wire.ID, command string, code wire.ErrorCode, msg s
 	ctx, cancel := context.WithTimeout(context.Background(), s.opts.FlushTimeout)
 	defer cancel()
 	_ = s.w.SendSync(ctx, &wire.Response{ID: id, Command: command, Error: msg, Code: code})
-}
-
-// jsonKind names the kind of the valid JSON value in b.
-func jsonKind(b []byte) string {
-	for _, c := range b {
-		switch c {
-		case ' ', '\t', '\r', '\n':
-			continue
-		case '{':
-			return "object"
-		case '[':
-			return "an array"
-		case '"':
-			return "a string"
-		case 't', 'f':
-			return "a boolean"
-		case 'n':
-			return "null"
-		}
-		return "a number"
-	}
-	return "nothing"
 }
 
 func isBlank(b []byte) bool {
