@@ -115,7 +115,7 @@ func (a *assembler) run(s *httpcall.Stream) error {
 func (a *assembler) handle(ev httpcall.Event) error {
 	var e streamEvent
 	if err := json.Unmarshal(ev.Data, &e); err != nil {
-		return invalidEvent(fmt.Sprintf("decoding %s event: %v", ev.Name, err))
+		return &llm.Error{Provider: providerName, Kind: "invalid_event", Message: "decoding " + ev.Name + " event: " + err.Error(), Err: err}
 	}
 	if e.Type == "" {
 		e.Type = ev.Name

@@ -3,7 +3,6 @@ package gemini
 import (
 	"encoding/json"
 	"errors"
-	"fmt"
 	"io"
 	"strconv"
 	"strings"
@@ -113,7 +112,7 @@ func (a *assembler) run(s *httpcall.Stream) error {
 func (a *assembler) handle(data []byte) error {
 	var c chunk
 	if err := json.Unmarshal(data, &c); err != nil {
-		return &llm.Error{Provider: providerName, Kind: "invalid_event", Message: fmt.Sprintf("decoding chunk: %v", err)}
+		return &llm.Error{Provider: providerName, Kind: "invalid_event", Message: "decoding chunk: " + err.Error(), Err: err}
 	}
 	if c.Error != nil {
 		return chunkError(c.Error)

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"io"
 	"strconv"
 	"strings"
@@ -122,7 +121,7 @@ func (a *assembler) handle(ev httpcall.Event) error {
 		if ev.Name == "error" {
 			return &llm.Error{Provider: a.provider, Kind: "error", Message: string(ev.Data)}
 		}
-		return &llm.Error{Provider: a.provider, Kind: "invalid_event", Message: fmt.Sprintf("decoding chunk: %v", err)}
+		return &llm.Error{Provider: a.provider, Kind: "invalid_event", Message: "decoding chunk: " + err.Error(), Err: err}
 	}
 	if len(c.Error) > 0 && string(c.Error) != "null" {
 		return a.chunkError(ev.Data)

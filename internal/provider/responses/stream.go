@@ -3,7 +3,6 @@ package responses
 import (
 	"encoding/json"
 	"errors"
-	"fmt"
 	"io"
 
 	"zot.dev/zot/internal/llm"
@@ -114,7 +113,7 @@ func (a *assembler) handle(ev httpcall.Event) error {
 	e := &a.ev
 	*e = streamEvent{OutputIndex: noIndex}
 	if err := json.Unmarshal(ev.Data, e); err != nil {
-		return a.invalid(fmt.Sprintf("decoding %s event: %v", ev.Name, err))
+		return &llm.Error{Provider: a.provider, Kind: "invalid_event", Message: "decoding " + ev.Name + " event: " + err.Error(), Err: err}
 	}
 	if e.Type == "" {
 		e.Type = ev.Name
