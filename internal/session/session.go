@@ -78,6 +78,12 @@ type File struct {
 // line, and returns it with the transcript it holds. It fails with an
 // error wrapping ErrLocked when another process has the file open.
 func Open(path string, opt Options) (*File, []llm.Message, error) {
+	// Refused before the lock file is made beside it (/dev/full.lock).
+	if st, err := os.Stat(path); err == nil {
+		if err := checkRegular(path, st); err != nil {
+			return nil, nil, err
+		}
+	}
 	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
 		return nil, nil, fmt.Errorf("session directory: %w", err)
 	}
@@ -99,7 +105,7 @@ func Open(path string, opt Options) (*File, []llm.Message, error) {
 
 // openLocked is Open once the lock is held.
 func openLocked(path string, opt Options) (*File, []llm.Message, error) {
-	data, err := os.ReadFile(path)
+	data, err := readFile(path)
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return nil, nil, fmt.Errorf("reading session: %w", err)
 	}
@@ -107,8 +113,17 @@ func openLocked(path string, opt Options) (*File, []llm.Message, error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	f, err := os.OpenFile(path, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
+	// A path made a named pipe since it was read fails to open (no reader)
+	// instead of blocking; anything else not regular is refused here.
+	f, err := os.OpenFile(path, os.O_CREATE|os.O_WRONLY|os.O_APPEND|openNonblock, 0o600)
 	if err != nil {
+		return nil, nil, fmt.Errorf("opening session: %w", err)
+	}
+	if st, err := f.Stat(); err != nil || !st.Mode().IsRegular() {
+		f.Close()
+		if err == nil {
+			err = checkRegular(path, st)
+		}
 		return nil, nil, fmt.Errorf("opening session: %w", err)
 	}
 	s := &File{path: path, f: f, size: int64(c.end), saved: c.msgs}
@@ -148,7 +163,7 @@ func openLocked(path string, opt Options) (*File, []llm.Message, error) {
 // ignored, and tool calls left without results at the end of the file
 // are answered with error results.
 func Load(path string) ([]llm.Message, error) {
-	data, err := os.ReadFile(path)
+	data, err := readFile(path)
 	if err != nil {
 		return nil, err
 	}
