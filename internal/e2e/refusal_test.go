@@ -13,12 +13,13 @@ import (
 )
 
 // TestRefusalInPrintMode: aimock cannot stream a refusal, so a loopback
-// server plays Anthropic's (RawMessageDeltaEvent with stop_reason
-// "refusal" and stop_details, as @anthropic-ai/sdk 1.12.0 defines it;
-// the fixture is the provider's). zot -p then says why it has no answer
-// and ends with status 1; with --json the turn_end carries the reason.
+// server plays Anthropic's from the anthropic provider's own fixture
+// (RawMessageDeltaEvent with stop_reason "refusal" and stop_details, as
+// @anthropic-ai/sdk 1.12.0 defines it). zot -p then says why it has no
+// answer and ends with status 1; with --json the turn_end carries the
+// reason.
 func TestRefusalInPrintMode(t *testing.T) {
-	body, err := os.ReadFile(filepath.Join("testdata", "anthropic_refusal.sse"))
+	body, err := os.ReadFile(filepath.Join("..", "provider", "anthropic", "testdata", "refusal.sse"))
 	if err != nil {
 		t.Fatal(err)
 	}
