@@ -114,6 +114,13 @@ func TestErrorTextFromText(t *testing.T) {
 		{"decoding: json: Unmarshal(nil *main.args)", "decoding: " + invalidTargetText},
 		{"json: Unmarshal(non-pointer struct { A int \"json:\\\"a)\\\"\" }) failed", invalidTargetText + " failed"},
 		{"json: cannot unmarshal into something else", "json: cannot unmarshal into something else"},
+		{"json: Unmarshal(nil)", invalidTargetText},
+		// Not an invalid-destination message: the type error after it is
+		// still reworded, not taken as part of it.
+		{"json: Unmarshal(]json: cannot unmarshal number into Go struct field .path of type string",
+			`json: Unmarshal(]field "path": expected a string, got a number`},
+		{"json: Unmarshal(x) json: cannot unmarshal bool into Go value of type int",
+			"json: Unmarshal(x) expected an integer, got a boolean"},
 	}
 	for _, tc := range cases {
 		if got := ErrorText(errors.New(tc.in)); got != tc.want {

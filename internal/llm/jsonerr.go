@@ -180,8 +180,8 @@ func rewordJSONText(msg string) string {
 			text, n = parseTypeError(rest[len(cannot):])
 			n += len(cannot)
 		case strings.HasPrefix(rest, target):
-			if end := typeEnd(rest, len(target)-1); end > 0 {
-				text, n = invalidTargetText, end
+			if n = invalidTargetEnd(rest[len(target):]); n > 0 {
+				text, n = invalidTargetText, n+len(target)
 			}
 		}
 		if n <= 0 || text == "" {
@@ -194,6 +194,31 @@ func rewordJSONText(msg string) string {
 	}
 	b.WriteString(msg)
 	return b.String()
+}
+
+// invalidTargetEnd returns how many bytes of s, the part of a
+// json.InvalidUnmarshalError's message after "json: Unmarshal(", the rest
+// of that message takes, or 0 when s does not read as one. encoding/json
+// writes only "nil)", "nil T)" and "non-pointer T)"; a looser reading
+// would run on into a message that follows.
+func invalidTargetEnd(s string) int {
+	if strings.HasPrefix(s, "nil)") {
+		return len("nil)")
+	}
+	pos := 0
+	switch {
+	case strings.HasPrefix(s, "nil "):
+		pos = len("nil ")
+	case strings.HasPrefix(s, "non-pointer "):
+		pos = len("non-pointer ")
+	default:
+		return 0
+	}
+	end := typeEnd(s, pos)
+	if end <= pos || end >= len(s) || s[end] != ')' {
+		return 0
+	}
+	return end + 1
 }
 
 // parseTypeError reads the part of an UnmarshalTypeError's message after
@@ -232,8 +257,9 @@ func parseTypeError(s string) (string, int) {
 
 // typeEnd returns the index just past the Go type written at s[i:] (as
 // reflect.Type.String writes it: "string", "[]main.edit", "map[string]
-// interface {}", "struct { A int \"json:\\\"a\\\"\" }"), or when s[i] is
-// '(', past the matching ')'. It returns -1 when brackets do not close.
+// interface {}", "struct { A int \"json:\\\"a\\\"\" }"); a closing bracket
+// that closes nothing ends the type. It returns -1 when brackets do not
+// close.
 func typeEnd(s string, i int) int {
 	depth := 0
 	for j := i; j < len(s); j++ {
@@ -244,9 +270,6 @@ func typeEnd(s string, i int) int {
 			depth--
 			if depth < 0 {
 				return j
-			}
-			if depth == 0 && c == ')' && s[i] == '(' {
-				return j + 1
 			}
 		case '"':
 			// A struct tag, quoted with escapes.
