@@ -151,18 +151,21 @@ type Host struct {
 	cfg  Config
 	sess Session
 
-	exts        atomic.Pointer[[]*ext] // the current set, in load order
-	stopObserve func()
-	removeGate  func()
+	exts       atomic.Pointer[[]*ext] // the current set, in load order
+	removeGate func()
 
 	// reloading serialises Reload and Close.
 	reloading sync.Mutex
 
-	mu      sync.Mutex
-	started time.Time // when the current set was started
-	removes []func()  // take the current set's interceptors out
-	sources []string  // the tool sources the host has set
-	panels  map[string]*ext
+	mu sync.Mutex
+	// stopObserve takes the host's observer out of the session; it is
+	// added only once an extension is found, so a session without any
+	// pays nothing for each event.
+	stopObserve func()
+	started     time.Time // when the current set was started
+	removes     []func()  // take the current set's interceptors out
+	sources     []string  // the tool sources the host has set
+	panels      map[string]*ext
 	// launched is set once the extensions were started (see Launch).
 	launched bool
 	closed   bool
@@ -184,7 +187,6 @@ func New(sess Session, cfg Config) *Host {
 	cfg.defaults()
 	h := &Host{cfg: cfg, sess: sess, panels: map[string]*ext{}}
 	h.exts.Store(new([]*ext))
-	h.stopObserve = sess.Observe(h.observe)
 	h.removeGate = sess.Interceptors().Add(agent.Interceptor{
 		Name:       "extensions starting",
 		Order:      orderGate,
@@ -219,6 +221,16 @@ func (h *Host) launchLocked() {
 		fmt.Fprintf(h.cfg.Log, "zot: %s\n", n)
 	}
 	h.started = time.Now()
+	if len(specs) == 0 {
+		// Nothing to wait for: the gate leaves the chain, so that turns
+		// of a session without extensions do not pass through the host.
+		h.removeGate()
+		h.exts.Store(new([]*ext))
+		return
+	}
+	if h.stopObserve == nil {
+		h.stopObserve = h.sess.Observe(h.observe)
+	}
 	list := make([]*ext, 0, len(specs))
 	for i, s := range specs {
 		e := newExt(h, s, i)
@@ -508,8 +520,12 @@ func (h *Host) Close(ctx context.Context) error {
 		return nil
 	}
 	h.closed = true
+	stopObserve := h.stopObserve
+	h.stopObserve = nil
 	h.mu.Unlock()
-	h.stopObserve()
+	if stopObserve != nil {
+		stopObserve()
+	}
 	h.removeGate()
 	h.stopAll(ctx)
 	h.mu.Lock()

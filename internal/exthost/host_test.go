@@ -2,6 +2,7 @@ package exthost
 
 import (
 	"context"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -146,5 +147,29 @@ func TestDecodeToolResult(t *testing.T) {
 		if want == nil || got == nil || got.Error() != want.Error() {
 			t.Errorf("%s: got %v, want %v", line, got, want)
 		}
+	}
+}
+
+// TestNothingInstalledCostsNothing: with no extension found, the host
+// leaves nothing in the session once launched: no interceptor for every
+// turn to pass, no observer for every event.
+func TestNothingInstalledCostsNothing(t *testing.T) {
+	sess := newFakeSession(t)
+	cfg, _, _ := testConfig(t)
+	cfg.ProjectDir = filepath.Join(sess.CWD(), ".zot", "extensions")
+	h := New(sess, cfg)
+	defer h.Close(context.Background())
+	h.Launch()
+	if n := sess.chain.Len(); n != 0 {
+		t.Errorf("%d interceptors left in the chain", n)
+	}
+	sess.mu.Lock()
+	observers := len(sess.obs)
+	sess.mu.Unlock()
+	if observers != 0 {
+		t.Errorf("%d observers left on the session", observers)
+	}
+	if list := h.Extensions(); len(list) != 0 {
+		t.Errorf("extensions %v", list)
 	}
 }
