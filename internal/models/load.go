@@ -38,13 +38,15 @@ var entryFields = []string{
 //	{"models": [{"id": "my-model", "provider": "openai", "context_window": 32000,
 //	             "max_output": 4096, "input": 0.5, "output": 1.5}]}
 //
-// "id" (a non-empty string) and "provider" (one of [Providers]) are required.
-// The other fields are "name" (string), "context_window" and "max_output"
-// (positive integers), "reasoning" and "images" (booleans), "input",
-// "output", "cache_read" and "cache_write" (non-negative USD per million
-// tokens), and the request capabilities "reasoning_control" ("budget" or
-// "effort"), "always_reasons" and "no_chat_tools_reasoning" (booleans). A field left out keeps the value of the model being overridden,
-// or for a new model the value [Catalog.Resolve] gives unknown ids.
+// "id" (a non-empty string) and "provider" (one of [registry.Names], or an
+// alias) are required. The other fields are "name" (string),
+// "context_window" and "max_output" (positive integers), "reasoning" and
+// "images" (booleans), "input", "output", "cache_read" and "cache_write"
+// (non-negative USD per million tokens), and the request capabilities
+// "reasoning_control" ("budget" or "effort"), "always_reasons" and
+// "no_chat_tools_reasoning" (booleans). A field left out keeps the value of
+// the model being overridden, or for a new model the value
+// [Catalog.Resolve] gives unknown ids.
 //
 // Decoding is strict: an unknown field, a value of the wrong type, a missing
 // id or provider, or the same model twice is an error that names the file

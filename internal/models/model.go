@@ -3,8 +3,8 @@
 // plus the cost accounting built on those prices.
 //
 // The built-in catalog covers Anthropic, OpenAI (the "openai" and
-// "openai-responses" providers share one list), Google Gemini and zot's
-// offline "scripted" provider. A user file can add models or override
+// "openai-responses" providers share one list), DeepSeek, Google Gemini
+// and zot's offline "scripted" provider. A user file can add models or override
 // built-in ones (see [Load]). A model id the catalog does not know is still
 // usable: [Catalog.Resolve] gives it stated defaults.
 package models
