@@ -7,6 +7,8 @@ import (
 	"strconv"
 	"strings"
 	"unicode/utf8"
+
+	"zot.dev/zot/internal/jsonscan"
 )
 
 // maxDepth is how deeply arrays and objects may nest: encoding/json's limit,
@@ -122,14 +124,14 @@ func in(err *scanError, seg pathSegment) *scanError {
 // scan checks that data is one JSON value with nothing but white space
 // after it.
 func (s *argScanner) scan() *scanError {
-	i := skipSpace(s.data, 0)
+	i := jsonscan.SkipSpace(s.data, 0)
 	top := "value"
 	if i < len(s.data) && s.data[i] == '{' {
 		top = "object"
 	}
 	i, err := s.value(i, 1)
 	if err == nil {
-		if i = skipSpace(s.data, i); i < len(s.data) {
+		if i = jsonscan.SkipSpace(s.data, i); i < len(s.data) {
 			err = &scanError{what: describeByte(s.data, i), off: i, after: true}
 		}
 	}
@@ -175,7 +177,7 @@ func (s *argScanner) object(i, depth int) (int, *scanError) {
 	base := len(s.seen)
 	defer func() { s.seen = s.seen[:base] }()
 	var many map[string]bool
-	i = skipSpace(data, i+1)
+	i = jsonscan.SkipSpace(data, i+1)
 	if i < len(data) && data[i] == '}' {
 		return i + 1, nil
 	}
@@ -225,23 +227,23 @@ func (s *argScanner) object(i, depth int) (int, *scanError) {
 			}
 			return pathSegment{name: string(name)}
 		}
-		i = skipSpace(data, end)
+		i = jsonscan.SkipSpace(data, end)
 		if i >= len(data) {
 			return 0, in(&scanError{off: -1}, seg())
 		}
 		if data[i] != ':' {
 			return 0, in(&scanError{what: describeByte(data, i), off: i, expected: "':'", after: true}, seg())
 		}
-		if i, err = s.value(skipSpace(data, i+1), depth+1); err != nil {
+		if i, err = s.value(jsonscan.SkipSpace(data, i+1), depth+1); err != nil {
 			return 0, in(err, seg())
 		}
-		i = skipSpace(data, i)
+		i = jsonscan.SkipSpace(data, i)
 		if i >= len(data) {
 			return 0, &scanError{off: -1}
 		}
 		switch data[i] {
 		case ',':
-			i = skipSpace(data, i+1)
+			i = jsonscan.SkipSpace(data, i+1)
 		case '}':
 			return i + 1, nil
 		default:
@@ -256,7 +258,7 @@ func (s *argScanner) array(i, depth int) (int, *scanError) {
 		return 0, &scanError{what: "nesting deeper than " + strconv.Itoa(maxDepth) + " levels", off: i}
 	}
 	data := s.data
-	i = skipSpace(data, i+1)
+	i = jsonscan.SkipSpace(data, i+1)
 	if i < len(data) && data[i] == ']' {
 		return i + 1, nil
 	}
@@ -266,13 +268,13 @@ func (s *argScanner) array(i, depth int) (int, *scanError) {
 		if err != nil {
 			return 0, in(err, pathSegment{index: n, isIndex: true})
 		}
-		i = skipSpace(data, i)
+		i = jsonscan.SkipSpace(data, i)
 		if i >= len(data) {
 			return 0, &scanError{off: -1}
 		}
 		switch data[i] {
 		case ',':
-			i = skipSpace(data, i+1)
+			i = jsonscan.SkipSpace(data, i+1)
 		case ']':
 			return i + 1, nil
 		default:
@@ -407,14 +409,6 @@ func (s *argScanner) literal(i int, word string) (int, *scanError) {
 }
 
 // skipSpace returns the index of the first byte at or after i that is not
-// JSON white space.
-func skipSpace(data []byte, i int) int {
-	for i < len(data) && (data[i] == ' ' || data[i] == '\n' || data[i] == '\r' || data[i] == '\t') {
-		i++
-	}
-	return i
-}
-
 // describeByte says that the character at data[i] is out of place.
 func describeByte(data []byte, i int) string {
 	return "invalid character " + describeChar(data, i)
