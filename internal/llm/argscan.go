@@ -408,7 +408,6 @@ func (s *argScanner) literal(i int, word string) (int, *scanError) {
 	return i + len(word), nil
 }
 
-// skipSpace returns the index of the first byte at or after i that is not
 // describeByte says that the character at data[i] is out of place.
 func describeByte(data []byte, i int) string {
 	return "invalid character " + describeChar(data, i)
