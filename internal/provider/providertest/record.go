@@ -11,7 +11,7 @@ import (
 )
 
 // Sleeps records backoff delays without sleeping. Its Sleep method is
-// meant for transport.Options.Sleep. The zero value is ready to use.
+// meant for httpcall.Options.Sleep. The zero value is ready to use.
 type Sleeps struct {
 	mu sync.Mutex
 	d  []time.Duration
