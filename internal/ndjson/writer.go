@@ -190,6 +190,15 @@ func (w *Writer) Err() error {
 	return w.err
 }
 
+// Backlog returns how many frames wait to be written. A producer that
+// must never block, yet must not grow the queue without bound (events a
+// peer pushes at its own pace), drops what it cannot afford by it.
+func (w *Writer) Backlog() int {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return len(w.queue)
+}
+
 // Done returns a channel that is closed when the writer's goroutine has
 // ended: after Close has written everything, or, when Close gave up, once
 // the write in progress returns.

@@ -3,6 +3,7 @@ package rpcserver
 import (
 	"context"
 	"errors"
+	"fmt"
 	"sync"
 	"time"
 
@@ -30,7 +31,17 @@ type extDoor struct {
 	cancel context.CancelFunc
 	wg     sync.WaitGroup
 	launch *time.Timer // starts the extensions (see ExtensionLaunchDelay)
+	// dropped counts pushed events dropped because the client was not
+	// reading; the first drop is logged.
+	dropped int
 }
+
+// ExtensionBacklogLimit is how many frames may wait for the client before
+// the events extensions push (notices, panel renders) are dropped: an
+// extension that floods a client that reads slowly must not grow zot's
+// memory without bound. Responses and the events of work are never
+// dropped.
+const ExtensionBacklogLimit = 4 * ndjson.DefaultHighWater
 
 // ExtensionLaunchDelay is how long after Serve starts the extensions are
 // started, unless a command that needs them comes first (a prompt, a
@@ -84,6 +95,13 @@ func (s *Server) extEmit(ev wire.Event) {
 		if len(d.early) < 1000 {
 			d.early = append(d.early, ev)
 		}
+		return
+	}
+	if d.w.Backlog() >= ExtensionBacklogLimit {
+		if d.dropped == 0 {
+			fmt.Fprintf(s.opts.Log, "zot: the client is not reading: dropping what extensions push until it catches up\n")
+		}
+		d.dropped++
 		return
 	}
 	s.sess.Emit(ev, func(ev wire.Event) { d.w.Send(ev) })

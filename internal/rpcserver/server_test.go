@@ -9,11 +9,13 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
 	"zot.dev/zot/internal/duplex"
 	"zot.dev/zot/internal/engine"
+	"zot.dev/zot/internal/exthost"
 )
 
 // guard bounds every wait in these tests; it only catches hangs.
@@ -34,6 +36,7 @@ var floodScript = `{"turns":[{"steps":[{"text":"` + strings.Repeat("abcdefghij",
 type served struct {
 	t      *testing.T
 	sess   *engine.Session
+	srv    *Server
 	client *duplex.End
 	lines  *bufio.Scanner
 	cancel context.CancelFunc
@@ -58,7 +61,8 @@ func serve(t *testing.T, script string, opts Options) *served {
 	s := &served{t: t, sess: sess, client: client, cancel: cancel, result: make(chan error, 1)}
 	s.lines = bufio.NewScanner(client)
 	s.lines.Buffer(nil, 1<<20)
-	go func() { s.result <- New(sess, opts).Serve(ctx, server, server) }()
+	s.srv = New(sess, opts)
+	go func() { s.result <- s.srv.Serve(ctx, server, server) }()
 	t.Cleanup(func() {
 		cancel()
 		client.Close()
@@ -237,4 +241,46 @@ func TestAuthInProcess(t *testing.T) {
 	case <-time.After(guard):
 		t.Fatal("Serve went on after a wrong token")
 	}
+}
+
+// TestFloodingExtensionIsBounded: an extension that pushes notices as fast
+// as it can, to a client that reads nothing, does not grow the output
+// queue past its limit; the drop is logged once, and the session still
+// answers once the client reads.
+func TestFloodingExtensionIsBounded(t *testing.T) {
+	var log strings.Builder
+	var logMu sync.Mutex
+	s := serve(t, `{"turns":[{"steps":[{"text":"x"}]}]}`, Options{Log: lockedWriter{&logMu, &log}})
+	s.send(`{"type":"ping","id":1}`)
+	s.next()
+	for i := range 50_000 {
+		s.srv.ExtensionNotice(exthost.Notice{Extension: "flood", Message: fmt.Sprint("note ", i)})
+	}
+	if n := s.srv.w.Backlog(); n > ExtensionBacklogLimit+16 {
+		t.Errorf("backlog %d after a flood, limit %d", n, ExtensionBacklogLimit)
+	}
+	logMu.Lock()
+	if strings.Count(log.String(), "dropping what extensions push") != 1 {
+		t.Errorf("log %q", log.String())
+	}
+	logMu.Unlock()
+	s.send(`{"type":"ping","id":2}`)
+	for {
+		m := s.next()
+		if m["type"] == "response" && m["id"] == float64(2) {
+			break
+		}
+	}
+}
+
+// lockedWriter serialises writes to a builder shared with the test.
+type lockedWriter struct {
+	mu *sync.Mutex
+	b  *strings.Builder
+}
+
+func (w lockedWriter) Write(p []byte) (int, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.b.Write(p)
 }
