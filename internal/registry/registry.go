@@ -118,15 +118,6 @@ func Known(name string) bool {
 	return ok
 }
 
-// Canonical returns the provider's own name for name, which may be an
-// alias; name itself when no provider has it.
-func Canonical(name string) string {
-	if p, ok := Find(name); ok {
-		return p.Name
-	}
-	return name
-}
-
 // Names returns the providers' names, in the table's order (aliases are
 // not listed).
 func Names() []string {
