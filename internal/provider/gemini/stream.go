@@ -296,8 +296,8 @@ func withMessage(reason, message string) string {
 
 // stopReason maps finishReason: a safety stop is a refusal and MAX_TOKENS
 // the output limit whatever came before (the calls of such an answer never
-// run); any other function call means tool_use. (Failure reasons never get here: they end the call
-// with an error.)
+// run); any other function call means tool_use. Failure reasons never get
+// here: they end the call with an error.
 func stopReason(finish string, hasTools bool) llm.StopReason {
 	switch {
 	case refusalFinish[finish] || refusalBlock[finish]:
