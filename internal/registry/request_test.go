@@ -181,3 +181,27 @@ func TestDeepSeekEndpoint(t *testing.T) {
 		t.Fatalf("request %+v to %s", (*got)[0], lastHost)
 	}
 }
+
+// TestOtherOpenAIModelsStayOnChat: on OpenAI's own endpoint only the
+// models that refuse tools with reasoning on Chat Completions are asked on
+// Responses; a model that takes them (gpt-5) stays on Chat Completions.
+func TestOtherOpenAIModelsStayOnChat(t *testing.T) {
+	opt, got := loopback(t, chatDone)
+	p, err := registry.Build(registry.Spec{Name: "openai", APIKey: "test-key", HTTP: opt})
+	if err != nil {
+		t.Fatal(err)
+	}
+	req := defaultRequest(t)
+	req.Model = "gpt-5"
+	req.NoChatToolsReasoning = false
+	models.Builtin().Resolve("openai", req.Model).Describe(req)
+	if req.NoChatToolsReasoning || !req.ReasoningModel {
+		t.Fatalf("gpt-5 is no longer a reasoning model that takes tools on Chat Completions: %+v", req)
+	}
+	if _, err := p.Stream(context.Background(), req, nil); err != nil {
+		t.Fatal(err)
+	}
+	if len(*got) != 1 || (*got)[0].Path != "/v1/chat/completions" || (*got)[0].Body["reasoning_effort"] != "high" {
+		t.Fatalf("requests %+v, want one to /v1/chat/completions with the effort asked for", *got)
+	}
+}
