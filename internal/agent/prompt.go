@@ -99,7 +99,13 @@ func (p *promptRun) loop() error {
 			p.turnEndReason(res.stop, res.reason)
 			return p.finish(nil)
 		case res.stop == wire.StopLength:
-			p.turnEndReason(res.stop, res.reason)
+			// Every provider's length stop with calls says why, whether or
+			// not the provider did.
+			reason := res.reason
+			if reason == "" {
+				reason = lengthWithCallsReason
+			}
+			p.turnEndReason(res.stop, reason)
 			p.answerUnrun(res.calls)
 			return p.finish(nil)
 		}
@@ -116,6 +122,10 @@ func (p *promptRun) loop() error {
 		}
 	}
 }
+
+// lengthWithCallsReason is the turn_end reason of a step the output limit
+// ended with tool calls, when the provider gave none of its own.
+const lengthWithCallsReason = "the output limit ended the answer before its tool calls could run"
 
 // beforeTurn runs the chain's BeforeTurn interceptors. When one blocks
 // the step, or ctx ended meanwhile, the step ends here and the error is

@@ -143,3 +143,24 @@ func (e echoTool) Run(ctx context.Context, c tools.Call) (tools.Result, error) {
 	}
 	return tools.Result{Content: []llm.Block{&llm.TextBlock{Text: string(c.Args)}}}, nil
 }
+
+// TestLengthWithCallsAlwaysSaysWhy: a provider that ends a step with tool
+// calls at the output limit without a reason of its own (Gemini) still gets
+// a turn_end that says why the calls did not run.
+func TestLengthWithCallsAlwaysSaysWhy(t *testing.T) {
+	p := &canned{resps: []*llm.Response{{
+		Message: llm.Message{Content: []llm.Block{
+			&llm.ToolCallBlock{ID: "c1", Name: "echo", Args: json.RawMessage(`{"text":"x"}`)},
+		}},
+		Stop: llm.StopLength,
+	}}}
+	ran := 0
+	a := newAgent(t, p, func(c *Config) { c.Tools = []tools.Tool{echoTool{ran: &ran}} })
+	rec := newRecorder(t)
+	if err := a.Prompt(context.Background(), "write", nil, rec.emit); err != nil {
+		t.Fatal(err)
+	}
+	if te := lastTurnEnd(t, rec); te.Stop != wire.StopLength || te.Reason != lengthWithCallsReason || ran != 0 {
+		t.Fatalf("turn_end = %s, ran %d", te.AppendJSON(nil), ran)
+	}
+}
