@@ -100,10 +100,24 @@ var Targets = []Target{
 	},
 }
 
-// Generate generates every target of [Targets] from fsys, the repository
-// root, and returns the files keyed by path.
+// Generate generates every target of [Targets] and of [JSONRPCTargets]
+// from fsys, the repository root, and returns the files keyed by path.
 func Generate(fsys fs.FS) (map[string][]byte, error) {
-	return GenerateTargets(fsys, Targets)
+	out, err := GenerateTargets(fsys, Targets)
+	if err != nil {
+		return nil, err
+	}
+	more, err := GenerateJSONRPC(fsys, JSONRPCTargets)
+	if err != nil {
+		return nil, err
+	}
+	for p, data := range more {
+		if _, dup := out[p]; dup {
+			return nil, fmt.Errorf("two generators write %s", p)
+		}
+		out[p] = data
+	}
+	return out, nil
 }
 
 // GenerateTargets reads each target's schema folder (and the current

@@ -5,7 +5,10 @@
 //     of the `zot rpc` wire;
 //   - ext/: every frame of the extension protocol, both ways, and the
 //     extension manifest;
-//   - script/: the scripted provider's script files, which are not a wire.
+//   - script/: the scripted provider's script files, which are not a wire;
+//   - acp/: the Agent Client Protocol's published schema (v1), vendored
+//     unchanged, with SOURCE recording its version and sha256;
+//   - daemon/: the daemon's own methods and errors on top of ACP.
 //
 // Every file's `$id` is [BaseURL] followed by its path in [FS], e.g.
 // https://zot.dev/schema/rpc/events.json, so references between the files
@@ -21,7 +24,7 @@ import (
 // FS holds the schema files by their path in this directory, e.g.
 // "rpc/events.json" or "script/script.json".
 //
-//go:embed rpc/*.json ext/*.json script/*.json
+//go:embed rpc/*.json ext/*.json script/*.json acp/schema.json acp/meta.json acp/SOURCE daemon/*.json
 var FS embed.FS
 
 // BaseURL is the prefix of every schema file's `$id`.
