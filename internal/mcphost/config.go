@@ -1,0 +1,268 @@
+package mcphost
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"net/url"
+	"os"
+	"path/filepath"
+	"slices"
+	"sort"
+	"strings"
+	"time"
+
+	"zot.dev/zot/sdk/wire"
+)
+
+// Transport kinds of a Server.
+const (
+	// TransportStdio runs Command with Args and speaks over its stdin and
+	// stdout.
+	TransportStdio = "stdio"
+	// TransportHTTP speaks streamable HTTP to URL.
+	TransportHTTP = "http"
+	// TransportSSE speaks the legacy HTTP+SSE transport (protocol
+	// 2024-11-05) to URL.
+	TransportSSE = "sse"
+)
+
+// Server is one MCP server, in the same shape in every door: the SDK's
+// Config, `zot rpc`'s mcp_add, the mcp.json files, ACP's mcpServers.
+type Server struct {
+	// Name names the server; unique in a session. Any text: it is
+	// sanitised only where it becomes part of a tool name.
+	Name string
+	// Type is "", "stdio", "http" or "sse"; "" means stdio when Command
+	// is set and http when URL is.
+	Type string
+	// Command is the program of a stdio server, looked up in PATH.
+	Command string
+	// Args are its arguments.
+	Args []string
+	// Env is added to zot's own environment for the program.
+	Env map[string]string
+	// CWD is the program's working directory; "" means the session's.
+	CWD string
+	// URL is the endpoint of an http or sse server.
+	URL string
+	// Headers are sent with every request to URL.
+	Headers map[string]string
+	// Timeout bounds one tool call; 0 means the Manager's CallTimeout.
+	Timeout time.Duration
+}
+
+// Kind returns the server's transport: TransportStdio, TransportHTTP or
+// TransportSSE.
+func (s Server) Kind() string {
+	switch strings.ToLower(s.Type) {
+	case "stdio":
+		return TransportStdio
+	case "sse":
+		return TransportSSE
+	case "http", "streamable-http", "streamablehttp", "streamable_http":
+		return TransportHTTP
+	}
+	if s.Command == "" && s.URL != "" {
+		return TransportHTTP
+	}
+	return TransportStdio
+}
+
+// Validate reports the first problem that makes s unusable.
+func (s Server) Validate() error {
+	if strings.TrimSpace(s.Name) == "" {
+		return errors.New("an MCP server has no name")
+	}
+	switch strings.ToLower(s.Type) {
+	case "", "stdio", "sse", "http", "streamable-http", "streamablehttp", "streamable_http":
+	default:
+		return fmt.Errorf("MCP server %q: unknown type %q (stdio, http or sse)", s.Name, s.Type)
+	}
+	if s.Timeout < 0 {
+		return fmt.Errorf("MCP server %q: negative timeout", s.Name)
+	}
+	switch s.Kind() {
+	case TransportStdio:
+		if s.Command == "" {
+			return fmt.Errorf("MCP server %q: a stdio server needs a command", s.Name)
+		}
+		if s.URL != "" {
+			return fmt.Errorf("MCP server %q: give a command or a url, not both", s.Name)
+		}
+	default:
+		if s.URL == "" {
+			return fmt.Errorf("MCP server %q: an %s server needs a url", s.Name, s.Kind())
+		}
+		if s.Command != "" {
+			return fmt.Errorf("MCP server %q: give a command or a url, not both", s.Name)
+		}
+		u, err := url.Parse(s.URL)
+		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+			return fmt.Errorf("MCP server %q: url %q is not an http(s) URL", s.Name, s.URL)
+		}
+	}
+	return nil
+}
+
+// fileEntry is one server in the mcpServers file shape. Members other
+// agents write that zot has no use for are ignored.
+type fileEntry struct {
+	Type     string            `json:"type"`
+	Command  string            `json:"command"`
+	Args     []string          `json:"args"`
+	Env      map[string]string `json:"env"`
+	CWD      string            `json:"cwd"`
+	URL      string            `json:"url"`
+	HTTPURL  string            `json:"httpUrl"`
+	Headers  map[string]string `json:"headers"`
+	Timeout  *float64          `json:"timeout"`
+	Disabled bool              `json:"disabled"`
+}
+
+// ParseConfig reads the {"mcpServers": {"<name>": {...}}} shape other
+// agents use, giving the servers sorted by name. Entries with
+// "disabled": true are left out; unknown members are ignored. A server's
+// "timeout" is in milliseconds.
+func ParseConfig(data []byte) ([]Server, error) {
+	var doc struct {
+		MCPServers map[string]json.RawMessage `json:"mcpServers"`
+	}
+	dec := json.NewDecoder(bytes.NewReader(data))
+	if err := dec.Decode(&doc); err != nil {
+		return nil, fmt.Errorf("not an mcpServers file: %w", err)
+	}
+	if doc.MCPServers == nil {
+		return nil, errors.New(`not an mcpServers file: no "mcpServers" object`)
+	}
+	names := make([]string, 0, len(doc.MCPServers))
+	for name := range doc.MCPServers {
+		names = append(names, name)
+	}
+	sort.Strings(names)
+	var out []Server
+	for _, name := range names {
+		var e fileEntry
+		if err := json.Unmarshal(doc.MCPServers[name], &e); err != nil {
+			return nil, fmt.Errorf("MCP server %q: %w", name, err)
+		}
+		if e.Disabled {
+			continue
+		}
+		s := Server{Name: name, Type: e.Type, Command: e.Command, Args: e.Args, Env: e.Env, CWD: e.CWD, URL: e.URL, Headers: e.Headers}
+		if s.URL == "" && e.HTTPURL != "" {
+			s.URL = e.HTTPURL
+			if s.Type == "" {
+				s.Type = TransportHTTP
+			}
+		}
+		if e.Timeout != nil {
+			if *e.Timeout < 0 {
+				return nil, fmt.Errorf("MCP server %q: negative timeout", name)
+			}
+			s.Timeout = time.Duration(*e.Timeout * float64(time.Millisecond))
+		}
+		if err := s.Validate(); err != nil {
+			return nil, err
+		}
+		out = append(out, s)
+	}
+	return out, nil
+}
+
+// LoadFile reads and parses the mcpServers file at path.
+func LoadFile(path string) ([]Server, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("MCP config: %w", err)
+	}
+	list, err := ParseConfig(data)
+	if err != nil {
+		return nil, fmt.Errorf("MCP config %s: %w", path, err)
+	}
+	return list, nil
+}
+
+// ProjectFile is where a project keeps its MCP servers, relative to its
+// directory.
+var ProjectFile = filepath.Join(".zot", "mcp.json")
+
+// Discover returns the servers of <cwd>/.zot/mcp.json and of homeFile
+// ($ZOT_HOME/mcp.json), the project's entry winning per name, sorted by
+// name. A missing file is not a problem; a broken one is returned as a
+// problem and the other file still counts. An empty path is skipped.
+func Discover(cwd, homeFile string) (servers []Server, problems []error) {
+	load := func(path string) []Server {
+		if path == "" {
+			return nil
+		}
+		list, err := LoadFile(path)
+		if err != nil {
+			if !errors.Is(err, fs.ErrNotExist) {
+				problems = append(problems, err)
+			}
+			return nil
+		}
+		return list
+	}
+	home := load(homeFile)
+	var project []Server
+	if cwd != "" {
+		project = load(filepath.Join(cwd, ProjectFile))
+	}
+	return Merge(home, project), problems
+}
+
+// Merge returns base with over's servers replacing those of the same
+// name, sorted by name.
+func Merge(base, over []Server) []Server {
+	byName := make(map[string]Server, len(base)+len(over))
+	for _, s := range base {
+		byName[s.Name] = s
+	}
+	for _, s := range over {
+		byName[s.Name] = s
+	}
+	out := make([]Server, 0, len(byName))
+	for _, s := range byName {
+		out = append(out, s)
+	}
+	slices.SortFunc(out, func(a, b Server) int { return strings.Compare(a.Name, b.Name) })
+	return out
+}
+
+// FromWire returns the server w describes (mcp_add's form), checked.
+func FromWire(w wire.MCPServer) (Server, error) {
+	s := Server{Name: w.Name, Type: w.Type, Command: w.Command, Args: w.Args, CWD: w.CWD, URL: w.URL}
+	var err error
+	if s.Env, err = stringMap(w.Env); err != nil {
+		return Server{}, fmt.Errorf("MCP server %q: env: %w", w.Name, err)
+	}
+	if s.Headers, err = stringMap(w.Headers); err != nil {
+		return Server{}, fmt.Errorf("MCP server %q: headers: %w", w.Name, err)
+	}
+	if w.Timeout != nil {
+		if *w.Timeout < 0 {
+			return Server{}, fmt.Errorf("MCP server %q: negative timeout", w.Name)
+		}
+		s.Timeout = time.Duration(*w.Timeout) * time.Millisecond
+	}
+	if err := s.Validate(); err != nil {
+		return Server{}, err
+	}
+	return s, nil
+}
+
+// stringMap decodes a JSON object of strings; empty or null is nil.
+func stringMap(raw json.RawMessage) (map[string]string, error) {
+	if len(bytes.TrimSpace(raw)) == 0 || string(bytes.TrimSpace(raw)) == "null" {
+		return nil, nil
+	}
+	var m map[string]string
+	if err := json.Unmarshal(raw, &m); err != nil {
+		return nil, errors.New("must be an object of strings")
+	}
+	return m, nil
+}

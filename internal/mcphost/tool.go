@@ -1,0 +1,83 @@
+package mcphost
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"zot.dev/zot/internal/tools"
+)
+
+// tool is one tool of an MCP server as the model sees it.
+type tool struct {
+	s      *server
+	name   string // what the model calls it
+	remote string // what the server calls it
+	desc   string
+	schema json.RawMessage
+}
+
+func newTool(s *server, name string, t *mcp.Tool) *tool {
+	desc := t.Description
+	if desc == "" {
+		desc = t.Title
+	}
+	if desc == "" {
+		desc = fmt.Sprintf("Tool %s of the MCP server %s.", t.Name, s.spec.Name)
+	}
+	return &tool{s: s, name: name, remote: t.Name, desc: desc, schema: schemaOf(t)}
+}
+
+// Name implements tools.Tool.
+func (t *tool) Name() string { return t.name }
+
+// Description implements tools.Tool.
+func (t *tool) Description() string { return t.desc }
+
+// Schema implements tools.Tool: the server's input schema as it gave it.
+func (t *tool) Schema() json.RawMessage { return t.schema }
+
+// Run implements tools.Tool: it calls the tool on the server, bounded by
+// the server's call timeout. An abort (ctx ends) cancels the call, which
+// tells the server with notifications/cancelled.
+func (t *tool) Run(ctx context.Context, call tools.Call) (tools.Result, error) {
+	c, err := t.s.acquire()
+	if err != nil {
+		return tools.Errorf(err.Error()), nil
+	}
+	defer t.s.calls.Done()
+	limit := t.s.timeout()
+	cctx, cancel := context.WithTimeout(ctx, limit)
+	defer cancel()
+	params := &mcp.CallToolParams{Name: t.remote, Arguments: json.RawMessage(orEmpty(call.Args))}
+	if call.Progress != nil {
+		token, remove := t.s.m.progress.add(call.Progress)
+		defer remove()
+		params.SetProgressToken(token)
+	}
+	res, err := c.cs.CallTool(cctx, params)
+	switch {
+	case err == nil && res == nil:
+		return tools.Errorf(fmt.Sprintf("MCP server %q answered the call with no result", t.s.spec.Name)), nil
+	case err == nil:
+		return mapResult(res), nil
+	case ctx.Err() != nil:
+		return tools.Result{}, ctx.Err()
+	case errors.Is(cctx.Err(), context.DeadlineExceeded):
+		return tools.Errorf(fmt.Sprintf("MCP tool %s of server %q did not answer within %s; the call was cancelled", t.remote, t.s.spec.Name, limit)), nil
+	case errors.Is(err, mcp.ErrConnectionClosed):
+		return tools.Errorf(fmt.Sprintf("MCP server %q went away during the call (%v); it is restarted at the next prompt if it crashed", t.s.spec.Name, err)), nil
+	}
+	return tools.Errorf(fmt.Sprintf("MCP server %q failed the call of %s: %v", t.s.spec.Name, t.remote, err)), nil
+}
+
+// orEmpty returns args, or an empty object when there are none.
+func orEmpty(args json.RawMessage) json.RawMessage {
+	if len(args) == 0 {
+		return json.RawMessage(`{}`)
+	}
+	return args
+}
