@@ -129,14 +129,9 @@ func ReadCommand(data []byte) (Command, []string, error) {
 	if !ok {
 		return nil, nil, &UnknownTypeError{Union: "Command", Type: typ}
 	}
-	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.UseNumber()
-	var v any
-	if err := dec.Decode(&v); err != nil {
-		return nil, nil, &ValidationError{Def: def, Problems: []string{"invalid JSON: " + err.Error()}}
-	}
-	if dec.More() {
-		return nil, nil, &ValidationError{Def: def, Problems: []string{"invalid JSON: data after the value"}}
+	v, err := readTree(def, data)
+	if err != nil {
+		return nil, nil, err
 	}
 	var problems []string
 	validatorsByDef[def](v, nil, &problems)
@@ -146,7 +141,8 @@ func ReadCommand(data []byte) (Command, []string, error) {
 	}
 	var unknown []string
 	if dropLenient(def, v, "", &unknown) {
-		// Decode what is left: the line without the members dropped.
+		// Decode what is left: the line without the members dropped. The
+		// encoding copies the strings the tree shares with the line.
 		if data, err = json.Marshal(v); err != nil {
 			return nil, nil, fmt.Errorf("re-encoding %s: %w", typ, err)
 		}
@@ -157,6 +153,28 @@ func ReadCommand(data []byte) (Command, []string, error) {
 	}
 	sort.Strings(unknown)
 	return cmd, slices.Compact(unknown), nil
+}
+
+// readTree decodes a command line into the tree its checks walk. Valid
+// JSON is decoded where it lies, its long strings sharing the line's
+// bytes, and the command is then decoded from the line itself: a prompt
+// that is mostly one long text is held about twice while it is read (the
+// line and the command's string), not four times. Other text goes through
+// json.Decoder, whose words say what is wrong.
+func readTree(def string, data []byte) (any, error) {
+	if json.Valid(data) {
+		return decodeTree(data), nil
+	}
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.UseNumber()
+	var v any
+	if err := dec.Decode(&v); err != nil {
+		return nil, &ValidationError{Def: def, Problems: []string{"invalid JSON: " + err.Error()}}
+	}
+	if dec.More() {
+		return nil, &ValidationError{Def: def, Problems: []string{"invalid JSON: data after the value"}}
+	}
+	return v, nil
 }
 
 // dropLenient removes from v, a value of the open object def, every member
