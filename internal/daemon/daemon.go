@@ -1,0 +1,205 @@
+// Package daemon runs zot's daemon door: JSON-RPC 2.0 (package jsonrpc)
+// over a Unix domain socket, one connection per client, every client of
+// the daemon's own user and no other.
+//
+// The endpoint is $ZOT_SOCKET when set, else <ZOT_HOME>/daemon.sock;
+// when that path is longer than a socket address can hold, a short
+// per-user path under $XDG_RUNTIME_DIR (else the temp dir) is used
+// instead ([ResolveSocket]). The socket is made 0600 in a directory
+// that is 0700 (or a sticky shared directory such as /tmp when
+// ZOT_SOCKET names one). A lock file beside the socket (<socket>.lock,
+// flock) makes one daemon the owner of an endpoint: a second one fails
+// with a message naming the first one's pid, and a socket file left by a
+// daemon that died is removed only once its lock is free. Each client's
+// uid is read with SO_PEERCRED (Linux); a client of another uid is
+// refused and logged with its pid.
+//
+// With Ephemeral, the daemon exits Grace (1 s) after its last client
+// left; a client that connects within that time cancels the exit, and a
+// daemon no client has reached yet never exits for it.
+package daemon
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"sync"
+	"time"
+
+	"zot.dev/zot/internal/jsonrpc"
+)
+
+// DefaultGrace is how long an ephemeral daemon waits after its last
+// client left.
+const DefaultGrace = time.Second
+
+// Options configures Run.
+type Options struct {
+	// Socket is the endpoint's path; "" resolves it with ResolveSocket.
+	Socket string
+	// Ephemeral makes the daemon exit Grace after the last client left.
+	Ephemeral bool
+	// Grace is the ephemeral daemon's wait; 0 means DefaultGrace.
+	Grace time.Duration
+	// NewHandler makes each connection's handler.
+	NewHandler jsonrpc.NewHandler
+	// RPC configures each connection.
+	RPC jsonrpc.Options
+	// Log receives the daemon's log lines; nil discards them.
+	Log io.Writer
+	// Ready, when set, is called once the socket accepts clients, with
+	// its path.
+	Ready func(socket string)
+	// Stopping, when set, is called when the daemon stops (ctx ended, or
+	// the ephemeral grace ran out), before the connections are closed, so
+	// the work under way can end and answer while the clients listen. Its
+	// context ends after StopTimeout.
+	Stopping func(ctx context.Context)
+	// StopTimeout bounds Stopping; 0 means 10 s.
+	StopTimeout time.Duration
+}
+
+// Run serves the endpoint until ctx ends or, with Ephemeral, the last
+// client has been gone for the grace time. It returns nil then, once
+// every connection has ended and the socket is removed; an error when
+// the endpoint cannot be taken (another daemon holds it, the path is
+// unusable) or accepting fails.
+func Run(ctx context.Context, opts Options) error {
+	if opts.Log == nil {
+		opts.Log = io.Discard
+	}
+	if opts.Grace <= 0 {
+		opts.Grace = DefaultGrace
+	}
+	if opts.StopTimeout <= 0 {
+		opts.StopTimeout = 10 * time.Second
+	}
+	if opts.NewHandler == nil {
+		return fmt.Errorf("zot daemon: no handler")
+	}
+	path := opts.Socket
+	if path == "" {
+		p, err := ResolveSocket(nil)
+		if err != nil {
+			return err
+		}
+		path = p.Path
+		if p.Fallback {
+			fmt.Fprintf(opts.Log, "zot daemon: %s is too long for a socket address; using %s\n", p.Wanted, p.Path)
+		}
+	}
+	ep, err := Listen(path, opts.Log)
+	if err != nil {
+		return err
+	}
+	defer ep.Close()
+	fmt.Fprintf(opts.Log, "zot daemon: listening on %s\n", ep.Addr())
+	if opts.Ready != nil {
+		opts.Ready(ep.Addr())
+	}
+
+	idle := make(chan struct{})
+	track := &tracker{grace: opts.Grace, fire: func() { close(idle) }}
+	var hooks jsonrpc.ServeHooks
+	hooks.Opened = func(c *jsonrpc.Conn) {
+		fmt.Fprintf(opts.Log, "zot daemon: client %s connected\n", c.Peer().Label)
+		if opts.Ephemeral {
+			track.opened()
+		}
+	}
+	hooks.Closed = func(c *jsonrpc.Conn) {
+		if err := c.Err(); err != nil {
+			fmt.Fprintf(opts.Log, "zot daemon: client %s left: %v\n", c.Peer().Label, err)
+		} else {
+			fmt.Fprintf(opts.Log, "zot daemon: client %s left\n", c.Peer().Label)
+		}
+		if opts.Ephemeral {
+			track.closed()
+		}
+	}
+
+	serveCtx, stopServe := context.WithCancel(context.Background())
+	defer stopServe()
+	served := make(chan struct{})
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		select {
+		case <-ctx.Done():
+			fmt.Fprintf(opts.Log, "zot daemon: stopping (%v)\n", context.Cause(ctx))
+		case <-idle:
+			fmt.Fprintf(opts.Log, "zot daemon: no client for %v; stopping\n", opts.Grace)
+		case <-served:
+			return
+		}
+		if opts.Stopping != nil {
+			sctx, cancel := context.WithTimeout(context.Background(), opts.StopTimeout)
+			opts.Stopping(sctx)
+			cancel()
+		}
+		stopServe()
+	}()
+	err = jsonrpc.Serve(serveCtx, ep, opts.NewHandler, opts.RPC, hooks)
+	close(served)
+	wg.Wait()
+	track.stop()
+	if err != nil {
+		return fmt.Errorf("zot daemon: %w", err)
+	}
+	return nil
+}
+
+// tracker counts an ephemeral daemon's clients and calls fire, once,
+// when the last one has been gone for grace.
+type tracker struct {
+	grace time.Duration
+	fire  func()
+
+	mu      sync.Mutex
+	clients int
+	gen     int // bumped by every change, so a stale timer does nothing
+	timer   *time.Timer
+	fired   bool
+}
+
+func (t *tracker) opened() {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.clients++
+	t.gen++
+	if t.timer != nil {
+		t.timer.Stop()
+		t.timer = nil
+	}
+}
+
+func (t *tracker) closed() {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.clients--
+	t.gen++
+	if t.clients > 0 || t.fired {
+		return
+	}
+	gen := t.gen
+	t.timer = time.AfterFunc(t.grace, func() {
+		t.mu.Lock()
+		defer t.mu.Unlock()
+		if t.gen != gen || t.clients > 0 || t.fired {
+			return
+		}
+		t.fired = true
+		t.fire()
+	})
+}
+
+// stop cancels a pending timer.
+func (t *tracker) stop() {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.fired = true
+	if t.timer != nil {
+		t.timer.Stop()
+	}
+}

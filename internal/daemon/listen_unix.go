@@ -1,0 +1,215 @@
+//go:build unix
+
+package daemon
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"net"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+
+	"zot.dev/zot/internal/jsonrpc"
+)
+
+// maxSocketPath is the longest path a Unix socket address holds.
+var maxSocketPath = len(syscall.RawSockaddrUnix{}.Path) - 1
+
+// Endpoint is a listening socket and the lock that makes it this
+// process's. It is a jsonrpc.Listener: Accept yields only clients of the
+// daemon's own uid.
+type Endpoint struct {
+	path string
+	l    *net.UnixListener
+	lock *os.File
+	ino  uint64 // the socket file's inode, to remove it only if still ours
+	log  io.Writer
+	uid  int
+
+	closeOnce sync.Once
+}
+
+// Listen takes the endpoint at path: it makes the directory (0700),
+// takes <path>.lock, removes a stale socket left by a daemon that is
+// gone, and listens with the socket made 0600.
+func Listen(path string, log io.Writer) (*Endpoint, error) {
+	if log == nil {
+		log = io.Discard
+	}
+	if err := fits(path); err != nil {
+		return nil, fmt.Errorf("zot daemon: %w", err)
+	}
+	dir := filepath.Dir(path)
+	if err := secureDir(dir, log); err != nil {
+		return nil, err
+	}
+	lock, err := takeLock(path + ".lock")
+	if err != nil {
+		return nil, err
+	}
+	ok := false
+	defer func() {
+		if !ok {
+			_ = lock.Close()
+		}
+	}()
+	if st, err := os.Lstat(path); err == nil {
+		if st.Mode().Type() != fs.ModeSocket {
+			return nil, fmt.Errorf("zot daemon: %s exists and is not a socket; remove it or set ZOT_SOCKET", path)
+		}
+		// The lock is ours, so no daemon serves this socket: it was left
+		// by one that died.
+		if err := os.Remove(path); err != nil {
+			return nil, fmt.Errorf("zot daemon: removing the stale socket: %w", err)
+		}
+		fmt.Fprintf(log, "zot daemon: removed the stale socket %s\n", path)
+	}
+	old := syscall.Umask(0o177) // the socket is born 0600: no moment when others may connect
+	l, err := net.ListenUnix("unix", &net.UnixAddr{Name: path, Net: "unix"})
+	syscall.Umask(old)
+	if err != nil {
+		return nil, fmt.Errorf("zot daemon: listening on %s: %w", path, err)
+	}
+	l.SetUnlinkOnClose(false) // removed by Close, and only if still ours
+	if err := os.Chmod(path, 0o600); err != nil {
+		_ = l.Close()
+		return nil, fmt.Errorf("zot daemon: making the socket private: %w", err)
+	}
+	st, err := os.Lstat(path)
+	if err != nil {
+		_ = l.Close()
+		return nil, fmt.Errorf("zot daemon: %w", err)
+	}
+	ok = true
+	return &Endpoint{path: path, l: l, lock: lock, ino: inode(st), log: log, uid: os.Getuid()}, nil
+}
+
+// secureDir makes dir (0700) or checks it: it must be the daemon user's
+// (or root's, for a shared sticky directory like /tmp) and not writable
+// by others unless sticky. A directory of the user's that others can
+// read or enter is tightened to 0700.
+func secureDir(dir string, log io.Writer) error {
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return fmt.Errorf("zot daemon: making the socket's directory: %w", err)
+	}
+	st, err := os.Stat(dir)
+	if err != nil {
+		return fmt.Errorf("zot daemon: %w", err)
+	}
+	if !st.IsDir() {
+		return fmt.Errorf("zot daemon: %s is not a directory", dir)
+	}
+	uid := os.Getuid()
+	owner := ownerOf(st)
+	sticky := st.Mode()&fs.ModeSticky != 0
+	switch {
+	case sticky && (owner == uid || owner == 0):
+		// A shared directory (/tmp): the socket itself is 0600, and the
+		// sticky bit keeps others from replacing it.
+		return nil
+	case owner != uid:
+		return fmt.Errorf("zot daemon: the socket's directory %s belongs to uid %d, not to this user (uid %d)", dir, owner, uid)
+	case st.Mode().Perm()&0o077 != 0:
+		if err := os.Chmod(dir, 0o700); err != nil {
+			return fmt.Errorf("zot daemon: making %s private: %w", dir, err)
+		}
+		fmt.Fprintf(log, "zot daemon: made %s private (0700; it was %04o)\n", dir, st.Mode().Perm())
+	}
+	return nil
+}
+
+// takeLock opens and locks the endpoint's lock file, or says which
+// daemon holds it. The file is never removed: removing it would let two
+// daemons lock two different files of one name.
+func takeLock(path string) (*os.File, error) {
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o600)
+	if err != nil {
+		return nil, fmt.Errorf("zot daemon: opening the lock file: %w", err)
+	}
+	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
+		holder := ""
+		if b, rerr := os.ReadFile(path); rerr == nil {
+			if pid, perr := strconv.Atoi(strings.TrimSpace(string(b))); perr == nil {
+				holder = fmt.Sprintf(" (pid %d)", pid)
+			}
+		}
+		_ = f.Close()
+		if errors.Is(err, syscall.EWOULDBLOCK) {
+			return nil, fmt.Errorf("zot daemon: another zot daemon%s serves %s", holder, strings.TrimSuffix(path, ".lock"))
+		}
+		return nil, fmt.Errorf("zot daemon: locking %s: %w", path, err)
+	}
+	if err := f.Truncate(0); err == nil {
+		_, _ = f.WriteAt([]byte(strconv.Itoa(os.Getpid())+"\n"), 0)
+	}
+	return f, nil
+}
+
+// Addr returns the socket's path.
+func (e *Endpoint) Addr() string { return e.path }
+
+// Accept returns the next client of the daemon's uid. Clients of another
+// uid are logged with their pid and disconnected.
+func (e *Endpoint) Accept() (jsonrpc.Stream, error) {
+	for {
+		c, err := e.l.AcceptUnix()
+		if err != nil {
+			return jsonrpc.Stream{}, err
+		}
+		uid, pid, err := peerCred(c)
+		if err != nil {
+			fmt.Fprintf(e.log, "zot daemon: refused a client: reading its credentials: %v\n", err)
+			_ = c.Close()
+			continue
+		}
+		if uid >= 0 && uid != e.uid {
+			fmt.Fprintf(e.log, "zot daemon: refused a client of uid %d (pid %d): only uid %d may connect\n", uid, pid, e.uid)
+			_ = c.Close()
+			continue
+		}
+		label := "unix"
+		if uid >= 0 {
+			label = fmt.Sprintf("unix:pid=%d,uid=%d", pid, uid)
+		}
+		return jsonrpc.Stream{ReadWriteCloser: c, Peer: jsonrpc.Peer{Transport: "unix", UID: uid, PID: pid, Label: label}}, nil
+	}
+}
+
+// Close stops listening, removes the socket if it is still the one this
+// endpoint made, and releases the lock.
+func (e *Endpoint) Close() error {
+	var err error
+	e.closeOnce.Do(func() {
+		err = e.l.Close()
+		if st, serr := os.Lstat(e.path); serr == nil && inode(st) == e.ino {
+			if rerr := os.Remove(e.path); rerr != nil && err == nil {
+				err = rerr
+			}
+		}
+		_ = e.lock.Close() // releases the flock
+	})
+	if errors.Is(err, net.ErrClosed) {
+		err = nil
+	}
+	return err
+}
+
+func inode(st fs.FileInfo) uint64 {
+	if s, ok := st.Sys().(*syscall.Stat_t); ok {
+		return uint64(s.Ino)
+	}
+	return 0
+}
+
+func ownerOf(st fs.FileInfo) int {
+	if s, ok := st.Sys().(*syscall.Stat_t); ok {
+		return int(s.Uid)
+	}
+	return -1
+}
