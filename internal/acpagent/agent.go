@@ -1,0 +1,184 @@
+// Package acpagent is the agent side of the Agent Client Protocol (v1)
+// over zot's engine: the method handlers of the daemon (`zot daemon`,
+// `zot acp`), one engine Session per ACP session, kept in a JSON Lines
+// file per session under <ZOT_HOME>/sessions/.
+//
+// The transport (line framing, the writer goroutine of each connection,
+// request correlation) is internal/jsonrpc's; this package is what a
+// connection's Handler does with each message. docs/daemon.md is the
+// user's side of it: methods, errors, ordering and the rule for several
+// clients on one session.
+//
+// Ordering. Every update of a session goes through the session's own
+// queue and one forwarder goroutine, which hands it to each connection
+// that has the session open (Conn.Notify queues it behind every frame
+// queued before it). A `session/prompt` is answered only after its turn's
+// last update passed the forwarder, so every update of a turn precedes
+// the answer; a `session/new` is answered before the session exists for
+// any update. A slow client slows the sessions it has open (their queue
+// fills and the engine waits in Work.Ready), never another session.
+package acpagent
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"regexp"
+	"sync"
+	"time"
+
+	"zot.dev/zot/internal/engine"
+	"zot.dev/zot/internal/jsonrpc"
+)
+
+// Permission policies of Options.Permission.
+const (
+	// PermissionAsk asks the client with session/request_permission
+	// before each write, edit and bash call.
+	PermissionAsk = "ask"
+	// PermissionAllow runs every call without asking.
+	PermissionAllow = "allow"
+	// PermissionDeny refuses every write, edit and bash call.
+	PermissionDeny = "deny"
+)
+
+// Options configure an Agent.
+type Options struct {
+	// Host is shared by every session. Required.
+	Host *engine.Host
+	// Defaults are the settings of new sessions (provider, model, step
+	// limit, tools…); CWD, SessionFile and Approve are set per session.
+	Defaults engine.SessionConfig
+	// Permission is the policy for write, edit and bash: ask (the
+	// default), allow or deny.
+	Permission string
+	// SessionsDir holds one <sessionId>.jsonl file per session. Required.
+	SessionsDir string
+	// Version is zot's version, shown in initialize and status.
+	Version string
+	// Log receives diagnostics; nil discards them.
+	Log io.Writer
+	// QueueUpdates bounds the updates waiting in one session's queue
+	// before the engine waits for the client; 0 means 256.
+	QueueUpdates int
+}
+
+// Agent serves the Agent Client Protocol to any number of connections.
+// It is safe for concurrent use.
+type Agent struct {
+	opts    Options
+	started time.Time
+	ctx     context.Context // ends at Close: forwarders stop
+	cancel  context.CancelFunc
+
+	mu       sync.Mutex
+	sessions map[string]*session // open sessions by id
+	closed   bool
+	wg       sync.WaitGroup // forwarders and closers
+}
+
+// New returns an Agent for opts.
+func New(opts Options) (*Agent, error) {
+	if opts.Host == nil {
+		return nil, errors.New("acpagent: no host")
+	}
+	if opts.SessionsDir == "" {
+		return nil, errors.New("acpagent: no sessions directory")
+	}
+	switch opts.Permission {
+	case "":
+		opts.Permission = PermissionAsk
+	case PermissionAsk, PermissionAllow, PermissionDeny:
+	default:
+		return nil, fmt.Errorf("acpagent: permission %q: want ask, allow or deny", opts.Permission)
+	}
+	if opts.Log == nil {
+		opts.Log = io.Discard
+	}
+	if opts.QueueUpdates <= 0 {
+		opts.QueueUpdates = 256
+	}
+	if opts.Version == "" {
+		opts.Version = engine.Version
+	}
+	if err := os.MkdirAll(opts.SessionsDir, 0o700); err != nil {
+		return nil, fmt.Errorf("acpagent: sessions directory: %w", err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	return &Agent{opts: opts, started: time.Now(), ctx: ctx, cancel: cancel, sessions: map[string]*session{}}, nil
+}
+
+// Handler returns the handler of a new connection (a jsonrpc.NewHandler).
+func (a *Agent) Handler(c *jsonrpc.Conn) jsonrpc.Handler {
+	return &conn{agent: a, c: c, open: map[string]*session{}}
+}
+
+// Close ends every session: running turns are cancelled and end into
+// their files, the files are closed, and the forwarders stop. It waits
+// until all of that is done or ctx ends.
+func (a *Agent) Close(ctx context.Context) error {
+	a.mu.Lock()
+	a.closed = true
+	list := make([]*session, 0, len(a.sessions))
+	for _, s := range a.sessions {
+		list = append(list, s)
+	}
+	a.mu.Unlock()
+	var first error
+	for _, s := range list {
+		if err := s.close(); err != nil && first == nil {
+			first = err
+		}
+	}
+	a.cancel()
+	done := make(chan struct{})
+	go func() { a.wg.Wait(); close(done) }()
+	select {
+	case <-done:
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+	return first
+}
+
+func (a *Agent) logf(format string, args ...any) {
+	fmt.Fprintf(a.opts.Log, "zot daemon: "+format+"\n", args...)
+}
+
+// sessionIDRE is the form of the ids this agent makes; an id of another
+// form names no session (and never a path outside SessionsDir).
+var sessionIDRE = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_-]{0,127}$`)
+
+// newSessionID returns a fresh id: the creation time, so that ids sort
+// by age, and 64 random bits.
+func newSessionID() string {
+	var b [8]byte
+	_, _ = rand.Read(b[:]) // never fails (crypto/rand)
+	return time.Now().UTC().Format("20060102T150405Z") + "-" + hex.EncodeToString(b[:])
+}
+
+// path returns the file of session id.
+func (a *Agent) path(id string) string {
+	return filepath.Join(a.opts.SessionsDir, id+".jsonl")
+}
+
+// stored reports whether session id has a file.
+func (a *Agent) stored(id string) bool {
+	if !sessionIDRE.MatchString(id) {
+		return false
+	}
+	st, err := os.Stat(a.path(id))
+	return err == nil && st.Mode().IsRegular()
+}
+
+// lookup returns the open session id, or nil.
+func (a *Agent) lookup(id string) *session {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.sessions[id]
+}

@@ -1,0 +1,273 @@
+package acpagent
+
+import (
+	"context"
+	"errors"
+	"slices"
+	"sync"
+
+	"zot.dev/zot/internal/acp"
+	"zot.dev/zot/internal/engine"
+	"zot.dev/zot/internal/jsonrpc"
+	"zot.dev/zot/sdk/wire"
+)
+
+// session is one open ACP session: an engine Session, the connections
+// that have it open, and the queue its updates go through.
+type session struct {
+	agent *Agent
+	id    string
+	cwd   string
+	eng   *engine.Session
+
+	mu      sync.Mutex
+	clients []*conn // connections that have it open, in the order they opened it
+	turn    *turn   // the running prompt or compaction, nil when idle
+	// rejectAlways are the tools the user rejected for the rest of the
+	// session ("reject always"); allowAlways those allowed (the engine
+	// remembers them too, this is for the answer's bookkeeping).
+	rejectAlways map[string]bool
+	closing      bool
+
+	// The update queue: Sink appends (never blocks), the forwarder takes.
+	qmu   sync.Mutex
+	queue []item
+	wake  chan struct{} // an item was added
+	space chan struct{} // an item was taken
+	stop  chan struct{} // closed by close: the forwarder ends once the queue is empty
+	done  chan struct{} // closed when the forwarder ended
+}
+
+// item is one entry of a session's update queue.
+type item struct {
+	update  *acp.SessionUpdate
+	only    *conn         // when set, the update goes to this connection only (a replay)
+	barrier chan struct{} // when set, closed once every item before it was handed on
+}
+
+// newSession wraps an engine session and starts its forwarder.
+func (a *Agent) newSession(id, cwd string, eng *engine.Session) *session {
+	s := &session{
+		agent: a, id: id, cwd: cwd, eng: eng,
+		rejectAlways: map[string]bool{},
+		wake:         make(chan struct{}, 1),
+		space:        make(chan struct{}, 1),
+		stop:         make(chan struct{}),
+		done:         make(chan struct{}),
+	}
+	a.wg.Add(1)
+	go s.forward()
+	return s
+}
+
+// push adds items to the queue; it never blocks.
+func (s *session) push(items ...item) {
+	s.qmu.Lock()
+	s.queue = append(s.queue, items...)
+	s.qmu.Unlock()
+	select {
+	case s.wake <- struct{}{}:
+	default:
+	}
+}
+
+// ready waits until the queue has room or ctx ends: the engine calls it
+// before each event (Work.Ready), so a client that reads slowly slows
+// this session down and nothing else.
+func (s *session) ready(ctx context.Context) {
+	for {
+		s.qmu.Lock()
+		n := len(s.queue)
+		s.qmu.Unlock()
+		if n < s.agent.opts.QueueUpdates {
+			return
+		}
+		select {
+		case <-s.space:
+		case <-ctx.Done():
+			return
+		case <-s.done:
+			return
+		}
+	}
+}
+
+// flush waits until every item queued so far was handed on, or ctx ends.
+func (s *session) flush(ctx context.Context) error {
+	ch := make(chan struct{})
+	s.push(item{barrier: ch})
+	select {
+	case <-ch:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-s.done:
+		return errors.New("the session is closed")
+	}
+}
+
+// forward hands each queued update, in order, to the connections that
+// have the session open. It ends when the session is closed and its
+// queue is empty.
+func (s *session) forward() {
+	defer s.agent.wg.Done()
+	defer close(s.done)
+	for {
+		s.qmu.Lock()
+		if len(s.queue) == 0 {
+			s.qmu.Unlock()
+			select {
+			case <-s.wake:
+				continue
+			case <-s.stop:
+				s.qmu.Lock()
+				empty := len(s.queue) == 0
+				s.qmu.Unlock()
+				if empty {
+					return
+				}
+				continue
+			}
+		}
+		it := s.queue[0]
+		s.queue[0] = item{}
+		s.queue = s.queue[1:]
+		s.qmu.Unlock()
+		select {
+		case s.space <- struct{}{}:
+		default:
+		}
+		switch {
+		case it.barrier != nil:
+			close(it.barrier)
+		case it.update != nil:
+			note := acp.SessionNotification{SessionID: acp.SessionId(s.id), Update: *it.update}
+			targets := []*conn{it.only}
+			if it.only == nil {
+				s.mu.Lock()
+				targets = slices.Clone(s.clients)
+				s.mu.Unlock()
+			}
+			for _, c := range targets {
+				// Notify waits while the client's queue is full; a client
+				// that stops reading is dropped by its connection, which
+				// ends this wait.
+				if err := c.c.Notify(s.agent.ctx, acp.MethodSessionUpdate, note); err != nil && !errors.Is(err, jsonrpc.ErrClosed) {
+					s.agent.logf("session %s: update to %s: %v", s.id, c.c.Peer().Label, err)
+				}
+			}
+		}
+	}
+}
+
+// attach records that c has the session open.
+func (s *session) attach(c *conn) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if !slices.Contains(s.clients, c) {
+		s.clients = append(s.clients, c)
+	}
+}
+
+// detach records that c no longer has the session open, and reports how
+// many connections still do.
+func (s *session) detach(c *conn) int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.clients = slices.DeleteFunc(s.clients, func(x *conn) bool { return x == c })
+	return len(s.clients)
+}
+
+// release detaches c; when no connection has the session open any more,
+// the session is closed once its running turn (which finishes into the
+// file) has ended, unless a connection opened it again meanwhile.
+func (s *session) release(c *conn) {
+	if s.detach(c) > 0 {
+		return
+	}
+	a := s.agent
+	a.wg.Add(1)
+	go func() {
+		defer a.wg.Done()
+		_ = s.eng.Wait(a.ctx)
+		a.mu.Lock()
+		s.mu.Lock()
+		idle := len(s.clients) == 0 && s.turn == nil
+		s.mu.Unlock()
+		if !idle || a.sessions[s.id] != s {
+			a.mu.Unlock()
+			return
+		}
+		delete(a.sessions, s.id)
+		a.mu.Unlock()
+		if err := s.close(); err != nil {
+			a.logf("closing session %s: %v", s.id, err)
+		}
+	}()
+}
+
+// close ends the session: its running turn is cancelled (and ends into
+// the file), the file is closed, and the forwarder ends once it has
+// handed on what was queued.
+func (s *session) close() error {
+	s.mu.Lock()
+	already := s.closing
+	s.closing = true
+	s.mu.Unlock()
+	if already {
+		<-s.done
+		return nil
+	}
+	err := s.eng.Close()
+	close(s.stop)
+	select {
+	case s.wake <- struct{}{}:
+	default:
+	}
+	<-s.done
+	return err
+}
+
+// clientCount returns how many connections have the session open.
+func (s *session) clientCount() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return len(s.clients)
+}
+
+// status is the session's line in _zot/status.
+func (s *session) status() acp.SessionStatus {
+	st := s.eng.State()
+	return acp.SessionStatus{
+		SessionID:    s.id,
+		CWD:          s.cwd,
+		Busy:         st.Busy,
+		Clients:      int64(s.clientCount()),
+		MessageCount: st.MessageCount,
+	}
+}
+
+// engineEvents is the Sink of one turn: it turns each engine event into
+// the updates it stands for and queues them.
+func (s *session) sink(t *turn) engine.Sink {
+	return func(_ context.Context, ev wire.Event) {
+		ups := t.translate(ev)
+		if len(ups) > 0 {
+			items := make([]item, len(ups))
+			for i := range ups {
+				items[i] = item{update: &ups[i]}
+			}
+			s.push(items...)
+		}
+		if _, last := ev.(*wire.DoneEvent); last {
+			// The answer waits for this barrier: every update of the turn
+			// is then queued on the connections before it.
+			s.mu.Lock()
+			if s.turn == t {
+				s.turn = nil
+			}
+			s.mu.Unlock()
+			s.push(item{barrier: t.done})
+		}
+	}
+}

@@ -1,0 +1,211 @@
+package acpagent
+
+import (
+	"encoding/base64"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"zot.dev/zot/internal/acp"
+	"zot.dev/zot/internal/jsonrpc"
+	zsession "zot.dev/zot/internal/session"
+)
+
+// open makes the engine session of id, with its file, and registers it.
+// With fresh the file must not exist yet.
+func (a *Agent) open(id, cwd string, fresh bool) (*session, error) {
+	if fresh && a.stored(id) {
+		return nil, fmt.Errorf("session %s exists already", id)
+	}
+	cfg := a.opts.Defaults
+	cfg.CWD = cwd
+	cfg.SessionFile = a.path(id)
+	cfg.Log = a.opts.Log
+	var sp *session
+	if a.opts.Permission != PermissionAllow {
+		cfg.Approve = a.approver(&sp)
+	}
+	eng, err := a.opts.Host.NewSession(cfg)
+	switch {
+	case errors.Is(err, zsession.ErrLocked):
+		return nil, appError(acp.ErrorKindSessionLocked, id, "%v", err)
+	case err != nil && strings.Contains(err.Error(), "working directory"):
+		return nil, jsonrpc.InvalidParams("cwd", "%v", err)
+	case err != nil:
+		return nil, jsonrpc.Internal(err)
+	}
+	s := a.newSession(id, eng.CWD(), eng)
+	sp = s
+	a.mu.Lock()
+	if a.closed {
+		a.mu.Unlock()
+		_ = s.close()
+		return nil, jsonrpc.NewError(jsonrpc.CodeCancelled, jsonrpc.KindCancelled, "the daemon is shutting down")
+	}
+	if prev := a.sessions[id]; prev != nil {
+		// Opened by another connection at the same moment: keep theirs.
+		a.mu.Unlock()
+		_ = s.close()
+		return prev, nil
+	}
+	a.sessions[id] = s
+	a.mu.Unlock()
+	return s, nil
+}
+
+// reopen returns session id, open already or opened from its file.
+func (a *Agent) reopen(id, cwd string) (*session, error) {
+	if s := a.lookup(id); s != nil {
+		return s, nil
+	}
+	if !a.stored(id) {
+		return nil, appError(acp.ErrorKindUnknownSession, id, "no session %q", id)
+	}
+	return a.open(id, cwd, false)
+}
+
+// releaseUnused closes s when no connection has it open (it was opened
+// for a request that then failed).
+func (a *Agent) releaseUnused(s *session) {
+	if s.clientCount() > 0 {
+		return
+	}
+	a.mu.Lock()
+	if a.sessions[s.id] == s {
+		delete(a.sessions, s.id)
+	}
+	a.mu.Unlock()
+	_ = s.close()
+}
+
+// delete removes session id: it is closed when open (refused as busy
+// while a turn runs), and its file and lock file are removed.
+func (a *Agent) delete(id string) error {
+	if s := a.lookup(id); s != nil {
+		if s.eng.Busy() {
+			return appError(acp.ErrorKindBusy, id, "session %s runs a prompt; delete it after the answer", id)
+		}
+		a.mu.Lock()
+		if a.sessions[id] == s {
+			delete(a.sessions, id)
+		}
+		a.mu.Unlock()
+		s.mu.Lock()
+		clients := append([]*conn(nil), s.clients...)
+		s.mu.Unlock()
+		for _, c := range clients {
+			c.mu.Lock()
+			delete(c.open, id)
+			c.mu.Unlock()
+		}
+		if err := s.close(); err != nil {
+			a.logf("closing session %s: %v", id, err)
+		}
+	} else if !a.stored(id) {
+		return appError(acp.ErrorKindUnknownSession, id, "no session %q", id)
+	}
+	p := a.path(id)
+	if err := os.Remove(p); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return jsonrpc.Internal(fmt.Errorf("deleting session %s: %w", id, err))
+	}
+	if err := os.Remove(p + ".lock"); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		a.logf("removing %s.lock: %v", p, err)
+	}
+	return nil
+}
+
+// listPage is how many sessions one session/list answer holds.
+const listPage = 100
+
+// storedSession is a session file, for session/list.
+type storedSession struct {
+	id      string
+	info    zsession.Info
+	updated time.Time
+}
+
+// list serves session/list: the stored sessions, newest first, a page at
+// a time, those of one working directory when cwd is set. The cursor is
+// the position of the next page in that order.
+func (a *Agent) list(cwd, cursor string) (acp.ListSessionsResponse, error) {
+	start := 0
+	if cursor != "" {
+		raw, err := base64.RawURLEncoding.DecodeString(cursor)
+		n, err2 := strconv.Atoi(strings.TrimPrefix(string(raw), "o:"))
+		if err != nil || err2 != nil || n < 0 || !strings.HasPrefix(string(raw), "o:") {
+			return acp.ListSessionsResponse{}, jsonrpc.InvalidParams("cursor", "is not a cursor this agent gave")
+		}
+		start = n
+	}
+	entries, err := os.ReadDir(a.opts.SessionsDir)
+	if err != nil {
+		return acp.ListSessionsResponse{}, jsonrpc.Internal(fmt.Errorf("listing sessions: %w", err))
+	}
+	var all []storedSession
+	for _, e := range entries {
+		id, ok := strings.CutSuffix(e.Name(), ".jsonl")
+		if !ok || !sessionIDRE.MatchString(id) || !e.Type().IsRegular() {
+			continue
+		}
+		st, err := e.Info()
+		if err != nil {
+			continue
+		}
+		info, err := zsession.ReadInfo(filepath.Join(a.opts.SessionsDir, e.Name()))
+		if err != nil {
+			a.logf("listing: %v", err)
+			continue
+		}
+		if cwd != "" && filepath.Clean(info.CWD) != filepath.Clean(cwd) {
+			continue
+		}
+		all = append(all, storedSession{id: id, info: info, updated: st.ModTime()})
+	}
+	sort.Slice(all, func(i, j int) bool {
+		if !all[i].updated.Equal(all[j].updated) {
+			return all[i].updated.After(all[j].updated)
+		}
+		return all[i].id > all[j].id
+	})
+	out := acp.ListSessionsResponse{Sessions: []acp.SessionInfo{}}
+	if start > len(all) {
+		start = len(all)
+	}
+	end := min(start+listPage, len(all))
+	for _, s := range all[start:end] {
+		updated := s.updated.UTC().Format(time.RFC3339)
+		out.Sessions = append(out.Sessions, acp.SessionInfo{SessionID: acp.SessionId(s.id), CWD: s.info.CWD, UpdatedAt: &updated})
+	}
+	if end < len(all) {
+		next := base64.RawURLEncoding.EncodeToString([]byte("o:" + strconv.Itoa(end)))
+		out.NextCursor = &next
+	}
+	return out, nil
+}
+
+// status is the answer of _zot/status and status.
+func (a *Agent) status() acp.StatusResponse {
+	a.mu.Lock()
+	list := make([]*session, 0, len(a.sessions))
+	for _, s := range a.sessions {
+		list = append(list, s)
+	}
+	a.mu.Unlock()
+	out := acp.StatusResponse{
+		Version:         a.opts.Version,
+		ProtocolVersion: acp.ProtocolVersionLatest,
+		Sessions:        make([]acp.SessionStatus, 0, len(list)),
+		UptimeMs:        time.Since(a.started).Milliseconds(),
+	}
+	for _, s := range list {
+		out.Sessions = append(out.Sessions, s.status())
+	}
+	sort.Slice(out.Sessions, func(i, j int) bool { return out.Sessions[i].SessionID < out.Sessions[j].SessionID })
+	return out
+}
