@@ -130,3 +130,35 @@ func JSONKind(data []byte) string {
 	}
 	return "number"
 }
+
+// StringLen returns len(AppendString(nil, s)) without writing anything,
+// so a buffer can be made the size of a long text's encoding at once.
+func StringLen(s string) int {
+	n := 2
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c < utf8.RuneSelf {
+			switch {
+			case c >= 0x20 && c != '"' && c != '\\' && c != '<' && c != '>' && c != '&':
+				n++
+			case c == '"' || c == '\\' || c == '\n' || c == '\r' || c == '\t':
+				n += 2
+			default:
+				n += len(`\u0000`)
+			}
+			i++
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		switch {
+		case r == utf8.RuneError && size == 1:
+			n += len(`\ufffd`)
+		case r == '\u2028' || r == '\u2029':
+			n += len(`\u2028`)
+		default:
+			n += size
+		}
+		i += size
+	}
+	return n
+}

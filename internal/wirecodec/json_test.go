@@ -34,3 +34,15 @@ func TestLocRendersAsJSONPointer(t *testing.T) {
 		t.Errorf("root: got %q", got)
 	}
 }
+
+// FuzzStringLen: StringLen is the length AppendString writes.
+func FuzzStringLen(f *testing.F) {
+	for _, s := range []string{"", "plain", "<a&b>\"\\\n\r\t\x01", "\u2028\u2029é😀", "\xff\xed\xa0\x80"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		if got, want := StringLen(s), len(AppendString(nil, s)); got != want {
+			t.Fatalf("StringLen(%q) = %d, AppendString writes %d", s, got, want)
+		}
+	})
+}

@@ -6,6 +6,7 @@ import (
 
 	"zot.dev/zot/internal/llm"
 	"zot.dev/zot/internal/provider/reqbody"
+	"zot.dev/zot/internal/wirecodec"
 )
 
 // defaultMaxTokens is max_tokens when the request leaves it at 0 and the
@@ -131,7 +132,8 @@ func buildRequestCached(req *llm.Request, tools *reqbody.ToolCache, msgs *reqbod
 	if err != nil {
 		return nil, err
 	}
-	return reqbody.Body(head, "messages", reqbody.Size(frags)+len(cacheMark), func(b []byte) []byte {
+	size := reqbody.Size(frags) + inPlaceLen(req.Messages, frags) + len(cacheMark)
+	return reqbody.Body(head, "messages", size, func(b []byte) []byte {
 		return appendMessages(b, req.Messages, frags)
 	}, rawTools), nil
 }
@@ -195,23 +197,103 @@ func role(m *llm.Message) string {
 // appendMessages appends the messages array built from the encoded blocks
 // of each transcript message: messages without blocks are skipped,
 // consecutive messages of one role merged into one, and the last block of
-// the last user message marked as a prompt-cache breakpoint.
+// the last user message marked as a prompt-cache breakpoint. A long text
+// (inPlace) is encoded here, straight into b.
 func appendMessages(b []byte, msgs []llm.Message, frags [][]byte) []byte {
+	mark := -1
 	for i := len(msgs) - 1; i >= 0; i-- {
-		if f := frags[i]; len(f) > 0 && role(&msgs[i]) == "user" {
-			// f ends with the closing brace of its last block.
-			marked := make([]byte, 0, len(f)+len(cacheMark))
-			marked = append(append(marked, f[:len(f)-1]...), cacheMark...)
-			frags[i] = append(marked, '}')
+		if len(frags[i]) > 0 && role(&msgs[i]) == "user" {
+			mark = i
 			break
 		}
 	}
-	return reqbody.AppendGrouped(b, frags, func(i int) string { return role(&msgs[i]) }, "content")
+	return reqbody.AppendGroupedWith(b, frags, func(i int) string { return role(&msgs[i]) }, "content",
+		func(b []byte, i int, f []byte) []byte {
+			if isInPlace(f) {
+				b = appendTexts(b, &msgs[i])
+			} else {
+				b = append(b, f...)
+			}
+			if i == mark {
+				// The fragment ends with the closing brace of its last block.
+				b = append(append(b[:len(b)-1], cacheMark...), '}')
+			}
+			return b
+		})
+}
+
+// longText is the size of encoded text from which a message made only of
+// text is not encoded once and kept for the requests that follow, but
+// encoded straight into each request's body (inPlace): a long prompt is
+// then held once more while a request is sent, not twice more (its
+// encoding, and the body that copies it).
+const longText = 1 << 20
+
+// inPlace is the fragment kept for a message of longText or more, which
+// appendMessages encodes in place. No encoding of blocks is one NUL byte.
+var inPlace = []byte{0}
+
+// isInPlace reports whether f stands for a message encoded in place.
+func isInPlace(f []byte) bool { return len(f) == 1 && f[0] == 0 }
+
+// textsLen returns how many bytes appendTexts writes for m, or -1 when m
+// holds a block that is not text.
+func textsLen(m *llm.Message) int {
+	n := 0
+	for _, b := range m.Content {
+		t, ok := b.(*llm.TextBlock)
+		if !ok {
+			return -1
+		}
+		if t.Text == "" {
+			continue
+		}
+		if n > 0 {
+			n++ // comma
+		}
+		n += len(`{"type":"text","text":}`) + wirecodec.StringLen(t.Text)
+	}
+	return n
+}
+
+// appendTexts appends the blocks of m, which holds only text, as
+// encodeBlocks encodes them.
+func appendTexts(b []byte, m *llm.Message) []byte {
+	first := true
+	for _, blk := range m.Content {
+		t := blk.(*llm.TextBlock)
+		if t.Text == "" {
+			continue
+		}
+		if !first {
+			b = append(b, ',')
+		}
+		first = false
+		b = append(b, `{"type":"text","text":`...)
+		b = append(wirecodec.AppendString(b, t.Text), '}')
+	}
+	return b
+}
+
+// inPlaceLen returns the bytes the messages encoded in place add to the
+// body beyond their one-byte fragments.
+func inPlaceLen(msgs []llm.Message, frags [][]byte) int {
+	n := 0
+	for i, f := range frags {
+		if isInPlace(f) {
+			n += textsLen(&msgs[i]) - len(f)
+		}
+	}
+	return n
 }
 
 // encodeBlocks encodes the blocks m sends, comma-separated without the
-// enclosing brackets; nothing when it sends none.
+// enclosing brackets; nothing when it sends none. A message of only text
+// whose encoding is longText or more gets inPlace instead.
 func encodeBlocks(m *llm.Message) ([]byte, error) {
+	if n := textsLen(m); n >= longText {
+		return inPlace, nil
+	}
 	blocks := make([]wireBlock, 0, len(m.Content))
 	for _, b := range m.Content {
 		if wb, ok := mapBlock(b); ok {

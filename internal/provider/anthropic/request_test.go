@@ -8,6 +8,7 @@ import (
 
 	"zot.dev/zot/internal/llm"
 	"zot.dev/zot/internal/provider/providertest"
+	"zot.dev/zot/internal/provider/reqbody"
 )
 
 // fullTranscript holds every kind of block, including ones that must be
@@ -136,4 +137,56 @@ func TestRequestParameters(t *testing.T) {
 
 func TestRequestCachedMatchesFresh(t *testing.T) {
 	providertest.CachedMatchesFreshWith(t, fullTranscript(), buildRequest, buildRequestCached)
+}
+
+// TestLongTextEncodedInPlace: a message of long text is encoded straight
+// into the body, which is made about its final size at once, and reads as the
+// same blocks (with the cache breakpoint on the last) as a short one;
+// the cache keeps no encoding of it, and a request that reuses the cache
+// is the same bytes as a fresh one.
+func TestLongTextEncodedInPlace(t *testing.T) {
+	long := strings.Repeat("<a&b> \"q\" \\ \n\t\u2028é\x01", longText/16)
+	req := &llm.Request{Model: "claude-test", Messages: []llm.Message{
+		{Role: llm.RoleUser, Content: []llm.Block{&llm.TextBlock{Text: "first"}}},
+		{Role: llm.RoleAssistant, Content: []llm.Block{&llm.TextBlock{Text: "ok"}}},
+		{Role: llm.RoleUser, Content: []llm.Block{&llm.TextBlock{Text: long}, &llm.TextBlock{}, &llm.TextBlock{Text: "tail"}}},
+	}}
+	var tools reqbody.ToolCache
+	var msgs reqbody.MessageCache
+	for round := range 2 {
+		body, err := buildRequestCached(req, &tools, &msgs)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if cap(body)-len(body) > 1024 {
+			t.Errorf("round %d: body of %d bytes in a buffer of %d: it grew, its size was not known", round, len(body), cap(body))
+		}
+		fresh, err := buildRequest(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if string(body) != string(fresh) {
+			t.Fatalf("round %d: the cached request differs from a fresh one", round)
+		}
+		var got struct {
+			Messages []struct {
+				Role    string
+				Content []struct {
+					Type, Text   string
+					CacheControl *struct{ Type string } `json:"cache_control"`
+				}
+			}
+		}
+		if err := json.Unmarshal(body, &got); err != nil {
+			t.Fatalf("round %d: %v", round, err)
+		}
+		last := got.Messages[len(got.Messages)-1].Content
+		if len(got.Messages) != 3 || len(last) != 2 || last[0].Text != long || last[1].Text != "tail" ||
+			last[0].CacheControl != nil || last[1].CacheControl == nil || last[1].CacheControl.Type != "ephemeral" {
+			t.Fatalf("round %d: the long message reads back wrong: %d messages, last has %d blocks", round, len(got.Messages), len(last))
+		}
+	}
+	if n := msgs.Reused(); n != 3 {
+		t.Errorf("second request reused %d encodings, want 3 (the long one's stand-in too)", n)
+	}
 }

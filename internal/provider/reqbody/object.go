@@ -30,6 +30,14 @@ func AppendArray(b, first []byte, frags [][]byte) []byte {
 // fragments as the member's elements. role gives the role of fragment i;
 // it must need no JSON escaping, and so must member.
 func AppendGrouped(b []byte, frags [][]byte, role func(i int) string, member string) []byte {
+	return AppendGroupedWith(b, frags, role, member, func(b []byte, _ int, f []byte) []byte { return append(b, f...) })
+}
+
+// AppendGroupedWith is [AppendGrouped] with each non-empty fragment
+// written by put, which appends to b what stands for fragment i (f, or
+// what f stands for: a fragment encoded in place, or one with a member
+// added to its last value).
+func AppendGroupedWith(b []byte, frags [][]byte, role func(i int) string, member string, put func(b []byte, i int, f []byte) []byte) []byte {
 	b = append(b, '[')
 	prev := ""
 	for i, f := range frags {
@@ -51,7 +59,7 @@ func AppendGrouped(b []byte, frags [][]byte, role func(i int) string, member str
 			b = append(b, `":[`...)
 		}
 		prev = r
-		b = append(b, f...)
+		b = put(b, i, f)
 	}
 	if prev != "" {
 		b = append(b, "]}"...)
