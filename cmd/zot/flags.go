@@ -34,7 +34,7 @@ func modeFlags() []cli.Flag {
 // session. They are persistent: given before or after a subcommand's
 // name, they mean the same.
 func agentFlags() []cli.Flag {
-	return []cli.Flag{
+	return append([]cli.Flag{
 		&cli.StringFlag{Name: "provider", Value: "anthropic", Usage: registry.Help()},
 		&cli.StringFlag{Name: "model", Usage: "model id (default: the provider's default model; zot models lists them)"},
 		&cli.StringFlag{Name: "cwd", Usage: "working directory of the tools (default: the current directory)"},
@@ -52,7 +52,7 @@ func agentFlags() []cli.Flag {
 		&cli.BoolFlag{Name: "no-session", Usage: "keep the transcript in memory only (the default)"},
 		&cli.StringFlag{Name: "session", Usage: "keep the transcript in this file: resume it, and append every message (synced)"},
 		&cli.BoolFlag{Name: "continue", Usage: "resume the newest session of the working directory (kept under the zot home), or start one there"},
-	}
+	}, mcpFlags()...)
 }
 
 // rpcFlags are the flags of rpc mode, `zot rpc` and `zot --rpc` alike.

@@ -29,6 +29,13 @@ func printMode(ctx context.Context, cmd *cli.Command, prompt string, io streams)
 	if err != nil {
 		return err
 	}
+	// Notices about MCP servers go to stderr only (the manager logs them).
+	mcp, err := startMCP(cmd, sess, nil, false, io.err)
+	if err != nil {
+		host.Close()
+		return err
+	}
+	defer mcp.Close()
 	p := &printer{out: bufio.NewWriterSize(io.out, 32<<10), asJSON: cmd.Bool("json"), endsWithText: true}
 	// The done is written here, not in the sink: the session hands it
 	// over with its lock held, and stdout may be slow.

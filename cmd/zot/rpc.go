@@ -48,9 +48,16 @@ func serveRPC(ctx context.Context, cmd *cli.Command, io streams) error {
 		// A debugging aid: check every outbound frame against the schema.
 		ValidateOutput: os.Getenv("ZOT_VALIDATE") == "1",
 	})
+	mcp, err := startMCP(cmd, sess, srv.MCPNotice, true, io.err)
+	if err != nil {
+		host.Close()
+		return err
+	}
+	srv.SetMCP(mcp)
 	exts := startExtensions(cmd, sess, srv, io.err)
 	err = srv.Serve(ctx, io.in, io.out)
 	stopExtensions(exts)
+	mcp.Close()
 	host.Close()
 	switch {
 	case err == nil:

@@ -132,10 +132,16 @@ func (s *server) connect(gen int, ready chan struct{}) {
 		if errors.Is(err, context.DeadlineExceeded) {
 			err = fmt.Errorf("no answer to initialize within %s", s.m.cfg.ConnectTimeout)
 		}
-		s.status, s.err = StatusFailed, err.Error()
+		s.mu.Unlock()
+		// The notice goes before the status changes, so whoever sees the
+		// failure (a prompt waiting for the server) has it already.
+		s.m.notify(Notice{Server: s.spec.Name, Level: "error", Message: fmt.Sprintf("MCP server %q failed to start: %v", s.spec.Name, err)})
+		s.mu.Lock()
+		if gen == s.attempt && !s.stopped {
+			s.status, s.err = StatusFailed, err.Error()
+		}
 		s.mu.Unlock()
 		close(ready)
-		s.m.notify(Notice{Server: s.spec.Name, Level: "error", Message: fmt.Sprintf("MCP server %q failed to start: %v", s.spec.Name, err)})
 		return
 	}
 	s.conn, s.remote, s.status = c, list, StatusReady

@@ -59,7 +59,7 @@ func (s *Server) dispatch(cmd wire.Command) {
 		// dropped work's endings always follow it.
 		s.sess.Abort(c.All != nil && *c.All, func(res wire.AbortResult) { s.respond(id, typ, res) })
 	case *wire.GetStateCommand:
-		s.respond(id, typ, s.sess.State())
+		s.respond(id, typ, s.state())
 	case *wire.GetMessagesCommand:
 		s.respond(id, typ, wire.MessagesResult{Messages: nonNilMessages(s.sess.Messages())})
 	case *wire.ClearCommand:
@@ -90,7 +90,7 @@ func (s *Server) dispatch(cmd wire.Command) {
 		}
 		s.respond(id, typ, nil)
 	default:
-		if s.dispatchExtension(cmd) {
+		if s.dispatchExtension(cmd) || s.dispatchMCP(cmd) {
 			return
 		}
 		s.fail(id, typ, wire.CodeUnknownCommand, "unknown command %q", typ)

@@ -1,0 +1,163 @@
+// Command mcpserver is an MCP server for zot's tests, written with the
+// official Go SDK. Its tools exercise every kind of result zot maps and
+// every way a server can misbehave:
+//
+//	echo      text back
+//	add       structured content (and the same as text)
+//	image     a PNG image
+//	resource  an embedded text resource
+//	fail      a result with isError set
+//	slow      progress notifications, then text after ms milliseconds;
+//	          a cancelled call writes "cancelled" to -cancel-file
+//	crash     the process exits in the middle of the call
+//	grow      adds the tool "extra", so the server says its tools changed
+//
+// -mode stdio (default) serves on stdin/stdout; -mode http serves
+// streamable HTTP on -addr and prints its URL on stdout; -mode hang reads
+// stdin and never answers; -mode garbage answers every line with text
+// that is not JSON-RPC.
+package main
+
+import (
+	"bufio"
+	"context"
+	"encoding/base64"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"net"
+	"net/http"
+	"os"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// onePixelPNG is a 1×1 PNG.
+const onePixelPNG = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg=="
+
+func main() {
+	mode := flag.String("mode", "stdio", "stdio, http, hang or garbage")
+	addr := flag.String("addr", "127.0.0.1:0", "with -mode http: where to listen")
+	cancelFile := flag.String("cancel-file", "", "where a cancelled slow call says so")
+	name := flag.String("name", "testserver", "the server's name in initialize")
+	flag.Parse()
+	switch *mode {
+	case "hang":
+		sc := bufio.NewScanner(os.Stdin)
+		for sc.Scan() {
+		}
+		return
+	case "garbage":
+		sc := bufio.NewScanner(os.Stdin)
+		for sc.Scan() {
+			fmt.Println("this is not JSON-RPC {{{")
+		}
+		return
+	}
+	server := newServer(*name, *cancelFile)
+	switch *mode {
+	case "stdio":
+		if err := server.Run(context.Background(), &mcp.StdioTransport{}); err != nil {
+			fmt.Fprintln(os.Stderr, "mcpserver:", err)
+			os.Exit(1)
+		}
+	case "http":
+		ln, err := net.Listen("tcp", *addr)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "mcpserver:", err)
+			os.Exit(1)
+		}
+		fmt.Printf("http://%s/mcp\n", ln.Addr())
+		handler := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return server }, nil)
+		mux := http.NewServeMux()
+		mux.Handle("/mcp", handler)
+		if err := http.Serve(ln, mux); err != nil {
+			fmt.Fprintln(os.Stderr, "mcpserver:", err)
+			os.Exit(1)
+		}
+	default:
+		fmt.Fprintln(os.Stderr, "mcpserver: unknown mode", *mode)
+		os.Exit(2)
+	}
+}
+
+var objectSchema = json.RawMessage(`{"type":"object"}`)
+
+func newServer(name, cancelFile string) *mcp.Server {
+	s := mcp.NewServer(&mcp.Implementation{Name: name, Version: "1.2.3"}, nil)
+	args := func(req *mcp.CallToolRequest) map[string]any {
+		var m map[string]any
+		_ = json.Unmarshal(req.Params.Arguments, &m)
+		return m
+	}
+	text := func(s string) *mcp.CallToolResult {
+		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: s}}}
+	}
+	s.AddTool(&mcp.Tool{Name: "echo", Description: "Says the text back.", InputSchema: json.RawMessage(
+		`{"type":"object","properties":{"text":{"type":"string","description":"what to say"}},"required":["text"]}`)},
+		func(_ context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			return text(fmt.Sprint("echo: ", args(req)["text"])), nil
+		})
+	s.AddTool(&mcp.Tool{Name: "add", Description: "Adds a and b.", InputSchema: json.RawMessage(
+		`{"type":"object","properties":{"a":{"type":"number"},"b":{"type":"number"}},"required":["a","b"]}`)},
+		func(_ context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			a := args(req)
+			x, _ := a["a"].(float64)
+			y, _ := a["b"].(float64)
+			return &mcp.CallToolResult{
+				Content:           []mcp.Content{&mcp.TextContent{Text: fmt.Sprintf("the sum is %g", x+y)}},
+				StructuredContent: map[string]any{"sum": x + y},
+			}, nil
+		})
+	s.AddTool(&mcp.Tool{Name: "image", Description: "Returns a tiny image.", InputSchema: objectSchema},
+		func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			data, _ := base64.StdEncoding.DecodeString(onePixelPNG)
+			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.ImageContent{Data: data, MIMEType: "image/png"}}}, nil
+		})
+	s.AddTool(&mcp.Tool{Name: "resource", Description: "Returns an embedded resource.", InputSchema: objectSchema},
+		func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.EmbeddedResource{Resource: &mcp.ResourceContents{
+				URI: "file:///notes.txt", MIMEType: "text/plain", Text: "the notes"}}}}, nil
+		})
+	s.AddTool(&mcp.Tool{Name: "fail", Description: "Always fails.", InputSchema: objectSchema},
+		func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			return &mcp.CallToolResult{IsError: true, Content: []mcp.Content{&mcp.TextContent{Text: "it failed as asked"}}}, nil
+		})
+	s.AddTool(&mcp.Tool{Name: "slow", Description: "Reports progress, then answers after ms milliseconds.", InputSchema: json.RawMessage(
+		`{"type":"object","properties":{"ms":{"type":"integer"}}}`)},
+		func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			ms, _ := args(req)["ms"].(float64)
+			token := req.Params.GetProgressToken()
+			end := time.Now().Add(time.Duration(ms) * time.Millisecond)
+			for i := 1; ; i++ {
+				if token != nil && i <= 3 {
+					_ = req.Session.NotifyProgress(ctx, &mcp.ProgressNotificationParams{ProgressToken: token, Progress: float64(i), Total: 3, Message: fmt.Sprintf("step %d", i)})
+				}
+				if time.Now().After(end) {
+					return text("slow done"), nil
+				}
+				select {
+				case <-ctx.Done():
+					if cancelFile != "" {
+						_ = os.WriteFile(cancelFile, []byte("cancelled"), 0o644)
+					}
+					return nil, ctx.Err()
+				case <-time.After(10 * time.Millisecond):
+				}
+			}
+		})
+	s.AddTool(&mcp.Tool{Name: "crash", Description: "Exits in the middle of the call.", InputSchema: objectSchema},
+		func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			fmt.Fprintln(os.Stderr, "crashing as asked")
+			os.Exit(3)
+			return nil, nil
+		})
+	s.AddTool(&mcp.Tool{Name: "grow", Description: "Adds the tool extra.", InputSchema: objectSchema},
+		func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			s.AddTool(&mcp.Tool{Name: "extra", Description: "Added later.", InputSchema: objectSchema},
+				func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) { return text("extra!"), nil })
+			return text("grown"), nil
+		})
+	return s
+}
