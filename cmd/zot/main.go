@@ -124,6 +124,8 @@ func newApp(std streams, args []string) *cli.Command {
 		Usage: "an agent runtime that other programs embed",
 		UsageText: `zot -p "prompt" [options]   run one prompt and print the answer
 zot rpc [options]            serve the NDJSON protocol on stdin/stdout
+zot daemon [options]         serve the Agent Client Protocol on a Unix socket
+zot acp [options]            serve the Agent Client Protocol on stdin/stdout
 zot models [--provider P]    list the models zot knows
 zot version                  print the version`,
 		Version:                       buildVersion(),
@@ -180,6 +182,8 @@ first command must be a hello carrying that token. zot --rpc is the same.`,
 					return serveRPC(ctx, cmd, std)
 				},
 			},
+			daemonCommand(std),
+			acpCommand(std),
 			{
 				Name:            "models",
 				HideHelpCommand: true,

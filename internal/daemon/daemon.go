@@ -21,6 +21,7 @@ package daemon
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"sync"
@@ -127,7 +128,11 @@ func Run(ctx context.Context, opts Options) error {
 		defer wg.Done()
 		select {
 		case <-ctx.Done():
-			fmt.Fprintf(opts.Log, "zot daemon: stopping (%v)\n", context.Cause(ctx))
+			if cause := context.Cause(ctx); errors.Is(cause, context.Canceled) {
+				fmt.Fprintln(opts.Log, "zot daemon: stopping")
+			} else {
+				fmt.Fprintf(opts.Log, "zot daemon: stopping (%v)\n", cause)
+			}
 		case <-idle:
 			fmt.Fprintf(opts.Log, "zot daemon: no client for %v; stopping\n", opts.Grace)
 		case <-served:

@@ -1,0 +1,236 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/urfave/cli/v3"
+
+	"zot.dev/zot/internal/acpagent"
+	"zot.dev/zot/internal/daemon"
+	"zot.dev/zot/internal/engine"
+	"zot.dev/zot/internal/jsonrpc"
+	"zot.dev/zot/internal/models"
+)
+
+// doorFlags are the flags `zot daemon` and `zot acp` add to the agent
+// flags, which set the defaults of every session a client opens.
+func doorFlags() []cli.Flag {
+	return []cli.Flag{
+		&cli.StringFlag{Name: "permission", Value: "ask", Local: true,
+			Usage: "before write, edit and bash: ask the client (session/request_permission), allow, or deny"},
+		&cli.DurationFlag{Name: "client-stall-timeout", Value: jsonrpc.DefaultStallTimeout, Local: true,
+			Usage: "how long a client may read nothing while its outgoing queue is full before it is disconnected"},
+	}
+}
+
+// sessionlessFlags are agent flags that name one session; the daemon's
+// sessions come from its clients (session/new takes the cwd), so these
+// would do nothing there and are refused.
+var sessionlessFlags = []string{"cwd", "session", "continue", "no-session"}
+
+// doorAllowed lists the flags zot daemon and zot acp read: the agent
+// flags but the MCP ones (each session/new names its MCP servers), the
+// line limit and their own. The sessionless flags pass here so that
+// newDoor can say why they do not apply.
+func doorAllowed(extra ...string) []string {
+	var out []string
+	for _, n := range flagNames(agentFlags()) {
+		if !slices.Contains(flagNames(mcpFlags()), n) {
+			out = append(out, n)
+		}
+	}
+	return append(append(out, "max-line-bytes", "permission", "client-stall-timeout"), extra...)
+}
+
+func daemonCommand(std streams) *cli.Command {
+	return &cli.Command{
+		Name:            "daemon",
+		HideHelpCommand: true,
+		Usage:           "serve the Agent Client Protocol (JSON-RPC 2.0) to many clients on a Unix socket (see docs/daemon.md)",
+		Description: `Listens on $ZOT_SOCKET, else <zot home>/daemon.sock (a short per-user path
+when that is too long for a socket), 0600 in a 0700 directory; clients of
+another user are refused. One daemon per socket. Each line is one JSON-RPC
+2.0 message; the methods are ACP v1's. The agent flags set the defaults of
+new sessions. SIGTERM or SIGINT ends the sessions, answers what is under
+way and exits 0. --ephemeral exits 1 s after the last client left.`,
+		Flags: append(doorFlags(),
+			&cli.BoolFlag{Name: "ephemeral", Local: true,
+				Usage: "exit 1 s after the last client left (a client that connects in that second keeps it); never before the first client came"}),
+		Action: func(ctx context.Context, cmd *cli.Command) error {
+			if cmd.Args().Len() > 0 {
+				return usagef("zot daemon takes no arguments, got %q", cmd.Args().First())
+			}
+			if err := onlyFlags(cmd, "zot daemon", doorAllowed("ephemeral")); err != nil {
+				return err
+			}
+			return serveDaemon(ctx, cmd, std)
+		},
+	}
+}
+
+func acpCommand(std streams) *cli.Command {
+	return &cli.Command{
+		Name:            "acp",
+		HideHelpCommand: true,
+		Usage:           "serve the Agent Client Protocol (JSON-RPC 2.0) to one client on stdin/stdout, for editors that start their agent",
+		Description: `Reads one JSON-RPC 2.0 message per line on stdin and writes one per line on
+stdout; logs go to stderr. The methods are ACP v1's, as zot daemon serves
+them. At the end of stdin zot finishes the requests under way, answers them
+and exits 0.`,
+		Flags: doorFlags(),
+		Action: func(ctx context.Context, cmd *cli.Command) error {
+			if cmd.Args().Len() > 0 {
+				return usagef("zot acp takes no arguments, got %q", cmd.Args().First())
+			}
+			if err := onlyFlags(cmd, "zot acp", doorAllowed()); err != nil {
+				return err
+			}
+			return serveACP(ctx, cmd, std)
+		},
+	}
+}
+
+// door is what both commands build from the flags: the host every
+// session shares, the agent serving ACP, and the connections' options.
+type door struct {
+	host   *engine.Host
+	agent  *acpagent.Agent
+	rpc    jsonrpc.Options
+	closed sync.Once
+}
+
+func newDoor(cmd *cli.Command, std streams) (*door, error) {
+	for _, n := range sessionlessFlags {
+		if cmd.IsSet(n) {
+			return nil, usagef("--%s does not apply to zot %s: each client's session/new gives the session its cwd", n, cmd.Name)
+		}
+	}
+	perm := cmd.String("permission")
+	switch perm {
+	case "ask", "allow", "deny":
+	default:
+		return nil, usagef("--permission must be ask, allow or deny, got %q", perm)
+	}
+	limit := cmd.Int("max-line-bytes")
+	if limit < 1024 {
+		return nil, usagef("--max-line-bytes must be at least 1024")
+	}
+	stall := cmd.Duration("client-stall-timeout")
+	if stall <= 0 {
+		return nil, usagef("--client-stall-timeout must be positive, got %v", stall)
+	}
+	cfg, err := runtimeConfig(cmd, std.err)
+	if err != nil {
+		return nil, err
+	}
+	h, err := zotHome(std.err)
+	if err != nil {
+		return nil, &exitError{code: 1, msg: err.Error()}
+	}
+	var catalog *models.Catalog
+	if cfg.ModelsFile != "" {
+		if catalog, err = models.Load(cfg.ModelsFile); err != nil {
+			return nil, &exitError{code: 1, msg: "models file: " + err.Error()}
+		}
+	}
+	host := engine.NewHost(engine.HostConfig{
+		Catalog: catalog,
+		Providers: map[string]engine.ProviderSettings{
+			cfg.Provider: {APIKey: cfg.APIKey, BaseURL: cfg.BaseURL, Script: cfg.Script},
+		},
+	})
+	defaults := cfg.SessionConfig
+	defaults.CWD = ""
+	defaults.Log = std.err
+	agent, err := acpagent.New(acpagent.Options{
+		Host:        host,
+		Defaults:    defaults,
+		Permission:  perm,
+		SessionsDir: h.Sessions(),
+		Version:     buildVersion(),
+		Log:         std.err,
+	})
+	if err != nil {
+		host.Close()
+		return nil, &exitError{code: 1, msg: err.Error()}
+	}
+	return &door{host: host, agent: agent, rpc: jsonrpc.Options{MaxLineBytes: limit, StallTimeout: stall, Log: std.err}}, nil
+}
+
+// close ends every session (turns cancelled, their files closed, tool
+// processes killed) within a bound. Only the first call does anything.
+func (d *door) close(std streams) {
+	d.closed.Do(func() { d.shutdown(std) })
+}
+
+func (d *door) shutdown(std streams) {
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if err := d.agent.Close(ctx); err != nil {
+		fmt.Fprintln(std.err, "zot: ending the sessions:", err)
+	}
+	d.host.Close()
+}
+
+// serveDaemon runs `zot daemon` until SIGTERM/SIGINT (exit 0 after a
+// clean shutdown) or, with --ephemeral, until the last client is gone.
+func serveDaemon(ctx context.Context, cmd *cli.Command, std streams) error {
+	d, err := newDoor(cmd, std)
+	if err != nil {
+		return err
+	}
+	defer d.close(std)
+	err = daemon.Run(ctx, daemon.Options{
+		Ephemeral:  cmd.Bool("ephemeral"),
+		NewHandler: d.agent.Handler,
+		RPC:        d.rpc,
+		Log:        std.err,
+		// Turns end and their prompts answer "cancelled" while the
+		// clients still listen.
+		Stopping: func(context.Context) { d.close(std) },
+	})
+	if err != nil {
+		return &exitError{code: 1, msg: err.Error()}
+	}
+	return nil
+}
+
+// stdio is zot acp's stream: stdin and stdout.
+type stdio struct{ std streams }
+
+func (s stdio) Read(p []byte) (int, error)  { return s.std.in.Read(p) }
+func (s stdio) Write(p []byte) (int, error) { return s.std.out.Write(p) }
+func (s stdio) Close() error                { return errors.Join(s.std.out.Close(), s.std.in.Close()) }
+
+// serveACP runs `zot acp`: exit 0 at the end of stdin once the requests
+// under way are answered; 128+signal on SIGTERM/SIGINT after ending the
+// sessions.
+func serveACP(ctx context.Context, cmd *cli.Command, std streams) error {
+	d, err := newDoor(cmd, std)
+	if err != nil {
+		return err
+	}
+	defer d.close(std)
+	c := jsonrpc.NewConn(stdio{std}, jsonrpc.Peer{Transport: "stdio", UID: os.Getuid(), PID: os.Getppid(), Label: "stdio"},
+		d.agent.Handler, d.rpc)
+	select {
+	case <-c.Done():
+		if err := c.Err(); err != nil {
+			return &exitError{code: 1, msg: err.Error()}
+		}
+		return nil
+	case <-ctx.Done():
+	}
+	// A signal: end the sessions so their prompts answer while stdout is
+	// open, then stop. The reader may stay blocked on stdin, which the
+	// process's exit ends.
+	d.close(std)
+	_ = c.Close()
+	return &exitError{code: 128 + signalNumber(ctx)}
+}
