@@ -235,7 +235,7 @@ func TestMCPConfigDiscoveryAndPrintMode(t *testing.T) {
 	bin := goServer(t)
 	home := t.TempDir()
 	mcpConfig(t, home, map[string]any{
-		"shared": map[string]any{"command": "/nonexistent/from-home"},
+		"shared":   map[string]any{"command": "/nonexistent/from-home"},
 		"homeonly": map[string]any{"command": bin},
 	})
 	cwd := t.TempDir()
