@@ -52,19 +52,23 @@ type ext struct {
 	startedCh chan struct{} // closed once the start was tried
 	done      chan struct{} // closed when the process is reaped and read to its end
 
-	mu         sync.Mutex
-	state      state
-	failure    error
-	proc       *subproc.Process
-	out        *ndjson.Writer
-	gotHello   bool
-	stopping   bool
-	commands   []Command
-	tools      []*extTool
-	events     map[extwire.EventName]bool
-	intercepts map[extwire.InterceptEvent]bool
-	subscribed bool
-	overflow   bool // events were dropped for a full queue (logged once)
+	mu       sync.Mutex
+	state    state
+	failure  error
+	proc     *subproc.Process
+	out      *outbox
+	gotHello bool
+	// launch is the one timer of the launch (see launchTimer); readyBy
+	// and quietBy are its deadlines after hello.
+	launch           *time.Timer
+	readyBy, quietBy time.Time
+	stopping         bool
+	commands         []Command
+	tools            []*extTool
+	events           map[extwire.EventName]bool
+	intercepts       map[extwire.InterceptEvent]bool
+	subscribed       bool
+	overflow         bool // events were dropped for a full queue (logged once)
 	// pending holds the events seen while the extension starts, so that
 	// one ready during the first prompt still sees it from turn_start.
 	pending []*extwire.EventFrame
@@ -147,24 +151,32 @@ func (e *ext) start() error {
 		}
 	}
 	e.logLine("starting %s %s (manifest %s)", e.spec.Exec, strings.Join(e.spec.Manifest.Args, " "), e.spec.File)
+	// Its stdin is a pipe of the host's own, not the process's: the
+	// outbox writes small frames to it from the sender's goroutine, and
+	// closes it once everything sent is written (see stop).
+	inR, inW, err := os.Pipe()
+	if err != nil {
+		return fmt.Errorf("its stdin pipe: %w", err)
+	}
 	cmd := subproc.Command{
 		Path:       e.spec.Exec,
 		Args:       e.spec.Manifest.Args,
 		Dir:        e.h.sess.CWD(),
 		Env:        environ(),
-		StdinPipe:  true,
+		Stdin:      inR,
 		StdoutPipe: true,
-		StdinGrace: e.h.cfg.ShutdownGrace,
 		TermGrace:  e.h.cfg.TermGrace,
 	}
 	if e.logf != nil {
 		cmd.Stderr = e.logf
 	}
 	p, err := subproc.Start(context.Background(), cmd)
+	inR.Close() // the child has its copy
 	if err != nil {
+		inW.Close()
 		return err
 	}
-	out := ndjson.NewWriter(p.Stdin(), ndjson.WriterOptions{})
+	out := newOutbox(inW)
 	e.mu.Lock()
 	e.proc, e.out = p, out
 	e.mu.Unlock()
@@ -194,22 +206,11 @@ func (e *ext) closeLog() {
 // read reads frames until the extension's stdout ends. It runs the
 // handshake: the first frame must be hello, within the handshake timeout.
 func (e *ext) read() {
-	handshake := time.AfterFunc(e.h.cfg.HandshakeTimeout, func() {
-		e.mu.Lock()
-		got := e.gotHello
-		e.mu.Unlock()
-		if !got {
-			e.failAndKill(fmt.Errorf("no hello within %s; killed", e.h.cfg.HandshakeTimeout))
-		}
-	})
-	defer handshake.Stop()
-	var idle, deadline *time.Timer
-	defer func() {
-		if idle != nil {
-			idle.Stop()
-			deadline.Stop()
-		}
-	}()
+	launch := time.AfterFunc(e.h.cfg.HandshakeTimeout, e.launchTimer)
+	e.mu.Lock()
+	e.launch = launch
+	e.mu.Unlock()
+	defer launch.Stop()
 	lr := ndjson.NewReader(e.proc.Stdout(), e.h.cfg.MaxFrameBytes)
 	for {
 		line, err := lr.Next()
@@ -246,15 +247,42 @@ func (e *ext) read() {
 			if !e.hello(hf) {
 				continue
 			}
-			handshake.Stop()
-			idle = time.AfterFunc(e.h.cfg.ReadyIdle, func() { e.markReady("it sent no ready and was quiet for " + e.h.cfg.ReadyIdle.String()) })
-			deadline = time.AfterFunc(e.h.cfg.ReadyTimeout, func() { e.markReady("no ready within " + e.h.cfg.ReadyTimeout.String()) })
 			continue
 		}
-		if st == starting && idle != nil {
-			idle.Reset(e.h.cfg.ReadyIdle)
+		if st == starting {
+			e.mu.Lock()
+			e.quietBy = time.Now().Add(e.h.cfg.ReadyIdle)
+			e.mu.Unlock()
 		}
 		e.handle(f)
+	}
+}
+
+// launchTimer runs when the extension's one launch timer fires. Before
+// hello, the timer is the handshake's deadline: the extension failed.
+// After it, the timer fires when the extension was quiet for ReadyIdle or
+// at the ReadyTimeout deadline: it is taken as ready with what it has
+// registered. A frame that came meanwhile moves the quiet deadline on:
+// the timer is set again for what is left.
+func (e *ext) launchTimer() {
+	e.mu.Lock()
+	hello, st, readyBy, quietBy, launch := e.gotHello, e.state, e.readyBy, e.quietBy, e.launch
+	e.mu.Unlock()
+	now := time.Now()
+	switch {
+	case st != starting:
+	case !hello:
+		e.failAndKill(fmt.Errorf("no hello within %s; killed", e.h.cfg.HandshakeTimeout))
+	case !now.Before(readyBy):
+		e.markReady("no ready within " + e.h.cfg.ReadyTimeout.String())
+	case !now.Before(quietBy):
+		e.markReady("it sent no ready and was quiet for " + e.h.cfg.ReadyIdle.String())
+	default:
+		next := readyBy
+		if quietBy.Before(next) {
+			next = quietBy
+		}
+		launch.Reset(next.Sub(now))
 	}
 }
 
@@ -285,8 +313,12 @@ func (e *ext) hello(f *extwire.HelloFrame) bool {
 		e.failAndKill(fmt.Errorf("hello names %q, the manifest %q", f.Name, e.name))
 		return false
 	}
+	now := time.Now()
 	e.mu.Lock()
 	e.gotHello = true
+	e.readyBy = now.Add(e.h.cfg.ReadyTimeout)
+	e.quietBy = now.Add(e.h.cfg.ReadyIdle)
+	e.launch.Reset(min(e.h.cfg.ReadyTimeout, e.h.cfg.ReadyIdle))
 	e.mu.Unlock()
 	e.logLine("hello from %s %s", f.Name, f.Version)
 	sess := e.h.sess
@@ -392,11 +424,11 @@ func (e *ext) markReady(why string) {
 	// session_start, then what happened while it started, in order, and
 	// before any later event (event holds the lock to send).
 	if e.events[extwire.EventNameSessionStart] {
-		e.out.Send(&extwire.EventFrame{Event: extwire.EventNameSessionStart})
+		_ = e.out.send(&extwire.EventFrame{Event: extwire.EventNameSessionStart})
 	}
 	for _, f := range e.pending {
 		if e.events[f.Event] {
-			e.out.Send(f)
+			_ = e.out.send(f)
 		}
 	}
 	e.pending = nil
@@ -493,14 +525,18 @@ func (e *ext) failAndKill(err error) {
 // being stopped, the crash is reported.
 func (e *ext) exited() {
 	e.mu.Lock()
-	p := e.proc
+	p, out := e.proc, e.out
 	e.mu.Unlock()
 	status := "closed its output"
+	// The process is reaped soon after its output ends, unless something
+	// it started holds that open.
+	reaped := time.NewTimer(time.Second)
 	select {
 	case <-p.Done():
 		status = exitStatus(p)
-	case <-time.After(time.Second):
+	case <-reaped.C:
 	}
+	reaped.Stop()
 	cause := fmt.Errorf("extension %s %s", e.name, status)
 	e.calls.Close(cause)
 	e.mu.Lock()
@@ -521,6 +557,9 @@ func (e *ext) exited() {
 	}
 	if stopping {
 		e.logLine("stopped: %s", status)
+		if esc := p.Escalation(); esc != subproc.NotSignalled {
+			e.logLine("shutdown: it had to be %s", esc)
+		}
 		return
 	}
 	if wasReady {
@@ -528,7 +567,9 @@ func (e *ext) exited() {
 		e.h.notify(Notice{Extension: e.name, Kind: NoticeNotify, Level: extwire.NotifyLevelError,
 			Message: fmt.Sprintf("extension %s %s; its tools and commands are gone until extensions are reloaded", e.name, status)})
 	}
-	// Whatever it left running in its group goes too.
+	// Its input is closed, and whatever it left running in its group goes
+	// too (SIGTERM, then SIGKILL).
+	out.closeNow()
 	ctx, cancel := context.WithTimeout(context.Background(), e.h.cfg.ShutdownGrace+e.h.cfg.TermGrace)
 	defer cancel()
 	_, _ = p.Stop(ctx)
@@ -554,8 +595,7 @@ func (e *ext) send(f extwire.HostFrame) error {
 	if out == nil {
 		return errors.New("not running")
 	}
-	out.Send(f)
-	return out.Err()
+	return out.send(f)
 }
 
 // request sends the frame build makes with a fresh id and waits for its
@@ -581,8 +621,8 @@ func (e *ext) event(f *extwire.EventFrame) {
 		e.mu.Unlock()
 		return
 	}
-	if e.out.Wait(doneCtx) == nil {
-		e.out.Send(f)
+	if e.out.hasRoom() {
+		_ = e.out.send(f)
 		e.mu.Unlock()
 		return
 	}
@@ -594,18 +634,11 @@ func (e *ext) event(f *extwire.EventFrame) {
 	}
 }
 
-// doneCtx is a context that has ended: Wait with it reports at once
-// whether there is room.
-var doneCtx = func() context.Context {
-	ctx, cancel := context.WithCancel(context.Background())
-	cancel()
-	return ctx
-}()
-
-// stop ends the extension by the ladder: shutdown, its stdin closed, up
-// to ShutdownGrace to exit, SIGTERM, up to TermGrace, SIGKILL; then waits
-// until it is reaped and read to its end. When ctx ends, what is left is
-// killed at once.
+// stop ends the extension by the ladder: shutdown, and its stdin closed
+// once that is written; up to ShutdownGrace for it to exit; SIGTERM to
+// its process group, up to TermGrace; SIGKILL. Each wait ends as soon as
+// the process is gone. stop returns once it is reaped and read to its
+// end. When ctx ends, what is left is killed at once.
 func (e *ext) stop(ctx context.Context) {
 	e.mu.Lock()
 	e.stopping = true
@@ -618,16 +651,28 @@ func (e *ext) stop(ctx context.Context) {
 		<-e.done
 		return
 	}
-	sctx, cancel := context.WithTimeout(ctx, 200*time.Millisecond)
-	_ = out.SendSync(sctx, &extwire.ShutdownFrame{})
-	cancel()
-	cctx, cancel := context.WithTimeout(ctx, 100*time.Millisecond)
-	_ = out.Close(cctx)
-	cancel()
-	esc, _ := p.Stop(ctx)
-	if esc != subproc.NotSignalled {
-		e.logLine("shutdown: it had to be %s", esc)
+	_ = out.send(&extwire.ShutdownFrame{})
+	grace := time.NewTimer(e.h.cfg.ShutdownGrace)
+	defer grace.Stop()
+	// The outbox writes what waits, shutdown last, then closes stdin; an
+	// extension that does not read has its stdin cut once the grace is
+	// over.
+	closeCtx, cutInput := context.WithCancel(ctx)
+	closed := make(chan struct{})
+	go func() {
+		defer close(closed)
+		out.close(closeCtx)
+	}()
+	select {
+	case <-p.Done():
+	case <-grace.C:
+	case <-ctx.Done():
 	}
+	cutInput()
+	<-closed
+	// Without a stdin pipe of its own, Stop begins at SIGTERM, and only
+	// if something of the process group is left.
+	_, _ = p.Stop(ctx) // exited logs how far it went
 	<-e.done
 }
 

@@ -240,3 +240,64 @@ func TestMissingProgram(t *testing.T) {
 	}
 	runTool(t, sess, "py_echo", `{}`)
 }
+
+// Stopping climbs the ladder only as far as each extension needs: one
+// that answers shutdown exits without a signal (Python, Node and Go
+// alike), one deaf to shutdown and to its stdin's end is sent SIGTERM
+// once the grace is over, and one that ignores SIGTERM too is killed.
+func TestShutdownLadder(t *testing.T) {
+	dir := t.TempDir()
+	sess := newFakeSession(t)
+	cfg, got, _ := testConfig(t,
+		pyExt(t, dir, "py", "ok"), nodeExt(t, dir, "node", "ok"), goExt(t, dir, "gx"),
+		pyExt(t, dir, "deaf", "deaf"), pyExt(t, dir, "mule", "stubborn"))
+	cfg.ShutdownGrace = 500 * time.Millisecond
+	cfg.TermGrace = 500 * time.Millisecond
+	h := Start(sess, cfg)
+	h.WaitReady(context.Background())
+	var pids []int
+	for _, name := range []string{"py", "node", "gx", "deaf", "mule"} {
+		pids = append(pids, pidOf(t, h, name))
+	}
+	if err := h.Close(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	for _, pid := range pids {
+		if alive(pid) {
+			t.Errorf("process %d outlived Close", pid)
+		}
+	}
+	got.waitMessage(t, "shutdown ignored")
+	for name, want := range map[string]string{"py": "", "node": "", "gx": "", "deaf": "terminated", "mule": "killed"} {
+		logFile, err := os.ReadFile(filepath.Join(cfg.LogDir, "ext-"+name+".log"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		log := string(logFile)
+		switch {
+		case want == "" && (strings.Contains(log, "had to be") || !strings.Contains(log, "shutdown acknowledged")):
+			t.Errorf("%s did not stop by shutdown alone: %s", name, log)
+		case want != "" && !strings.Contains(log, "shutdown: it had to be "+want):
+			t.Errorf("%s was not %s: %s", name, want, log)
+		}
+	}
+}
+
+// Stopping extensions that answer shutdown waits for their exit, not for
+// the grace: Close returns long before a grace of a minute is over.
+func TestShutdownWaitsForTheExitNotTheGrace(t *testing.T) {
+	dir := t.TempDir()
+	sess := newFakeSession(t)
+	cfg, _, _ := testConfig(t, pyExt(t, dir, "py", "ok"), nodeExt(t, dir, "node", "ok"), goExt(t, dir, "gx"))
+	cfg.ShutdownGrace = time.Minute
+	cfg.TermGrace = time.Minute
+	h := Start(sess, cfg)
+	h.WaitReady(context.Background())
+	began := time.Now()
+	if err := h.Close(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if d := time.Since(began); d > 30*time.Second {
+		t.Fatalf("Close waited %s for extensions that had exited", d)
+	}
+}

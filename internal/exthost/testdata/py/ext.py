@@ -33,6 +33,7 @@ if MODE == "silent":  # never says hello
 
 if MODE == "stubborn":  # ignores shutdown, stdin's end and SIGTERM
     signal.signal(signal.SIGTERM, signal.SIG_IGN)
+# "deaf" ignores shutdown and stdin's end, and dies of SIGTERM.
 
 if MODE == "garbage":
     print("this is not json", flush=True)
@@ -154,11 +155,12 @@ for line in sys.stdin:
     elif t == "panel_close":
         note("panel closed " + msg["panel_id"])
     elif t == "shutdown":
-        if MODE == "stubborn":
+        if MODE in ("stubborn", "deaf"):
+            note("shutdown ignored")
             continue
         emit({"type": "shutdown_ack"})
         break
 
-if MODE == "stubborn":
+if MODE in ("stubborn", "deaf"):
     while True:
         time.sleep(1)
