@@ -122,7 +122,7 @@ func (h *conn) initialize(req *jsonrpc.Request) jsonrpc.Reply {
 		AgentCapabilities: &acp.AgentCapabilities{
 			LoadSession:        true,
 			PromptCapabilities: &acp.PromptCapabilities{Image: true, EmbeddedContext: true},
-			MCPCapabilities:    &acp.McpCapabilities{},
+			MCPCapabilities:    &acp.McpCapabilities{HTTP: true, SSE: true},
 			SessionCapabilities: &acp.SessionCapabilities{
 				List:   &acp.SessionListCapabilities{},
 				Resume: &acp.SessionResumeCapabilities{},
@@ -143,16 +143,6 @@ func checkCWD(cwd string) error {
 	return nil
 }
 
-// checkMCP refuses MCP servers: this build cannot start them yet, and a
-// session that silently lacks the tools the client configured would
-// mislead the model and the user.
-func checkMCP(servers []acp.McpServer) error {
-	if len(servers) > 0 {
-		return jsonrpc.InvalidParams("mcpServers", "MCP servers are not supported by this zot yet; send an empty list")
-	}
-	return nil
-}
-
 // sessionNew starts a session, answered before any update of it.
 func (h *conn) sessionNew(req *jsonrpc.Request) jsonrpc.Reply {
 	var p acp.NewSessionRequest
@@ -162,11 +152,16 @@ func (h *conn) sessionNew(req *jsonrpc.Request) jsonrpc.Reply {
 	if err := checkCWD(p.CWD); err != nil {
 		return jsonrpc.Fail(err)
 	}
-	if err := checkMCP(p.MCPServers); err != nil {
+	servers, err := mcpServers(p.MCPServers)
+	if err != nil {
 		return jsonrpc.Fail(err)
 	}
 	s, err := h.agent.open(newSessionID(), p.CWD, true)
 	if err != nil {
+		return jsonrpc.Fail(err)
+	}
+	if err := s.startMCP(servers); err != nil {
+		h.agent.releaseUnused(s)
 		return jsonrpc.Fail(err)
 	}
 	h.attach(s)
@@ -191,7 +186,8 @@ func (h *conn) sessionLoad(req *jsonrpc.Request) jsonrpc.Reply {
 	if err := checkCWD(p.CWD); err != nil {
 		return jsonrpc.Fail(err)
 	}
-	if err := checkMCP(p.MCPServers); err != nil {
+	servers, err := mcpServers(p.MCPServers)
+	if err != nil {
 		return jsonrpc.Fail(err)
 	}
 	s, err := h.agent.reopen(string(p.SessionID), p.CWD)
@@ -211,6 +207,10 @@ func (h *conn) sessionLoad(req *jsonrpc.Request) jsonrpc.Reply {
 		items[i] = item{update: &ups[i], only: h}
 	}
 	s.push(items...)
+	if err := s.startMCP(servers); err != nil {
+		h.agent.releaseUnused(s)
+		return jsonrpc.Fail(err)
+	}
 	h.attach(s)
 	return jsonrpc.Async(func(ctx context.Context) (any, error) {
 		if err := s.flush(ctx); err != nil {
@@ -229,11 +229,16 @@ func (h *conn) sessionResume(req *jsonrpc.Request) jsonrpc.Reply {
 	if err := checkCWD(p.CWD); err != nil {
 		return jsonrpc.Fail(err)
 	}
-	if err := checkMCP(p.MCPServers); err != nil {
+	servers, err := mcpServers(p.MCPServers)
+	if err != nil {
 		return jsonrpc.Fail(err)
 	}
 	s, err := h.agent.reopen(string(p.SessionID), p.CWD)
 	if err != nil {
+		return jsonrpc.Fail(err)
+	}
+	if err := s.startMCP(servers); err != nil {
+		h.agent.releaseUnused(s)
 		return jsonrpc.Fail(err)
 	}
 	h.attach(s)
@@ -327,14 +332,20 @@ func (h *conn) await(ctx context.Context, s *session, t *turn) error {
 		return nil
 	case <-ctx.Done():
 	}
-	select {
-	case <-h.c.Done():
+	if !cancelledByClient(ctx) {
 		return ctx.Err()
-	default:
 	}
 	s.cancelFrom(h)
 	<-t.done
 	return nil
+}
+
+// cancelledByClient reports whether ctx, an Async job's, ended because
+// the client sent $/cancel_request for the request (rather than because
+// the connection ended).
+func cancelledByClient(ctx context.Context) bool {
+	cause := context.Cause(ctx)
+	return cause != nil && cause.Error() == "cancelled by the client ($/cancel_request)"
 }
 
 // submit starts work on the session, refused as busy when a turn runs.

@@ -9,6 +9,7 @@ import (
 	"zot.dev/zot/internal/acp"
 	"zot.dev/zot/internal/engine"
 	"zot.dev/zot/internal/jsonrpc"
+	"zot.dev/zot/internal/mcphost"
 	"zot.dev/zot/sdk/wire"
 )
 
@@ -19,6 +20,7 @@ type session struct {
 	id    string
 	cwd   string
 	eng   *engine.Session
+	mcp   *mcphost.Manager // nil until the session is given MCP servers
 
 	mu      sync.Mutex
 	clients []*conn // connections that have it open, in the order they opened it
@@ -218,7 +220,14 @@ func (s *session) close() error {
 		<-s.done
 		return nil
 	}
-	err := s.eng.Close()
+	s.mu.Lock()
+	m := s.mcp
+	s.mu.Unlock()
+	var mcpErr error
+	if m != nil {
+		mcpErr = m.Close()
+	}
+	err := errors.Join(s.eng.Close(), mcpErr)
 	close(s.stop)
 	select {
 	case s.wake <- struct{}{}:
