@@ -84,6 +84,12 @@ type Config struct {
 	// Extensions are the extensions the Runtime runs (docs/extensions.md);
 	// the zero value runs none.
 	Extensions ExtensionConfig
+
+	// MCPServers are MCP servers whose tools the model is offered
+	// (docs/mcp.md); they start in the background when New returns.
+	MCPServers []MCPServer
+	// MCP tunes them and names mcpServers files to load.
+	MCP MCPOptions
 }
 
 // ApprovalRequest is a tool call waiting for the embedder's approval: its

@@ -63,6 +63,7 @@ type Runtime struct {
 	closing chan struct{}  // closed by Close
 	relays  sync.WaitGroup // relays still delivering a prompt's last events
 	ext     *exthost.Host  // nil without extensions
+	mcp     mcpState       // the MCP servers (mcp.go)
 
 	mu     sync.Mutex
 	closed bool
@@ -117,6 +118,11 @@ func New(cfg Config) (*Runtime, error) {
 		size = 256
 	}
 	r := &Runtime{host: host, sess: sess, buffer: size, closing: make(chan struct{})}
+	if err := r.startMCP(cfg); err != nil {
+		r.stopMCP()
+		host.Close()
+		return nil, err
+	}
 	r.startExtensions(cfg.Extensions)
 	return r, nil
 }
@@ -225,7 +231,11 @@ func (r *Runtime) mapErr(err error) error {
 }
 
 // State returns a snapshot of the runtime.
-func (r *Runtime) State() wire.StateResult { return r.sess.State() }
+func (r *Runtime) State() wire.StateResult {
+	st := r.sess.State()
+	st.McpServers = r.mcpCount()
+	return st
+}
 
 // Messages returns the transcript, oldest first.
 func (r *Runtime) Messages() []wire.Message { return r.sess.Messages() }
@@ -259,6 +269,7 @@ func (r *Runtime) Close() error {
 	}
 	r.mu.Unlock()
 	r.stopExtensions()
+	r.stopMCP()
 	err := r.host.Close()
 	r.relays.Wait()
 	return err
