@@ -41,6 +41,10 @@ type Options struct {
 	StallTimeout time.Duration
 	// Log receives diagnostics, one line each; nil discards them.
 	Log io.Writer
+	// ShutdownGrace bounds how long Serve, when it stops, lets each
+	// connection finish the requests under way and write their answers
+	// before closing it (see Conn.Shutdown). 0 means 5 s.
+	ShutdownGrace time.Duration
 	// Check, when set, is called with each outgoing frame (without its
 	// LF) before it is queued; a failure is logged and the frame sent
 	// anyway: a debugging aid, e.g. schema validation. It must not keep
@@ -63,6 +67,9 @@ func (o Options) withDefaults() Options {
 	}
 	if o.Log == nil {
 		o.Log = io.Discard
+	}
+	if o.ShutdownGrace <= 0 {
+		o.ShutdownGrace = 5 * time.Second
 	}
 	return o
 }
@@ -232,6 +239,25 @@ func (c *Conn) Wait() error {
 func (c *Conn) Close() error {
 	c.abort(ErrClosed)
 	return nil
+}
+
+// Shutdown ends the connection gently: it reads no more input (as at
+// the end of the client's input: calls to the client fail), lets the
+// requests under way finish, writes their answers and closes. When ctx
+// ends first it closes at once, as Close does. It returns Wait's error.
+// A stream that cannot stop only its reading (no CloseRead method) is
+// closed at once.
+func (c *Conn) Shutdown(ctx context.Context) error {
+	if cr, ok := c.rwc.(interface{ CloseRead() error }); !ok || cr.CloseRead() != nil {
+		_ = c.Close()
+	}
+	select {
+	case <-c.done:
+	case <-ctx.Done():
+		_ = c.Close()
+		<-c.done
+	}
+	return c.err
 }
 
 // abort ends the connection with cause (the first cause is kept).

@@ -41,8 +41,9 @@ type ServeHooks struct {
 }
 
 // Serve accepts clients from l and serves each on its own Conn until ctx
-// ends or l fails; then it closes l and every Conn, waits for them and
-// returns nil (ctx's end) or l's error. Accept errors that are not the
+// ends or l fails; then it closes l, shuts every Conn down (the requests
+// under way are answered, within Options.ShutdownGrace), waits for them
+// and returns nil (ctx's end) or l's error. Accept errors that are not the
 // listener's end are logged and retried after a pause.
 func Serve(ctx context.Context, l Listener, nh NewHandler, opts Options, hooks ServeHooks) error {
 	opts = opts.withDefaults()
@@ -93,9 +94,15 @@ func Serve(ctx context.Context, l Listener, nh NewHandler, opts Options, hooks S
 		}()
 	}
 	_ = l.Close()
+	grace, cancel := context.WithTimeout(context.Background(), opts.ShutdownGrace)
+	defer cancel()
 	mu.Lock()
 	for c := range conns {
-		_ = c.Close()
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			_ = c.Shutdown(grace)
+		}()
 	}
 	mu.Unlock()
 	wg.Wait()
