@@ -57,7 +57,7 @@ bench-build: ## build the benchmark programs bin/zot-floor and bin/zot-bench fro
 	$(GO) build -o $(BIN)/zot-bench ./bench/cmd/zot-bench
 
 .PHONY: test
-test: check-generated build testtools test-go test-python test-node test-shell test-sdk-outside ## run every test (Go with -race, Python, Node, shell, TypeScript)
+test: check-generated build testtools test-go test-python test-node test-acp test-shell test-sdk-outside ## run every test (Go with -race, Python, Node, shell, TypeScript)
 
 .PHONY: test-go
 test-go: testtools
@@ -97,6 +97,11 @@ test-node: build $(TSC)
 	cd clients/node && ../../$(TSC) -p tsconfig.json
 	@if [ -d clients/node/test ] && ls clients/node/test/*.test.mjs >/dev/null 2>&1; then \
 		cd clients/node && ZOT_BIN=$(CURDIR)/$(BIN)/zot $(NODE) --test test/; fi
+
+# The official ACP TypeScript SDK (pinned in testtools/) drives zot daemon.
+.PHONY: test-acp
+test-acp: build testtools
+	cd testtools && ZOT_BIN=$(CURDIR)/$(BIN)/zot $(NODE) --test acp/
 
 .PHONY: test-shell
 test-shell: build
