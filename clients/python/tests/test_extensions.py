@@ -105,6 +105,32 @@ class AsyncExtensionMethodsTest(ExtensionTestCase):
 
         asyncio.run(main())
 
+    def test_run_command_runs_once_and_done_means_idle(self):
+        # Iterating the stream run_command returns once sent the command a
+        # second time: the extension ran it twice, a second prompt ran
+        # behind the first, and a reload after the first one's done was
+        # refused as busy now and then. Many rounds make that race show;
+        # the transcript says deterministically how many prompts ran.
+        rounds = 20
+
+        async def main():
+            async with z.AsyncClient(
+                self.flags(), binary=ZOT, env={"ZOTCORE_RPC_TOKEN": None}, cwd=self.tmp, stderr=io.StringIO(),
+                timeout=RESPONSE_TIMEOUT,
+            ) as c:
+                for i in range(rounds):
+                    result, stream = await c.run_command("hello-py", "round %d" % i)
+                    self.assertEqual(result.action, "prompt")
+                    events = await stream.collect()
+                    self.assertEqual(events[-1].TYPE, "done")
+                    self.assertFalse((await c.get_state()).busy, f"busy after done in round {i}")
+                    exts = (await c.reload_extensions()).extensions
+                    self.assertEqual([e.state for e in exts], ["ready"], f"round {i}")
+                users = [m for m in (await c.get_messages()).messages if m.role == "user"]
+                self.assertEqual(len(users), rounds)
+
+        asyncio.run(main())
+
 
 if __name__ == "__main__":
     unittest.main()

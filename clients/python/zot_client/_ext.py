@@ -7,6 +7,7 @@ What extensions push on their own (``ext_notify``, ``panel_render``,
 
 from __future__ import annotations
 
+import asyncio
 from typing import TYPE_CHECKING, Any, Dict, Optional, Tuple
 
 from .types import CommandsResult, ExtensionsResult, RunCommandResult, StartResult
@@ -95,6 +96,11 @@ class AsyncExtensionMethods:
         cmd = {"type": "run_command", "name": name, "args": args}
         cid = next(self._ids)  # type: ignore[attr-defined]
         stream = AsyncPromptStream(self, cmd, cid)  # type: ignore[arg-type]
+        # The command is sent here, once: iterating the stream must not
+        # send it again (which would run the command twice).
+        sent: "asyncio.Future[None]" = asyncio.get_running_loop().create_future()
+        sent.set_result(None)
+        stream._sent = sent  # type: ignore[assignment]
         resp = await self._send(dict(cmd), stream, cid)  # type: ignore[attr-defined]
         if not resp.success:
             self._router.forget(cid)  # type: ignore[attr-defined]
