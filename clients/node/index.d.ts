@@ -5,6 +5,8 @@ import type {
   AbortResult,
   CommandsResult,
   ExtensionsResult,
+  MCPServer,
+  MCPServersResult,
   PanelKey,
   RunCommandResult,
   ErrorCode,
@@ -190,6 +192,12 @@ export declare class ZotClient {
   closePanel(panelId: string): Promise<void>;
   /** Stops the extensions, finds them again and starts them; `busy` while work runs. */
   reloadExtensions(): Promise<ExtensionsResult>;
+  /** The session's MCP servers, sorted by name, with their status and tools. */
+  mcpList(): Promise<MCPServersResult>;
+  /** Adds MCP servers (never `busy`); `invalid_params` for an unusable one. */
+  mcpAdd(servers: MCPServer[]): Promise<MCPServersResult>;
+  /** Removes an MCP server; `not_found` when there is none of that name. */
+  mcpRemove(name: string): Promise<MCPServersResult>;
   /**
    * Sends any command by its type and fields; resolves to the response's
    * `data`. For commands of a newer server.

@@ -642,6 +642,31 @@ export class ZotClient extends EventEmitter {
     return this.request("reload_extensions");
   }
 
+  /** The session's MCP servers, sorted by name: resolves to {servers}. */
+  mcpList() {
+    return this.request("mcp_list");
+  }
+
+  /**
+   * Adds MCP servers ({name, command, args, env, cwd} or {name, url,
+   * headers, type}); one with a present name replaces it. Never `busy`:
+   * they start in the background. Resolves to {servers}; rejects with
+   * `invalid_params` for an unusable server.
+   * @param {Array<Record<string, unknown>>} servers
+   */
+  mcpAdd(servers) {
+    return this.request("mcp_add", { servers });
+  }
+
+  /**
+   * Removes an MCP server; rejects with `not_found` when there is none of
+   * that name. Resolves to {servers}.
+   * @param {string} name
+   */
+  mcpRemove(name) {
+    return this.request("mcp_remove", { name });
+  }
+
   /**
    * Ends zot: closes its stdin (zot finishes running and queued work, then
    * exits), waits up to closeTimeoutMs, then sends SIGTERM, then SIGKILL.

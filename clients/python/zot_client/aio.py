@@ -32,6 +32,7 @@ from typing import (
 
 from . import _wire
 from ._ext import AsyncExtensionMethods
+from ._mcp import AsyncMCPMethods
 from .client import PermissionAnswer, _raise_failure
 from .errors import ProtocolError, ZotClosedError, ZotError
 from .types import (
@@ -150,7 +151,7 @@ class AsyncPromptStream:
         self._queue.put_nowait(item)
 
 
-class AsyncClient(AsyncExtensionMethods):
+class AsyncClient(AsyncExtensionMethods, AsyncMCPMethods):
     """Drives one ``zot rpc`` process from asyncio.
 
     Takes the same arguments as zot_client.Client, plus max_line_bytes,

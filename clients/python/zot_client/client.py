@@ -37,6 +37,7 @@ from typing import (
 
 from . import _wire
 from ._ext import ExtensionMethods
+from ._mcp import MCPMethods
 from .errors import ProtocolError, ZotClosedError, ZotError
 from .types import (
     AbortResult,
@@ -151,7 +152,7 @@ class PromptStream:
         self._queue.put(item)
 
 
-class Client(ExtensionMethods):
+class Client(ExtensionMethods, MCPMethods):
     """Drives one ``zot rpc`` process over its pipes.
 
     Args:
