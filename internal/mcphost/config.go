@@ -9,6 +9,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"sort"
 	"strings"
@@ -125,7 +126,9 @@ type fileEntry struct {
 // ParseConfig reads the {"mcpServers": {"<name>": {...}}} shape other
 // agents use, giving the servers sorted by name. Entries with
 // "disabled": true are left out; unknown members are ignored. A server's
-// "timeout" is in milliseconds.
+// "timeout" is in milliseconds. ${VAR} and ${VAR:-default} in command,
+// args, env and headers values, cwd and url are replaced by the
+// environment's values.
 func ParseConfig(data []byte) ([]Server, error) {
 	var doc struct {
 		MCPServers map[string]json.RawMessage `json:"mcpServers"`
@@ -151,9 +154,9 @@ func ParseConfig(data []byte) ([]Server, error) {
 		if e.Disabled {
 			continue
 		}
-		s := Server{Name: name, Type: e.Type, Command: e.Command, Args: e.Args, Env: e.Env, CWD: e.CWD, URL: e.URL, Headers: e.Headers}
+		s := Server{Name: name, Type: e.Type, Command: expand(e.Command), Args: expandAll(e.Args), Env: expandMap(e.Env), CWD: expand(e.CWD), URL: expand(e.URL), Headers: expandMap(e.Headers)}
 		if s.URL == "" && e.HTTPURL != "" {
-			s.URL = e.HTTPURL
+			s.URL = expand(e.HTTPURL)
 			if s.Type == "" {
 				s.Type = TransportHTTP
 			}
@@ -265,4 +268,43 @@ func stringMap(raw json.RawMessage) (map[string]string, error) {
 		return nil, errors.New("must be an object of strings")
 	}
 	return m, nil
+}
+
+// envRef is ${NAME} or ${NAME:-default}.
+var envRef = regexp.MustCompile(`\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}`)
+
+// expand replaces the ${VAR} and ${VAR:-default} references in s.
+func expand(s string) string {
+	if !strings.Contains(s, "${") {
+		return s
+	}
+	return envRef.ReplaceAllStringFunc(s, func(ref string) string {
+		m := envRef.FindStringSubmatch(ref)
+		if v, ok := os.LookupEnv(m[1]); ok && v != "" {
+			return v
+		}
+		return m[2]
+	})
+}
+
+func expandAll(list []string) []string {
+	if list == nil {
+		return nil
+	}
+	out := make([]string, len(list))
+	for i, s := range list {
+		out[i] = expand(s)
+	}
+	return out
+}
+
+func expandMap(m map[string]string) map[string]string {
+	if m == nil {
+		return nil
+	}
+	out := make(map[string]string, len(m))
+	for k, v := range m {
+		out[k] = expand(v)
+	}
+	return out
 }

@@ -153,3 +153,22 @@ func TestCollidingServersGetDistinctNames(t *testing.T) {
 		t.Fatalf("echo = %+v", r)
 	}
 }
+
+func TestParseConfigExpandsEnvironmentReferences(t *testing.T) {
+	t.Setenv("ZOT_TEST_TOKEN", "s3cret")
+	t.Setenv("ZOT_TEST_EMPTY", "")
+	list, err := ParseConfig([]byte(`{"mcpServers": {
+	  "a": {"command": "${ZOT_TEST_BIN:-/bin/srv}", "args": ["--token=${ZOT_TEST_TOKEN}", "$HOME", "${ZOT_TEST_EMPTY:-dflt}"], "env": {"T": "${ZOT_TEST_TOKEN}"}},
+	  "b": {"url": "http://127.0.0.1:1/${ZOT_TEST_UNSET}", "headers": {"Authorization": "Bearer ${ZOT_TEST_TOKEN}"}}
+	}}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, b := list[0], list[1]
+	if a.Command != "/bin/srv" || strings.Join(a.Args, " ") != "--token=s3cret $HOME dflt" || a.Env["T"] != "s3cret" {
+		t.Fatalf("a = %+v", a)
+	}
+	if b.URL != "http://127.0.0.1:1/" || b.Headers["Authorization"] != "Bearer s3cret" {
+		t.Fatalf("b = %+v", b)
+	}
+}
