@@ -1,0 +1,261 @@
+package main
+
+// Tests of the ACP methods through the real binary: zot acp over stdin
+// and stdout, zot daemon over its socket, every frame both ways checked
+// against the vendored ACP schema and the daemon's, and a daemon killed
+// with SIGKILL mid-turn whose sessions load again with every committed
+// message.
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+
+	"zot.dev/zot/internal/schemacheck"
+	"zot.dev/zot/internal/zotbin"
+)
+
+// acpPeer is a doorPeer whose every frame is checked against the schema.
+type acpPeer struct {
+	*doorPeer
+	conv *schemacheck.ACPConversation
+}
+
+// checked wraps dp: every frame it sends or reads is checked, and the
+// problems reported when the test ends.
+func checked(t *testing.T, dp *doorPeer) *acpPeer {
+	conv := &schemacheck.ACPConversation{}
+	t.Cleanup(func() {
+		if err := conv.Err(); err != nil {
+			t.Error(err)
+		}
+	})
+	return &acpPeer{doorPeer: dp, conv: conv}
+}
+
+// send writes a line the client sends, checked.
+func (p *acpPeer) send(line string) {
+	p.t.Helper()
+	p.conv.Frame(true, []byte(line))
+	p.doorPeer.send(line)
+}
+
+// next reads a frame the agent sent, checked.
+func (p *acpPeer) next() doorFrame {
+	p.t.Helper()
+	f := p.doorPeer.next()
+	p.conv.Frame(false, []byte(f.raw))
+	return f
+}
+
+// await returns the answer to id and the frames before it. A permission
+// request among them is answered with option (allow_once, …).
+func (p *acpPeer) await(id, option string) (doorFrame, []doorFrame) {
+	p.t.Helper()
+	var before []doorFrame
+	for {
+		f := p.next()
+		if f.Method == "" && string(f.ID) == id {
+			return f, before
+		}
+		if f.Method == "session/request_permission" {
+			p.send(fmt.Sprintf(`{"jsonrpc":"2.0","id":%s,"result":{"outcome":{"outcome":"selected","optionId":%q}}}`, f.ID, option))
+		}
+		before = append(before, f)
+	}
+}
+
+// call sends a request and returns its answer and what came before.
+func (p *acpPeer) call(id, method, params, option string) (doorFrame, []doorFrame) {
+	p.t.Helper()
+	p.send(fmt.Sprintf(`{"jsonrpc":"2.0","id":%s,"method":%q,"params":%s}`, id, method, params))
+	return p.await(id, option)
+}
+
+// updateKinds lists the sessionUpdate of each session/update frame.
+func updateKinds(frames []doorFrame) []string {
+	var out []string
+	for _, f := range frames {
+		if f.Method != "session/update" {
+			continue
+		}
+		var p struct {
+			Update struct {
+				Kind    string `json:"sessionUpdate"`
+				Status  string `json:"status"`
+				Content struct {
+					Text string `json:"text"`
+				} `json:"content"`
+			} `json:"update"`
+		}
+		_ = json.Unmarshal(f.Params, &p)
+		k := p.Update.Kind
+		if p.Update.Status != "" {
+			k += ":" + p.Update.Status
+		}
+		out = append(out, k)
+	}
+	return out
+}
+
+// chunkText joins the text of the updates of one kind.
+func chunkText(frames []doorFrame, kind string) string {
+	var b strings.Builder
+	for _, f := range frames {
+		var p struct {
+			Update struct {
+				Kind    string `json:"sessionUpdate"`
+				Content struct {
+					Text string `json:"text"`
+				} `json:"content"`
+			} `json:"update"`
+		}
+		if f.Method == "session/update" && json.Unmarshal(f.Params, &p) == nil && p.Update.Kind == kind {
+			b.WriteString(p.Update.Content.Text)
+		}
+	}
+	return b.String()
+}
+
+// sessionID reads the sessionId of a session/new answer.
+func sessionID(t *testing.T, f doorFrame) string {
+	t.Helper()
+	var r struct {
+		SessionID string `json:"sessionId"`
+	}
+	if f.Error != nil || json.Unmarshal(f.Result, &r) != nil || r.SessionID == "" {
+		t.Fatalf("session/new: %s", f.raw)
+	}
+	return r.SessionID
+}
+
+func TestACPStdioPromptWithPermission(t *testing.T) {
+	home := doorDir(t)
+	work := t.TempDir()
+	s := script(t, map[string]any{"turns": []any{map[string]any{"steps": []any{
+		map[string]any{"text": "Writing.", "tool_calls": []any{map[string]any{"id": "w1", "name": "write", "args": map[string]any{"path": "a.txt", "content": "hi\n"}}}},
+		map[string]any{"text": "Done."},
+	}}}})
+	cmd := exec.Command(zotBin, "acp", "--provider", "scripted", "--script", s)
+	cmd.Env = doorEnv(home)
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	stderr := new(zotbin.Buffer)
+	cmd.Stderr = stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
+	p := checked(t, newDoorPeer(t, stdin, stdout))
+
+	if f, _ := p.call("1", "initialize", `{"protocolVersion":1,"clientCapabilities":{}}`, ""); f.Error != nil {
+		t.Fatalf("initialize: %s", f.raw)
+	}
+	f, _ := p.call("2", "session/new", fmt.Sprintf(`{"cwd":%q,"mcpServers":[]}`, work), "")
+	id := sessionID(t, f)
+	// --permission defaults to ask: the write waits for the client.
+	f, before := p.call("3", "session/prompt", fmt.Sprintf(`{"sessionId":%q,"prompt":[{"type":"text","text":"write"}]}`, id), "allow_once")
+	if f.Error != nil || !strings.Contains(string(f.Result), `"stopReason":"end_turn"`) {
+		t.Fatalf("prompt: %s\n%s", f.raw, stderr)
+	}
+	asked := false
+	for _, fr := range before {
+		asked = asked || fr.Method == "session/request_permission"
+	}
+	if !asked {
+		t.Error("no session/request_permission before the write")
+	}
+	got := strings.Join(updateKinds(before), " ")
+	if !strings.Contains(got, "tool_call:pending tool_call_update:in_progress tool_call_update:completed") {
+		t.Errorf("updates %s", got)
+	}
+	if b, err := os.ReadFile(filepath.Join(work, "a.txt")); err != nil || string(b) != "hi\n" {
+		t.Errorf("a.txt: %q %v", b, err)
+	}
+	if f, _ := p.call("4", "_zot/status", `{}`, ""); f.Error != nil || !strings.Contains(string(f.Result), id) {
+		t.Errorf("_zot/status: %s", f.raw)
+	}
+	stdin.Close()
+	if err := cmd.Wait(); err != nil {
+		t.Errorf("zot acp at the end of stdin: %v\n%s", err, stderr)
+	}
+}
+
+func TestACPDaemonKilledMidTurnLosesNoCommittedMessage(t *testing.T) {
+	dir := doorDir(t)
+	home := filepath.Join(dir, "home")
+	sock := filepath.Join(dir, "s")
+	work := t.TempDir()
+	// Turn 1 reads a file and answers; turn 2 answers slowly, and the
+	// daemon is killed in its middle.
+	s := script(t, map[string]any{"turns": []any{
+		map[string]any{"steps": []any{
+			map[string]any{"tool_calls": []any{map[string]any{"id": "r1", "name": "ls", "args": map[string]any{"path": "."}}}},
+			map[string]any{"text": "First answer."},
+		}},
+		map[string]any{"steps": []any{map[string]any{"text": "a slow second answer that never ends in time", "chunk": 2, "delay_ms": 200}}},
+	}})
+	env := doorEnv(home, "ZOT_SOCKET="+sock)
+	d := startZotDaemon(t, env, "--script", s)
+	d.waitFor(t, "listening on")
+	conn, c := dialDoor(t, sock)
+	p := checked(t, conn)
+	p.call("1", "initialize", `{"protocolVersion":1}`, "")
+	id := sessionID(t, first(p.call("2", "session/new", fmt.Sprintf(`{"cwd":%q,"mcpServers":[]}`, work), "")))
+	if f, _ := p.call("3", "session/prompt", fmt.Sprintf(`{"sessionId":%q,"prompt":[{"type":"text","text":"look"}]}`, id), ""); f.Error != nil {
+		t.Fatalf("prompt 1: %s", f.raw)
+	}
+	p.send(fmt.Sprintf(`{"jsonrpc":"2.0","id":4,"method":"session/prompt","params":{"sessionId":%q,"prompt":[{"type":"text","text":"again"}]}}`, id))
+	for {
+		f := p.next()
+		if f.Method == "session/update" && strings.Contains(string(f.Params), "agent_message_chunk") {
+			break
+		}
+	}
+	if err := d.cmd.Process.Signal(syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	d.waitExit(t)
+	c.Close()
+
+	d2 := startZotDaemon(t, env, "--script", s)
+	d2.waitFor(t, "listening on")
+	conn2, _ := dialDoor(t, sock)
+	p2 := checked(t, conn2)
+	p2.call("1", "initialize", `{"protocolVersion":1}`, "")
+	f, before := p2.call("2", "session/load", fmt.Sprintf(`{"sessionId":%q,"cwd":%q,"mcpServers":[]}`, id, work), "")
+	if f.Error != nil {
+		t.Fatalf("load after SIGKILL: %s\n%s", f.raw, d2.stderr)
+	}
+	// Everything of turn 1, and the user message of turn 2, which was
+	// committed before the kill.
+	if got := chunkText(before, "user_message_chunk"); got != "lookagain" {
+		t.Errorf("replayed user text %q, want %q", got, "lookagain")
+	}
+	if got := chunkText(before, "agent_message_chunk"); got != "First answer." {
+		t.Errorf("replayed agent text %q", got)
+	}
+	kinds := strings.Join(updateKinds(before), " ")
+	if !strings.Contains(kinds, "tool_call:pending tool_call_update:completed") {
+		t.Errorf("replayed updates %s", kinds)
+	}
+	// The session goes on.
+	f, _ = p2.call("3", "session/prompt", fmt.Sprintf(`{"sessionId":%q,"prompt":[{"type":"text","text":"and now"}]}`, id), "")
+	if f.Error != nil {
+		t.Errorf("prompt after load: %s", f.raw)
+	}
+}
+
+// first returns its first argument.
+func first(f doorFrame, _ []doorFrame) doorFrame { return f }
