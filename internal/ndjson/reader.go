@@ -150,6 +150,12 @@ func (lr *Reader) grow() {
 	lr.buf = buf
 }
 
+// Release lets go now, rather than at the next call to Next, of a buffer
+// grown past 1 MiB for a long line, so that the memory can be reclaimed
+// while the caller works on what it decoded from the line. The line Next
+// returned last is left as it is (the buffer is dropped, not reused).
+func (lr *Reader) Release() { lr.release() }
+
 // release lets go of a buffer grown past maxKeep for a big line, keeping
 // the bytes read after that line in a buffer of the usual size.
 func (lr *Reader) release() {

@@ -178,3 +178,25 @@ func BenchmarkReaderLongLine(b *testing.B) {
 		}
 	}
 }
+
+// TestReaderRelease: Release drops a big line's buffer at once, leaves
+// that line's bytes as they were, and keeps what was read after it.
+func TestReaderRelease(t *testing.T) {
+	big := strings.Repeat("b", 3<<20)
+	lr := NewReader(iotest.HalfReader(strings.NewReader(big+"\nnext\n")), 4<<20)
+	line, err := lr.Next()
+	if err != nil || len(line) != len(big) {
+		t.Fatalf("got %d bytes, %v", len(line), err)
+	}
+	lr.Release()
+	if cap(lr.buf) > maxKeep {
+		t.Fatalf("after Release the buffer keeps %d bytes", cap(lr.buf))
+	}
+	if string(line) != big {
+		t.Fatal("Release changed the line it let go of")
+	}
+	lr.Release() // nothing to let go of: a no-op
+	if line, err := lr.Next(); err != nil || string(line) != "next" {
+		t.Fatalf("got %q, %v", line, err)
+	}
+}

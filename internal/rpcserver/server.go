@@ -14,6 +14,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"runtime/debug"
 	"sync/atomic"
 	"time"
 	"unicode/utf8"
@@ -180,11 +181,32 @@ func (s *Server) read(ctx context.Context, in io.Reader) error {
 		// A client that does not read its output stops being read from
 		// once enough is queued for it.
 		_ = s.w.Wait(ctx)
-		if err := s.handle(line); err != nil {
+		long := len(line) >= longLine
+		if long {
+			// The smaller buffers the line grew through are garbage now.
+			debug.FreeOSMemory()
+		}
+		err = s.handle(line)
+		if long {
+			// The command holds what it needs; the line itself is garbage.
+			line = nil
+			lr.Release()
+			debug.FreeOSMemory()
+		}
+		if err != nil {
 			return err
 		}
 	}
 }
+
+// longLine is the length from which reading a line gives the memory it
+// leaves behind back to the system at once: the buffers it grew through
+// before it is decoded, and its own once it is. A long-lived process that
+// once took a 64 MiB prompt does not keep holding it three times over,
+// and its peak stays near the line and the text decoded from it. A
+// collection costs little next to the line (a few milliseconds, while
+// the line itself took hundreds to arrive and decode).
+const longLine = 8 << 20
 
 // tooLongMarker stands for a line that was over the limit.
 var tooLongMarker = []byte{0}

@@ -80,7 +80,7 @@ func endpoint(base string) string {
 // event, a cut stream) re-issues the whole call as long as nothing beyond
 // EventStart has been reported; EventStart itself is reported once.
 func (p *Provider) Stream(ctx context.Context, req *llm.Request, sink llm.Sink) (*llm.Response, error) {
-	body, err := buildRequestCached(req, &p.tools, &p.msgs)
+	body, err := buildPayload(req, &p.tools, &p.msgs)
 	if err != nil {
 		return failed(nil), fmt.Errorf("%s: building request: %w", providerName, err)
 	}
@@ -100,7 +100,7 @@ func (p *Provider) Stream(ctx context.Context, req *llm.Request, sink llm.Sink) 
 	err = httpcall.Call(ctx, p.opt, httpcall.Attempt{
 		Open: func(ctx context.Context) (*httpcall.Stream, error) {
 			asm = newAssembler(sink)
-			return httpcall.Post(ctx, providerName, p.url, header, body, once, decodeError)
+			return httpcall.PostFrom(ctx, providerName, p.url, header, body, once, decodeError)
 		},
 		Started: func() { sink(llm.Event{Kind: llm.EventStart}) },
 		Read: func(s *httpcall.Stream) (bool, error) {

@@ -6,7 +6,6 @@ import (
 
 	"zot.dev/zot/internal/llm"
 	"zot.dev/zot/internal/provider/reqbody"
-	"zot.dev/zot/internal/wirecodec"
 )
 
 // defaultMaxTokens is max_tokens when the request leaves it at 0 and the
@@ -110,6 +109,16 @@ const cacheMark = `,"cache_control":{"type":"ephemeral"}`
 // from tools when it has not changed and each message's from msgs when it
 // was sent before (nil caches: always encode).
 func buildRequestCached(req *llm.Request, tools *reqbody.ToolCache, msgs *reqbody.MessageCache) ([]byte, error) {
+	p, err := buildPayload(req, tools, msgs)
+	if err != nil {
+		return nil, err
+	}
+	return p.Bytes(), nil
+}
+
+// buildPayload is buildRequestCached with the long texts of the body left
+// to be encoded as it is sent.
+func buildPayload(req *llm.Request, tools *reqbody.ToolCache, msgs *reqbody.MessageCache) (*reqbody.Payload, error) {
 	w := wireRequest{
 		Model:  req.Model,
 		Stream: true,
@@ -133,9 +142,11 @@ func buildRequestCached(req *llm.Request, tools *reqbody.ToolCache, msgs *reqbod
 		return nil, err
 	}
 	size := reqbody.Size(frags) + inPlaceLen(req.Messages, frags) + len(cacheMark)
-	return reqbody.Body(head, "messages", size, func(b []byte) []byte {
-		return appendMessages(b, req.Messages, frags)
-	}, rawTools), nil
+	var splices reqbody.Splices
+	raw := reqbody.Body(head, "messages", size, func(b []byte) []byte {
+		return appendMessages(b, req.Messages, frags, &splices)
+	}, rawTools)
+	return reqbody.NewPayload(raw, &splices), nil
 }
 
 // setThinking sets the thinking, effort and max_tokens of w. A model whose
@@ -197,9 +208,9 @@ func role(m *llm.Message) string {
 // appendMessages appends the messages array built from the encoded blocks
 // of each transcript message: messages without blocks are skipped,
 // consecutive messages of one role merged into one, and the last block of
-// the last user message marked as a prompt-cache breakpoint. A long text
-// (inPlace) is encoded here, straight into b.
-func appendMessages(b []byte, msgs []llm.Message, frags [][]byte) []byte {
+// the last user message marked as a prompt-cache breakpoint. The texts of
+// a message written in place (inPlace) are left to splices.
+func appendMessages(b []byte, msgs []llm.Message, frags [][]byte, splices *reqbody.Splices) []byte {
 	mark := -1
 	for i := len(msgs) - 1; i >= 0; i-- {
 		if len(frags[i]) > 0 && role(&msgs[i]) == "user" {
@@ -210,7 +221,7 @@ func appendMessages(b []byte, msgs []llm.Message, frags [][]byte) []byte {
 	return reqbody.AppendGroupedWith(b, frags, func(i int) string { return role(&msgs[i]) }, "content",
 		func(b []byte, i int, f []byte) []byte {
 			if isInPlace(f) {
-				b = appendTexts(b, &msgs[i])
+				b = appendTexts(b, &msgs[i], splices)
 			} else {
 				b = append(b, f...)
 			}
@@ -222,43 +233,41 @@ func appendMessages(b []byte, msgs []llm.Message, frags [][]byte) []byte {
 		})
 }
 
-// longText is the size of encoded text from which a message made only of
-// text is not encoded once and kept for the requests that follow, but
-// encoded straight into each request's body (inPlace): a long prompt is
-// then held once more while a request is sent, not twice more (its
-// encoding, and the body that copies it).
+// longText is the length of text from which a message made only of text
+// is not encoded once and kept for the requests that follow: its texts
+// are left out of the body and encoded only as the body is sent
+// (reqbody.Payload), so a long prompt is not held again, once or twice,
+// per request.
 const longText = 1 << 20
 
 // inPlace is the fragment kept for a message of longText or more, which
-// appendMessages encodes in place. No encoding of blocks is one NUL byte.
+// appendMessages writes with its texts spliced in. No encoding of blocks
+// is one NUL byte.
 var inPlace = []byte{0}
 
-// isInPlace reports whether f stands for a message encoded in place.
+// isInPlace reports whether f stands for a message written in place.
 func isInPlace(f []byte) bool { return len(f) == 1 && f[0] == 0 }
 
-// textsLen returns how many bytes appendTexts writes for m, or -1 when m
-// holds a block that is not text.
-func textsLen(m *llm.Message) int {
+// textBytes returns the length of m's texts, or -1 when m holds a block
+// that is not text.
+func textBytes(m *llm.Message) int {
 	n := 0
 	for _, b := range m.Content {
 		t, ok := b.(*llm.TextBlock)
 		if !ok {
 			return -1
 		}
-		if t.Text == "" {
-			continue
-		}
-		if n > 0 {
-			n++ // comma
-		}
-		n += len(`{"type":"text","text":}`) + wirecodec.StringLen(t.Text)
+		n += len(t.Text)
 	}
 	return n
 }
 
+// textBlock is what encodes one text block besides its text.
+const textBlock = `{"type":"text","text":}`
+
 // appendTexts appends the blocks of m, which holds only text, as
-// encodeBlocks encodes them.
-func appendTexts(b []byte, m *llm.Message) []byte {
+// encodeBlocks encodes them, each text left to splices.
+func appendTexts(b []byte, m *llm.Message, splices *reqbody.Splices) []byte {
 	first := true
 	for _, blk := range m.Content {
 		t := blk.(*llm.TextBlock)
@@ -269,19 +278,20 @@ func appendTexts(b []byte, m *llm.Message) []byte {
 			b = append(b, ',')
 		}
 		first = false
-		b = append(b, `{"type":"text","text":`...)
-		b = append(wirecodec.AppendString(b, t.Text), '}')
+		b = append(b, textBlock[:len(textBlock)-1]...)
+		b = append(splices.AppendText(b, t.Text), '}')
 	}
 	return b
 }
 
-// inPlaceLen returns the bytes the messages encoded in place add to the
-// body beyond their one-byte fragments.
+// inPlaceLen returns at most how many bytes the messages written in place
+// add to the body beyond their one-byte fragments, their texts not
+// counted.
 func inPlaceLen(msgs []llm.Message, frags [][]byte) int {
 	n := 0
 	for i, f := range frags {
 		if isInPlace(f) {
-			n += textsLen(&msgs[i]) - len(f)
+			n += len(msgs[i].Content) * (len(textBlock) + 1)
 		}
 	}
 	return n
@@ -291,7 +301,7 @@ func inPlaceLen(msgs []llm.Message, frags [][]byte) int {
 // enclosing brackets; nothing when it sends none. A message of only text
 // whose encoding is longText or more gets inPlace instead.
 func encodeBlocks(m *llm.Message) ([]byte, error) {
-	if n := textsLen(m); n >= longText {
+	if textBytes(m) >= longText {
 		return inPlace, nil
 	}
 	blocks := make([]wireBlock, 0, len(m.Content))

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"io"
 	"net/http"
 	"net/url"
 	"time"
@@ -27,6 +28,26 @@ import (
 // when header does not set them. The caller must Close the returned Stream.
 func Post(ctx context.Context, provider, url string, header http.Header, body []byte, opt Options,
 	decodeErr func(status int, body []byte) (kind, message string)) (*Stream, error) {
+	return PostFrom(ctx, provider, url, header, bytesBody(body), opt, decodeErr)
+}
+
+// Body is a request body that can be read again from its start for each
+// attempt, of a length known beforehand.
+type Body interface {
+	Len() int64
+	Reader() io.Reader
+}
+
+// bytesBody is a Body held in one slice.
+type bytesBody []byte
+
+func (b bytesBody) Len() int64        { return int64(len(b)) }
+func (b bytesBody) Reader() io.Reader { return bytes.NewReader(b) }
+
+// PostFrom is [Post] with a body that is read as it is sent rather than
+// held in one slice.
+func PostFrom(ctx context.Context, provider, url string, header http.Header, body Body, opt Options,
+	decodeErr func(status int, body []byte) (kind, message string)) (*Stream, error) {
 	opt = opt.withDefaults()
 	if err := checkURL(url); err != nil {
 		return nil, fmt.Errorf("%s: %w", provider, err)
@@ -45,13 +66,22 @@ func Post(ctx context.Context, provider, url string, header http.Header, body []
 
 // postOnce makes one attempt. On success the Stream owns the request's
 // context and body.
-func postOnce(ctx context.Context, provider, url string, header http.Header, body []byte, opt Options,
+func postOnce(ctx context.Context, provider, url string, header http.Header, body Body, opt Options,
 	decodeErr func(status int, body []byte) (kind, message string)) (*Stream, error) {
 	reqCtx, cancel := context.WithCancel(ctx)
-	req, err := http.NewRequestWithContext(reqCtx, http.MethodPost, url, bytes.NewReader(body))
+	req, err := http.NewRequestWithContext(reqCtx, http.MethodPost, url, body.Reader())
 	if err != nil {
 		cancel()
 		return nil, fmt.Errorf("%s: building request: %w", provider, err)
+	}
+	if _, ok := body.(bytesBody); !ok {
+		// net/http knows the length and how to start over only for its
+		// own reader types.
+		req.ContentLength = body.Len()
+		req.GetBody = func() (io.ReadCloser, error) { return io.NopCloser(body.Reader()), nil }
+		if req.ContentLength == 0 {
+			req.Body = http.NoBody
+		}
 	}
 	req.Header = header.Clone()
 	if req.Header == nil {

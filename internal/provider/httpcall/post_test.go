@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"net"
 	"net/http"
@@ -12,6 +13,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+	"testing/iotest"
 	"time"
 
 	"zot.dev/zot/internal/llm"
@@ -342,5 +344,45 @@ func TestPostCancelledWhileWaitingForHeaders(t *testing.T) {
 	_, err := Post(ctx, "test", srv.URL, nil, nil, Options{}, nil)
 	if !errors.Is(err, context.Canceled) {
 		t.Fatalf("err = %v, want context.Canceled", err)
+	}
+}
+
+// chunkBody is a Body that is not one slice: it reads its text in small
+// pieces, as a payload with long texts does.
+type chunkBody string
+
+func (b chunkBody) Len() int64        { return int64(len(b)) }
+func (b chunkBody) Reader() io.Reader { return iotest.HalfReader(strings.NewReader(string(b))) }
+
+// TestPostFromSendsWholeBodyOnEveryAttempt: a body read as it is sent goes
+// with its Content-Length, and whole again on each retry.
+func TestPostFromSendsWholeBodyOnEveryAttempt(t *testing.T) {
+	body := chunkBody(strings.Repeat(`{"text":"abc"}`, 10_000))
+	var calls atomic.Int32
+	bad := make(chan string, 4)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		b, _ := io.ReadAll(r.Body)
+		if string(b) != string(body) || r.ContentLength != body.Len() {
+			bad <- fmt.Sprintf("attempt %d: %d bytes, Content-Length %d", calls.Load()+1, len(b), r.ContentLength)
+		}
+		if calls.Add(1) == 1 {
+			w.WriteHeader(http.StatusServiceUnavailable)
+			return
+		}
+		io.WriteString(w, "event: done\ndata: ok\n\n")
+	}))
+	defer srv.Close()
+	rec := &sleepRecorder{}
+	s, err := PostFrom(hangGuard(t), "test", srv.URL, nil, body, Options{Sleep: rec.sleep}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	expectOneEvent(t, s)
+	close(bad)
+	for msg := range bad {
+		t.Error(msg)
+	}
+	if calls.Load() != 2 {
+		t.Fatalf("calls = %d, want 2", calls.Load())
 	}
 }
