@@ -459,3 +459,27 @@ func TestModelsAndCompact(t *testing.T) {
 		t.Errorf("status %+v", st)
 	}
 }
+
+func TestCancelRequestOfAPromptCancelsItsTurn(t *testing.T) {
+	ta := newTestAgent(t, "", slowScript, PermissionAllow)
+	cl := ta.connect()
+	cl.init()
+	id := cl.newSession(t.TempDir())
+	ctx, cancel := context.WithCancel(context.Background())
+	errc := make(chan error, 1)
+	go func() {
+		_, err := cl.c.Call(ctx, acp.MethodSessionPrompt, acp.PromptRequest{SessionID: acp.SessionId(id), Prompt: []acp.ContentBlock{{Text: &acp.TextContent{Text: "talk"}}}})
+		errc <- err
+	}()
+	waitFor(t, "the first chunk", func() bool { return cl.text(id, "agent") != "" })
+	cancel() // the client sends $/cancel_request for the prompt
+	<-errc
+	waitFor(t, "the turn to end", func() bool {
+		var st acp.StatusResponse
+		cl.must(acp.MethodZotStatus, nil, &st)
+		return len(st.Sessions) == 1 && !st.Sessions[0].Busy
+	})
+	if got := cl.text(id, "agent"); strings.HasSuffix(got, "twelve") {
+		t.Errorf("the turn ran to its end (%q) although its prompt was cancelled", got)
+	}
+}

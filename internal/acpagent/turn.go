@@ -254,5 +254,3 @@ func appError(kind acp.ErrorKind, sessionID, format string, args ...any) *jsonrp
 	}
 	return e
 }
-
-func ptr[T any](v T) *T { return &v }
