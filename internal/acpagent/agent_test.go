@@ -363,6 +363,12 @@ func TestTwoClientsOnOneSession(t *testing.T) {
 	done := make(chan error, 1)
 	go func() { _, err := a.prompt(id, "talk"); done <- err }()
 	waitFor(t, "b to see the turn", func() bool { return b.text(id, "agent") != "" })
+	if got := b.text(id, "user"); got != "talk" {
+		t.Errorf("b saw the prompt as %q, want %q", got, "talk")
+	}
+	if got := a.text(id, "user"); got != "" {
+		t.Errorf("a, which sent the prompt, got it echoed: %q", got)
+	}
 	_, err := b.prompt(id, "me too")
 	if kind, _, _ := errKind(t, err); kind != "busy" {
 		t.Errorf("b's prompt on a's turn: %v", err)

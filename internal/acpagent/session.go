@@ -44,6 +44,7 @@ type session struct {
 type item struct {
 	update  *acp.SessionUpdate
 	only    *conn         // when set, the update goes to this connection only (a replay)
+	except  *conn         // when set, the update goes to every connection but this one
 	barrier chan struct{} // when set, closed once every item before it was handed on
 }
 
@@ -147,7 +148,7 @@ func (s *session) forward() {
 			targets := []*conn{it.only}
 			if it.only == nil {
 				s.mu.Lock()
-				targets = slices.Clone(s.clients)
+				targets = slices.DeleteFunc(slices.Clone(s.clients), func(c *conn) bool { return c == it.except })
 				s.mu.Unlock()
 			}
 			for _, c := range targets {
@@ -267,6 +268,21 @@ func (s *session) sink(t *turn) engine.Sink {
 			// so that a crash mid-turn loses none of it.
 			if err := s.eng.Save(); err != nil {
 				s.agent.logf("session %s: %v", s.id, err)
+			}
+		}
+		var except *conn
+		if um, ok := ev.(*wire.UserMessageEvent); ok {
+			// The client that sent the prompt has it; the others that
+			// have the session open are told what was asked.
+			except = t.from
+			var ups []acp.SessionUpdate
+			for _, b := range um.Content {
+				if tb, ok := b.(*wire.TextBlock); ok && tb.Text != "" {
+					ups = append(ups, acp.SessionUpdate{UserMessageChunk: textChunk(tb.Text)})
+				}
+			}
+			for i := range ups {
+				s.push(item{update: &ups[i], except: except})
 			}
 		}
 		ups := t.translate(ev)
