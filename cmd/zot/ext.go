@@ -2,8 +2,11 @@ package main
 
 import (
 	"context"
+	"fmt"
 	"io"
 	"path/filepath"
+	"strings"
+	"sync"
 	"time"
 
 	"github.com/urfave/cli/v3"
@@ -12,13 +15,14 @@ import (
 	"zot.dev/zot/internal/engine"
 	"zot.dev/zot/internal/exthost"
 	"zot.dev/zot/internal/rpcserver"
+	"zot.dev/zot/sdk/extwire"
 )
 
-// extFlags choose the extensions rpc mode loads.
+// extFlags choose the extensions rpc mode and print mode load.
 func extFlags() []cli.Flag {
 	return []cli.Flag{
-		&cli.StringSliceFlag{Name: "ext", Aliases: []string{"e"}, Usage: "rpc mode: load the extension in this folder (or this extension.json) first; repeatable"},
-		&cli.BoolFlag{Name: "no-ext", Usage: "rpc mode: load no extension from ./.zot/extensions or the zot home (--ext still loads)"},
+		&cli.StringSliceFlag{Name: "ext", Aliases: []string{"e"}, Usage: "rpc and print mode: load the extension in this folder (or this extension.json) first; repeatable"},
+		&cli.BoolFlag{Name: "no-ext", Usage: "rpc and print mode: load no extension from ./.zot/extensions or the zot home (--ext still loads)"},
 	}
 }
 
@@ -27,11 +31,44 @@ func extFlags() []cli.Flag {
 // them in the background once it serves; what they push reaches its
 // client.
 func startExtensions(cmd *cli.Command, sess *engine.Session, srv *rpcserver.Server, stderr io.Writer) *exthost.Host {
+	h := exthost.New(sess, extConfig(cmd, sess, srv.ExtensionNotice, stderr))
+	srv.SetExtensions(h)
+	return h
+}
+
+// startPrintExtensions starts print mode's extensions, found as rpc mode
+// finds them, at once: the prompt waits for their handshakes, so the
+// model sees their tools. What they push (notices; print mode shows no
+// panels) goes to stderr, one line each.
+func startPrintExtensions(cmd *cli.Command, sess *engine.Session, stderr io.Writer) *exthost.Host {
+	var mu sync.Mutex
+	notify := func(n exthost.Notice) {
+		if n.Kind != exthost.NoticeNotify {
+			return
+		}
+		level := n.Level
+		if level == "" {
+			level = extwire.NotifyLevelInfo
+		}
+		mu.Lock()
+		defer mu.Unlock()
+		fmt.Fprintf(stderr, "[%s] %s: %s\n", n.Extension, level, oneLineText(n.Message))
+	}
+	return exthost.Start(sess, extConfig(cmd, sess, notify, stderr))
+}
+
+// oneLineText keeps a notice on one line of stderr.
+func oneLineText(s string) string {
+	return strings.Join(strings.Fields(strings.ReplaceAll(s, "\n", " ")), " ")
+}
+
+// extConfig is the extension host's configuration the flags give.
+func extConfig(cmd *cli.Command, sess *engine.Session, notify func(exthost.Notice), stderr io.Writer) exthost.Config {
 	cfg := exthost.Config{
 		Discovery: exthost.Discovery{Paths: cmd.StringSlice("ext")},
 		Version:   buildinfo.Version(),
 		Log:       stderr,
-		Notify:    srv.ExtensionNotice,
+		Notify:    notify,
 	}
 	if h, err := zotHome(stderr); err == nil {
 		cfg.LogDir = h.Logs()
@@ -42,15 +79,17 @@ func startExtensions(cmd *cli.Command, sess *engine.Session, srv *rpcserver.Serv
 	if !cmd.Bool("no-ext") {
 		cfg.ProjectDir = filepath.Join(sess.CWD(), ".zot", "extensions")
 	}
-	h := exthost.New(sess, cfg)
-	srv.SetExtensions(h)
-	return h
+	return cfg
 }
 
 // stopExtensions stops the extensions by their shutdown ladder, all at
 // once; whatever is left after a few seconds is killed.
-func stopExtensions(h *exthost.Host) {
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+func stopExtensions(h *exthost.Host) { stopExtensionsWithin(h, 5*time.Second) }
+
+// stopExtensionsWithin stops the extensions by their shutdown ladder and
+// kills what is left after d.
+func stopExtensionsWithin(h *exthost.Host, d time.Duration) {
+	ctx, cancel := context.WithTimeout(context.Background(), d)
 	defer cancel()
 	h.Close(ctx)
 }

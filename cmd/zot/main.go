@@ -147,7 +147,7 @@ zot version                  print the version`,
 				}
 				return serveRPC(ctx, cmd, std)
 			case cmd.IsSet("print"):
-				if err := onlyFlags(cmd, "print mode (-p)", flagNames(agentFlags(), outputFlags()), "print"); err != nil {
+				if err := onlyFlags(cmd, "print mode (-p)", flagNames(agentFlags(), outputFlags(), extFlags()), "print"); err != nil {
 					return err
 				}
 				prompt, err := promptText(cmd, prompt, std)

@@ -29,6 +29,7 @@ func printMode(ctx context.Context, cmd *cli.Command, prompt string, io streams)
 	if err != nil {
 		return err
 	}
+	exts := startPrintExtensions(cmd, sess, io.err)
 	// Notices about MCP servers go to stderr only (the manager logs them).
 	mcp, err := startMCP(cmd, sess, nil, false, io.err)
 	if err != nil {
@@ -52,6 +53,7 @@ func printMode(ctx context.Context, cmd *cli.Command, prompt string, io streams)
 		},
 	}, engine.RefuseBusy, nil)
 	if err != nil {
+		stopExtensions(exts)
 		host.Close()
 		return &exitError{code: 1, msg: err.Error()}
 	}
@@ -65,9 +67,11 @@ func printMode(ctx context.Context, cmd *cli.Command, prompt string, io streams)
 		select {
 		case done = <-finished:
 		case <-time.After(printSignalGrace):
+			stopExtensionsWithin(exts, printSignalGrace)
 			return &exitError{code: 128 + signalNumber(ctx)}
 		}
 	}
+	stopExtensions(exts)
 	host.Close()
 	p.event(done)
 	if !p.asJSON && !p.endsWithText {
