@@ -209,7 +209,7 @@ func role(m *llm.Message) string {
 // of each transcript message: messages without blocks are skipped,
 // consecutive messages of one role merged into one, and the last block of
 // the last user message marked as a prompt-cache breakpoint. The texts of
-// a message written in place (inPlace) are left to splices.
+// a message written in place (reqbody.InPlace) are left to splices.
 func appendMessages(b []byte, msgs []llm.Message, frags [][]byte, splices *reqbody.Splices) []byte {
 	mark := -1
 	for i := len(msgs) - 1; i >= 0; i-- {
@@ -220,7 +220,7 @@ func appendMessages(b []byte, msgs []llm.Message, frags [][]byte, splices *reqbo
 	}
 	return reqbody.AppendGroupedWith(b, frags, func(i int) string { return role(&msgs[i]) }, "content",
 		func(b []byte, i int, f []byte) []byte {
-			if isInPlace(f) {
+			if reqbody.IsInPlace(f) {
 				b = appendTexts(b, &msgs[i], splices)
 			} else {
 				b = append(b, f...)
@@ -231,35 +231,6 @@ func appendMessages(b []byte, msgs []llm.Message, frags [][]byte, splices *reqbo
 			}
 			return b
 		})
-}
-
-// longText is the length of text from which a message made only of text
-// is not encoded once and kept for the requests that follow: its texts
-// are left out of the body and encoded only as the body is sent
-// (reqbody.Payload), so a long prompt is not held again, once or twice,
-// per request.
-const longText = 1 << 20
-
-// inPlace is the fragment kept for a message of longText or more, which
-// appendMessages writes with its texts spliced in. No encoding of blocks
-// is one NUL byte.
-var inPlace = []byte{0}
-
-// isInPlace reports whether f stands for a message written in place.
-func isInPlace(f []byte) bool { return len(f) == 1 && f[0] == 0 }
-
-// textBytes returns the length of m's texts, or -1 when m holds a block
-// that is not text.
-func textBytes(m *llm.Message) int {
-	n := 0
-	for _, b := range m.Content {
-		t, ok := b.(*llm.TextBlock)
-		if !ok {
-			return -1
-		}
-		n += len(t.Text)
-	}
-	return n
 }
 
 // textBlock is what encodes one text block besides its text.
@@ -290,7 +261,7 @@ func appendTexts(b []byte, m *llm.Message, splices *reqbody.Splices) []byte {
 func inPlaceLen(msgs []llm.Message, frags [][]byte) int {
 	n := 0
 	for i, f := range frags {
-		if isInPlace(f) {
+		if reqbody.IsInPlace(f) {
 			n += len(msgs[i].Content) * (len(textBlock) + 1)
 		}
 	}
@@ -298,11 +269,11 @@ func inPlaceLen(msgs []llm.Message, frags [][]byte) int {
 }
 
 // encodeBlocks encodes the blocks m sends, comma-separated without the
-// enclosing brackets; nothing when it sends none. A message of only text
-// whose encoding is longText or more gets inPlace instead.
+// enclosing brackets; nothing when it sends none. A message of long text
+// only gets reqbody.InPlace instead.
 func encodeBlocks(m *llm.Message) ([]byte, error) {
-	if textBytes(m) >= longText {
-		return inPlace, nil
+	if reqbody.LongTextOnly(m) {
+		return reqbody.InPlace(), nil
 	}
 	blocks := make([]wireBlock, 0, len(m.Content))
 	for _, b := range m.Content {

@@ -90,6 +90,16 @@ const effortNone = "none"
 // was sent before (nil caches: always encode). A cache must only ever see
 // one provider id.
 func buildRequestCached(req *llm.Request, provider string, tools *reqbody.ToolCache, msgs *reqbody.MessageCache) ([]byte, error) {
+	p, err := buildPayload(req, provider, tools, msgs)
+	if err != nil {
+		return nil, err
+	}
+	return p.Bytes(), nil
+}
+
+// buildPayload is buildRequestCached with the long texts of the body left
+// to be encoded as it is sent.
+func buildPayload(req *llm.Request, provider string, tools *reqbody.ToolCache, msgs *reqbody.MessageCache) (*reqbody.Payload, error) {
 	w := wireRequest{
 		Model:         req.Model,
 		Stream:        true,
@@ -112,6 +122,9 @@ func buildRequestCached(req *llm.Request, provider string, tools *reqbody.ToolCa
 		return nil, fmt.Errorf("encoding json: %w", err)
 	}
 	frags, err := msgs.Encode(req.Messages, func(m *llm.Message) ([]byte, error) {
+		if m.Role == llm.RoleUser && reqbody.LongTextOnly(m) {
+			return reqbody.InPlace(), nil
+		}
 		return reqbody.Fragment(appendMessage(nil, m, provider))
 	})
 	if err != nil {
@@ -127,9 +140,47 @@ func buildRequestCached(req *llm.Request, provider string, tools *reqbody.ToolCa
 	if err != nil {
 		return nil, err
 	}
-	return reqbody.Body(head, "messages", reqbody.Size(frags)+len(sys), func(b []byte) []byte {
-		return reqbody.AppendArray(b, sys, frags)
-	}, rawTools), nil
+	size := reqbody.Size(frags) + len(sys)
+	for i, f := range frags {
+		if reqbody.IsInPlace(f) {
+			size += len(`{"role":"user","content":[]}`) + len(req.Messages[i].Content)*len(`{"type":"text","text":},`)
+		}
+	}
+	var splices reqbody.Splices
+	raw := reqbody.Body(head, "messages", size, func(b []byte) []byte {
+		return reqbody.AppendArrayWith(b, sys, frags, func(b []byte, i int, f []byte) []byte {
+			if reqbody.IsInPlace(f) {
+				return appendLongUser(b, &req.Messages[i], &splices)
+			}
+			return append(b, f...)
+		})
+	}, rawTools)
+	return reqbody.NewPayload(raw, &splices), nil
+}
+
+// appendLongUser appends the chat message of m, a user message of only
+// text, as appendMessage encodes it, its texts left to splices: one text
+// is the content itself, more are text parts.
+func appendLongUser(b []byte, m *llm.Message, splices *reqbody.Splices) []byte {
+	var texts []string
+	for _, blk := range m.Content {
+		if t := blk.(*llm.TextBlock); t.Text != "" {
+			texts = append(texts, t.Text)
+		}
+	}
+	b = append(b, `{"role":"user","content":`...)
+	if len(texts) == 1 {
+		return append(splices.AppendText(b, texts[0]), '}')
+	}
+	b = append(b, '[')
+	for i, t := range texts {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = append(b, `{"type":"text","text":`...)
+		b = append(splices.AppendText(b, t), '}')
+	}
+	return append(b, "]}"...)
 }
 
 // encodeTools encodes the tool list as function tools.

@@ -9,17 +9,24 @@ import (
 // non-empty fragments, each fragment being zero or more comma-separated
 // JSON values.
 func AppendArray(b, first []byte, frags [][]byte) []byte {
+	return AppendArrayWith(b, first, frags, func(b []byte, _ int, f []byte) []byte { return append(b, f...) })
+}
+
+// AppendArrayWith is [AppendArray] with each non-empty fragment written
+// by put, which appends to b what stands for fragment i (see
+// [AppendGroupedWith]).
+func AppendArrayWith(b, first []byte, frags [][]byte, put func(b []byte, i int, f []byte) []byte) []byte {
 	b = append(b, '[')
 	n := len(b)
 	b = append(b, first...)
-	for _, f := range frags {
+	for i, f := range frags {
 		if len(f) == 0 {
 			continue
 		}
 		if len(b) > n {
 			b = append(b, ',')
 		}
-		b = append(b, f...)
+		b = put(b, i, f)
 	}
 	return append(b, ']')
 }

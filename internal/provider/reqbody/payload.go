@@ -5,8 +5,41 @@ import (
 	"io"
 	"unicode/utf8"
 
+	"zot.dev/zot/internal/llm"
 	"zot.dev/zot/internal/wirecodec"
 )
+
+// LongText is the length of text from which a message made only of text
+// is not encoded once and kept for the requests that follow (its fragment
+// is [InPlace]): its texts are left out of the body's bytes and encoded
+// only as the body is sent ([Payload]), so a long prompt is not held
+// again, once or twice, per request.
+const LongText = 1 << 20
+
+// inPlace is the fragment of such a message: no encoding of values is one
+// NUL byte.
+var inPlace = []byte{0}
+
+// InPlace returns the fragment to keep for a message whose texts are
+// spliced into each body (see [LongText]).
+func InPlace() []byte { return inPlace }
+
+// IsInPlace reports whether f is [InPlace]'s fragment.
+func IsInPlace(f []byte) bool { return len(f) == 1 && f[0] == 0 }
+
+// LongTextOnly reports whether m holds only text blocks, [LongText] bytes
+// of text or more in all.
+func LongTextOnly(m *llm.Message) bool {
+	n := 0
+	for _, b := range m.Content {
+		t, ok := b.(*llm.TextBlock)
+		if !ok {
+			return false
+		}
+		n += len(t.Text)
+	}
+	return n >= LongText
+}
 
 // Payload is a request body held as the bytes of its JSON with the long
 // texts left out, and those texts, which are encoded as JSON strings only
