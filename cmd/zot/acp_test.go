@@ -13,6 +13,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 
@@ -259,3 +260,74 @@ func TestACPDaemonKilledMidTurnLosesNoCommittedMessage(t *testing.T) {
 
 // first returns its first argument.
 func first(f doorFrame, _ []doorFrame) doorFrame { return f }
+
+func TestACPDaemonHundredSessionsStreamAtOnce(t *testing.T) {
+	dir := doorDir(t)
+	sock := filepath.Join(dir, "s")
+	// 60 numbered words in 4-byte chunks: a lost, doubled or reordered
+	// update changes a session's text.
+	var words []string
+	for i := range 60 {
+		words = append(words, fmt.Sprintf("%03d", i))
+	}
+	answer := strings.Join(words, " ")
+	s := script(t, map[string]any{"turns": []any{map[string]any{"steps": []any{map[string]any{"text": answer, "chunk": 4}}}}})
+	d := startZotDaemon(t, doorEnv(filepath.Join(dir, "home"), "ZOT_SOCKET="+sock), "--script", s)
+	d.waitFor(t, "listening on")
+	work := t.TempDir()
+	const conns, perConn = 4, 25
+	var wg sync.WaitGroup
+	for c := range conns {
+		dp, _ := dialDoor(t, sock)
+		p := checked(t, dp)
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			p.call("0", "initialize", `{"protocolVersion":1}`, "")
+			ids := make([]string, perConn)
+			for i := range ids {
+				ids[i] = sessionID(t, first(p.call(fmt.Sprint(i+1), "session/new", fmt.Sprintf(`{"cwd":%q,"mcpServers":[]}`, work), "")))
+			}
+			// Every prompt at once, then read until every one is answered.
+			for i, id := range ids {
+				p.send(fmt.Sprintf(`{"jsonrpc":"2.0","id":"p%d","method":"session/prompt","params":{"sessionId":%q,"prompt":[{"type":"text","text":"count"}]}}`, i, id))
+			}
+			text := map[string]*strings.Builder{}
+			for _, id := range ids {
+				text[id] = new(strings.Builder)
+			}
+			for answered := 0; answered < perConn; {
+				f := p.next()
+				switch {
+				case f.Method == "session/update":
+					var u struct {
+						SessionID string `json:"sessionId"`
+						Update    struct {
+							Kind    string `json:"sessionUpdate"`
+							Content struct {
+								Text string `json:"text"`
+							} `json:"content"`
+						} `json:"update"`
+					}
+					_ = json.Unmarshal(f.Params, &u)
+					if u.Update.Kind == "agent_message_chunk" {
+						text[u.SessionID].WriteString(u.Update.Content.Text)
+					}
+				case f.Method == "":
+					var i int
+					if _, err := fmt.Sscanf(strings.Trim(string(f.ID), `"`), "p%d", &i); err != nil || f.Error != nil {
+						t.Errorf("connection %d: %s", c, f.raw)
+						answered++
+						continue
+					}
+					// Every update of the turn came before its answer.
+					if got := text[ids[i]].String(); got != answer {
+						t.Errorf("connection %d session %d: %d bytes of text before the answer, want %d", c, i, len(got), len(answer))
+					}
+					answered++
+				}
+			}
+		}()
+	}
+	wg.Wait()
+}
