@@ -68,6 +68,7 @@ func TestParseToolArgsRejectsRepeatedNames(t *testing.T) {
 		`{"path":"a","Path":"b"}`,
 		`{"a":1,"a ":2,"\\a":3}`,
 		`{"\ud83d\ude00":1,"\ud83d":2,"x":"\ud800\udc00"}`,
+		`{"":1e1000,"tiny":-1e-1000}`, // valid JSON, beyond float64
 	} {
 		if args, msg := ParseToolArgs([]byte(ok)); msg != "" || string(args) != ok {
 			t.Errorf("ParseToolArgs(%s) = %s, %q; want it accepted", ok, args, msg)
@@ -130,9 +131,13 @@ func FuzzParseToolArgs(f *testing.F) {
 }
 
 // repeatsName reports whether an object in the valid JSON data gives a name
-// twice, reading names with encoding/json's token decoder.
+// twice, reading names with encoding/json's token decoder. Numbers are
+// read as their text (UseNumber): a number JSON allows but float64 cannot
+// hold, such as 1e1000, is valid in arguments (testdata/fuzz holds that
+// find).
 func repeatsName(t *testing.T, data []byte) bool {
 	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.UseNumber()
 	type frame struct {
 		object bool
 		names  map[string]bool
