@@ -28,14 +28,14 @@ func TestJSONRPCGolden(t *testing.T) {
 	src := string(out["tiny.go"])
 	for _, want := range []string{
 		"MethodPing = \"ping\"",
-		"Count *int64 `json:\"count,omitempty\"`",     // a number that may be absent is a pointer
-		"Shape *Shape `json:\"shape,omitempty\"`",     // so is a union
-		"Tags []string `json:\"tags\"`",               // a required array, written as [] when nil
-		"Other json.RawMessage",                       // the open variant
-		"Square *Square",                              // the variant without a discriminator
-		"None *struct{}",                              // a variant with no body
-		"CodeParseError Code = -32700",                // integer consts by title
-		"type Anything = json.RawMessage",             // any value
+		"Count *int64 `json:\"count,omitempty\"`",    // a number that may be absent is a pointer
+		"Shape *Shape `json:\"shape,omitempty\"`",    // so is a union
+		"Tags []string `json:\"tags\"`",              // a required array, written as [] when nil
+		"Other json.RawMessage",                      // the open variant
+		"Square *Square",                             // the variant without a discriminator
+		"None *struct{}",                             // a variant with no body
+		"CodeParseError Code = -32700",               // integer consts by title
+		"type Anything = json.RawMessage",            // any value
 		`return fmt.Errorf("Shape: unknown kind %q"`, // never: the set is open
 	} {
 		if strings.HasPrefix(want, "return fmt.Errorf(\"Shape: unknown") {
