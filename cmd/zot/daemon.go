@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"os"
 	"slices"
@@ -201,12 +200,23 @@ func serveDaemon(ctx context.Context, cmd *cli.Command, std streams) error {
 	return nil
 }
 
-// stdio is zot acp's stream: stdin and stdout.
-type stdio struct{ std streams }
+// stdio is zot acp's stream: stdin and stdout. Close does not close
+// them (a read of stdin or a write to stdout blocked in the kernel would
+// not return anyway, and other parts of zot watch stdout): it tells
+// serveACP that the connection is over, and the process's exit ends the
+// rest.
+type stdio struct {
+	std    streams
+	once   sync.Once
+	closed chan struct{}
+}
 
-func (s stdio) Read(p []byte) (int, error)  { return s.std.in.Read(p) }
-func (s stdio) Write(p []byte) (int, error) { return s.std.out.Write(p) }
-func (s stdio) Close() error                { return errors.Join(s.std.out.Close(), s.std.in.Close()) }
+func (s *stdio) Read(p []byte) (int, error)  { return s.std.in.Read(p) }
+func (s *stdio) Write(p []byte) (int, error) { return s.std.out.Write(p) }
+func (s *stdio) Close() error {
+	s.once.Do(func() { close(s.closed) })
+	return nil
+}
 
 // serveACP runs `zot acp`: exit 0 at the end of stdin once the requests
 // under way are answered; 128+signal on SIGTERM/SIGINT after ending the
@@ -217,20 +227,34 @@ func serveACP(ctx context.Context, cmd *cli.Command, std streams) error {
 		return err
 	}
 	defer d.close(std)
-	c := jsonrpc.NewConn(stdio{std}, jsonrpc.Peer{Transport: "stdio", UID: os.Getuid(), PID: os.Getppid(), Label: "stdio"},
+	s := &stdio{std: std, closed: make(chan struct{})}
+	c := jsonrpc.NewConn(s, jsonrpc.Peer{Transport: "stdio", UID: os.Getuid(), PID: os.Getppid(), Label: "stdio"},
 		d.agent.Handler, d.rpc)
 	select {
 	case <-c.Done():
-		if err := c.Err(); err != nil {
-			return &exitError{code: 1, msg: err.Error()}
+	case <-s.closed:
+		// The connection closed its stream: it ends at once, unless a
+		// write to a client that stopped reading is stuck.
+		select {
+		case <-c.Done():
+		case <-time.After(5 * time.Second):
+			return &exitError{code: 1, msg: "the client stopped reading stdout"}
 		}
-		return nil
 	case <-ctx.Done():
+		// A signal: end the sessions, let their prompts' answers reach
+		// stdout, then stop. The reader may stay blocked on stdin, which
+		// the process's exit ends.
+		d.close(std)
+		drain, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		if err := c.Drain(drain); err != nil {
+			fmt.Fprintln(std.err, "zot acp:", err)
+		}
+		cancel()
+		_ = c.Close()
+		return &exitError{code: 128 + signalNumber(ctx)}
 	}
-	// A signal: end the sessions so their prompts answer while stdout is
-	// open, then stop. The reader may stay blocked on stdin, which the
-	// process's exit ends.
-	d.close(std)
-	_ = c.Close()
-	return &exitError{code: 128 + signalNumber(ctx)}
+	if err := c.Err(); err != nil {
+		return &exitError{code: 1, msg: err.Error()}
+	}
+	return nil
 }

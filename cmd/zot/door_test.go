@@ -590,3 +590,46 @@ func TestDoorSlowReaderDoesNotBlockOthers(t *testing.T) {
 	// The slow one is let go once its queue stayed full for 1 s.
 	d.waitFor(t, "client stopped reading")
 }
+
+func TestDoorStdioSIGTERM(t *testing.T) {
+	home := doorDir(t)
+	cmd := exec.Command(zotBin, "acp", "--provider", "scripted", "--script", writeScript(t, home, 1000, 1, 100))
+	cmd.Env = doorEnv(home)
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer stdin.Close()
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	stderr := new(zotbin.Buffer)
+	cmd.Stderr = stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	p := newDoorPeer(t, stdin, stdout)
+	p.call("1", "initialize", `{"protocolVersion":1,"clientCapabilities":{}}`)
+	f := p.call("2", "session/new", fmt.Sprintf(`{"cwd":%q,"mcpServers":[]}`, home))
+	var sn struct{ SessionID string }
+	if json.Unmarshal(f.Result, &sn) != nil || sn.SessionID == "" {
+		t.Fatalf("session/new: %s", f.raw)
+	}
+	p.send(fmt.Sprintf(`{"jsonrpc":"2.0","id":3,"method":"session/prompt","params":{"sessionId":%q,"prompt":[{"type":"text","text":"go"}]}}`, sn.SessionID))
+	if u := p.next(); u.Method != "session/update" {
+		t.Fatalf("want the turn under way, got %s", u.raw)
+	}
+	if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	ans, _ := p.await("3")
+	if ans.Error != nil || !strings.Contains(string(ans.Result), `"stopReason":"cancelled"`) {
+		t.Errorf("prompt at SIGTERM: %s, want stopReason cancelled", ans.raw)
+	}
+	<-p.closed
+	err = cmd.Wait()
+	if code := cmd.ProcessState.ExitCode(); code != 128+int(syscall.SIGTERM) {
+		t.Fatalf("zot acp after SIGTERM: %v (exit %d), want exit 143\n%s", err, code, stderr)
+	}
+}

@@ -10,6 +10,7 @@ import (
 	"runtime/debug"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"zot.dev/zot/internal/correlate"
@@ -171,6 +172,7 @@ type Conn struct {
 	ctx    context.Context
 	cancel context.CancelCauseFunc
 	jobs   sync.WaitGroup
+	active atomic.Int64 // Async jobs running
 
 	mu       sync.Mutex
 	inflight map[string]context.CancelCauseFunc // requests being served, by id
@@ -421,9 +423,9 @@ func (c *Conn) handle(req *Request) {
 			}
 			return
 		}
-		c.jobs.Add(1)
+		c.startJob()
 		go func() {
-			defer c.jobs.Done()
+			defer c.endJob()
 			if _, err := c.runJob(c.ctx, req, reply.run); err != nil {
 				c.logf("notification %s failed: %v", req.Method, err)
 			}
@@ -448,9 +450,9 @@ func (c *Conn) handle(req *Request) {
 	c.mu.Lock()
 	c.inflight[key] = cancel
 	c.mu.Unlock()
-	c.jobs.Add(1)
+	c.startJob()
 	go func() {
-		defer c.jobs.Done()
+		defer c.endJob()
 		res, err := c.runJob(ctx, req, reply.run)
 		c.mu.Lock()
 		delete(c.inflight, key)
@@ -458,6 +460,36 @@ func (c *Conn) handle(req *Request) {
 		c.answer(ctx, req, res, err)
 		cancel(nil)
 	}()
+}
+
+func (c *Conn) startJob() {
+	c.active.Add(1)
+	c.jobs.Add(1)
+}
+
+func (c *Conn) endJob() {
+	c.active.Add(-1)
+	c.jobs.Done()
+}
+
+// Drain waits until no request is being served and every frame queued
+// is written, or the connection ends, or ctx ends (its error is
+// returned). It reads on meanwhile: a request that arrives keeps it
+// waiting. A stream that cannot stop only its reading (stdin) is drained
+// this way before the process exits.
+func (c *Conn) Drain(ctx context.Context) error {
+	tick := time.NewTicker(5 * time.Millisecond)
+	defer tick.Stop()
+	for c.active.Load() > 0 || !c.out.flushed() {
+		select {
+		case <-c.done:
+			return nil
+		case <-ctx.Done():
+			return fmt.Errorf("draining the connection: %w", ctx.Err())
+		case <-tick.C:
+		}
+	}
+	return nil
 }
 
 // cancelRequest serves $/cancel_request: the context of the request it

@@ -26,6 +26,7 @@ type outbox struct {
 	closing  bool
 	err      error         // set once: later frames are refused
 	taken    time.Time     // when the writer last took a batch, or the queue last got work
+	writing  bool          // the writer is writing a batch
 	room     chan struct{} // closed (and replaced) when the queue empties
 	wake     chan struct{} // a token when there is work or at close
 	done     chan struct{} // closed when the writer has ended
@@ -146,6 +147,14 @@ func (o *outbox) close() {
 	o.poke()
 }
 
+// flushed reports whether every queued frame has been written (or the
+// outbox failed).
+func (o *outbox) flushed() bool {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	return o.err != nil || (len(o.queue) == 0 && !o.writing)
+}
+
 // Err returns the outbox's error, or nil.
 func (o *outbox) Err() error {
 	o.mu.Lock()
@@ -171,6 +180,7 @@ func (o *outbox) run() {
 		batch := o.queue
 		o.queue, o.bytes = nil, 0
 		o.taken = time.Now()
+		o.writing = true
 		close(o.room)
 		o.room = make(chan struct{})
 		o.mu.Unlock()
@@ -180,6 +190,9 @@ func (o *outbox) run() {
 			buf = append(append(buf, f...), '\n')
 		}
 		_, err := o.w.Write(buf)
+		o.mu.Lock()
+		o.writing = false
+		o.mu.Unlock()
 		if cap(buf) <= 1<<20 {
 			o.writeBuf = buf
 		} else {
