@@ -32,6 +32,13 @@ func TestInitializeNegotiatesAndGatesTheRest(t *testing.T) {
 	if res.ProtocolVersion != acp.ProtocolVersionLatest {
 		t.Errorf("protocolVersion %d, want %d", res.ProtocolVersion, acp.ProtocolVersionLatest)
 	}
+	// A date string, as some clients sent, is answered the same way.
+	if err := cl.bad(acp.MethodInitialize, map[string]any{"protocolVersion": "2024-11-05"}); err != nil {
+		t.Errorf("initialize with a date string: %v", err)
+	}
+	if err := cl.bad(acp.MethodInitialize, map[string]any{"protocolVersion": true}); err == nil {
+		t.Error("initialize with protocolVersion true was accepted")
+	}
 	caps := res.AgentCapabilities
 	if caps == nil || !caps.LoadSession || caps.PromptCapabilities == nil || !caps.PromptCapabilities.Image || !caps.PromptCapabilities.EmbeddedContext ||
 		caps.SessionCapabilities == nil || caps.SessionCapabilities.List == nil || caps.SessionCapabilities.Resume == nil ||

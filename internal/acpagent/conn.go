@@ -109,9 +109,22 @@ func decode(req *jsonrpc.Request, v any, required ...string) error {
 // the client asked for when it speaks it, else with its own latest; the
 // client decides whether to go on.
 func (h *conn) initialize(req *jsonrpc.Request) jsonrpc.Reply {
-	var p acp.InitializeRequest
+	// protocolVersion is read on its own: some clients (Zed, once) sent a
+	// date string there, and the answer is this agent's version anyway.
+	var p struct {
+		ProtocolVersion json.RawMessage `json:"protocolVersion"`
+	}
 	if err := decode(req, &p, "protocolVersion"); err != nil {
 		return jsonrpc.Fail(err)
+	}
+	var version any
+	if json.Unmarshal(p.ProtocolVersion, &version) != nil {
+		return jsonrpc.Fail(jsonrpc.InvalidParams("protocolVersion", "must be an integer"))
+	}
+	switch version.(type) {
+	case float64, string:
+	default:
+		return jsonrpc.Fail(jsonrpc.InvalidParams("protocolVersion", "must be an integer"))
 	}
 	h.mu.Lock()
 	h.initialized = true
