@@ -81,6 +81,9 @@ func (t *bashTool) Run(ctx context.Context, call Call) (Result, error) {
 	if ctx.Err() != nil {
 		return Errorf("aborted"), nil
 	}
+	if r := commandRunner(ctx); r != nil {
+		return t.runThrough(ctx, r, call.ID, command, timeout)
+	}
 	return t.run(ctx, command, timeout, call.Progress)
 }
 

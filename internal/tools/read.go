@@ -85,6 +85,11 @@ func (t *readTool) Run(ctx context.Context, call Call) (Result, error) {
 	}
 	abs := resolvePath(t.cfg.CWD, path)
 	shown := displayPath(t.cfg.CWD, abs)
+	if fa := fileAccess(ctx); fa != nil {
+		if res, ok := t.readThrough(ctx, fa, abs, shown, offset, limit); ok {
+			return res, nil
+		}
+	}
 
 	f, st, err := openRegular(abs)
 	var wrong *wrongTypeError

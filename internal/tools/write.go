@@ -50,6 +50,11 @@ func (t *writeTool) Run(ctx context.Context, call Call) (Result, error) {
 	}
 	abs := resolvePath(t.cfg.CWD, path)
 	shown := displayPath(t.cfg.CWD, abs)
+	if fa := fileAccess(ctx); fa != nil {
+		if res, ok := writeThrough(ctx, fa, abs, shown, content); ok {
+			return res, nil
+		}
+	}
 	how, err := writeFile(abs, []byte(content))
 	if err != nil {
 		return Errorf(fmt.Sprintf("cannot write %s: %v", shown, err)), nil
