@@ -173,7 +173,7 @@ func TestPermissionPolicies(t *testing.T) {
 }
 
 // slowScript streams a long answer slowly, so a test can act mid-turn.
-const slowScript = `{"turns":[{"steps":[{"text":"` + "one two three four five six seven eight nine ten eleven twelve" + `","chunk":4,"delay_ms":300}]}]}`
+const slowScript = `{"turns":[{"steps":[{"text":"` + "one two three four five six seven eight nine ten eleven twelve" + `","chunk":4,"delay_ms":100}]}]}`
 
 func TestCancelEndsThePromptCancelledAndBusyIsRefused(t *testing.T) {
 	ta := newTestAgent(t, "", slowScript, PermissionAsk)
