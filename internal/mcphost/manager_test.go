@@ -62,8 +62,11 @@ func TestStdioServerToolsAndResults(t *testing.T) {
 	}
 }
 
-func TestStreamableHTTPServer(t *testing.T) {
-	cmd := exec.Command(serverBin, "-mode", "http")
+// httpServer starts the test server in an HTTP mode on loopback and
+// returns its URL.
+func httpServer(t *testing.T, mode string) string {
+	t.Helper()
+	cmd := exec.Command(serverBin, "-mode", mode)
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {
 		t.Fatal(err)
@@ -76,8 +79,26 @@ func TestStreamableHTTPServer(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	url := strings.TrimSpace(line)
+	return strings.TrimSpace(line)
+}
 
+func TestLegacySSEServer(t *testing.T) {
+	url := httpServer(t, "sse")
+	m, sess, _ := newManager(t, Config{})
+	if err := m.AddServers(context.Background(), []Server{{Name: "old", Type: "sse", URL: url}}); err != nil {
+		t.Fatal(err)
+	}
+	m.WaitReady(context.Background())
+	if l := m.List(); l[0].Status != StatusReady || l[0].Transport != TransportSSE {
+		t.Fatalf("list = %+v", l)
+	}
+	if r := call(t, sess, "mcp__old__echo", `{"text":"over sse"}`); text(r) != "echo: over sse" {
+		t.Fatalf("echo = %q", text(r))
+	}
+}
+
+func TestStreamableHTTPServer(t *testing.T) {
+	url := httpServer(t, "http")
 	m, sess, _ := newManager(t, Config{})
 	if err := m.AddServers(context.Background(), []Server{{Name: "web", URL: url, Headers: map[string]string{"X-Test": "1"}}}); err != nil {
 		t.Fatal(err)
@@ -96,10 +117,18 @@ func TestStreamableHTTPServer(t *testing.T) {
 		t.Fatalf("slow = %+v", r)
 	}
 	mu.Lock()
-	defer mu.Unlock()
 	if len(progress) == 0 || progress[0] != "step 1 (1/3)\n" {
 		t.Fatalf("progress = %q", progress)
 	}
+	mu.Unlock()
+	// The server's notifications reach zot over the stream the transport
+	// keeps open after the handshake.
+	call(t, sess, "mcp__web__grow", `{}`)
+	waitFor(t, "list_changed over HTTP", func() bool {
+		m.gate(context.Background(), 2)
+		_, ok := sess.set.View().Lookup("mcp__web__extra")
+		return ok
+	})
 }
 
 func TestProgressAndCancellation(t *testing.T) {

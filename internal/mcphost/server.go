@@ -50,7 +50,20 @@ type conn struct {
 	cs     *mcp.ClientSession
 	proc   *subproc.Process // nil but for stdio
 	stderr *tail            // the end of a stdio server's stderr
+	// life is the transport's context, ended by close.
+	life context.Context
+	end  context.CancelFunc
 }
+
+// lifeTransport connects inner with a context of its own instead of the
+// one the handshake is bounded by.
+type lifeTransport struct {
+	inner mcp.Transport
+	ctx   context.Context
+}
+
+// Connect implements mcp.Transport.
+func (t lifeTransport) Connect(context.Context) (mcp.Connection, error) { return t.inner.Connect(t.ctx) }
 
 func newServer(m *Manager, spec Server) *server {
 	return &server{m: m, spec: spec, status: StatusStarting}
@@ -378,7 +391,11 @@ func (s *server) dial(ctx context.Context) (*conn, []*mcp.Tool, error) {
 	case TransportSSE:
 		transport = &mcp.SSEClientTransport{Endpoint: s.spec.URL, HTTPClient: httpClient(s.spec.Headers)}
 	}
-	cs, err := client.Connect(ctx, transport, nil)
+	// The transport lives as long as the connection (an HTTP transport
+	// keeps a stream open with the context it connects with); ctx bounds
+	// only the handshake.
+	c.life, c.end = context.WithCancel(context.Background())
+	cs, err := client.Connect(ctx, lifeTransport{inner: transport, ctx: c.life}, nil)
 	if err != nil {
 		c.close(s.m.cfg)
 		return nil, nil, c.explain(err)
@@ -413,6 +430,9 @@ func listTools(ctx context.Context, cs *mcp.ClientSession) ([]*mcp.Tool, error) 
 // closes the server's stdin) and a stdio server's process group is
 // stopped by the ladder.
 func (c *conn) close(cfg Config) {
+	if c.end != nil {
+		defer c.end()
+	}
 	if c.cs != nil {
 		done := make(chan struct{})
 		go func() {

@@ -13,7 +13,8 @@
 //	grow      adds the tool "extra", so the server says its tools changed
 //
 // -mode stdio (default) serves on stdin/stdout; -mode http serves
-// streamable HTTP on -addr and prints its URL on stdout; -mode hang reads
+// streamable HTTP on -addr and prints its URL on stdout; -mode sse serves
+// the legacy HTTP+SSE transport the same way; -mode hang reads
 // stdin and never answers; -mode garbage answers every line with text
 // that is not JSON-RPC.
 package main
@@ -37,7 +38,7 @@ import (
 const onePixelPNG = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg=="
 
 func main() {
-	mode := flag.String("mode", "stdio", "stdio, http, hang or garbage")
+	mode := flag.String("mode", "stdio", "stdio, http, sse, hang or garbage")
 	addr := flag.String("addr", "127.0.0.1:0", "with -mode http: where to listen")
 	cancelFile := flag.String("cancel-file", "", "where a cancelled slow call says so")
 	name := flag.String("name", "testserver", "the server's name in initialize")
@@ -62,14 +63,17 @@ func main() {
 			fmt.Fprintln(os.Stderr, "mcpserver:", err)
 			os.Exit(1)
 		}
-	case "http":
+	case "http", "sse":
 		ln, err := net.Listen("tcp", *addr)
 		if err != nil {
 			fmt.Fprintln(os.Stderr, "mcpserver:", err)
 			os.Exit(1)
 		}
 		fmt.Printf("http://%s/mcp\n", ln.Addr())
-		handler := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return server }, nil)
+		var handler http.Handler = mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return server }, nil)
+		if *mode == "sse" {
+			handler = mcp.NewSSEHandler(func(*http.Request) *mcp.Server { return server }, nil)
+		}
 		mux := http.NewServeMux()
 		mux.Handle("/mcp", handler)
 		if err := http.Serve(ln, mux); err != nil {
