@@ -63,7 +63,9 @@ type lifeTransport struct {
 }
 
 // Connect implements mcp.Transport.
-func (t lifeTransport) Connect(context.Context) (mcp.Connection, error) { return t.inner.Connect(t.ctx) }
+func (t lifeTransport) Connect(context.Context) (mcp.Connection, error) {
+	return t.inner.Connect(t.ctx)
+}
 
 func newServer(m *Manager, spec Server) *server {
 	return &server{m: m, spec: spec, status: StatusStarting}
