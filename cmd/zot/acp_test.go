@@ -205,7 +205,7 @@ func TestACPDaemonKilledMidTurnLosesNoCommittedMessage(t *testing.T) {
 			map[string]any{"tool_calls": []any{map[string]any{"id": "r1", "name": "ls", "args": map[string]any{"path": "."}}}},
 			map[string]any{"text": "First answer."},
 		}},
-		map[string]any{"steps": []any{map[string]any{"text": "a slow second answer that never ends in time", "chunk": 2, "delay_ms": 200}}},
+		map[string]any{"steps": []any{map[string]any{"text": "a slow second answer that never ends in time", "chunk": 2, "delay_ms": 50}}},
 	}})
 	env := doorEnv(home, "ZOT_SOCKET="+sock)
 	d := startZotDaemon(t, env, "--script", s)
