@@ -119,7 +119,7 @@ lint: ## gofmt, go vet and staticcheck
 .PHONY: bench
 bench: build bench-build ## time bin/zot against the floor program, then the Go micro-benchmarks
 	$(BIN)/zot-bench --zot $(BIN)/zot --floor $(BIN)/zot-floor $(BENCHFLAGS)
-	$(GO) test -run '^$$' -bench . -benchmem ./sdk ./sdk/wire ./internal/provider/... ./internal/tools ./internal/ndjson
+	$(GO) test -run '^$$' -bench . -benchmem ./sdk ./sdk/wire ./internal/provider/... ./internal/tools ./internal/ndjson ./internal/jsonrpc
 
 .PHONY: fuzz
 fuzz: ## run every Go fuzzer for FUZZTIME (60s) each, one after another; not part of test
