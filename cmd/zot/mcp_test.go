@@ -9,6 +9,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"zot.dev/zot/sdk/wire"
 )
@@ -263,6 +264,63 @@ func TestMCPConfigDiscoveryAndPrintMode(t *testing.T) {
 	list := mcpServersResult(t, r)
 	if len(list) != 2 || list[0].Name != "homeonly" || list[1].Name != "shared" {
 		t.Fatalf("mcp_list = %s", r.Data)
+	}
+	if code := p.exit(); code != 0 {
+		t.Fatalf("exit %d; stderr:\n%s", code, p.stderr.String())
+	}
+}
+
+// A server that never answers initialize does not hold the prompt past
+// --mcp-start-timeout, and a notice says so; an abort during an MCP call
+// reaches the server as a cancellation.
+func TestMCPSlowStartAndAbortThroughRPC(t *testing.T) {
+	bin := goServer(t)
+	dir := t.TempDir()
+	cancelled := filepath.Join(dir, "cancelled")
+	cfg := mcpConfig(t, dir, map[string]any{
+		"mute": map[string]any{"command": bin, "args": []string{"-mode", "hang"}},
+		"t":    map[string]any{"command": bin, "args": []string{"-cancel-file", cancelled}},
+	})
+	s := script(t, map[string]any{"turns": []any{map[string]any{"steps": []any{
+		map[string]any{"tool_calls": []any{map[string]any{"id": "s1", "name": "mcp__t__slow", "args": map[string]any{"ms": 600000}}}},
+		map[string]any{"text": "never"},
+	}}}})
+	p := start(t, nil, rpcArgs(t, "--script", s, "--mcp-config", cfg, "--strict-mcp-config", "--mcp-start-timeout", "300ms")...)
+	p.send(`{"id":"1","type":"prompt","message":"slow"}`)
+	r, _ := p.response()
+	wantResponse(t, r, "prompt", true, "")
+	evs := p.until("tool_progress")
+	var late bool
+	for _, ev := range evs {
+		if n, ok := ev.(*wire.ExtNotifyEvent); ok && n.Source == "mcp:mute" && n.Level == "warn" {
+			late = true
+		}
+	}
+	if !late {
+		t.Fatalf("no notice about the server that never answered: %v", types(evs))
+	}
+	p.send(`{"id":"2","type":"abort"}`)
+	r, _ = p.response()
+	wantResponse(t, r, "abort", true, "")
+	evs = p.untilDone()
+	var aborted bool
+	for _, ev := range evs {
+		if te, ok := ev.(*wire.TurnEndEvent); ok && te.Stop == wire.StopAborted {
+			aborted = true
+		}
+	}
+	if !aborted {
+		t.Fatalf("no turn_end{aborted}: %v", types(evs))
+	}
+	deadline := time.Now().Add(hangGuard)
+	for {
+		if data, _ := os.ReadFile(cancelled); string(data) == "cancelled" {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the server never saw the cancellation")
+		}
+		time.Sleep(10 * time.Millisecond)
 	}
 	if code := p.exit(); code != 0 {
 		t.Fatalf("exit %d; stderr:\n%s", code, p.stderr.String())

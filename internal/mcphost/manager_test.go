@@ -346,3 +346,20 @@ func TestAddServersRefusesInvalidOnesWhole(t *testing.T) {
 		t.Fatalf("count = %d after refusals", m.Count())
 	}
 }
+
+// Close does not wait for a start that will never end: the start gives up
+// and its process is stopped.
+func TestCloseStopsAServerStillStarting(t *testing.T) {
+	m, _, _ := newManager(t, Config{ConnectTimeout: time.Hour, StartTimeout: time.Hour})
+	if err := m.AddServers(context.Background(), []Server{stdio("mute", "-mode", "hang")}); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, "the server to be starting", func() bool { return m.List()[0].Status == StatusStarting })
+	done := make(chan struct{})
+	go func() { m.Close(); close(done) }()
+	select {
+	case <-done:
+	case <-time.After(30 * time.Second): // a hang guard, not a timing goal
+		t.Fatal("Close waited for a start that never ends")
+	}
+}

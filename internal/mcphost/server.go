@@ -23,6 +23,9 @@ import (
 type server struct {
 	m    *Manager
 	spec Server
+	// ctx ends when the server is stopped: a start under way gives up.
+	ctx    context.Context
+	cancel context.CancelFunc
 
 	// calls counts the running tool calls; a retired server is stopped
 	// once it is zero.
@@ -68,7 +71,8 @@ func (t lifeTransport) Connect(context.Context) (mcp.Connection, error) {
 }
 
 func newServer(m *Manager, spec Server) *server {
-	return &server{m: m, spec: spec, status: StatusStarting}
+	ctx, cancel := context.WithCancel(context.Background())
+	return &server{m: m, spec: spec, status: StatusStarting, ctx: ctx, cancel: cancel}
 }
 
 // source is the server's tool source in the tool set.
@@ -131,7 +135,7 @@ func (s *server) late() {
 
 // connect runs one start: spawn or connect, initialize, list the tools.
 func (s *server) connect(gen int, ready chan struct{}) {
-	ctx, cancel := context.WithTimeout(context.Background(), s.m.cfg.ConnectTimeout)
+	ctx, cancel := context.WithTimeout(s.ctx, s.m.cfg.ConnectTimeout)
 	defer cancel()
 	c, list, err := s.dial(ctx)
 	s.mu.Lock()
@@ -144,7 +148,7 @@ func (s *server) connect(gen int, ready chan struct{}) {
 		return
 	}
 	if err != nil {
-		if errors.Is(err, context.DeadlineExceeded) {
+		if errors.Is(err, context.DeadlineExceeded) && s.ctx.Err() == nil {
 			err = fmt.Errorf("no answer to initialize within %s", s.m.cfg.ConnectTimeout)
 		}
 		s.mu.Unlock()
@@ -265,6 +269,7 @@ func (s *server) markStopped() {
 	s.stopped = true
 	s.status = StatusStopped
 	s.mu.Unlock()
+	s.cancel()
 }
 
 // shutdown closes the live connection, if any (a stdio server by the
