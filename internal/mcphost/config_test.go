@@ -172,3 +172,19 @@ func TestParseConfigExpandsEnvironmentReferences(t *testing.T) {
 		t.Fatalf("b = %+v", b)
 	}
 }
+
+func TestProgressIsThrottled(t *testing.T) {
+	var got []string
+	fn := throttle(func(s string) { got = append(got, s) }, time.Hour)
+	fn("a")
+	fn("b")
+	if strings.Join(got, "") != "a" {
+		t.Fatalf("passed on %q", got)
+	}
+	fn = throttle(func(s string) { got = append(got, s) }, 0)
+	fn("c")
+	fn("d")
+	if strings.Join(got, "") != "acd" {
+		t.Fatalf("passed on %q", got)
+	}
+}

@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"sync"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -54,7 +56,7 @@ func (t *tool) Run(ctx context.Context, call tools.Call) (tools.Result, error) {
 	defer cancel()
 	params := &mcp.CallToolParams{Name: t.remote, Arguments: json.RawMessage(orEmpty(call.Args))}
 	if call.Progress != nil {
-		token, remove := t.s.m.progress.add(call.Progress)
+		token, remove := t.s.m.progress.add(throttle(call.Progress, progressEvery))
 		defer remove()
 		params.SetProgressToken(token)
 	}
@@ -80,4 +82,29 @@ func orEmpty(args json.RawMessage) json.RawMessage {
 		return json.RawMessage(`{}`)
 	}
 	return args
+}
+
+// progressEvery is the least time between two progress updates of one
+// call that reach the model's client; a server that reports faster has
+// the updates in between dropped.
+const progressEvery = 50 * time.Millisecond
+
+// throttle returns fn, dropping calls that come within every of the last
+// one passed on.
+func throttle(fn func(string), every time.Duration) func(string) {
+	var (
+		mu   sync.Mutex
+		last time.Time
+	)
+	return func(s string) {
+		mu.Lock()
+		now := time.Now()
+		if !last.IsZero() && now.Sub(last) < every {
+			mu.Unlock()
+			return
+		}
+		last = now
+		mu.Unlock()
+		fn(s)
+	}
 }
