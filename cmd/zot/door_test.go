@@ -20,6 +20,7 @@ import (
 	"testing"
 	"time"
 
+	"zot.dev/zot/internal/schemacheck"
 	"zot.dev/zot/internal/zotbin"
 )
 
@@ -37,16 +38,24 @@ type doorFrame struct {
 	raw string
 }
 
-// doorPeer is a client's end: it writes lines and reads frames.
+// doorPeer is a client's end: it writes lines and reads frames. Every
+// well-formed frame it sends or reads is checked against the ACP schema
+// and the daemon's; the answers to bad lines are checked as errors.
 type doorPeer struct {
 	t      *testing.T
 	w      io.Writer
 	frames chan doorFrame
 	closed chan struct{} // the agent's output ended
+	conv   schemacheck.ACPConversation
 }
 
 func newDoorPeer(t *testing.T, w io.Writer, r io.Reader) *doorPeer {
 	p := &doorPeer{t: t, w: w, frames: make(chan doorFrame, 1<<16), closed: make(chan struct{})}
+	t.Cleanup(func() {
+		if err := p.conv.Err(); err != nil {
+			t.Error(err)
+		}
+	})
 	go func() {
 		defer close(p.closed)
 		br := bufio.NewReaderSize(r, 1<<20)
@@ -66,7 +75,21 @@ func newDoorPeer(t *testing.T, w io.Writer, r io.Reader) *doorPeer {
 	return p
 }
 
+// send sends a well-formed message.
 func (p *doorPeer) send(line string) {
+	p.t.Helper()
+	p.conv.Frame(true, []byte(line))
+	p.write(line)
+}
+
+// sendBad sends a line the agent must refuse; read its answer with
+// nextBad.
+func (p *doorPeer) sendBad(line string) {
+	p.t.Helper()
+	p.write(line)
+}
+
+func (p *doorPeer) write(line string) {
 	p.t.Helper()
 	if _, err := io.WriteString(p.w, line+"\n"); err != nil {
 		p.t.Fatalf("sending %.80s: %v", line, err)
@@ -75,6 +98,37 @@ func (p *doorPeer) send(line string) {
 
 // next returns the next frame.
 func (p *doorPeer) next() doorFrame {
+	p.t.Helper()
+	f := p.read()
+	p.conv.Frame(false, []byte(f.raw))
+	return f
+}
+
+// nextBad returns the next frame, the answer to a bad line: an error
+// that must fit ACP's Error with the daemon's ErrorData.
+func (p *doorPeer) nextBad() doorFrame {
+	p.t.Helper()
+	f := p.read()
+	var m struct {
+		Error json.RawMessage `json:"error"`
+	}
+	if json.Unmarshal([]byte(f.raw), &m) != nil || m.Error == nil {
+		p.t.Fatalf("want an error, got %s", f.raw)
+	}
+	if err := schemacheck.ValidateRPCDef("acp/schema.json", "Error", m.Error); err != nil {
+		p.t.Errorf("%s: %v", f.raw, err)
+	}
+	var e struct {
+		Data json.RawMessage `json:"data"`
+	}
+	_ = json.Unmarshal(m.Error, &e)
+	if err := schemacheck.ValidateRPCDef("daemon/daemon.json", "ErrorData", e.Data); err != nil {
+		p.t.Errorf("%s: data: %v", f.raw, err)
+	}
+	return f
+}
+
+func (p *doorPeer) read() doorFrame {
 	p.t.Helper()
 	select {
 	case f := <-p.frames:
@@ -137,8 +191,8 @@ var badLines = []struct {
 func checkBadLines(t *testing.T, p *doorPeer) {
 	t.Helper()
 	for i, bl := range badLines {
-		p.send(bl.line)
-		f := p.next()
+		p.sendBad(bl.line)
+		f := p.nextBad()
 		if f.Error == nil || string(f.ID) != bl.id || f.Error.Code != bl.code || f.Error.Data["kind"] != bl.kind {
 			t.Errorf("%s: got %s, want id %s, code %d, kind %s", bl.name, f.raw, bl.id, bl.code, bl.kind)
 		} else if _, ok := f.Error.Data["retryable"].(bool); !ok {
@@ -150,7 +204,8 @@ func checkBadLines(t *testing.T, p *doorPeer) {
 		}
 	}
 	// Bad params name the field.
-	f := p.call("20", "session/new", `{"mcpServers":[]}`)
+	p.sendBad(`{"jsonrpc":"2.0","id":20,"method":"session/new","params":{"mcpServers":[]}}`)
+	f := p.nextBad()
 	if f.Error == nil || f.Error.Code != -32602 || f.Error.Data["field"] == nil {
 		t.Errorf("session/new without cwd: %s, want -32602 naming the field", f.raw)
 	}
@@ -289,7 +344,7 @@ func TestDoorSocketGarbageIsolated(t *testing.T) {
 		defer wg.Done()
 		for range 20 {
 			for _, bl := range badLines {
-				bad.send(bl.line)
+				bad.sendBad(bl.line)
 			}
 		}
 	}()
@@ -314,7 +369,7 @@ func TestDoorSocketGarbageIsolated(t *testing.T) {
 	// served.
 	for i := range 20 * len(badLines) {
 		bl := badLines[i%len(badLines)]
-		if f := bad.next(); f.Error == nil || f.Error.Data["kind"] != bl.kind {
+		if f := bad.nextBad(); f.Error == nil || f.Error.Data["kind"] != bl.kind {
 			t.Fatalf("bad line %d (%s): %s", i, bl.name, f.raw)
 		}
 	}
@@ -553,8 +608,8 @@ func TestDoorSlowReaderDoesNotBlockOthers(t *testing.T) {
 		_, _ = io.Copy(stuckW, br) // blocks at once: nobody reads stuckR
 	}()
 	slow := &doorPeer{t: t, w: sc}
-	slow.send(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":1,"clientCapabilities":{}}}`)
-	slow.send(fmt.Sprintf(`{"jsonrpc":"2.0","id":2,"method":"session/new","params":{"cwd":%q,"mcpServers":[]}}`, home))
+	slow.write(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":1,"clientCapabilities":{}}}`)
+	slow.write(fmt.Sprintf(`{"jsonrpc":"2.0","id":2,"method":"session/new","params":{"cwd":%q,"mcpServers":[]}}`, home))
 	var sn struct {
 		Result struct{ SessionID string }
 	}
@@ -562,7 +617,7 @@ func TestDoorSlowReaderDoesNotBlockOthers(t *testing.T) {
 	if err := json.Unmarshal([]byte(<-slowLines), &sn); err != nil || sn.Result.SessionID == "" {
 		t.Fatalf("slow client's session/new: %v", err)
 	}
-	slow.send(fmt.Sprintf(`{"jsonrpc":"2.0","id":3,"method":"session/prompt","params":{"sessionId":%q,"prompt":[{"type":"text","text":"go"}]}}`, sn.Result.SessionID))
+	slow.write(fmt.Sprintf(`{"jsonrpc":"2.0","id":3,"method":"session/prompt","params":{"sessionId":%q,"prompt":[{"type":"text","text":"go"}]}}`, sn.Result.SessionID))
 
 	// Another client runs a whole turn of its own meanwhile.
 	fast, _ := dialDoor(t, sock)

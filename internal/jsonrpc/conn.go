@@ -150,9 +150,11 @@ func Fail(err error) Reply {
 // are written before its answer.
 func Async(run func(ctx context.Context) (any, error)) Reply { return Reply{run: run} }
 
-// errCancelRequest is the cause of a request's context ended by the
-// client's $/cancel_request.
-var errCancelRequest = errors.New("cancelled by the client ($/cancel_request)")
+// ErrRequestCancelled is the cause (context.Cause) of an Async job's
+// context ended by the client's $/cancel_request, as opposed to the
+// connection's end (ErrClosed and the like): a handler tells "the client
+// cancelled this request" from "the client is gone" with errors.Is.
+var ErrRequestCancelled = errors.New("cancelled by the client ($/cancel_request)")
 
 // answer is the payload of the client's answer to one of our calls.
 type answer struct {
@@ -508,7 +510,7 @@ func (c *Conn) cancelRequest(req *Request) {
 	cancel := c.inflight[string(compact(p.RequestID))]
 	c.mu.Unlock()
 	if cancel != nil {
-		cancel(errCancelRequest)
+		cancel(ErrRequestCancelled)
 	}
 	if !req.IsNotification() {
 		c.send(resultFrame(req.ID, json.RawMessage("null")))
@@ -557,7 +559,7 @@ func wireErr(ctx context.Context, err error) *Error {
 	switch {
 	case errors.As(err, &e):
 		return e
-	case errors.Is(context.Cause(ctx), errCancelRequest) && (errors.Is(err, context.Canceled) || errors.Is(err, errCancelRequest)):
+	case errors.Is(context.Cause(ctx), ErrRequestCancelled) && (errors.Is(err, context.Canceled) || errors.Is(err, ErrRequestCancelled)):
 		return NewError(CodeCancelled, KindCancelled, "the request was cancelled")
 	}
 	return Internal(err)
