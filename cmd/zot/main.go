@@ -164,6 +164,7 @@ zot version                  print the version`,
 			return cli.ShowRootCommandHelp(cmd)
 		},
 		Commands: []*cli.Command{
+			extCommand(std),
 			{
 				Name:            "rpc",
 				HideHelpCommand: true,
