@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"slices"
 
 	"zot.dev/zot/internal/acp"
 	"zot.dev/zot/internal/engine"
@@ -21,7 +20,7 @@ var permissionOptions = []acp.PermissionOption{
 // needsApproval reports whether a call of tool waits for the session's
 // permission policy.
 func (s *session) needsApproval(tool string) bool {
-	return s.agent.opts.Permission != PermissionAllow && slices.Contains(engine.DefaultApprovalTools, tool)
+	return s.modeAsks(tool)
 }
 
 // approver is the engine Approver of a session under the ask or deny
@@ -31,6 +30,9 @@ func (a *Agent) approver(sp **session) engine.Approver {
 		s := *sp
 		if a.opts.Permission == PermissionDeny {
 			return engine.Approval{Decision: engine.Reject, Reason: "the daemon runs with --permission deny"}
+		}
+		if ans, ok := s.modeDecides(req.Tool); ok {
+			return ans
 		}
 		ans := s.ask(ctx, req)
 		if ans.Decision != engine.Reject {

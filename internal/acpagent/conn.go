@@ -21,7 +21,8 @@ type conn struct {
 
 	mu          sync.Mutex
 	initialized bool
-	open        map[string]*session // sessions this connection has open
+	caps        *acp.ClientCapabilities // what the client offers (initialize)
+	open        map[string]*session     // sessions this connection has open
 }
 
 // Handle serves one message, on the connection's reader goroutine: quick
@@ -54,6 +55,10 @@ func (h *conn) Handle(ctx context.Context, c *jsonrpc.Conn, req *jsonrpc.Request
 		return h.prompt(req)
 	case acp.MethodSessionCancel:
 		return h.cancel(req)
+	case acp.MethodSessionSetMode:
+		return h.setMode(req)
+	case acp.MethodSessionSetConfigOption:
+		return h.setConfigOption(req)
 	case acp.MethodZotStatus, acp.MethodStatus:
 		return jsonrpc.Result(h.agent.status())
 	case acp.MethodZotSessionHistory:
@@ -112,7 +117,8 @@ func (h *conn) initialize(req *jsonrpc.Request) jsonrpc.Reply {
 	// protocolVersion is read on its own: some clients (Zed, once) sent a
 	// date string there, and the answer is this agent's version anyway.
 	var p struct {
-		ProtocolVersion json.RawMessage `json:"protocolVersion"`
+		ProtocolVersion    json.RawMessage         `json:"protocolVersion"`
+		ClientCapabilities *acp.ClientCapabilities `json:"clientCapabilities"`
 	}
 	if err := decode(req, &p, "protocolVersion"); err != nil {
 		return jsonrpc.Fail(err)
@@ -128,6 +134,7 @@ func (h *conn) initialize(req *jsonrpc.Request) jsonrpc.Reply {
 	}
 	h.mu.Lock()
 	h.initialized = true
+	h.caps = p.ClientCapabilities
 	h.mu.Unlock()
 	title := "zot"
 	return jsonrpc.Result(acp.InitializeResponse{
@@ -178,7 +185,7 @@ func (h *conn) sessionNew(req *jsonrpc.Request) jsonrpc.Reply {
 		return jsonrpc.Fail(err)
 	}
 	h.attach(s)
-	return jsonrpc.Result(acp.NewSessionResponse{SessionID: acp.SessionId(s.id)})
+	return jsonrpc.Result(s.newAnswer())
 }
 
 // attach records that this connection has s open.
@@ -229,7 +236,7 @@ func (h *conn) sessionLoad(req *jsonrpc.Request) jsonrpc.Reply {
 		if err := s.flush(ctx); err != nil {
 			return nil, err
 		}
-		return acp.LoadSessionResponse{}, nil
+		return s.openAnswer(), nil
 	})
 }
 
@@ -255,7 +262,7 @@ func (h *conn) sessionResume(req *jsonrpc.Request) jsonrpc.Reply {
 		return jsonrpc.Fail(err)
 	}
 	h.attach(s)
-	return jsonrpc.Result(acp.ResumeSessionResponse{})
+	return jsonrpc.Result(s.openAnswer())
 }
 
 // sessionClose closes the session for this connection: its running turn
@@ -367,7 +374,7 @@ func (s *session) submit(from *conn, w engine.Work) (*turn, error) {
 	if m, ok := s.agent.opts.Host.Catalog().Lookup(s.eng.Provider(), s.eng.Model()); ok {
 		t.contextSz = int64(m.ContextWindow)
 	}
-	w.Ctx = s.agent.ctx // a turn outlives its client's connection
+	w.Ctx = s.withClient(s.agent.ctx, from) // a turn outlives its client's connection
 	w.Sink = s.sink(t)
 	w.Ready = s.ready
 	err := s.eng.Submit(w, engine.RefuseBusy, func(wire.StartResult) {

@@ -30,6 +30,7 @@ type session struct {
 	// remembers them too, this is for the answer's bookkeeping).
 	rejectAlways map[string]bool
 	closing      bool
+	x            sessionExtras // modes, terminals, title (modes.go)
 
 	// The update queue: Sink appends (never blocks), the forwarder takes.
 	qmu   sync.Mutex
@@ -46,6 +47,7 @@ type item struct {
 	only    *conn         // when set, the update goes to this connection only (a replay)
 	except  *conn         // when set, the update goes to every connection but this one
 	barrier chan struct{} // when set, closed once every item before it was handed on
+	note    any           // when set, sent as the params of a session/update as is (to every connection)
 }
 
 // newSession wraps an engine session and starts its forwarder.
@@ -143,8 +145,11 @@ func (s *session) forward() {
 		switch {
 		case it.barrier != nil:
 			close(it.barrier)
-		case it.update != nil:
-			note := acp.SessionNotification{SessionID: acp.SessionId(s.id), Update: *it.update}
+		case it.update != nil || it.note != nil:
+			var note any = it.note
+			if it.update != nil {
+				note = acp.SessionNotification{SessionID: acp.SessionId(s.id), Update: *it.update}
+			}
 			targets := []*conn{it.only}
 			if it.only == nil {
 				s.mu.Lock()

@@ -28,9 +28,7 @@ func (a *Agent) open(id, cwd string, fresh bool) (*session, error) {
 	cfg.SessionFile = a.path(id)
 	cfg.Log = a.opts.Log
 	var sp *session
-	if a.opts.Permission != PermissionAllow {
-		cfg.Approve = a.approver(&sp)
-	}
+	cfg.Approve = a.approver(&sp) // the session's mode decides, and may change
 	eng, err := a.opts.Host.NewSession(cfg)
 	switch {
 	case errors.Is(err, zsession.ErrLocked):

@@ -189,6 +189,9 @@ func (t *turn) toolResult(e *wire.ToolResultEvent) []acp.SessionUpdate {
 		}
 	}
 	var content []acp.ToolCallContent
+	if t.s != nil {
+		content = t.s.terminalContent(e.ID)
+	}
 	if tc := t.calls[e.ID]; tc != nil && tc.diff && !e.IsError {
 		if b, err := os.ReadFile(tc.path); err == nil && len(b) <= maxDiffBytes {
 			content = append(content, acp.ToolCallContent{Diff: &acp.Diff{Path: tc.path, OldText: tc.oldText, NewText: string(b)}})

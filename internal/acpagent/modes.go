@@ -1,0 +1,262 @@
+package acpagent
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"slices"
+	"strconv"
+
+	"zot.dev/zot/internal/acp"
+	"zot.dev/zot/internal/engine"
+	"zot.dev/zot/internal/jsonrpc"
+)
+
+// Session modes: how the permission policy treats write, edit and bash,
+// chosen per session with session/set_mode. The daemon's --permission
+// gives the first mode of every session: ask → ask, allow → auto,
+// deny → read_only; under deny read_only is the only mode.
+const (
+	// ModeAsk asks the client before each write, edit and bash call.
+	ModeAsk = "ask"
+	// ModeAcceptEdits runs write and edit without asking and asks before
+	// bash.
+	ModeAcceptEdits = "accept_edits"
+	// ModeAuto runs every call without asking.
+	ModeAuto = "auto"
+	// ModeReadOnly refuses every write, edit and bash call.
+	ModeReadOnly = "read_only"
+)
+
+func ptr[T any](v T) *T { return &v }
+
+// allModes are the modes a session offers, in the order a client shows
+// them.
+var allModes = []acp.SessionMode{
+	{ID: ModeAsk, Name: "Ask", Description: ptr("Ask before every file change and command")},
+	{ID: ModeAcceptEdits, Name: "Accept edits", Description: ptr("Change files without asking; ask before commands")},
+	{ID: ModeAuto, Name: "Full auto", Description: ptr("Change files and run commands without asking")},
+	{ID: ModeReadOnly, Name: "Read only", Description: ptr("Refuse file changes and commands")},
+}
+
+// sessionExtras is the state of a session that modes, model choice,
+// commands, plans and client terminals keep; guarded by session.mu.
+type sessionExtras struct {
+	mode      string                    // the current mode; "" until first asked
+	terminals map[string]acp.TerminalId // tool call id → the client terminal it runs in
+	titled    bool                      // a session_info_update with a title was sent
+}
+
+// modes returns the modes this daemon offers.
+func (a *Agent) modes() []acp.SessionMode {
+	if a.opts.Permission == PermissionDeny {
+		return allModes[3:]
+	}
+	return allModes
+}
+
+// initialMode is the mode of a new session.
+func (a *Agent) initialMode() string {
+	switch a.opts.Permission {
+	case PermissionAllow:
+		return ModeAuto
+	case PermissionDeny:
+		return ModeReadOnly
+	}
+	return ModeAsk
+}
+
+// mode returns the session's current mode.
+func (s *session) mode() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.x.mode == "" {
+		s.x.mode = s.agent.initialMode()
+	}
+	return s.x.mode
+}
+
+// modeState is the session's modes for session/new, load and resume.
+func (s *session) modeState() *acp.SessionModeState {
+	return &acp.SessionModeState{CurrentModeID: acp.SessionModeId(s.mode()), AvailableModes: s.agent.modes()}
+}
+
+// modeAsks reports whether a call of tool waits for the client's answer
+// (or for its refusal) under the current mode.
+func (s *session) modeAsks(tool string) bool {
+	if !slices.Contains(engine.DefaultApprovalTools, tool) {
+		return false
+	}
+	switch s.mode() {
+	case ModeAuto:
+		return false
+	case ModeAcceptEdits:
+		return tool == "bash"
+	}
+	return true
+}
+
+// modeDecides returns the answer the current mode gives a call without
+// asking the client; ok is false when the client is to be asked.
+func (s *session) modeDecides(tool string) (engine.Approval, bool) {
+	switch mode := s.mode(); {
+	case mode == ModeReadOnly:
+		return engine.Approval{Decision: engine.Reject, Reason: "the session is in read-only mode"}, true
+	case !s.modeAsks(tool):
+		return engine.Approval{Decision: engine.AllowOnce}, true
+	}
+	return engine.Approval{}, false
+}
+
+// setMode serves session/set_mode: the session's mode changes, and
+// every client that has it open is told with current_mode_update.
+func (h *conn) setMode(req *jsonrpc.Request) jsonrpc.Reply {
+	var p acp.SetSessionModeRequest
+	if err := decode(req, &p, "sessionId", "modeId"); err != nil {
+		return jsonrpc.Fail(err)
+	}
+	s, err := h.openSession(string(p.SessionID))
+	if err != nil {
+		return jsonrpc.Fail(err)
+	}
+	if !slices.ContainsFunc(h.agent.modes(), func(m acp.SessionMode) bool { return m.ID == p.ModeID }) {
+		ids := make([]string, 0, len(allModes))
+		for _, m := range h.agent.modes() {
+			ids = append(ids, string(m.ID))
+		}
+		return jsonrpc.Fail(jsonrpc.InvalidParams("modeId", "%q is not a mode of this session (%v)", p.ModeID, ids))
+	}
+	s.mu.Lock()
+	s.x.mode = string(p.ModeID)
+	s.mu.Unlock()
+	s.push(item{update: &acp.SessionUpdate{CurrentModeUpdate: &acp.CurrentModeUpdate{CurrentModeID: p.ModeID}}})
+	return jsonrpc.Result(acp.SetSessionModeResponse{})
+}
+
+// configModelID is the id of the model option.
+const configModelID = "model"
+
+// configOption is one session config option as ACP's schema has it (the
+// generated union type carries no id, name or category).
+type configOption struct {
+	Type         string         `json:"type"`
+	ID           string         `json:"id"`
+	Name         string         `json:"name"`
+	Description  string         `json:"description,omitempty"`
+	Category     string         `json:"category,omitempty"`
+	CurrentValue string         `json:"currentValue"`
+	Options      []configChoice `json:"options"`
+}
+
+// configChoice is one value of a select option.
+type configChoice struct {
+	Value       string `json:"value"`
+	Name        string `json:"name"`
+	Description string `json:"description,omitempty"`
+}
+
+// configOptions are the session's config options: the model, chosen
+// among the catalog's models of the session's provider.
+func (s *session) configOptions() []configOption {
+	current := s.eng.Model()
+	list := s.eng.Models()
+	choices := make([]configChoice, 0, len(list)+1)
+	seen := false
+	for _, m := range list {
+		seen = seen || m.ID == current
+		d := strconv.FormatInt(m.ContextWindow/1000, 10) + "k context"
+		if m.Reasoning {
+			d += ", reasoning"
+		}
+		choices = append(choices, configChoice{Value: m.ID, Name: m.ID, Description: d})
+	}
+	if !seen {
+		choices = append([]configChoice{{Value: current, Name: current}}, choices...)
+	}
+	return []configOption{{
+		Type: "select", ID: configModelID, Name: "Model", Category: "model",
+		Description:  "The " + s.eng.Provider() + " model that answers",
+		CurrentValue: current, Options: choices,
+	}}
+}
+
+// rawConfigOptions returns the config options as JSON, for the answers
+// whose generated types cannot hold them.
+func (s *session) rawConfigOptions() json.RawMessage {
+	b, err := json.Marshal(s.configOptions())
+	if err != nil {
+		panic(fmt.Sprintf("acpagent: encoding config options: %v", err)) // plain structs always encode
+	}
+	return b
+}
+
+// setConfigOption serves session/set_config_option: the model changes
+// (refused as busy while a turn runs); the answer and a
+// config_option_update to every client that has the session open carry
+// every option.
+func (h *conn) setConfigOption(req *jsonrpc.Request) jsonrpc.Reply {
+	var p struct {
+		SessionID string          `json:"sessionId"`
+		ConfigID  string          `json:"configId"`
+		Value     json.RawMessage `json:"value"`
+	}
+	if err := decode(req, &p, "sessionId", "configId", "value"); err != nil {
+		return jsonrpc.Fail(err)
+	}
+	s, err := h.openSession(p.SessionID)
+	if err != nil {
+		return jsonrpc.Fail(err)
+	}
+	if p.ConfigID != configModelID {
+		return jsonrpc.Fail(jsonrpc.InvalidParams("configId", "%q is not an option of this session (model)", p.ConfigID))
+	}
+	var value string
+	if err := json.Unmarshal(p.Value, &value); err != nil {
+		return jsonrpc.Fail(jsonrpc.InvalidParams("value", "must be a model id (a string)"))
+	}
+	if !slices.ContainsFunc(s.configOptions()[0].Options, func(c configChoice) bool { return c.Value == value }) {
+		return jsonrpc.Fail(jsonrpc.InvalidParams("value", "%q is not a %s model of the catalog", value, s.eng.Provider()))
+	}
+	switch err := s.eng.SetModel(value); {
+	case errors.Is(err, engine.ErrBusy):
+		return jsonrpc.Fail(appError(acp.ErrorKindBusy, s.id, "session %s runs a prompt; change the model after its answer", s.id))
+	case err != nil:
+		return jsonrpc.Fail(jsonrpc.InvalidParams("value", "%v", err))
+	}
+	opts := s.rawConfigOptions()
+	s.push(item{note: configUpdate{SessionID: s.id, Update: configUpdateBody{Kind: "config_option_update", ConfigOptions: opts}}})
+	return jsonrpc.Result(struct {
+		ConfigOptions json.RawMessage `json:"configOptions"`
+	}{opts})
+}
+
+// configUpdate is a session/update carrying config_option_update, whose
+// generated type cannot hold the options' ids.
+type configUpdate struct {
+	SessionID string           `json:"sessionId"`
+	Update    configUpdateBody `json:"update"`
+}
+
+type configUpdateBody struct {
+	Kind          string          `json:"sessionUpdate"`
+	ConfigOptions json.RawMessage `json:"configOptions"`
+}
+
+// newAnswer is the answer to session/new: the id, the modes and the
+// config options.
+func (s *session) newAnswer() any {
+	return struct {
+		SessionID     string                `json:"sessionId"`
+		Modes         *acp.SessionModeState `json:"modes"`
+		ConfigOptions json.RawMessage       `json:"configOptions"`
+	}{s.id, s.modeState(), s.rawConfigOptions()}
+}
+
+// openAnswer is the answer to session/load and session/resume: the modes
+// and the config options.
+func (s *session) openAnswer() any {
+	return struct {
+		Modes         *acp.SessionModeState `json:"modes"`
+		ConfigOptions json.RawMessage       `json:"configOptions"`
+	}{s.modeState(), s.rawConfigOptions()}
+}
