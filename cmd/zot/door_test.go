@@ -688,3 +688,65 @@ func TestDoorStdioSIGTERM(t *testing.T) {
 		t.Fatalf("zot acp after SIGTERM: %v (exit %d), want exit 143\n%s", err, code, stderr)
 	}
 }
+
+func TestDoorSIGTERMReapsToolProcesses(t *testing.T) {
+	home := doorDir(t)
+	pidFile := filepath.Join(home, "pid")
+	step := map[string]any{"tool_calls": []any{map[string]any{"name": "bash", "args": map[string]any{
+		"command": "echo $$ > " + pidFile + "; exec sleep 300"}}}}
+	b, _ := json.Marshal(map[string]any{"turns": []any{map[string]any{"steps": []any{step, map[string]any{"text": "done"}}}}})
+	script := filepath.Join(home, "script.json")
+	if err := os.WriteFile(script, b, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	d := startZotDaemon(t, doorEnv(home), "--script", script, "--permission", "allow")
+	d.waitFor(t, "listening on")
+	p, _ := dialDoor(t, filepath.Join(home, "daemon.sock"))
+	p.call("1", "initialize", `{"protocolVersion":1,"clientCapabilities":{}}`)
+	f := p.call("2", "session/new", fmt.Sprintf(`{"cwd":%q,"mcpServers":[]}`, home))
+	var sn struct{ SessionID string }
+	if json.Unmarshal(f.Result, &sn) != nil || sn.SessionID == "" {
+		t.Fatalf("session/new: %s", f.raw)
+	}
+	p.send(fmt.Sprintf(`{"jsonrpc":"2.0","id":3,"method":"session/prompt","params":{"sessionId":%q,"prompt":[{"type":"text","text":"go"}]}}`, sn.SessionID))
+	var pid int
+	deadline := time.Now().Add(hangGuard)
+	for pid == 0 {
+		if b, err := os.ReadFile(pidFile); err == nil {
+			fmt.Sscan(string(b), &pid)
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the bash tool never started:\n%s", d.stderr)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	// The pid is written just before the exec: wait until it is sleep.
+	for {
+		if b, err := os.ReadFile(fmt.Sprintf("/proc/%d/comm", pid)); err == nil && strings.TrimSpace(string(b)) == "sleep" {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("process %d never became sleep", pid)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	if err := d.cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	ans, _ := p.await("3")
+	if !strings.Contains(string(ans.Result), `"stopReason":"cancelled"`) {
+		t.Errorf("prompt at SIGTERM: %s, want stopReason cancelled", ans.raw)
+	}
+	d.waitExit(t)
+	if d.err != nil {
+		t.Fatalf("exit after SIGTERM: %v\n%s", d.err, d.stderr)
+	}
+	// The tool's process is gone: killed and reaped, not left running or
+	// as a zombie.
+	for syscall.Kill(pid, 0) == nil {
+		if time.Now().After(deadline) {
+			t.Fatalf("the bash tool's process %d outlived the daemon", pid)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}

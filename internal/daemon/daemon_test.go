@@ -371,9 +371,10 @@ func TestPeerOfAnotherUIDRefused(t *testing.T) {
 
 func TestEphemeral(t *testing.T) {
 	sock := filepath.Join(shortDir(t), "d.sock")
-	d := startDaemon(t, "ZOT_SOCKET="+sock, "ZOT_TEST_EPHEMERAL=1", "ZOT_TEST_GRACE=1s")
+	d := startDaemon(t, "ZOT_SOCKET="+sock, "ZOT_TEST_EPHEMERAL=1", "ZOT_TEST_GRACE=2s")
 	d.waitListening(t)
-	// Never before the first client came.
+	// Never before the first client came (grace 2 s: the exact times are
+	// TestTrackerTiming's, on a fake clock; this checks the wiring).
 	time.Sleep(2500 * time.Millisecond)
 	if !d.running() {
 		t.Fatalf("ephemeral daemon exited before any client came:\n%s", d.stderr)
