@@ -364,8 +364,7 @@ func (h *conn) await(ctx context.Context, s *session, t *turn) error {
 // the client sent $/cancel_request for the request (rather than because
 // the connection ended).
 func cancelledByClient(ctx context.Context) bool {
-	cause := context.Cause(ctx)
-	return cause != nil && cause.Error() == "cancelled by the client ($/cancel_request)"
+	return errors.Is(context.Cause(ctx), jsonrpc.ErrRequestCancelled)
 }
 
 // submit starts work on the session, refused as busy when a turn runs.
