@@ -56,6 +56,9 @@ type conn struct {
 	// life is the transport's context, ended by close.
 	life context.Context
 	end  context.CancelFunc
+	// gone is closed once the end of the connection has been taken in
+	// (the server marked crashed, or stopped).
+	gone chan struct{}
 }
 
 // lifeTransport connects inner with a context of its own instead of the
@@ -179,7 +182,9 @@ func (s *server) connect(gen int, ready chan struct{}) {
 // watch waits for the connection to end; one that ends while the server
 // should run is a crash.
 func (s *server) watch(gen int, c *conn) {
+	defer close(c.gone)
 	werr := c.cs.Wait()
+	why := c.why(werr)
 	s.mu.Lock()
 	if s.stopped || gen != s.attempt || s.conn != c {
 		s.mu.Unlock()
@@ -187,7 +192,6 @@ func (s *server) watch(gen int, c *conn) {
 	}
 	s.conn = nil
 	s.status = StatusCrashed
-	why := c.why(werr)
 	s.err = why
 	left := s.m.cfg.MaxRestarts - s.restarts
 	s.mu.Unlock()
@@ -362,7 +366,7 @@ func (s *server) dial(ctx context.Context) (*conn, []*mcp.Tool, error) {
 			}
 		},
 	})
-	c := &conn{}
+	c := &conn{gone: make(chan struct{})}
 	var transport mcp.Transport
 	switch s.spec.Kind() {
 	case TransportStdio:

@@ -71,6 +71,13 @@ func (t *tool) Run(ctx context.Context, call tools.Call) (tools.Result, error) {
 	case errors.Is(cctx.Err(), context.DeadlineExceeded):
 		return tools.Errorf(fmt.Sprintf("MCP tool %s of server %q did not answer within %s; the call was cancelled", t.remote, t.s.spec.Name, limit)), nil
 	case errors.Is(err, mcp.ErrConnectionClosed):
+		// Take the crash in before answering, so that the next prompt
+		// finds the server crashed and restarts it.
+		select {
+		case <-c.gone:
+		case <-time.After(5 * time.Second):
+		case <-ctx.Done():
+		}
 		return tools.Errorf(fmt.Sprintf("MCP server %q went away during the call (%v); it is restarted at the next prompt if it crashed", t.s.spec.Name, err)), nil
 	}
 	return tools.Errorf(fmt.Sprintf("MCP server %q failed the call of %s: %v", t.s.spec.Name, t.remote, err)), nil
