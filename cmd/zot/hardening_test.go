@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -277,5 +278,70 @@ func TestReadRefusesANamedPipeThroughTheBinary(t *testing.T) {
 	results, texts := resultTexts(evs)
 	if len(results) != 1 || !results[0].IsError || !strings.Contains(texts[0], "named pipe") {
 		t.Fatalf("read on a named pipe: %q", texts)
+	}
+}
+
+// TestWriteAsAnotherUserThroughTheBinary: zot run as a user who may
+// create and rename files in a directory, but not write a file root owns
+// there, refuses to write or edit that file (replacing it by a rename
+// would get round its permissions) and leaves it as it was.
+func TestWriteAsAnotherUserThroughTheBinary(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("running zot as another user needs root")
+	}
+	const nobody = 65534
+	shared, err := os.MkdirTemp("", "zot-nobody-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(shared) })
+	if err := os.Chmod(shared, 0o777); err != nil {
+		t.Fatal(err)
+	}
+	bin := filepath.Join(shared, "zot")
+	data, err := os.ReadFile(zotBin)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(bin, data, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	file := filepath.Join(shared, "root.txt")
+	if err := os.WriteFile(file, []byte("original\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	s := script(t, map[string]any{"turns": []any{map[string]any{"steps": []any{
+		map[string]any{"tool_calls": []any{
+			map[string]any{"id": "w", "name": "write", "args": map[string]any{"path": "root.txt", "content": "replaced\n"}},
+			map[string]any{"id": "e", "name": "edit", "args": map[string]any{"path": "root.txt", "edits": []any{map[string]any{"old_text": "original", "new_text": "edited"}}}},
+		}},
+		map[string]any{"text": "ok"},
+	}}}})
+	sharedScript := filepath.Join(shared, "script.json")
+	scriptData, _ := os.ReadFile(s)
+	if err := os.WriteFile(sharedScript, scriptData, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(bin, "-p", "change it", "--json", "--no-session", "--provider", "scripted", "--cwd", shared, "--script", sharedScript)
+	cmd.Env = append(cleanEnv(), "ZOT_HOME="+filepath.Join(shared, "home"), "HOME="+shared)
+	cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: nobody, Gid: nobody}}
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("zot as nobody: %v\n%s", err, out)
+	}
+	var denied int
+	for _, line := range bytes.Split(out, []byte("\n")) {
+		if bytes.Contains(line, []byte(`"type":"tool_result"`)) && bytes.Contains(line, []byte(`"is_error":true`)) &&
+			bytes.Contains(line, []byte("cannot write root.txt")) && bytes.Contains(line, []byte("permission denied")) {
+			denied++
+		}
+	}
+	if denied != 2 {
+		t.Errorf("%d of write and edit refused with permission denied:\n%s", denied, out)
+	}
+	got, _ := os.ReadFile(file)
+	st, _ := os.Stat(file)
+	if string(got) != "original\n" || st.Sys().(*syscall.Stat_t).Uid != 0 {
+		t.Errorf("root.txt is now %q, owned by %d", got, st.Sys().(*syscall.Stat_t).Uid)
 	}
 }
