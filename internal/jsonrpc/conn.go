@@ -23,6 +23,7 @@ const (
 	DefaultQueueFrames  = 1024
 	DefaultQueueBytes   = 16 << 20
 	DefaultStallTimeout = 10 * time.Second
+	DefaultMaxInFlight  = 1024
 )
 
 // Options configures a Conn. The zero value is ready to use.
@@ -42,6 +43,12 @@ type Options struct {
 	StallTimeout time.Duration
 	// Log receives diagnostics, one line each; nil discards them.
 	Log io.Writer
+	// MaxInFlight bounds the Async jobs of one connection at once: a
+	// request that arrives while that many run is answered with
+	// CodeTooManyRequests (kind too_many_requests, retryable) without
+	// reaching the Handler. Notifications always reach it. 0 means
+	// DefaultMaxInFlight.
+	MaxInFlight int
 	// ShutdownGrace bounds how long Serve, when it stops, lets each
 	// connection finish the requests under way and write their answers
 	// before closing it (see Conn.Shutdown). 0 means 5 s.
@@ -68,6 +75,9 @@ func (o Options) withDefaults() Options {
 	}
 	if o.Log == nil {
 		o.Log = io.Discard
+	}
+	if o.MaxInFlight <= 0 {
+		o.MaxInFlight = DefaultMaxInFlight
 	}
 	if o.ShutdownGrace <= 0 {
 		o.ShutdownGrace = 5 * time.Second
@@ -440,6 +450,11 @@ func (c *Conn) handle(req *Request) {
 	c.mu.Unlock()
 	if dup {
 		c.send(errorFrame(req.ID, invalidRequest("id", "%s is already in use by a request being served", req.ID)))
+		return
+	}
+	if n := c.active.Load(); n >= int64(c.opts.MaxInFlight) {
+		e := NewError(CodeTooManyRequests, KindTooManyRequests, "%d requests of this connection are under way; send %s again once some are answered", n, req.Method)
+		c.send(errorFrame(req.ID, e.WithRetryable(true).With("limit", c.opts.MaxInFlight)))
 		return
 	}
 	ctx, cancel := context.WithCancelCause(c.ctx)

@@ -300,3 +300,25 @@ func TestClientThatDoesNotReadIsDropped(t *testing.T) {
 		t.Fatalf("Err = %v, want ErrStalled", err)
 	}
 }
+
+func TestTooManyRequestsRefused(t *testing.T) {
+	cl, _ := serve(t, HandlerFunc(testHandler), Options{MaxInFlight: 3})
+	for i := range 3 {
+		cl.send(fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"block"}`, i))
+	}
+	cl.send(`{"jsonrpc":"2.0","id":"over","method":"block"}`)
+	f := cl.next()
+	if string(f.ID) != `"over"` || f.Error == nil || f.Error.Code != CodeTooManyRequests || f.Error.Kind != KindTooManyRequests || !f.Error.Retryable {
+		t.Fatalf("over the limit: %s", f.raw)
+	}
+	// Notifications still get through ($/cancel_request here), and a
+	// finished job makes room.
+	cl.send(`{"jsonrpc":"2.0","method":"$/cancel_request","params":{"requestId":0}}`)
+	if f := cl.next(); string(f.ID) != "0" || f.Error == nil || f.Error.Code != CodeCancelled {
+		t.Fatalf("cancelled job: %s", f.raw)
+	}
+	cl.send(`{"jsonrpc":"2.0","id":"again","method":"stream","params":{"N":0}}`)
+	if f := cl.next(); string(f.ID) != `"again"` || f.Error != nil {
+		t.Fatalf("after room was made: %s", f.raw)
+	}
+}

@@ -28,18 +28,22 @@ const (
 	// CodeCancelled: the request was cancelled by $/cancel_request (kind
 	// cancelled); ACP's RequestCancelled.
 	CodeCancelled = -32800
+	// CodeTooManyRequests: the connection has Options.MaxInFlight
+	// requests under way (kind too_many_requests, retryable).
+	CodeTooManyRequests = 1006
 )
 
 // Kinds of the errors the dispatcher itself answers with (data.kind).
 const (
-	KindMalformedJSON  = "malformed_json"
-	KindInvalidUTF8    = "invalid_utf8"
-	KindInvalidRequest = "invalid_request"
-	KindLineTooLong    = "line_too_long"
-	KindUnknownMethod  = "unknown_method"
-	KindInvalidParams  = "invalid_params"
-	KindInternal       = "internal"
-	KindCancelled      = "cancelled"
+	KindMalformedJSON   = "malformed_json"
+	KindInvalidUTF8     = "invalid_utf8"
+	KindInvalidRequest  = "invalid_request"
+	KindLineTooLong     = "line_too_long"
+	KindUnknownMethod   = "unknown_method"
+	KindInvalidParams   = "invalid_params"
+	KindInternal        = "internal"
+	KindCancelled       = "cancelled"
+	KindTooManyRequests = "too_many_requests"
 )
 
 // ErrClosed is the cause of a call or send on a connection that has ended.
