@@ -53,6 +53,10 @@ type MCPOptions struct {
 	// CallTimeout bounds one tool call of a server that sets none; 0
 	// means 60 s.
 	CallTimeout time.Duration
+	// LogDir, when set, gets each stdio server's stderr, appended to
+	// mcp-<name>.log; empty drops it (the last line still explains a
+	// crash).
+	LogDir string
 	// OnEvent receives notices about the servers at any time:
 	// *wire.ExtNotifyEvent with Source "mcp:<server>" (a late start, a
 	// crash, a restart). It is called from the servers' goroutines and
@@ -111,6 +115,7 @@ func (r *Runtime) addMCP(list []mcphost.Server) error {
 		cfg := mcphost.Config{
 			StartTimeout:  opts.StartTimeout,
 			CallTimeout:   opts.CallTimeout,
+			LogDir:        opts.LogDir,
 			ClientName:    "zot",
 			ClientVersion: buildinfo.Version(),
 		}

@@ -50,7 +50,8 @@ func mcpServers(cmd *cli.Command, cwd string, stderr io.Writer) ([]mcphost.Serve
 }
 
 // startMCP attaches an MCP manager to sess and adds the servers the flags
-// and files name. deferred holds them back until the manager's Launch (or
+// and files name. Each stdio server's stderr goes to the zot home's
+// logs/mcp-<name>.log. deferred holds them back until the manager's Launch (or
 // the first prompt) so that a door answers its first command first.
 func startMCP(cmd *cli.Command, sess *engine.Session, notify func(mcphost.Notice), deferred bool, stderr io.Writer) (*mcphost.Manager, error) {
 	if d := cmd.Duration("mcp-start-timeout"); d <= 0 {
@@ -60,7 +61,12 @@ func startMCP(cmd *cli.Command, sess *engine.Session, notify func(mcphost.Notice
 	if err != nil {
 		return nil, err
 	}
+	logDir := ""
+	if h, err := zotHome(stderr); err == nil {
+		logDir = h.Logs()
+	}
 	m := mcphost.New(sess, mcphost.Config{
+		LogDir:        logDir,
 		Log:           stderr,
 		Notify:        notify,
 		StartTimeout:  cmd.Duration("mcp-start-timeout"),

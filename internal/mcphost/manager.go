@@ -75,6 +75,10 @@ type Config struct {
 	// ClientName and ClientVersion are told to servers in initialize.
 	// Defaults "zot" and "dev".
 	ClientName, ClientVersion string
+	// LogDir, when set, gets each stdio server's stderr, appended to
+	// mcp-<name>.log (the name sanitised as in tool names). Empty keeps
+	// only its last lines, for the error a crash reports.
+	LogDir string
 	// StdinGrace and TermGrace are the steps of a stdio server's shutdown
 	// ladder: how long it has to exit once its stdin is closed, then after
 	// SIGTERM before SIGKILL. Defaults 2 s and 1 s.

@@ -178,7 +178,8 @@ func TestCallTimeout(t *testing.T) {
 }
 
 func TestCrashMidCallAndRestarts(t *testing.T) {
-	m, sess, ns := newManager(t, Config{MaxRestarts: 2})
+	logs := t.TempDir()
+	m, sess, ns := newManager(t, Config{MaxRestarts: 2, LogDir: logs})
 	if err := m.AddServers(context.Background(), []Server{stdio("s")}); err != nil {
 		t.Fatal(err)
 	}
@@ -215,6 +216,10 @@ func TestCrashMidCallAndRestarts(t *testing.T) {
 	r := call(t, sess, "mcp__s__echo", `{"text":"x"}`)
 	if !strings.Contains(text(r), "not restarted any more") {
 		t.Fatalf("echo after the budget = %q", text(r))
+	}
+	data, err := os.ReadFile(filepath.Join(logs, "mcp-s.log"))
+	if err != nil || strings.Count(string(data), "crashing as asked") != 3 || strings.Count(string(data), "--- ") != 3 {
+		t.Fatalf("the server's log (%v):\n%s", err, data)
 	}
 	var gaveUp bool
 	for _, n := range ns.all() {

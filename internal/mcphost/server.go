@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -58,7 +59,8 @@ type conn struct {
 	end  context.CancelFunc
 	// gone is closed once the end of the connection has been taken in
 	// (the server marked crashed, or stopped).
-	gone chan struct{}
+	gone chan struct{}	// logf is the stdio server's log file, nil without Config.LogDir.
+	logf *os.File
 }
 
 // lifeTransport connects inner with a context of its own instead of the
@@ -381,6 +383,11 @@ func (s *server) dial(ctx context.Context) (*conn, []*mcp.Tool, error) {
 			env = append(env, k+"="+v)
 		}
 		c.stderr = &tail{max: 2048}
+		var stderr io.Writer = c.stderr
+		if f := s.openLog(); f != nil {
+			c.logf = f
+			stderr = io.MultiWriter(c.stderr, f)
+		}
 		p, err := subproc.Start(ctx, subproc.Command{
 			Path:       s.spec.Command,
 			Args:       s.spec.Args,
@@ -388,11 +395,12 @@ func (s *server) dial(ctx context.Context) (*conn, []*mcp.Tool, error) {
 			Env:        env,
 			StdinPipe:  true,
 			StdoutPipe: true,
-			Stderr:     c.stderr,
+			Stderr:     stderr,
 			StdinGrace: s.m.cfg.StdinGrace,
 			TermGrace:  s.m.cfg.TermGrace,
 		})
 		if err != nil {
+			c.close(s.m.cfg)
 			return nil, nil, err
 		}
 		c.proc = p
@@ -463,6 +471,29 @@ func (c *conn) close(cfg Config) {
 		defer cancel()
 		c.proc.Stop(ctx)
 	}
+	if c.logf != nil {
+		c.logf.Close() // the process is reaped: nothing writes to it any more
+	}
+}
+
+// openLog opens the server's log file for appending, or returns nil
+// without Config.LogDir or when it cannot be opened (logged).
+func (s *server) openLog() *os.File {
+	dir := s.m.cfg.LogDir
+	if dir == "" {
+		return nil
+	}
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		fmt.Fprintf(s.m.cfg.Log, "zot: mcp %s: its log: %v\n", s.spec.Name, err)
+		return nil
+	}
+	f, err := os.OpenFile(filepath.Join(dir, "mcp-"+sanitize(s.spec.Name)+".log"), os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o600)
+	if err != nil {
+		fmt.Fprintf(s.m.cfg.Log, "zot: mcp %s: its log: %v\n", s.spec.Name, err)
+		return nil
+	}
+	fmt.Fprintf(f, "--- %s starting %s %s\n", time.Now().UTC().Format(time.RFC3339), s.spec.Command, strings.Join(s.spec.Args, " "))
+	return f
 }
 
 // why says how the connection ended.
