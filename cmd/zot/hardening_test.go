@@ -345,3 +345,67 @@ func TestWriteAsAnotherUserThroughTheBinary(t *testing.T) {
 		t.Errorf("root.txt is now %q, owned by %d", got, st.Sys().(*syscall.Stat_t).Uid)
 	}
 }
+
+// TestCompactionReportsUsageOnceThroughTheBinary: a compaction that needs
+// several summarising calls (chunks, then a merge) reports one usage
+// event, before compact_done, whether a prompt's end started it or the
+// compact command asked for it.
+func TestCompactionReportsUsageOnceThroughTheBinary(t *testing.T) {
+	dir := t.TempDir()
+	models := filepath.Join(dir, "models.json")
+	if err := os.WriteFile(models, []byte(`{"models":[{"id":"tiny","provider":"scripted","context_window":4000}]}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	echo := func(input int) any {
+		return map[string]any{"steps": []any{map[string]any{"echo": true, "usage": map[string]any{"input": input, "output": 10}}}}
+	}
+	// A summarising call is a transcript of one prompt, so the first turn
+	// answers it; the fifth prompt fills the 4,000-token window.
+	s := script(t, map[string]any{"turns": []any{
+		map[string]any{"steps": []any{map[string]any{"text": "SUMMARY", "usage": map[string]any{"input": 900, "output": 30}}}},
+		echo(100), echo(100), echo(100), echo(3900),
+	}})
+	long := strings.Repeat("word ", 300)
+	for _, auto := range []bool{true, false} {
+		args := []string{"rpc", "--provider", "scripted", "--model", "tiny", "--models-file", models, "--cwd", dir, "--script", s}
+		if !auto {
+			args = append(args, "--no-auto-compact")
+		}
+		p := start(t, nil, args...)
+		var evs []wire.Event
+		for i := 1; i <= 5; i++ {
+			line, _ := json.Marshal(map[string]any{"id": i, "type": "prompt", "message": long})
+			p.send(string(line))
+			p.response()
+			evs = p.untilDone()
+		}
+		if !auto {
+			p.send(`{"id":"c","type":"compact"}`)
+			p.response()
+			evs = p.untilDone()
+		}
+		p.exit()
+		usages, compacted := 0, false
+		var last *wire.UsageEvent
+		for i, e := range evs {
+			switch e.(type) {
+			case *wire.AssistantMessageEvent:
+				usages = 0 // the usage events of the prompt's own call come before its message
+			case *wire.UsageEvent:
+				usages++
+				last = e.(*wire.UsageEvent)
+			case *wire.CompactDoneEvent:
+				compacted = true
+				if _, ok := evs[i-1].(*wire.UsageEvent); !ok {
+					t.Errorf("auto %v: compact_done not right after a usage event: %v", auto, types(evs))
+				}
+			}
+		}
+		if !compacted || usages != 1 {
+			t.Errorf("auto %v: compacted %v with %d usage events, want one: %v", auto, compacted, usages, types(evs))
+		} else if last.Input < 3*900 || last.Input%900 != 0 {
+			// Each summarising call reports 900 input tokens.
+			t.Errorf("auto %v: the compaction's usage counts %d input tokens, not the sum of three calls or more", auto, last.Input)
+		}
+	}
+}
