@@ -59,7 +59,7 @@ type conn struct {
 	end  context.CancelFunc
 	// gone is closed once the end of the connection has been taken in
 	// (the server marked crashed, or stopped).
-	gone chan struct{}	// logf is the stdio server's log file, nil without Config.LogDir.
+	gone chan struct{} // logf is the stdio server's log file, nil without Config.LogDir.
 	logf *os.File
 }
 
