@@ -99,7 +99,7 @@ func endpoint(base string) string {
 // nothing beyond EventStart has been reported; EventStart itself is
 // reported once.
 func (p *Provider) Stream(ctx context.Context, req *llm.Request, sink llm.Sink) (*llm.Response, error) {
-	body, err := buildRequestCached(req, p.name, &p.tools, &p.msgs)
+	body, err := buildPayload(req, p.name, &p.tools, &p.msgs)
 	if err != nil {
 		return failed(nil), fmt.Errorf("%s: building request: %w", p.name, err)
 	}
@@ -115,7 +115,7 @@ func (p *Provider) Stream(ctx context.Context, req *llm.Request, sink llm.Sink) 
 	err = httpcall.Call(ctx, p.opt, httpcall.Attempt{
 		Open: func(ctx context.Context) (*httpcall.Stream, error) {
 			asm = newAssembler(p.name, sink)
-			return httpcall.Post(ctx, p.name, p.url, p.header, body, once, decodeError)
+			return httpcall.PostFrom(ctx, p.name, p.url, p.header, body, once, decodeError)
 		},
 		Started: func() { sink(llm.Event{Kind: llm.EventStart}) },
 		Read: func(s *httpcall.Stream) (bool, error) {

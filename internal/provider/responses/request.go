@@ -108,6 +108,16 @@ func buildRequest(req *llm.Request, provider string) ([]byte, error) {
 // was sent before (nil caches: always encode). A cache must only ever see
 // one provider id.
 func buildRequestCached(req *llm.Request, provider string, tools *reqbody.ToolCache, msgs *reqbody.MessageCache) ([]byte, error) {
+	p, err := buildPayload(req, provider, tools, msgs)
+	if err != nil {
+		return nil, err
+	}
+	return p.Bytes(), nil
+}
+
+// buildPayload is buildRequestCached with the long texts of the body left
+// to be encoded as it is sent.
+func buildPayload(req *llm.Request, provider string, tools *reqbody.ToolCache, msgs *reqbody.MessageCache) (*reqbody.Payload, error) {
 	w := wireRequest{
 		Model:           req.Model,
 		Instructions:    req.System,
@@ -125,6 +135,9 @@ func buildRequestCached(req *llm.Request, provider string, tools *reqbody.ToolCa
 		return nil, fmt.Errorf("encoding json: %w", err)
 	}
 	frags, err := msgs.Encode(req.Messages, func(m *llm.Message) ([]byte, error) {
+		if m.Role == llm.RoleUser && reqbody.LongTextOnly(m) {
+			return reqbody.InPlace(), nil
+		}
 		return reqbody.Fragment(appendMessage(nil, m, provider))
 	})
 	if err != nil {
@@ -134,9 +147,45 @@ func buildRequestCached(req *llm.Request, provider string, tools *reqbody.ToolCa
 	if err != nil {
 		return nil, err
 	}
-	return reqbody.Body(head, "input", reqbody.Size(frags), func(b []byte) []byte {
-		return reqbody.AppendArray(b, nil, frags)
-	}, rawTools), nil
+	size := reqbody.Size(frags)
+	for i, f := range frags {
+		if reqbody.IsInPlace(f) {
+			size += len(longUserHead+"]}") + len(req.Messages[i].Content)*len(`{"type":"input_text","text":},`)
+		}
+	}
+	var splices reqbody.Splices
+	raw := reqbody.Body(head, "input", size, func(b []byte) []byte {
+		return reqbody.AppendArrayWith(b, nil, frags, func(b []byte, i int, f []byte) []byte {
+			if reqbody.IsInPlace(f) {
+				return appendLongUser(b, &req.Messages[i], &splices)
+			}
+			return append(b, f...)
+		})
+	}, rawTools)
+	return reqbody.NewPayload(raw, &splices), nil
+}
+
+// longUserHead starts the input item of a user message.
+const longUserHead = `{"type":"message","role":"user","content":[`
+
+// appendLongUser appends the input item of m, a user message of only
+// text, as appendMessage encodes it, its texts left to splices.
+func appendLongUser(b []byte, m *llm.Message, splices *reqbody.Splices) []byte {
+	b = append(b, longUserHead...)
+	first := true
+	for _, blk := range m.Content {
+		t := blk.(*llm.TextBlock)
+		if t.Text == "" {
+			continue
+		}
+		if !first {
+			b = append(b, ',')
+		}
+		first = false
+		b = append(b, `{"type":"input_text","text":`...)
+		b = append(splices.AppendText(b, t.Text), '}')
+	}
+	return append(b, "]}"...)
 }
 
 // encodeTools encodes the tool list as function tools.
