@@ -87,6 +87,31 @@ func goExt(t testing.TB, dir, name string) string {
 	return manifest(t, dir, name, map[string]any{"exec": goextBin, "args": []string{name}})
 }
 
+// goExtMode writes the manifest of the Go test extension in mode.
+func goExtMode(t testing.TB, dir, name, mode string) string {
+	t.Helper()
+	return manifest(t, dir, name, map[string]any{"exec": goextBin, "args": []string{name, mode}})
+}
+
+// langExt writes the manifest of the test extension of lang ("python",
+// "node" or "go") in mode.
+func langExt(t testing.TB, lang, dir, name, mode string) string {
+	t.Helper()
+	switch lang {
+	case "python":
+		return pyExt(t, dir, name, mode)
+	case "node":
+		return nodeExt(t, dir, name, mode)
+	case "go":
+		return goExtMode(t, dir, name, mode)
+	}
+	t.Fatalf("no test extension in %s", lang)
+	return ""
+}
+
+// languages are those of the test extensions.
+var languages = []string{"python", "node", "go"}
+
 // fakeSession is a Session without an agent: a real tool set and chain,
 // and events the test emits itself.
 type fakeSession struct {

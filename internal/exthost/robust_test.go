@@ -131,16 +131,11 @@ func TestToolTimeoutCancels(t *testing.T) {
 // A crash in the middle of a call fails it at once, is reported, and
 // takes the extension's tools away; the others carry on.
 func TestCrashMidCall(t *testing.T) {
-	for _, c := range []struct{ lang, status string }{{"python", "status 3"}, {"node", "status 4"}} {
+	for _, c := range []struct{ lang, status string }{{"python", "status 3"}, {"node", "status 4"}, {"go", "status 5"}} {
 		t.Run(c.lang, func(t *testing.T) {
 			dir := t.TempDir()
 			sess := newFakeSession(t)
-			var folder string
-			if c.lang == "python" {
-				folder = pyExt(t, dir, "boom", "crash_on_tool")
-			} else {
-				folder = nodeExt(t, dir, "boom", "crash_on_tool")
-			}
+			folder := langExt(t, c.lang, dir, "boom", "crash_on_tool")
 			cfg, got, log := testConfig(t, folder, goExt(t, dir, "gx"))
 			cfg.ToolTimeout = 30 * time.Second
 			h := start(t, sess, cfg)
@@ -250,13 +245,14 @@ func TestShutdownLadder(t *testing.T) {
 	sess := newFakeSession(t)
 	cfg, got, _ := testConfig(t,
 		pyExt(t, dir, "py", "ok"), nodeExt(t, dir, "node", "ok"), goExt(t, dir, "gx"),
-		pyExt(t, dir, "deaf", "deaf"), pyExt(t, dir, "mule", "stubborn"))
+		pyExt(t, dir, "deaf", "deaf"), pyExt(t, dir, "mule", "stubborn"),
+		nodeExt(t, dir, "nodemule", "stubborn"), goExtMode(t, dir, "gomule", "stubborn"))
 	cfg.ShutdownGrace = 500 * time.Millisecond
 	cfg.TermGrace = 500 * time.Millisecond
 	h := Start(sess, cfg)
 	h.WaitReady(context.Background())
 	var pids []int
-	for _, name := range []string{"py", "node", "gx", "deaf", "mule"} {
+	for _, name := range []string{"py", "node", "gx", "deaf", "mule", "nodemule", "gomule"} {
 		pids = append(pids, pidOf(t, h, name))
 	}
 	if err := h.Close(context.Background()); err != nil {
@@ -268,7 +264,7 @@ func TestShutdownLadder(t *testing.T) {
 		}
 	}
 	got.waitMessage(t, "shutdown ignored")
-	for name, want := range map[string]string{"py": "", "node": "", "gx": "", "deaf": "terminated", "mule": "killed"} {
+	for name, want := range map[string]string{"py": "", "node": "", "gx": "", "deaf": "terminated", "mule": "killed", "nodemule": "killed", "gomule": "killed"} {
 		logFile, err := os.ReadFile(filepath.Join(cfg.LogDir, "ext-"+name+".log"))
 		if err != nil {
 			t.Fatal(err)
