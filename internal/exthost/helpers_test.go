@@ -109,9 +109,6 @@ func langExt(t testing.TB, lang, dir, name, mode string) string {
 	return ""
 }
 
-// languages are those of the test extensions.
-var languages = []string{"python", "node", "go"}
-
 // fakeSession is a Session without an agent: a real tool set and chain,
 // and events the test emits itself.
 type fakeSession struct {
