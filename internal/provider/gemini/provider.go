@@ -87,7 +87,7 @@ func (p *Provider) endpoint(model string) string {
 // call as long as nothing beyond EventStart has been reported; EventStart
 // itself is reported once.
 func (p *Provider) Stream(ctx context.Context, req *llm.Request, sink llm.Sink) (*llm.Response, error) {
-	body, err := buildRequestCached(req, &p.tools, &p.msgs)
+	body, err := buildPayload(req, &p.tools, &p.msgs)
 	if err != nil {
 		return failed(nil), fmt.Errorf("%s: building request: %w", providerName, err)
 	}
@@ -125,7 +125,7 @@ func (p *Provider) Stream(ctx context.Context, req *llm.Request, sink llm.Sink) 
 // post makes one request. Gemini states the delay it wants in the error
 // body (a google.rpc.RetryInfo detail) rather than in Retry-After; post
 // puts it on the error when no header gave one.
-func (p *Provider) post(ctx context.Context, target string, body []byte, opt httpcall.Options) (*httpcall.Stream, error) {
+func (p *Provider) post(ctx context.Context, target string, body httpcall.Body, opt httpcall.Options) (*httpcall.Stream, error) {
 	var delay time.Duration
 	decode := func(status int, body []byte) (kind, message string) {
 		e, ok := parseError(body)
@@ -135,7 +135,7 @@ func (p *Provider) post(ctx context.Context, target string, body []byte, opt htt
 		delay = e.retryDelay()
 		return e.Status, e.Message
 	}
-	s, err := httpcall.Post(ctx, providerName, target, p.header, body, opt, decode)
+	s, err := httpcall.PostFrom(ctx, providerName, target, p.header, body, opt, decode)
 	var le *llm.Error
 	if err != nil && delay > 0 && errors.As(err, &le) && le.Retryable && le.RetryAfter == 0 {
 		le.RetryAfter = delay

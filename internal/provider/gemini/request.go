@@ -119,6 +119,16 @@ type messageCaches [2]reqbody.MessageCache
 // its schema conversion) taken from tools when it has not changed and each
 // message's from msgs when it was sent before (nil caches: always encode).
 func buildRequestCached(req *llm.Request, tools *reqbody.ToolCache, msgs *messageCaches) ([]byte, error) {
+	p, err := buildPayload(req, tools, msgs)
+	if err != nil {
+		return nil, err
+	}
+	return p.Bytes(), nil
+}
+
+// buildPayload is buildRequestCached with the long texts of the body left
+// to be encoded as it is sent.
+func buildPayload(req *llm.Request, tools *reqbody.ToolCache, msgs *messageCaches) (*reqbody.Payload, error) {
 	var w wireRequest
 	if req.System != "" {
 		w.SystemInstruction = &wireContent{Parts: []wirePart{{Text: req.System}}}
@@ -158,6 +168,9 @@ func buildRequestCached(req *llm.Request, tools *reqbody.ToolCache, msgs *messag
 	}
 	transcript := resolveNames(req.Messages)
 	frags, err := cache.Encode(transcript, func(m *llm.Message) ([]byte, error) {
+		if m.Role == llm.RoleUser && reqbody.LongTextOnly(m) {
+			return reqbody.InPlace(), nil
+		}
 		var parts []wirePart
 		if m.Role == llm.RoleAssistant {
 			parts = modelParts(m.Content, current)
@@ -179,9 +192,41 @@ func buildRequestCached(req *llm.Request, tools *reqbody.ToolCache, msgs *messag
 		}
 		return "user"
 	}
-	return reqbody.Body(head, "contents", reqbody.Size(frags), func(b []byte) []byte {
-		return reqbody.AppendGrouped(b, frags, role, "parts")
-	}, rawTools), nil
+	size := reqbody.Size(frags)
+	for i, f := range frags {
+		if reqbody.IsInPlace(f) {
+			size += len(transcript[i].Content) * len(`{"text":},`)
+		}
+	}
+	var splices reqbody.Splices
+	raw := reqbody.Body(head, "contents", size, func(b []byte) []byte {
+		return reqbody.AppendGroupedWith(b, frags, role, "parts", func(b []byte, i int, f []byte) []byte {
+			if reqbody.IsInPlace(f) {
+				return appendLongUser(b, &transcript[i], &splices)
+			}
+			return append(b, f...)
+		})
+	}, rawTools)
+	return reqbody.NewPayload(raw, &splices), nil
+}
+
+// appendLongUser appends the parts of m, a user message of only text, as
+// userParts encodes them, their texts left to splices.
+func appendLongUser(b []byte, m *llm.Message, splices *reqbody.Splices) []byte {
+	first := true
+	for _, blk := range m.Content {
+		t := blk.(*llm.TextBlock)
+		if t.Text == "" {
+			continue
+		}
+		if !first {
+			b = append(b, ',')
+		}
+		first = false
+		b = append(b, `{"text":`...)
+		b = append(splices.AppendText(b, t.Text), '}')
+	}
+	return b
 }
 
 // encodeTools encodes the tool list as one tool of function

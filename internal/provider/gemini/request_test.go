@@ -3,6 +3,8 @@ package gemini
 import (
 	"bytes"
 	"encoding/json"
+	"io"
+	"strings"
 	"testing"
 
 	"zot.dev/zot/internal/llm"
@@ -278,6 +280,46 @@ func TestToolResultImages(t *testing.T) {
 	for i := range got {
 		if string(got[i]) != wantOld[i] {
 			t.Errorf("gemini 2.5 part %d: %s, want %s", i, got[i], wantOld[i])
+		}
+	}
+}
+
+// TestLongTextSplicedIntoBody: a user message of long text is left out of
+// the cache and the body's bytes, and the body read holds exactly the
+// parts the message would have had, the same from the cache as fresh.
+func TestLongTextSplicedIntoBody(t *testing.T) {
+	long := strings.Repeat("<a&b> \"q\" \\ \n\t\u2028é\x01", reqbody.LongText/16)
+	for _, blocks := range [][]llm.Block{
+		{&llm.TextBlock{Text: long}},
+		{&llm.TextBlock{Text: long}, &llm.TextBlock{}, &llm.TextBlock{Text: "tail"}},
+	} {
+		msg := llm.Message{Role: llm.RoleUser, Content: blocks}
+		want, err := reqbody.Fragment(userParts(msg.Content, true))
+		if err != nil {
+			t.Fatal(err)
+		}
+		req := &llm.Request{Model: "gemini-test", Messages: []llm.Message{
+			{Role: llm.RoleUser, Content: []llm.Block{&llm.TextBlock{Text: "first"}}},
+			{Role: llm.RoleAssistant, Content: []llm.Block{&llm.TextBlock{Text: "ok"}}},
+			msg,
+		}}
+		var tools reqbody.ToolCache
+		var msgs messageCaches
+		for round := range 2 {
+			p, err := buildPayload(req, &tools, &msgs)
+			if err != nil {
+				t.Fatal(err)
+			}
+			sent, err := io.ReadAll(p.Reader())
+			if err != nil {
+				t.Fatal(err)
+			}
+			if int64(len(sent)) != p.Len() || !json.Valid(sent) {
+				t.Fatalf("round %d: %d bytes read, Len says %d, valid JSON %v", round, len(sent), p.Len(), json.Valid(sent))
+			}
+			if !bytes.Contains(sent, append([]byte(`{"role":"user","parts":[`), append(want, ']')...)) {
+				t.Fatalf("round %d, %d blocks: the long message is not encoded as userParts encodes it", round, len(blocks))
+			}
 		}
 	}
 }
