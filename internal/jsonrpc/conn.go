@@ -106,9 +106,14 @@ type Peer struct {
 // goroutine of its own, concurrently with other requests. For a
 // notification the result is dropped and an error only logged.
 //
+// Handle must not call Conn.Call: the client's answer is read by the
+// goroutine Handle runs on, so the call could only end with the
+// connection. Calls to the client belong in Async jobs.
+//
 // ctx ends when the connection ends (and, for an Async job, when the
-// client cancels the request with $/cancel_request). Work that must
-// outlive the connection uses context.WithoutCancel.
+// client cancels the request with $/cancel_request: its cause is then
+// ErrRequestCancelled). Work that must outlive the connection uses
+// context.WithoutCancel.
 type Handler interface {
 	Handle(ctx context.Context, c *Conn, req *Request) Reply
 }
