@@ -58,6 +58,13 @@ type Config struct {
 	// AbortAfter is how long after a tool starts that section sends the
 	// abort.
 	AbortAfter time.Duration
+	// Daemon adds the section on zot daemon and zot acp against zot rpc,
+	// measured with the first provider for zot only.
+	Daemon bool
+	// DaemonIdle is the number of idle sessions whose memory that section
+	// measures; DaemonStreams the number of sessions streaming at once,
+	// DaemonDeltas the deltas of each of their answers.
+	DaemonIdle, DaemonStreams, DaemonDeltas int
 }
 
 // Providers the harness can use.
@@ -81,6 +88,10 @@ func DefaultConfig() Config {
 		Extras:         true,
 		BigPrompt:      64 << 20,
 		AbortAfter:     50 * time.Millisecond,
+		Daemon:         true,
+		DaemonIdle:     1000,
+		DaemonStreams:  100,
+		DaemonDeltas:   2000,
 	}
 }
 
@@ -113,6 +124,10 @@ func ParseFlags(args []string, stderr io.Writer) (Config, error) {
 	fs.BoolVar(&cfg.Extras, "extras", cfg.Extras, "measure abort latency and a huge prompt's peak RSS (zot and --vs only)")
 	fs.IntVar(&cfg.BigPrompt, "big-prompt", cfg.BigPrompt, "bytes of the prompt line whose peak RSS is measured")
 	fs.DurationVar(&cfg.AbortAfter, "abort-after", cfg.AbortAfter, "wait after a tool starts before aborting it")
+	fs.BoolVar(&cfg.Daemon, "daemon", cfg.Daemon, "measure zot daemon and zot acp against zot rpc (zot only)")
+	fs.IntVar(&cfg.DaemonIdle, "daemon-idle", cfg.DaemonIdle, "idle sessions opened in one daemon for its memory per session")
+	fs.IntVar(&cfg.DaemonStreams, "daemon-streams", cfg.DaemonStreams, "sessions of one daemon streaming at once")
+	fs.IntVar(&cfg.DaemonDeltas, "daemon-deltas", cfg.DaemonDeltas, "16-byte text deltas in each answer of the streaming sessions")
 	if err := fs.Parse(args); err != nil {
 		return Config{}, err
 	}
@@ -150,6 +165,8 @@ func (c Config) Validate() error {
 		return errors.New("no provider to measure")
 	case c.Extras && (c.BigPrompt < 1024 || c.BigPrompt > maxBigPrompt):
 		return fmt.Errorf("--big-prompt %d: want 1024..%d", c.BigPrompt, maxBigPrompt)
+	case c.Daemon && (c.DaemonIdle < 1 || c.DaemonStreams < 1 || c.DaemonDeltas < 1):
+		return errors.New("--daemon-idle, --daemon-streams and --daemon-deltas need at least 1")
 	case c.Extras && (c.AbortAfter < 0 || c.AbortAfter >= c.Timeout):
 		return fmt.Errorf("--abort-after %v: want 0 up to --timeout", c.AbortAfter)
 	}

@@ -16,6 +16,9 @@ type Report struct {
 	// Extra is the section on abort and large input (Config.Extras), whose
 	// rows have no cell for the floor; nil when it was not measured.
 	Extra *Section
+	// Daemon is the section on zot daemon and zot acp (Config.Daemon);
+	// nil when it was not measured.
+	Daemon *DaemonSection
 }
 
 // Section holds the rows measured with one provider.
@@ -113,6 +116,9 @@ func (r *Report) writeMarkdown(sb *strings.Builder) {
 	}
 	if r.Extra != nil {
 		r.writeExtra(sb, notes)
+	}
+	if r.Daemon != nil {
+		r.writeDaemon(sb)
 	}
 	if len(notes.list) > 0 {
 		sb.WriteString("\nErrors:\n\n")

@@ -107,6 +107,11 @@ func Run(ctx context.Context, cfg Config, progress io.Writer) (*Report, error) {
 			return nil, err
 		}
 	}
+	if cfg.Daemon {
+		if err := h.daemonSection(ctx, report); err != nil {
+			return nil, err
+		}
+	}
 	return report, nil
 }
 

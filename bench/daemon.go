@@ -1,0 +1,621 @@
+package bench
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	"zot.dev/zot/bench/fakeprovider"
+)
+
+// The daemon section measures zot's ACP door (zot daemon on its socket,
+// zot acp on stdio) against zot rpc, the same binary's NDJSON door, with
+// the first provider: what many sessions in one process cost, and what
+// the JSON-RPC door adds to a prompt.
+
+// DaemonMetric is one measurement of the daemon section.
+type DaemonMetric int
+
+// The daemon section's measurements.
+const (
+	// IdleSessionKiB is the RSS growth of one daemon per idle session,
+	// over Config.DaemonIdle sessions.
+	IdleSessionKiB DaemonMetric = iota
+	// AggregateRate is the agent_message_chunk rate of
+	// Config.DaemonStreams sessions streaming at once, against one
+	// session streaming alone in the same daemon.
+	AggregateRate
+	// PromptRoundTrip is a short prompt's session/prompt over the socket
+	// against the same prompt over zot rpc.
+	PromptRoundTrip
+	// SpawnInitialize is zot acp's spawn to initialize answered against
+	// zot rpc's spawn to ping answered.
+	SpawnInitialize
+	// ChunkRate is the agent_message_chunk rate of a Config.Deltas answer
+	// over zot acp against the text_delta rate over zot rpc.
+	ChunkRate
+	daemonMetrics
+)
+
+// DaemonRow is one line of the daemon section: the samples of the door
+// measured and of its baseline.
+type DaemonRow struct {
+	Metric         DaemonMetric
+	Value, Base    []float64
+	Unit, BaseName string
+	Err            string
+}
+
+// DaemonSection is the daemon section of a report.
+type DaemonSection struct {
+	Provider string
+	Rows     []DaemonRow
+}
+
+// daemonTargets are the goals of the section: a bound on the value
+// itself (IdleSessionKiB) or on value ÷ baseline.
+var daemonTargets = [daemonMetrics]struct {
+	max   bool // the target is an upper bound
+	bound float64
+	text  string
+}{
+	IdleSessionKiB:  {true, 50, "≤ 50 KiB"},
+	AggregateRate:   {false, 1.6, "≥ 1.6×"},
+	PromptRoundTrip: {true, 1.1, "≤ 1.1×"},
+	SpawnInitialize: {true, 1.5, "≤ 1.5×"},
+	ChunkRate:       {false, 0.8, "≥ 0.8×"},
+}
+
+// label names a metric in the report.
+func (m DaemonMetric) label(cfg Config) string {
+	switch m {
+	case IdleSessionKiB:
+		return fmt.Sprintf("RSS per idle session (%d sessions in one daemon)", cfg.DaemonIdle)
+	case AggregateRate:
+		return fmt.Sprintf("chunks/s of %d sessions streaming at once vs 1 alone (%d deltas each)", cfg.DaemonStreams, cfg.DaemonDeltas)
+	case PromptRoundTrip:
+		return "short prompt round trip: session/prompt on the socket vs prompt→done on zot rpc"
+	case SpawnInitialize:
+		return "zot acp spawn → initialize answered vs zot rpc spawn → ping"
+	case ChunkRate:
+		return fmt.Sprintf("agent_message_chunk/s on zot acp vs text_delta/s on zot rpc (%d deltas)", cfg.Deltas)
+	}
+	return "?"
+}
+
+// daemonSection measures the section for zot and adds it to report.
+func (h *harness) daemonSection(ctx context.Context, report *Report) error {
+	p := h.cfg.Providers[0]
+	rows := make([]DaemonRow, daemonMetrics)
+	for i := range rows {
+		rows[i].Metric = DaemonMetric(i)
+	}
+	fail := func(m DaemonMetric, err error) {
+		if rows[m].Err == "" {
+			rows[m].Err = err.Error()
+		}
+	}
+	for rep := range h.cfg.Reps {
+		if err := h.daemonRep(ctx, p, rows, fail); err != nil {
+			return err
+		}
+		var status []string
+		for _, r := range rows {
+			if r.Err != "" {
+				status = append(status, "error")
+			} else {
+				status = append(status, fmt.Sprintf("%.4g/%.4g", median(r.Value), median(r.Base)))
+			}
+		}
+		h.logf("daemon rep %d/%d: %s", rep+1, h.cfg.Reps, strings.Join(status, ", "))
+	}
+	report.Daemon = &DaemonSection{Provider: p, Rows: rows}
+	return nil
+}
+
+// daemonRep runs one repetition of every measurement of the section.
+func (h *harness) daemonRep(ctx context.Context, p string, rows []DaemonRow, fail func(DaemonMetric, error)) error {
+	zot := resolve(h.cfg.Zot)
+	// One daemon: idle sessions, then streams, then round trips.
+	d, err := h.startDaemon(ctx, zot, p)
+	if err != nil {
+		for m := range daemonMetrics {
+			if m != SpawnInitialize && m != ChunkRate {
+				fail(m, err)
+			}
+		}
+	} else {
+		if kib, err := d.idleSessions(h.cfg.DaemonIdle); err != nil {
+			fail(IdleSessionKiB, err)
+		} else {
+			rows[IdleSessionKiB].Value = append(rows[IdleSessionKiB].Value, kib)
+		}
+		if many, one, err := d.streams(h.cfg.DaemonStreams, h.cfg.DaemonDeltas); err != nil {
+			fail(AggregateRate, err)
+		} else {
+			rows[AggregateRate].Value = append(rows[AggregateRate].Value, many)
+			rows[AggregateRate].Base = append(rows[AggregateRate].Base, one)
+		}
+		if lat, err := d.roundTrips(h.cfg.Seq); err != nil {
+			fail(PromptRoundTrip, err)
+		} else {
+			rows[PromptRoundTrip].Value = append(rows[PromptRoundTrip].Value, lat)
+		}
+		if err := d.stop(h.cfg.Timeout); err != nil {
+			fail(PromptRoundTrip, err)
+		}
+	}
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	// zot rpc: the short prompt's round trip and the long answer's rate.
+	if c, err := spawn(ctx, zot, h.args(p), h.dir, h.env, h.cfg.Timeout); err != nil {
+		fail(PromptRoundTrip, err)
+		fail(ChunkRate, err)
+	} else {
+		if err := c.ping(); err != nil {
+			fail(PromptRoundTrip, c.fail(err))
+		} else if vals, err := h.sequence(c); err != nil {
+			fail(PromptRoundTrip, c.fail(err))
+		} else {
+			rows[PromptRoundTrip].Base = append(rows[PromptRoundTrip].Base, vals[SeqLatency])
+			if res, err := c.prompt(fakeprovider.PromptDeltas(h.cfg.Deltas)); err != nil {
+				fail(ChunkRate, c.fail(err))
+			} else {
+				rows[ChunkRate].Base = append(rows[ChunkRate].Base, float64(res.deltas)/res.elapsed.Seconds())
+			}
+		}
+		if err := c.reap(h.cfg.Timeout); err != nil {
+			fail(ChunkRate, err)
+		}
+	}
+	// zot acp: spawn → initialize, and the long answer's chunk rate.
+	if err := h.acpRep(ctx, zot, p, rows, fail); err != nil {
+		return err
+	}
+	// zot rpc spawn → ping.
+	for range spawnSamples {
+		start := time.Now()
+		c, err := spawn(ctx, zot, h.args(p), h.dir, h.env, h.cfg.Timeout)
+		if err != nil {
+			fail(SpawnInitialize, err)
+			break
+		}
+		if err := c.ping(); err != nil {
+			fail(SpawnInitialize, c.fail(err))
+			break
+		}
+		rows[SpawnInitialize].Base = append(rows[SpawnInitialize].Base, ms(time.Since(start)))
+		_ = c.reap(h.cfg.Timeout)
+	}
+	return ctx.Err()
+}
+
+// spawnSamples is how many processes each repetition spawns per door for
+// SpawnInitialize.
+const spawnSamples = 5
+
+// acpArgs are the arguments of zot daemon and zot acp: the agent flags of
+// zot rpc, with every tool allowed.
+func (h *harness) acpArgs(door, p string) []string {
+	args := h.args(p)
+	return append([]string{door, "--permission", "allow"}, args[1:]...)
+}
+
+// acpRep measures zot acp: spawn → initialize answered, then, in the
+// last process, the chunk rate of the long answer.
+func (h *harness) acpRep(ctx context.Context, zot, p string, rows []DaemonRow, fail func(DaemonMetric, error)) error {
+	for i := range spawnSamples {
+		start := time.Now()
+		c, err := spawn(ctx, zot, h.acpArgs("acp", p), h.dir, h.acpEnv(), h.cfg.Timeout)
+		if err != nil {
+			fail(SpawnInitialize, err)
+			fail(ChunkRate, err)
+			return ctx.Err()
+		}
+		rc := &rpcClient{write: c.write, read: c.readLine, arm: c.arm}
+		if _, err := rc.call("initialize", `{"protocolVersion":1,"clientCapabilities":{}}`, nil); err != nil {
+			fail(SpawnInitialize, c.fail(err))
+			fail(ChunkRate, err)
+			return ctx.Err()
+		}
+		rows[SpawnInitialize].Value = append(rows[SpawnInitialize].Value, ms(time.Since(start)))
+		if i == spawnSamples-1 {
+			if rate, err := rc.chunkRate(h.dir, h.cfg.Deltas); err != nil {
+				fail(ChunkRate, c.fail(err))
+			} else {
+				rows[ChunkRate].Value = append(rows[ChunkRate].Value, rate)
+			}
+		}
+		if err := c.reap(h.cfg.Timeout); err != nil {
+			fail(ChunkRate, err)
+		}
+	}
+	return ctx.Err()
+}
+
+// acpEnv is the environment of zot daemon and zot acp: a zot home of
+// their own, under the children's directory.
+func (h *harness) acpEnv() []string {
+	return append(append([]string(nil), h.env...), "ZOT_HOME="+filepath.Join(h.dir, "zot-home"), "ZOT_SOCKET="+filepath.Join(h.dir, "d.sock"))
+}
+
+// rpcClient is the harness's side of a JSON-RPC connection: it writes
+// requests, reads lines, answers nothing (the agent runs with
+// --permission allow, so it asks nothing).
+type rpcClient struct {
+	write func([]byte) error
+	read  func() ([]byte, error)
+	arm   func() error
+	ids   int
+}
+
+// call sends a request and reads until its answer, handing every other
+// line to seen (when not nil); it returns the answer's result.
+func (rc *rpcClient) call(method, params string, seen func(line []byte)) (json.RawMessage, error) {
+	if err := rc.arm(); err != nil {
+		return nil, err
+	}
+	rc.ids++
+	id := strconv.Itoa(rc.ids)
+	if err := rc.write([]byte(`{"jsonrpc":"2.0","id":` + id + `,"method":"` + method + `","params":` + params + "}\n")); err != nil {
+		return nil, fmt.Errorf("%s: %w", method, err)
+	}
+	idMember := []byte(`"id":` + id + `,`)
+	idEnd := []byte(`"id":` + id + `}`)
+	for {
+		line, err := rc.read()
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", method, err)
+		}
+		// Only answers carry an id this client gave; requests from the
+		// agent carry its own ("zot-1", …), notifications none.
+		if !bytes.Contains(line, []byte(`"method"`)) && (bytes.Contains(line, idMember) || bytes.Contains(line, idEnd)) {
+			var ans struct {
+				Result json.RawMessage `json:"result"`
+				Error  *struct {
+					Message string `json:"message"`
+				} `json:"error"`
+			}
+			if err := json.Unmarshal(line, &ans); err != nil {
+				return nil, fmt.Errorf("%s: answer %.200q: %w", method, line, err)
+			}
+			if ans.Error != nil {
+				return nil, fmt.Errorf("%s: %s", method, ans.Error.Message)
+			}
+			return ans.Result, nil
+		}
+		if seen != nil {
+			seen(line)
+		}
+	}
+}
+
+// newSession opens a session in dir and returns its id.
+func (rc *rpcClient) newSession(dir string) (string, error) {
+	res, err := rc.call("session/new", fmt.Sprintf(`{"cwd":%q,"mcpServers":[]}`, dir), nil)
+	if err != nil {
+		return "", err
+	}
+	var s struct {
+		SessionID string `json:"sessionId"`
+	}
+	if err := json.Unmarshal(res, &s); err != nil || s.SessionID == "" {
+		return "", fmt.Errorf("session/new answered %.200s", res)
+	}
+	return s.SessionID, nil
+}
+
+// prompt sends text to session id and returns how many
+// agent_message_chunk updates came before the answer.
+func (rc *rpcClient) prompt(id, text string) (int, error) {
+	chunks := 0
+	chunk := []byte(`"agent_message_chunk"`)
+	res, err := rc.call("session/prompt", fmt.Sprintf(`{"sessionId":%q,"prompt":[{"type":"text","text":%q}]}`, id, text), func(line []byte) {
+		if bytes.Contains(line, chunk) {
+			chunks++
+		}
+	})
+	if err != nil {
+		return chunks, err
+	}
+	if !bytes.Contains(res, []byte(`"end_turn"`)) {
+		return chunks, fmt.Errorf("session/prompt answered %.200s", res)
+	}
+	return chunks, nil
+}
+
+// chunkRate opens a session and returns the agent_message_chunk rate of
+// an answer of n deltas, from writing the prompt to reading its answer.
+func (rc *rpcClient) chunkRate(dir string, n int) (float64, error) {
+	id, err := rc.newSession(dir)
+	if err != nil {
+		return 0, err
+	}
+	start := time.Now()
+	chunks, err := rc.prompt(id, fakeprovider.PromptDeltas(n))
+	if err != nil {
+		return 0, err
+	}
+	if chunks != n {
+		return 0, fmt.Errorf("%d agent_message_chunk for %d deltas", chunks, n)
+	}
+	return float64(chunks) / time.Since(start).Seconds(), nil
+}
+
+// daemonProc is a running zot daemon.
+type daemonProc struct {
+	h       *harness
+	cmd     *exec.Cmd
+	sock    string
+	stderr  *tail
+	timeout time.Duration
+}
+
+// startDaemon starts zot daemon and waits until its socket accepts.
+func (h *harness) startDaemon(ctx context.Context, zot, p string) (*daemonProc, error) {
+	env := h.acpEnv()
+	sock := filepath.Join(h.dir, "d.sock")
+	_ = os.RemoveAll(filepath.Join(h.dir, "zot-home", "sessions")) // each repetition starts empty
+	cmd := exec.CommandContext(ctx, zot, h.acpArgs("daemon", p)...)
+	cmd.Dir, cmd.Env = h.dir, env
+	d := &daemonProc{h: h, cmd: cmd, sock: sock, stderr: &tail{}, timeout: h.cfg.Timeout}
+	cmd.Stderr = d.stderr
+	ownGroup(cmd)
+	if err := cmd.Start(); err != nil {
+		return nil, fmt.Errorf("starting zot daemon: %w", err)
+	}
+	deadline := time.Now().Add(h.cfg.Timeout)
+	for {
+		c, err := net.Dial("unix", sock)
+		if err == nil {
+			c.Close()
+			return d, nil
+		}
+		if time.Now().After(deadline) || ctx.Err() != nil {
+			killGroup(cmd)
+			_ = cmd.Wait()
+			return nil, fmt.Errorf("zot daemon did not listen on %s: %s", sock, d.stderr.String())
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+// dial opens a client of the daemon, initialized.
+func (d *daemonProc) dial() (*rpcClient, net.Conn, error) {
+	c, err := net.Dial("unix", d.sock)
+	if err != nil {
+		return nil, nil, fmt.Errorf("connecting to the daemon: %w", err)
+	}
+	br := bufio.NewReaderSize(c, 256<<10)
+	rc := &rpcClient{
+		write: func(b []byte) error { _, err := c.Write(b); return err },
+		read: func() ([]byte, error) {
+			line, err := br.ReadSlice('\n')
+			if errors.Is(err, bufio.ErrBufferFull) {
+				long := append([]byte(nil), line...)
+				for errors.Is(err, bufio.ErrBufferFull) {
+					line, err = br.ReadSlice('\n')
+					long = append(long, line...)
+				}
+				line = long
+			}
+			return line, err
+		},
+		arm: func() error { return c.SetDeadline(time.Now().Add(d.timeout)) },
+	}
+	if _, err := rc.call("initialize", `{"protocolVersion":1,"clientCapabilities":{}}`, nil); err != nil {
+		c.Close()
+		return nil, nil, err
+	}
+	return rc, c, nil
+}
+
+// idleSessions opens n sessions on one connection and returns the
+// daemon's RSS growth per session in KiB, measured after one session was
+// opened (so what every daemon allocates once is not counted).
+func (d *daemonProc) idleSessions(n int) (float64, error) {
+	rc, c, err := d.dial()
+	if err != nil {
+		return 0, err
+	}
+	defer c.Close()
+	if _, err := rc.newSession(d.h.dir); err != nil {
+		return 0, err
+	}
+	time.Sleep(200 * time.Millisecond)
+	before, err := readRSS(d.cmd.Process.Pid)
+	if err != nil {
+		return 0, err
+	}
+	for i := range n {
+		if _, err := rc.newSession(d.h.dir); err != nil {
+			return 0, fmt.Errorf("session %d: %w", i+1, err)
+		}
+	}
+	time.Sleep(500 * time.Millisecond)
+	after, err := readRSS(d.cmd.Process.Pid)
+	if err != nil {
+		return 0, err
+	}
+	return float64(after-before) / 1024 / float64(n), nil
+}
+
+// streams returns the aggregate chunk rate of n sessions, each on its
+// own connection, streaming an answer of deltas at once, and that of one
+// session streaming it alone.
+func (d *daemonProc) streams(n, deltas int) (many, one float64, err error) {
+	type client struct {
+		rc *rpcClient
+		c  net.Conn
+		id string
+	}
+	clients := make([]client, n)
+	defer func() {
+		for _, cl := range clients {
+			if cl.c != nil {
+				cl.c.Close()
+			}
+		}
+	}()
+	for i := range clients {
+		rc, c, err := d.dial()
+		if err != nil {
+			return 0, 0, err
+		}
+		id, err := rc.newSession(d.h.dir)
+		if err != nil {
+			c.Close()
+			return 0, 0, err
+		}
+		clients[i] = client{rc, c, id}
+	}
+	prompt := fakeprovider.PromptDeltas(deltas)
+	start := time.Now()
+	if _, err := clients[0].rc.prompt(clients[0].id, prompt); err != nil {
+		return 0, 0, err
+	}
+	one = float64(deltas) / time.Since(start).Seconds()
+	var wg sync.WaitGroup
+	errs := make([]error, n)
+	counts := make([]int, n)
+	start = time.Now()
+	for i := range clients {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			counts[i], errs[i] = clients[i].rc.prompt(clients[i].id, prompt)
+		}()
+	}
+	wg.Wait()
+	elapsed := time.Since(start)
+	total := 0
+	for i := range clients {
+		if errs[i] != nil {
+			return 0, 0, fmt.Errorf("session %d of %d: %w", i+1, n, errs[i])
+		}
+		total += counts[i]
+	}
+	if total != n*deltas {
+		return 0, 0, fmt.Errorf("%d chunks from %d sessions of %d deltas", total, n, deltas)
+	}
+	return float64(total) / elapsed.Seconds(), one, nil
+}
+
+// roundTrips returns the median time of n short prompts in sequence on
+// one session over the socket.
+func (d *daemonProc) roundTrips(n int) (float64, error) {
+	rc, c, err := d.dial()
+	if err != nil {
+		return 0, err
+	}
+	defer c.Close()
+	id, err := rc.newSession(d.h.dir)
+	if err != nil {
+		return 0, err
+	}
+	lat := make([]float64, 0, n)
+	for i := range n {
+		start := time.Now()
+		chunks, err := rc.prompt(id, fakeprovider.PromptShort)
+		if err != nil {
+			return 0, fmt.Errorf("prompt %d: %w", i+1, err)
+		}
+		if chunks == 0 {
+			return 0, fmt.Errorf("prompt %d streamed no text", i+1)
+		}
+		lat = append(lat, ms(time.Since(start)))
+	}
+	return median(lat), nil
+}
+
+// stop ends the daemon with SIGTERM, and kills it after grace.
+func (d *daemonProc) stop(grace time.Duration) error {
+	_ = d.cmd.Process.Signal(syscall.SIGTERM)
+	if err := waitOrKill(d.cmd, grace); err != nil {
+		return fmt.Errorf("zot daemon after SIGTERM: %w: %s", err, d.stderr.String())
+	}
+	return nil
+}
+
+// readRSS returns a running process's resident set size in bytes (VmRSS).
+func readRSS(pid int) (int64, error) {
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/status")
+	if err != nil {
+		return 0, fmt.Errorf("reading RSS: %w", err)
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		if rest, ok := strings.CutPrefix(line, "VmRSS:"); ok {
+			f := strings.Fields(rest)
+			if len(f) == 2 && f[1] == "kB" {
+				if n, err := strconv.ParseInt(f[0], 10, 64); err == nil {
+					return n * 1024, nil
+				}
+			}
+		}
+	}
+	return 0, errors.New("no VmRSS in /proc status")
+}
+
+// writeDaemon renders the daemon section.
+func (r *Report) writeDaemon(sb *strings.Builder) {
+	s := r.Daemon
+	fmt.Fprintf(sb, "\n### daemon (%s format)\n\n", s.Provider)
+	sb.WriteString("zot daemon on its Unix socket and zot acp on stdio, against zot rpc (the same binary's NDJSON door) " +
+		"in the same run. Idle memory is the daemon's VmRSS growth over the sessions ÷ their number, after one session was opened. " +
+		"Rates count agent_message_chunk (text_delta on zot rpc) from writing the prompt to reading its answer.\n\n")
+	writeRow(sb, []string{"metric", "target", "value", "baseline", "ratio"})
+	writeRow(sb, []string{"---", "---", "---:", "---:", "---:"})
+	for _, row := range s.Rows {
+		t := daemonTargets[row.Metric]
+		cells := []string{row.Metric.label(r.Config), t.text}
+		if row.Err != "" || len(row.Value) == 0 {
+			msg := row.Err
+			if msg == "" {
+				msg = "no sample"
+			}
+			cells = append(cells, "error: "+escape(msg), "", "")
+			writeRow(sb, cells)
+			continue
+		}
+		v := median(row.Value)
+		unit := "ms"
+		switch row.Metric {
+		case IdleSessionKiB:
+			unit = "KiB"
+		case AggregateRate, ChunkRate:
+			unit = "/s"
+		}
+		cells = append(cells, fmt.Sprintf("%.4g %s", v, unit))
+		measured := v
+		if row.Metric == IdleSessionKiB {
+			cells = append(cells, "—")
+		} else {
+			b := median(row.Base)
+			cells = append(cells, fmt.Sprintf("%.4g %s", b, unit))
+			measured = v / b
+		}
+		verdict := "pass"
+		if (t.max && measured > t.bound) || (!t.max && measured < t.bound) {
+			verdict = "**FAIL**"
+		}
+		if row.Metric == IdleSessionKiB {
+			cells = append(cells, verdict)
+		} else {
+			cells = append(cells, fmt.Sprintf("%.2f× %s", measured, verdict))
+		}
+		writeRow(sb, cells)
+	}
+}
