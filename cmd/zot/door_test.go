@@ -750,3 +750,41 @@ func TestDoorSIGTERMReapsToolProcesses(t *testing.T) {
 		time.Sleep(10 * time.Millisecond)
 	}
 }
+
+func TestDoorLongHomeFallsBackToShortSocket(t *testing.T) {
+	dir := doorDir(t)
+	home := filepath.Join(dir, strings.Repeat("h", 60), strings.Repeat("o", 60))
+	runtime := filepath.Join(dir, "run")
+	if err := os.Mkdir(runtime, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	d := startZotDaemon(t, doorEnv(home, "XDG_RUNTIME_DIR="+runtime))
+	d.waitFor(t, "listening on")
+	if !strings.Contains(d.stderr.String(), "is too long for a socket address; using "+filepath.Join(runtime, "zot")) {
+		t.Fatalf("no word of the fallback:\n%s", d.stderr)
+	}
+	socks, _ := filepath.Glob(filepath.Join(runtime, "zot", "*.sock"))
+	if len(socks) != 1 {
+		t.Fatalf("sockets under the runtime dir: %v", socks)
+	}
+	st, err := os.Stat(filepath.Dir(socks[0]))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.Mode().Perm() != 0o700 {
+		t.Errorf("fallback directory: %v, want 0700", st.Mode().Perm())
+	}
+	p, _ := dialDoor(t, socks[0])
+	if f := p.call("1", "initialize", `{"protocolVersion":1,"clientCapabilities":{}}`); f.Error != nil {
+		t.Fatalf("through the fallback socket: %s", f.raw)
+	}
+	// The sessions stay under the long home.
+	f := p.call("2", "session/new", fmt.Sprintf(`{"cwd":%q,"mcpServers":[]}`, dir))
+	var sn struct{ SessionID string }
+	if json.Unmarshal(f.Result, &sn) != nil || sn.SessionID == "" {
+		t.Fatalf("session/new: %s", f.raw)
+	}
+	if _, err := os.Stat(filepath.Join(home, "sessions")); err != nil {
+		t.Errorf("sessions not under the zot home: %v", err)
+	}
+}
