@@ -23,10 +23,14 @@
 // request to it has a deadline and is cancelled (a `cancel` frame) when
 // given up; a crash fails its pending requests at once, takes its tools
 // away and is reported; a frame over the size limit or not JSON is logged
-// and skipped. Each extension has one writer goroutine (ndjson.Writer),
-// request ids from a counter (correlate) and its stderr appended to
-// $ZOT_HOME/logs/ext-<name>.log. Stopping is the ladder `shutdown`, 2 s,
-// SIGTERM, 1 s, SIGKILL, for the extension's whole process group.
+// and skipped. Each extension has one outbox for its stdin: a lone
+// request is written from the caller's goroutine by a write that never
+// blocks, everything else by the outbox's one writer goroutine, in order
+// and never interleaved. Request ids come from a counter (correlate) and
+// its stderr is appended to $ZOT_HOME/logs/ext-<name>.log. Stopping is the
+// ladder `shutdown` (its stdin closed once written), up to 2 s for it to
+// exit, SIGTERM, up to 1 s, SIGKILL, for the extension's whole process
+// group, each step skipped once the process is gone.
 //
 // The first prompt waits for the extensions' handshakes, at most the
 // handshake timeout after they were started; nothing else does.
