@@ -211,3 +211,30 @@ func TestExampleTodo(t *testing.T) {
 		t.Fatalf("exit %d", code)
 	}
 }
+
+// The quick starts of docs/extensions.md in Python and Node come up in
+// zot's host as written, so the page cannot drift from what works.
+func TestDocsQuickStarts(t *testing.T) {
+	doc, err := os.ReadFile("../../docs/extensions.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	homeEnv, home := zotHomeEnv(t)
+	for _, c := range []struct{ section, fence, name, file string }{
+		{"## Quick start in Python", "```python\n", "weather", "weather.py"},
+		{"## Quick start in Node", "```js\n", "guard", "guard.mjs"},
+		{"## A complete extension", "```python\n", "hello-py", "hello.py"},
+	} {
+		_, rest, ok := strings.Cut(string(doc), c.section)
+		if !ok {
+			t.Fatalf("docs/extensions.md has no %q", c.section)
+		}
+		_, rest, _ = strings.Cut(rest, c.fence)
+		code, _, _ := strings.Cut(rest, "```")
+		writeExt(t, filepath.Join(home, "extensions", c.name), `{"name":"`+c.name+`","exec":"./`+c.file+`"}`, map[string]string{c.file: code})
+	}
+	out, errOut, code := runExt(t, []string{homeEnv}, t.TempDir(), "ext", "doctor")
+	if code != 0 || !strings.Contains(out, "all 3 extensions are fine") {
+		t.Fatalf("doctor on the quick starts: %d\n%s%s", code, out, errOut)
+	}
+}
