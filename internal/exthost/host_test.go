@@ -1,11 +1,13 @@
 package exthost
 
 import (
+	"bytes"
 	"context"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"zot.dev/zot/internal/llm"
 	"zot.dev/zot/sdk/extwire"
 	"zot.dev/zot/sdk/wire"
 )
@@ -171,5 +173,30 @@ func TestNothingInstalledCostsNothing(t *testing.T) {
 	}
 	if list := h.Extensions(); len(list) != 0 {
 		t.Errorf("extensions %v", list)
+	}
+}
+
+// An extension tool's result may carry images: a good one reaches the
+// model as an image block, one that is not an image turns into a note
+// and marks the result as an error.
+func TestToolResultImages(t *testing.T) {
+	dir := t.TempDir()
+	sess := newFakeSession(t)
+	cfg, _, _ := testConfig(t, pyExt(t, dir, "py", "ok"))
+	h := start(t, sess, cfg)
+	h.WaitReady(context.Background())
+
+	r := runTool(t, sess, "py_echo", `{"text":"look","image":"good"}`)
+	if r.IsError || len(r.Content) != 2 || text(r) != "echo: look" {
+		t.Fatalf("result: %+v", r)
+	}
+	img, ok := r.Content[1].(*llm.ImageBlock)
+	if !ok || img.MIME != "image/png" || !bytes.HasPrefix(img.Data, []byte("\x89PNG")) {
+		t.Fatalf("image block: %#v", r.Content[1])
+	}
+
+	r = runTool(t, sess, "py_echo", `{"text":"look","image":"bad"}`)
+	if !r.IsError || !strings.Contains(text(r), "content[1]: unusable image") {
+		t.Fatalf("result: %q error=%v", text(r), r.IsError)
 	}
 }

@@ -84,6 +84,9 @@ if MODE == "group":  # leaves a child in its process group
     note("pids %d %d" % (os.getpid(), child.pid))
 
 
+PNG = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAIAAACQd1PeAAAADElEQVR4nGP4z8AAAAMBAQDJ/pLvAAAAAElFTkSuQmCC"
+
+
 def on_tool(msg):
     args = msg.get("args") or {}
     if msg["name"] == NAME + "_slow":
@@ -93,8 +96,12 @@ def on_tool(msg):
     if msg["name"] == "dup_tool":
         emit({"type": "tool_result", "id": msg["id"], "content": [{"type": "text", "text": "from " + NAME}]})
         return
-    emit({"type": "tool_result", "id": msg["id"],
-          "content": [{"type": "text", "text": "echo: " + str(args.get("text", ""))}]})
+    content = [{"type": "text", "text": "echo: " + str(args.get("text", ""))}]
+    if args.get("image") == "good":  # a 1x1 PNG
+        content.append({"type": "image", "mime_type": "image/png", "data": PNG})
+    elif args.get("image") == "bad":
+        content.append({"type": "image", "mime_type": "image/png", "data": "bm90IGFuIGltYWdl"})
+    emit({"type": "tool_result", "id": msg["id"], "content": content})
 
 
 def on_command(msg):
