@@ -361,6 +361,13 @@ func (x *extDirs) install(ctx context.Context, src string, force bool, w io.Writ
 		if !st.IsDir() {
 			src = filepath.Dir(src) // the manifest itself
 		}
+		abs, err := filepath.Abs(src)
+		if err != nil {
+			return fmt.Errorf("install %s: %w", src, err)
+		}
+		if rel, err := filepath.Rel(abs, x.global); err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+			return fmt.Errorf("install %s: it holds the extensions folder %s itself", src, x.global)
+		}
 		if err := copyTree(src, tmp); err != nil {
 			return fmt.Errorf("install %s: copying: %w", src, err)
 		}

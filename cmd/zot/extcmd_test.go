@@ -177,6 +177,7 @@ func TestExtInstallRollsBack(t *testing.T) {
 		{"bad name", writeExt(t, filepath.Join(srcs, "slash"), `{"name":"../up","exec":"python3"}`, nil), `name "../up" cannot name a folder`},
 		{"special file", fifo, "pipe is not a regular file"},
 		{"missing", filepath.Join(srcs, "nope"), "no such folder, and not a git URL"},
+		{"the home itself", home, "holds the extensions folder"},
 	} {
 		_, errOut, code := runExt(t, env, cwd, "ext", "install", c.src)
 		if code != 1 || !strings.Contains(errOut, c.want) {
