@@ -3,6 +3,7 @@ package exthost
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -198,5 +199,38 @@ func TestToolResultImages(t *testing.T) {
 	r = runTool(t, sess, "py_echo", `{"text":"look","image":"bad"}`)
 	if !r.IsError || !strings.Contains(text(r), "content[1]: unusable image") {
 		t.Fatalf("result: %q error=%v", text(r), r.IsError)
+	}
+}
+
+// hello_ack tells an extension what seed 001 lists; it runs in the
+// session's directory, without the token clients authenticate with.
+func TestHelloAckAndEnvironment(t *testing.T) {
+	t.Setenv("ZOTCORE_RPC_TOKEN", "secret")
+	dir := t.TempDir()
+	folder := pyExt(t, dir, "probe", "probe")
+	sess := newFakeSession(t)
+	cfg, got, _ := testConfig(t, folder)
+	h := start(t, sess, cfg)
+	h.WaitReady(context.Background())
+	n := got.waitMessage(t, "hello_ack ")
+	var ack map[string]any
+	if err := json.Unmarshal([]byte(strings.TrimPrefix(n.Message, "hello_ack ")), &ack); err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]any{
+		"type": "hello_ack", "protocol_version": float64(ProtocolVersion), "zot_version": "test",
+		"provider": "scripted", "model": "scripted-1", "cwd": sess.CWD(),
+		"extension_dir": folder, "data_dir": folder,
+	}
+	for k, v := range want {
+		if ack[k] != v {
+			t.Errorf("hello_ack %s = %v, want %v", k, ack[k], v)
+		}
+	}
+	if n := got.waitMessage(t, "cwd "); n.Message != "cwd "+sess.CWD() {
+		t.Errorf("it runs in %q, not the session's %q", n.Message, sess.CWD())
+	}
+	if n := got.waitMessage(t, "token "); n.Message != "token unset" {
+		t.Errorf("the rpc token reached the extension: %q", n.Message)
 	}
 }

@@ -159,6 +159,11 @@ for line in sys.stdin:
               "lines": ["key " + msg["key"] + " " + msg.get("text", "")]})
         if msg["key"] == "esc":
             emit({"type": "panel_close", "panel_id": msg["panel_id"]})
+    elif t == "hello_ack":
+        if MODE == "probe":  # says what it was told and what it runs in
+            note("hello_ack " + json.dumps(msg, sort_keys=True))
+            note("cwd " + os.getcwd())
+            note("token " + ("set" if "ZOTCORE_RPC_TOKEN" in os.environ else "unset"))
     elif t == "panel_close":
         note("panel closed " + msg["panel_id"])
     elif t == "shutdown":
