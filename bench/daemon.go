@@ -362,6 +362,7 @@ type daemonProc struct {
 	sock    string
 	stderr  *tail
 	timeout time.Duration
+	wait    func(grace time.Duration) error // waits for the exit, kills after grace
 }
 
 // startDaemon starts zot daemon and waits until its socket accepts.
@@ -377,6 +378,18 @@ func (h *harness) startDaemon(ctx context.Context, zot, p string) (*daemonProc, 
 	if err := cmd.Start(); err != nil {
 		return nil, fmt.Errorf("starting zot daemon: %w", err)
 	}
+	exited := make(chan error, 1)
+	go func() { exited <- cmd.Wait() }()
+	d.wait = func(grace time.Duration) error {
+		select {
+		case err := <-exited:
+			return err
+		case <-time.After(grace):
+			killGroup(cmd)
+			<-exited
+			return fmt.Errorf("killed %v after SIGTERM", grace)
+		}
+	}
 	deadline := time.Now().Add(h.cfg.Timeout)
 	for {
 		c, err := net.Dial("unix", sock)
@@ -384,9 +397,14 @@ func (h *harness) startDaemon(ctx context.Context, zot, p string) (*daemonProc, 
 			c.Close()
 			return d, nil
 		}
+		select {
+		case err := <-exited:
+			return nil, fmt.Errorf("zot daemon exited (%v): %s", err, d.stderr.String())
+		default:
+		}
 		if time.Now().After(deadline) || ctx.Err() != nil {
 			killGroup(cmd)
-			_ = cmd.Wait()
+			<-exited
 			return nil, fmt.Errorf("zot daemon did not listen on %s: %s", sock, d.stderr.String())
 		}
 		time.Sleep(10 * time.Millisecond)
@@ -544,7 +562,7 @@ func (d *daemonProc) roundTrips(n int) (float64, error) {
 // stop ends the daemon with SIGTERM, and kills it after grace.
 func (d *daemonProc) stop(grace time.Duration) error {
 	_ = d.cmd.Process.Signal(syscall.SIGTERM)
-	if err := waitOrKill(d.cmd, grace); err != nil {
+	if err := d.wait(grace); err != nil {
 		return fmt.Errorf("zot daemon after SIGTERM: %w: %s", err, d.stderr.String())
 	}
 	return nil

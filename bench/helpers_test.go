@@ -43,6 +43,7 @@ func smallConfig(zot, floor string) Config {
 	cfg.Reps, cfg.Deltas, cfg.Seq = 1, 200, 5
 	cfg.Timeout = 30 * time.Second
 	cfg.Extras = false
+	cfg.Daemon = false
 	return cfg
 }
 
