@@ -146,9 +146,10 @@ func (s *session) forward() {
 		case it.barrier != nil:
 			close(it.barrier)
 		case it.update != nil || it.note != nil:
-			var note any = it.note
-			if it.update != nil {
-				note = acp.SessionNotification{SessionID: acp.SessionId(s.id), Update: *it.update}
+			note, err := s.params(&it) // encoded once for every connection (encode.go)
+			if err != nil {
+				s.agent.logf("session %s: %v", s.id, err)
+				continue
 			}
 			targets := []*conn{it.only}
 			if it.only == nil {
