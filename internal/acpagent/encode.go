@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"zot.dev/zot/internal/acp"
+	"zot.dev/zot/internal/jsonrpc"
 	"zot.dev/zot/internal/wirecodec"
 )
 
@@ -12,7 +13,7 @@ import (
 // encoded once for every connection it goes to. A text chunk of the
 // agent's answer or thought, most of what a turn sends, is written
 // straight into its bytes; the rest goes through encoding/json.
-func (s *session) params(it *item) (json.RawMessage, error) {
+func (s *session) params(it *item) (jsonrpc.Encoded, error) {
 	if it.update == nil {
 		b, err := json.Marshal(it.note)
 		if err != nil {

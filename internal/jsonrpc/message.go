@@ -205,6 +205,11 @@ func marshal(v any) (json.RawMessage, error) {
 	switch x := v.(type) {
 	case nil:
 		return json.RawMessage("null"), nil
+	case Encoded:
+		if x == nil {
+			return json.RawMessage("null"), nil
+		}
+		return json.RawMessage(x), nil
 	case json.RawMessage:
 		if x == nil {
 			return json.RawMessage("null"), nil
