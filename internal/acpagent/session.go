@@ -117,6 +117,11 @@ func (s *session) flush(ctx context.Context) error {
 func (s *session) forward() {
 	defer s.agent.wg.Done()
 	defer close(s.done)
+	// The queue is taken whole, and handed on item by item: one lock per
+	// batch, and two buffers that take turns instead of a queue that
+	// reallocates as it is consumed from its head.
+	var spare []item
+	var targets []*conn
 	for {
 		s.qmu.Lock()
 		if len(s.queue) == 0 {
@@ -134,39 +139,58 @@ func (s *session) forward() {
 				continue
 			}
 		}
-		it := s.queue[0]
-		s.queue[0] = item{}
-		s.queue = s.queue[1:]
+		batch := s.queue
+		s.queue = spare[:0]
 		s.qmu.Unlock()
 		select {
 		case s.space <- struct{}{}:
 		default:
 		}
-		switch {
-		case it.barrier != nil:
-			close(it.barrier)
-		case it.update != nil || it.note != nil:
-			note, err := s.params(&it) // encoded once for every connection (encode.go)
-			if err != nil {
-				s.agent.logf("session %s: %v", s.id, err)
-				continue
-			}
-			targets := []*conn{it.only}
-			if it.only == nil {
-				s.mu.Lock()
-				targets = slices.DeleteFunc(slices.Clone(s.clients), func(c *conn) bool { return c == it.except })
-				s.mu.Unlock()
-			}
-			for _, c := range targets {
-				// Notify waits while the client's queue is full; a client
-				// that stops reading is dropped by its connection, which
-				// ends this wait.
-				if err := c.c.Notify(s.agent.ctx, acp.MethodSessionUpdate, note); err != nil && !errors.Is(err, jsonrpc.ErrClosed) {
-					s.agent.logf("session %s: update to %s: %v", s.id, c.c.Peer().Label, err)
+		for i := range batch {
+			targets = s.hand(&batch[i], targets[:0])
+			batch[i] = item{}
+		}
+		clear(targets[:cap(targets)])
+		spare = batch
+		if cap(spare) > 4*s.agent.opts.QueueUpdates {
+			spare = nil // a replay's long batch is not kept by an idle session
+		}
+	}
+}
+
+// hand hands one queued item on; targets is scratch space for the
+// connections it goes to, returned for reuse.
+func (s *session) hand(it *item, targets []*conn) []*conn {
+	switch {
+	case it.barrier != nil:
+		close(it.barrier)
+	case it.update != nil || it.note != nil:
+		note, err := s.params(it) // encoded once for every connection (encode.go)
+		if err != nil {
+			s.agent.logf("session %s: %v", s.id, err)
+			return targets
+		}
+		if it.only != nil {
+			targets = append(targets, it.only)
+		} else {
+			s.mu.Lock()
+			for _, c := range s.clients {
+				if c != it.except {
+					targets = append(targets, c)
 				}
+			}
+			s.mu.Unlock()
+		}
+		for _, c := range targets {
+			// Notify waits while the client's queue is full; a client
+			// that stops reading is dropped by its connection, which
+			// ends this wait.
+			if err := c.c.Notify(s.agent.ctx, acp.MethodSessionUpdate, note); err != nil && !errors.Is(err, jsonrpc.ErrClosed) {
+				s.agent.logf("session %s: update to %s: %v", s.id, c.c.Peer().Label, err)
 			}
 		}
 	}
+	return targets
 }
 
 // attach records that c has the session open.
