@@ -116,11 +116,11 @@ func TestBenchExtensionAnswers(t *testing.T) {
 	}
 }
 
-// BenchmarkDecodeToolResult compares the one-pass tool_result reader with
+// BenchmarkDecodeToolResult compares the tool_result scanner with
 // the generated decoder.
 func BenchmarkDecodeToolResult(b *testing.B) {
 	line := []byte(`{"type":"tool_result","id":"123","content":[{"type":"text","text":"echo: package main\n\nfunc main() {}\n"}]}`)
-	b.Run("one-pass", func(b *testing.B) {
+	b.Run("scan", func(b *testing.B) {
 		for range b.N {
 			if _, err := decodeFrame(line); err != nil {
 				b.Fatal(err)

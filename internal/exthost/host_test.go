@@ -120,7 +120,7 @@ func TestNodeAndGoExtensions(t *testing.T) {
 	got.waitMessage(t, "event turn_start 2")
 }
 
-// The one-pass tool_result reader agrees with the generated decoder.
+// The tool_result scanner agrees with the generated decoder.
 func TestDecodeToolResult(t *testing.T) {
 	for _, line := range []string{
 		`{"type":"tool_result","id":"1","content":[{"type":"text","text":"a\nb"},{"type":"image","mime_type":"image/png","data":"iVBORw0KGgo="}],"is_error":true}`,
