@@ -145,6 +145,7 @@ type Reply struct {
 	result any
 	err    error
 	run    func(ctx context.Context) (any, error)
+	then   func() // see Reply.Then
 }
 
 // Result answers with v, encoded with encoding/json (a json.RawMessage
@@ -467,6 +468,9 @@ func (c *Conn) handle(req *Request) {
 	if reply.run == nil {
 		cancel(nil)
 		c.answer(ctx, req, reply.result, reply.err)
+		if reply.then != nil {
+			reply.then()
+		}
 		return
 	}
 	c.mu.Lock()
@@ -481,6 +485,9 @@ func (c *Conn) handle(req *Request) {
 		c.mu.Unlock()
 		c.answer(ctx, req, res, err)
 		cancel(nil)
+		if reply.then != nil {
+			reply.then()
+		}
 	}()
 }
 

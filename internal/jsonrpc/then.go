@@ -1,0 +1,12 @@
+package jsonrpc
+
+// Then returns r that also calls after once r's answer is queued: on the
+// connection's reader goroutine for an answer given at once (before the
+// next message is read), on the job's goroutine for an Async one. What
+// after sends (Conn.Notify) is written after the answer: a server tells
+// about a session only once the client has its id. after is not called
+// for a notification, which gets no answer.
+func (r Reply) Then(after func()) Reply {
+	r.then = after
+	return r
+}
