@@ -44,7 +44,7 @@ func doorAllowed(extra ...string) []string {
 			out = append(out, n)
 		}
 	}
-	return append(append(out, "max-line-bytes", "permission", "client-stall-timeout"), extra...)
+	return append(append(out, "max-line-bytes", "permission", "client-stall-timeout", "ext", "no-ext"), extra...)
 }
 
 func daemonCommand(std streams) *cli.Command {
@@ -154,6 +154,7 @@ func newDoor(cmd *cli.Command, std streams) (*door, error) {
 		SessionsDir: h.Sessions(),
 		Version:     buildVersion(),
 		Log:         std.err,
+		Extensions:  doorExtensions(cmd, std.err), // door_ext.go
 	})
 	if err != nil {
 		host.Close()

@@ -185,7 +185,7 @@ func (h *conn) sessionNew(req *jsonrpc.Request) jsonrpc.Reply {
 		return jsonrpc.Fail(err)
 	}
 	h.attach(s)
-	return jsonrpc.Result(s.newAnswer())
+	return h.announce(s, jsonrpc.Result(s.newAnswer()))
 }
 
 // attach records that this connection has s open.
@@ -232,12 +232,12 @@ func (h *conn) sessionLoad(req *jsonrpc.Request) jsonrpc.Reply {
 		return jsonrpc.Fail(err)
 	}
 	h.attach(s)
-	return jsonrpc.Async(func(ctx context.Context) (any, error) {
+	return h.announce(s, jsonrpc.Async(func(ctx context.Context) (any, error) {
 		if err := s.flush(ctx); err != nil {
 			return nil, err
 		}
 		return s.openAnswer(), nil
-	})
+	}))
 }
 
 // sessionResume opens a stored session without replaying it.
@@ -262,7 +262,7 @@ func (h *conn) sessionResume(req *jsonrpc.Request) jsonrpc.Reply {
 		return jsonrpc.Fail(err)
 	}
 	h.attach(s)
-	return jsonrpc.Result(s.openAnswer())
+	return h.announce(s, jsonrpc.Result(s.openAnswer()))
 }
 
 // sessionClose closes the session for this connection: its running turn
@@ -327,6 +327,9 @@ func (h *conn) prompt(req *jsonrpc.Request) jsonrpc.Reply {
 	if err != nil {
 		return jsonrpc.Fail(err)
 	}
+	if c, args, ok := s.slashCommand(p.Prompt); ok {
+		return h.runCommand(s, c, args) // commands.go
+	}
 	in, err := promptInput(p.Prompt)
 	if err != nil {
 		return jsonrpc.Fail(err)
@@ -335,6 +338,7 @@ func (h *conn) prompt(req *jsonrpc.Request) jsonrpc.Reply {
 	if err != nil {
 		return jsonrpc.Fail(err)
 	}
+	s.titleFrom(p.Prompt) // plan.go
 	return jsonrpc.Async(func(ctx context.Context) (any, error) {
 		if err := h.await(ctx, s, t); err != nil {
 			return nil, err

@@ -9,6 +9,7 @@ import (
 
 	"zot.dev/zot/internal/acp"
 	"zot.dev/zot/internal/engine"
+	"zot.dev/zot/internal/exthost"
 	"zot.dev/zot/internal/jsonrpc"
 )
 
@@ -44,7 +45,8 @@ var allModes = []acp.SessionMode{
 type sessionExtras struct {
 	mode      string                    // the current mode; "" until first asked
 	terminals map[string]acp.TerminalId // tool call id → the client terminal it runs in
-	titled    bool                      // a session_info_update with a title was sent
+	title     string                    // the first line of the first prompt (plan.go)
+	ext       *exthost.Host             // the session's extensions; nil without (commands.go)
 }
 
 // modes returns the modes this daemon offers.

@@ -258,6 +258,7 @@ func (s *session) close() error {
 	if m != nil {
 		mcpErr = m.Close()
 	}
+	s.stopExtensions() // commands.go
 	err := errors.Join(s.eng.Close(), mcpErr)
 	close(s.stop)
 	select {

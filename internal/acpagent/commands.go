@@ -1,0 +1,338 @@
+package acpagent
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"zot.dev/zot/internal/acp"
+	"zot.dev/zot/internal/engine"
+	"zot.dev/zot/internal/exthost"
+	"zot.dev/zot/internal/jsonrpc"
+	extwire "zot.dev/zot/sdk/extwire"
+)
+
+// Slash commands. A session offers zot's built-in commands and the
+// commands of its extensions, told to its clients with
+// available_commands_update after session/new, load and resume, and
+// again when they change (the extensions are ready, /reload). A prompt
+// whose text starts with /name (a name in that list) runs the command
+// instead of going to the model; any other text starting with / is an
+// ordinary prompt.
+
+// builtin is one of zot's own slash commands.
+type builtin struct {
+	name, description, hint string
+	run                     func(h *conn, s *session, args string) (reply string, err error)
+}
+
+// builtins are zot's own commands, in the order clients list them.
+var builtins []builtin
+
+func init() {
+	builtins = []builtin{
+		{"compact", "Summarize the conversation so far to free the model's context", "instructions for the summary (optional)", nil},
+		{"clear", "Start the conversation over (the session keeps its id and settings)", "", runClear},
+		{"model", "Show the models of this provider, or switch to one", "model id", runModel},
+		{"mode", "Show the permission modes, or switch to one", "ask, accept_edits, auto or read_only", runMode},
+		{"reload", "Restart this session's extensions (they are found again)", "", runReload},
+	}
+}
+
+// command is one entry of a session's command list.
+type command struct {
+	name, description, hint string
+	builtin                 *builtin
+	extension               string // the extension that offers it
+}
+
+// commands lists the session's commands: the built-ins, then the
+// extensions' (an extension command named like a built-in is left out).
+func (s *session) commands() []command {
+	out := make([]command, 0, len(builtins)+4)
+	for i := range builtins {
+		b := &builtins[i]
+		out = append(out, command{name: b.name, description: b.description, hint: b.hint, builtin: b})
+	}
+	if h := s.extensions(); h != nil {
+		for _, c := range h.Commands() {
+			if slices.ContainsFunc(builtins, func(b builtin) bool { return b.name == c.Name }) {
+				continue
+			}
+			out = append(out, command{name: c.Name, description: c.Description, hint: "arguments (optional)", extension: c.Extension})
+		}
+	}
+	return out
+}
+
+// commandsUpdate is the session's available_commands_update.
+func (s *session) commandsUpdate() *acp.SessionUpdate {
+	list := s.commands()
+	out := make([]acp.AvailableCommand, 0, len(list))
+	for _, c := range list {
+		ac := acp.AvailableCommand{Name: c.name, Description: c.description}
+		if c.description == "" {
+			ac.Description = "/" + c.name + " (from " + c.extension + ")"
+		}
+		if c.hint != "" {
+			ac.Input = acp.AvailableCommandInput(fmt.Sprintf(`{"hint":%q}`, c.hint))
+		}
+		out = append(out, ac)
+	}
+	return &acp.SessionUpdate{AvailableCommandsUpdate: &acp.AvailableCommandsUpdate{AvailableCommands: out}}
+}
+
+// tellCommands queues the command list for one connection (only) or,
+// when only is nil, for every connection that has the session open.
+func (s *session) tellCommands(only *conn) {
+	s.push(item{update: s.commandsUpdate(), only: only})
+}
+
+// announce returns r that, once its answer is queued, tells the client
+// the session's commands, and its title when it has one: what a client
+// learns about a session it has just opened.
+func (h *conn) announce(s *session, r jsonrpc.Reply) jsonrpc.Reply {
+	return r.Then(func() {
+		s.tellCommands(h)
+		if title := s.title(); title != "" {
+			s.push(item{update: &acp.SessionUpdate{SessionInfoUpdate: &acp.SessionInfoUpdate{Title: &title}}, only: h})
+		}
+		if plan := lastPlan(s.eng.Messages()); plan != nil {
+			s.push(item{update: &acp.SessionUpdate{Plan: plan}, only: h})
+		}
+	})
+}
+
+// extensions returns the session's extension host, nil when it has none.
+func (s *session) extensions() *exthost.Host {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.x.ext
+}
+
+// startExtensions attaches the extensions the agent's Options.Extensions
+// finds for the session's directory; once they are ready, every client
+// of the session is told the commands again. Nothing is started when no
+// extension is found, so an idle session without extensions costs
+// nothing more.
+func (s *session) startExtensions() {
+	if s.agent.opts.Extensions == nil {
+		return
+	}
+	cfg := s.agent.opts.Extensions(s.cwd)
+	if specs, _, _ := exthost.Discover(cfg.Discovery); len(specs) == 0 {
+		return
+	}
+	cfg.Notify = func(n exthost.Notice) {
+		if n.Kind == exthost.NoticeNotify {
+			s.agent.logf("session %s: extension %s: %s", s.id, n.Extension, oneLine(n.Message))
+		}
+	}
+	h := exthost.New(s.eng, cfg)
+	s.mu.Lock()
+	s.x.ext = h
+	s.mu.Unlock()
+	h.Launch()
+	s.agent.wg.Add(1)
+	go func() {
+		defer s.agent.wg.Done()
+		h.WaitReady(s.agent.ctx)
+		select {
+		case <-s.stop:
+		default:
+			s.tellCommands(nil)
+		}
+	}()
+}
+
+// stopExtensions stops the session's extensions, if any.
+func (s *session) stopExtensions() {
+	if h := s.extensions(); h != nil {
+		ctx, cancel := context.WithTimeout(context.Background(), clientTimeout)
+		defer cancel()
+		if err := h.Close(ctx); err != nil {
+			s.agent.logf("session %s: stopping extensions: %v", s.id, err)
+		}
+	}
+}
+
+// oneLine keeps a message on one line of the log.
+func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
+
+// slashCommand returns the command a prompt names, with the rest of its
+// text, when the prompt is one text block starting with /name of the
+// session's list.
+func (s *session) slashCommand(prompt []acp.ContentBlock) (command, string, bool) {
+	if len(prompt) != 1 || prompt[0].Text == nil || !strings.HasPrefix(prompt[0].Text.Text, "/") {
+		return command{}, "", false
+	}
+	name, args, _ := strings.Cut(strings.TrimPrefix(prompt[0].Text.Text, "/"), " ")
+	name = strings.TrimSpace(name)
+	if i := strings.IndexAny(name, "\n\t"); i >= 0 {
+		name, args = name[:i], name[i+1:]+" "+args
+	}
+	for _, c := range s.commands() {
+		if c.name == name {
+			return c, strings.TrimSpace(args), true
+		}
+	}
+	return command{}, "", false
+}
+
+// runCommand serves a prompt that names a command: /compact and an
+// extension's prompt run as a turn; the others answer with a message
+// (agent_message_chunk) and end the turn at once.
+func (h *conn) runCommand(s *session, c command, args string) jsonrpc.Reply {
+	if c.builtin != nil && c.builtin.name == "compact" {
+		t, err := s.submit(h, engine.Work{Compact: &engine.CompactInput{Instructions: args}})
+		if err != nil {
+			return jsonrpc.Fail(err)
+		}
+		return jsonrpc.Async(func(ctx context.Context) (any, error) {
+			if err := h.await(ctx, s, t); err != nil {
+				return nil, err
+			}
+			return t.result()
+		})
+	}
+	if s.eng.Busy() {
+		return jsonrpc.Fail(appError(acp.ErrorKindBusy, s.id, "session %s runs a prompt; send /%s after its answer", s.id, c.name))
+	}
+	return jsonrpc.Async(func(ctx context.Context) (any, error) {
+		var reply string
+		var err error
+		if c.builtin != nil {
+			reply, err = c.builtin.run(h, s, args)
+		} else {
+			var prompt string
+			reply, prompt, err = extensionCommand(ctx, s, c, args)
+			if err == nil && prompt != "" {
+				t, err := s.submit(h, engine.Work{Prompt: &engine.PromptInput{Text: prompt}})
+				if err != nil {
+					return nil, err
+				}
+				if err := h.await(ctx, s, t); err != nil {
+					return nil, err
+				}
+				return t.result()
+			}
+		}
+		if err != nil {
+			return nil, err
+		}
+		if reply != "" {
+			s.push(item{update: &acp.SessionUpdate{AgentMessageChunk: textChunk(reply)}, only: h})
+		}
+		if err := s.flush(ctx); err != nil {
+			return nil, err
+		}
+		return acp.PromptResponse{StopReason: acp.StopReasonEndTurn}, nil
+	})
+}
+
+// extensionCommand runs an extension's command: it returns the text to
+// show, or the prompt to run.
+func extensionCommand(ctx context.Context, s *session, c command, args string) (reply, prompt string, err error) {
+	h := s.extensions()
+	if h == nil {
+		return "", "", appError(acp.ErrorKindInternal, s.id, "/%s: the session's extensions have stopped", c.name)
+	}
+	cmd, r, err := h.RunCommand(ctx, c.name, args)
+	if err != nil {
+		return "", "", jsonrpc.NewError(int64(acp.ErrorKindInternal.Code()), string(acp.ErrorKindInternal), "/%s: %v", c.name, err)
+	}
+	res, _ := exthost.Outcome(cmd, r)
+	switch r.Action {
+	case extwire.CommandActionPrompt:
+		if res.Text == "" {
+			return "/" + c.name + ": the extension's prompt is empty", "", nil
+		}
+		return "", res.Text, nil
+	case extwire.CommandActionDisplay, extwire.CommandActionInsert:
+		return res.Text, "", nil
+	case extwire.CommandActionOpenPanel:
+		return "/" + c.name + ": the extension opened a panel, which ACP clients cannot show", "", nil
+	}
+	if res.Error != "" {
+		return "/" + c.name + ": " + res.Error, "", nil
+	}
+	return "", "", nil
+}
+
+// runClear serves /clear.
+func runClear(_ *conn, s *session, _ string) (string, error) {
+	if err := s.eng.Clear(); err != nil {
+		if errors.Is(err, engine.ErrBusy) {
+			return "", appError(acp.ErrorKindBusy, s.id, "session %s runs a prompt; send /clear after its answer", s.id)
+		}
+		return "", jsonrpc.Internal(err)
+	}
+	return "The conversation was cleared.", nil
+}
+
+// runModel serves /model [id].
+func runModel(_ *conn, s *session, args string) (string, error) {
+	opt := s.configOptions()[0]
+	if args == "" {
+		var b strings.Builder
+		fmt.Fprintf(&b, "Model: %s. Models of %s:", opt.CurrentValue, s.eng.Provider())
+		for _, c := range opt.Options {
+			fmt.Fprintf(&b, "\n- %s (%s)", c.Value, c.Description)
+		}
+		return b.String(), nil
+	}
+	if !slices.ContainsFunc(opt.Options, func(c configChoice) bool { return c.Value == args }) {
+		return fmt.Sprintf("%q is not a %s model; /model lists them.", args, s.eng.Provider()), nil
+	}
+	if err := s.eng.SetModel(args); err != nil {
+		return "", jsonrpc.Internal(err)
+	}
+	s.push(item{note: configUpdate{SessionID: s.id, Update: configUpdateBody{Kind: "config_option_update", ConfigOptions: s.rawConfigOptions()}}})
+	return "Model: " + args + ".", nil
+}
+
+// runMode serves /mode [id].
+func runMode(_ *conn, s *session, args string) (string, error) {
+	modes := s.agent.modes()
+	if args == "" {
+		var b strings.Builder
+		fmt.Fprintf(&b, "Mode: %s. Modes:", s.mode())
+		for _, m := range modes {
+			fmt.Fprintf(&b, "\n- %s: %s", m.ID, *m.Description)
+		}
+		return b.String(), nil
+	}
+	if !slices.ContainsFunc(modes, func(m acp.SessionMode) bool { return string(m.ID) == args }) {
+		return fmt.Sprintf("%q is not a mode of this session; /mode lists them.", args), nil
+	}
+	s.mu.Lock()
+	s.x.mode = args
+	s.mu.Unlock()
+	s.push(item{update: &acp.SessionUpdate{CurrentModeUpdate: &acp.CurrentModeUpdate{CurrentModeID: acp.SessionModeId(args)}}})
+	return "Mode: " + args + ".", nil
+}
+
+// runReload serves /reload: the extensions stop, are found again and
+// start; every client is told the commands again.
+func runReload(_ *conn, s *session, _ string) (string, error) {
+	h := s.extensions()
+	if h == nil {
+		s.startExtensions()
+		if s.extensions() == nil {
+			s.tellCommands(nil)
+			return "No extension was found for " + filepath.Clean(s.cwd) + ".", nil
+		}
+		return "The extensions were started.", nil
+	}
+	ctx, cancel := context.WithTimeout(s.agent.ctx, 4*clientTimeout)
+	defer cancel()
+	if err := h.Reload(ctx); err != nil {
+		return "", jsonrpc.Internal(fmt.Errorf("reloading the extensions: %w", err))
+	}
+	s.tellCommands(nil)
+	n := len(h.Extensions())
+	return fmt.Sprintf("The extensions were reloaded (%d).", n), nil
+}
