@@ -25,6 +25,14 @@ type Appender interface {
 	AppendJSON(b []byte) []byte
 }
 
+// SizeHinter is an [Appender] that can say how long its encoding is, at
+// least (0 when it cannot tell): a [Writer] then encodes a long frame
+// into a buffer made that size at once, rather than one that append grows
+// by copying it several times.
+type SizeHinter interface {
+	SizeHint() int
+}
+
 // ErrLineTooLong is returned by [Reader.Next] for a line over the limit;
 // the rest of that line has been skipped and the next call reads the
 // line after it.

@@ -351,7 +351,13 @@ func (w *Writer) waiting() int {
 
 // write encodes v and writes it with its LF to the buffer.
 func (w *Writer) write(v Appender) {
-	b := v.AppendJSON(w.scratch[:0])
+	b := w.scratch[:0]
+	if h, ok := v.(SizeHinter); ok {
+		if n := h.SizeHint() + 1; n > cap(b) {
+			b = make([]byte, 0, n) // the LF too
+		}
+	}
+	b = v.AppendJSON(b)
 	if w.opts.Check != nil {
 		if err := w.opts.Check(b); err != nil {
 			fmt.Fprintf(w.opts.Log, "ndjson: outbound frame fails its check: %v: %s\n", err, b)

@@ -593,3 +593,35 @@ func TestWriterCloseGaveUp(t *testing.T) {
 		}
 	})
 }
+
+// hinted is a frame that says how long its encoding is, rightly or not.
+type hinted struct {
+	s    string
+	hint int
+}
+
+func (h hinted) AppendJSON(b []byte) []byte { return strconv.AppendQuote(b, h.s) }
+func (h hinted) SizeHint() int              { return h.hint }
+
+// TestWriterSizeHint: a frame's size hint makes the buffer it is encoded
+// into; a hint too small, zero or negative only loses the head start, and
+// every frame is written whole, in order.
+func TestWriterSizeHint(t *testing.T) {
+	long := strings.Repeat("x", 3<<20)
+	frames := []hinted{{long, len(long) + 2}, {long, 10}, {"short", 0}, {long, -1}, {"a", 1 << 20}}
+	var out bytes.Buffer
+	w := NewWriter(&out, WriterOptions{})
+	for _, f := range frames {
+		w.Send(f)
+	}
+	if err := closeNow(t, w); err != nil {
+		t.Fatal(err)
+	}
+	var want strings.Builder
+	for _, f := range frames {
+		want.WriteString(strconv.Quote(f.s) + "\n")
+	}
+	if out.String() != want.String() {
+		t.Fatalf("wrote %d bytes, want %d", out.Len(), want.Len())
+	}
+}

@@ -129,10 +129,11 @@ func ReadCommand(data []byte) (Command, []string, error) {
 	if !ok {
 		return nil, nil, &UnknownTypeError{Union: "Command", Type: typ}
 	}
-	v, err := readTree(def, data)
+	t, err := readTree(def, data)
 	if err != nil {
 		return nil, nil, err
 	}
+	v := t.v
 	var problems []string
 	validatorsByDef[def](v, nil, &problems)
 	if len(problems) > 0 {
@@ -140,16 +141,18 @@ func ReadCommand(data []byte) (Command, []string, error) {
 		return nil, nil, &ValidationError{Def: def, Problems: problems}
 	}
 	var unknown []string
+	longs := t.longs
 	if dropLenient(def, v, "", &unknown) {
 		// Decode what is left: the line without the members dropped. The
 		// encoding copies the strings the tree shares with the line.
 		if data, err = json.Marshal(v); err != nil {
 			return nil, nil, fmt.Errorf("re-encoding %s: %w", typ, err)
 		}
+		longs = nil
 	}
-	cmd := NewCommand(typ)
-	if err := json.Unmarshal(data, cmd); err != nil {
-		return nil, nil, decodeError(typ, err)
+	cmd, err := decodeCommand(typ, data, longs)
+	if err != nil {
+		return nil, nil, err
 	}
 	sort.Strings(unknown)
 	return cmd, slices.Compact(unknown), nil
@@ -161,7 +164,7 @@ func ReadCommand(data []byte) (Command, []string, error) {
 // that is mostly one long text is held about twice while it is read (the
 // line and the command's string), not four times. Other text goes through
 // json.Decoder, whose words say what is wrong.
-func readTree(def string, data []byte) (any, error) {
+func readTree(def string, data []byte) (tree, error) {
 	if json.Valid(data) {
 		return decodeTree(data), nil
 	}
@@ -169,12 +172,12 @@ func readTree(def string, data []byte) (any, error) {
 	dec.UseNumber()
 	var v any
 	if err := dec.Decode(&v); err != nil {
-		return nil, &ValidationError{Def: def, Problems: []string{"invalid JSON: " + err.Error()}}
+		return tree{}, &ValidationError{Def: def, Problems: []string{"invalid JSON: " + err.Error()}}
 	}
 	if dec.More() {
-		return nil, &ValidationError{Def: def, Problems: []string{"invalid JSON: data after the value"}}
+		return tree{}, &ValidationError{Def: def, Problems: []string{"invalid JSON: data after the value"}}
 	}
-	return v, nil
+	return tree{v: v}, nil
 }
 
 // dropLenient removes from v, a value of the open object def, every member
