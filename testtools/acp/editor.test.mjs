@@ -30,6 +30,13 @@ const script = {
       { tool_calls: [{ id: "w2", name: "write", args: { path: "x.txt", content: "x" } }] },
       { text: "ok" },
     ] },
+    { steps: [
+      { tool_calls: [{ id: "t1", name: "todo", args: { entries: [
+        { content: "look", status: "completed" },
+        { content: "fix", status: "in_progress", priority: "high" },
+      ] } }] },
+      { text: "planned" },
+    ] },
   ],
 };
 
@@ -183,6 +190,27 @@ test("zot acp reads and writes through the editor and runs bash in its terminal"
   assert.equal(set.configOptions[0].currentValue, "scripted");
   await assert.rejects(agent.request("session/set_config_option", { sessionId, configId: "model", value: "no-such-model" }),
     (err) => err.code === -32602);
+
+  // Slash commands: listed after session/new, run from a prompt.
+  const commands = updates.filter((u) => u.sessionUpdate === "available_commands_update").at(-1);
+  assert.deepEqual(commands.availableCommands.map((c) => c.name).slice(0, 5), ["compact", "clear", "model", "mode", "reload"]);
+  assert.ok(updates.some((u) => u.sessionUpdate === "session_info_update" && u.title === "go"));
+  let mark = updates.length;
+  await agent.request("session/prompt", { sessionId, prompt: [{ type: "text", text: "/mode accept_edits" }] });
+  assert.ok(updates.slice(mark).some((u) => u.sessionUpdate === "current_mode_update" && u.currentModeId === "accept_edits"));
+  mark = updates.length;
+  await agent.request("session/prompt", { sessionId, prompt: [{ type: "text", text: "/model" }] });
+  assert.match(updates.slice(mark).filter((u) => u.sessionUpdate === "agent_message_chunk").map((u) => u.content.text).join(""), /Model: scripted\./);
+
+  // The todo tool's arguments are the plan.
+  mark = updates.length;
+  const res3 = await agent.request("session/prompt", { sessionId, prompt: [{ type: "text", text: "plan it" }] });
+  assert.equal(res3.stopReason, "end_turn");
+  const plan = updates.slice(mark).find((u) => u.sessionUpdate === "plan");
+  assert.deepEqual(plan.entries, [
+    { content: "look", status: "completed", priority: "medium" },
+    { content: "fix", status: "in_progress", priority: "high" },
+  ]);
 
   // The end of stdin: zot answers what is under way and exits 0.
   proc.stdin.end();
