@@ -2,6 +2,7 @@ package wire
 
 import (
 	"crypto/rand"
+	"encoding"
 	"encoding/hex"
 	"encoding/json"
 	"reflect"
@@ -86,11 +87,24 @@ func decodeWithStandIns(typ string, data []byte, longs []longString) (Command, b
 	return cmd, ok
 }
 
+// Decoders of their own may do anything with a string, so eachString does
+// not look into values of types that have one.
+var (
+	jsonUnmarshaler = reflect.TypeFor[json.Unmarshaler]()
+	textUnmarshaler = reflect.TypeFor[encoding.TextUnmarshaler]()
+)
+
 // eachString calls fn with every settable string (of any string type) that
 // v holds in exported struct fields, pointers, interfaces, slices and
-// arrays. Byte slices (raw JSON) and maps are not entered: a stand-in
-// there is not found, and the caller decodes the line as it is.
+// arrays. Byte slices (raw JSON), maps and values whose type decodes
+// itself are not entered: a stand-in there is not found, and the caller
+// decodes the line as it is.
 func eachString(v reflect.Value, fn func(reflect.Value)) {
+	if v.Kind() != reflect.Pointer && v.Kind() != reflect.Interface && v.CanAddr() {
+		if t := v.Addr().Type(); t.Implements(jsonUnmarshaler) || t.Implements(textUnmarshaler) {
+			return
+		}
+	}
 	switch v.Kind() {
 	case reflect.Pointer, reflect.Interface:
 		if !v.IsNil() {

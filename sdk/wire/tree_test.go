@@ -160,3 +160,37 @@ func TestUserMessageSizeHint(t *testing.T) {
 		t.Errorf("hint %d for a short message", n)
 	}
 }
+
+// trimmed decodes itself (changing the text), so eachString must not
+// hand a stand-in found in it to the caller.
+type trimmed string
+
+func (t *trimmed) UnmarshalJSON(b []byte) error {
+	var s string
+	err := json.Unmarshal(b, &s)
+	*t = trimmed(strings.TrimSpace(s))
+	return err
+}
+
+// TestEachStringSkipsTypesThatDecodeThemselves: plain strings at any depth
+// are visited; raw JSON, maps, unexported fields and values of types with
+// a decoder of their own are not.
+func TestEachStringSkipsTypesThatDecodeThemselves(t *testing.T) {
+	type inner struct{ S string }
+	v := &struct {
+		A      string
+		P      *string
+		L      []inner
+		Own    trimmed
+		OwnL   []trimmed
+		Raw    json.RawMessage
+		M      map[string]string
+		hidden string
+	}{A: "a", P: new(string), L: []inner{{"l0"}, {"l1"}}, Own: "own", OwnL: []trimmed{"o"}, Raw: json.RawMessage(`"r"`), M: map[string]string{"k": "m"}, hidden: "h"}
+	*v.P = "p"
+	var seen []string
+	eachString(reflect.ValueOf(v), func(s reflect.Value) { seen = append(seen, s.String()) })
+	if want := []string{"a", "p", "l0", "l1"}; !reflect.DeepEqual(seen, want) {
+		t.Fatalf("visited %q, want %q", seen, want)
+	}
+}
