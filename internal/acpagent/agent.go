@@ -84,6 +84,7 @@ type Agent struct {
 
 	mu       sync.Mutex
 	sessions map[string]*session // open sessions by id
+	gates    gates               // serialize opening and closing one id (lifecycle.go)
 	closed   bool
 	wg       sync.WaitGroup // forwarders and closers
 }

@@ -25,6 +25,10 @@ type session struct {
 	mu      sync.Mutex
 	clients []*conn // connections that have it open, in the order they opened it
 	turn    *turn   // the running prompt or compaction, nil when idle
+	// pins counts requests that found or opened the session and have not
+	// yet attached their connection (or given up): it is not closed
+	// under them (lifecycle.go).
+	pins int
 	// rejectAlways are the tools the user rejected for the rest of the
 	// session ("reject always"); allowAlways those allowed (the engine
 	// remembers them too, this is for the answer's bookkeeping).
@@ -193,10 +197,14 @@ func (s *session) hand(it *item, targets []*conn) []*conn {
 	return targets
 }
 
-// attach records that c has the session open.
+// attach records that c has the session open, dropping the pin of the
+// request that found it.
 func (s *session) attach(c *conn) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if s.pins > 0 {
+		s.pins--
+	}
 	if !slices.Contains(s.clients, c) {
 		s.clients = append(s.clients, c)
 	}
@@ -223,19 +231,7 @@ func (s *session) release(c *conn) {
 	go func() {
 		defer a.wg.Done()
 		_ = s.eng.Wait(a.ctx)
-		a.mu.Lock()
-		s.mu.Lock()
-		idle := len(s.clients) == 0 && s.turn == nil
-		s.mu.Unlock()
-		if !idle || a.sessions[s.id] != s {
-			a.mu.Unlock()
-			return
-		}
-		delete(a.sessions, s.id)
-		a.mu.Unlock()
-		if err := s.close(); err != nil {
-			a.logf("closing session %s: %v", s.id, err)
-		}
+		a.closeIfIdle(s)
 	}()
 }
 

@@ -4,7 +4,6 @@ import (
 	"encoding/base64"
 	"errors"
 	"fmt"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"sort"
@@ -17,8 +16,9 @@ import (
 	zsession "zot.dev/zot/internal/session"
 )
 
-// open makes the engine session of id, with its file, and registers it.
-// With fresh the file must not exist yet.
+// open makes the engine session of id, with its file, and registers it,
+// pinned for the caller (see session.pins). With fresh the file must not
+// exist yet.
 func (a *Agent) open(id, cwd string, fresh bool) (*session, error) {
 	if fresh && a.stored(id) {
 		return nil, fmt.Errorf("session %s exists already", id)
@@ -52,6 +52,7 @@ func (a *Agent) open(id, cwd string, fresh bool) (*session, error) {
 		_ = s.close()
 		return prev, nil
 	}
+	s.pins = 1
 	a.sessions[id] = s
 	a.mu.Unlock()
 	s.addPlanTool()     // plan.go
@@ -59,9 +60,11 @@ func (a *Agent) open(id, cwd string, fresh bool) (*session, error) {
 	return s, nil
 }
 
-// reopen returns session id, open already or opened from its file.
+// reopen returns session id, open already or opened from its file,
+// pinned: the caller attaches its connection or calls releaseUnused.
 func (a *Agent) reopen(id, cwd string) (*session, error) {
-	if s := a.lookup(id); s != nil {
+	defer a.gates.claim(id)()
+	if s := a.pinned(id); s != nil {
 		return s, nil
 	}
 	if !a.stored(id) {
@@ -70,23 +73,19 @@ func (a *Agent) reopen(id, cwd string) (*session, error) {
 	return a.open(id, cwd, false)
 }
 
-// releaseUnused closes s when no connection has it open (it was opened
-// for a request that then failed).
+// releaseUnused drops the pin of a request that found or opened s and
+// then failed; s is closed when nothing else holds it (no connection, no
+// other request, no turn: a turn whose client left runs on).
 func (a *Agent) releaseUnused(s *session) {
-	if s.clientCount() > 0 {
-		return
-	}
-	a.mu.Lock()
-	if a.sessions[s.id] == s {
-		delete(a.sessions, s.id)
-	}
-	a.mu.Unlock()
-	_ = s.close()
+	s.unpin()
+	a.closeIfIdle(s)
 }
 
 // delete removes session id: it is closed when open (refused as busy
-// while a turn runs), and its file and lock file are removed.
+// while a turn runs), and its file and lock file are removed (refused as
+// session_locked when another process holds it).
 func (a *Agent) delete(id string) error {
+	defer a.gates.claim(id)()
 	if s := a.lookup(id); s != nil {
 		if s.eng.Busy() {
 			return appError(acp.ErrorKindBusy, id, "session %s runs a prompt; delete it after the answer", id)
@@ -110,14 +109,7 @@ func (a *Agent) delete(id string) error {
 	} else if !a.stored(id) {
 		return appError(acp.ErrorKindUnknownSession, id, "no session %q", id)
 	}
-	p := a.path(id)
-	if err := os.Remove(p); err != nil && !errors.Is(err, fs.ErrNotExist) {
-		return jsonrpc.Internal(fmt.Errorf("deleting session %s: %w", id, err))
-	}
-	if err := os.Remove(p + ".lock"); err != nil && !errors.Is(err, fs.ErrNotExist) {
-		a.logf("removing %s.lock: %v", p, err)
-	}
-	return nil
+	return a.removeFile(id)
 }
 
 // listPage is how many sessions one session/list answer holds.
