@@ -2,7 +2,6 @@ package mcphost
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -594,24 +593,4 @@ func (t *tail) last() string {
 	defer t.mu.Unlock()
 	lines := strings.Split(strings.TrimSpace(strings.ToValidUTF8(string(t.buf), "?")), "\n")
 	return strings.TrimSpace(lines[len(lines)-1])
-}
-
-// schemaOf returns a tool's input schema as JSON, an object schema.
-func schemaOf(t *mcp.Tool) json.RawMessage {
-	if t.InputSchema == nil {
-		return json.RawMessage(`{"type":"object","properties":{}}`)
-	}
-	data, err := json.Marshal(t.InputSchema)
-	if err != nil {
-		return json.RawMessage(`{"type":"object","properties":{}}`)
-	}
-	var m map[string]any
-	if json.Unmarshal(data, &m) != nil || m == nil {
-		return json.RawMessage(`{"type":"object","properties":{}}`)
-	}
-	if _, ok := m["type"]; !ok {
-		m["type"] = "object"
-		data, _ = json.Marshal(m)
-	}
-	return data
 }

@@ -12,6 +12,11 @@
 //	crash     the process exits in the middle of the call
 //	grow      adds the tool "extra", so the server says its tools changed
 //
+// -bad-schemas adds tools whose input schemas providers reject at the top
+// of a tool's parameters (a string type, a top-level oneOf, null
+// properties, a required that is not a list of names), as hostile or
+// careless servers send them.
+//
 // -mode stdio (default) serves on stdin/stdout; -mode http serves
 // streamable HTTP on -addr and prints its URL on stdout; -mode sse serves
 // the legacy HTTP+SSE transport the same way; -mode hang reads
@@ -42,6 +47,7 @@ func main() {
 	addr := flag.String("addr", "127.0.0.1:0", "with -mode http: where to listen")
 	cancelFile := flag.String("cancel-file", "", "where a cancelled slow call says so")
 	name := flag.String("name", "testserver", "the server's name in initialize")
+	badSchemas := flag.Bool("bad-schemas", false, "add tools with input schemas providers reject")
 	flag.Parse()
 	switch *mode {
 	case "hang":
@@ -57,6 +63,9 @@ func main() {
 		return
 	}
 	server := newServer(*name, *cancelFile)
+	if *badSchemas {
+		addBadSchemas(server)
+	}
 	switch *mode {
 	case "stdio":
 		if err := server.Run(context.Background(), &mcp.StdioTransport{}); err != nil {
@@ -164,4 +173,43 @@ func newServer(name, cancelFile string) *mcp.Server {
 			return text("grown"), nil
 		})
 	return s
+}
+
+// badSchemas are input schemas providers reject at the top of a tool's
+// parameters, by tool name. The SDK's server refuses to add them, so the
+// tools are added with an object schema and tools/list answers with
+// these.
+var badSchemas = map[string]string{
+	"bad_string":    `{"type":"string","description":"a bare string"}`,
+	"bad_oneof":     `{"type":"object","oneOf":[{"type":"object","properties":{"a":{"type":"string"}},"required":["a"]},{"type":"object","properties":{"b":{"type":"integer"}}}]}`,
+	"bad_nullprops": `{"type":"object","properties":null}`,
+	"bad_required":  `{"type":["object","null"],"properties":{"x":{"type":"string"}},"required":"x"}`,
+}
+
+func addBadSchemas(s *mcp.Server) {
+	for name := range badSchemas {
+		s.AddTool(&mcp.Tool{Name: name, Description: "A tool with a schema providers reject.", InputSchema: objectSchema},
+			func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+				return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: name + " called"}}}, nil
+			})
+	}
+	s.AddReceivingMiddleware(func(next mcp.MethodHandler) mcp.MethodHandler {
+		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+			res, err := next(ctx, method, req)
+			list, ok := res.(*mcp.ListToolsResult)
+			if err != nil || !ok {
+				return res, err
+			}
+			out := *list
+			out.Tools = make([]*mcp.Tool, len(list.Tools))
+			for i, t := range list.Tools {
+				c := *t
+				if schema, bad := badSchemas[t.Name]; bad {
+					c.InputSchema = json.RawMessage(schema)
+				}
+				out.Tools[i] = &c
+			}
+			return &out, nil
+		}
+	})
 }

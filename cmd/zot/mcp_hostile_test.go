@@ -1,0 +1,147 @@
+package main
+
+import (
+	"encoding/json"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"os/exec"
+	"strings"
+	"sync"
+	"testing"
+)
+
+// The input schemas of a careless or hostile MCP server (a string type, a
+// top-level oneOf, null properties, a required that is not a list) reach
+// every provider's request as object schemas its API accepts: one such
+// tool would otherwise fail every request of the session.
+func TestMCPSchemasProvidersRejectAreReshaped(t *testing.T) {
+	bin := goServer(t)
+	cfg := mcpConfig(t, t.TempDir(), map[string]any{"t": map[string]any{"command": bin, "args": []string{"-bad-schemas"}}})
+	var (
+		mu     sync.Mutex
+		bodies [][]byte
+	)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, _ := io.ReadAll(r.Body)
+		mu.Lock()
+		bodies = append(bodies, body)
+		mu.Unlock()
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(http.StatusBadRequest)
+		_, _ = io.WriteString(w, `{"error":{"type":"invalid_request_error","message":"captured"}}`)
+	}))
+	t.Cleanup(srv.Close)
+
+	for _, tc := range []struct {
+		provider, base string
+		schemas        func(body map[string]any) map[string]any
+	}{
+		{"anthropic", srv.URL, func(body map[string]any) map[string]any {
+			out := map[string]any{}
+			for _, tl := range list(body["tools"]) {
+				m := tl.(map[string]any)
+				out[m["name"].(string)] = m["input_schema"]
+			}
+			return out
+		}},
+		{"openai", srv.URL + "/v1", func(body map[string]any) map[string]any {
+			out := map[string]any{}
+			for _, tl := range list(body["tools"]) {
+				f := tl.(map[string]any)["function"].(map[string]any)
+				out[f["name"].(string)] = f["parameters"]
+			}
+			return out
+		}},
+		{"openai-responses", srv.URL + "/v1", func(body map[string]any) map[string]any {
+			out := map[string]any{}
+			for _, tl := range list(body["tools"]) {
+				m := tl.(map[string]any)
+				out[m["name"].(string)] = m["parameters"]
+			}
+			return out
+		}},
+	} {
+		t.Run(tc.provider, func(t *testing.T) {
+			mu.Lock()
+			bodies = nil
+			mu.Unlock()
+			cmd := exec.Command(zotBin, "-p", "hi", "--provider", tc.provider, "--api-key", "test-key", "--base-url", tc.base,
+				"--cwd", t.TempDir(), "--strict-mcp-config", "--mcp-config", cfg)
+			cmd.Env = cleanEnv()
+			out, _ := cmd.CombinedOutput()
+			mu.Lock()
+			defer mu.Unlock()
+			if len(bodies) == 0 {
+				t.Fatalf("no request reached the provider:\n%s", out)
+			}
+			var body map[string]any
+			if err := json.Unmarshal(bodies[0], &body); err != nil {
+				t.Fatalf("request body: %v", err)
+			}
+			schemas := tc.schemas(body)
+			var seen int
+			for name, s := range schemas {
+				if !strings.HasPrefix(name, "mcp__t__bad_") {
+					continue
+				}
+				seen++
+				checkTopLevelObject(t, name, s)
+			}
+			if seen != 4 {
+				t.Fatalf("%d of the 4 tools with bad schemas were offered: %v\n%s", seen, keys(schemas), out)
+			}
+			// A top-level oneOf's branches keep their properties.
+			oneOf, _ := schemas["mcp__t__bad_oneof"].(map[string]any)
+			props, _ := oneOf["properties"].(map[string]any)
+			if props["a"] == nil || props["b"] == nil {
+				t.Errorf("mcp__t__bad_oneof lost the properties of its branches: %v", schemas["mcp__t__bad_oneof"])
+			}
+		})
+	}
+}
+
+// checkTopLevelObject fails unless s is what every provider accepts at the
+// top of a tool's parameters.
+func checkTopLevelObject(t *testing.T, name string, s any) {
+	t.Helper()
+	m, ok := s.(map[string]any)
+	if !ok {
+		t.Errorf("%s: schema %v is not an object", name, s)
+		return
+	}
+	if m["type"] != "object" {
+		t.Errorf("%s: top-level type %v, want object", name, m["type"])
+	}
+	if _, ok := m["properties"].(map[string]any); !ok {
+		t.Errorf("%s: properties %v, want an object", name, m["properties"])
+	}
+	for _, k := range []string{"oneOf", "anyOf", "allOf", "enum", "not"} {
+		if _, ok := m[k]; ok {
+			t.Errorf("%s: top-level %s: %v", name, k, m)
+		}
+	}
+	if r, ok := m["required"]; ok {
+		for _, e := range list(r) {
+			if _, ok := e.(string); !ok {
+				t.Errorf("%s: required %v is not a list of names", name, r)
+			}
+		}
+		if _, ok := r.([]any); !ok {
+			t.Errorf("%s: required %v is not a list", name, r)
+		}
+	}
+}
+
+func list(v any) []any {
+	l, _ := v.([]any)
+	return l
+}
+
+func keys(m map[string]any) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	return out
+}
