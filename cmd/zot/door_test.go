@@ -550,8 +550,12 @@ func TestDoorSIGTERMAnswersWorkUnderWay(t *testing.T) {
 		t.Fatalf("session/new: %s", f.raw)
 	}
 	p.send(fmt.Sprintf(`{"jsonrpc":"2.0","id":3,"method":"session/prompt","params":{"sessionId":%q,"prompt":[{"type":"text","text":"go"}]}}`, sn.SessionID))
-	if u := p.next(); u.Method != "session/update" {
-		t.Fatalf("want the turn under way, got %s", u.raw)
+	// The turn is under way once its text streams (the session's first
+	// updates, such as its commands, may come before the prompt is read).
+	for u := p.next(); !strings.Contains(string(u.Params), `"agent_message_chunk"`); u = p.next() {
+		if u.Method != "session/update" {
+			t.Fatalf("want the turn under way, got %s", u.raw)
+		}
 	}
 	if err := d.cmd.Process.Signal(syscall.SIGTERM); err != nil {
 		t.Fatal(err)
@@ -672,8 +676,12 @@ func TestDoorStdioSIGTERM(t *testing.T) {
 		t.Fatalf("session/new: %s", f.raw)
 	}
 	p.send(fmt.Sprintf(`{"jsonrpc":"2.0","id":3,"method":"session/prompt","params":{"sessionId":%q,"prompt":[{"type":"text","text":"go"}]}}`, sn.SessionID))
-	if u := p.next(); u.Method != "session/update" {
-		t.Fatalf("want the turn under way, got %s", u.raw)
+	// The turn is under way once its text streams (the session's first
+	// updates, such as its commands, may come before the prompt is read).
+	for u := p.next(); !strings.Contains(string(u.Params), `"agent_message_chunk"`); u = p.next() {
+		if u.Method != "session/update" {
+			t.Fatalf("want the turn under way, got %s", u.raw)
+		}
 	}
 	if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
 		t.Fatal(err)

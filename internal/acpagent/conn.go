@@ -388,6 +388,9 @@ func (s *session) submit(from *conn, w engine.Work) (*turn, error) {
 	switch {
 	case errors.Is(err, engine.ErrBusy):
 		return nil, appError(acp.ErrorKindBusy, s.id, "session %s runs a prompt; send again after its answer", s.id)
+	case errors.Is(err, engine.ErrClosed) && s.agent.isClosed():
+		// The daemon is stopping: the session still exists in its file.
+		return nil, jsonrpc.NewError(jsonrpc.CodeCancelled, jsonrpc.KindCancelled, "the daemon is shutting down").With("sessionId", s.id)
 	case errors.Is(err, engine.ErrClosed):
 		return nil, appError(acp.ErrorKindUnknownSession, s.id, "session %s is closed", s.id)
 	case err != nil:

@@ -105,3 +105,11 @@ func (a *Agent) removeFile(id string) error {
 	}
 	return nil
 }
+
+// isClosed reports whether Close has begun: the sessions are ending
+// because the daemon stops.
+func (a *Agent) isClosed() bool {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.closed
+}
