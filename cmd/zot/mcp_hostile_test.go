@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -9,6 +10,10 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"unicode/utf8"
+
+	"zot.dev/zot/internal/mcphost"
+	"zot.dev/zot/sdk/wire"
 )
 
 // The input schemas of a careless or hostile MCP server (a string type, a
@@ -144,4 +149,48 @@ func keys(m map[string]any) []string {
 		out = append(out, k)
 	}
 	return out
+}
+
+// A server's result of a MiB reaches the model (and the client's
+// tool_result) cut to mcphost.MaxResultText bytes of text and a note
+// saying how much there was, as the built-in tools bound theirs.
+func TestMCPHugeResultIsCut(t *testing.T) {
+	bin := goServer(t)
+	cfg := mcpConfig(t, t.TempDir(), map[string]any{"t": map[string]any{"command": bin}})
+	const size = 1 << 20
+	s := script(t, map[string]any{"turns": []any{map[string]any{"steps": []any{
+		map[string]any{"tool_calls": []any{map[string]any{"id": "b1", "name": "mcp__t__big", "args": map[string]any{"bytes": size}}}},
+		map[string]any{"text": "read it"},
+	}}}})
+	p := start(t, nil, rpcArgs(t, "--script", s, "--strict-mcp-config", "--mcp-config", cfg)...)
+	p.send(`{"id":"1","type":"prompt","message":"big"}`)
+	r, _ := p.response()
+	wantResponse(t, r, "prompt", true, "")
+	evs := p.untilDone()
+	var res *wire.ToolResultEvent
+	for _, ev := range evs {
+		if tr, ok := ev.(*wire.ToolResultEvent); ok && tr.ID == "b1" {
+			res = tr
+		}
+	}
+	if res == nil || res.IsError {
+		t.Fatalf("tool_result: %+v in %v", res, types(evs))
+	}
+	var text strings.Builder
+	for _, b := range res.Content {
+		data, _ := json.Marshal(b)
+		var tb struct{ Text string }
+		_ = json.Unmarshal(data, &tb)
+		text.WriteString(tb.Text)
+	}
+	got := text.String()
+	if len(got) > mcphost.MaxResultText+300 || !utf8.ValidString(got) {
+		t.Fatalf("the result's text is %d bytes (valid UTF-8 %v), want at most %d and a note", len(got), utf8.ValidString(got), mcphost.MaxResultText+300)
+	}
+	if !strings.Contains(got, fmt.Sprintf("was %d bytes", size)) {
+		t.Fatalf("no note of the cut in the last %q", got[max(0, len(got)-300):])
+	}
+	if code := p.exit(); code != 0 {
+		t.Fatalf("exit %d; stderr:\n%s", code, p.stderr.String())
+	}
 }

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -53,7 +54,57 @@ func mapResult(res *mcp.CallToolResult) tools.Result {
 	if len(out.Content) == 0 {
 		out.Content = []llm.Block{&llm.TextBlock{Text: "(no output)"}}
 	}
+	capText(&out, MaxResultText)
 	return out
+}
+
+// MaxResultText bounds the text of one tool result the model gets, all
+// its text blocks together: about 25,000 tokens, the bound other agents
+// put on MCP results, beside the built-in tools' tens of KiB. A server
+// answers up to 16 MiB in one message, which would fill the model's
+// context at once and be sent again with every later request.
+const MaxResultText = 100 << 10
+
+// capText cuts the text blocks of r after max bytes in all (at a
+// character boundary), drops the text blocks after that, and ends the
+// content with a note of how much was left out. Images are kept.
+func capText(r *tools.Result, max int) {
+	total := 0
+	for _, b := range r.Content {
+		if t, ok := b.(*llm.TextBlock); ok {
+			total += len(t.Text)
+		}
+	}
+	if total <= max {
+		return
+	}
+	room := max
+	kept := r.Content[:0]
+	for _, b := range r.Content {
+		t, ok := b.(*llm.TextBlock)
+		if !ok {
+			kept = append(kept, b)
+			continue
+		}
+		if room == 0 {
+			continue
+		}
+		if len(t.Text) <= room {
+			room -= len(t.Text)
+			kept = append(kept, t)
+			continue
+		}
+		cut := room
+		for cut > 0 && !utf8.RuneStart(t.Text[cut]) {
+			cut--
+		}
+		room = 0
+		if cut > 0 {
+			kept = append(kept, &llm.TextBlock{Text: t.Text[:cut]})
+		}
+	}
+	r.Content = append(kept, &llm.TextBlock{Text: fmt.Sprintf(
+		"\n[the result's text was %d bytes; only its first %d bytes are shown. Ask the tool for less, or for a part at a time, if it can.]", total, max)})
 }
 
 // imageBlock returns the image, or a note when it is not one zot can pass

@@ -11,6 +11,7 @@
 //	          a cancelled call writes "cancelled" to -cancel-file
 //	crash     the process exits in the middle of the call
 //	grow      adds the tool "extra", so the server says its tools changed
+//	big       text of the given number of bytes
 //
 // -bad-schemas adds tools whose input schemas providers reject at the top
 // of a tool's parameters (a string type, a top-level oneOf, null
@@ -34,6 +35,7 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"strings"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -165,6 +167,12 @@ func newServer(name, cancelFile string) *mcp.Server {
 			fmt.Fprintln(os.Stderr, "crashing as asked")
 			os.Exit(3)
 			return nil, nil
+		})
+	s.AddTool(&mcp.Tool{Name: "big", Description: "Returns text of the given number of bytes.", InputSchema: json.RawMessage(
+		`{"type":"object","properties":{"bytes":{"type":"integer"}},"required":["bytes"]}`)},
+		func(_ context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			n, _ := args(req)["bytes"].(float64)
+			return text(strings.Repeat("é", int(n)/2) + strings.Repeat("x", int(n)%2)), nil
 		})
 	s.AddTool(&mcp.Tool{Name: "grow", Description: "Adds the tool extra.", InputSchema: objectSchema},
 		func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
