@@ -28,7 +28,6 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"regexp"
 	"sync"
 	"time"
 
@@ -157,9 +156,26 @@ func (a *Agent) logf(format string, args ...any) {
 	fmt.Fprintf(a.opts.Log, "zot daemon: "+format+"\n", args...)
 }
 
-// sessionIDRE is the form of the ids this agent makes; an id of another
-// form names no session (and never a path outside SessionsDir).
-var sessionIDRE = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_-]{0,127}$`)
+// validSessionID reports whether id has the form of the ids this agent
+// makes: a letter or digit, then up to 127 letters, digits, '_' or '-'.
+// An id of another form names no session (and never a path outside
+// SessionsDir). A loop, not a regexp: the bounded repetition compiled into
+// a large program at every zot start, about 1.3 ms and 119 KB.
+func validSessionID(id string) bool {
+	if len(id) == 0 || len(id) > 128 {
+		return false
+	}
+	for i := 0; i < len(id); i++ {
+		c := id[i]
+		switch {
+		case c >= 'a' && c <= 'z', c >= 'A' && c <= 'Z', c >= '0' && c <= '9':
+		case (c == '_' || c == '-') && i > 0:
+		default:
+			return false
+		}
+	}
+	return true
+}
 
 // newSessionID returns a fresh id: the creation time, so that ids sort
 // by age, and 64 random bits.
@@ -176,7 +192,7 @@ func (a *Agent) path(id string) string {
 
 // stored reports whether session id has a file.
 func (a *Agent) stored(id string) bool {
-	if !sessionIDRE.MatchString(id) {
+	if !validSessionID(id) {
 		return false
 	}
 	st, err := os.Stat(a.path(id))

@@ -142,7 +142,7 @@ func (a *Agent) list(cwd, cursor string) (acp.ListSessionsResponse, error) {
 	var all []storedSession
 	for _, e := range entries {
 		id, ok := strings.CutSuffix(e.Name(), ".jsonl")
-		if !ok || !sessionIDRE.MatchString(id) || !e.Type().IsRegular() {
+		if !ok || !validSessionID(id) || !e.Type().IsRegular() {
 			continue
 		}
 		st, err := e.Info()
