@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"unicode/utf8"
+
+	"zot.dev/zot/internal/wirecodec"
 )
 
 // Request is one incoming request or notification.
@@ -191,8 +193,7 @@ func requestFrame(id json.RawMessage, method string, params json.RawMessage) []b
 		b = append(b, id...)
 	}
 	b = append(b, `,"method":`...)
-	m, _ := json.Marshal(method) // a string always encodes
-	b = append(b, m...)
+	b = wirecodec.AppendString(b, method)
 	if params != nil {
 		b = append(b, `,"params":`...)
 		b = append(b, params...)
