@@ -7,9 +7,11 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os/exec"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
+	"time"
 	"unicode/utf8"
 
 	"zot.dev/zot/internal/mcphost"
@@ -192,5 +194,51 @@ func TestMCPHugeResultIsCut(t *testing.T) {
 	}
 	if code := p.exit(); code != 0 {
 		t.Fatalf("exit %d; stderr:\n%s", code, p.stderr.String())
+	}
+}
+
+// Two servers whose tools end with one name: the one added later whose
+// name sorts first takes the plain names and the other's become _2, in
+// one change of the tool set, so nothing is reported left out.
+func TestMCPCollidingNamesMoveWithoutConflicts(t *testing.T) {
+	bin := goServer(t)
+	p := start(t, nil, rpcArgs(t, "--strict-mcp-config")...)
+	ready := func(name string) wire.MCPServerInfo {
+		t.Helper()
+		deadline := time.Now().Add(hangGuard)
+		for {
+			p.send(`{"id":"l","type":"mcp_list"}`)
+			r, _ := p.response()
+			for _, s := range mcpServersResult(t, r) {
+				if s.Name == name && s.Status == "ready" {
+					return s
+				}
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("%s never ready: %s", name, r.Data)
+			}
+			time.Sleep(20 * time.Millisecond)
+		}
+	}
+	p.send(fmt.Sprintf(`{"id":"1","type":"mcp_add","servers":[{"name":"a.b","command":%q}]}`, bin))
+	r, _ := p.response()
+	wantResponse(t, r, "mcp_add", true, "")
+	if got := ready("a.b").Tools; !slices.Contains(got, "mcp__a_b__echo") {
+		t.Fatalf("a.b alone offers %v", got)
+	}
+	p.send(fmt.Sprintf(`{"id":"2","type":"mcp_add","servers":[{"name":"a b","command":%q}]}`, bin))
+	r, _ = p.response()
+	wantResponse(t, r, "mcp_add", true, "")
+	if got := ready("a b").Tools; !slices.Contains(got, "mcp__a_b__echo") {
+		t.Fatalf("a b offers %v", got)
+	}
+	if got := ready("a.b").Tools; !slices.Contains(got, "mcp__a_b__echo_2") {
+		t.Fatalf("a.b beside a b offers %v", got)
+	}
+	if code := p.exit(); code != 0 {
+		t.Fatalf("exit %d; stderr:\n%s", code, p.stderr.String())
+	}
+	if strings.Contains(p.stderr.String(), "left out") {
+		t.Fatalf("a tool was reported left out:\n%s", p.stderr.String())
 	}
 }

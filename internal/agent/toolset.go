@@ -83,6 +83,38 @@ func (s *ToolSet) Set(source string, list []tools.Tool) {
 	s.rebuild()
 }
 
+// SourceTools is the tools one source offers, for SetSources.
+type SourceTools struct {
+	Source string
+	Tools  []tools.Tool
+}
+
+// SetSources sets the tools of several sources (as Set does, in order)
+// and drops the sources of drop (as Remove does) in one change: a reader
+// sees all of it or none of it, and a tool is reported left out only when
+// its name is still taken once every source is set, not when one source
+// takes a name another gives up in the same change.
+func (s *ToolSet) SetSources(set []SourceTools, drop []string) {
+	lists := make([][]tools.Tool, len(set))
+	for i, st := range set {
+		lists[i] = slices.DeleteFunc(slices.Clone(st.Tools), func(t tools.Tool) bool { return t == nil })
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.sources = slices.DeleteFunc(s.sources, func(src toolSource) bool {
+		return src.name != BuiltinSource && slices.Contains(drop, src.name)
+	})
+	for i, st := range set {
+		j := slices.IndexFunc(s.sources, func(src toolSource) bool { return src.name == st.Source })
+		if j < 0 {
+			s.sources = append(s.sources, toolSource{name: st.Source, tools: lists[i]})
+		} else {
+			s.sources[j].tools = lists[i]
+		}
+	}
+	s.rebuild()
+}
+
 // Remove drops every tool of source. The built-in tools cannot be
 // removed this way (set them to nil instead).
 func (s *ToolSet) Remove(source string) {

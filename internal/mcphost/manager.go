@@ -459,20 +459,25 @@ func (m *Manager) publish() {
 	slices.SortFunc(list, func(a, b *server) int { return strings.Compare(a.spec.Name, b.spec.Name) })
 	taken := map[string]bool{}
 	live := map[string]bool{}
+	var set []agent.SourceTools
 	for _, s := range list {
 		if closed {
 			break
 		}
 		live[s.source()] = true
-		s.publish(taken)
+		set = append(set, agent.SourceTools{Source: s.source(), Tools: s.named(taken)})
 	}
-	// Take out the sources of servers no longer present.
+	// The sources of servers no longer present go in the same change, so
+	// that a name one server gives up and another takes is never seen
+	// taken twice.
+	var drop []string
 	for src := range m.published {
 		if !live[src] {
-			m.sess.Tools().Remove(src)
+			drop = append(drop, src)
 			delete(m.published, src)
 		}
 	}
+	m.sess.Tools().SetSources(set, drop)
 	for src := range live {
 		m.published[src] = true
 	}

@@ -307,9 +307,9 @@ func (s *server) info() ServerInfo {
 	return in
 }
 
-// publish names the server's tools (taken holds the names given before)
-// and puts them in the tool set.
-func (s *server) publish(taken map[string]bool) {
+// named names the server's tools (taken holds the names given before and
+// is updated) and returns them as the model sees them.
+func (s *server) named(taken map[string]bool) []tools.Tool {
 	s.mu.Lock()
 	remote := s.remote
 	prev := s.names
@@ -330,7 +330,7 @@ func (s *server) publish(taken map[string]bool) {
 	s.mu.Lock()
 	s.names = got
 	s.mu.Unlock()
-	s.m.sess.Tools().Set(s.source(), list)
+	return list
 }
 
 // acquire returns the live connection for a call, counted in s.calls
