@@ -6,7 +6,9 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"os"
 	"os/exec"
+	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
@@ -240,5 +242,41 @@ func TestMCPCollidingNamesMoveWithoutConflicts(t *testing.T) {
 	}
 	if strings.Contains(p.stderr.String(), "left out") {
 		t.Fatalf("a tool was reported left out:\n%s", p.stderr.String())
+	}
+}
+
+// A per-server timeout too long for a duration (a number meant as
+// "never") is the longest one, neither refused as negative nor wrapped
+// around to microseconds that fail every call.
+func TestMCPHugeTimeoutIsTheLongest(t *testing.T) {
+	bin := goServer(t)
+	dir := t.TempDir()
+	cfg := filepath.Join(dir, "mcp.json")
+	if err := os.WriteFile(cfg, fmt.Appendf(nil, `{"mcpServers":{"f":{"command":%q,"timeout":1e16}}}`, bin), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	s := script(t, map[string]any{"turns": []any{map[string]any{"steps": []any{
+		map[string]any{"tool_calls": []any{
+			map[string]any{"id": "f1", "name": "mcp__f__slow", "args": map[string]any{"ms": 50}},
+			map[string]any{"id": "w1", "name": "mcp__w__slow", "args": map[string]any{"ms": 50}},
+		}},
+		map[string]any{"text": "done"},
+	}}}})
+	p := start(t, nil, rpcArgs(t, "--script", s, "--strict-mcp-config", "--mcp-config", cfg)...)
+	// 2^63 ns is 9223372036854.775807 s: this many ms wraps to 192 µs.
+	p.send(fmt.Sprintf(`{"id":"1","type":"mcp_add","servers":[{"name":"w","command":%q,"timeout":9223372036854776}]}`, bin))
+	r, _ := p.response()
+	wantResponse(t, r, "mcp_add", true, "")
+	p.send(`{"id":"2","type":"prompt","message":"slow"}`)
+	r, _ = p.response()
+	wantResponse(t, r, "prompt", true, "")
+	evs := p.untilDone()
+	for _, id := range []string{"f1", "w1"} {
+		if got, isErr := resultOf(t, evs, id); isErr || !strings.Contains(got, "slow done") {
+			t.Errorf("%s: %s (error %v)", id, got, isErr)
+		}
+	}
+	if code := p.exit(); code != 0 {
+		t.Fatalf("exit %d; stderr:\n%s", code, p.stderr.String())
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"math"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -165,7 +166,7 @@ func ParseConfig(data []byte) ([]Server, error) {
 			if *e.Timeout < 0 {
 				return nil, fmt.Errorf("MCP server %q: negative timeout", name)
 			}
-			s.Timeout = time.Duration(*e.Timeout * float64(time.Millisecond))
+			s.Timeout = millis(*e.Timeout)
 		}
 		if err := s.Validate(); err != nil {
 			return nil, err
@@ -250,12 +251,23 @@ func FromWire(w wire.MCPServer) (Server, error) {
 		if *w.Timeout < 0 {
 			return Server{}, fmt.Errorf("MCP server %q: negative timeout", w.Name)
 		}
-		s.Timeout = time.Duration(*w.Timeout) * time.Millisecond
+		s.Timeout = millis(float64(*w.Timeout))
 	}
 	if err := s.Validate(); err != nil {
 		return Server{}, err
 	}
 	return s, nil
+}
+
+// millis returns ms milliseconds (not negative) as a Duration; one past
+// the longest Duration (about 292 years: a "timeout" of
+// Number.MAX_SAFE_INTEGER meant as "never") is the longest instead of
+// wrapping around to a few microseconds or a negative value.
+func millis(ms float64) time.Duration {
+	if ms >= float64(math.MaxInt64)/float64(time.Millisecond) {
+		return time.Duration(math.MaxInt64)
+	}
+	return time.Duration(ms * float64(time.Millisecond))
 }
 
 // stringMap decodes a JSON object of strings; empty or null is nil.

@@ -1,6 +1,7 @@
 package mcphost
 
 import (
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -186,5 +187,20 @@ func TestProgressIsThrottled(t *testing.T) {
 	fn("d")
 	if strings.Join(got, "") != "acd" {
 		t.Fatalf("passed on %q", got)
+	}
+}
+
+func TestHugeTimeoutsSaturate(t *testing.T) {
+	list, err := ParseConfig([]byte(`{"mcpServers":{"a":{"command":"x","timeout":1e300},"b":{"command":"x","timeout":1500}}}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if list[0].Timeout != time.Duration(math.MaxInt64) || list[1].Timeout != 1500*time.Millisecond {
+		t.Fatalf("timeouts %v %v", list[0].Timeout, list[1].Timeout)
+	}
+	huge := int64(9223372036854776)
+	s, err := FromWire(wire.MCPServer{Name: "w", Command: "x", Timeout: &huge})
+	if err != nil || s.Timeout != time.Duration(math.MaxInt64) {
+		t.Fatalf("FromWire: %v %v", s.Timeout, err)
 	}
 }
