@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -278,5 +279,25 @@ func TestMCPHugeTimeoutIsTheLongest(t *testing.T) {
 	}
 	if code := p.exit(); code != 0 {
 		t.Fatalf("exit %d; stderr:\n%s", code, p.stderr.String())
+	}
+}
+
+// An --mcp-config file with more after its object (a second object
+// pasted below the first) is refused, as any other broken one, instead of
+// starting the servers of the first object alone.
+func TestMCPConfigWithTrailingDataIsRefused(t *testing.T) {
+	cfg := filepath.Join(t.TempDir(), "mcp.json")
+	if err := os.WriteFile(cfg, []byte(`{"mcpServers":{"a":{"command":"/bin/true"}}}
+{"mcpServers":{"b":{"command":"/bin/true"}}}
+`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(zotBin, rpcArgs(t, "--strict-mcp-config", "--mcp-config", cfg)...)
+	cmd.Env = cleanEnv()
+	cmd.Stdin = strings.NewReader(`{"id":"1","type":"mcp_list"}` + "\n")
+	out, err := cmd.CombinedOutput()
+	var exit *exec.ExitError
+	if !errors.As(err, &exit) || exit.ExitCode() != 1 || !strings.Contains(string(out), "more after its JSON object") {
+		t.Fatalf("zot rpc: %v\n%s", err, out)
 	}
 }

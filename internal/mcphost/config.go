@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"math"
 	"net/url"
@@ -137,6 +138,11 @@ func ParseConfig(data []byte) ([]Server, error) {
 	dec := json.NewDecoder(bytes.NewReader(data))
 	if err := dec.Decode(&doc); err != nil {
 		return nil, fmt.Errorf("not an mcpServers file: %w", err)
+	}
+	// Something after the object (a second object pasted below the first,
+	// a stray brace) would otherwise be ignored with the servers it holds.
+	if _, err := dec.Token(); err != io.EOF {
+		return nil, fmt.Errorf("not an mcpServers file: more after its JSON object, at byte %d", dec.InputOffset())
 	}
 	if doc.MCPServers == nil {
 		return nil, errors.New(`not an mcpServers file: no "mcpServers" object`)

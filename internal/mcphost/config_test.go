@@ -51,10 +51,17 @@ func TestParseConfigRefusesBrokenFiles(t *testing.T) {
 		`{"mcpServers": {"x": {"url": "file:///etc/passwd"}}}`,
 		`{"mcpServers": {"x": {"command": 7}}}`,
 		`{"mcpServers": {"x": {"command": "a", "timeout": -1}}}`,
+		`{"mcpServers": {}} garbage`,
+		`{"mcpServers": {}}
+{"mcpServers": {"x": {"command": "a"}}}`,
+		`{"mcpServers": {"x": {"command": "a"}}}}`,
 	} {
 		if _, err := ParseConfig([]byte(bad)); err == nil {
 			t.Errorf("ParseConfig(%s) succeeded", bad)
 		}
+	}
+	if list, err := ParseConfig([]byte("{\"mcpServers\": {\"x\": {\"command\": \"a\"}}}\n\r\n\t ")); err != nil || len(list) != 1 {
+		t.Errorf("white space after the object: %v %v", list, err)
 	}
 }
 
