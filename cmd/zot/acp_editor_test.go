@@ -41,7 +41,8 @@ func startACP(t *testing.T, home string, args ...string) (*acpPeer, io.WriteClos
 }
 
 // serve sends a request and answers the agent's requests with handle
-// (method, params → result JSON, or "" for a -32002 not-found error)
+// (method, params → result JSON, "" for a -32002 not-found error, "-"
+// for no answer at all)
 // until the answer to id comes; it returns the answer and what came
 // before it.
 func (p *acpPeer) serve(id, method, params string, handle func(method string, params json.RawMessage) string) (doorFrame, []doorFrame) {
@@ -54,7 +55,9 @@ func (p *acpPeer) serve(id, method, params string, handle func(method string, pa
 			return f, before
 		}
 		if f.Method != "" && f.ID != nil {
-			if res := handle(f.Method, f.Params); res != "" {
+			if res := handle(f.Method, f.Params); res == "-" {
+				// no answer: the agent gives up on it
+			} else if res != "" {
 				p.send(fmt.Sprintf(`{"jsonrpc":"2.0","id":%s,"result":%s}`, f.ID, res))
 			} else {
 				p.send(fmt.Sprintf(`{"jsonrpc":"2.0","id":%s,"error":{"code":-32002,"message":"Resource not found"}}`, f.ID))
@@ -360,6 +363,52 @@ func TestACPModesAndModelOption(t *testing.T) {
 	}
 	if told != 1 {
 		t.Errorf("%d config_option_update with the new model, want 1", told)
+	}
+	stdin.Close()
+}
+
+func TestACPEditorTerminalKilledAtTheTimeout(t *testing.T) {
+	home := doorDir(t)
+	work := t.TempDir()
+	s := script(t, map[string]any{"turns": []any{map[string]any{"steps": []any{
+		map[string]any{"tool_calls": []any{map[string]any{"id": "b1", "name": "bash", "args": map[string]any{"command": "sleep 600", "timeout": 1}}}},
+		map[string]any{"text": "Done."},
+	}}}})
+	p, stdin, stderr := startACP(t, home, "--provider", "scripted", "--script", s, "--permission", "allow")
+	p.call("1", "initialize", `{"protocolVersion":1,"clientCapabilities":{"terminal":true}}`, "")
+	id := sessionID(t, first(p.call("2", "session/new", fmt.Sprintf(`{"cwd":%q,"mcpServers":[]}`, work), "")))
+	var asked []string
+	f, before := p.serve("3", "session/prompt", fmt.Sprintf(`{"sessionId":%q,"prompt":[{"type":"text","text":"go"}]}`, id),
+		func(method string, _ json.RawMessage) string {
+			asked = append(asked, method)
+			switch method {
+			case "terminal/create":
+				return `{"terminalId":"t9"}`
+			case "terminal/wait_for_exit":
+				return "-" // the command never ends
+			case "terminal/kill", "terminal/release":
+				return `{}`
+			case "terminal/output":
+				return `{"output":"partial\n","truncated":false,"exitStatus":{"signal":"SIGKILL"}}`
+			}
+			return ""
+		})
+	if f.Error != nil {
+		t.Fatalf("prompt: %s\n%s", f.raw, stderr)
+	}
+	if got := strings.Join(asked, " "); got != "terminal/create terminal/wait_for_exit terminal/kill terminal/output terminal/release" {
+		t.Errorf("the agent asked %s", got)
+	}
+	cancelled := false
+	for _, fr := range before {
+		cancelled = cancelled || fr.Method == "$/cancel_request"
+	}
+	if !cancelled {
+		t.Error("the wait for the killed terminal was not cancelled with $/cancel_request")
+	}
+	out, _ := json.Marshal(updates(before))
+	if !strings.Contains(string(out), `partial\n[timed out after 1s]`) {
+		t.Errorf("bash result: %s", out)
 	}
 	stdin.Close()
 }
