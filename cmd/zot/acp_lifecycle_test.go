@@ -191,3 +191,41 @@ func TestACPDaemonDeleteRefusedWhileAnotherProcessHoldsIt(t *testing.T) {
 		t.Errorf("the session file is still there: %v", err)
 	}
 }
+
+// An ephemeral daemon whose last client left mid-turn lets the turn run
+// to its end into the file before it exits.
+func TestACPDaemonEphemeralLetsTheOrphanTurnEnd(t *testing.T) {
+	dir := doorDir(t)
+	home := filepath.Join(dir, "home")
+	sock := filepath.Join(dir, "s")
+	work := t.TempDir()
+	// About 2 s of streaming: longer than the 1 s grace.
+	answer := strings.Repeat("a slow answer ", 12)
+	s := script(t, map[string]any{"turns": []any{map[string]any{"steps": []any{map[string]any{"text": answer, "chunk": 4, "delay_ms": 50}}}}})
+	env := doorEnv(home, "ZOT_SOCKET="+sock)
+	d := startZotDaemon(t, env, "--script", s, "--ephemeral")
+	d.waitFor(t, "listening on")
+	conn, c := dialDoor(t, sock)
+	p := checked(t, conn)
+	p.call("1", "initialize", `{"protocolVersion":1}`, "")
+	id := sessionID(t, first(p.call("2", "session/new", fmt.Sprintf(`{"cwd":%q,"mcpServers":[]}`, work), "")))
+	p.send(fmt.Sprintf(`{"jsonrpc":"2.0","id":3,"method":"session/prompt","params":{"sessionId":%q,"prompt":[{"type":"text","text":"go"}]}}`, id))
+	for f := p.next(); !strings.Contains(string(f.Params), "agent_message_chunk"); f = p.next() {
+	}
+	c.Close()
+	d.waitExit(t)
+	if d.err != nil {
+		t.Fatalf("ephemeral exit: %v\n%s", d.err, d.stderr)
+	}
+
+	d2 := startZotDaemon(t, env, "--script", s)
+	d2.waitFor(t, "listening on")
+	q := initialized(t, sock)
+	f, before := q.call("1", "session/load", fmt.Sprintf(`{"sessionId":%q,"cwd":%q,"mcpServers":[]}`, id, work), "")
+	if f.Error != nil {
+		t.Fatalf("load: %s", f.raw)
+	}
+	if got := chunkText(before, "agent_message_chunk"); got != answer {
+		t.Errorf("the turn left by its client ended as %q, want %q", got, answer)
+	}
+}

@@ -57,10 +57,11 @@ when that is too long for a socket), 0600 in a 0700 directory; clients of
 another user are refused. One daemon per socket. Each line is one JSON-RPC
 2.0 message; the methods are ACP v1's. The agent flags set the defaults of
 new sessions. SIGTERM or SIGINT ends the sessions, answers what is under
-way and exits 0. --ephemeral exits 1 s after the last client left.`,
+way and exits 0. --ephemeral exits 1 s after the last client left, once
+the turns it left have ended.`,
 		Flags: append(doorFlags(),
 			&cli.BoolFlag{Name: "ephemeral", Local: true,
-				Usage: "exit 1 s after the last client left (a client that connects in that second keeps it); never before the first client came"}),
+				Usage: "exit 1 s after the last client left and its turns ended (a client that connects in that second keeps it); never before the first client came"}),
 		Action: func(ctx context.Context, cmd *cli.Command) error {
 			if cmd.Args().Len() > 0 {
 				return usagef("zot daemon takes no arguments, got %q", cmd.Args().First())
@@ -188,6 +189,7 @@ func serveDaemon(ctx context.Context, cmd *cli.Command, std streams) error {
 	defer d.close(std)
 	err = daemon.Run(ctx, daemon.Options{
 		Ephemeral:  cmd.Bool("ephemeral"),
+		Busy:       d.agent.Busy, // a turn whose client left ends before an ephemeral daemon does
 		NewHandler: d.agent.Handler,
 		RPC:        d.rpc,
 		Log:        std.err,

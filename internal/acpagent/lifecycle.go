@@ -113,3 +113,20 @@ func (a *Agent) isClosed() bool {
 	defer a.mu.Unlock()
 	return a.closed
 }
+
+// Busy reports whether a session runs a turn (or a compaction), such as
+// one whose client has left: an ephemeral daemon waits for it.
+func (a *Agent) Busy() bool {
+	a.mu.Lock()
+	list := make([]*session, 0, len(a.sessions))
+	for _, s := range a.sessions {
+		list = append(list, s)
+	}
+	a.mu.Unlock()
+	for _, s := range list {
+		if s.eng.Busy() {
+			return true
+		}
+	}
+	return false
+}

@@ -15,8 +15,9 @@
 // refused and logged with its pid.
 //
 // With Ephemeral, the daemon exits Grace (1 s) after its last client
-// left; a client that connects within that time cancels the exit, and a
-// daemon no client has reached yet never exits for it.
+// left, once Busy says no work runs (a turn whose client left runs to its
+// end first); a client that connects within that time cancels the exit,
+// and a daemon no client has reached yet never exits for it.
 package daemon
 
 import (
@@ -42,6 +43,10 @@ type Options struct {
 	Ephemeral bool
 	// Grace is the ephemeral daemon's wait; 0 means DefaultGrace.
 	Grace time.Duration
+	// Busy, when set, reports whether work runs that outlives its client
+	// (a turn whose client left): an ephemeral daemon whose grace ran out
+	// while it does waits another grace, and so on, before it stops.
+	Busy func() bool
 	// NewHandler makes each connection's handler.
 	NewHandler jsonrpc.NewHandler
 	// RPC configures each connection.
@@ -100,7 +105,7 @@ func Run(ctx context.Context, opts Options) error {
 	}
 
 	idle := make(chan struct{})
-	track := &tracker{grace: opts.Grace, fire: func() { close(idle) }}
+	track := &tracker{grace: opts.Grace, busy: opts.Busy, fire: func() { close(idle) }}
 	var hooks jsonrpc.ServeHooks
 	hooks.Opened = func(c *jsonrpc.Conn) {
 		fmt.Fprintf(opts.Log, "zot daemon: client %s connected\n", c.Peer().Label)
@@ -156,9 +161,11 @@ func Run(ctx context.Context, opts Options) error {
 }
 
 // tracker counts an ephemeral daemon's clients and calls fire, once,
-// when the last one has been gone for grace.
+// when the last one has been gone for grace and busy (when set) says no
+// work runs.
 type tracker struct {
 	grace time.Duration
+	busy  func() bool
 	fire  func()
 
 	mu      sync.Mutex
@@ -187,11 +194,19 @@ func (t *tracker) closed() {
 	if t.clients > 0 || t.fired {
 		return
 	}
-	gen := t.gen
+	t.arm(t.gen)
+}
+
+// arm starts the timer of generation gen; t.mu is held.
+func (t *tracker) arm(gen int) {
 	t.timer = time.AfterFunc(t.grace, func() {
 		t.mu.Lock()
 		defer t.mu.Unlock()
 		if t.gen != gen || t.clients > 0 || t.fired {
+			return
+		}
+		if t.busy != nil && t.busy() {
+			t.arm(gen) // look again a grace later
 			return
 		}
 		t.fired = true
