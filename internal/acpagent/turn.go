@@ -243,8 +243,14 @@ func turnError(sessionID string, code wire.ErrorCode, text string) error {
 		text = "the turn failed"
 	}
 	kind := acp.ErrorKindInternal
-	if code == wire.CodeProviderError {
+	switch code {
+	case wire.CodeProviderError:
 		kind = acp.ErrorKindProviderError
+	case wire.CodeInvalidParams:
+		// The request cannot be served as it stands (a compaction of a
+		// transcript too short to compact): the client's to change, not
+		// a fault inside zot.
+		return jsonrpc.NewError(jsonrpc.CodeInvalidParams, jsonrpc.KindInvalidParams, "%s", text).With("sessionId", sessionID)
 	}
 	return appError(kind, sessionID, "%s", text)
 }
