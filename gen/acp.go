@@ -434,7 +434,7 @@ func (s *rpcSchema) def(name string) error {
 		return s.intEnum(name, alts)
 	case len(alts) > 0:
 		if tag, ok := s.discriminator(d, alts); ok {
-			return s.union(name, tag, alts)
+			return s.union(name, d, tag, alts)
 		}
 		s.raw(name, "its alternatives carry no discriminator, so it is kept as JSON text")
 		return nil
@@ -651,8 +651,18 @@ func (s *rpcSchema) discriminator(d *node, alts []*node) (string, bool) {
 // variant, exactly one of them set, whose JSON is the variant's body
 // with the discriminator added. Decoding switches on the discriminator
 // and refuses an unknown one (unless the schema keeps the set open).
-func (s *rpcSchema) union(name, tag string, alts []*node) error {
+// Members the union itself defines beside its alternatives (ACP's
+// SessionConfigOption has id and name for every variant) go into a
+// struct named <Name>Fields, embedded, and written before the variant's.
+func (s *rpcSchema) union(name string, d *node, tag string, alts []*node) error {
 	goName := s.goName(name)
+	base := ""
+	if props := d.get("properties"); props != nil && len(props.keys) > 0 {
+		if props.vals[tag] != nil {
+			return fmt.Errorf("union %s defines its discriminator %q beside its alternatives", name, tag)
+		}
+		base = goName + "Fields"
+	}
 	var vs []unionVariant
 	hasDefault, hasOpen := false, false
 	for _, a := range alts {
@@ -686,6 +696,9 @@ func (s *rpcSchema) union(name, tag string, alts []*node) error {
 	s.p("// It is a union: exactly one field is set. On the wire it is the")
 	s.p("// variant's object with %q naming the variant.", tag)
 	s.p("type %s struct {", goName)
+	if base != "" {
+		s.p("\t%s", base)
+	}
 	for _, v := range vs {
 		if v.desc != "" {
 			s.comment("\t", v.desc)
@@ -703,8 +716,32 @@ func (s *rpcSchema) union(name, tag string, alts []*node) error {
 	s.p("}")
 	s.p("")
 	// MarshalJSON
-	s.p("// MarshalJSON writes the set variant with its %q.", tag)
-	s.p("func (u %s) MarshalJSON() ([]byte, error) {", goName)
+	if base != "" {
+		s.p("// MarshalJSON writes the members of %s, then the set variant", base)
+		s.p("// with its %q.", tag)
+		s.p("func (u %s) MarshalJSON() ([]byte, error) {", goName)
+		if hasOpen {
+			s.p("\tif u.Other != nil {")
+			s.p("\t\treturn u.Other, nil // the whole object as it came")
+			s.p("\t}")
+		}
+		s.p("\tfields, err := json.Marshal(u.%s)", base)
+		s.p("\tif err != nil {")
+		s.p("\t\treturn nil, err")
+		s.p("\t}")
+		s.p("\tvariant, err := u.variantJSON()")
+		s.p("\tif err != nil {")
+		s.p("\t\treturn nil, err")
+		s.p("\t}")
+		s.p("\treturn joinObjects(fields, variant)")
+		s.p("}")
+		s.p("")
+		s.p("// variantJSON writes the set variant with its %q.", tag)
+		s.p("func (u %s) variantJSON() ([]byte, error) {", goName)
+	} else {
+		s.p("// MarshalJSON writes the set variant with its %q.", tag)
+		s.p("func (u %s) MarshalJSON() ([]byte, error) {", goName)
+	}
 	s.p("\tswitch {")
 	for _, v := range vs {
 		switch {
@@ -732,6 +769,11 @@ func (s *rpcSchema) union(name, tag string, alts []*node) error {
 	s.p("\t\treturn fmt.Errorf(\"%s: %%w\", err)", goName)
 	s.p("\t}")
 	s.p("\t*u = %s{}", goName)
+	if base != "" {
+		s.p("\tif err := json.Unmarshal(data, &u.%s); err != nil {", base)
+		s.p("\t\treturn fmt.Errorf(\"%s: %%w\", err)", goName)
+		s.p("\t}")
+	}
 	if hasDefault {
 		for _, v := range vs {
 			if v.tag == "" && !v.open {
@@ -769,6 +811,10 @@ func (s *rpcSchema) union(name, tag string, alts []*node) error {
 	}
 	s.p("}")
 	s.p("")
+	if base != "" {
+		s.p("// %s are the members every variant of %s has.", base, goName)
+		return s.structOf(base, d)
+	}
 	return nil
 }
 
@@ -776,7 +822,11 @@ func (s *rpcSchema) union(name, tag string, alts []*node) error {
 // optional one is omitted when empty, and is a pointer when its zero
 // value would mean something (a number, a struct, a union).
 func (s *rpcSchema) object(name string, d *node) error {
-	goName := s.goName(name)
+	return s.structOf(s.goName(name), d)
+}
+
+// structOf writes the struct goName of d's properties (see object).
+func (s *rpcSchema) structOf(goName string, d *node) error {
 	props := d.get("properties")
 	required := map[string]bool{}
 	if r := d.get("required"); r != nil {

@@ -66,3 +66,23 @@ func readTag(data []byte, tag string) (string, bool, error) {
 	}
 	return s, true, nil
 }
+
+// joinObjects writes the members of the JSON objects a and b as one
+// object, a's first. A union with members of its own beside its variants
+// is written this way.
+func joinObjects(a, b []byte) ([]byte, error) {
+	a, b = bytes.TrimSpace(a), bytes.TrimSpace(b)
+	if len(a) < 2 || a[0] != '{' || len(b) < 2 || b[0] != '{' {
+		return nil, fmt.Errorf("joining %.20q and %.20q: both must be JSON objects", a, b)
+	}
+	ai := bytes.TrimSpace(a[1 : len(a)-1])
+	bi := bytes.TrimSpace(b[1 : len(b)-1])
+	out := make([]byte, 0, len(ai)+len(bi)+3)
+	out = append(out, '{')
+	out = append(out, ai...)
+	if len(ai) > 0 && len(bi) > 0 {
+		out = append(out, ',')
+	}
+	out = append(out, bi...)
+	return append(out, '}'), nil
+}

@@ -770,6 +770,7 @@ type Cost struct {
 // It is a union: exactly one field is set. On the wire it is the
 // variant's object with "mode" naming the variant.
 type CreateElicitationRequest struct {
+	CreateElicitationRequestFields
 	// Form-based elicitation where the client renders a form from the provided
 	// schema.
 	Form *ElicitationFormMode
@@ -788,8 +789,25 @@ type CreateElicitationRequest struct {
 	Other json.RawMessage
 }
 
-// MarshalJSON writes the set variant with its "mode".
+// MarshalJSON writes the members of CreateElicitationRequestFields, then the set variant
+// with its "mode".
 func (u CreateElicitationRequest) MarshalJSON() ([]byte, error) {
+	if u.Other != nil {
+		return u.Other, nil // the whole object as it came
+	}
+	fields, err := json.Marshal(u.CreateElicitationRequestFields)
+	if err != nil {
+		return nil, err
+	}
+	variant, err := u.variantJSON()
+	if err != nil {
+		return nil, err
+	}
+	return joinObjects(fields, variant)
+}
+
+// variantJSON writes the set variant with its "mode".
+func (u CreateElicitationRequest) variantJSON() ([]byte, error) {
 	switch {
 	case u.Form != nil:
 		return withTag("mode", "form", u.Form)
@@ -808,6 +826,9 @@ func (u *CreateElicitationRequest) UnmarshalJSON(data []byte) error {
 		return fmt.Errorf("CreateElicitationRequest: %w", err)
 	}
 	*u = CreateElicitationRequest{}
+	if err := json.Unmarshal(data, &u.CreateElicitationRequestFields); err != nil {
+		return fmt.Errorf("CreateElicitationRequest: %w", err)
+	}
 	if !present {
 		return fmt.Errorf("CreateElicitationRequest: member %q is missing", "mode")
 	}
@@ -823,6 +844,21 @@ func (u *CreateElicitationRequest) UnmarshalJSON(data []byte) error {
 	return nil
 }
 
+// CreateElicitationRequestFields are the members every variant of CreateElicitationRequest has.
+type CreateElicitationRequestFields struct {
+	// A human-readable message describing what input is needed.
+	Message string `json:"message"`
+	// The _meta property is reserved by ACP to allow clients and agents to attach
+	// additional metadata to their interactions. Implementations MUST NOT make
+	// assumptions about values at these keys.
+	//
+	// Optional. Omitted and `null` are equivalent and mean no metadata.
+	//
+	// See protocol docs:
+	// [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+	Meta map[string]any `json:"_meta,omitempty"`
+}
+
 // CreateElicitationResponse — Response from the client to an elicitation
 // request.
 //
@@ -831,6 +867,7 @@ func (u *CreateElicitationRequest) UnmarshalJSON(data []byte) error {
 // It is a union: exactly one field is set. On the wire it is the
 // variant's object with "action" naming the variant.
 type CreateElicitationResponse struct {
+	CreateElicitationResponseFields
 	// The user accepted and provided content.
 	Accept *ElicitationAcceptAction
 	// The user declined the elicitation.
@@ -850,8 +887,25 @@ type CreateElicitationResponse struct {
 	Other json.RawMessage
 }
 
-// MarshalJSON writes the set variant with its "action".
+// MarshalJSON writes the members of CreateElicitationResponseFields, then the set variant
+// with its "action".
 func (u CreateElicitationResponse) MarshalJSON() ([]byte, error) {
+	if u.Other != nil {
+		return u.Other, nil // the whole object as it came
+	}
+	fields, err := json.Marshal(u.CreateElicitationResponseFields)
+	if err != nil {
+		return nil, err
+	}
+	variant, err := u.variantJSON()
+	if err != nil {
+		return nil, err
+	}
+	return joinObjects(fields, variant)
+}
+
+// variantJSON writes the set variant with its "action".
+func (u CreateElicitationResponse) variantJSON() ([]byte, error) {
 	switch {
 	case u.Accept != nil:
 		return withTag("action", "accept", u.Accept)
@@ -872,6 +926,9 @@ func (u *CreateElicitationResponse) UnmarshalJSON(data []byte) error {
 		return fmt.Errorf("CreateElicitationResponse: %w", err)
 	}
 	*u = CreateElicitationResponse{}
+	if err := json.Unmarshal(data, &u.CreateElicitationResponseFields); err != nil {
+		return fmt.Errorf("CreateElicitationResponse: %w", err)
+	}
 	if !present {
 		return fmt.Errorf("CreateElicitationResponse: member %q is missing", "action")
 	}
@@ -888,6 +945,19 @@ func (u *CreateElicitationResponse) UnmarshalJSON(data []byte) error {
 	}
 	u.Other = append(json.RawMessage(nil), data...)
 	return nil
+}
+
+// CreateElicitationResponseFields are the members every variant of CreateElicitationResponse has.
+type CreateElicitationResponseFields struct {
+	// The _meta property is reserved by ACP to allow clients and agents to attach
+	// additional metadata to their interactions. Implementations MUST NOT make
+	// assumptions about values at these keys.
+	//
+	// Optional. Omitted and `null` are equivalent and mean no metadata.
+	//
+	// See protocol docs:
+	// [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+	Meta map[string]any `json:"_meta,omitempty"`
 }
 
 // CreateTerminalRequest — Request to create a new terminal and execute a
@@ -2722,14 +2792,29 @@ type SessionConfigId string
 // It is a union: exactly one field is set. On the wire it is the
 // variant's object with "type" naming the variant.
 type SessionConfigOption struct {
+	SessionConfigOptionFields
 	// Single-value selector (dropdown).
 	Select *SessionConfigSelect
 	// Boolean on/off toggle.
 	Boolean *SessionConfigBoolean
 }
 
-// MarshalJSON writes the set variant with its "type".
+// MarshalJSON writes the members of SessionConfigOptionFields, then the set variant
+// with its "type".
 func (u SessionConfigOption) MarshalJSON() ([]byte, error) {
+	fields, err := json.Marshal(u.SessionConfigOptionFields)
+	if err != nil {
+		return nil, err
+	}
+	variant, err := u.variantJSON()
+	if err != nil {
+		return nil, err
+	}
+	return joinObjects(fields, variant)
+}
+
+// variantJSON writes the set variant with its "type".
+func (u SessionConfigOption) variantJSON() ([]byte, error) {
 	switch {
 	case u.Select != nil:
 		return withTag("type", "select", u.Select)
@@ -2746,6 +2831,9 @@ func (u *SessionConfigOption) UnmarshalJSON(data []byte) error {
 		return fmt.Errorf("SessionConfigOption: %w", err)
 	}
 	*u = SessionConfigOption{}
+	if err := json.Unmarshal(data, &u.SessionConfigOptionFields); err != nil {
+		return fmt.Errorf("SessionConfigOption: %w", err)
+	}
 	if !present {
 		return fmt.Errorf("SessionConfigOption: member %q is missing", "type")
 	}
@@ -2758,6 +2846,25 @@ func (u *SessionConfigOption) UnmarshalJSON(data []byte) error {
 		return json.Unmarshal(data, u.Boolean)
 	}
 	return fmt.Errorf("SessionConfigOption: unknown type %q", tag)
+}
+
+// SessionConfigOptionFields are the members every variant of SessionConfigOption has.
+type SessionConfigOptionFields struct {
+	// Unique identifier for the configuration option.
+	ID SessionConfigId `json:"id"`
+	// Human-readable label for the option.
+	Name string `json:"name"`
+	// Optional description for the Client to display to the user.
+	Description *string `json:"description,omitempty"`
+	// Optional semantic category for this option (UX only).
+	Category SessionConfigOptionCategory `json:"category,omitempty"`
+	// The _meta property is reserved by ACP to allow clients and agents to attach
+	// additional metadata to their interactions. Implementations MUST NOT make
+	// assumptions about values at these keys.
+	//
+	// See protocol docs:
+	// [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+	Meta map[string]any `json:"_meta,omitempty"`
 }
 
 // SessionConfigOptionCategory — Semantic category for a session

@@ -138,8 +138,11 @@ func (h *conn) setMode(req *jsonrpc.Request) jsonrpc.Reply {
 // configModelID is the id of the model option.
 const configModelID = "model"
 
-// configOption is one session config option as ACP's schema has it (the
-// generated union type carries no id, name or category).
+// configOption is one session config option as ACP's schema has it, a
+// select. It is written here rather than as acp.SessionConfigOption
+// because the select's choices are an untagged union (values or groups)
+// that the generated types keep as JSON text; tests validate it against
+// the schema.
 type configOption struct {
 	Type         string         `json:"type"`
 	ID           string         `json:"id"`
