@@ -34,7 +34,7 @@ func TestUnionRoundTrip(t *testing.T) {
 func TestUnionDecoding(t *testing.T) {
 	for _, tc := range []struct {
 		name, in, errText string
-		check            func(t *testing.T, v any)
+		check             func(t *testing.T, v any)
 	}{
 		{name: "unknown discriminator is refused", in: `{"sessionUpdate":"weather","x":1}`, errText: `unknown sessionUpdate "weather"`},
 		{name: "missing discriminator is refused", in: `{"content":{"type":"text","text":"x"}}`, errText: `member "sessionUpdate" is missing`},
