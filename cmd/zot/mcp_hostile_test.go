@@ -301,3 +301,45 @@ func TestMCPConfigWithTrailingDataIsRefused(t *testing.T) {
 		t.Fatalf("zot rpc: %v\n%s", err, out)
 	}
 }
+
+// A ${VAR} in an mcpServers file whose variable is not set is named in a
+// notice (and in the error when it leaves a server unusable) instead of
+// silently becoming nothing: a token header that became "Bearer " is
+// otherwise a mystery 401.
+func TestMCPUnsetVariablesAreNamed(t *testing.T) {
+	bin := goServer(t)
+	dir := t.TempDir()
+	cfg := mcpConfig(t, dir, map[string]any{"t": map[string]any{
+		"command": bin,
+		"args":    []string{"-name", "${ZOT_TEST_UNSET_DEFAULTED:-named}"},
+		"env":     map[string]string{"TOKEN": "Bearer ${ZOT_TEST_UNSET_TOKEN}"},
+	}})
+	p := start(t, nil, rpcArgs(t, "--strict-mcp-config", "--mcp-config", cfg)...)
+	p.send(`{"id":"1","type":"mcp_list"}`)
+	// The notice comes when the server is added, before or after the
+	// answer.
+	_, evs := p.response()
+	if !slices.ContainsFunc(evs, func(ev wire.Event) bool { return ev.Type() == "ext_notify" }) {
+		evs = append(evs, p.until("ext_notify")...)
+	}
+	var said bool
+	for _, ev := range evs {
+		if n, ok := ev.(*wire.ExtNotifyEvent); ok && n.Source == "mcp:t" && n.Level == "warn" {
+			said = strings.Contains(n.Message, "ZOT_TEST_UNSET_TOKEN") && !strings.Contains(n.Message, "ZOT_TEST_UNSET_DEFAULTED")
+		}
+	}
+	if !said {
+		t.Fatalf("no notice naming the unset variable alone: %v", evs)
+	}
+	if code := p.exit(); code != 0 {
+		t.Fatalf("exit %d; stderr:\n%s", code, p.stderr.String())
+	}
+
+	bad := mcpConfig(t, t.TempDir(), map[string]any{"u": map[string]any{"command": "${ZOT_TEST_UNSET_COMMAND}"}})
+	cmd := exec.Command(zotBin, rpcArgs(t, "--strict-mcp-config", "--mcp-config", bad)...)
+	cmd.Env = cleanEnv()
+	out, err := cmd.CombinedOutput()
+	if err == nil || !strings.Contains(string(out), "ZOT_TEST_UNSET_COMMAND") {
+		t.Fatalf("a command that is an unset variable: %v\n%s", err, out)
+	}
+}

@@ -55,6 +55,11 @@ type Server struct {
 	Headers map[string]string
 	// Timeout bounds one tool call; 0 means the Manager's CallTimeout.
 	Timeout time.Duration
+	// Unset names the environment variables the server's file entry
+	// refers to (${VAR}, no default) that were unset or empty, sorted;
+	// their references were replaced by nothing. AddServers warns of
+	// them.
+	Unset []string
 }
 
 // Kind returns the server's transport: TransportStdio, TransportHTTP or
@@ -161,9 +166,10 @@ func ParseConfig(data []byte) ([]Server, error) {
 		if e.Disabled {
 			continue
 		}
-		s := Server{Name: name, Type: e.Type, Command: expand(e.Command), Args: expandAll(e.Args), Env: expandMap(e.Env), CWD: expand(e.CWD), URL: expand(e.URL), Headers: expandMap(e.Headers)}
+		var x expander
+		s := Server{Name: name, Type: e.Type, Command: x.expand(e.Command), Args: x.all(e.Args), Env: x.values(e.Env), CWD: x.expand(e.CWD), URL: x.expand(e.URL), Headers: x.values(e.Headers)}
 		if s.URL == "" && e.HTTPURL != "" {
-			s.URL = expand(e.HTTPURL)
+			s.URL = x.expand(e.HTTPURL)
 			if s.Type == "" {
 				s.Type = TransportHTTP
 			}
@@ -174,7 +180,12 @@ func ParseConfig(data []byte) ([]Server, error) {
 			}
 			s.Timeout = millis(*e.Timeout)
 		}
+		sort.Strings(x.unset)
+		s.Unset = x.unset
 		if err := s.Validate(); err != nil {
+			if len(s.Unset) > 0 {
+				err = fmt.Errorf("%w (environment variables not set: %s)", err, strings.Join(s.Unset, ", "))
+			}
 			return nil, err
 		}
 		out = append(out, s)
@@ -291,8 +302,12 @@ func stringMap(raw json.RawMessage) (map[string]string, error) {
 // envRef is ${NAME} or ${NAME:-default}.
 var envRef = regexp.MustCompile(`\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}`)
 
+// expander replaces ${VAR} and ${VAR:-default} references and notes the
+// variables that are unset or empty and have no default.
+type expander struct{ unset []string }
+
 // expand replaces the ${VAR} and ${VAR:-default} references in s.
-func expand(s string) string {
+func (x *expander) expand(s string) string {
 	if !strings.Contains(s, "${") {
 		return s
 	}
@@ -301,28 +316,31 @@ func expand(s string) string {
 		if v, ok := os.LookupEnv(m[1]); ok && v != "" {
 			return v
 		}
+		if !strings.Contains(ref, ":-") && !slices.Contains(x.unset, m[1]) {
+			x.unset = append(x.unset, m[1])
+		}
 		return m[2]
 	})
 }
 
-func expandAll(list []string) []string {
+func (x *expander) all(list []string) []string {
 	if list == nil {
 		return nil
 	}
 	out := make([]string, len(list))
 	for i, s := range list {
-		out[i] = expand(s)
+		out[i] = x.expand(s)
 	}
 	return out
 }
 
-func expandMap(m map[string]string) map[string]string {
+func (x *expander) values(m map[string]string) map[string]string {
 	if m == nil {
 		return nil
 	}
 	out := make(map[string]string, len(m))
 	for k, v := range m {
-		out[k] = expand(v)
+		out[k] = x.expand(v)
 	}
 	return out
 }

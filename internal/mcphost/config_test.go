@@ -211,3 +211,19 @@ func TestHugeTimeoutsSaturate(t *testing.T) {
 		t.Fatalf("FromWire: %v %v", s.Timeout, err)
 	}
 }
+
+func TestParseConfigNamesUnsetVariables(t *testing.T) {
+	t.Setenv("ZOT_TEST_SET", "yes")
+	t.Setenv("ZOT_TEST_EMPTY", "")
+	list, err := ParseConfig([]byte(`{"mcpServers":{"a":{"command":"x${ZOT_TEST_SET}","args":["${ZOT_TEST_EMPTY}","${ZOT_TEST_NOPE:-d}","${ZOT_TEST_NOPE2}${ZOT_TEST_EMPTY}"],"headers":{"h":"${ZOT_TEST_NOPE2}"}}}}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := strings.Join(list[0].Unset, ","); got != "ZOT_TEST_EMPTY,ZOT_TEST_NOPE2" {
+		t.Fatalf("unset = %q", got)
+	}
+	_, err = ParseConfig([]byte(`{"mcpServers":{"a":{"command":"${ZOT_TEST_NOPE3}"}}}`))
+	if err == nil || !strings.Contains(err.Error(), "ZOT_TEST_NOPE3") {
+		t.Fatalf("error = %v", err)
+	}
+}

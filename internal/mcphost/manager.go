@@ -274,6 +274,13 @@ func (m *Manager) AddServers(ctx context.Context, list []Server) error {
 		}
 	}
 	m.mu.Unlock()
+	for _, spec := range list {
+		if len(spec.Unset) > 0 {
+			m.notify(Notice{Server: spec.Name, Level: "warn", Message: fmt.Sprintf(
+				"MCP server %q: its configuration refers to environment variables that are not set (%s); they were replaced by nothing",
+				spec.Name, strings.Join(spec.Unset, ", "))})
+		}
+	}
 	for _, s := range old {
 		m.retire(s)
 	}
