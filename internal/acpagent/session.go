@@ -288,15 +288,8 @@ func (s *session) status() acp.SessionStatus {
 // the updates it stands for and queues them.
 func (s *session) sink(t *turn) engine.Sink {
 	return func(_ context.Context, ev wire.Event) {
-		switch ev.(type) {
-		case *wire.UserMessageEvent, *wire.AssistantMessageEvent, *wire.TurnStartEvent:
-			// A message was committed to the transcript (a turn_start
-			// follows a round of tool results): it goes to the file now,
-			// so that a crash mid-turn loses none of it.
-			if err := s.eng.Save(); err != nil {
-				s.agent.logf("session %s: %v", s.id, err)
-			}
-		}
+		// A message committed to the transcript is in the session file
+		// before its event comes here (engine.Session.Save).
 		var except *conn
 		if um, ok := ev.(*wire.UserMessageEvent); ok {
 			// The client that sent the prompt has it; the others that

@@ -2,8 +2,11 @@ package engine
 
 // Save brings the session file, if any, up to date with the transcript
 // now, without waiting for the running work to end (which saves it
-// too). A door calls it from its sink when a message is committed (the
-// user's, the assistant's, a round of tool results), so that a crash
-// mid-turn loses nothing committed: a file cut after a tool call and
-// before its results loads with those calls answered as aborted.
+// too). The session saves each message as it is committed (the user's,
+// the assistant's, a round of tool results) before its event is
+// delivered, so that a kill mid-turn loses nothing committed: a file cut
+// after a tool call and before its results loads with those calls
+// answered as aborted. What is saved is written, not yet synced to the
+// disk: that follows each piece of work's end, in the background, and
+// Close.
 func (s *Session) Save() error { return s.persist() }

@@ -332,6 +332,11 @@ func (s *Session) runJob(j *job) {
 		emit(&wire.ErrorEvent{Message: perr.Error(), Code: wire.CodeInternal})
 	}
 	s.finish(j)
+	if s.store != nil {
+		// Every message is in the file already (see deliver); the disk
+		// sync waits for no one, the answer least of all.
+		s.store.SyncLater()
+	}
 }
 
 // protect runs the job's work under ctx, turning a panic into an error so
@@ -400,6 +405,14 @@ func (s *Session) deliver(j *job, ev wire.Event) {
 	defer s.emitMu.Unlock()
 	if te, ok := ev.(*wire.TurnEndEvent); ok {
 		s.settle(j, te)
+	}
+	switch ev.(type) {
+	case *wire.UserMessageEvent, *wire.AssistantMessageEvent, *wire.TurnStartEvent:
+		// A message was committed to the transcript (a turn_start
+		// follows a round of tool results): it goes to the file before
+		// anyone hears of it, so that a kill mid-turn loses none of it.
+		// A failure is reported when the work ends, which saves again.
+		_ = s.persist()
 	}
 	ev.SetSeq(s.seq.Add(1))
 	ev.SetPromptID(j.id)
@@ -592,7 +605,7 @@ func (s *Session) Clear() error {
 	if err := s.agent.Clear(); err != nil {
 		return err
 	}
-	return s.persist()
+	return s.persistAndSync()
 }
 
 // SetMessages replaces the transcript with msgs, in their wire form (as
@@ -617,7 +630,7 @@ func (s *Session) SetMessages(msgs []wire.Message) error {
 	if err := s.agent.SetTranscript(conv); err != nil {
 		return err
 	}
-	return s.persist()
+	return s.persistAndSync()
 }
 
 // SetModel switches to another model of the session's provider. Any id
@@ -681,6 +694,15 @@ func (e *UnknownModelError) Error() string {
 		return fmt.Sprintf("no model id given (get_models lists the models of provider %s)", e.Provider)
 	}
 	return fmt.Sprintf("unknown model %q for provider %s (get_models lists them)", e.Model, e.Provider)
+}
+
+// persistAndSync is persist, then a sync of the file in the background.
+func (s *Session) persistAndSync() error {
+	err := s.persist()
+	if s.store != nil {
+		s.store.SyncLater()
+	}
+	return err
 }
 
 // persist brings the session file, if any, up to date.

@@ -2,8 +2,11 @@
 // it.
 //
 // The file is JSON Lines: a header line recording the format version and
-// the working directory, then one message per line, appended and synced
-// to disk as the transcript grows. When compaction or clear rewrites the
+// the working directory, then one message per line, appended as the
+// transcript grows. Save hands each line to the kernel at once (write(2)),
+// so a process killed at any moment, kill -9 included, loses no message
+// saved; Sync and SyncLater flush them to the disk (fsync), which only a
+// power loss or an operating system crash needs. When compaction or clear rewrites the
 // transcript, the file is replaced atomically: the new transcript is
 // written to a temporary file in the same directory, synced, and renamed
 // over the old one, so earlier text leaves the disk and the file shrinks.
@@ -69,6 +72,14 @@ type File struct {
 	// next Save rewrites it whole.
 	stale  bool
 	closed bool
+	// dirty means lines were written since the last sync.
+	dirty bool
+	// syncing is set while SyncLater's goroutine runs, again when it must
+	// sync once more; syncDone is closed when it ends; syncErr is the
+	// error of its last sync, reported by Close.
+	syncing, again bool
+	syncDone       chan struct{}
+	syncErr        error
 	// write writes b to w; tests replace it to fail like a full disk.
 	write func(w *os.File, b []byte) (int, error)
 }
@@ -176,9 +187,12 @@ func Load(path string) ([]llm.Message, error) {
 
 // Save brings the file up to date with the transcript msgs: the messages
 // added since the last Save are appended; when earlier messages changed
-// (compaction, clear), the file is replaced by one holding msgs. The file
-// is synced before Save returns. When Save fails, the file holds what it
-// held before, and the next Save tries again.
+// (compaction, clear), the file is replaced by one holding msgs. Appended
+// lines are written before Save returns (a kill of the process then loses
+// none) but not synced to the disk: Sync or SyncLater does that. A
+// replaced file is synced, and renamed into place, before Save returns.
+// When Save fails, the file holds what it held before, and the next Save
+// tries again.
 func (s *File) Save(msgs []llm.Message) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -196,9 +210,6 @@ func (s *File) Save(msgs []llm.Message) error {
 		return err
 	}
 	err = s.writeTo(s.f, buf)
-	if err == nil {
-		err = s.f.Sync()
-	}
 	if err != nil {
 		// Undo what part of the write landed, so that the next one
 		// does not glue onto a torn line; failing that, rewrite.
@@ -209,7 +220,67 @@ func (s *File) Save(msgs []llm.Message) error {
 	}
 	s.size += int64(len(buf))
 	s.saved = slices.Clone(msgs)
+	s.dirty = true
 	return nil
+}
+
+// Sync flushes what Save wrote to the disk (fsync), when anything is
+// unsynced. Saves may go on while it waits on the disk.
+func (s *File) Sync() error {
+	s.mu.Lock()
+	f := s.f
+	if !s.dirty || f == nil {
+		s.mu.Unlock()
+		return nil
+	}
+	s.dirty = false
+	s.mu.Unlock()
+	err := f.Sync()
+	if err == nil {
+		return nil
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.f != f {
+		// Replaced meanwhile by a rewrite, which synced what it wrote.
+		return nil
+	}
+	s.dirty = true
+	return fmt.Errorf("syncing session %s: %w", s.path, err)
+}
+
+// SyncLater syncs the file (see Sync) in a goroutine of its own and
+// returns at once; a call while that goroutine runs makes it sync once
+// more. Close waits for it and reports its last error.
+func (s *File) SyncLater() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	switch {
+	case s.closed || !s.dirty:
+	case s.syncing:
+		s.again = true
+	default:
+		s.syncing = true
+		s.syncDone = make(chan struct{})
+		go s.syncLoop(s.syncDone)
+	}
+}
+
+// syncLoop is SyncLater's goroutine.
+func (s *File) syncLoop(done chan struct{}) {
+	defer close(done)
+	for {
+		err := s.Sync()
+		s.mu.Lock()
+		s.syncErr = err
+		if !s.again || s.closed {
+			s.syncing = false
+			s.mu.Unlock()
+			return
+		}
+		s.again = false
+		s.mu.Unlock()
+	}
 }
 
 // rewrite replaces the file with one holding the header and msgs: it
@@ -259,6 +330,7 @@ func (s *File) rewrite(msgs []llm.Message) error {
 	s.size = int64(len(buf))
 	s.saved = slices.Clone(msgs)
 	s.stale = false
+	s.dirty = false
 	if err := syncDir(dir); err != nil {
 		return fmt.Errorf("syncing session directory: %w", err)
 	}
@@ -308,17 +380,32 @@ func extends(msgs, saved []llm.Message) bool {
 	return true
 }
 
-// Close closes the file and releases its lock. Closing twice is a no-op.
+// Close syncs what is unsynced, closes the file and releases its lock.
+// Closing twice is a no-op.
 func (s *File) Close() error {
 	s.mu.Lock()
-	defer s.mu.Unlock()
 	if s.closed {
+		s.mu.Unlock()
 		return nil
 	}
 	s.closed = true
-	var err error
+	done := s.syncDone
+	s.mu.Unlock()
+	if done != nil {
+		<-done // SyncLater's goroutine, which stops after its sync
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	err := s.syncErr
+	if s.f != nil && s.dirty {
+		if serr := s.f.Sync(); serr != nil {
+			err = fmt.Errorf("syncing session %s: %w", s.path, serr)
+		}
+	}
 	if s.f != nil {
-		err = s.f.Close()
+		if cerr := s.f.Close(); err == nil {
+			err = cerr
+		}
 		s.f = nil
 	}
 	if s.lock != nil {
