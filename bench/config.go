@@ -65,6 +65,9 @@ type Config struct {
 	// measures; DaemonStreams the number of sessions streaming at once,
 	// DaemonDeltas the deltas of each of their answers.
 	DaemonIdle, DaemonStreams, DaemonDeltas int
+	// DaemonOnly measures that section alone, without the sections of
+	// every provider.
+	DaemonOnly bool
 }
 
 // Providers the harness can use.
@@ -128,6 +131,7 @@ func ParseFlags(args []string, stderr io.Writer) (Config, error) {
 	fs.IntVar(&cfg.DaemonIdle, "daemon-idle", cfg.DaemonIdle, "idle sessions opened in one daemon for its memory per session")
 	fs.IntVar(&cfg.DaemonStreams, "daemon-streams", cfg.DaemonStreams, "sessions of one daemon streaming at once")
 	fs.IntVar(&cfg.DaemonDeltas, "daemon-deltas", cfg.DaemonDeltas, "16-byte text deltas in each answer of the streaming sessions")
+	fs.BoolVar(&cfg.DaemonOnly, "daemon-only", cfg.DaemonOnly, "measure the daemon section alone (implies --daemon)")
 	if err := fs.Parse(args); err != nil {
 		return Config{}, err
 	}

@@ -85,6 +85,12 @@ func Run(ctx context.Context, cfg Config, progress io.Writer) (*Report, error) {
 	defer os.RemoveAll(dir)
 	h := &harness{cfg: cfg, fake: fake, dir: dir, env: childEnv(), progress: progress}
 	report := &Report{Config: cfg, Binaries: cfg.binaries()}
+	if cfg.DaemonOnly {
+		if err := h.daemonSection(ctx, report); err != nil {
+			return nil, err
+		}
+		return report, nil
+	}
 	for _, p := range cfg.Providers {
 		cols := make([]column, len(report.Binaries))
 		// Repetitions go round the binaries, so that a slow spell of a
