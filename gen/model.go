@@ -175,6 +175,7 @@ func (t *Type) acceptsNull() bool {
 type Constraints struct {
 	Minimum   *float64        // minimum, for numbers
 	MinLength *int            // minLength, for strings
+	MinItems  *int            // minItems, for arrays
 	Pattern   string          // pattern, for strings
 	Format    string          // format, for strings (only date-time is checked)
 	Const     json.RawMessage // const, as JSON text
@@ -196,6 +197,13 @@ func constraints(n *node) (Constraints, error) {
 			return c, fmt.Errorf("minLength: %w", err)
 		}
 		c.MinLength = &i
+	}
+	if m := n.get("minItems"); m != nil {
+		var i int
+		if err := json.Unmarshal(m.raw, &i); err != nil {
+			return c, fmt.Errorf("minItems: %w", err)
+		}
+		c.MinItems = &i
 	}
 	c.Pattern = n.get("pattern").str()
 	c.Format = n.get("format").str()

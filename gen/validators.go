@@ -171,7 +171,11 @@ func (g *goGen) valueCheck(t *Type, expr, at string, addPattern func(string) str
 	case TArray:
 		fmt.Fprintf(&b, "\tif list, ok := %s.([]any); !ok {\n\t\twirecodec.TypeProblem(%s, %s, errs, \"array\")\n\t} else {\n\t\tfor i, item := range list {\n\t\t\tat := &wirecodec.Loc{Parent: %s, Index: i, IsIndex: true}\n", expr, expr, at, at)
 		b.WriteString(indent(g.valueCheck(t.Items, "item", "at", addPattern), "\t\t"))
-		b.WriteString("\t\t}\n\t}\n")
+		b.WriteString("\t\t}\n")
+		if c.MinItems != nil {
+			fmt.Fprintf(&b, "\t\twirecodec.CheckMinItems(len(list), %s, errs, %d)\n", at, *c.MinItems)
+		}
+		b.WriteString("\t}\n")
 	}
 	return b.String()
 }

@@ -167,6 +167,13 @@ func CheckMinLength(s string, at *Loc, errs *[]string, min int) {
 	}
 }
 
+// CheckMinItems reports an array of n items when it has fewer than min.
+func CheckMinItems(n int, at *Loc, errs *[]string, min int) {
+	if n < min {
+		problem(errs, at, fmt.Sprintf("minItems: got %d, want %d", n, min))
+	}
+}
+
 // CheckPattern reports s unless re, compiled from src, matches it.
 func CheckPattern(s string, at *Loc, errs *[]string, re *regexp.Regexp, src string) {
 	if !re.MatchString(s) {

@@ -2593,6 +2593,7 @@ func validateMCPAddCommand(v any, at *wirecodec.Loc, errs *[]string) {
 				at := &wirecodec.Loc{Parent: at, Index: i, IsIndex: true}
 				validateMCPServer(item, at, errs)
 			}
+			wirecodec.CheckMinItems(len(list), at, errs, 1)
 		}
 	}
 }
