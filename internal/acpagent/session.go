@@ -169,11 +169,6 @@ func (s *session) hand(it *item, targets []*conn) []*conn {
 	case it.barrier != nil:
 		close(it.barrier)
 	case it.update != nil || it.note != nil:
-		note, err := s.params(it) // encoded once for every connection (encode.go)
-		if err != nil {
-			s.agent.logf("session %s: %v", s.id, err)
-			return targets
-		}
 		if it.only != nil {
 			targets = append(targets, it.only)
 		} else {
@@ -184,6 +179,16 @@ func (s *session) hand(it *item, targets []*conn) []*conn {
 				}
 			}
 			s.mu.Unlock()
+		}
+		if len(targets) == 0 {
+			// Nobody to tell (the prompt's own text, told to the other
+			// clients of a session that has none): not encoded at all.
+			return targets
+		}
+		note, err := s.params(it) // encoded once for every connection (encode.go)
+		if err != nil {
+			s.agent.logf("session %s: %v", s.id, err)
+			return targets
 		}
 		for _, c := range targets {
 			// Notify waits while the client's queue is full; a client
