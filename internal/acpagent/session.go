@@ -42,10 +42,10 @@ type session struct {
 	qmu     sync.Mutex
 	queue   []item
 	handing bool
-	wake  chan struct{} // an item was added
-	space chan struct{} // an item was taken
-	stop  chan struct{} // closed by close: the forwarder ends once the queue is empty
-	done  chan struct{} // closed when the forwarder ended
+	wake    chan struct{} // an item was added
+	space   chan struct{} // an item was taken
+	stop    chan struct{} // closed by close: the forwarder ends once the queue is empty
+	done    chan struct{} // closed when the forwarder ended
 }
 
 // item is one entry of a session's update queue.
