@@ -37,15 +37,12 @@ type session struct {
 	x            sessionExtras // modes, terminals, title (modes.go)
 
 	// The update queue: Sink appends (never blocks), the forwarder takes.
-	// handing is set while the forwarder or pushTurn hands items on:
-	// no one else may then, so that updates keep their order.
-	qmu     sync.Mutex
-	queue   []item
-	handing bool
-	wake    chan struct{} // an item was added
-	space   chan struct{} // an item was taken
-	stop    chan struct{} // closed by close: the forwarder ends once the queue is empty
-	done    chan struct{} // closed when the forwarder ended
+	qmu   sync.Mutex
+	queue []item
+	wake  chan struct{} // an item was added
+	space chan struct{} // an item was taken
+	stop  chan struct{} // closed by close: the forwarder ends once the queue is empty
+	done  chan struct{} // closed when the forwarder ended
 }
 
 // item is one entry of a session's update queue.
@@ -81,77 +78,6 @@ func (s *session) push(items ...item) {
 	case s.wake <- struct{}{}:
 	default:
 	}
-}
-
-// pushTurn is push for the updates of a running turn, called on the
-// engine's worker, with ctx the turn's. When nothing is queued or being
-// handed on and the session has one connection, the items go straight to
-// that connection's outgoing queue, without the forwarder's hop (which
-// doubled a chunk's hand-offs): the worker then waits while that queue
-// is full, as it would wait in ready, and only this session's client
-// can make it wait. What cannot go at once (ctx ends while that queue is
-// full, an item meant for another connection) is queued, before
-// anything queued meanwhile.
-func (s *session) pushTurn(ctx context.Context, items ...item) {
-	s.qmu.Lock()
-	if len(s.queue) > 0 || s.handing {
-		s.qmu.Unlock()
-		s.push(items...)
-		return
-	}
-	s.handing = true
-	s.qmu.Unlock()
-	s.mu.Lock()
-	var only *conn
-	if len(s.clients) == 1 {
-		only = s.clients[0]
-	}
-	s.mu.Unlock()
-	sent := 0
-	for only != nil && sent < len(items) && s.handNow(ctx, &items[sent], only) {
-		sent++
-	}
-	s.qmu.Lock()
-	s.handing = false
-	if rest := items[sent:]; len(rest) > 0 {
-		s.queue = append(slices.Clip(rest), s.queue...)
-	}
-	queued := len(s.queue) > 0
-	s.qmu.Unlock()
-	if queued {
-		select {
-		case s.wake <- struct{}{}:
-		default:
-		}
-	}
-}
-
-// handNow hands it on to c, the session's one connection, and reports
-// whether it is done with: false leaves it to the forwarder.
-func (s *session) handNow(ctx context.Context, it *item, c *conn) bool {
-	switch {
-	case it.barrier != nil:
-		close(it.barrier)
-		return true
-	case it.only != nil && it.only != c:
-		return false
-	case it.except == c || (it.update == nil && it.note == nil):
-		return true
-	}
-	note, err := s.params(it) // encode.go
-	if err != nil {
-		s.agent.logf("session %s: %v", s.id, err)
-		return true
-	}
-	err = c.c.Notify(ctx, acp.MethodSessionUpdate, note)
-	switch {
-	case err == nil || errors.Is(err, jsonrpc.ErrClosed):
-		return true
-	case ctx.Err() != nil:
-		return false // the wait for room was cut: the forwarder sends it
-	}
-	s.agent.logf("session %s: update to %s: %v", s.id, c.c.Peer().Label, err)
-	return true
 }
 
 // ready waits until the queue has room or ctx ends: the engine calls it
@@ -202,14 +128,14 @@ func (s *session) forward() {
 	var targets []*conn
 	for {
 		s.qmu.Lock()
-		if len(s.queue) == 0 || s.handing {
+		if len(s.queue) == 0 {
 			s.qmu.Unlock()
 			select {
 			case <-s.wake:
 				continue
 			case <-s.stop:
 				s.qmu.Lock()
-				empty := len(s.queue) == 0 && !s.handing
+				empty := len(s.queue) == 0
 				s.qmu.Unlock()
 				if empty {
 					return
@@ -219,7 +145,6 @@ func (s *session) forward() {
 		}
 		batch := s.queue
 		s.queue = spare[:0]
-		s.handing = true
 		s.qmu.Unlock()
 		select {
 		case s.space <- struct{}{}:
@@ -229,9 +154,6 @@ func (s *session) forward() {
 			targets = s.hand(&batch[i], targets[:0])
 			batch[i] = item{}
 		}
-		s.qmu.Lock()
-		s.handing = false
-		s.qmu.Unlock()
 		clear(targets[:cap(targets)])
 		spare = batch
 		if cap(spare) > 4*s.agent.opts.QueueUpdates {
@@ -370,7 +292,7 @@ func (s *session) status() acp.SessionStatus {
 // engineEvents is the Sink of one turn: it turns each engine event into
 // the updates it stands for and queues them.
 func (s *session) sink(t *turn) engine.Sink {
-	return func(ctx context.Context, ev wire.Event) {
+	return func(_ context.Context, ev wire.Event) {
 		// A message committed to the transcript is in the session file
 		// before its event comes here (engine.Session.Save).
 		var except *conn
@@ -385,7 +307,7 @@ func (s *session) sink(t *turn) engine.Sink {
 				}
 			}
 			for i := range ups {
-				s.pushTurn(ctx, item{update: &ups[i], except: except})
+				s.push(item{update: &ups[i], except: except})
 			}
 		}
 		ups := t.translate(ev)
@@ -394,7 +316,7 @@ func (s *session) sink(t *turn) engine.Sink {
 			for i := range ups {
 				items[i] = item{update: &ups[i]}
 			}
-			s.pushTurn(ctx, items...)
+			s.push(items...)
 		}
 		if _, last := ev.(*wire.DoneEvent); last {
 			// The answer waits for this barrier: every update of the turn
@@ -404,7 +326,7 @@ func (s *session) sink(t *turn) engine.Sink {
 				s.turn = nil
 			}
 			s.mu.Unlock()
-			s.pushTurn(ctx, item{barrier: t.done})
+			s.push(item{barrier: t.done})
 		}
 	}
 }
