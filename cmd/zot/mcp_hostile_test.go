@@ -343,3 +343,26 @@ func TestMCPUnsetVariablesAreNamed(t *testing.T) {
 		t.Fatalf("a command that is an unset variable: %v\n%s", err, out)
 	}
 }
+
+// A call whose server dies under it says the server went away and is
+// restarted at the next prompt, whether the call saw the end of the
+// server's output (EOF) or the closed connection.
+func TestMCPCrashMidCallSaysTheServerWentAway(t *testing.T) {
+	bin := goServer(t)
+	cfg := mcpConfig(t, t.TempDir(), map[string]any{"t": map[string]any{"command": bin}})
+	s := script(t, map[string]any{"turns": []any{map[string]any{"steps": []any{
+		map[string]any{"tool_calls": []any{map[string]any{"id": "c1", "name": "mcp__t__crash"}}},
+		map[string]any{"text": "it crashed"},
+	}}}})
+	p := start(t, nil, rpcArgs(t, "--script", s, "--strict-mcp-config", "--mcp-config", cfg)...)
+	p.send(`{"id":"1","type":"prompt","message":"crash it"}`)
+	r, _ := p.response()
+	wantResponse(t, r, "prompt", true, "")
+	evs := p.untilDone()
+	if got, isErr := resultOf(t, evs, "c1"); !isErr || !strings.Contains(got, "went away during the call") || !strings.Contains(got, "restarted at the next prompt") {
+		t.Fatalf("crash result = %s (error %v)", got, isErr)
+	}
+	if code := p.exit(); code != 0 {
+		t.Fatalf("exit %d; stderr:\n%s", code, p.stderr.String())
+	}
+}

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"sync"
 	"time"
 
@@ -70,7 +71,9 @@ func (t *tool) Run(ctx context.Context, call tools.Call) (tools.Result, error) {
 		return tools.Result{}, ctx.Err()
 	case errors.Is(cctx.Err(), context.DeadlineExceeded):
 		return tools.Errorf(fmt.Sprintf("MCP tool %s of server %q did not answer within %s; the call was cancelled", t.remote, t.s.spec.Name, limit)), nil
-	case errors.Is(err, mcp.ErrConnectionClosed):
+	case errors.Is(err, mcp.ErrConnectionClosed), errors.Is(err, io.EOF), errors.Is(err, io.ErrUnexpectedEOF):
+		// The first call to see a stdio server's end gets the end of its
+		// output (EOF); the others, the closed connection.
 		// Take the crash in before answering, so that the next prompt
 		// finds the server crashed and restarts it.
 		select {
