@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"runtime"
 	"sync"
 	"time"
 )
@@ -201,6 +202,12 @@ func (o *outbox) run() {
 		if err != nil {
 			o.fail(fmt.Errorf("writing to the client: %w", err))
 			return
+		}
+		if len(batch) < 64 {
+			// Give a producer that is mid-burst one chance to add its
+			// next frames, so that a burst costs a few writes, not one
+			// per frame (as ndjson.Writer does for zot rpc).
+			runtime.Gosched()
 		}
 	}
 }
