@@ -366,3 +366,39 @@ func TestMCPCrashMidCallSaysTheServerWentAway(t *testing.T) {
 		t.Fatalf("exit %d; stderr:\n%s", code, p.stderr.String())
 	}
 }
+
+// A server with a very long name: its tools keep names that tell them
+// apart (the server part is cut first) and its stderr log is written
+// under a name the file system takes.
+func TestMCPLongServerName(t *testing.T) {
+	bin := goServer(t)
+	home := t.TempDir()
+	name := strings.Repeat("n", 300)
+	p := start(t, []string{"ZOT_HOME=" + home}, rpcArgs(t, "--strict-mcp-config")...)
+	p.send(fmt.Sprintf(`{"id":"1","type":"mcp_add","servers":[{"name":%q,"command":%q}]}`, name, bin))
+	r, _ := p.response()
+	wantResponse(t, r, "mcp_add", true, "")
+	var info wire.MCPServerInfo
+	deadline := time.Now().Add(hangGuard)
+	for info.Status != "ready" {
+		if time.Now().After(deadline) {
+			t.Fatalf("never ready: %+v", info)
+		}
+		time.Sleep(20 * time.Millisecond)
+		p.send(`{"id":"l","type":"mcp_list"}`)
+		r, _ = p.response()
+		info = mcpServersResult(t, r)[0]
+	}
+	for _, tool := range []string{"echo", "add", "slow"} {
+		want := "mcp__" + strings.Repeat("n", 64-7-len(tool)) + "__" + tool
+		if !slices.Contains(info.Tools, want) {
+			t.Errorf("no %s among %v", want, info.Tools)
+		}
+	}
+	if code := p.exit(); code != 0 {
+		t.Fatalf("exit %d; stderr:\n%s", code, p.stderr.String())
+	}
+	if _, err := os.Stat(filepath.Join(home, "logs", "mcp-"+strings.Repeat("n", 100)+".log")); err != nil {
+		t.Errorf("the server's log: %v; stderr:\n%s", err, p.stderr.String())
+	}
+}

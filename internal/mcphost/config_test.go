@@ -119,8 +119,11 @@ func TestToolNames(t *testing.T) {
 		{"files", "read_file"}:          "mcp__files__read_file",
 		{"my server", "get-sum"}:        "mcp__my_server__get-sum",
 		{"ünï", "tool.v2"}:              "mcp___n___tool_v2",
-		{strings.Repeat("s", 70), "t"}:  "mcp__" + strings.Repeat("s", 59),
+		{strings.Repeat("s", 70), "t"}:  "mcp__" + strings.Repeat("s", 56) + "__t",
 		{"a", strings.Repeat("t", 100)}: "mcp__a__" + strings.Repeat("t", 56),
+		// The server part goes first, down to 16 characters.
+		{strings.Repeat("s", 40), strings.Repeat("t", 30)}: "mcp__" + strings.Repeat("s", 27) + "__" + strings.Repeat("t", 30),
+		{strings.Repeat("s", 40), strings.Repeat("t", 50)}: "mcp__" + strings.Repeat("s", 16) + "__" + strings.Repeat("t", 41),
 	}
 	for in, want := range cases {
 		if got := ToolName(in[0], in[1]); got != want {

@@ -24,10 +24,22 @@ func sanitize(s string) string {
 	return b.String()
 }
 
+// minServerPart is how much of a long server name a tool name keeps at
+// least when the tool's own name is long too.
+const minServerPart = 16
+
 // ToolName is the name the model sees for tool of server:
-// mcp__<server>__<tool>, sanitised and cut to MaxToolName characters.
+// mcp__<server>__<tool>, sanitised and cut to MaxToolName characters. A
+// name too long is cut in the server part first (down to minServerPart
+// characters), so that the tools of a server with a long name keep names
+// that tell them apart, then at the end.
 func ToolName(server, tool string) string {
-	name := "mcp__" + sanitize(server) + "__" + sanitize(tool)
+	srv, tl := sanitize(server), sanitize(tool)
+	if room := MaxToolName - len("mcp____"); len(srv)+len(tl) > room {
+		keep := max(room-len(tl), min(len(srv), minServerPart))
+		srv = srv[:min(len(srv), keep)]
+	}
+	name := "mcp__" + srv + "__" + tl
 	if len(name) > MaxToolName {
 		name = name[:MaxToolName]
 	}

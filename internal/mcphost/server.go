@@ -486,13 +486,24 @@ func (s *server) openLog() *os.File {
 		fmt.Fprintf(s.m.cfg.Log, "zot: mcp %s: its log: %v\n", s.spec.Name, err)
 		return nil
 	}
-	f, err := os.OpenFile(filepath.Join(dir, "mcp-"+sanitize(s.spec.Name)+".log"), os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o600)
+	f, err := os.OpenFile(filepath.Join(dir, logName(s.spec.Name)), os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o600)
 	if err != nil {
 		fmt.Fprintf(s.m.cfg.Log, "zot: mcp %s: its log: %v\n", s.spec.Name, err)
 		return nil
 	}
 	fmt.Fprintf(f, "--- %s starting %s %s\n", time.Now().UTC().Format(time.RFC3339), s.spec.Command, strings.Join(s.spec.Args, " "))
 	return f
+}
+
+// logName is the name of a stdio server's log file: mcp-<name>.log, the
+// name sanitised as in tool names and cut to 100 characters, since a
+// file name longer than 255 bytes cannot be opened.
+func logName(name string) string {
+	n := sanitize(name)
+	if len(n) > 100 {
+		n = n[:100]
+	}
+	return "mcp-" + n + ".log"
 }
 
 // why says how the connection ended.
