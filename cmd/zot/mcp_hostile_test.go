@@ -402,3 +402,32 @@ func TestMCPLongServerName(t *testing.T) {
 		t.Errorf("the server's log: %v; stderr:\n%s", err, p.stderr.String())
 	}
 }
+
+// A stdio server whose cwd does not exist fails to start with an error
+// that names the directory, not the command.
+func TestMCPMissingWorkingDirectoryIsNamed(t *testing.T) {
+	bin := goServer(t)
+	p := start(t, nil, rpcArgs(t, "--strict-mcp-config")...)
+	p.send(fmt.Sprintf(`{"id":"1","type":"mcp_add","servers":[{"name":"t","command":%q,"cwd":"/nonexistent/zot-test-dir"}]}`, bin))
+	r, _ := p.response()
+	wantResponse(t, r, "mcp_add", true, "")
+	deadline := time.Now().Add(hangGuard)
+	for {
+		p.send(`{"id":"l","type":"mcp_list"}`)
+		r, _ = p.response()
+		info := mcpServersResult(t, r)[0]
+		if info.Status == "failed" {
+			if !strings.Contains(info.Error, "/nonexistent/zot-test-dir") {
+				t.Fatalf("error = %q", info.Error)
+			}
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("never failed: %+v", info)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	if code := p.exit(); code != 0 {
+		t.Fatalf("exit %d; stderr:\n%s", code, p.stderr.String())
+	}
+}

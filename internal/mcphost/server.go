@@ -377,6 +377,13 @@ func (s *server) dial(ctx context.Context) (*conn, []*mcp.Tool, error) {
 		} else if !filepath.IsAbs(dir) {
 			dir = filepath.Join(s.m.sess.CWD(), dir)
 		}
+		// A missing directory would fail the spawn with an error that
+		// names the command ("fork/exec <command>: no such file").
+		if st, err := os.Stat(dir); err != nil {
+			return nil, nil, fmt.Errorf("its working directory: %w", err)
+		} else if !st.IsDir() {
+			return nil, nil, fmt.Errorf("its working directory %s is not a directory", dir)
+		}
 		env := os.Environ()
 		for k, v := range s.spec.Env {
 			env = append(env, k+"="+v)
