@@ -28,6 +28,63 @@ import (
 func TestMCPSchemasProvidersRejectAreReshaped(t *testing.T) {
 	bin := goServer(t)
 	cfg := mcpConfig(t, t.TempDir(), map[string]any{"t": map[string]any{"command": bin, "args": []string{"-bad-schemas"}}})
+	for _, tc := range []struct {
+		provider, suffix string
+		schemas          func(body map[string]any) map[string]any
+	}{
+		{"anthropic", "", func(body map[string]any) map[string]any {
+			out := map[string]any{}
+			for _, tl := range list(body["tools"]) {
+				m := tl.(map[string]any)
+				out[m["name"].(string)] = m["input_schema"]
+			}
+			return out
+		}},
+		{"openai", "/v1", func(body map[string]any) map[string]any {
+			out := map[string]any{}
+			for _, tl := range list(body["tools"]) {
+				f := tl.(map[string]any)["function"].(map[string]any)
+				out[f["name"].(string)] = f["parameters"]
+			}
+			return out
+		}},
+		{"openai-responses", "/v1", func(body map[string]any) map[string]any {
+			out := map[string]any{}
+			for _, tl := range list(body["tools"]) {
+				m := tl.(map[string]any)
+				out[m["name"].(string)] = m["parameters"]
+			}
+			return out
+		}},
+	} {
+		t.Run(tc.provider, func(t *testing.T) {
+			schemas := tc.schemas(providerRequest(t, cfg, tc.provider, tc.suffix))
+			var seen int
+			for name, s := range schemas {
+				if !strings.HasPrefix(name, "mcp__t__bad_") {
+					continue
+				}
+				seen++
+				checkTopLevelObject(t, name, s)
+			}
+			if seen != 4 {
+				t.Fatalf("%d of the 4 tools with bad schemas were offered: %v", seen, keys(schemas))
+			}
+			// A top-level oneOf's branches keep their properties.
+			oneOf, _ := schemas["mcp__t__bad_oneof"].(map[string]any)
+			props, _ := oneOf["properties"].(map[string]any)
+			if props["a"] == nil || props["b"] == nil {
+				t.Errorf("mcp__t__bad_oneof lost the properties of its branches: %v", schemas["mcp__t__bad_oneof"])
+			}
+		})
+	}
+}
+
+// providerRequest runs zot -p with the MCP servers of cfg against a
+// loopback stand-in for provider (its API root is the server's URL with
+// suffix) and returns the body of the first request, decoded.
+func providerRequest(t *testing.T, cfg, provider, suffix string) map[string]any {
+	t.Helper()
 	var (
 		mu     sync.Mutex
 		bodies [][]byte
@@ -41,74 +98,41 @@ func TestMCPSchemasProvidersRejectAreReshaped(t *testing.T) {
 		w.WriteHeader(http.StatusBadRequest)
 		_, _ = io.WriteString(w, `{"error":{"type":"invalid_request_error","message":"captured"}}`)
 	}))
-	t.Cleanup(srv.Close)
-
-	for _, tc := range []struct {
-		provider, base string
-		schemas        func(body map[string]any) map[string]any
-	}{
-		{"anthropic", srv.URL, func(body map[string]any) map[string]any {
-			out := map[string]any{}
-			for _, tl := range list(body["tools"]) {
-				m := tl.(map[string]any)
-				out[m["name"].(string)] = m["input_schema"]
-			}
-			return out
-		}},
-		{"openai", srv.URL + "/v1", func(body map[string]any) map[string]any {
-			out := map[string]any{}
-			for _, tl := range list(body["tools"]) {
-				f := tl.(map[string]any)["function"].(map[string]any)
-				out[f["name"].(string)] = f["parameters"]
-			}
-			return out
-		}},
-		{"openai-responses", srv.URL + "/v1", func(body map[string]any) map[string]any {
-			out := map[string]any{}
-			for _, tl := range list(body["tools"]) {
-				m := tl.(map[string]any)
-				out[m["name"].(string)] = m["parameters"]
-			}
-			return out
-		}},
-	} {
-		t.Run(tc.provider, func(t *testing.T) {
-			mu.Lock()
-			bodies = nil
-			mu.Unlock()
-			cmd := exec.Command(zotBin, "-p", "hi", "--provider", tc.provider, "--api-key", "test-key", "--base-url", tc.base,
-				"--cwd", t.TempDir(), "--strict-mcp-config", "--mcp-config", cfg)
-			cmd.Env = cleanEnv()
-			out, _ := cmd.CombinedOutput()
-			mu.Lock()
-			defer mu.Unlock()
-			if len(bodies) == 0 {
-				t.Fatalf("no request reached the provider:\n%s", out)
-			}
-			var body map[string]any
-			if err := json.Unmarshal(bodies[0], &body); err != nil {
-				t.Fatalf("request body: %v", err)
-			}
-			schemas := tc.schemas(body)
-			var seen int
-			for name, s := range schemas {
-				if !strings.HasPrefix(name, "mcp__t__bad_") {
-					continue
-				}
-				seen++
-				checkTopLevelObject(t, name, s)
-			}
-			if seen != 4 {
-				t.Fatalf("%d of the 4 tools with bad schemas were offered: %v\n%s", seen, keys(schemas), out)
-			}
-			// A top-level oneOf's branches keep their properties.
-			oneOf, _ := schemas["mcp__t__bad_oneof"].(map[string]any)
-			props, _ := oneOf["properties"].(map[string]any)
-			if props["a"] == nil || props["b"] == nil {
-				t.Errorf("mcp__t__bad_oneof lost the properties of its branches: %v", schemas["mcp__t__bad_oneof"])
-			}
-		})
+	defer srv.Close()
+	cmd := exec.Command(zotBin, "-p", "hi", "--provider", provider, "--api-key", "test-key", "--base-url", srv.URL+suffix,
+		"--cwd", t.TempDir(), "--strict-mcp-config", "--mcp-config", cfg)
+	cmd.Env = cleanEnv()
+	out, _ := cmd.CombinedOutput()
+	mu.Lock()
+	defer mu.Unlock()
+	if len(bodies) == 0 {
+		t.Fatalf("no request reached the provider:\n%s", out)
 	}
+	var body map[string]any
+	if err := json.Unmarshal(bodies[0], &body); err != nil {
+		t.Fatalf("request body: %v", err)
+	}
+	return body
+}
+
+// An MCP tool's description of a MiB reaches the provider cut to
+// mcphost.MaxDescription bytes (at a character's boundary).
+func TestMCPLongDescriptionIsCut(t *testing.T) {
+	bin := goServer(t)
+	cfg := mcpConfig(t, t.TempDir(), map[string]any{"t": map[string]any{"command": bin, "args": []string{"-wordy", "1048576"}}})
+	body := providerRequest(t, cfg, "anthropic", "")
+	for _, tl := range list(body["tools"]) {
+		m := tl.(map[string]any)
+		if m["name"] != "mcp__t__wordy" {
+			continue
+		}
+		d, _ := m["description"].(string)
+		if len(d) > mcphost.MaxDescription+20 || !utf8.ValidString(d) || !strings.HasPrefix(d, "éé") {
+			t.Fatalf("description of %d bytes (valid UTF-8 %v)", len(d), utf8.ValidString(d))
+		}
+		return
+	}
+	t.Fatal("mcp__t__wordy was not offered")
 }
 
 // checkTopLevelObject fails unless s is what every provider accepts at the

@@ -8,6 +8,7 @@ import (
 	"io"
 	"sync"
 	"time"
+	"unicode/utf8"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -31,8 +32,21 @@ func newTool(s *server, name string, t *mcp.Tool) *tool {
 	if desc == "" {
 		desc = fmt.Sprintf("Tool %s of the MCP server %s.", t.Name, s.spec.Name)
 	}
+	if len(desc) > MaxDescription {
+		cut := MaxDescription
+		for cut > 0 && !utf8.RuneStart(desc[cut]) {
+			cut--
+		}
+		desc = desc[:cut] + "… [cut]"
+	}
 	return &tool{s: s, name: name, remote: t.Name, desc: desc, schema: schemaOf(t)}
 }
+
+// MaxDescription bounds the description of an MCP tool the model is
+// given, in bytes, as other agents bound it: every request of the session
+// carries every tool's description, so one server's long text would
+// otherwise crowd the model's context at every turn.
+const MaxDescription = 2048
 
 // Name implements tools.Tool.
 func (t *tool) Name() string { return t.name }

@@ -13,6 +13,8 @@
 //	grow      adds the tool "extra", so the server says its tools changed
 //	big       text of the given number of bytes
 //
+// -wordy N adds the tool wordy, whose description is N bytes.
+//
 // -bad-schemas adds tools whose input schemas providers reject at the top
 // of a tool's parameters (a string type, a top-level oneOf, null
 // properties, a required that is not a list of names), as hostile or
@@ -50,6 +52,7 @@ func main() {
 	cancelFile := flag.String("cancel-file", "", "where a cancelled slow call says so")
 	name := flag.String("name", "testserver", "the server's name in initialize")
 	badSchemas := flag.Bool("bad-schemas", false, "add tools with input schemas providers reject")
+	wordy := flag.Int("wordy", 0, "add the tool wordy, whose description is this many bytes")
 	flag.Parse()
 	switch *mode {
 	case "hang":
@@ -67,6 +70,12 @@ func main() {
 	server := newServer(*name, *cancelFile)
 	if *badSchemas {
 		addBadSchemas(server)
+	}
+	if *wordy > 0 {
+		server.AddTool(&mcp.Tool{Name: "wordy", Description: strings.Repeat("é", *wordy/2), InputSchema: objectSchema},
+			func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+				return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "said"}}}, nil
+			})
 	}
 	switch *mode {
 	case "stdio":
