@@ -119,6 +119,12 @@ func (a *Agent) truncate(n int) {
 	}
 }
 
+// TranscriptView returns the transcript without copying it, for a reader
+// on the goroutine that runs the agent's work (or while no work runs)
+// that is done with it before it returns: a session file's save, say. It
+// is the snapshot below; Transcript gives everyone else a copy.
+func (a *Agent) TranscriptView() []llm.Message { return a.snapshot() }
+
 // snapshot returns the transcript for a model call or a compaction
 // without copying it: the slice is capped at its length, so a message
 // appended meanwhile goes past its end, and no message of the transcript

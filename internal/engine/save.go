@@ -1,5 +1,7 @@
 package engine
 
+import "fmt"
+
 // Save brings the session file, if any, up to date with the transcript
 // now, without waiting for the running work to end (which saves it
 // too). The session saves each message as it is committed (the user's,
@@ -9,4 +11,13 @@ package engine
 // answered as aborted. What is saved is written, not yet synced to the
 // disk: that follows each piece of work's end, in the background, and
 // Close.
-func (s *Session) Save() error { return s.persist() }
+func (s *Session) Save() error {
+	if s.store == nil {
+		return nil
+	}
+	// A copy: a caller may be on any goroutine while work runs.
+	if err := s.store.Save(s.agent.Transcript()); err != nil {
+		return fmt.Errorf("zot: saving the session: %w", err)
+	}
+	return nil
+}

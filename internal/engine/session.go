@@ -710,7 +710,9 @@ func (s *Session) persist() error {
 	if s.store == nil {
 		return nil
 	}
-	if err := s.store.Save(s.agent.Transcript()); err != nil {
+	// Saved on the worker (or while none runs), done with the transcript
+	// when it returns: no copy of the whole conversation per message.
+	if err := s.store.Save(s.agent.TranscriptView()); err != nil {
 		return fmt.Errorf("zot: saving the session: %w", err)
 	}
 	return nil

@@ -219,7 +219,9 @@ func (s *File) Save(msgs []llm.Message) error {
 		return fmt.Errorf("writing session: %w", err)
 	}
 	s.size += int64(len(buf))
-	s.saved = slices.Clone(msgs)
+	// Only the new messages are copied: msgs is not kept, and saving a
+	// message costs the same however long the conversation is.
+	s.saved = append(s.saved, msgs[len(s.saved):]...)
 	s.dirty = true
 	return nil
 }
