@@ -455,3 +455,36 @@ func TestMCPMissingWorkingDirectoryIsNamed(t *testing.T) {
 		t.Fatalf("exit %d; stderr:\n%s", code, p.stderr.String())
 	}
 }
+
+// A server that prints a banner and log lines on stdout among its
+// messages, as many do, works: the lines that are not JSON-RPC are
+// skipped (and kept in its log) instead of failing its start or breaking
+// its connection.
+func TestMCPStdoutLinesThatAreNotJSONAreSkipped(t *testing.T) {
+	bin := goServer(t)
+	home := t.TempDir()
+	cfg := mcpConfig(t, t.TempDir(), map[string]any{"t": map[string]any{"command": bin, "args": []string{"-chatty"}}})
+	s := script(t, map[string]any{"turns": []any{map[string]any{"steps": []any{
+		map[string]any{"tool_calls": []any{map[string]any{"id": "c1", "name": "mcp__t__chat"}}},
+		map[string]any{"tool_calls": []any{map[string]any{"id": "c2", "name": "mcp__t__echo", "args": map[string]any{"text": "still here"}}}},
+		map[string]any{"text": "done"},
+	}}}})
+	p := start(t, []string{"ZOT_HOME=" + home}, rpcArgs(t, "--script", s, "--strict-mcp-config", "--mcp-config", cfg)...)
+	p.send(`{"id":"1","type":"prompt","message":"chat"}`)
+	r, _ := p.response()
+	wantResponse(t, r, "prompt", true, "")
+	evs := p.untilDone()
+	if got, isErr := resultOf(t, evs, "c1"); isErr || !strings.Contains(got, "chatted") {
+		t.Fatalf("chat: %s (error %v)", got, isErr)
+	}
+	if got, isErr := resultOf(t, evs, "c2"); isErr || !strings.Contains(got, "echo: still here") {
+		t.Fatalf("echo after the log line: %s (error %v)", got, isErr)
+	}
+	if code := p.exit(); code != 0 {
+		t.Fatalf("exit %d; stderr:\n%s", code, p.stderr.String())
+	}
+	log, err := os.ReadFile(filepath.Join(home, "logs", "mcp-t.log"))
+	if err != nil || !strings.Contains(string(log), "mcpserver starting up") || !strings.Contains(string(log), "INFO handling chat") {
+		t.Fatalf("the server's log (%v):\n%s", err, log)
+	}
+}

@@ -153,7 +153,7 @@ func (s *server) connect(gen int, ready chan struct{}) {
 	}
 	if err != nil {
 		if errors.Is(err, context.DeadlineExceeded) && s.ctx.Err() == nil {
-			err = fmt.Errorf("no answer to initialize within %s", s.m.cfg.ConnectTimeout)
+			err = fmt.Errorf("no answer to initialize within %s: %w", s.m.cfg.ConnectTimeout, err)
 		}
 		s.mu.Unlock()
 		// The notice goes before the status changes, so whoever sees the
@@ -410,7 +410,7 @@ func (s *server) dial(ctx context.Context) (*conn, []*mcp.Tool, error) {
 			return nil, nil, err
 		}
 		c.proc = p
-		transport = &mcp.IOTransport{Reader: p.Stdout(), Writer: p.Stdin()}
+		transport = &mcp.IOTransport{Reader: newJSONLines(p.Stdout(), stderr), Writer: p.Stdin()}
 	case TransportHTTP:
 		transport = &mcp.StreamableClientTransport{Endpoint: s.spec.URL, HTTPClient: httpClient(s.spec.Headers), MaxRetries: 2}
 	case TransportSSE:

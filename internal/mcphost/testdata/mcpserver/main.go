@@ -13,6 +13,10 @@
 //	grow      adds the tool "extra", so the server says its tools changed
 //	big       text of the given number of bytes
 //
+// -chatty prints a banner on stdout before serving and adds the tool
+// chat, which prints a log line on stdout before it answers, as careless
+// servers do.
+//
 // -wordy N adds the tool wordy, whose description is N bytes.
 //
 // -bad-schemas adds tools whose input schemas providers reject at the top
@@ -53,6 +57,7 @@ func main() {
 	name := flag.String("name", "testserver", "the server's name in initialize")
 	badSchemas := flag.Bool("bad-schemas", false, "add tools with input schemas providers reject")
 	wordy := flag.Int("wordy", 0, "add the tool wordy, whose description is this many bytes")
+	chatty := flag.Bool("chatty", false, "print a banner on stdout, and a log line before each answer of the tool chat")
 	flag.Parse()
 	switch *mode {
 	case "hang":
@@ -70,6 +75,14 @@ func main() {
 	server := newServer(*name, *cancelFile)
 	if *badSchemas {
 		addBadSchemas(server)
+	}
+	if *chatty {
+		fmt.Println("mcpserver starting up, version 1.2.3")
+		server.AddTool(&mcp.Tool{Name: "chat", Description: "Prints a log line on stdout, then answers.", InputSchema: objectSchema},
+			func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+				fmt.Println("INFO handling chat")
+				return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "chatted"}}}, nil
+			})
 	}
 	if *wordy > 0 {
 		server.AddTool(&mcp.Tool{Name: "wordy", Description: strings.Repeat("é", *wordy/2), InputSchema: objectSchema},
