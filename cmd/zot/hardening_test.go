@@ -388,12 +388,12 @@ func TestCompactionReportsUsageOnceThroughTheBinary(t *testing.T) {
 		usages, compacted := 0, false
 		var last *wire.UsageEvent
 		for i, e := range evs {
-			switch e.(type) {
+			switch e := e.(type) {
 			case *wire.AssistantMessageEvent:
 				usages = 0 // the usage events of the prompt's own call come before its message
 			case *wire.UsageEvent:
 				usages++
-				last = e.(*wire.UsageEvent)
+				last = e
 			case *wire.CompactDoneEvent:
 				compacted = true
 				if _, ok := evs[i-1].(*wire.UsageEvent); !ok {
