@@ -3,6 +3,8 @@ package jsonrpc
 import (
 	"encoding/json"
 	"testing"
+
+	"zot.dev/zot/internal/wirecodec"
 )
 
 // FuzzParse holds parse to its contract for any line: no panic; at most
@@ -37,7 +39,7 @@ func FuzzParse(f *testing.F) {
 			if err := json.Unmarshal(frame, &m); err != nil {
 				t.Fatalf("%q: error frame %s: %v", line, frame, err)
 			}
-			if k := jsonKind(m["id"]); k != "null" && k != "string" && k != "number" {
+			if k := wirecodec.JSONKind(m["id"]); k != "null" && k != "string" && k != "number" {
 				t.Fatalf("%q: answered with id %s", line, m["id"])
 			}
 		}
@@ -48,7 +50,7 @@ func FuzzParse(f *testing.F) {
 			if p.req.ID != nil && !validID(p.req.ID) {
 				t.Fatalf("%q: request id %s", line, p.req.ID)
 			}
-			if k := jsonKind(p.req.Params); p.req.Params != nil && k != "object" && k != "array" {
+			if k := wirecodec.JSONKind(p.req.Params); p.req.Params != nil && k != "object" && k != "array" {
 				t.Fatalf("%q: params of kind %s", line, k)
 			}
 		}

@@ -59,7 +59,7 @@ func parse(line []byte) parsed {
 	var m map[string]json.RawMessage
 	if err := json.Unmarshal(line, &m); err != nil {
 		if json.Valid(line) {
-			return parsed{fail: NewError(CodeInvalidRequest, KindInvalidRequest, "a message is a JSON object, got %s", jsonKind(trimmed)), id: nullID}
+			return parsed{fail: NewError(CodeInvalidRequest, KindInvalidRequest, "a message is a JSON object, got %s", wirecodec.JSONKind(trimmed)), id: nullID}
 		}
 		return parsed{fail: NewError(CodeParseError, KindMalformedJSON, "the line is not JSON: %v", err), id: nullID}
 	}
@@ -67,7 +67,7 @@ func parse(line []byte) parsed {
 	id := nullID
 	if hasID {
 		if !validID(idRaw) {
-			return parsed{fail: invalidRequest("id", "must be a string or a number, got %s", jsonKind(idRaw)), id: nullID}
+			return parsed{fail: invalidRequest("id", "must be a string or a number, got %s", wirecodec.JSONKind(idRaw)), id: nullID}
 		}
 		id = compact(idRaw)
 	}
@@ -98,7 +98,7 @@ func parse(line []byte) parsed {
 	}
 	var method string
 	if err := json.Unmarshal(methodRaw, &method); err != nil {
-		return parsed{fail: invalidRequest("method", "must be a string, got %s", jsonKind(methodRaw)), id: id}
+		return parsed{fail: invalidRequest("method", "must be a string, got %s", wirecodec.JSONKind(methodRaw)), id: id}
 	}
 	if method == "" {
 		return parsed{fail: invalidRequest("method", "must not be empty"), id: id}
@@ -109,7 +109,7 @@ func parse(line []byte) parsed {
 	}
 	if p, ok := m["params"]; ok {
 		p = bytes.TrimSpace(p)
-		if k := jsonKind(p); k != "object" && k != "array" {
+		if k := wirecodec.JSONKind(p); k != "object" && k != "array" {
 			return parsed{fail: InvalidParams("params", "must be an object or an array, got %s", k), id: id, quiet: !hasID}
 		}
 		req.Params = p
@@ -125,7 +125,7 @@ func invalidRequest(field, format string, args ...any) *Error {
 
 // validID reports whether raw is a JSON string or number.
 func validID(raw json.RawMessage) bool {
-	k := jsonKind(bytes.TrimSpace(raw))
+	k := wirecodec.JSONKind(bytes.TrimSpace(raw))
 	return k == "string" || k == "number"
 }
 
@@ -137,27 +137,6 @@ func compact(raw json.RawMessage) json.RawMessage {
 		return raw
 	}
 	return b.Bytes()
-}
-
-// jsonKind names the kind of a JSON value by its first byte.
-func jsonKind(v []byte) string {
-	v = bytes.TrimSpace(v)
-	if len(v) == 0 {
-		return "nothing"
-	}
-	switch v[0] {
-	case '{':
-		return "object"
-	case '[':
-		return "array"
-	case '"':
-		return "string"
-	case 't', 'f':
-		return "boolean"
-	case 'n':
-		return "null"
-	}
-	return "number"
 }
 
 // Frames are built by hand: the envelope's member order is fixed, and the
