@@ -178,6 +178,13 @@ func (t *bashTool) run(ctx context.Context, command string, timeout time.Duratio
 		isErr = true
 		notes = append(notes, fmt.Sprintf("waiting for the shell failed: %v", waitErr))
 	}
+	return commandResult(text, notes, isErr), nil
+}
+
+// commandResult is the result of a finished command, run by zot's own
+// shell or the client's terminal: its output, "(no output)" when it
+// printed nothing, then the notes on how it ended in brackets.
+func commandResult(text string, notes []string, isErr bool) Result {
 	if text == "" {
 		text = "(no output)\n"
 	} else if !strings.HasSuffix(text, "\n") {
@@ -185,9 +192,9 @@ func (t *bashTool) run(ctx context.Context, command string, timeout time.Duratio
 	}
 	text += "[" + strings.Join(notes, "; ") + "]"
 	if isErr {
-		return Errorf(text), nil
+		return Errorf(text)
 	}
-	return Text(text), nil
+	return Text(text)
 }
 
 // formatSeconds renders d as seconds: "120s", "1.5s".

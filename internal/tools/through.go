@@ -183,14 +183,5 @@ func (t *bashTool) runThrough(ctx context.Context, r CommandRunner, id, command 
 	default:
 		notes = append(notes, "the terminal did not report an exit status")
 	}
-	if text == "" {
-		text = "(no output)\n"
-	} else if !strings.HasSuffix(text, "\n") {
-		text += "\n"
-	}
-	text += "[" + strings.Join(notes, "; ") + "]"
-	if isErr {
-		return Errorf(text), nil
-	}
-	return Text(text), nil
+	return commandResult(text, notes, isErr), nil
 }
