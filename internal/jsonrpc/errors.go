@@ -118,6 +118,7 @@ func (e *Error) With(key string, value any) *Error {
 	return e
 }
 
+// Error returns the code, the kind when there is one, and the message.
 func (e *Error) Error() string {
 	if e.Kind != "" {
 		return fmt.Sprintf("jsonrpc error %d (%s): %s", e.Code, e.Kind, e.Message)

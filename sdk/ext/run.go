@@ -24,6 +24,7 @@ type CancelledError struct {
 	Reason string
 }
 
+// Error says that the host cancelled the request, and why.
 func (e *CancelledError) Error() string { return "ext: the host cancelled the request: " + e.Reason }
 
 // session is one run of an extension: its writer, its requests in flight
