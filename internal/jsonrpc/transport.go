@@ -66,9 +66,11 @@ func Serve(ctx context.Context, l Listener, nh NewHandler, opts Options, hooks S
 				break
 			}
 			fmt.Fprintf(opts.Log, "jsonrpc: accepting on %s: %v (retrying in %v)\n", l.Addr(), aerr, pause)
+			retry := time.NewTimer(pause)
 			select {
-			case <-time.After(pause):
+			case <-retry.C:
 			case <-ctx.Done():
+				retry.Stop()
 			}
 			pause = min(2*pause, time.Second)
 			continue

@@ -167,6 +167,8 @@ func newServer(name, cancelFile string) *mcp.Server {
 			ms, _ := args(req)["ms"].(float64)
 			token := req.Params.GetProgressToken()
 			end := time.Now().Add(time.Duration(ms) * time.Millisecond)
+			tick := time.NewTicker(10 * time.Millisecond)
+			defer tick.Stop()
 			for i := 1; ; i++ {
 				if token != nil && i <= 3 {
 					_ = req.Session.NotifyProgress(ctx, &mcp.ProgressNotificationParams{ProgressToken: token, Progress: float64(i), Total: 3, Message: fmt.Sprintf("step %d", i)})
@@ -180,7 +182,7 @@ func newServer(name, cancelFile string) *mcp.Server {
 						_ = os.WriteFile(cancelFile, []byte("cancelled"), 0o644)
 					}
 					return nil, ctx.Err()
-				case <-time.After(10 * time.Millisecond):
+				case <-tick.C:
 				}
 			}
 		})
