@@ -1,14 +1,11 @@
 package main
 
 import (
-	"bufio"
 	"encoding/json"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"slices"
 	"testing"
-	"time"
 )
 
 // BenchmarkSpawnToPingMCP times `zot rpc` from its start to the answer
@@ -31,37 +28,5 @@ func BenchmarkSpawnToPingMCP(b *testing.B) {
 	if err := os.WriteFile(filepath.Join(withMCP, ".zot", "mcp.json"), data, 0o644); err != nil {
 		b.Fatal(err)
 	}
-	env := append(cleanEnv(), "ZOT_VALIDATE=0")
-	ping := func(cwd string) time.Duration {
-		cmd := exec.Command(zotBin, "rpc", "--provider", "scripted", "--cwd", cwd)
-		cmd.Env = env
-		in, _ := cmd.StdinPipe()
-		out, _ := cmd.StdoutPipe()
-		start := time.Now()
-		if err := cmd.Start(); err != nil {
-			b.Fatal(err)
-		}
-		in.Write([]byte(`{"id":1,"type":"ping"}` + "\n"))
-		line, err := bufio.NewReader(out).ReadBytes('\n')
-		took := time.Since(start)
-		if err != nil || !json.Valid(line) {
-			b.Fatalf("ping: %q %v", line, err)
-		}
-		in.Close()
-		cmd.Wait()
-		return took
-	}
-	var without, with []time.Duration
-	b.ResetTimer()
-	for range b.N {
-		without = append(without, ping(bare))
-		with = append(with, ping(withMCP))
-	}
-	b.StopTimer()
-	slices.Sort(without)
-	slices.Sort(with)
-	w, x := with[len(with)/2], without[len(without)/2]
-	b.ReportMetric(float64(x.Microseconds()), "none-median-µs")
-	b.ReportMetric(float64(w.Microseconds()), "three-median-µs")
-	b.ReportMetric(float64(w)/float64(x), "three/none")
+	benchSpawnToPing(b, bare, withMCP, "three")
 }
