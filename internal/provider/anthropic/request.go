@@ -239,20 +239,7 @@ const textBlock = `{"type":"text","text":}`
 // appendTexts appends the blocks of m, which holds only text, as
 // encodeBlocks encodes them, each text left to splices.
 func appendTexts(b []byte, m *llm.Message, splices *reqbody.Splices) []byte {
-	first := true
-	for _, blk := range m.Content {
-		t := blk.(*llm.TextBlock)
-		if t.Text == "" {
-			continue
-		}
-		if !first {
-			b = append(b, ',')
-		}
-		first = false
-		b = append(b, textBlock[:len(textBlock)-1]...)
-		b = append(splices.AppendText(b, t.Text), '}')
-	}
-	return b
+	return splices.AppendTextParts(b, m, textBlock[:len(textBlock)-1])
 }
 
 // inPlaceLen returns at most how many bytes the messages written in place

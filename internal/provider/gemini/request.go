@@ -213,20 +213,7 @@ func buildPayload(req *llm.Request, tools *reqbody.ToolCache, msgs *messageCache
 // appendLongUser appends the parts of m, a user message of only text, as
 // userParts encodes them, their texts left to splices.
 func appendLongUser(b []byte, m *llm.Message, splices *reqbody.Splices) []byte {
-	first := true
-	for _, blk := range m.Content {
-		t := blk.(*llm.TextBlock)
-		if t.Text == "" {
-			continue
-		}
-		if !first {
-			b = append(b, ',')
-		}
-		first = false
-		b = append(b, `{"text":`...)
-		b = append(splices.AppendText(b, t.Text), '}')
-	}
-	return b
+	return splices.AppendTextParts(b, m, `{"text":`)
 }
 
 // encodeTools encodes the tool list as one tool of function

@@ -70,6 +70,27 @@ func (s *Splices) AppendText(b []byte, text string) []byte {
 	return b
 }
 
+// AppendTextParts appends one JSON object per text block of m, a message
+// of only text, comma-separated and skipping empty texts: head (the
+// object up to its text member's value, `{"text":`), the text left to s,
+// and the closing brace.
+func (s *Splices) AppendTextParts(b []byte, m *llm.Message, head string) []byte {
+	first := true
+	for _, blk := range m.Content {
+		t := blk.(*llm.TextBlock)
+		if t.Text == "" {
+			continue
+		}
+		if !first {
+			b = append(b, ',')
+		}
+		first = false
+		b = append(b, head...)
+		b = append(s.AppendText(b, t.Text), '}')
+	}
+	return b
+}
+
 // NewPayload returns the body raw with the texts of s put in at their
 // places.
 func NewPayload(raw []byte, s *Splices) *Payload {

@@ -5,6 +5,7 @@ import (
 	"testing"
 	"testing/iotest"
 
+	"zot.dev/zot/internal/llm"
 	"zot.dev/zot/internal/wirecodec"
 )
 
@@ -53,5 +54,22 @@ func TestPayloadWithoutSplices(t *testing.T) {
 	got, err := io.ReadAll(p.Reader())
 	if err != nil || string(got) != `{"a":1}` || p.Len() != 7 || string(p.Bytes()) != `{"a":1}` {
 		t.Fatalf("got %q, %v, Len %d", got, err, p.Len())
+	}
+}
+
+func TestAppendTextParts(t *testing.T) {
+	m := &llm.Message{Role: llm.RoleUser, Content: []llm.Block{
+		&llm.TextBlock{Text: "a\n"}, &llm.TextBlock{Text: ""}, &llm.TextBlock{Text: `"b"`},
+	}}
+	var s Splices
+	b := append([]byte(nil), '[')
+	b = append(s.AppendTextParts(b, m, `{"type":"text","text":`), ']')
+	got, err := io.ReadAll(NewPayload(b, &s).Reader())
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := `[{"type":"text","text":"a\n"},{"type":"text","text":"\"b\""}]`
+	if string(got) != want {
+		t.Errorf("got %s\nwant %s", got, want)
 	}
 }

@@ -172,19 +172,7 @@ const longUserHead = `{"type":"message","role":"user","content":[`
 // text, as appendMessage encodes it, its texts left to splices.
 func appendLongUser(b []byte, m *llm.Message, splices *reqbody.Splices) []byte {
 	b = append(b, longUserHead...)
-	first := true
-	for _, blk := range m.Content {
-		t := blk.(*llm.TextBlock)
-		if t.Text == "" {
-			continue
-		}
-		if !first {
-			b = append(b, ',')
-		}
-		first = false
-		b = append(b, `{"type":"input_text","text":`...)
-		b = append(splices.AppendText(b, t.Text), '}')
-	}
+	b = splices.AppendTextParts(b, m, `{"type":"input_text","text":`)
 	return append(b, "]}"...)
 }
 
