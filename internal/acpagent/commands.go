@@ -7,8 +7,10 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 
 	"zot.dev/zot/internal/acp"
+	"zot.dev/zot/internal/agent"
 	"zot.dev/zot/internal/engine"
 	"zot.dev/zot/internal/exthost"
 	"zot.dev/zot/internal/jsonrpc"
@@ -132,24 +134,47 @@ func (s *session) startExtensions() {
 		}
 	}
 	h := exthost.New(s.eng, cfg)
+	// The commands are told once the extensions are ready: by whichever
+	// comes first, the goroutine below or the first turn, which waits for
+	// them at the extensions' gate and tells the commands right after it,
+	// so a client sees them before the turn's answer.
+	var once sync.Once
+	tell := func() {
+		once.Do(func() {
+			select {
+			case <-s.stop:
+			default:
+				s.tellCommands(nil)
+			}
+		})
+	}
+	remove := s.eng.Interceptors().Add(agent.Interceptor{
+		Name:       "extension commands told",
+		Order:      exthost.OrderReady,
+		Timeout:    -1, // it never blocks
+		BeforeTurn: func(context.Context, int) agent.Verdict { tell(); return agent.Verdict{} },
+	})
 	s.mu.Lock()
-	s.x.ext = h
+	s.x.ext, s.x.extTold = h, remove
 	s.mu.Unlock()
 	h.Launch()
 	s.agent.wg.Add(1)
 	go func() {
 		defer s.agent.wg.Done()
 		h.WaitReady(s.agent.ctx)
-		select {
-		case <-s.stop:
-		default:
-			s.tellCommands(nil)
-		}
+		tell()
 	}()
 }
 
 // stopExtensions stops the session's extensions, if any.
 func (s *session) stopExtensions() {
+	s.mu.Lock()
+	remove := s.x.extTold
+	s.x.extTold = nil
+	s.mu.Unlock()
+	if remove != nil {
+		remove()
+	}
 	if h := s.extensions(); h != nil {
 		ctx, cancel := context.WithTimeout(context.Background(), clientTimeout)
 		defer cancel()

@@ -47,6 +47,7 @@ type sessionExtras struct {
 	terminals map[string]acp.TerminalId // tool call id → the client terminal it runs in
 	title     string                    // the first line of the first prompt (plan.go)
 	ext       *exthost.Host             // the session's extensions; nil without (commands.go)
+	extTold   func()                    // removes the interceptor that tells their commands (commands.go)
 }
 
 // modes returns the modes this daemon offers.

@@ -145,6 +145,11 @@ var (
 // order among the session's other guards (Order 0), before approval.
 const orderGate = -1 << 30
 
+// OrderReady is the Order of an interceptor that must run once the
+// extensions are ready (or have failed, or the handshake timeout passed):
+// right after the gate where every turn waits for them.
+const OrderReady = orderGate + 1
+
 // Host runs the extensions of one session. Its methods are safe for
 // concurrent use.
 type Host struct {
