@@ -91,7 +91,7 @@ func (r *Runtime) startMCP(cfg Config) error {
 	if len(list) == 0 {
 		return nil
 	}
-	return r.addMCP(list)
+	return r.addMCP(context.Background(), list)
 }
 
 // toMCPHost converts and checks servers.
@@ -108,7 +108,7 @@ func toMCPHost(servers []MCPServer) ([]mcphost.Server, error) {
 }
 
 // addMCP adds list to the manager, making it first if need be.
-func (r *Runtime) addMCP(list []mcphost.Server) error {
+func (r *Runtime) addMCP(ctx context.Context, list []mcphost.Server) error {
 	r.mcp.mu.Lock()
 	if r.mcp.m == nil {
 		opts := r.mcp.opts
@@ -126,7 +126,7 @@ func (r *Runtime) addMCP(list []mcphost.Server) error {
 	}
 	m := r.mcp.m
 	r.mcp.mu.Unlock()
-	if err := m.AddServers(context.Background(), list); err != nil {
+	if err := m.AddServers(ctx, list); err != nil {
 		if errors.Is(err, mcphost.ErrClosed) {
 			return ErrClosed
 		}
@@ -159,7 +159,7 @@ func (r *Runtime) AddMCPServers(ctx context.Context, servers ...MCPServer) error
 	if err != nil {
 		return err
 	}
-	return r.addMCP(list)
+	return r.addMCP(ctx, list)
 }
 
 // RemoveMCPServer removes an MCP server: its tools are no longer offered
