@@ -75,7 +75,7 @@ var Targets = []Target{
 		TSExamples: "clients/node/test/examples.gen.ts",
 	},
 	{
-		// The extension protocol (seed 001): its Go types are public, for
+		// The extension protocol: its Go types are public, for
 		// the host and for extensions written in Go.
 		Name:      "ext",
 		Title:     "zot's extension protocol",

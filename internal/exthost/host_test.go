@@ -202,7 +202,7 @@ func TestToolResultImages(t *testing.T) {
 	}
 }
 
-// hello_ack tells an extension what seed 001 lists; it runs in the
+// hello_ack tells an extension what the protocol lists; it runs in the
 // session's directory, without the token clients authenticate with.
 func TestHelloAckAndEnvironment(t *testing.T) {
 	t.Setenv("ZOTCORE_RPC_TOKEN", "secret")

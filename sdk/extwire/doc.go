@@ -1,4 +1,4 @@
-// Package extwire holds the types of zot's extension protocol (seed 001),
+// Package extwire holds the types of zot's extension protocol,
 // generated from the JSON Schema in schema/ext/: every frame an extension
 // writes ([ExtensionFrame]), every frame zot writes to it ([HostFrame]),
 // the content of tool results and the extension manifest ([Manifest]).
