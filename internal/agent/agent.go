@@ -125,6 +125,9 @@ type Agent struct {
 	model   models.Model
 	msgs    []llm.Message
 	context int // context size reported by the last model call, in tokens
+	// gen numbers the versions of msgs: it changes whenever msgs changes
+	// other than by a message appended (TranscriptView).
+	gen uint64
 }
 
 // New returns an Agent for cfg with an empty transcript.
@@ -247,6 +250,7 @@ func (a *Agent) Usage() wire.Usage { return wireUsage(a.meter.Total()) }
 func (a *Agent) Clear() error {
 	a.mu.Lock()
 	a.msgs = nil
+	a.gen++
 	a.context = 0
 	a.mu.Unlock()
 	a.meter.Reset()
@@ -283,6 +287,7 @@ func (a *Agent) SetTranscript(msgs []llm.Message) error {
 	}
 	a.mu.Lock()
 	a.msgs = msgs
+	a.gen++
 	a.context = 0
 	a.mu.Unlock()
 	return nil

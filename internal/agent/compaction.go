@@ -102,6 +102,7 @@ func (r *run) compact(instructions string) error {
 	}
 	a.mu.Lock()
 	a.msgs = res.Messages
+	a.gen++
 	a.context = 0
 	a.mu.Unlock()
 	before, after := int64(len(msgs)), int64(len(res.Messages))

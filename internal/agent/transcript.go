@@ -116,14 +116,22 @@ func (a *Agent) truncate(n int) {
 	if n < len(a.msgs) {
 		clear(a.msgs[n:])
 		a.msgs = a.msgs[:n]
+		a.gen++
 	}
 }
 
 // TranscriptView returns the transcript without copying it, for a reader
 // on the goroutine that runs the agent's work (or while no work runs)
 // that is done with it before it returns: a session file's save, say. It
-// is the snapshot below; Transcript gives everyone else a copy.
-func (a *Agent) TranscriptView() []llm.Message { return a.snapshot() }
+// is the snapshot below; Transcript gives everyone else a copy. gen is
+// the transcript's version: it stays the same while messages are only
+// appended, and changes with any other change (a message dropped, a
+// compaction, Clear, SetTranscript).
+func (a *Agent) TranscriptView() (msgs []llm.Message, gen uint64) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.msgs[:len(a.msgs):len(a.msgs)], a.gen
+}
 
 // snapshot returns the transcript for a model call or a compaction
 // without copying it: the slice is capped at its length, so a message

@@ -164,3 +164,44 @@ func TestLengthWithCallsAlwaysSaysWhy(t *testing.T) {
 		t.Fatalf("turn_end = %s, ran %d", te.AppendJSON(nil), ran)
 	}
 }
+
+// The transcript's version stays the same while messages are appended
+// and changes when a refusal drops the prompt, and on Clear and
+// SetTranscript: a session file's save relies on it.
+func TestTranscriptVersionChangesOnlyWhenNotAppended(t *testing.T) {
+	p := &canned{resps: []*llm.Response{
+		{Message: llm.Message{Content: []llm.Block{&llm.TextBlock{Text: "hi"}}}, Stop: llm.StopEndTurn},
+		{Stop: llm.StopRefusal, Reason: "no"},
+	}}
+	a := newAgent(t, p, nil)
+	version := func() uint64 { _, gen := a.TranscriptView(); return gen }
+	v0 := version()
+	if err := a.Prompt(context.Background(), "first", nil, newRecorder(t).emit); err != nil {
+		t.Fatal(err)
+	}
+	if msgs, v := a.TranscriptView(); v != v0 || len(msgs) != 2 {
+		t.Fatalf("after an answered prompt: version %d (was %d), %d messages", v, v0, len(msgs))
+	}
+	p.resps = p.resps[1:] // the next call is refused: the prompt is dropped
+	p.reqs = nil
+	if err := a.Prompt(context.Background(), "second", nil, newRecorder(t).emit); err != nil {
+		t.Fatal(err)
+	}
+	v1 := version()
+	if v1 == v0 {
+		t.Fatal("dropping the refused prompt kept the version")
+	}
+	if err := a.SetTranscript(a.Transcript()); err != nil {
+		t.Fatal(err)
+	}
+	v2 := version()
+	if v2 == v1 {
+		t.Fatal("SetTranscript kept the version")
+	}
+	if err := a.Clear(); err != nil {
+		t.Fatal(err)
+	}
+	if version() == v2 {
+		t.Fatal("Clear kept the version")
+	}
+}

@@ -712,7 +712,7 @@ func (s *Session) persist() error {
 	}
 	// Saved on the worker (or while none runs), done with the transcript
 	// when it returns: no copy of the whole conversation per message.
-	if err := s.store.Save(s.agent.TranscriptView()); err != nil {
+	if err := s.store.SaveVersion(s.agent.TranscriptView()); err != nil {
 		return fmt.Errorf("zot: saving the session: %w", err)
 	}
 	return nil

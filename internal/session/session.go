@@ -6,7 +6,10 @@
 // transcript grows. Save hands each line to the kernel at once (write(2)),
 // so a process killed at any moment, kill -9 included, loses no message
 // saved; Sync and SyncLater flush them to the disk (fsync), which only a
-// power loss or an operating system crash needs. When compaction or clear rewrites the
+// power loss or an operating system crash needs. SyncLater syncs at once
+// when the file was not synced for SyncGap, else when that much time has
+// passed since the last sync: quick turns in a row share one sync
+// instead of paying one each. When compaction or clear rewrites the
 // transcript, the file is replaced atomically: the new transcript is
 // written to a temporary file in the same directory, synced, and renamed
 // over the old one, so earlier text leaves the disk and the file shrinks.
@@ -65,8 +68,11 @@ type File struct {
 	// size is the length of the file as this File wrote it: everything
 	// past it is a write that failed.
 	size int64
-	// saved is the transcript as the file holds it.
+	// saved is the transcript as the file holds it; gen is the version
+	// SaveVersion was given with it (when known).
 	saved []llm.Message
+	gen   uint64
+	known bool
 	// stale means the file may not end where size says (a failed write
 	// could not be undone, or a rewrite could not reopen the file): the
 	// next Save rewrites it whole.
@@ -76,13 +82,23 @@ type File struct {
 	dirty bool
 	// syncing is set while SyncLater's goroutine runs, again when it must
 	// sync once more; syncDone is closed when it ends; syncErr is the
-	// error of its last sync, reported by Close.
+	// error of its last sync, reported by Close; synced is when SyncLater's
+	// goroutine last synced; hurry is closed by Close, which ends the
+	// goroutine's wait for SyncGap to pass.
 	syncing, again bool
 	syncDone       chan struct{}
 	syncErr        error
+	synced         time.Time
+	hurry          chan struct{}
 	// write writes b to w; tests replace it to fail like a full disk.
 	write func(w *os.File, b []byte) (int, error)
+	// wait waits d or until hurry is closed; tests replace it.
+	wait func(d time.Duration, hurry <-chan struct{})
 }
+
+// SyncGap is the least time between two syncs of SyncLater's: a file is
+// synced at most this long after the SyncLater call that asked for it.
+const SyncGap = 100 * time.Millisecond
 
 // Open opens (creating it, mode 0600, and its directory if needed) the
 // session file at path, locks it for this process, cuts away a torn last
@@ -137,7 +153,7 @@ func openLocked(path string, opt Options) (*File, []llm.Message, error) {
 		}
 		return nil, nil, fmt.Errorf("opening session: %w", err)
 	}
-	s := &File{path: path, f: f, size: int64(c.end), saved: c.msgs}
+	s := &File{path: path, f: f, size: int64(c.end), saved: c.msgs, hurry: make(chan struct{})}
 	if c.hdr != nil {
 		s.hdr = *c.hdr
 	} else {
@@ -196,12 +212,34 @@ func Load(path string) ([]llm.Message, error) {
 func (s *File) Save(msgs []llm.Message) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	return s.save(msgs, 0, false)
+}
+
+// SaveVersion is Save for a caller that numbers the versions of its
+// transcript: gen changes whenever msgs changes other than by messages
+// appended to it. While gen is that of the last save, msgs is taken to
+// extend what the file holds, and Save's check of that, a walk over the
+// whole transcript at every message, is skipped.
+func (s *File) SaveVersion(msgs []llm.Message, gen uint64) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.save(msgs, gen, true)
+}
+
+// save is Save (known false) and SaveVersion. The caller holds s.mu.
+func (s *File) save(msgs []llm.Message, gen uint64, known bool) error {
 	if s.closed {
 		return fmt.Errorf("session %s: %w", s.path, os.ErrClosed)
 	}
-	if s.stale || s.f == nil || !extends(msgs, s.saved) {
-		return s.rewrite(msgs)
+	appended := known && s.known && gen == s.gen && len(msgs) >= len(s.saved)
+	if s.stale || s.f == nil || (!appended && !extends(msgs, s.saved)) {
+		if err := s.rewrite(msgs); err != nil {
+			return err
+		}
+		s.gen, s.known = gen, known
+		return nil
 	}
+	s.gen, s.known = gen, known
 	if len(msgs) == len(s.saved) {
 		return nil
 	}
@@ -252,8 +290,11 @@ func (s *File) Sync() error {
 }
 
 // SyncLater syncs the file (see Sync) in a goroutine of its own and
-// returns at once; a call while that goroutine runs makes it sync once
-// more. Close waits for it and reports its last error.
+// returns at once: at once when the goroutine last synced SyncGap ago or
+// more, else when SyncGap has passed since then. A call while that
+// goroutine waits or syncs makes it sync once more, after its gap: calls
+// in quick succession share a sync. Close ends the wait, syncs, and
+// reports the last error.
 func (s *File) SyncLater() {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -268,20 +309,45 @@ func (s *File) SyncLater() {
 	}
 }
 
-// syncLoop is SyncLater's goroutine.
+// syncLoop is SyncLater's goroutine: it waits out the gap since its last
+// sync (cut short by Close), syncs, and goes round again when asked to
+// after the sync began.
 func (s *File) syncLoop(done chan struct{}) {
 	defer close(done)
 	for {
+		s.mu.Lock()
+		gap := SyncGap - time.Since(s.synced)
+		s.mu.Unlock()
+		if gap > 0 {
+			s.waitFor(gap)
+		}
+		s.mu.Lock()
+		s.again = false // this sync covers what was written until now
+		s.mu.Unlock()
 		err := s.Sync()
 		s.mu.Lock()
+		s.synced = time.Now()
 		s.syncErr = err
 		if !s.again || s.closed {
 			s.syncing = false
 			s.mu.Unlock()
 			return
 		}
-		s.again = false
 		s.mu.Unlock()
+	}
+}
+
+// waitFor waits d, or until Close.
+func (s *File) waitFor(d time.Duration) {
+	if s.wait != nil {
+		s.wait(d, s.hurry)
+		return
+	}
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+	case <-s.hurry:
 	}
 }
 
@@ -391,10 +457,11 @@ func (s *File) Close() error {
 		return nil
 	}
 	s.closed = true
+	close(s.hurry)
 	done := s.syncDone
 	s.mu.Unlock()
 	if done != nil {
-		<-done // SyncLater's goroutine, which stops after its sync
+		<-done // SyncLater's goroutine, which syncs at once and stops
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
