@@ -9,42 +9,54 @@ import (
 	"zot.dev/zot/internal/wirecodec"
 )
 
-// params returns the params of the session/update that it stands for,
+// frame returns the session/update notification that it stands for,
 // encoded once for every connection it goes to. A text chunk of the
 // agent's answer or thought, most of what a turn sends, is written
-// straight into its bytes; the rest goes through encoding/json.
-func (s *session) params(it *item) (jsonrpc.Encoded, error) {
-	if it.update == nil {
-		b, err := json.Marshal(it.note)
-		if err != nil {
-			return nil, fmt.Errorf("encoding an update: %w", err)
-		}
-		return b, nil
+// straight into the frame's bytes; the rest goes through encoding/json.
+func (s *session) frame(it *item) (jsonrpc.Frame, error) {
+	switch {
+	case it.note != nil:
+		return s.encodedFrame(it.note)
+	case it.update == nil:
+		return s.textFrame(it.text, it.thought), nil
 	}
 	u := it.update
-	kind, chunk := "", (*acp.ContentChunk)(nil)
 	switch {
-	case u.AgentMessageChunk != nil:
-		kind, chunk = "agent_message_chunk", u.AgentMessageChunk
-	case u.AgentThoughtChunk != nil:
-		kind, chunk = "agent_thought_chunk", u.AgentThoughtChunk
+	case u.AgentMessageChunk != nil && plainText(u.AgentMessageChunk):
+		return s.textFrame(u.AgentMessageChunk.Content.Text.Text, false), nil
+	case u.AgentThoughtChunk != nil && plainText(u.AgentThoughtChunk):
+		return s.textFrame(u.AgentThoughtChunk.Content.Text.Text, true), nil
 	}
-	if chunk != nil && plainText(chunk) {
-		text := chunk.Content.Text.Text
-		b := make([]byte, 0, 96+len(s.id)+wirecodec.StringLen(text))
+	return s.encodedFrame(acp.SessionNotification{SessionID: acp.SessionId(s.id), Update: *u})
+}
+
+// encodedFrame is the frame of a session/update whose params are v,
+// encoded with encoding/json.
+func (s *session) encodedFrame(v any) (jsonrpc.Frame, error) {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return nil, fmt.Errorf("encoding an update: %w", err)
+	}
+	return jsonrpc.NotificationFrame(acp.MethodSessionUpdate, len(b), func(f []byte) []byte { return append(f, b...) }), nil
+}
+
+// textFrame is the frame of an agent_message_chunk (thought: an
+// agent_thought_chunk) holding text alone.
+func (s *session) textFrame(text string, thought bool) jsonrpc.Frame {
+	kind := "agent_message_chunk"
+	if thought {
+		kind = "agent_thought_chunk"
+	}
+	size := 96 + len(s.id) + len(text) + len(text)/8 // room for some escapes
+	return jsonrpc.NotificationFrame(acp.MethodSessionUpdate, size, func(b []byte) []byte {
 		b = append(b, `{"sessionId":`...)
 		b = wirecodec.AppendString(b, s.id)
 		b = append(b, `,"update":{"sessionUpdate":"`...)
 		b = append(b, kind...)
 		b = append(b, `","content":{"type":"text","text":`...)
 		b = wirecodec.AppendString(b, text)
-		return append(b, "}}}"...), nil
-	}
-	b, err := json.Marshal(acp.SessionNotification{SessionID: acp.SessionId(s.id), Update: *u})
-	if err != nil {
-		return nil, fmt.Errorf("encoding an update: %w", err)
-	}
-	return b, nil
+		return append(b, "}}}"...)
+	})
 }
 
 // plainText reports whether c is a text chunk with nothing but its text.

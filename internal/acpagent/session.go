@@ -52,6 +52,11 @@ type item struct {
 	except  *conn         // when set, the update goes to every connection but this one
 	barrier chan struct{} // when set, closed once every item before it was handed on
 	note    any           // when set, sent as the params of a session/update as is (to every connection)
+	// text, when update, note and barrier are unset, is a text chunk of
+	// the agent's answer (of its thought, with thought set): the deltas
+	// of a turn, most of what it sends, need no SessionUpdate.
+	text    string
+	thought bool
 }
 
 // newSession wraps an engine session and starts its forwarder.
@@ -168,7 +173,7 @@ func (s *session) hand(it *item, targets []*conn) []*conn {
 	switch {
 	case it.barrier != nil:
 		close(it.barrier)
-	case it.update != nil || it.note != nil:
+	case it.update != nil || it.note != nil || it.text != "":
 		if it.only != nil {
 			targets = append(targets, it.only)
 		} else {
@@ -185,16 +190,16 @@ func (s *session) hand(it *item, targets []*conn) []*conn {
 			// clients of a session that has none): not encoded at all.
 			return targets
 		}
-		note, err := s.params(it) // encoded once for every connection (encode.go)
+		frame, err := s.frame(it) // encoded once for every connection (encode.go)
 		if err != nil {
 			s.agent.logf("session %s: %v", s.id, err)
 			return targets
 		}
 		for _, c := range targets {
-			// Notify waits while the client's queue is full; a client
+			// Send waits while the client's queue is full; a client
 			// that stops reading is dropped by its connection, which
 			// ends this wait.
-			if err := c.c.Notify(s.agent.ctx, acp.MethodSessionUpdate, note); err != nil && !errors.Is(err, jsonrpc.ErrClosed) {
+			if err := c.c.Send(s.agent.ctx, frame); err != nil && !errors.Is(err, jsonrpc.ErrClosed) {
 				s.agent.logf("session %s: update to %s: %v", s.id, c.c.Peer().Label, err)
 			}
 		}
@@ -309,6 +314,18 @@ func (s *session) sink(t *turn) engine.Sink {
 			for i := range ups {
 				s.push(item{update: &ups[i], except: except})
 			}
+		}
+		switch e := ev.(type) {
+		case *wire.TextDeltaEvent:
+			if e.Delta != "" {
+				s.push(item{text: e.Delta})
+			}
+			return
+		case *wire.ThinkingDeltaEvent:
+			if e.Delta != "" {
+				s.push(item{text: e.Delta, thought: true})
+			}
+			return
 		}
 		ups := t.translate(ev)
 		if len(ups) > 0 {

@@ -39,19 +39,10 @@ type toolCall struct {
 // maxDiffBytes bounds the files a diff is shown for.
 const maxDiffBytes = 1 << 20
 
-// translate returns the ACP updates an engine event stands for.
+// translate returns the ACP updates an engine event stands for. Text and
+// thinking deltas are not among them: the sink queues them as text items.
 func (t *turn) translate(ev wire.Event) []acp.SessionUpdate {
 	switch e := ev.(type) {
-	case *wire.TextDeltaEvent:
-		if e.Delta == "" {
-			return nil
-		}
-		return []acp.SessionUpdate{{AgentMessageChunk: textChunk(e.Delta)}}
-	case *wire.ThinkingDeltaEvent:
-		if e.Delta == "" {
-			return nil
-		}
-		return []acp.SessionUpdate{{AgentThoughtChunk: textChunk(e.Delta)}}
 	case *wire.ToolCallEvent:
 		return t.toolCall(e)
 	case *wire.ToolResultEvent:

@@ -1,8 +1,44 @@
 package jsonrpc
 
+import (
+	"context"
+	"fmt"
+
+	"zot.dev/zot/internal/wirecodec"
+)
+
 // Encoded is a payload (Notify's or Call's params, a Result's value) its
 // maker already encoded as compact, valid JSON: it goes on the wire as is,
 // without the check and compaction a json.RawMessage gets. It is for
 // frames a server sends by the thousand (text chunks of an answer) and
 // encodes itself; bytes that are not compact valid JSON break the stream.
 type Encoded []byte
+
+// Frame is a whole notification, encoded once (NotificationFrame) and
+// sent as is by Conn.Send, to one connection or to many: the frames a
+// server sends by the thousand cost one buffer each, not a payload and a
+// frame per connection. Like Encoded, it must be compact, valid JSON.
+type Frame []byte
+
+// NotificationFrame returns the frame of a notification of method whose
+// params appendParams appends to the buffer it is given: exactly one
+// compact JSON value, which is not checked. size is a guess of the
+// params' length, so the frame is allocated once.
+func NotificationFrame(method string, size int, appendParams func([]byte) []byte) Frame {
+	b := make([]byte, 0, 48+len(method)+size)
+	b = append(b, `{"jsonrpc":"2.0","method":`...)
+	b = wirecodec.AppendString(b, method)
+	b = append(b, `,"params":`...)
+	b = appendParams(b)
+	return append(b, '}')
+}
+
+// Send queues a frame NotificationFrame made. It waits while the
+// outgoing queue is full, until ctx ends, as Notify does. The frame is
+// not changed and may be sent on other connections too.
+func (c *Conn) Send(ctx context.Context, f Frame) error {
+	if err := c.out.send(ctx, f); err != nil {
+		return fmt.Errorf("notification: %w", err)
+	}
+	return nil
+}

@@ -21,17 +21,23 @@ type outbox struct {
 	check     func([]byte) error
 	log       func(format string, args ...any)
 
-	mu       sync.Mutex
-	queue    [][]byte
-	bytes    int
-	closing  bool
-	err      error         // set once: later frames are refused
-	taken    time.Time     // when the writer last took a batch, or the queue last got work
-	writing  bool          // the writer is writing a batch
-	room     chan struct{} // closed (and replaced) when the queue empties
-	wake     chan struct{} // a token when there is work or at close
-	done     chan struct{} // closed when the writer has ended
+	mu      sync.Mutex
+	queue   [][]byte
+	bytes   int
+	closing bool
+	err     error     // set once: later frames are refused
+	taken   time.Time // when the writer last took a batch, or the queue last got work
+	writing bool      // the writer is writing a batch
+	// room, made by a sender that waits for room (nil while none does),
+	// is closed when the queue empties.
+	room chan struct{}
+	wake chan struct{} // a token when there is work or at close
+	done chan struct{} // closed when the writer has ended
+
+	// The writer's own: its write buffer, and the batch slice it gives
+	// back to the queue when the next batch is taken.
 	writeBuf []byte
+	spare    [][]byte
 }
 
 func newOutbox(w io.Writer, opts Options, onFail func(error), log func(string, ...any)) *outbox {
@@ -44,7 +50,6 @@ func newOutbox(w io.Writer, opts Options, onFail func(error), log func(string, .
 		check:     opts.Check,
 		log:       log,
 		taken:     time.Now(),
-		room:      make(chan struct{}),
 		wake:      make(chan struct{}, 1),
 		done:      make(chan struct{}),
 	}
@@ -94,6 +99,9 @@ func (o *outbox) send(ctx context.Context, frame []byte) error {
 			o.poke()
 			return nil
 		}
+		if o.room == nil {
+			o.room = make(chan struct{})
+		}
 		room := o.room
 		left := o.stall - time.Since(o.taken)
 		o.mu.Unlock()
@@ -125,11 +133,19 @@ func (o *outbox) fail(err error) {
 	}
 	o.err = err
 	o.queue, o.bytes = nil, 0
-	close(o.room)
-	o.room = make(chan struct{})
+	o.openRoomLocked()
 	o.mu.Unlock()
 	o.poke()
 	o.onFail(err)
+}
+
+// openRoomLocked wakes the senders waiting for room. The caller holds
+// o.mu.
+func (o *outbox) openRoomLocked() {
+	if o.room != nil {
+		close(o.room)
+		o.room = nil
+	}
 }
 
 func (o *outbox) poke() {
@@ -179,11 +195,10 @@ func (o *outbox) run() {
 			return
 		}
 		batch := o.queue
-		o.queue, o.bytes = nil, 0
+		o.queue, o.bytes = o.spare, 0
 		o.taken = time.Now()
 		o.writing = true
-		close(o.room)
-		o.room = make(chan struct{})
+		o.openRoomLocked()
 		o.mu.Unlock()
 
 		buf := o.writeBuf[:0]
@@ -199,6 +214,8 @@ func (o *outbox) run() {
 		} else {
 			o.writeBuf = nil
 		}
+		clear(batch) // the frames are not kept alive by the spare slice
+		o.spare = batch[:0]
 		if err != nil {
 			o.fail(fmt.Errorf("writing to the client: %w", err))
 			return
