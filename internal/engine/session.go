@@ -689,6 +689,7 @@ type UnknownModelError struct {
 	Provider, Model string
 }
 
+// Error returns the message of the UnknownModelError.
 func (e *UnknownModelError) Error() string {
 	if e.Model == "" {
 		return fmt.Sprintf("no model id given (get_models lists the models of provider %s)", e.Provider)

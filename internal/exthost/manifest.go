@@ -29,6 +29,7 @@ const (
 	Global
 )
 
+// String returns the origin's name: explicit, project or global.
 func (o Origin) String() string {
 	switch o {
 	case Explicit:
@@ -63,10 +64,12 @@ type ManifestError struct {
 	Err  error
 }
 
+// Error returns the message of the ManifestError.
 func (e *ManifestError) Error() string {
 	return fmt.Sprintf("extension manifest %s: %v", e.File, e.Err)
 }
 
+// Unwrap returns the error underneath, for errors.Is and errors.As.
 func (e *ManifestError) Unwrap() error { return e.Err }
 
 // ReadManifest reads and checks the manifest file. Keys it does not know

@@ -29,6 +29,7 @@ type Error struct {
 	Err error
 }
 
+// Error returns the message of the error.
 func (e *Error) Error() string {
 	msg := reword(e.Message, e.Err)
 	switch {

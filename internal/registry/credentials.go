@@ -14,6 +14,7 @@ type MissingKeyError struct {
 	AuthFile string
 }
 
+// Error returns the message of the MissingKeyError.
 func (e *MissingKeyError) Error() string {
 	env := "an API key variable"
 	if p, ok := Find(e.Provider); ok && len(p.KeyVars) > 0 {

@@ -140,6 +140,7 @@ func Family(provider string) string {
 // that are.
 type UnknownError struct{ Name string }
 
+// Error returns the message of the UnknownError.
 func (e *UnknownError) Error() string {
 	return fmt.Sprintf("unknown provider %q (known: %s)", e.Name, strings.Join(Names(), ", "))
 }

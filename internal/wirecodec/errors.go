@@ -15,6 +15,7 @@ type UnknownTypeError struct {
 	Type  string // the `type` value received
 }
 
+// Error returns the message of the UnknownTypeError.
 func (e *UnknownTypeError) Error() string {
 	return fmt.Sprintf("unknown %s type %q", unionWord(e.Union), e.Type)
 }
@@ -43,6 +44,7 @@ type DecodeError struct {
 	Err   error // the underlying encoding/json error, if any
 }
 
+// Error returns the message of the DecodeError.
 func (e *DecodeError) Error() string {
 	var b strings.Builder
 	if e.Type != "" {
@@ -58,6 +60,7 @@ func (e *DecodeError) Error() string {
 	return b.String()
 }
 
+// Unwrap returns the error underneath, for errors.Is and errors.As.
 func (e *DecodeError) Unwrap() error { return e.Err }
 
 // NewDecodeError turns an encoding/json error met decoding a message of

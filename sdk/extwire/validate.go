@@ -23,6 +23,7 @@ type ValidationError struct {
 	Problems []string // "at /content/0/text: got number, want string"
 }
 
+// Error returns the message of the ValidationError.
 func (e *ValidationError) Error() string {
 	const max = 3
 	ps := e.Problems

@@ -18,6 +18,7 @@ type ValidationError struct {
 	Problems []string // "at /images/0/data: got number, want string"
 }
 
+// Error returns the message of the ValidationError.
 func (e *ValidationError) Error() string {
 	const max = 3
 	ps := e.Problems
