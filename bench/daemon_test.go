@@ -28,6 +28,10 @@ func TestDaemonAgainstZot(t *testing.T) {
 			t.Errorf("%s: no baseline: %+v", row.Metric.label(cfg), row)
 		}
 	}
+	chunks := r.Daemon.Rows[ChunkRate]
+	if n := chunkSamples * cfg.Reps; len(chunks.Value) != n || len(chunks.Base) != n {
+		t.Errorf("chunk rate: %d and %d samples, want %d each", len(chunks.Value), len(chunks.Base), n)
+	}
 	for _, want := range []string{"### daemon (anthropic format)", "| RSS per idle session (20 sessions in one daemon) | ≤ 50 KiB | "} {
 		if !strings.Contains(md, want) {
 			t.Errorf("markdown lacks %q", want)
