@@ -133,11 +133,26 @@ func (h *harness) daemonSection(ctx context.Context, report *Report) error {
 }
 
 // daemonRep runs one repetition of every measurement of the section.
+// One zot rpc process serves the baselines of the round trips, each
+// measured in blocks alternating with the daemon's (see roundTrips), and
+// of the chunk rate.
 func (h *harness) daemonRep(ctx context.Context, p string, rows []DaemonRow, fail func(DaemonMetric, error)) error {
 	zot := resolve(h.cfg.Zot)
-	// One daemon: idle sessions, then streams, then round trips.
-	d, err := h.startDaemon(ctx, zot, p)
+	c, err := spawn(ctx, zot, h.args(p), h.dir, h.env, h.cfg.Timeout)
+	if err == nil {
+		if err = c.ping(); err != nil {
+			err = c.fail(err)
+			_ = c.reap(h.cfg.Timeout)
+		}
+	}
 	if err != nil {
+		fail(PromptRoundTrip, err)
+		fail(PromptRoundTripTmpfs, err)
+		fail(ChunkRate, err)
+		c = nil
+	}
+	// One daemon: idle sessions, then streams, then round trips.
+	if d, err := h.startDaemon(ctx, zot, p); err != nil {
 		for m := range daemonMetrics {
 			if m != SpawnInitialize && m != ChunkRate && m != PromptRoundTripTmpfs {
 				fail(m, err)
@@ -155,10 +170,8 @@ func (h *harness) daemonRep(ctx context.Context, p string, rows []DaemonRow, fai
 			rows[AggregateRate].Value = append(rows[AggregateRate].Value, many)
 			rows[AggregateRate].Base = append(rows[AggregateRate].Base, one)
 		}
-		if lat, err := d.roundTrips(h.cfg.Seq); err != nil {
-			fail(PromptRoundTrip, err)
-		} else {
-			rows[PromptRoundTrip].Value = append(rows[PromptRoundTrip].Value, lat)
+		if c != nil {
+			h.roundTripRow(d, c, &rows[PromptRoundTrip], fail)
 		}
 		if err := d.stop(h.cfg.Timeout); err != nil {
 			fail(PromptRoundTrip, err)
@@ -174,10 +187,8 @@ func (h *harness) daemonRep(ctx context.Context, p string, rows []DaemonRow, fai
 		if d, err := h.startDaemonIn(ctx, zot, p, shm); err != nil {
 			fail(PromptRoundTripTmpfs, err)
 		} else {
-			if lat, err := d.roundTrips(h.cfg.Seq); err != nil {
-				fail(PromptRoundTripTmpfs, err)
-			} else {
-				rows[PromptRoundTripTmpfs].Value = append(rows[PromptRoundTripTmpfs].Value, lat)
+			if c != nil {
+				h.roundTripRow(d, c, &rows[PromptRoundTripTmpfs], fail)
 			}
 			if err := d.stop(h.cfg.Timeout); err != nil {
 				fail(PromptRoundTripTmpfs, err)
@@ -185,27 +196,15 @@ func (h *harness) daemonRep(ctx context.Context, p string, rows []DaemonRow, fai
 		}
 		_ = os.RemoveAll(shm)
 	}
-	// zot rpc: the short prompt's round trip and the long answer's rate.
-	if c, err := spawn(ctx, zot, h.args(p), h.dir, h.env, h.cfg.Timeout); err != nil {
-		fail(PromptRoundTrip, err)
-		fail(PromptRoundTripTmpfs, err)
-		fail(ChunkRate, err)
-	} else {
-		if err := c.ping(); err != nil {
-			fail(PromptRoundTrip, c.fail(err))
-		} else if vals, err := h.sequence(c); err != nil {
-			fail(PromptRoundTrip, c.fail(err))
-		} else {
-			rows[PromptRoundTrip].Base = append(rows[PromptRoundTrip].Base, vals[SeqLatency])
-			rows[PromptRoundTripTmpfs].Base = append(rows[PromptRoundTripTmpfs].Base, vals[SeqLatency])
-			for range chunkSamples {
-				rate, err := c.deltaRate(h.cfg.Deltas)
-				if err != nil {
-					fail(ChunkRate, c.fail(err))
-					break
-				}
-				rows[ChunkRate].Base = append(rows[ChunkRate].Base, rate)
+	// zot rpc: the long answer's rate.
+	if c != nil {
+		for range chunkSamples {
+			rate, err := c.deltaRate(h.cfg.Deltas)
+			if err != nil {
+				fail(ChunkRate, c.fail(err))
+				break
 			}
+			rows[ChunkRate].Base = append(rows[ChunkRate].Base, rate)
 		}
 		if err := c.reap(h.cfg.Timeout); err != nil {
 			fail(ChunkRate, err)
@@ -233,6 +232,18 @@ func (h *harness) daemonRep(ctx context.Context, p string, rows []DaemonRow, fai
 	return ctx.Err()
 }
 
+// roundTripRow measures the short prompt's round trip on daemon d
+// against zot rpc's c into row.
+func (h *harness) roundTripRow(d *daemonProc, c *child, row *DaemonRow, fail func(DaemonMetric, error)) {
+	door, base, err := d.roundTrips(c, h.cfg.Seq)
+	if err != nil {
+		fail(row.Metric, err)
+		return
+	}
+	row.Value = append(row.Value, door)
+	row.Base = append(row.Base, base)
+}
+
 // spawnSamples is how many processes each repetition spawns per door for
 // SpawnInitialize.
 const spawnSamples = 5
@@ -244,20 +255,34 @@ const chunkSamples = 3
 
 // deltaRate sends zot rpc a prompt answered with n deltas, in a
 // transcript cleared first, and returns its text_delta rate from writing
-// the prompt to reading its done. Lines are told apart by substrings, as
-// rpcClient.prompt does on the ACP side, so both doors' rates pay the
-// same for the harness's reading.
+// the prompt to reading its done.
 func (c *child) deltaRate(n int) (float64, error) {
 	if err := c.clear(); err != nil {
 		return 0, err
 	}
-	if err := c.arm(); err != nil {
-		return 0, err
-	}
-	start := time.Now()
-	id, err := c.send("prompt", fakeprovider.PromptDeltas(n))
+	deltas, elapsed, err := c.scanPrompt(fakeprovider.PromptDeltas(n))
 	if err != nil {
 		return 0, err
+	}
+	if deltas != n {
+		return 0, fmt.Errorf("%d text_delta for %d deltas", deltas, n)
+	}
+	return float64(deltas) / elapsed.Seconds(), nil
+}
+
+// scanPrompt sends zot rpc a prompt and returns how many text_delta
+// events came before its done, and the time from writing the prompt to
+// reading the done. Lines are told apart by substrings, as
+// rpcClient.prompt does on the ACP side, so both doors pay the same for
+// the harness's reading.
+func (c *child) scanPrompt(message string) (int, time.Duration, error) {
+	if err := c.arm(); err != nil {
+		return 0, 0, err
+	}
+	start := time.Now()
+	id, err := c.send("prompt", message)
+	if err != nil {
+		return 0, 0, err
 	}
 	delta := []byte(`"type":"text_delta"`)
 	done := []byte(`{"type":"done","seq":`)
@@ -266,19 +291,15 @@ func (c *child) deltaRate(n int) (float64, error) {
 	for {
 		line, err := c.readLine()
 		if err != nil {
-			return 0, fmt.Errorf("reading the prompt's events: %w", err)
+			return 0, 0, fmt.Errorf("reading the prompt's events: %w", err)
 		}
 		switch {
 		case bytes.Contains(line, delta):
 			deltas++
 		case bytes.HasPrefix(line, done) && bytes.Contains(line, mine):
-			elapsed := time.Since(start)
-			if deltas != n {
-				return 0, fmt.Errorf("%d text_delta for %d deltas", deltas, n)
-			}
-			return float64(deltas) / elapsed.Seconds(), nil
+			return deltas, time.Since(start), nil
 		case bytes.Contains(line, []byte(`"success":false`)), bytes.HasPrefix(line, []byte(`{"type":"error"`)):
-			return 0, fmt.Errorf("the prompt failed: %.300s", line)
+			return 0, 0, fmt.Errorf("the prompt failed: %.300s", line)
 		}
 	}
 }
@@ -653,31 +674,54 @@ func (d *daemonProc) streams(n, deltas int) (many, one float64, err error) {
 	return float64(total) / elapsed.Seconds(), one, nil
 }
 
-// roundTrips returns the median time of n short prompts in sequence on
-// one session over the socket.
-func (d *daemonProc) roundTrips(n int) (float64, error) {
-	rc, c, err := d.dial()
+// roundTripBlock is how many short prompts go to one door before the
+// other takes its turn in roundTrips.
+const roundTripBlock = 10
+
+// roundTrips returns the median round trip of n short prompts in
+// sequence on one new session of the daemon (written to answered) and
+// that of n short prompts on zot rpc's c, its transcript cleared first
+// (written to done). The two doors take turns, a block of prompts each,
+// so that a change of load on the shared machine meets both.
+func (d *daemonProc) roundTrips(c *child, n int) (door, base float64, err error) {
+	rc, conn, err := d.dial()
 	if err != nil {
-		return 0, err
+		return 0, 0, err
 	}
-	defer c.Close()
+	defer conn.Close()
 	id, err := rc.newSession(d.h.dir)
 	if err != nil {
-		return 0, err
+		return 0, 0, err
 	}
-	lat := make([]float64, 0, n)
-	for i := range n {
-		start := time.Now()
-		chunks, err := rc.prompt(id, fakeprovider.PromptShort)
-		if err != nil {
-			return 0, fmt.Errorf("prompt %d: %w", i+1, err)
-		}
-		if chunks == 0 {
-			return 0, fmt.Errorf("prompt %d streamed no text", i+1)
-		}
-		lat = append(lat, ms(time.Since(start)))
+	if err := c.clear(); err != nil {
+		return 0, 0, err
 	}
-	return median(lat), nil
+	socket := make([]float64, 0, n)
+	rpc := make([]float64, 0, n)
+	for len(socket) < n {
+		for range min(roundTripBlock, n-len(socket)) {
+			start := time.Now()
+			chunks, err := rc.prompt(id, fakeprovider.PromptShort)
+			if err != nil {
+				return 0, 0, fmt.Errorf("prompt %d on the socket: %w", len(socket)+1, err)
+			}
+			if chunks == 0 {
+				return 0, 0, fmt.Errorf("prompt %d on the socket streamed no text", len(socket)+1)
+			}
+			socket = append(socket, ms(time.Since(start)))
+		}
+		for range min(roundTripBlock, n-len(rpc)) {
+			deltas, elapsed, err := c.scanPrompt(fakeprovider.PromptShort)
+			if err != nil {
+				return 0, 0, fmt.Errorf("prompt %d on zot rpc: %w", len(rpc)+1, c.fail(err))
+			}
+			if deltas == 0 {
+				return 0, 0, fmt.Errorf("prompt %d on zot rpc streamed no text", len(rpc)+1)
+			}
+			rpc = append(rpc, ms(elapsed))
+		}
+	}
+	return median(socket), median(rpc), nil
 }
 
 // stop ends the daemon with SIGTERM, and kills it after grace.
