@@ -1,9 +1,6 @@
 package exthost
 
 import (
-	"unicode/utf16"
-	"unicode/utf8"
-
 	"zot.dev/zot/internal/jsonscan"
 	"zot.dev/zot/sdk/extwire"
 )
@@ -132,100 +129,12 @@ func (s *scanner) boolean() (bool, bool) {
 // str reads a string.
 func (s *scanner) str() (string, bool) {
 	s.ws()
-	if s.i >= len(s.b) || s.b[s.i] != '"' {
+	v, end, ok := jsonscan.Unquote(s.b, s.i)
+	if !ok {
 		return "", false
 	}
-	start := s.i + 1
-	// The common case: no escape, no control byte, ASCII or valid UTF-8.
-	for j := start; j < len(s.b); j++ {
-		c := s.b[j]
-		switch {
-		case c == '"':
-			raw := s.b[start:j]
-			if !utf8.Valid(raw) {
-				return "", false
-			}
-			s.i = j + 1
-			return string(raw), true
-		case c == '\\':
-			return s.escaped(start)
-		case c < 0x20:
-			return "", false
-		}
-	}
-	return "", false
-}
-
-// escaped reads a string that holds escapes, from its first byte.
-func (s *scanner) escaped(start int) (string, bool) {
-	out := make([]byte, 0, 64)
-	for j := start; j < len(s.b); {
-		c := s.b[j]
-		switch {
-		case c == '"':
-			if !utf8.Valid(out) {
-				return "", false
-			}
-			s.i = j + 1
-			return string(out), true
-		case c < 0x20:
-			return "", false
-		case c != '\\':
-			out = append(out, c)
-			j++
-			continue
-		}
-		if j+1 >= len(s.b) {
-			return "", false
-		}
-		switch e := s.b[j+1]; e {
-		case '"', '\\', '/':
-			out = append(out, e)
-		case 'b':
-			out = append(out, '\b')
-		case 'f':
-			out = append(out, '\f')
-		case 'n':
-			out = append(out, '\n')
-		case 'r':
-			out = append(out, '\r')
-		case 't':
-			out = append(out, '\t')
-		case 'u':
-			r, ok := hex4(s.b, j+2)
-			if !ok || utf16.IsSurrogate(r) {
-				return "", false // surrogates: the general readers decide
-			}
-			out = utf8.AppendRune(out, r)
-			j += 6
-			continue
-		default:
-			return "", false
-		}
-		j += 2
-	}
-	return "", false
-}
-
-// hex4 reads the four hex digits at b[i:].
-func hex4(b []byte, i int) (rune, bool) {
-	if i+4 > len(b) {
-		return 0, false
-	}
-	var r rune
-	for _, c := range b[i : i+4] {
-		switch {
-		case '0' <= c && c <= '9':
-			r = r<<4 | rune(c-'0')
-		case 'a' <= c && c <= 'f':
-			r = r<<4 | rune(c-'a'+10)
-		case 'A' <= c && c <= 'F':
-			r = r<<4 | rune(c-'A'+10)
-		default:
-			return 0, false
-		}
-	}
-	return r, true
+	s.i = end
+	return v, true
 }
 
 // contents reads a list of text and image blocks.
