@@ -10,6 +10,23 @@ import (
 
 const hexDigits = "0123456789abcdef"
 
+// plainASCII tells the ASCII bytes a JSON string holds as they are: not
+// a control byte, a quote, a backslash, or one of encoding/json's HTML
+// escapes (<, >, &).
+var plainASCII = [utf8.RuneSelf]bool{
+	' ': true, '!': true, '#': true, '$': true, '%': true, '\'': true, '(': true, ')': true,
+	'*': true, '+': true, ',': true, '-': true, '.': true, '/': true, ':': true, ';': true,
+	'=': true, '?': true, '@': true, '[': true, ']': true, '^': true, '_': true, '`': true,
+	'{': true, '|': true, '}': true, '~': true, 0x7f: true,
+	'0': true, '1': true, '2': true, '3': true, '4': true, '5': true, '6': true, '7': true, '8': true, '9': true,
+	'A': true, 'B': true, 'C': true, 'D': true, 'E': true, 'F': true, 'G': true, 'H': true, 'I': true,
+	'J': true, 'K': true, 'L': true, 'M': true, 'N': true, 'O': true, 'P': true, 'Q': true, 'R': true,
+	'S': true, 'T': true, 'U': true, 'V': true, 'W': true, 'X': true, 'Y': true, 'Z': true,
+	'a': true, 'b': true, 'c': true, 'd': true, 'e': true, 'f': true, 'g': true, 'h': true, 'i': true,
+	'j': true, 'k': true, 'l': true, 'm': true, 'n': true, 'o': true, 'p': true, 'q': true, 'r': true,
+	's': true, 't': true, 'u': true, 'v': true, 'w': true, 'x': true, 'y': true, 'z': true,
+}
+
 // AppendString appends s as a JSON string exactly as encoding/json writes
 // it, so that json.Marshal of a wire value and its AppendJSON give the
 // same bytes: control characters, quotes and backslashes are escaped, as
@@ -22,7 +39,7 @@ func AppendString(b []byte, s string) []byte {
 	for i := 0; i < len(s); {
 		c := s[i]
 		if c < utf8.RuneSelf {
-			if c >= 0x20 && c != '"' && c != '\\' && c != '<' && c != '>' && c != '&' {
+			if plainASCII[c] {
 				i++
 				continue
 			}
@@ -36,6 +53,10 @@ func AppendString(b []byte, s string) []byte {
 				b = append(b, '\\', 'r')
 			case '\t':
 				b = append(b, '\\', 't')
+			case '\b':
+				b = append(b, '\\', 'b')
+			case '\f':
+				b = append(b, '\\', 'f')
 			default:
 				b = append(b, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xf])
 			}
@@ -139,9 +160,9 @@ func StringLen(s string) int {
 		c := s[i]
 		if c < utf8.RuneSelf {
 			switch {
-			case c >= 0x20 && c != '"' && c != '\\' && c != '<' && c != '>' && c != '&':
+			case plainASCII[c]:
 				n++
-			case c == '"' || c == '\\' || c == '\n' || c == '\r' || c == '\t':
+			case c == '"' || c == '\\' || c == '\n' || c == '\r' || c == '\t' || c == '\b' || c == '\f':
 				n += 2
 			default:
 				n += len(`\u0000`)

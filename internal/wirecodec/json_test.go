@@ -3,6 +3,7 @@ package wirecodec
 import (
 	"bytes"
 	"encoding/json"
+	"strconv"
 	"testing"
 )
 
@@ -45,4 +46,32 @@ func FuzzStringLen(f *testing.F) {
 			t.Fatalf("StringLen(%q) = %d, AppendString writes %d", s, got, want)
 		}
 	})
+}
+
+// FuzzAppendString: AppendString writes what encoding/json writes.
+func FuzzAppendString(f *testing.F) {
+	for _, s := range []string{"", "plain", "<a&b>\"\\\n\r\t\x01\x7f", "\u2028\u2029é😀", "\xff\xed\xa0\x80", "d00000000000042 "} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		std, err := json.Marshal(s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := AppendString(nil, s); !bytes.Equal(got, std) {
+			t.Fatalf("AppendString(%q) = %s, encoding/json writes %s", s, got, std)
+		}
+	})
+}
+
+func BenchmarkAppendString(b *testing.B) {
+	for _, s := range []string{"d00000000000042 ", "20261123T000000Z-0123456789abcdef-session", "The model's answer, a sentence of ordinary prose with \"quotes\" & <tags>.\n"} {
+		b.Run(strconv.Itoa(len(s)), func(b *testing.B) {
+			buf := make([]byte, 0, 256)
+			b.SetBytes(int64(len(s)))
+			for b.Loop() {
+				buf = AppendString(buf[:0], s)
+			}
+		})
+	}
 }
