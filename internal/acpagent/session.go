@@ -43,6 +43,11 @@ type session struct {
 	space chan struct{} // an item was taken
 	stop  chan struct{} // closed by close: the forwarder ends once the queue is empty
 	done  chan struct{} // closed when the forwarder ended
+
+	// The forwarder's own (encode.go): the heads of text chunks' params,
+	// and the buffer a batch's text chunks are carved out of.
+	heads  [2][]byte
+	frames []byte
 }
 
 // item is one entry of a session's update queue.
@@ -155,10 +160,12 @@ func (s *session) forward() {
 		case s.space <- struct{}{}:
 		default:
 		}
+		s.reserve(batch)
 		for i := range batch {
 			targets = s.hand(&batch[i], targets[:0])
 			batch[i] = item{}
 		}
+		s.releaseFrames()
 		clear(targets[:cap(targets)])
 		spare = batch
 		if cap(spare) > 4*s.agent.opts.QueueUpdates {

@@ -25,7 +25,18 @@ type Frame []byte
 // compact JSON value, which is not checked. size is a guess of the
 // params' length, so the frame is allocated once.
 func NotificationFrame(method string, size int, appendParams func([]byte) []byte) Frame {
-	b := make([]byte, 0, 48+len(method)+size)
+	return AppendNotification(make([]byte, 0, FrameOverhead+len(method)+size), method, appendParams)
+}
+
+// FrameOverhead is what a notification frame holds besides its method
+// and params, for sizing buffers.
+const FrameOverhead = 40
+
+// AppendNotification appends to b the frame of a notification of method
+// whose params appendParams appends (as NotificationFrame), and returns
+// the extended buffer: the frame is its tail from len(b) on. A sender
+// that makes many frames at once can carve them out of one buffer.
+func AppendNotification(b []byte, method string, appendParams func([]byte) []byte) []byte {
 	b = append(b, `{"jsonrpc":"2.0","method":`...)
 	b = wirecodec.AppendString(b, method)
 	b = append(b, `,"params":`...)
