@@ -41,34 +41,38 @@ func (s *session) encodedFrame(v any) (jsonrpc.Frame, error) {
 }
 
 // textFrame is the frame of an agent_message_chunk (thought: an
-// agent_thought_chunk) holding text alone. It is carved out of the
-// buffer reserve made for the batch being handed on, when it fits.
+// agent_thought_chunk) holding text alone.
 func (s *session) textFrame(text string, thought bool) jsonrpc.Frame {
-	head := s.chunkHead(thought)
-	params := func(b []byte) []byte {
-		b = append(b, head...)
-		b = wirecodec.AppendString(b, text)
-		return append(b, "}}}"...)
-	}
-	size := textFrameSize(len(head), text)
-	if cap(s.frames)-len(s.frames) < size {
-		return jsonrpc.NotificationFrame(acp.MethodSessionUpdate, size, params)
-	}
-	start := len(s.frames)
-	s.frames = jsonrpc.AppendNotification(s.frames, acp.MethodSessionUpdate, params)
-	// Capped: nothing appended to the buffer later can reach into it.
-	return s.frames[start:len(s.frames):len(s.frames)]
+	return jsonrpc.NotificationFrame(acp.MethodSessionUpdate, s.textParamsSize(text, thought), func(b []byte) []byte {
+		return s.appendTextParams(b, text, thought)
+	})
 }
 
-// textFrameSize is what a text chunk's frame takes, with room for some
-// escapes, its params beginning with a head of headLen bytes.
-func textFrameSize(headLen int, text string) int {
-	return jsonrpc.FrameOverhead + len(acp.MethodSessionUpdate) + headLen + len(text) + len(text)/8 + 8
+// sendText sends a text chunk to one connection, encoded straight into
+// its outgoing queue: the frame of the common case, a session with one
+// client, is neither allocated nor copied.
+func (s *session) sendText(c *conn, text string, thought bool) error {
+	return c.c.SendNotification(s.agent.ctx, acp.MethodSessionUpdate, s.textParamsSize(text, thought), func(b []byte) []byte {
+		return s.appendTextParams(b, text, thought)
+	})
+}
+
+// appendTextParams appends the params of a text chunk.
+func (s *session) appendTextParams(b []byte, text string, thought bool) []byte {
+	b = append(b, s.chunkHead(thought)...)
+	b = wirecodec.AppendString(b, text)
+	return append(b, "}}}"...)
+}
+
+// textParamsSize is about the length of a text chunk's params, with room
+// for some escapes.
+func (s *session) textParamsSize(text string, thought bool) int {
+	return len(s.chunkHead(thought)) + len(text) + len(text)/8 + 8
 }
 
 // chunkHead returns the params of a text chunk of the session up to the
 // text's value, made once per session and kind: the session id is
-// encoded once, not per chunk.
+// encoded once, not per chunk. Only the forwarder calls it.
 func (s *session) chunkHead(thought bool) []byte {
 	k := 0
 	kind := "agent_message_chunk"
@@ -83,25 +87,6 @@ func (s *session) chunkHead(thought bool) []byte {
 	}
 	return s.heads[k]
 }
-
-// reserve makes the buffer the text chunks of batch are carved out of:
-// one allocation for the batch instead of one per chunk. The buffer is
-// dropped after the batch (releaseFrames), so an idle session holds none.
-func (s *session) reserve(batch []item) {
-	size := 0
-	for i := range batch {
-		if it := &batch[i]; it.update == nil && it.note == nil && it.barrier == nil && it.text != "" {
-			size += textFrameSize(len(s.chunkHead(it.thought)), it.text)
-		}
-	}
-	if size > 0 {
-		s.frames = make([]byte, 0, size)
-	}
-}
-
-// releaseFrames drops the buffer of the batch handed on; its frames live on
-// in the connections' queues until written.
-func (s *session) releaseFrames() { s.frames = nil }
 
 // plainText reports whether c is a text chunk with nothing but its text.
 func plainText(c *acp.ContentChunk) bool {

@@ -2,7 +2,6 @@ package acpagent
 
 import (
 	"encoding/json"
-	"strings"
 	"testing"
 
 	"zot.dev/zot/internal/acp"
@@ -77,65 +76,6 @@ func TestFramesOfTextChunksMatchEncodingJSON(t *testing.T) {
 	frame, err = s.frame(&item{note: map[string]string{"sessionId": s.id}})
 	if err != nil || !sameJSON(t, paramsOf(t, frame), []byte(`{"sessionId":"`+s.id+`"}`)) {
 		t.Errorf("note: %s %v", frame, err)
-	}
-}
-
-// The frames of a batch are carved out of one buffer; each stays what it
-// was when the next is made, texts that outgrow their room included.
-func TestFramesOfABatchShareABufferAndStayWhole(t *testing.T) {
-	s := &session{id: "20261123T000000Z-0123456789abcdef"}
-	texts := []string{"plain", strings.Repeat("\x01", 200), "<&>", "", "é 😀", strings.Repeat("\"", 50), "last"}
-	batch := make([]item, 0, len(texts)+1)
-	for i, text := range texts {
-		batch = append(batch, item{text: text, thought: i%2 == 1})
-	}
-	batch = append(batch, item{note: map[string]int{"n": 1}})
-	s.reserve(batch)
-	if cap(s.frames) == 0 {
-		t.Fatal("reserve made no buffer for a batch of text chunks")
-	}
-	frames := make([][]byte, len(batch))
-	for i := range batch {
-		f, err := s.frame(&batch[i])
-		if err != nil {
-			t.Fatal(err)
-		}
-		frames[i] = f
-	}
-	s.releaseFrames()
-	if s.frames != nil {
-		t.Fatal("the batch's buffer is kept after the batch")
-	}
-	for i, text := range texts {
-		u := acp.SessionUpdate{AgentMessageChunk: textChunk(text)}
-		if i%2 == 1 {
-			u = acp.SessionUpdate{AgentThoughtChunk: textChunk(text)}
-		}
-		want, err := json.Marshal(acp.SessionNotification{SessionID: acp.SessionId(s.id), Update: u})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if !json.Valid(frames[i]) || !sameJSON(t, paramsOf(t, frames[i]), want) {
-			t.Errorf("frame %d of the batch: %q", i, frames[i])
-		}
-	}
-}
-
-func BenchmarkFramesOfABatch(b *testing.B) {
-	s := &session{id: "20261123T000000Z-0123456789abcdef"}
-	batch := make([]item, 64)
-	for i := range batch {
-		batch[i] = item{text: "d00000000000042 "}
-	}
-	b.ReportAllocs()
-	for b.Loop() {
-		s.reserve(batch)
-		for i := range batch {
-			if _, err := s.frame(&batch[i]); err != nil {
-				b.Fatal(err)
-			}
-		}
-		s.releaseFrames()
 	}
 }
 

@@ -44,10 +44,8 @@ type session struct {
 	stop  chan struct{} // closed by close: the forwarder ends once the queue is empty
 	done  chan struct{} // closed when the forwarder ended
 
-	// The forwarder's own (encode.go): the heads of text chunks' params,
-	// and the buffer a batch's text chunks are carved out of.
-	heads  [2][]byte
-	frames []byte
+	// The forwarder's own (encode.go): the heads of text chunks' params.
+	heads [2][]byte
 }
 
 // item is one entry of a session's update queue.
@@ -160,12 +158,10 @@ func (s *session) forward() {
 		case s.space <- struct{}{}:
 		default:
 		}
-		s.reserve(batch)
 		for i := range batch {
 			targets = s.hand(&batch[i], targets[:0])
 			batch[i] = item{}
 		}
-		s.releaseFrames()
 		clear(targets[:cap(targets)])
 		spare = batch
 		if cap(spare) > 4*s.agent.opts.QueueUpdates {
@@ -195,6 +191,12 @@ func (s *session) hand(it *item, targets []*conn) []*conn {
 		if len(targets) == 0 {
 			// Nobody to tell (the prompt's own text, told to the other
 			// clients of a session that has none): not encoded at all.
+			return targets
+		}
+		if it.update == nil && it.note == nil && len(targets) == 1 {
+			if err := s.sendText(targets[0], it.text, it.thought); err != nil && !errors.Is(err, jsonrpc.ErrClosed) {
+				s.agent.logf("session %s: update to %s: %v", s.id, targets[0].c.Peer().Label, err)
+			}
 			return targets
 		}
 		frame, err := s.frame(it) // encoded once for every connection (encode.go)

@@ -44,6 +44,22 @@ func AppendNotification(b []byte, method string, appendParams func([]byte) []byt
 	return append(b, '}')
 }
 
+// SendNotification queues a notification of method whose params
+// appendParams appends (exactly one compact JSON value, not checked),
+// encoded straight into the connection's outgoing queue: nothing is
+// allocated for it. appendParams runs with the queue locked, so it must
+// only append. size is a guess of the params' length. It waits while the
+// queue is full, until ctx ends, as Notify does.
+func (c *Conn) SendNotification(ctx context.Context, method string, size int, appendParams func([]byte) []byte) error {
+	err := c.out.sendFunc(ctx, FrameOverhead+len(method)+size, func(b []byte) []byte {
+		return AppendNotification(b, method, appendParams)
+	})
+	if err != nil {
+		return fmt.Errorf("notification %s: %w", method, err)
+	}
+	return nil
+}
+
 // Send queues a frame NotificationFrame made. It waits while the
 // outgoing queue is full, until ctx ends, as Notify does. The frame is
 // not changed and may be sent on other connections too.

@@ -10,8 +10,11 @@ import (
 )
 
 // outbox is a connection's bounded outgoing queue and its one writer
-// goroutine. Frames are written in the order they were queued; each
-// batch the writer takes is written with one Write.
+// goroutine. Frames are written in the order they were queued. The queue
+// is one buffer of frames, each followed by its LF, which the writer
+// takes whole and writes with one Write while the next fills the buffer
+// it wrote before: a frame is copied once, into the queue, or encoded
+// there directly (sendFunc).
 type outbox struct {
 	w         io.Writer
 	maxFrames int
@@ -22,22 +25,20 @@ type outbox struct {
 	log       func(format string, args ...any)
 
 	mu      sync.Mutex
-	queue   [][]byte
-	bytes   int
+	queue   []byte // the queued frames, each with its LF
+	frames  int    // how many frames queue holds
 	closing bool
 	err     error     // set once: later frames are refused
 	taken   time.Time // when the writer last took a batch, or the queue last got work
 	writing bool      // the writer is writing a batch
+	// spare is the buffer the writer wrote last, given back to the
+	// queue when the writer takes the next batch.
+	spare []byte
 	// room, made by a sender that waits for room (nil while none does),
 	// is closed when the queue empties.
 	room chan struct{}
 	wake chan struct{} // a token when there is work or at close
 	done chan struct{} // closed when the writer has ended
-
-	// The writer's own: its write buffer, and the batch slice it gives
-	// back to the queue when the next batch is taken.
-	writeBuf []byte
-	spare    [][]byte
 }
 
 func newOutbox(w io.Writer, opts Options, onFail func(error), log func(string, ...any)) *outbox {
@@ -60,18 +61,21 @@ func newOutbox(w io.Writer, opts Options, onFail func(error), log func(string, .
 // fullLocked reports whether a frame of n bytes must wait. One frame is
 // always let into an empty queue, however big.
 func (o *outbox) fullLocked(n int) bool {
-	return len(o.queue) > 0 && (len(o.queue) >= o.maxFrames || o.bytes+n > o.maxBytes)
+	return o.frames > 0 && (o.frames >= o.maxFrames || len(o.queue)+n > o.maxBytes)
 }
 
 // send queues frame, waiting while the queue is full until ctx ends. When
 // the queue stays full and the writer takes nothing for the stall
 // timeout, the connection fails with ErrStalled.
 func (o *outbox) send(ctx context.Context, frame []byte) error {
-	if o.check != nil {
-		if err := o.check(frame); err != nil {
-			o.log("outgoing frame fails its check: %v: %s", err, frame)
-		}
-	}
+	return o.sendFunc(ctx, len(frame), func(b []byte) []byte { return append(b, frame...) })
+}
+
+// sendFunc queues the frame appendFrame appends to the queue's buffer
+// (one JSON value without its LF, about size bytes), as send does: the
+// frame is encoded where it will be written from, and nothing else holds
+// it. appendFrame runs with the queue locked, so it must only append.
+func (o *outbox) sendFunc(ctx context.Context, size int, appendFrame func([]byte) []byte) error {
 	var timer *time.Timer
 	defer func() {
 		if timer != nil {
@@ -88,13 +92,20 @@ func (o *outbox) send(ctx context.Context, frame []byte) error {
 		case o.closing:
 			o.mu.Unlock()
 			return ErrClosed
-		case !o.fullLocked(len(frame)):
-			if len(o.queue) == 0 {
+		case !o.fullLocked(size + 1):
+			if o.frames == 0 {
 				// The stall clock starts when the writer has work.
 				o.taken = time.Now()
 			}
-			o.queue = append(o.queue, frame)
-			o.bytes += len(frame)
+			start := len(o.queue)
+			o.queue = appendFrame(o.queue)
+			if o.check != nil {
+				if err := o.check(o.queue[start:]); err != nil {
+					o.log("outgoing frame fails its check: %v: %s", err, o.queue[start:])
+				}
+			}
+			o.queue = append(o.queue, '\n')
+			o.frames++
 			o.mu.Unlock()
 			o.poke()
 			return nil
@@ -132,7 +143,7 @@ func (o *outbox) fail(err error) {
 		return
 	}
 	o.err = err
-	o.queue, o.bytes = nil, 0
+	o.queue, o.frames = nil, 0
 	o.openRoomLocked()
 	o.mu.Unlock()
 	o.poke()
@@ -169,7 +180,7 @@ func (o *outbox) close() {
 func (o *outbox) flushed() bool {
 	o.mu.Lock()
 	defer o.mu.Unlock()
-	return o.err != nil || (len(o.queue) == 0 && !o.writing)
+	return o.err != nil || (o.frames == 0 && !o.writing)
 }
 
 // Err returns the outbox's error, or nil.
@@ -185,42 +196,35 @@ func (o *outbox) run() {
 	defer close(o.done)
 	for {
 		o.mu.Lock()
-		for len(o.queue) == 0 && !o.closing && o.err == nil {
+		for o.frames == 0 && !o.closing && o.err == nil {
 			o.mu.Unlock()
 			<-o.wake
 			o.mu.Lock()
 		}
-		if o.err != nil || len(o.queue) == 0 {
+		if o.err != nil || o.frames == 0 {
 			o.mu.Unlock()
 			return
 		}
-		batch := o.queue
-		o.queue, o.bytes = o.spare, 0
+		batch, frames := o.queue, o.frames
+		o.queue, o.frames = o.spare[:0], 0
+		o.spare = nil
 		o.taken = time.Now()
 		o.writing = true
 		o.openRoomLocked()
 		o.mu.Unlock()
 
-		buf := o.writeBuf[:0]
-		for _, f := range batch {
-			buf = append(append(buf, f...), '\n')
-		}
-		_, err := o.w.Write(buf)
+		_, err := o.w.Write(batch)
 		o.mu.Lock()
 		o.writing = false
-		o.mu.Unlock()
-		if cap(buf) <= 1<<20 {
-			o.writeBuf = buf
-		} else {
-			o.writeBuf = nil
+		if cap(batch) <= 1<<20 {
+			o.spare = batch // a huge frame's buffer is not kept
 		}
-		clear(batch) // the frames are not kept alive by the spare slice
-		o.spare = batch[:0]
+		o.mu.Unlock()
 		if err != nil {
 			o.fail(fmt.Errorf("writing to the client: %w", err))
 			return
 		}
-		if len(batch) < 64 {
+		if frames < 64 {
 			// Give a producer that is mid-burst one chance to add its
 			// next frames, so that a burst costs a few writes, not one
 			// per frame (as ndjson.Writer does for zot rpc).
