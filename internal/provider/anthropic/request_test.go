@@ -146,7 +146,7 @@ func TestRequestCachedMatchesFresh(t *testing.T) {
 // cache breakpoint on the last) as a short message would; a request that
 // reuses the cache is the same again.
 func TestLongTextEncodedInPlace(t *testing.T) {
-	long := strings.Repeat("<a&b> \"q\" \\ \n\t\u2028é\x01", reqbody.LongText/16)
+	long := providertest.LongText()
 	req := &llm.Request{Model: "claude-test", Messages: []llm.Message{
 		{Role: llm.RoleUser, Content: []llm.Block{&llm.TextBlock{Text: "first"}}},
 		{Role: llm.RoleAssistant, Content: []llm.Block{&llm.TextBlock{Text: "ok"}}},

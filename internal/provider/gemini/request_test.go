@@ -3,8 +3,6 @@ package gemini
 import (
 	"bytes"
 	"encoding/json"
-	"io"
-	"strings"
 	"testing"
 
 	"zot.dev/zot/internal/llm"
@@ -288,38 +286,10 @@ func TestToolResultImages(t *testing.T) {
 // the cache and the body's bytes, and the body read holds exactly the
 // parts the message would have had, the same from the cache as fresh.
 func TestLongTextSplicedIntoBody(t *testing.T) {
-	long := strings.Repeat("<a&b> \"q\" \\ \n\t\u2028é\x01", reqbody.LongText/16)
-	for _, blocks := range [][]llm.Block{
-		{&llm.TextBlock{Text: long}},
-		{&llm.TextBlock{Text: long}, &llm.TextBlock{}, &llm.TextBlock{Text: "tail"}},
-	} {
-		msg := llm.Message{Role: llm.RoleUser, Content: blocks}
-		want, err := reqbody.Fragment(userParts(msg.Content, true))
-		if err != nil {
-			t.Fatal(err)
-		}
-		req := &llm.Request{Model: "gemini-test", Messages: []llm.Message{
-			{Role: llm.RoleUser, Content: []llm.Block{&llm.TextBlock{Text: "first"}}},
-			{Role: llm.RoleAssistant, Content: []llm.Block{&llm.TextBlock{Text: "ok"}}},
-			msg,
-		}}
+	encode := func(m *llm.Message) ([]byte, error) { return reqbody.Fragment(userParts(m.Content, true)) }
+	providertest.LongTextSpliced(t, "gemini-test", "", `{"role":"user","parts":[`, encode, func() (func(*llm.Request) (*reqbody.Payload, error), func() int) {
 		var tools reqbody.ToolCache
 		var msgs messageCaches
-		for round := range 2 {
-			p, err := buildPayload(req, &tools, &msgs)
-			if err != nil {
-				t.Fatal(err)
-			}
-			sent, err := io.ReadAll(p.Reader())
-			if err != nil {
-				t.Fatal(err)
-			}
-			if int64(len(sent)) != p.Len() || !json.Valid(sent) {
-				t.Fatalf("round %d: %d bytes read, Len says %d, valid JSON %v", round, len(sent), p.Len(), json.Valid(sent))
-			}
-			if !bytes.Contains(sent, append([]byte(`{"role":"user","parts":[`), append(want, ']')...)) {
-				t.Fatalf("round %d, %d blocks: the long message is not encoded as userParts encodes it", round, len(blocks))
-			}
-		}
-	}
+		return func(req *llm.Request) (*reqbody.Payload, error) { return buildPayload(req, &tools, &msgs) }, nil
+	})
 }

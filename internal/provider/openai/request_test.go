@@ -1,10 +1,7 @@
 package openai
 
 import (
-	"bytes"
 	"encoding/json"
-	"io"
-	"strings"
 	"testing"
 
 	"zot.dev/zot/internal/llm"
@@ -108,41 +105,10 @@ func TestRequestCachedMatchesFresh(t *testing.T) {
 // encoding the message would have had (one text as the content, more as
 // text parts), the same from the cache as fresh.
 func TestLongTextSplicedIntoBody(t *testing.T) {
-	long := strings.Repeat("<a&b> \"q\" \\ \n\t\u2028é\x01", reqbody.LongText/16)
-	for _, blocks := range [][]llm.Block{
-		{&llm.TextBlock{Text: long}},
-		{&llm.TextBlock{Text: long}, &llm.TextBlock{}, &llm.TextBlock{Text: "tail"}},
-	} {
-		msg := llm.Message{Role: llm.RoleUser, Content: blocks}
-		want, err := reqbody.Fragment(appendMessage(nil, &msg, "openai"))
-		if err != nil {
-			t.Fatal(err)
-		}
-		req := &llm.Request{Model: "gpt-test", System: "sys", Messages: []llm.Message{
-			{Role: llm.RoleUser, Content: []llm.Block{&llm.TextBlock{Text: "first"}}},
-			{Role: llm.RoleAssistant, Content: []llm.Block{&llm.TextBlock{Text: "ok"}}},
-			msg,
-		}}
+	encode := func(m *llm.Message) ([]byte, error) { return reqbody.Fragment(appendMessage(nil, m, "openai")) }
+	providertest.LongTextSpliced(t, "gpt-test", "sys", ",", encode, func() (func(*llm.Request) (*reqbody.Payload, error), func() int) {
 		var tools reqbody.ToolCache
 		var msgs reqbody.MessageCache
-		for round := range 2 {
-			p, err := buildPayload(req, "openai", &tools, &msgs)
-			if err != nil {
-				t.Fatal(err)
-			}
-			sent, err := io.ReadAll(p.Reader())
-			if err != nil {
-				t.Fatal(err)
-			}
-			if int64(len(sent)) != p.Len() || !json.Valid(sent) {
-				t.Fatalf("round %d: %d bytes read, Len says %d, valid JSON %v", round, len(sent), p.Len(), json.Valid(sent))
-			}
-			if !bytes.Contains(sent, append([]byte(","), append(want, ']')...)) {
-				t.Fatalf("round %d, %d blocks: the long message is not encoded as appendMessage encodes it", round, len(blocks))
-			}
-		}
-		if n := msgs.Reused(); n != 3 {
-			t.Errorf("second request reused %d encodings, want 3", n)
-		}
-	}
+		return func(req *llm.Request) (*reqbody.Payload, error) { return buildPayload(req, "openai", &tools, &msgs) }, msgs.Reused
+	})
 }

@@ -15,8 +15,10 @@
 //     retries ([RetriedOnce], [RetryAfterHonoured], [GivesUp]), errors
 //     that are not retried ([NotRetried], [NotRetriedInStream],
 //     [ErrorAfterOutput]), cut and stalled streams, cancellation.
-//   - Requests: [GoldenRequest] (with -update), [CachedMatchesFresh] and
-//     [CachedMatchesFreshWith]; tables: [StopReasons].
+//   - Requests: [GoldenRequest] (with -update), [CachedMatchesFresh],
+//     [CachedMatchesFreshWith], and [LongTextSpliced] over [LongText];
+//     tables: [StopReasons].
+//   - Decoding: [DecodeErrorNamesNoGoType].
 //   - Benchmarks: [StreamBenchmark].
 //   - Recorders: [Sleeps] for backoff delays, [Recorder] for events,
 //     [HangGuard] and [RunAsync] against hangs, [Dump] for messages.
