@@ -519,7 +519,33 @@ func (s *rpcSchema) isIntEnum(alts []*node) bool {
 // alternative without one (ACP's "other") leaves the set open.
 func (s *rpcSchema) stringEnum(name string, alts []*node) error {
 	goName := s.goName(name)
-	s.p("type %s string", goName)
+	err := s.enum(goName, "string", alts, func(_, c *node) (string, string, error) {
+		v := c.str()
+		return fieldName(v), fmt.Sprintf("%q", v), nil
+	})
+	if err == nil && alts[0].get("x-code") != nil {
+		s.errorKindMethods(goName, alts)
+	}
+	return err
+}
+
+// intEnum writes an integer type with a constant per `const`, named by
+// its title.
+func (s *rpcSchema) intEnum(name string, alts []*node) error {
+	return s.enum(s.goName(name), "int", alts, func(a, c *node) (string, string, error) {
+		title := a.get("title").str()
+		if title == "" {
+			return "", "", fmt.Errorf("integer const %s has no title", c.raw)
+		}
+		return fieldName(strings.ReplaceAll(title, " ", "_")), string(c.raw), nil
+	})
+}
+
+// enum writes goName as a type of base with a constant per alternative
+// that has a `const` c, its name (after goName) and Go value given by
+// constant, and its description as its comment.
+func (s *rpcSchema) enum(goName, base string, alts []*node, constant func(a, c *node) (name, value string, err error)) error {
+	s.p("type %s %s", goName, base)
 	s.p("")
 	s.p("// The values of %s.", goName)
 	s.p("const (")
@@ -528,17 +554,17 @@ func (s *rpcSchema) stringEnum(name string, alts []*node) error {
 		if c == nil {
 			continue
 		}
-		v := c.str()
+		name, value, err := constant(a, c)
+		if err != nil {
+			return err
+		}
 		if desc := a.get("description").str(); desc != "" {
 			s.comment("\t", desc)
 		}
-		s.p("\t%s%s %s = %q", goName, fieldName(v), goName, v)
+		s.p("\t%s%s %s = %s", goName, name, goName, value)
 	}
 	s.p(")")
 	s.p("")
-	if alts[0].get("x-code") != nil {
-		s.errorKindMethods(goName, alts)
-	}
 	return nil
 }
 
@@ -575,33 +601,6 @@ func (s *rpcSchema) errorKindMethods(goName string, alts []*node) {
 	s.p("\treturn false")
 	s.p("}")
 	s.p("")
-}
-
-// intEnum writes an integer type with a constant per `const`, named by
-// its title.
-func (s *rpcSchema) intEnum(name string, alts []*node) error {
-	goName := s.goName(name)
-	s.p("type %s int", goName)
-	s.p("")
-	s.p("// The values of %s.", goName)
-	s.p("const (")
-	for _, a := range alts {
-		c := a.get("const")
-		if c == nil {
-			continue
-		}
-		title := a.get("title").str()
-		if title == "" {
-			return fmt.Errorf("integer const %s has no title", c.raw)
-		}
-		if desc := a.get("description").str(); desc != "" {
-			s.comment("\t", desc)
-		}
-		s.p("\t%s%s %s = %s", goName, fieldName(strings.ReplaceAll(title, " ", "_")), goName, c.raw)
-	}
-	s.p(")")
-	s.p("")
-	return nil
 }
 
 // unionVariant is one alternative of a discriminated union.
