@@ -113,9 +113,6 @@ func (a *assembler) run(s *httpcall.Stream) error {
 
 // handle applies one SSE event.
 func (a *assembler) handle(ev httpcall.Event) error {
-	if index, kind, value, ok := quickDelta(ev.Data); ok {
-		return a.delta(index, kind, value)
-	}
 	var e streamEvent
 	if err := json.Unmarshal(ev.Data, &e); err != nil {
 		return &llm.Error{Provider: providerName, Kind: "invalid_event", Message: "decoding " + ev.Name + " event: " + err.Error(), Err: err}
@@ -195,47 +192,27 @@ func (a *assembler) blockStart(e *streamEvent) error {
 }
 
 func (a *assembler) blockDelta(e *streamEvent) error {
-	if _, err := a.block(e.Index); err != nil {
+	b, err := a.block(e.Index)
+	if err != nil {
 		return err
 	}
 	d := e.Delta
 	if d == nil {
 		return invalidEvent("content_block_delta without delta")
 	}
-	var value string
-	switch d.Type {
-	case "text_delta":
-		value = d.Text
-	case "thinking_delta":
-		value = d.Thinking
-	case "signature_delta":
-		value = d.Signature
-	case "input_json_delta":
-		value = d.PartialJSON
-	}
-	return a.delta(e.Index, d.Type, value)
-}
-
-// delta applies a delta of type kind to the block at index; value is
-// its text, thinking, signature or partial JSON.
-func (a *assembler) delta(index int, kind, value string) error {
-	b, err := a.block(index)
-	if err != nil {
-		return err
-	}
 	// A delta applies only to a block of its own kind; any other (a
 	// server tool's input, citations, types added later) is skipped.
 	switch {
-	case kind == "text_delta" && b.kind == "text":
-		a.text(b, llm.EventTextDelta, value)
-	case kind == "thinking_delta" && b.kind == "thinking":
-		a.text(b, llm.EventThinkingDelta, value)
-	case kind == "signature_delta" && b.kind == "thinking":
-		b.signature.WriteString(value)
-	case kind == "input_json_delta" && b.kind == "tool_use":
-		if value != "" {
-			b.args = append(b.args, value...)
-			a.emit(llm.Event{Kind: llm.EventToolArgsDelta, Text: value, ToolID: b.id})
+	case d.Type == "text_delta" && b.kind == "text":
+		a.text(b, llm.EventTextDelta, d.Text)
+	case d.Type == "thinking_delta" && b.kind == "thinking":
+		a.text(b, llm.EventThinkingDelta, d.Thinking)
+	case d.Type == "signature_delta" && b.kind == "thinking":
+		b.signature.WriteString(d.Signature)
+	case d.Type == "input_json_delta" && b.kind == "tool_use":
+		if d.PartialJSON != "" {
+			b.args = append(b.args, d.PartialJSON...)
+			a.emit(llm.Event{Kind: llm.EventToolArgsDelta, Text: d.PartialJSON, ToolID: b.id})
 		}
 	}
 	return nil
