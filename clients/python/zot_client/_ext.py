@@ -8,7 +8,7 @@ What extensions push on their own (``ext_notify``, ``panel_render``,
 from __future__ import annotations
 
 import asyncio
-from typing import TYPE_CHECKING, Any, Dict, Optional, Tuple
+from typing import TYPE_CHECKING, Any, Dict, Optional, Tuple, TypeVar
 
 from .types import CommandsResult, ExtensionsResult, RunCommandResult, StartResult
 
@@ -24,8 +24,27 @@ def _panel_key(panel_id: str, key: str, text: Optional[str]) -> Dict[str, Any]:
     return cmd
 
 
-def _start_of(result: RunCommandResult) -> StartResult:
-    return StartResult(started=bool(result.started), queued=result.queued, position=result.position)
+_S = TypeVar("_S")
+
+
+def _command_result(router: Any, cid: int, resp: Any, stream: _S) -> Tuple[RunCommandResult, Optional[_S]]:
+    """run_command's answer from its response: ZotError when it failed;
+    for action ``"prompt"`` the result with stream, told how its prompt
+    was started; for the other actions the result alone, the stream's id
+    forgotten."""
+    from .client import _raise_failure
+
+    if not resp.success:
+        router.forget(cid)
+        _raise_failure(resp)
+    result: RunCommandResult = RunCommandResult.from_dict(resp.data or {})
+    if result.action != "prompt":
+        router.forget(cid)
+        return result, None
+    stream.start = StartResult(  # type: ignore[attr-defined]
+        started=bool(result.started), queued=result.queued, position=result.position
+    )
+    return result, stream
 
 
 class ExtensionMethods:
@@ -46,20 +65,12 @@ class ExtensionMethods:
         other actions, whose text or panel is in the result). ZotError
         ``not_found`` for a command no extension offers, ``extension_error``
         when the extension fails to answer."""
-        from .client import PromptStream, _raise_failure
+        from .client import PromptStream
 
         cid = next(self._ids)  # type: ignore[attr-defined]
         stream = PromptStream(cid, "run_command", self._event_timeout)  # type: ignore[attr-defined]
         resp = self._send({"type": "run_command", "name": name, "args": args}, stream, cid)  # type: ignore[attr-defined]
-        if not resp.success:
-            self._router.forget(cid)  # type: ignore[attr-defined]
-            _raise_failure(resp)
-        result: RunCommandResult = RunCommandResult.from_dict(resp.data or {})
-        if result.action != "prompt":
-            self._router.forget(cid)  # type: ignore[attr-defined]
-            return result, None
-        stream.start = _start_of(result)
-        return result, stream
+        return _command_result(self._router, cid, resp, stream)  # type: ignore[attr-defined]
 
     def panel_key(self, panel_id: str, key: str, text: Optional[str] = None) -> None:
         """Sends a key (``"up"``, ``"enter"``, ``"esc"``, ``"rune"`` with
@@ -91,7 +102,6 @@ class AsyncExtensionMethods:
     async def run_command(self, name: str, args: str = "") -> Tuple[RunCommandResult, Optional["AsyncPromptStream"]]:
         """Runs an extension's slash command; see Client.run_command."""
         from .aio import AsyncPromptStream
-        from .client import _raise_failure
 
         cmd = {"type": "run_command", "name": name, "args": args}
         cid = next(self._ids)  # type: ignore[attr-defined]
@@ -102,15 +112,7 @@ class AsyncExtensionMethods:
         sent.set_result(None)
         stream._sent = sent  # type: ignore[assignment]
         resp = await self._send(dict(cmd), stream, cid)  # type: ignore[attr-defined]
-        if not resp.success:
-            self._router.forget(cid)  # type: ignore[attr-defined]
-            _raise_failure(resp)
-        result: RunCommandResult = RunCommandResult.from_dict(resp.data or {})
-        if result.action != "prompt":
-            self._router.forget(cid)  # type: ignore[attr-defined]
-            return result, None
-        stream.start = _start_of(result)
-        return result, stream
+        return _command_result(self._router, cid, resp, stream)  # type: ignore[attr-defined]
 
     async def panel_key(self, panel_id: str, key: str, text: Optional[str] = None) -> None:
         """Sends a key to an open extension panel."""
