@@ -237,6 +237,14 @@ func (s *session) attach(c *conn) {
 	}
 }
 
+// hasClientBesides reports whether a connection other than c has the
+// session open.
+func (s *session) hasClientBesides(c *conn) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return len(s.clients) > 1 || (len(s.clients) == 1 && s.clients[0] != c)
+}
+
 // detach records that c no longer has the session open, and reports how
 // many connections still do.
 func (s *session) detach(c *conn) int {
@@ -318,7 +326,7 @@ func (s *session) sink(t *turn) engine.Sink {
 		// A message committed to the transcript is in the session file
 		// before its event comes here (engine.Session.Save).
 		var except *conn
-		if um, ok := ev.(*wire.UserMessageEvent); ok {
+		if um, ok := ev.(*wire.UserMessageEvent); ok && s.hasClientBesides(t.from) {
 			// The client that sent the prompt has it; the others that
 			// have the session open are told what was asked.
 			except = t.from
