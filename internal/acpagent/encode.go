@@ -2,7 +2,6 @@ package acpagent
 
 import (
 	"encoding/json"
-	"errors"
 	"fmt"
 
 	"zot.dev/zot/internal/acp"
@@ -58,45 +57,6 @@ func (s *session) sendText(c *conn, text string, thought bool) error {
 	})
 }
 
-// sendDirect sends a text chunk from the engine's worker straight into
-// the outgoing queue of the session's only client, when nothing is
-// queued or being handed on before it and that queue has room now: the
-// common case skips the forwarder. It reports false, having sent
-// nothing, otherwise; the chunk is then queued for the forwarder.
-func (s *session) sendDirect(text string, thought bool) bool {
-	if !s.send.TryLock() {
-		return false // the forwarder is handing a batch on
-	}
-	defer s.send.Unlock()
-	s.qmu.Lock()
-	queued := len(s.queue) > 0
-	s.qmu.Unlock()
-	if queued {
-		return false
-	}
-	s.mu.Lock()
-	var only *conn
-	if len(s.clients) == 1 {
-		only = s.clients[0]
-	}
-	s.mu.Unlock()
-	if only == nil {
-		return false
-	}
-	sent, err := only.c.TrySendNotification(acp.MethodSessionUpdate, s.textParamsSize(text, thought), func(b []byte) []byte {
-		return s.appendTextParams(b, text, thought)
-	})
-	if err != nil {
-		// The connection has failed or is closing: the forwarder would
-		// drop the chunk too.
-		if !errors.Is(err, jsonrpc.ErrClosed) {
-			s.agent.logf("session %s: update to %s: %v", s.id, only.c.Peer().Label, err)
-		}
-		return true
-	}
-	return sent
-}
-
 // appendTextParams appends the params of a text chunk.
 func (s *session) appendTextParams(b []byte, text string, thought bool) []byte {
 	b = append(b, s.chunkHead(thought)...)
@@ -112,7 +72,7 @@ func (s *session) textParamsSize(text string, thought bool) int {
 
 // chunkHead returns the params of a text chunk of the session up to the
 // text's value, made once per session and kind: the session id is
-// encoded once, not per chunk. The caller holds s.send.
+// encoded once, not per chunk. Only the forwarder calls it.
 func (s *session) chunkHead(thought bool) []byte {
 	k := 0
 	kind := "agent_message_chunk"

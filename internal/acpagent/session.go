@@ -36,11 +36,6 @@ type session struct {
 	closing      bool
 	x            sessionExtras // modes, terminals, title (modes.go)
 
-	// send is held while updates are handed on to the connections: by
-	// the forwarder from taking a batch to handing on its last item, by
-	// the engine's worker sending a text chunk itself (sendDirect). It is
-	// taken before qmu.
-	send sync.Mutex
 	// The update queue: Sink appends (never blocks), the forwarder takes.
 	qmu   sync.Mutex
 	queue []item
@@ -140,11 +135,9 @@ func (s *session) forward() {
 	var spare []item
 	var targets []*conn
 	for {
-		s.send.Lock()
 		s.qmu.Lock()
 		if len(s.queue) == 0 {
 			s.qmu.Unlock()
-			s.send.Unlock()
 			select {
 			case <-s.wake:
 				continue
@@ -169,7 +162,6 @@ func (s *session) forward() {
 			targets = s.hand(&batch[i], targets[:0])
 			batch[i] = item{}
 		}
-		s.send.Unlock()
 		clear(targets[:cap(targets)])
 		spare = batch
 		if cap(spare) > 4*s.agent.opts.QueueUpdates {
@@ -342,12 +334,12 @@ func (s *session) sink(t *turn) engine.Sink {
 		}
 		switch e := ev.(type) {
 		case *wire.TextDeltaEvent:
-			if e.Delta != "" && !s.sendDirect(e.Delta, false) {
+			if e.Delta != "" {
 				s.push(item{text: e.Delta})
 			}
 			return
 		case *wire.ThinkingDeltaEvent:
-			if e.Delta != "" && !s.sendDirect(e.Delta, true) {
+			if e.Delta != "" {
 				s.push(item{text: e.Delta, thought: true})
 			}
 			return

@@ -60,18 +60,6 @@ func (c *Conn) SendNotification(ctx context.Context, method string, size int, ap
 	return nil
 }
 
-// TrySendNotification is SendNotification without the wait: it reports
-// false, having queued nothing, when the outgoing queue has no room now.
-func (c *Conn) TrySendNotification(method string, size int, appendParams func([]byte) []byte) (bool, error) {
-	ok, err := c.out.trySendFunc(FrameOverhead+len(method)+size, func(b []byte) []byte {
-		return AppendNotification(b, method, appendParams)
-	})
-	if err != nil {
-		return false, fmt.Errorf("notification %s: %w", method, err)
-	}
-	return ok, nil
-}
-
 // Send queues a frame NotificationFrame made. It waits while the
 // outgoing queue is full, until ctx ends, as Notify does. The frame is
 // not changed and may be sent on other connections too.

@@ -93,7 +93,19 @@ func (o *outbox) sendFunc(ctx context.Context, size int, appendFrame func([]byte
 			o.mu.Unlock()
 			return ErrClosed
 		case !o.fullLocked(size + 1):
-			o.appendLocked(appendFrame)
+			if o.frames == 0 {
+				// The stall clock starts when the writer has work.
+				o.taken = time.Now()
+			}
+			start := len(o.queue)
+			o.queue = appendFrame(o.queue)
+			if o.check != nil {
+				if err := o.check(o.queue[start:]); err != nil {
+					o.log("outgoing frame fails its check: %v: %s", err, o.queue[start:])
+				}
+			}
+			o.queue = append(o.queue, '\n')
+			o.frames++
 			o.mu.Unlock()
 			o.poke()
 			return nil
@@ -120,46 +132,6 @@ func (o *outbox) sendFunc(ctx context.Context, size int, appendFrame func([]byte
 			return fmt.Errorf("waiting for room in the outgoing queue: %w", context.Cause(ctx))
 		}
 	}
-}
-
-// trySendFunc is sendFunc without the wait: it reports false, having
-// queued nothing, when the queue has no room now.
-func (o *outbox) trySendFunc(size int, appendFrame func([]byte) []byte) (bool, error) {
-	o.mu.Lock()
-	switch {
-	case o.err != nil:
-		err := o.err
-		o.mu.Unlock()
-		return false, err
-	case o.closing:
-		o.mu.Unlock()
-		return false, ErrClosed
-	case o.fullLocked(size + 1):
-		o.mu.Unlock()
-		return false, nil
-	}
-	o.appendLocked(appendFrame)
-	o.mu.Unlock()
-	o.poke()
-	return true, nil
-}
-
-// appendLocked appends a frame and its LF to the queue. The caller holds
-// o.mu and has made sure there is room.
-func (o *outbox) appendLocked(appendFrame func([]byte) []byte) {
-	if o.frames == 0 {
-		// The stall clock starts when the writer has work.
-		o.taken = time.Now()
-	}
-	start := len(o.queue)
-	o.queue = appendFrame(o.queue)
-	if o.check != nil {
-		if err := o.check(o.queue[start:]); err != nil {
-			o.log("outgoing frame fails its check: %v: %s", err, o.queue[start:])
-		}
-	}
-	o.queue = append(o.queue, '\n')
-	o.frames++
 }
 
 // fail keeps err as the outbox's error (the first one wins) and reports
