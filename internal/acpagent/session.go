@@ -158,9 +158,20 @@ func (s *session) forward() {
 		case s.space <- struct{}{}:
 		default:
 		}
-		for i := range batch {
-			targets = s.hand(&batch[i], targets[:0])
-			batch[i] = item{}
+		for i := 0; i < len(batch); {
+			n := 1
+			if plainChunk(&batch[i]) {
+				for i+n < len(batch) && plainChunk(&batch[i+n]) {
+					n++
+				}
+			}
+			if n > 1 {
+				targets = s.handChunks(batch[i:i+n], targets[:0])
+			} else {
+				targets = s.hand(&batch[i], targets[:0])
+			}
+			clear(batch[i : i+n])
+			i += n
 		}
 		clear(targets[:cap(targets)])
 		spare = batch
@@ -212,6 +223,33 @@ func (s *session) hand(it *item, targets []*conn) []*conn {
 				s.agent.logf("session %s: update to %s: %v", s.id, c.c.Peer().Label, err)
 			}
 		}
+	}
+	return targets
+}
+
+// plainChunk reports whether it is a text chunk for every connection.
+func plainChunk(it *item) bool {
+	return it.text != "" && it.update == nil && it.note == nil && it.barrier == nil && it.only == nil && it.except == nil
+}
+
+// handChunks hands on a run of text chunks (plainChunk): to a session's
+// only client under one lock of its queue, else one by one.
+func (s *session) handChunks(run []item, targets []*conn) []*conn {
+	s.mu.Lock()
+	targets = append(targets, s.clients...)
+	s.mu.Unlock()
+	if len(targets) != 1 {
+		for i := range run {
+			targets = s.hand(&run[i], targets[:0])
+		}
+		return targets
+	}
+	c := targets[0]
+	err := c.c.SendNotifications(s.agent.ctx, acp.MethodSessionUpdate, len(run),
+		func(i int) int { return s.textParamsSize(run[i].text, run[i].thought) },
+		func(b []byte, i int) []byte { return s.appendTextParams(b, run[i].text, run[i].thought) })
+	if err != nil && !errors.Is(err, jsonrpc.ErrClosed) {
+		s.agent.logf("session %s: update to %s: %v", s.id, c.c.Peer().Label, err)
 	}
 	return targets
 }

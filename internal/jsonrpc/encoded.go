@@ -60,6 +60,19 @@ func (c *Conn) SendNotification(ctx context.Context, method string, size int, ap
 	return nil
 }
 
+// SendNotifications is SendNotification for n notifications of method in
+// a row, the params of the i-th appended by appendParams(b, i), about
+// size(i) bytes: they are queued under one lock as far as they fit.
+func (c *Conn) SendNotifications(ctx context.Context, method string, n int, size func(i int) int, appendParams func(b []byte, i int) []byte) error {
+	err := c.out.sendFuncs(ctx, n, func(i int) int { return FrameOverhead + len(method) + size(i) }, func(b []byte, i int) []byte {
+		return AppendNotification(b, method, func(b []byte) []byte { return appendParams(b, i) })
+	})
+	if err != nil {
+		return fmt.Errorf("notification %s: %w", method, err)
+	}
+	return nil
+}
+
 // Send queues a frame NotificationFrame made. It waits while the
 // outgoing queue is full, until ctx ends, as Notify does. The frame is
 // not changed and may be sent on other connections too.

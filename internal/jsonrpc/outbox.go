@@ -76,13 +76,20 @@ func (o *outbox) send(ctx context.Context, frame []byte) error {
 // frame is encoded where it will be written from, and nothing else holds
 // it. appendFrame runs with the queue locked, so it must only append.
 func (o *outbox) sendFunc(ctx context.Context, size int, appendFrame func([]byte) []byte) error {
+	return o.sendFuncs(ctx, 1, func(int) int { return size }, func(b []byte, _ int) []byte { return appendFrame(b) })
+}
+
+// sendFuncs is sendFunc for n frames in a row, frame i about size(i)
+// bytes: as many as fit are queued under one lock, the rest after the
+// writer has made room.
+func (o *outbox) sendFuncs(ctx context.Context, n int, size func(i int) int, appendFrame func(b []byte, i int) []byte) error {
 	var timer *time.Timer
 	defer func() {
 		if timer != nil {
 			timer.Stop()
 		}
 	}()
-	for {
+	for i := 0; ; {
 		o.mu.Lock()
 		switch {
 		case o.err != nil:
@@ -92,13 +99,15 @@ func (o *outbox) sendFunc(ctx context.Context, size int, appendFrame func([]byte
 		case o.closing:
 			o.mu.Unlock()
 			return ErrClosed
-		case !o.fullLocked(size + 1):
+		}
+		from := i
+		for ; i < n && !o.fullLocked(size(i)+1); i++ {
 			if o.frames == 0 {
 				// The stall clock starts when the writer has work.
 				o.taken = time.Now()
 			}
 			start := len(o.queue)
-			o.queue = appendFrame(o.queue)
+			o.queue = appendFrame(o.queue, i)
 			if o.check != nil {
 				if err := o.check(o.queue[start:]); err != nil {
 					o.log("outgoing frame fails its check: %v: %s", err, o.queue[start:])
@@ -106,9 +115,14 @@ func (o *outbox) sendFunc(ctx context.Context, size int, appendFrame func([]byte
 			}
 			o.queue = append(o.queue, '\n')
 			o.frames++
+		}
+		if i > from {
 			o.mu.Unlock()
 			o.poke()
-			return nil
+			if i == n {
+				return nil
+			}
+			continue
 		}
 		if o.room == nil {
 			o.room = make(chan struct{})
