@@ -19,6 +19,9 @@
 //     [CachedMatchesFreshWith], and [LongTextSpliced] over [LongText];
 //     tables: [StopReasons].
 //   - Decoding: [DecodeErrorNamesNoGoType].
+//   - Vendor types: [VendorTypes] holds request types transcribed from a
+//     vendor's official SDK; [VendorTypes.CheckBody] checks a body
+//     against them.
 //   - Benchmarks: [StreamBenchmark].
 //   - Recorders: [Sleeps] for backoff delays, [Recorder] for events,
 //     [HangGuard] and [RunAsync] against hangs, [Dump] for messages.
