@@ -10,19 +10,22 @@ import (
 // VendorDef is one request type of a vendor's official SDK, transcribed
 // for a test that checks zot's request bodies against it.
 type VendorDef struct {
-	// Type is the literal the member `type` must hold, if any.
+	// Type is the literal the member Tag (`type` when empty) must hold,
+	// if any; a union's variants are told apart by it.
 	Type string
+	Tag  string
 	// Required are the members the type requires.
 	Required []string
 	// Members are the members zot may send, each mapped to how its value
 	// is checked: "" not further; a definition's or union's name; "[]"
 	// and one for an array of them; "str|[]" and one for a string or an
-	// array of them. Nil means any member is accepted.
+	// array of them; any of these after "?" when null is allowed too. Nil
+	// means any member is accepted.
 	Members map[string]string
 }
 
 // VendorTypes are a vendor's request types: its definitions, and its
-// unions, each a list of definitions told apart by their Type.
+// unions, each a list of definitions told apart by their Tag's Type.
 type VendorTypes struct {
 	Defs   map[string]VendorDef
 	Unions map[string][]string
@@ -43,6 +46,12 @@ func (vt VendorTypes) CheckBody(t testing.TB, name string, body []byte, root str
 // its type defines, all the ones it requires, and the type it names.
 func (vt VendorTypes) Check(t testing.TB, path string, v any, def string) {
 	t.Helper()
+	if rest, ok := strings.CutPrefix(def, "?"); ok {
+		if v == nil {
+			return
+		}
+		def = rest
+	}
 	if elem, ok := strings.CutPrefix(def, "str|[]"); ok {
 		if _, ok := v.(string); ok {
 			return
@@ -66,9 +75,9 @@ func (vt VendorTypes) Check(t testing.TB, path string, v any, def string) {
 		return
 	}
 	if variants, ok := vt.Unions[def]; ok {
-		i := slices.IndexFunc(variants, func(d string) bool { return vt.Defs[d].Type == obj["type"] })
+		i := slices.IndexFunc(variants, func(d string) bool { return vt.Defs[d].Type == obj[vt.Defs[d].tag()] })
 		if i < 0 {
-			t.Errorf("%s: type %v is none of %s's", path, obj["type"], def)
+			t.Errorf("%s: %v is none of %s's variants", path, obj, def)
 			return
 		}
 		def = variants[i]
@@ -77,8 +86,8 @@ func (vt VendorTypes) Check(t testing.TB, path string, v any, def string) {
 	if !ok {
 		t.Fatalf("no definition %s", def)
 	}
-	if d.Type != "" && obj["type"] != d.Type {
-		t.Errorf("%s: type %v, %s wants %q", path, obj["type"], def, d.Type)
+	if d.Type != "" && obj[d.tag()] != d.Type {
+		t.Errorf("%s: %s %v, %s wants %q", path, d.tag(), obj[d.tag()], def, d.Type)
 	}
 	for _, r := range d.Required {
 		if _, ok := obj[r]; !ok {
@@ -97,4 +106,12 @@ func (vt VendorTypes) Check(t testing.TB, path string, v any, def string) {
 			vt.Check(t, path+"."+k, mv, sub)
 		}
 	}
+}
+
+// tag is the member whose literal is d.Type.
+func (d VendorDef) tag() string {
+	if d.Tag == "" {
+		return "type"
+	}
+	return d.Tag
 }
