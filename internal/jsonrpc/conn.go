@@ -54,9 +54,9 @@ type Options struct {
 	// before closing it (see Conn.Shutdown). 0 means 5 s.
 	ShutdownGrace time.Duration
 	// Check, when set, is called with each outgoing frame (without its
-	// LF) before it is queued; a failure is logged and the frame sent
-	// anyway: a debugging aid, e.g. schema validation. It must not keep
-	// the slice.
+	// LF) as it is queued, with the queue locked; a failure is logged and
+	// the frame sent anyway: a debugging aid, e.g. schema validation. It
+	// must not keep the slice.
 	Check func(frame []byte) error
 }
 
