@@ -21,7 +21,7 @@ import (
 // extFlags choose the extensions rpc mode and print mode load.
 func extFlags() []cli.Flag {
 	return []cli.Flag{
-		&cli.StringSliceFlag{Name: "ext", Aliases: []string{"e"}, Usage: "rpc and print mode: load the extension in this folder (or this extension.json) first; repeatable"},
+		&cli.StringSliceFlag{Name: "ext", Aliases: []string{"e"}, Usage: "rpc and print mode: load the extension in this folder (or this extension.json) first; repeatable (zot ext list lists it too)"},
 		&cli.BoolFlag{Name: "no-ext", Usage: "rpc and print mode: load no extension from ./.zot/extensions or the zot home (--ext still loads)"},
 	}
 }

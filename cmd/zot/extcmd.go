@@ -15,7 +15,6 @@ import (
 	"slices"
 	"sort"
 	"strings"
-	"text/tabwriter"
 	"time"
 
 	"github.com/urfave/cli/v3"
@@ -54,16 +53,22 @@ Each one's stderr and zot's notes about it go to $ZOT_HOME/logs/ext-<name>.log.`
 			{
 				Name:            "list",
 				HideHelpCommand: true,
-				Usage:           "list the installed extensions and whether they are enabled",
+				Usage:           "list the installed extensions and whether they are enabled (--json: a JSON array for programs)",
+				Description: `Lists the extensions a session in --cwd would find: those named by --ext
+(source "flag"), the project's (./.zot/extensions) and the user's
+($ZOT_HOME/extensions), in load order. --json prints them as a JSON array.`,
 				Action: func(ctx context.Context, cmd *cli.Command) error {
-					if err := noArgs(cmd, 0, "list"); err != nil {
+					if cmd.Args().Len() != 0 {
+						return usagef("usage: zot ext list [--ext PATH]... [--json]")
+					}
+					if err := onlyFlags(cmd, "zot ext list", []string{"cwd", "ext", "json"}); err != nil {
 						return err
 					}
 					x, err := newExtDirs(cmd, std)
 					if err != nil {
 						return err
 					}
-					return x.list(std.out)
+					return x.list(cmd.StringSlice("ext"), cmd.Bool("json"), std.out)
 				},
 			},
 			{
@@ -240,8 +245,8 @@ func scan(dir, scope string) ([]extEntry, error) {
 	return out, nil
 }
 
-// all lists the project's extensions, then the user's, marking the
-// user's that a project one of the same name shadows.
+// all lists the project's extensions, then the user's, marking those
+// that an extension of the same name before them shadows.
 func (x *extDirs) all() ([]extEntry, error) {
 	proj, err := scan(x.project, "project")
 	if err != nil {
@@ -251,16 +256,9 @@ func (x *extDirs) all() ([]extEntry, error) {
 	if err != nil {
 		return nil, err
 	}
-	seen := map[string]bool{}
-	for _, e := range proj {
-		if e.enabled() {
-			seen[e.name] = true
-		}
-	}
-	for i := range user {
-		user[i].shadow = seen[user[i].name]
-	}
-	return append(proj, user...), nil
+	all := append(proj, user...)
+	markShadowed(all)
+	return all, nil
 }
 
 // find returns the extension called name: the user's, else the
@@ -286,41 +284,6 @@ func (x *extDirs) find(name string) (extEntry, error) {
 		return *proj, nil
 	}
 	return extEntry{}, fmt.Errorf("no extension named %q in %s or %s (zot ext list shows them)", name, x.global, x.project)
-}
-
-func (x *extDirs) list(w io.Writer) error {
-	all, err := x.all()
-	if err != nil {
-		return err
-	}
-	if len(all) == 0 {
-		fmt.Fprintf(w, "no extensions in %s or %s\n", x.global, x.project)
-		return nil
-	}
-	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "NAME\tVERSION\tSTATE\tSCOPE\tLANGUAGE\tDIR")
-	var problems []string
-	for _, e := range all {
-		state := "enabled"
-		switch {
-		case e.err != nil:
-			state = "invalid"
-			problems = append(problems, e.err.Error())
-		case !e.enabled():
-			state = "disabled"
-		case e.shadow:
-			state = "shadowed"
-		}
-		m := e.spec.Manifest
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", e.name, dash(m.Version), state, e.scope, dash(m.Language), e.dir)
-	}
-	if err := tw.Flush(); err != nil {
-		return err
-	}
-	for _, p := range problems {
-		fmt.Fprintln(w, p)
-	}
-	return nil
 }
 
 func dash(s string) string {

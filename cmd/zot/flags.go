@@ -69,7 +69,7 @@ func rpcFlags() []cli.Flag {
 // stream, the model list, the version.
 func outputFlags() []cli.Flag {
 	return []cli.Flag{
-		&cli.BoolFlag{Name: "json", Usage: "print JSON for programs: with -p the event stream as NDJSON, ending with done; with models and version one object"},
+		&cli.BoolFlag{Name: "json", Usage: "print JSON for programs: with -p the event stream as NDJSON, ending with done; with models and version one object; with ext list an array"},
 	}
 }
 

@@ -1,0 +1,89 @@
+package main
+
+import (
+	"encoding/json"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// `zot ext list --json` lists what a session would find, in load order,
+// with the fields the table shows and more, for programs.
+func TestExtListJSON(t *testing.T) {
+	homeEnv, home := zotHomeEnv(t)
+	env := []string{homeEnv}
+	cwd := t.TempDir()
+
+	// Nothing anywhere: an empty array, not the table's sentence.
+	out, errOut, code := runExt(t, env, cwd, "ext", "list", "--json")
+	if code != 0 || out != "[]\n" {
+		t.Fatalf("empty list: %d %q %s", code, out, errOut)
+	}
+
+	writeExt(t, filepath.Join(cwd, ".zot", "extensions", "guard"),
+		`{"name":"guard","version":"2.0.0","exec":"./guard.mjs","language":"javascript","description":"refuses rm -rf"}`, nil)
+	writeExt(t, filepath.Join(home, "extensions", "guard"), `{"name":"guard","version":"1.0.0","exec":"./guard.mjs"}`, nil)
+	writeExt(t, filepath.Join(home, "extensions", "off"), `{"name":"off","exec":"./off.py","enabled":false}`, nil)
+	writeExt(t, filepath.Join(home, "extensions", "broken"), `{"name":"broken","exec":7}`, nil)
+	work := writeExt(t, filepath.Join(t.TempDir(), "work"), `{"name":"guard","exec":"./guard.mjs","language":"javascript"}`, nil)
+
+	out, errOut, code = runExt(t, env, cwd, "ext", "list", "--json", "--ext", work)
+	if code != 0 {
+		t.Fatalf("list --json: %d %s%s", code, out, errOut)
+	}
+	var got []map[string]any
+	if err := json.Unmarshal([]byte(out), &got); err != nil {
+		t.Fatalf("not a JSON array: %v\n%s", err, out)
+	}
+	type row struct {
+		name, source, state, version, folder string
+		enabled                              bool
+	}
+	want := []row{
+		{"guard", "flag", "enabled", "", work, true},
+		{"guard", "project", "shadowed", "2.0.0", filepath.Join(cwd, ".zot", "extensions", "guard"), true},
+		{"broken", "user", "invalid", "", filepath.Join(home, "extensions", "broken"), false},
+		{"guard", "user", "shadowed", "1.0.0", filepath.Join(home, "extensions", "guard"), true},
+		{"off", "user", "disabled", "", filepath.Join(home, "extensions", "off"), false},
+	}
+	if len(got) != len(want) {
+		t.Fatalf("got %d extensions, want %d:\n%s", len(got), len(want), out)
+	}
+	keys := []string{"name", "version", "source", "enabled", "state", "language", "description", "folder", "manifest", "exec", "error"}
+	for i, w := range want {
+		g := got[i]
+		for _, k := range keys {
+			if _, ok := g[k]; !ok {
+				t.Errorf("entry %d lacks %q: %v", i, k, g)
+			}
+		}
+		if len(g) != len(keys) {
+			t.Errorf("entry %d has keys beyond %v: %v", i, keys, g)
+		}
+		r := row{g["name"].(string), g["source"].(string), g["state"].(string), g["version"].(string), g["folder"].(string), g["enabled"].(bool)}
+		if r != w {
+			t.Errorf("entry %d: got %+v, want %+v", i, r, w)
+		}
+		if g["manifest"] != filepath.Join(w.folder, "extension.json") {
+			t.Errorf("entry %d: manifest %v", i, g["manifest"])
+		}
+	}
+	if got[1]["language"] != "javascript" || got[1]["description"] != "refuses rm -rf" || got[1]["exec"] != filepath.Join(cwd, ".zot", "extensions", "guard", "guard.mjs") {
+		t.Errorf("project guard: %v", got[1])
+	}
+	if e, _ := got[2]["error"].(string); !strings.Contains(e, "at /exec: got number, want string") {
+		t.Errorf("broken's error: %q", e)
+	}
+
+	// The table shows the same, with --ext as scope flag.
+	out, _, code = runExt(t, env, cwd, "ext", "list", "--ext", work)
+	if code != 0 || !regexpMatch(out, `guard\s+-\s+enabled\s+flag\s+javascript\s+`+work) || !regexpMatch(out, `guard\s+2\.0\.0\s+shadowed\s+project`) {
+		t.Fatalf("table:\n%s", out)
+	}
+
+	// A flag of another command is refused as a usage error.
+	_, errOut, code = runExt(t, env, cwd, "ext", "list", "--json", "--force")
+	if code != 2 || !strings.Contains(errOut, "--force") {
+		t.Fatalf("list --force: %d %s", code, errOut)
+	}
+}
