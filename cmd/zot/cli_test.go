@@ -106,6 +106,9 @@ func TestUsageErrors(t *testing.T) {
 		{[]string{"--provider", "nope", "-p", "hi"}, (&registry.UnknownError{Name: "nope"}).Error(), "zot"},
 		{[]string{"rpc", "--provider", "scripted", "--session", "f", "--continue"}, "--session and --continue contradict each other", "zot rpc"},
 		{[]string{"--provider", "scripted", "rpc", "--max-line-bytes", "10"}, "--max-line-bytes must be at least 1024", "zot rpc"},
+		{[]string{"-p", "hi", "--provider", "scripted", "--tools", "read,bogus"}, `--tools: unknown tool "bogus" (known: read, write, edit, bash, grep, find, ls)`, "zot"},
+		{[]string{"rpc", "--provider", "scripted", "--tools", "bogus,read,nope"}, `--tools: unknown tool "bogus", "nope" (known: read, write, edit, bash, grep, find, ls)`, "zot rpc"},
+		{[]string{"acp", "--provider", "scripted", "--tools", "bash,bogus"}, `--tools: unknown tool "bogus" (known: read, write, edit, bash, grep, find, ls)`, "zot acp"},
 	} {
 		t.Run(strings.Join(tc.args, " "), func(t *testing.T) {
 			stdout, stderr, code := runZot(t, "", nil, tc.args...)
@@ -123,6 +126,27 @@ func TestPromptFromStdin(t *testing.T) {
 	stdout, stderr, code := runZot(t, "what is in here?\n", nil, "-p", "-", "--provider", "scripted", "--cwd", t.TempDir(), "--script", s)
 	if code != 0 || stdout != "You said: what is in here?\n" {
 		t.Errorf("exit %d, stdout %q, stderr %q", code, stdout, stderr)
+	}
+}
+
+// TestPrintSeparatesMessages: the texts of the assistant messages of one
+// answer (before and after a tool call) are paragraphs of their own, not
+// glued together, on the built-in script a newcomer runs first.
+func TestPrintSeparatesMessages(t *testing.T) {
+	stdout, stderr, code := runZot(t, "", nil, "-p", "hello", "--provider", "scripted", "--cwd", t.TempDir())
+	if code != 0 || !strings.Contains(stdout, "a tool call at work.\n\nThe bash tool ran: ") || !strings.HasSuffix(stdout, "back to me.\n") {
+		t.Errorf("exit %d, stdout %q, stderr %q", code, stdout, stderr)
+	}
+	// A text that ends with its own newline gets one more, never two;
+	// a message without text adds nothing.
+	s := script(t, map[string]any{"turns": []any{map[string]any{"steps": []any{
+		map[string]any{"text": "first\n", "tool_calls": []any{map[string]any{"name": "ls", "args": map[string]any{}}}},
+		map[string]any{"tool_calls": []any{map[string]any{"name": "ls", "args": map[string]any{}}}},
+		map[string]any{"text": "second"},
+	}}}})
+	stdout, stderr, code = runZot(t, "", nil, "-p", "hi", "--provider", "scripted", "--cwd", t.TempDir(), "--script", s)
+	if code != 0 || stdout != "first\n\nsecond\n" {
+		t.Errorf("exit %d, stdout %q, stderr %q; want %q", code, stdout, stderr, "first\n\nsecond\n")
 	}
 }
 

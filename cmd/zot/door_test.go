@@ -466,8 +466,9 @@ func TestDoorEndpointOwnership(t *testing.T) {
 	// A second daemon on the same endpoint fails, naming the first.
 	second := startZotDaemon(t, env)
 	second.waitExit(t)
-	want := fmt.Sprintf("another zot daemon (pid %d) serves %s", first.cmd.Process.Pid, sock)
-	if second.cmd.ProcessState.ExitCode() != 1 || !strings.Contains(second.stderr.String(), want) {
+	// One line, the command named once, and what to do about it.
+	want := fmt.Sprintf("zot: another zot daemon (pid %d) serves %s: stop it, or set ZOT_SOCKET to serve elsewhere\n", first.cmd.Process.Pid, sock)
+	if second.cmd.ProcessState.ExitCode() != 1 || !strings.HasSuffix(second.stderr.String(), want) || strings.Contains(second.stderr.String(), "zot: zot") {
 		t.Errorf("second daemon: exit %d, %q; want exit 1 and %q", second.cmd.ProcessState.ExitCode(), second.stderr, want)
 	}
 	p, c := dialDoor(t, sock)

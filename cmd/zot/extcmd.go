@@ -721,10 +721,18 @@ func (x *extDirs) doctor(ctx context.Context, timeout time.Duration, w io.Writer
 			bad++
 		}
 	}
-	if bad > 0 {
+	switch {
+	case bad > 0 && len(all) == 1:
+		return &exitError{code: 1, msg: "the extension has problems"}
+	case bad == 1:
+		return &exitError{code: 1, msg: fmt.Sprintf("1 of %d extensions has problems", len(all))}
+	case bad > 0:
 		return &exitError{code: 1, msg: fmt.Sprintf("%d of %d extensions have problems", bad, len(all))}
+	case len(all) == 1:
+		fmt.Fprintln(w, "the extension is fine")
+	default:
+		fmt.Fprintf(w, "all %d extensions are fine\n", len(all))
 	}
-	fmt.Fprintf(w, "all %d extensions are fine\n", len(all))
 	return nil
 }
 

@@ -397,3 +397,30 @@ func mustAbs(t *testing.T, p string) string {
 }
 
 func regexpMatch(s, pattern string) bool { return regexp.MustCompile(pattern).MatchString(s) }
+
+// doctor's last line reads as English for one extension as for many.
+func TestExtDoctorCounts(t *testing.T) {
+	homeEnv, home := zotHomeEnv(t)
+	env := []string{homeEnv}
+	exts := filepath.Join(home, "extensions")
+	pyScript := mustAbs(t, "../../internal/exthost/testdata/py/ext.py")
+	ok := func(name string) string {
+		return `{"name":"` + name + `","exec":"python3","args":["` + pyScript + `","ok","` + name + `"]}`
+	}
+	writeExt(t, filepath.Join(exts, "one"), ok("one"), nil)
+	if out, errOut, code := runExt(t, env, t.TempDir(), "ext", "doctor"); code != 0 || !strings.HasSuffix(out, "\nthe extension is fine\n") {
+		t.Errorf("one good extension: exit %d\n%s%s", code, out, errOut)
+	}
+	writeExt(t, filepath.Join(exts, "two"), `{"name":"two","exec":"no-such-runtime-zot"}`, nil)
+	if out, errOut, code := runExt(t, env, t.TempDir(), "ext", "doctor"); code != 1 || errOut != "zot: 1 of 2 extensions has problems\n" {
+		t.Errorf("one bad of two: exit %d\n%s%s", code, out, errOut)
+	}
+	writeExt(t, filepath.Join(exts, "one"), `{"name":"one","exec":"no-such-runtime-zot"}`, nil)
+	if out, errOut, code := runExt(t, env, t.TempDir(), "ext", "doctor"); code != 1 || errOut != "zot: 2 of 2 extensions have problems\n" {
+		t.Errorf("two bad: exit %d\n%s%s", code, out, errOut)
+	}
+	os.RemoveAll(filepath.Join(exts, "two"))
+	if out, errOut, code := runExt(t, env, t.TempDir(), "ext", "doctor"); code != 1 || errOut != "zot: the extension has problems\n" {
+		t.Errorf("the one bad: exit %d\n%s%s", code, out, errOut)
+	}
+}

@@ -17,6 +17,7 @@ import (
 	"zot.dev/zot/internal/models"
 	"zot.dev/zot/internal/registry"
 	"zot.dev/zot/internal/session"
+	"zot.dev/zot/internal/tools"
 )
 
 // modeFlags choose what the root command does. They are the root's own
@@ -152,6 +153,11 @@ func runtimeConfig(cmd *cli.Command, stderr io.Writer) (agentConfig, error) {
 			if t = strings.TrimSpace(t); t != "" {
 				cfg.Tools = append(cfg.Tools, t)
 			}
+		}
+		// A name that is not a tool is a typo on the command line: say
+		// so before anything starts, with the names there are.
+		if _, err := tools.Select(tools.Builtins(tools.Config{}), cfg.Tools, false); err != nil {
+			return cfg, usagef("--tools: %s", strings.TrimPrefix(err.Error(), "selecting tools: "))
 		}
 	}
 	switch {

@@ -92,7 +92,8 @@ func run(args []string, stdin *os.File, stdout, stderr *os.File) int {
 
 // report prints what went wrong, if anything, and returns the exit
 // status: one line on stderr, "zot: " and the message (errors of
-// zot's own packages often carry that prefix already, and get it once),
+// zot's own packages often carry that prefix, or the command's, "zot
+// daemon: ", already, and get "zot: " once),
 // then for a usage error the hint.
 func report(err error, stderr *os.File) int {
 	if err == nil {
@@ -102,8 +103,9 @@ func report(err error, stderr *os.File) int {
 	errors.As(err, &ee)
 	if ee.msg != "" {
 		msg := ee.msg
-		for strings.HasPrefix(msg, "zot: ") {
+		for strings.HasPrefix(msg, "zot: ") || commandPrefix.MatchString(msg) {
 			msg = strings.TrimPrefix(msg, "zot: ")
+			msg = commandPrefix.ReplaceAllString(msg, "")
 		}
 		fmt.Fprintln(stderr, "zot:", msg)
 	}
@@ -346,6 +348,10 @@ func asTyped(name string, args []string) string {
 	}
 	return "--" + name
 }
+
+// commandPrefix matches a message that starts with the command it comes
+// from, "zot daemon: ".
+var commandPrefix = regexp.MustCompile(`^zot [a-z]+: `)
 
 // repeatPlaceholder is how help shows a repeatable flag a second time.
 var repeatPlaceholder = regexp.MustCompile(` \[ --[a-z-]+ [a-z]+ \]`)

@@ -98,7 +98,9 @@ type printer struct {
 	line         []byte
 	failure      string
 	aborted      bool
-	endsWithText bool
+	endsWithText bool // the text written so far ends with a newline (or there is none)
+	wroteText    bool // some answer text was written
+	newMessage   bool // the next text starts a new assistant message
 }
 
 func (p *printer) event(ev wire.Event) {
@@ -108,8 +110,22 @@ func (p *printer) event(ev wire.Event) {
 		p.out.Flush()
 	}
 	switch e := ev.(type) {
+	case *wire.AssistantStartEvent:
+		// Each assistant message of the answer starts on a paragraph of
+		// its own: the text after a tool call is not glued to the text
+		// before it.
+		p.newMessage = p.wroteText
 	case *wire.TextDeltaEvent:
-		if !p.asJSON {
+		if !p.asJSON && e.Delta != "" {
+			if p.newMessage {
+				p.newMessage = false
+				if p.endsWithText {
+					p.out.WriteString("\n")
+				} else {
+					p.out.WriteString("\n\n")
+				}
+			}
+			p.wroteText = true
 			p.out.WriteString(e.Delta)
 			p.endsWithText = len(e.Delta) > 0 && e.Delta[len(e.Delta)-1] == '\n'
 			p.out.Flush()

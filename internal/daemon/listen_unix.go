@@ -141,7 +141,7 @@ func takeLock(path string) (*os.File, error) {
 		}
 		_ = f.Close()
 		if errors.Is(err, syscall.EWOULDBLOCK) {
-			return nil, fmt.Errorf("zot daemon: another zot daemon%s serves %s", holder, strings.TrimSuffix(path, ".lock"))
+			return nil, fmt.Errorf("zot daemon: another zot daemon%s serves %s: stop it, or set ZOT_SOCKET to serve elsewhere", holder, strings.TrimSuffix(path, ".lock"))
 		}
 		return nil, fmt.Errorf("zot daemon: locking %s: %w", path, err)
 	}
