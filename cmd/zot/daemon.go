@@ -2,19 +2,24 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"slices"
+	"strings"
 	"sync"
+	"syscall"
 	"time"
 
 	"github.com/urfave/cli/v3"
 
+	"zot.dev/zot/internal/acp"
 	"zot.dev/zot/internal/acpagent"
 	"zot.dev/zot/internal/daemon"
 	"zot.dev/zot/internal/engine"
 	"zot.dev/zot/internal/jsonrpc"
 	"zot.dev/zot/internal/models"
+	"zot.dev/zot/internal/registry"
 )
 
 // doorFlags are the flags `zot daemon` and `zot acp` add to the agent
@@ -126,6 +131,14 @@ func newDoor(cmd *cli.Command, std streams) (*door, error) {
 		return nil, usagef("--client-stall-timeout must be positive, got %v", stall)
 	}
 	cfg, err := runtimeConfig(cmd, std.err)
+	var missingKey *registry.MissingKeyError
+	if errors.As(err, &missingKey) {
+		// Without a key the door still serves: an editor lists sessions,
+		// reads initialize's authMethods and gets auth_required for what
+		// needs the model.
+		fmt.Fprintf(std.err, "zot: %s (new sessions and prompts are answered auth_required until zot starts with a key)\n", missingKey)
+		err = nil
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -156,12 +169,36 @@ func newDoor(cmd *cli.Command, std streams) (*door, error) {
 		Version:     buildVersion(),
 		Log:         std.err,
 		Extensions:  doorExtensions(cmd, std.err), // door_ext.go
+		AuthMethods: authMethods(cfg.Provider),
+		Auth: func() error {
+			if missingKey != nil {
+				return missingKey
+			}
+			return nil
+		},
 	})
 	if err != nil {
 		host.Close()
 		return nil, &exitError{code: 1, msg: err.Error()}
 	}
 	return &door{host: host, agent: agent, rpc: jsonrpc.Options{MaxLineBytes: limit, StallTimeout: stall, Log: std.err}}, nil
+}
+
+// authMethods are what initialize advertises for provider: for one
+// that needs an API key, one method naming the variable that holds it;
+// none for a provider without keys.
+func authMethods(provider string) []acp.AuthMethod {
+	p, ok := registry.Find(provider)
+	if !ok || p.Keyless || len(p.KeyVars) == 0 {
+		return nil
+	}
+	desc := fmt.Sprintf("Set %s in the environment the agent starts with (or start it with --api-key, or put the key in the auth file of the zot home), then restart the agent.", strings.Join(p.KeyVars, " or "))
+	return []acp.AuthMethod{{Agent: &acp.AuthMethodAgent{
+		ID:          acp.AuthMethodId(p.Name + "-api-key"),
+		Name:        p.Name + " API key (" + p.KeyVars[0] + ")",
+		Description: &desc,
+		Meta:        map[string]any{"zot": map[string]any{"envVars": p.KeyVars}},
+	}}}
 }
 
 // close ends every session (turns cancelled, their files closed, tool
@@ -222,8 +259,8 @@ func (s *stdio) Close() error {
 }
 
 // serveACP runs `zot acp`: exit 0 at the end of stdin once the requests
-// under way are answered; 128+signal on SIGTERM/SIGINT after ending the
-// sessions.
+// under way are answered, and when the client closes stdout; 128+signal
+// on SIGTERM/SIGINT after ending the sessions.
 func serveACP(ctx context.Context, cmd *cli.Command, std streams) error {
 	d, err := newDoor(cmd, std)
 	if err != nil {
@@ -244,6 +281,13 @@ func serveACP(ctx context.Context, cmd *cli.Command, std streams) error {
 			return &exitError{code: 1, msg: "the client stopped reading stdout"}
 		}
 	case <-ctx.Done():
+		if received.Load() == int32(syscall.SIGPIPE) {
+			// The editor closed its end of stdout: the connection is over
+			// as at the end of stdin. That is a normal end: exit 0, quietly.
+			d.close(std)
+			_ = c.Close()
+			return nil
+		}
 		// A signal: end the sessions, let their prompts' answers reach
 		// stdout, then stop. The reader may stay blocked on stdin, which
 		// the process's exit ends.
@@ -256,7 +300,7 @@ func serveACP(ctx context.Context, cmd *cli.Command, std streams) error {
 		_ = c.Close()
 		return &exitError{code: 128 + signalNumber(ctx)}
 	}
-	if err := c.Err(); err != nil {
+	if err := c.Err(); err != nil && !errors.Is(err, syscall.EPIPE) {
 		return &exitError{code: 1, msg: err.Error()}
 	}
 	return nil

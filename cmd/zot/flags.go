@@ -120,7 +120,9 @@ type agentConfig struct {
 }
 
 // runtimeConfig builds the configuration from the flags, resolving the
-// API key from the flag, the environment or the auth file.
+// API key from the flag, the environment or the auth file. When the key is
+// all that is missing, the error wraps a *registry.MissingKeyError and
+// the configuration is complete but for the key.
 func runtimeConfig(cmd *cli.Command, stderr io.Writer) (agentConfig, error) {
 	if p := cmd.String("provider"); !registry.Known(p) {
 		return agentConfig{}, &exitError{code: 2, msg: (&registry.UnknownError{Name: p}).Error()}
@@ -212,7 +214,8 @@ func runtimeConfig(cmd *cli.Command, stderr io.Writer) (agentConfig, error) {
 			return cfg, &exitError{code: 1, msg: err.Error()}
 		}
 		if key == "" && registry.NeedsKey(cfg.Provider, cfg.BaseURL) {
-			return cfg, &exitError{code: 1, msg: (&registry.MissingKeyError{Provider: cfg.Provider, AuthFile: authFile}).Error()}
+			missing := &registry.MissingKeyError{Provider: cfg.Provider, AuthFile: authFile}
+			return cfg, &exitError{code: 1, msg: missing.Error(), cause: missing}
 		}
 		cfg.APIKey = key
 	}

@@ -33,12 +33,15 @@ var received atomic.Int32
 // exitError carries a process exit status out of a command. Code 2 is a
 // usage error: run prints hint, naming the help to read, after msg.
 type exitError struct {
-	code int
-	msg  string
-	hint string
+	code  int
+	msg   string
+	hint  string
+	cause error // what went wrong, for errors.As; may be nil
 }
 
 func (e *exitError) Error() string { return e.msg }
+
+func (e *exitError) Unwrap() error { return e.cause }
 
 // usagef returns a usage error (exit status 2). The command's action
 // wrapper adds the hint.

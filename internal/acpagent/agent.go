@@ -31,6 +31,7 @@ import (
 	"sync"
 	"time"
 
+	"zot.dev/zot/internal/acp"
 	"zot.dev/zot/internal/engine"
 	"zot.dev/zot/internal/exthost"
 	"zot.dev/zot/internal/jsonrpc"
@@ -71,6 +72,16 @@ type Options struct {
 	// QueueUpdates bounds the updates waiting in one session's queue
 	// before the engine waits for the client; 0 means 256.
 	QueueUpdates int
+	// AuthMethods are the ways to authenticate that initialize
+	// advertises (none when empty): for a provider that needs an API key,
+	// one that names the variable to set.
+	AuthMethods []acp.AuthMethod
+	// Auth, when set, says whether the provider of new sessions can be
+	// used: nil when it has its key, else why not. A request that needs
+	// the model (session/new, a prompt, authenticate) is then answered
+	// with ACP's auth-required error (-32000, kind auth_required) and
+	// that text; the rest (session/list, history, …) is served.
+	Auth func() error
 }
 
 // Agent serves the Agent Client Protocol to any number of connections.

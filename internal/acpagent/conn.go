@@ -39,6 +39,8 @@ func (h *conn) Handle(ctx context.Context, c *jsonrpc.Conn, req *jsonrpc.Request
 		return jsonrpc.Fail(appError(acp.ErrorKindNotInitialized, "", "send initialize first; %s is served after it", req.Method))
 	}
 	switch req.Method {
+	case acp.MethodAuthenticate:
+		return h.authenticate(req)
 	case acp.MethodSessionNew:
 		return h.sessionNew(req)
 	case acp.MethodSessionLoad:
@@ -137,7 +139,7 @@ func (h *conn) initialize(req *jsonrpc.Request) jsonrpc.Reply {
 	h.caps = p.ClientCapabilities
 	h.mu.Unlock()
 	title := "zot"
-	return jsonrpc.Result(acp.InitializeResponse{
+	res := acp.InitializeResponse{
 		ProtocolVersion: acp.ProtocolVersionLatest,
 		AgentCapabilities: &acp.AgentCapabilities{
 			LoadSession:        true,
@@ -150,9 +152,56 @@ func (h *conn) initialize(req *jsonrpc.Request) jsonrpc.Reply {
 				Delete: &acp.SessionDeleteCapabilities{},
 			},
 		},
-		AuthMethods: []acp.AuthMethod{},
-		AgentInfo:   &acp.Implementation{Name: "zot", Title: &title, Version: h.agent.opts.Version},
-	})
+		AgentInfo: &acp.Implementation{Name: "zot", Title: &title, Version: h.agent.opts.Version},
+	}
+	// authMethods is always sent, [] when there are none: strict clients
+	// read a missing list as an error.
+	methods := h.agent.opts.AuthMethods
+	if methods == nil {
+		methods = []acp.AuthMethod{}
+	}
+	return jsonrpc.Result(initializeResult{InitializeResponse: res, AuthMethods: methods})
+}
+
+// initializeResult is acp.InitializeResponse with authMethods written
+// even when empty: the field of the outer struct hides the embedded one,
+// which omits an empty list.
+type initializeResult struct {
+	acp.InitializeResponse
+	AuthMethods []acp.AuthMethod `json:"authMethods"`
+}
+
+// needsAuth returns the auth-required error when the provider of new
+// sessions cannot be used, else nil.
+func (h *conn) needsAuth() error {
+	if h.agent.opts.Auth == nil {
+		return nil
+	}
+	if err := h.agent.opts.Auth(); err != nil {
+		return appError(acp.ErrorKindAuthRequired, "", "%s", err.Error())
+	}
+	return nil
+}
+
+// authenticate answers for one of the advertised methods: success when
+// the provider has its key, else the auth-required error saying what to
+// set. zot reads keys when it starts; it cannot take one here.
+func (h *conn) authenticate(req *jsonrpc.Request) jsonrpc.Reply {
+	var p acp.AuthenticateRequest
+	if err := decode(req, &p, "methodId"); err != nil {
+		return jsonrpc.Fail(err)
+	}
+	known := false
+	for _, m := range h.agent.opts.AuthMethods {
+		known = known || (m.Agent != nil && m.Agent.ID == p.MethodID)
+	}
+	if !known {
+		return jsonrpc.Fail(jsonrpc.InvalidParams("methodId", "is not a method initialize advertised: %q", p.MethodID))
+	}
+	if err := h.needsAuth(); err != nil {
+		return jsonrpc.Fail(err)
+	}
+	return jsonrpc.Result(acp.AuthenticateResponse{})
 }
 
 // checkCWD refuses a working directory that is not absolute.
@@ -174,6 +223,9 @@ func (h *conn) sessionNew(req *jsonrpc.Request) jsonrpc.Reply {
 	}
 	servers, err := mcpServers(p.MCPServers)
 	if err != nil {
+		return jsonrpc.Fail(err)
+	}
+	if err := h.needsAuth(); err != nil {
 		return jsonrpc.Fail(err)
 	}
 	s, err := h.agent.open(newSessionID(), p.CWD, true)
@@ -329,6 +381,9 @@ func (h *conn) prompt(req *jsonrpc.Request) jsonrpc.Reply {
 	}
 	if c, args, ok := s.slashCommand(p.Prompt); ok {
 		return h.runCommand(s, c, args) // commands.go
+	}
+	if err := h.needsAuth(); err != nil {
+		return jsonrpc.Fail(err)
 	}
 	in, err := promptInput(p.Prompt)
 	if err != nil {
