@@ -57,7 +57,7 @@ export interface TextSink {
 
 /** How to start `zot rpc`. */
 export interface ZotClientOptions {
-  /** The zot binary; default `zot` (looked up in PATH). */
+  /** The zot binary; default `$ZOT_BIN`, else `zot` looked up in PATH. */
   bin?: string;
   /** Flags after `rpc`, e.g. `["--provider", "scripted"]`. */
   args?: string[];

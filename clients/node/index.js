@@ -187,7 +187,10 @@ export class ZotClient extends EventEmitter {
    */
   constructor(options = {}) {
     super();
-    this._bin = options.bin ?? "zot";
+    // The binary: options.bin, else $ZOT_BIN, else zot on PATH, as the
+    // Python and Go clients find it.
+    this._bin = options.bin || process.env.ZOT_BIN || "zot";
+    this._binFromPath = !options.bin && !process.env.ZOT_BIN;
     this._args = options.args ?? [];
     this._env = options.env;
     this._cwd = options.cwd;
@@ -266,7 +269,11 @@ export class ZotClient extends EventEmitter {
     return new Promise((resolve, reject) => {
       proc.once("spawn", () => resolve());
       proc.once("error", (err) => {
-        const e = new ZotError(`starting ${this._bin}: ${err.message}`, { code: "spawn_failed" });
+        const notFound = this._binFromPath && /** @type {{code?: string}} */ (err).code === "ENOENT";
+        const e = new ZotError(
+          notFound ? "zot not found: pass bin, set ZOT_BIN, or put zot on PATH" : `starting ${this._bin}: ${err.message}`,
+          { code: "spawn_failed" },
+        );
         this._goneWith(e);
         reject(e);
       });

@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"os/exec"
 	"sync"
 	"time"
 
@@ -26,7 +27,9 @@ const termGrace = 2 * time.Second
 
 // Options says how to start `zot rpc`.
 type Options struct {
-	// Bin is the zot binary; "" means "zot", looked up in PATH.
+	// Bin is the zot binary; "" means $ZOT_BIN when set, else "zot"
+	// looked up in PATH (as the Python and Node clients find it). When
+	// none is found Start fails with ErrNotFound.
 	Bin string
 	// Args are the flags after `rpc`, e.g. {"--provider", "scripted"}.
 	Args []string
@@ -98,6 +101,21 @@ type Client struct {
 	closeErr  error
 }
 
+// findZot returns the binary to run: bin, else $ZOT_BIN, else zot on
+// PATH.
+func findZot(bin string) (string, error) {
+	if bin != "" {
+		return bin, nil
+	}
+	if env := os.Getenv("ZOT_BIN"); env != "" {
+		return env, nil
+	}
+	if p, err := exec.LookPath("zot"); err == nil {
+		return p, nil
+	}
+	return "", ErrNotFound
+}
+
 // Start starts `Bin rpc Args...`. ctx bounds only the start: the process
 // lives until Close (or until it exits by itself). zot runs in a process
 // group of its own, so a terminal's Ctrl-C reaches this program and not
@@ -106,9 +124,9 @@ func Start(ctx context.Context, opts Options) (*Client, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, fmt.Errorf("starting zot rpc: %w", err)
 	}
-	bin := opts.Bin
-	if bin == "" {
-		bin = "zot"
+	bin, err := findZot(opts.Bin)
+	if err != nil {
+		return nil, err
 	}
 	stderr := &stderrTail{to: opts.Stderr}
 	proc, err := subproc.Start(ctx, subproc.Command{

@@ -9,6 +9,10 @@ import (
 // ErrClosed is returned for commands sent after [Client.Close].
 var ErrClosed = errors.New("rpcclient: client closed")
 
+// ErrNotFound is Start's error when Options.Bin is empty, ZOT_BIN is
+// unset and there is no zot on PATH.
+var ErrNotFound = errors.New("rpcclient: zot not found: set Options.Bin, set ZOT_BIN, or put zot on PATH")
+
 // ErrExited is returned (wrapped) for commands and streams that the process
 // ended before answering, e.g. after a wrong hello token. The error says
 // how zot exited and ends with the last lines of its stderr, which hold its

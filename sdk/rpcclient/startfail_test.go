@@ -3,6 +3,8 @@ package rpcclient
 import (
 	"context"
 	"errors"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -49,4 +51,48 @@ func TestStderrTailKeepsTheLastLines(t *testing.T) {
 	if got := (&stderrTail{}).reason(); got != "" {
 		t.Errorf("reason of no output = %q", got)
 	}
+}
+
+// TestFindsZotLikeTheOtherClients: with Options.Bin empty the client runs
+// $ZOT_BIN, else zot on PATH, as the Python and Node clients do; with
+// neither it says so, naming the three ways to give it zot.
+func TestFindsZotLikeTheOtherClients(t *testing.T) {
+	ping := func(t *testing.T) error {
+		t.Helper()
+		c, err := Start(context.Background(), Options{
+			Args: []string{"--provider", "scripted", "--cwd", t.TempDir()},
+			Env:  append(cleanEnv(), "ZOT_HOME="+t.TempDir()),
+		})
+		if err != nil {
+			return err
+		}
+		defer c.Close()
+		return c.Ping(ctx(t))
+	}
+	t.Run("ZOT_BIN", func(t *testing.T) {
+		t.Setenv("ZOT_BIN", zotBin)
+		t.Setenv("PATH", t.TempDir())
+		if err := ping(t); err != nil {
+			t.Errorf("with ZOT_BIN: %v", err)
+		}
+	})
+	t.Run("PATH", func(t *testing.T) {
+		dir := t.TempDir()
+		if err := os.Symlink(zotBin, filepath.Join(dir, "zot")); err != nil {
+			t.Fatal(err)
+		}
+		t.Setenv("ZOT_BIN", "")
+		t.Setenv("PATH", dir)
+		if err := ping(t); err != nil {
+			t.Errorf("with zot on PATH: %v", err)
+		}
+	})
+	t.Run("nowhere", func(t *testing.T) {
+		t.Setenv("ZOT_BIN", "")
+		t.Setenv("PATH", t.TempDir())
+		err := ping(t)
+		if !errors.Is(err, ErrNotFound) || err.Error() != "rpcclient: zot not found: set Options.Bin, set ZOT_BIN, or put zot on PATH" {
+			t.Errorf("with no zot: %v, want ErrNotFound", err)
+		}
+	})
 }

@@ -6,7 +6,7 @@
 // The answer's text goes to stdout as it streams; tool calls and usage go
 // to stderr. It exits 0 when the prompt is done, 1 when it failed (an
 // `error` event) or zot could not be run, 2 on bad arguments. PATH
-// defaults to $ZOT_BIN, else `zot`. Offline:
+// defaults to $ZOT_BIN, else zot on PATH, as in every client. Offline:
 //
 //	go run ./clients/go/prompt -zot bin/zot -- --provider scripted "hello"
 package main
@@ -36,7 +36,7 @@ func main() {
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("prompt", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	bin := fs.String("zot", envOr("ZOT_BIN", "zot"), "the zot binary")
+	bin := fs.String("zot", "", "the zot binary (default: $ZOT_BIN, else zot on PATH)")
 	fs.Usage = func() {
 		fmt.Fprintln(stderr, "usage: prompt [-zot PATH] [-- ZOT_FLAGS...] MESSAGE")
 		fs.PrintDefaults()
@@ -106,12 +106,4 @@ func prompt(ctx context.Context, c *rpcclient.Client, message string, stdout, st
 		}
 	}
 	return failed
-}
-
-// envOr returns the environment variable k, or def when it is empty.
-func envOr(k, def string) string {
-	if v := os.Getenv(k); v != "" {
-		return v
-	}
-	return def
 }

@@ -6,7 +6,7 @@
 // The answer's text goes to stdout as it streams; tool calls and usage go
 // to stderr. Exits 0 when the prompt is done, 1 when it failed (an `error`
 // event) or zot could not be run, 2 on bad arguments. PATH defaults to
-// $ZOT_BIN, else `zot`. Example, offline:
+// $ZOT_BIN, else zot on PATH, as in every client. Example, offline:
 //
 //   node examples/prompt.mjs --zot bin/zot -- --provider scripted "hello"
 
@@ -19,7 +19,8 @@ const USAGE = "usage: prompt.mjs [--zot PATH] [-- ZOT_FLAGS...] MESSAGE";
  * @param {string[]} argv
  */
 function parseArgs(argv) {
-  let bin = process.env.ZOT_BIN || "zot";
+  /** @type {string | undefined} the client's default: $ZOT_BIN, else zot on PATH */
+  let bin;
   let i = 0;
   if (argv[i] === "--zot") {
     if (argv.length < i + 2) return null;

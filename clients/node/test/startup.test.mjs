@@ -2,7 +2,7 @@
 // it too, wherever stderr goes.
 
 import assert from "node:assert/strict";
-import { mkdirSync } from "node:fs";
+import { mkdirSync, symlinkSync } from "node:fs";
 import { join } from "node:path";
 import { test } from "node:test";
 
@@ -41,4 +41,38 @@ test("a start without a key fails with zot's reason, not only the exit code", as
     if (name === "a function") assert.match(seen.join(""), new RegExp(REASON), "stderr still reaches the caller");
     await client.close();
   }
+});
+
+test("without bin the client runs $ZOT_BIN, else zot on PATH, else says how to give it one", async (t) => {
+  const saved = { ZOT_BIN: process.env.ZOT_BIN, PATH: process.env.PATH };
+  t.after(() => {
+    for (const [k, v] of Object.entries(saved)) {
+      if (v === undefined) delete process.env[k];
+      else process.env[k] = v;
+    }
+  });
+  const ping = async () => {
+    const client = new ZotClient({ args: ["--provider", "scripted", "--cwd", tempDir(t)], env: { ZOT_HOME: tempDir(t) }, stderr: "ignore" });
+    try {
+      await client.start();
+      await guard(client.ping(), "ping");
+    } finally {
+      await client.close();
+    }
+  };
+  process.env.ZOT_BIN = zotBin;
+  process.env.PATH = tempDir(t);
+  await ping();
+
+  delete process.env.ZOT_BIN;
+  const dir = tempDir(t);
+  symlinkSync(zotBin, join(dir, "zot"));
+  process.env.PATH = dir;
+  await ping();
+
+  process.env.PATH = tempDir(t);
+  await assert.rejects(
+    ping(),
+    (err) => err instanceof ZotError && err.code === "spawn_failed" && err.message === "zot not found: pass bin, set ZOT_BIN, or put zot on PATH",
+  );
 });
