@@ -283,8 +283,14 @@ func TestModels(t *testing.T) {
 			t.Errorf("%q: models\n%+v\nwant\n%+v", args, got.Models, want)
 		}
 	}
-	if stdout, stderr, code := runZot(t, "", nil, "models", "--provider", "nope"); code != 2 || stdout != "" || !strings.Contains(stderr, strings.Join(registry.Names(), ", ")) {
+	if stdout, stderr, code := runZot(t, "", nil, "models", "--provider", "nope"); code != 2 || stdout != "" || !strings.Contains(stderr, strings.Join(registry.Names(), ", ")) ||
+		!strings.Contains(stderr, "--provider openai --base-url") {
 		t.Errorf("unknown provider: exit %d, stderr %q", code, stderr)
+	}
+	// A model without known prices says so, rather than showing $0.
+	stdout, _, code = runZot(t, "", nil, "models", "--provider", "kimi")
+	if code != 0 || !regexp.MustCompile(`(?m)^kimi +kimi-for-coding \* +262144 +32000 +yes +unknown$`).MatchString(stdout) {
+		t.Errorf("kimi: exit %d\n%s", code, stdout)
 	}
 }
 

@@ -81,11 +81,14 @@ func listModels(cmd *cli.Command, out io.Writer) error {
 		if def, _ := catalog.Default(m.Provider); def == m.ID {
 			id += " *"
 		}
-		price := "-"
+		price, out := "unknown", "unknown"
 		if m.Price != nil {
 			price = money(m.Price.Input) + " / " + money(m.Price.Output)
 		}
-		fmt.Fprintf(w, "%s\t%s\t%d\t%d\t%s\t%s\n", m.Provider, id, m.ContextWindow, m.MaxOutput, yesNo(m.Reasoning), price)
+		if m.MaxOutput > 0 {
+			out = strconv.FormatInt(m.MaxOutput, 10)
+		}
+		fmt.Fprintf(w, "%s\t%s\t%d\t%s\t%s\t%s\n", m.Provider, id, m.ContextWindow, out, yesNo(m.Reasoning), price)
 	}
 	return w.Flush()
 }

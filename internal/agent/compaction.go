@@ -79,13 +79,13 @@ func (r *run) compact(instructions string) error {
 		OnCall: func(u llm.Usage) {
 			calls++
 			sum = sum.Add(u)
-			_, total = a.meter.Add(model, u)
+			_, total = a.meter.Add(a.priced(model), u)
 		},
 	})
 	if calls > 0 {
 		// Costs are linear in tokens, so the sum's cost is the sum of
 		// the calls' costs, to the picodollar.
-		r.emit(usageEvent(models.Totals{Usage: sum, CostUSD: model.Cost(sum)}, total))
+		r.emit(usageEvent(models.Totals{Usage: sum, CostUSD: a.priced(model).Cost(sum), CostUnknown: model.Unpriced}, total))
 	}
 	if err != nil {
 		if r.ctx.Err() != nil {

@@ -106,22 +106,32 @@ func wireArgs(m *llm.Message, c *llm.ToolCallBlock) json.RawMessage {
 // wireUsage converts meter totals.
 func wireUsage(t models.Totals) wire.Usage {
 	return wire.Usage{
-		Input:      int64(t.Usage.Input),
-		Output:     int64(t.Usage.Output),
-		CacheRead:  int64(t.Usage.CacheRead),
-		CacheWrite: int64(t.Usage.CacheWrite),
-		CostUSD:    t.CostUSD,
+		Input:       int64(t.Usage.Input),
+		Output:      int64(t.Usage.Output),
+		CacheRead:   int64(t.Usage.CacheRead),
+		CacheWrite:  int64(t.Usage.CacheWrite),
+		CostUSD:     t.CostUSD,
+		CostUnknown: unknownFlag(t.CostUnknown),
 	}
+}
+
+// unknownFlag is the wire's cost_unknown: true, or absent.
+func unknownFlag(unknown bool) *bool {
+	if !unknown {
+		return nil
+	}
+	return &unknown
 }
 
 // usageEvent is the usage event of one call.
 func usageEvent(call, total models.Totals) *wire.UsageEvent {
 	return &wire.UsageEvent{
-		Input:      int64(call.Usage.Input),
-		Output:     int64(call.Usage.Output),
-		CacheRead:  int64(call.Usage.CacheRead),
-		CacheWrite: int64(call.Usage.CacheWrite),
-		CostUSD:    call.CostUSD,
-		Cumulative: wireUsage(total),
+		Input:       int64(call.Usage.Input),
+		Output:      int64(call.Usage.Output),
+		CacheRead:   int64(call.Usage.CacheRead),
+		CacheWrite:  int64(call.Usage.CacheWrite),
+		CostUSD:     call.CostUSD,
+		CostUnknown: unknownFlag(call.CostUnknown),
+		Cumulative:  wireUsage(total),
 	}
 }

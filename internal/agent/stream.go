@@ -7,6 +7,7 @@ import (
 	"sync"
 
 	"zot.dev/zot/internal/llm"
+	"zot.dev/zot/internal/models"
 	"zot.dev/zot/sdk/wire"
 )
 
@@ -55,7 +56,7 @@ func (p *promptRun) call(step int) (*stepResult, error) {
 		resp = &llm.Response{}
 	}
 	if c.hasStarted() || resp.Usage != (llm.Usage{}) {
-		callTotals, total := a.meter.Add(model, resp.Usage)
+		callTotals, total := a.meter.Add(a.priced(model), resp.Usage)
 		p.emit(usageEvent(callTotals, total))
 	}
 	if err != nil || p.ctx.Err() != nil {
@@ -113,6 +114,15 @@ func (p *promptRun) call(step int) (*stepResult, error) {
 		stop = wire.StopLength
 	}
 	return &stepResult{stop: stop, reason: oneLine(resp.Reason), calls: calls, tools: view}, nil
+}
+
+// priced returns m with the prices of today, when it has announced price
+// changes (the clock is read only then).
+func (a *Agent) priced(m models.Model) models.Model {
+	if len(m.Changes) == 0 {
+		return m
+	}
+	return m.At(a.timeNow())
 }
 
 // stream calls the provider, turning a panic in it into an error.

@@ -28,6 +28,7 @@ import (
 	"path/filepath"
 	"slices"
 	"sync"
+	"time"
 
 	"zot.dev/zot/internal/agent"
 	"zot.dev/zot/internal/llm"
@@ -105,6 +106,7 @@ func (h *Host) Models(provider string) []wire.ModelInfo {
 
 // modelInfo returns m in its wire form.
 func modelInfo(m models.Model) wire.ModelInfo {
+	m = m.At(time.Now())
 	info := wire.ModelInfo{
 		ID:            m.ID,
 		Provider:      m.Provider,

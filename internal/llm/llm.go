@@ -167,8 +167,8 @@ type Request struct {
 	Tools    []ToolSpec
 	// MaxTokens caps the output; 0 lets the provider pick from the catalog.
 	MaxTokens int
-	// Reasoning is the reasoning effort: "" (provider default / off), "low",
-	// "medium" or "high".
+	// Reasoning is the reasoning level, one of ReasoningLevels, or "" for
+	// the model's default.
 	Reasoning string
 	// ReasoningModel tells providers that need different parameters for
 	// reasoning models (OpenAI max_completion_tokens) which kind this is.
@@ -187,7 +187,18 @@ type Request struct {
 	// NoChatToolsReasoning says the model refuses function tools on OpenAI
 	// Chat Completions unless reasoning is off (reasoning_effort "none").
 	NoChatToolsReasoning bool
+	// ThinksByDefault says the model thinks when not told otherwise.
+	ThinksByDefault bool
+	// BoundThinking says the model's thinking blocks are bound to the
+	// conversation prefix (system, tools, earlier messages) they were
+	// produced under; a provider drops those whose prefix changed.
+	BoundThinking bool
 }
+
+// ReasoningLevels are the reasoning levels zot takes, as the vendors name
+// them, from least to most. Which of them a model takes is a fact of the
+// model catalog.
+var ReasoningLevels = []string{"none", "minimal", "low", "medium", "high", "xhigh", "max"}
 
 // ReasoningControl names the request parameter that sets a model's
 // reasoning.

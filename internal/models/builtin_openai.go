@@ -8,8 +8,9 @@ import "zot.dev/zot/internal/llm"
 // Sources: OpenAI's model pages and pricing page
 // (developers.openai.com/api/docs/models/*, .../api/docs/pricing), and the
 // ChatModel and ResponsesModel lists of the openai npm package 7.57.0
-// (src/resources/shared.ts, released 2026-11-13), which name every id below
-// except GPT-6.2 (released after it). Prices are the Standard tier for
+// (resources/shared.d.ts, released 2026-11-13, the newest release on
+// 2026-11-27), which name every id below except GPT-6.2 (released after
+// it). Prices are the Standard tier for
 // prompts up to 272,000 input tokens; the GPT-6 family bills longer prompts
 // at higher rates, which zot does not model. From GPT-5.6 on, OpenAI bills
 // cache writes (1.25x input); older models have no write charge, so their
@@ -76,6 +77,60 @@ var openaiModels = []Model{
 		ContextWindow: 1_050_000, MaxOutput: 128_000, Reasoning: true, Images: true,
 		ReasoningControl: llm.ReasoningEffort, NoChatToolsReasoning: true,
 		Input: 0.10, Output: 0.50, CacheRead: 0.01, CacheWrite: 0.125,
+	},
+	// GPT-5.6 (2026-07-09). Prices from LaoZhang's note of OpenAI's price
+	// cut of 2026-07-30 (docs.laozhang.ai/en/announcements/
+	// gpt-5-6-pricing-2026-07, verified there 2026-08-01) and PromptFuel
+	// 1.0.19: Sol $5 / $30 / $0.50 (unchanged), Terra $2 / $12 / $0.20,
+	// Luna $0.20 / $1.20 / $0.02; cache writes 1.25x input, OpenAI's rule
+	// since GPT-5.6. Context 1,050,000, 128K output (apidog's GPT-5.6 guide).
+	{
+		ID: "gpt-5.6-sol", Provider: "openai", Name: "GPT-5.6 Sol",
+		ContextWindow: 1_050_000, MaxOutput: 128_000, Reasoning: true, Images: true,
+		ReasoningControl: llm.ReasoningEffort, NoChatToolsReasoning: true,
+		Input: 5, Output: 30, CacheRead: 0.50, CacheWrite: 6.25,
+	},
+	{
+		ID: "gpt-5.6-terra", Provider: "openai", Name: "GPT-5.6 Terra",
+		ContextWindow: 1_050_000, MaxOutput: 128_000, Reasoning: true, Images: true,
+		ReasoningControl: llm.ReasoningEffort, NoChatToolsReasoning: true,
+		Input: 2, Output: 12, CacheRead: 0.20, CacheWrite: 2.50,
+	},
+	{
+		ID: "gpt-5.6-luna", Provider: "openai", Name: "GPT-5.6 Luna",
+		ContextWindow: 1_050_000, MaxOutput: 128_000, Reasoning: true, Images: true,
+		ReasoningControl: llm.ReasoningEffort, NoChatToolsReasoning: true,
+		Input: 0.20, Output: 1.20, CacheRead: 0.02, CacheWrite: 0.25,
+	},
+	// GPT-5.5 (2026-04-23) and GPT-5.4: OpenAI's pricing page as quoted by
+	// TokenMix (verified 2026-06-04) and Morph (June 2026): 5.5 $5 / $30 /
+	// $0.50, 5.4 $2.50 / $15 / $0.25, 1M context; no cache-write charge.
+	// GPT-5.2 (2025-12-11) $1.75 / $14 / $0.175 and GPT-5.1 (2025-11-13)
+	// $1.25 / $10 / $0.125, 400K context, 128K output, as upstream zot's
+	// catalog and OpenAI's launch prices have them.
+	{
+		ID: "gpt-5.5", Provider: "openai", Name: "GPT-5.5",
+		ContextWindow: 1_050_000, MaxOutput: 128_000, Reasoning: true, Images: true,
+		ReasoningControl: llm.ReasoningEffort,
+		Input:            5, Output: 30, CacheRead: 0.50,
+	},
+	{
+		ID: "gpt-5.4", Provider: "openai", Name: "GPT-5.4",
+		ContextWindow: 1_050_000, MaxOutput: 128_000, Reasoning: true, Images: true,
+		ReasoningControl: llm.ReasoningEffort,
+		Input:            2.50, Output: 15, CacheRead: 0.25,
+	},
+	{
+		ID: "gpt-5.2", Provider: "openai", Name: "GPT-5.2",
+		ContextWindow: 400_000, MaxOutput: 128_000, Reasoning: true, Images: true,
+		ReasoningControl: llm.ReasoningEffort,
+		Input:            1.75, Output: 14, CacheRead: 0.175,
+	},
+	{
+		ID: "gpt-5.1", Provider: "openai", Name: "GPT-5.1",
+		ContextWindow: 400_000, MaxOutput: 128_000, Reasoning: true, Images: true,
+		ReasoningControl: llm.ReasoningEffort,
+		Input:            1.25, Output: 10, CacheRead: 0.125,
 	},
 	// GPT-5 (August 2025). gpt-5-nano confirmed on its model page in 2026;
 	// gpt-5 and gpt-5-mini are the prices OpenAI has published since launch

@@ -39,9 +39,9 @@ func newCatalog() *Catalog {
 // returns a fresh copy, so merging into it affects no other catalog.
 func Builtin() *Catalog {
 	c := newCatalog()
-	for _, list := range [][]Model{anthropicModels, openaiModels, geminiModels, deepseekModels, scriptedModels} {
+	for _, list := range [][]Model{anthropicModels, openaiModels, geminiModels, deepseekModels, kimiModels, scriptedModels} {
 		for _, m := range list {
-			c.models[key{family(m.Provider), m.ID}] = m
+			c.models[key{family(m.Provider), m.ID}] = withFamily(m)
 		}
 	}
 	for _, list := range [][]alias{anthropicAliases, deepseekAliases} {
@@ -53,6 +53,19 @@ func Builtin() *Catalog {
 		c.defaults[p] = id
 	}
 	return c
+}
+
+// withFamily fills in what the family rules say of a built-in model and
+// its entry leaves out: the reasoning levels it takes and whether its
+// thinking is bound to the conversation.
+func withFamily(m Model) Model {
+	if f, ok := byFamily(family(m.Provider), m.ID); ok {
+		if m.Efforts == nil {
+			m.Efforts = f.Efforts
+		}
+		m.BoundThinking = m.BoundThinking || f.BoundThinking
+	}
+	return m
 }
 
 // Lookup returns the model id of provider, and false when the catalog does
@@ -96,19 +109,21 @@ func (c *Catalog) Successor(provider, id string) (string, bool) {
 }
 
 // Resolve returns the model id of provider. An id the catalog does not hold
-// is allowed: it gets [DefaultContextWindow], [DefaultMaxOutput], no
-// reasoning, no images and zero prices, with Name set to the id.
+// is allowed: the family rules of its vendor give what its id says of it
+// (how it reasons, which endpoint it needs, its limits; see byFamily), and
+// otherwise it gets [DefaultContextWindow], an unknown output limit, no
+// reasoning and no images. Either way it is Unpriced, with Name set to the
+// id.
 func (c *Catalog) Resolve(provider, id string) Model {
 	if m, ok := c.Lookup(provider, id); ok {
 		return m
 	}
-	return Model{
-		ID:            id,
-		Provider:      provider,
-		Name:          id,
-		ContextWindow: DefaultContextWindow,
-		MaxOutput:     DefaultMaxOutput,
+	m, ok := byFamily(family(provider), id)
+	if !ok {
+		m = Model{ContextWindow: DefaultContextWindow, MaxOutput: DefaultMaxOutput}
 	}
+	m.ID, m.Provider, m.Name, m.Unpriced = id, provider, id, true
+	return m
 }
 
 // List returns the models of provider sorted by id. It is empty for a
@@ -171,5 +186,6 @@ var builtinDefaults = map[string]string{
 	"openai":    "gpt-6.1-sol",
 	"gemini":    "gemini-3.8-flash",
 	"deepseek":  "deepseek-flash",
+	"kimi":      "kimi-for-coding",
 	"scripted":  "scripted",
 }

@@ -114,6 +114,11 @@ func (c *Catalog) decodeEntry(v strictjson.Value) (Model, error) {
 	if err := decodeFields(o, &m); err != nil {
 		return Model{}, err
 	}
+	for _, name := range []string{"input", "output", "cache_read", "cache_write"} {
+		if _, ok := o.Get(name); ok {
+			m.Unpriced = false // a price given, if only $0, is a price
+		}
+	}
 	return m, nil
 }
 

@@ -3,6 +3,7 @@ package models
 import (
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -34,9 +35,10 @@ func TestLoadOverridesAndAdds(t *testing.T) {
 		ID: "claude-sonnet-5-5", Provider: "anthropic", Name: "Claude Sonnet 5.5",
 		ContextWindow: 1_000_000, MaxOutput: 128_000, Reasoning: true, Images: true,
 		Input: 1.5, Output: 10, CacheRead: 0.15, CacheWrite: 2.50,
-		ReasoningControl: llm.ReasoningEffort,
+		ReasoningControl: llm.ReasoningEffort, ThinksByDefault: true, BoundThinking: true,
+		Efforts: []string{"none", "low", "medium", "high", "xhigh", "max"},
 	}
-	if s != want {
+	if !reflect.DeepEqual(s, want) {
 		t.Errorf("override:\n got %+v\nwant %+v", s, want)
 	}
 	q, ok := c.Lookup("openai-responses", "qwen-local")
@@ -44,7 +46,7 @@ func TestLoadOverridesAndAdds(t *testing.T) {
 		ID: "qwen-local", Provider: "openai-responses", Name: "Qwen (local)",
 		ContextWindow: 32768, MaxOutput: 4096, Reasoning: true,
 	}
-	if !ok || q != wantQ {
+	if !ok || !reflect.DeepEqual(q, wantQ) {
 		t.Errorf("added:\n got %+v, %v\nwant %+v", q, ok, wantQ)
 	}
 	if _, ok := c.Lookup("gemini", "gemini-2.5-pro"); !ok {
@@ -58,8 +60,8 @@ func TestLoadNewModelWithOnlyIdentity(t *testing.T) {
 		t.Fatal(err)
 	}
 	m, _ := c.Lookup("gemini", "m1")
-	want := Model{ID: "m1", Provider: "gemini", Name: "m1", ContextWindow: DefaultContextWindow, MaxOutput: DefaultMaxOutput}
-	if m != want {
+	want := Model{ID: "m1", Provider: "gemini", Name: "m1", ContextWindow: DefaultContextWindow, MaxOutput: DefaultMaxOutput, Unpriced: true}
+	if !reflect.DeepEqual(m, want) {
 		t.Errorf("got %+v, want %+v", m, want)
 	}
 }
@@ -89,8 +91,8 @@ func TestLoadErrors(t *testing.T) {
 			[]string{`models[0].id: must not be empty`}},
 		{"missing provider", `{"models":[{"id":"a"}, {"id":"b"}]}`,
 			[]string{`models[0]: missing "provider"`}},
-		{"unknown provider", `{"models":[{"id":"a","provider":"ollama"}]}`,
-			[]string{`models[0].provider: unknown provider "ollama"`, "anthropic, openai"}},
+		{"unknown provider", `{"models":[{"id":"a","provider":"olama"}]}`,
+			[]string{`models[0].provider: unknown provider "olama"`, "anthropic, openai"}},
 		{"duplicate model", `{"models":[{"id":"a","provider":"openai"},{"id":"a","provider":"openai-responses"}]}`,
 			[]string{`models[1]: openai-responses model "a" is already defined at models[0]`}},
 		{"duplicate key", `{"models":[{"id":"a","id":"b","provider":"openai"}]}`,

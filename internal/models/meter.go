@@ -10,6 +10,9 @@ import (
 type Totals struct {
 	Usage   llm.Usage
 	CostUSD float64
+	// CostUnknown says some of the usage was of an unpriced model: its
+	// cost is unknown and CostUSD leaves it out.
+	CostUnknown bool
 }
 
 // Meter accumulates the usage and cost of model calls. The zero value is an
@@ -19,28 +22,32 @@ type Totals struct {
 // is as exact as the cost of one (see [Model.Cost]) and does not depend on
 // the order the calls were added in.
 type Meter struct {
-	mu    sync.Mutex
-	usage llm.Usage
-	pico  int64
+	mu       sync.Mutex
+	usage    llm.Usage
+	pico     int64
+	unpriced bool // some usage was of an unpriced model
 }
 
-// Add records one call of m that used u. It returns that call's totals and
+// Add records one call of m that used u, at m's prices (see [Model.At]
+// for the prices of a given day). It returns that call's totals and
 // the running totals including it.
 func (mt *Meter) Add(m Model, u llm.Usage) (turn, total Totals) {
 	p := m.costPico(u)
+	unknown := m.Unpriced && u != (llm.Usage{})
 	mt.mu.Lock()
 	mt.usage = mt.usage.Add(u)
 	mt.pico = addSat(mt.pico, p)
-	total = Totals{Usage: mt.usage, CostUSD: float64(mt.pico) / 1e12}
+	mt.unpriced = mt.unpriced || unknown
+	total = Totals{Usage: mt.usage, CostUSD: float64(mt.pico) / 1e12, CostUnknown: mt.unpriced}
 	mt.mu.Unlock()
-	return Totals{Usage: u, CostUSD: float64(p) / 1e12}, total
+	return Totals{Usage: u, CostUSD: float64(p) / 1e12, CostUnknown: unknown}, total
 }
 
 // Total returns the running totals.
 func (mt *Meter) Total() Totals {
 	mt.mu.Lock()
 	defer mt.mu.Unlock()
-	return Totals{Usage: mt.usage, CostUSD: float64(mt.pico) / 1e12}
+	return Totals{Usage: mt.usage, CostUSD: float64(mt.pico) / 1e12, CostUnknown: mt.unpriced}
 }
 
 // Reset sets the running totals to zero.
@@ -48,5 +55,6 @@ func (mt *Meter) Reset() {
 	mt.mu.Lock()
 	mt.usage = llm.Usage{}
 	mt.pico = 0
+	mt.unpriced = false
 	mt.mu.Unlock()
 }

@@ -10,7 +10,11 @@
 package models
 
 import (
+	"fmt"
 	"math"
+	"slices"
+	"strings"
+	"time"
 
 	"zot.dev/zot/internal/llm"
 	"zot.dev/zot/internal/registry"
@@ -49,6 +53,84 @@ type Model struct {
 	// takes function tools only with reasoning off (reasoning_effort
 	// "none"); the openai provider then uses the Responses endpoint for it.
 	NoChatToolsReasoning bool
+	// Efforts are the reasoning levels the model takes (llm.ReasoningLevels
+	// order); nil leaves the choice to the provider's rule (low, medium
+	// and high for a model that reasons).
+	Efforts []string
+	// ThinksByDefault says the model thinks when the request does not say
+	// otherwise (with its thinking hidden unless asked for), so its
+	// thinking is shown and counts against the output limit.
+	ThinksByDefault bool
+	// BoundThinking says the model's thinking blocks are bound to the
+	// conversation that produced them: sent back after the system prompt,
+	// the tools or an earlier message changed, they fail the request
+	// (Anthropic's preserved thinking).
+	BoundThinking bool
+	// Unpriced says zot knows no prices for the model: its prices are 0
+	// and its cost is unknown, not free.
+	Unpriced bool
+	// Changes are announced price changes, oldest first: from each one's
+	// date on, its prices replace the ones above (see [Model.At]).
+	Changes []PriceChange
+}
+
+// PriceChange is a price change announced by the vendor.
+type PriceChange struct {
+	// From is the first day (UTC) the prices apply.
+	From time.Time
+	// Input, Output, CacheRead and CacheWrite are the new prices in USD
+	// per million tokens.
+	Input, Output, CacheRead, CacheWrite float64
+	// Source says where the change was announced and when it was read.
+	Source string
+}
+
+// At returns m with the prices in force at t: those of the latest change
+// that has started by then, else m's own.
+func (m Model) At(t time.Time) Model {
+	for _, c := range m.Changes {
+		if !t.Before(c.From) {
+			m.Input, m.Output, m.CacheRead, m.CacheWrite = c.Input, c.Output, c.CacheRead, c.CacheWrite
+		}
+	}
+	return m
+}
+
+// TakesEffort reports whether the model takes the reasoning level effort
+// ("" always: the provider's default). When it does not, the error lists
+// the levels it takes.
+func (m Model) TakesEffort(effort string) error {
+	if effort == "" {
+		return nil
+	}
+	if !slices.Contains(llm.ReasoningLevels, effort) {
+		return fmt.Errorf("reasoning level %q is not one of %s", effort, strings.Join(llm.ReasoningLevels, ", "))
+	}
+	valid := m.EffortLevels()
+	if slices.Contains(valid, effort) {
+		return nil
+	}
+	if len(valid) == 0 {
+		return fmt.Errorf("model %s does not take a reasoning level", m.ID)
+	}
+	return fmt.Errorf("model %s does not take reasoning level %q (it takes %s)", m.ID, effort, strings.Join(valid, ", "))
+}
+
+// EffortLevels returns the reasoning levels the model takes: its Efforts
+// (without "none" for a model that always reasons), or low, medium and
+// high for a model that reasons and names none, or for an id zot cannot
+// place at all.
+func (m Model) EffortLevels() []string {
+	if m.Efforts == nil {
+		if m.Reasoning || m.Unpriced && m.ReasoningControl == "" {
+			return []string{"low", "medium", "high"}
+		}
+		return nil
+	}
+	if !m.AlwaysReasons {
+		return m.Efforts
+	}
+	return slices.DeleteFunc(slices.Clone(m.Efforts), func(e string) bool { return e == "none" })
 }
 
 // Describe copies what providers need to know of m into req: whether it
@@ -59,13 +141,16 @@ func (m Model) Describe(req *llm.Request) {
 	req.AlwaysReasons = m.AlwaysReasons
 	req.MaxOutput = m.MaxOutput
 	req.NoChatToolsReasoning = m.NoChatToolsReasoning
+	req.ThinksByDefault = m.ThinksByDefault
+	req.BoundThinking = m.BoundThinking
 }
 
-// The facts [Catalog.Resolve] gives a model id the catalog does not know.
-// Prices of unknown models are zero: zot never guesses a price.
+// The facts [Catalog.Resolve] gives a model id the catalog does not know
+// and no family rule places. Such a model is unpriced (zot never guesses a
+// price) and its output limit is unknown (0).
 const (
 	DefaultContextWindow = 128_000
-	DefaultMaxOutput     = 8_192
+	DefaultMaxOutput     = 0
 )
 
 // family returns the provider whose model list provider uses (see

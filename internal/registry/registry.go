@@ -57,12 +57,11 @@ var table = []Provider{
 		Name: "openai", Family: "openai", Summary: "OpenAI Chat Completions and compatible servers",
 		KeyVars: []string{"OPENAI_API_KEY"},
 		build: func(s Spec) (llm.Provider, error) {
-			cfg := openai.Config{APIKey: s.APIKey, BaseURL: s.BaseURL, Options: s.HTTP}
-			if s.BaseURL == "" {
-				// OpenAI's own endpoint: the models that refuse tools with
-				// reasoning on Chat Completions are asked on Responses.
-				cfg.Responses = responses.New(responses.Config{APIKey: s.APIKey, Name: "openai", Options: s.HTTP})
-			}
+			// The models that refuse tools with reasoning on Chat
+			// Completions are asked on the Responses API of the same base
+			// URL.
+			cfg := openai.Config{APIKey: s.APIKey, BaseURL: s.BaseURL, Options: s.HTTP,
+				Responses: responses.New(responses.Config{APIKey: s.APIKey, BaseURL: s.BaseURL, Name: "openai", Options: s.HTTP})}
 			return openai.New(cfg), nil
 		},
 	},
@@ -70,11 +69,21 @@ var table = []Provider{
 		Name: "deepseek", Family: "deepseek", Summary: "DeepSeek API (Chat Completions)",
 		KeyVars: []string{"DEEPSEEK_API_KEY"},
 		build: func(s Spec) (llm.Provider, error) {
-			base := s.BaseURL
-			if base == "" {
-				base = deepseekBaseURL
-			}
-			return openai.New(openai.Config{Name: "deepseek", APIKey: s.APIKey, BaseURL: base, Options: s.HTTP}), nil
+			return compatible("deepseek", deepseekBaseURL, s), nil
+		},
+	},
+	{
+		Name: "ollama", Family: "ollama", Summary: "a local Ollama server (Chat Completions), no key",
+		Keyless: true,
+		build: func(s Spec) (llm.Provider, error) {
+			return compatible("ollama", ollamaBaseURL, s), nil
+		},
+	},
+	{
+		Name: "kimi", Family: "kimi", Summary: "Kimi's coding API (Chat Completions)",
+		KeyVars: []string{"KIMI_API_KEY", "MOONSHOT_API_KEY"}, Aliases: []string{"moonshot"},
+		build: func(s Spec) (llm.Provider, error) {
+			return compatible("kimi", kimiBaseURL, s), nil
 		},
 	},
 	{
@@ -97,6 +106,22 @@ var table = []Provider{
 		build:   buildScripted,
 	},
 }
+
+// compatible returns the Chat Completions client of an OpenAI-compatible
+// provider named name, at base unless spec gives a base URL.
+func compatible(name, base string, s Spec) llm.Provider {
+	if s.BaseURL != "" {
+		base = s.BaseURL
+	}
+	return openai.New(openai.Config{Name: name, APIKey: s.APIKey, BaseURL: base, Options: s.HTTP})
+}
+
+// The API roots of the OpenAI-compatible providers, where upstream zot
+// has them: Ollama's local server and Kimi's coding endpoint.
+const (
+	ollamaBaseURL = "http://localhost:11434/v1"
+	kimiBaseURL   = "https://api.kimi.com/coding/v1"
+)
 
 // deepseekBaseURL is DeepSeek's API root for the OpenAI format (its SDK
 // examples use it without /v1; the client adds /chat/completions).
@@ -142,7 +167,7 @@ type UnknownError struct{ Name string }
 
 // Error returns the message of the UnknownError.
 func (e *UnknownError) Error() string {
-	return fmt.Sprintf("unknown provider %q (known: %s)", e.Name, strings.Join(Names(), ", "))
+	return fmt.Sprintf("unknown provider %q (known: %s); for another OpenAI-compatible server use --provider openai --base-url URL", e.Name, strings.Join(Names(), ", "))
 }
 
 // Spec says which provider to build and how to reach it.

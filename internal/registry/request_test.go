@@ -128,13 +128,12 @@ func TestDefaultOpenAIModelTakesTools(t *testing.T) {
 }
 
 // TestDefaultOpenAIModelOnCustomBaseURL: with --base-url (a proxy, a
-// compatible server) zot stays on Chat Completions and sends the reasoning
-// setting the model takes with tools, reasoning_effort "none" (what
-// OpenAI's 400 for such a request asks for), in the shape of
-// ChatCompletionCreateParams of openai 7.57.0
-// (src/resources/chat/completions/completions.ts).
+// compatible server) the default model still gets the endpoint that takes
+// its tools with reasoning: the Responses API under that base URL. Chat
+// Completions would need reasoning_effort "none", which GPT-6.1 Sol
+// refuses (OpenAI's deployment checklist).
 func TestDefaultOpenAIModelOnCustomBaseURL(t *testing.T) {
-	opt, got := loopback(t, chatDone)
+	opt, got := loopback(t, completed)
 	p, err := registry.Build(registry.Spec{Name: "openai", APIKey: "test-key", BaseURL: "http://openai-proxy.invalid/v1", HTTP: opt})
 	if err != nil {
 		t.Fatal(err)
@@ -143,24 +142,84 @@ func TestDefaultOpenAIModelOnCustomBaseURL(t *testing.T) {
 	if _, err := p.Stream(context.Background(), req, nil); err != nil {
 		t.Fatal(err)
 	}
-	if len(*got) != 1 || (*got)[0].Path != "/v1/chat/completions" {
-		t.Fatalf("requests %+v", *got)
+	if len(*got) != 1 || (*got)[0].Path != "/v1/responses" || lastHost != "openai-proxy.invalid" {
+		t.Fatalf("requests %+v to %s, want one to the proxy's /v1/responses", *got, lastHost)
 	}
 	b := (*got)[0].Body
-	if b["reasoning_effort"] != "none" || b["model"] != req.Model || b["stream"] != true {
+	if !reflect.DeepEqual(b["reasoning"], map[string]any{"effort": "high", "summary": "auto"}) || b["model"] != req.Model {
 		t.Fatalf("body %v", b)
 	}
 	tools, _ := b["tools"].([]any)
 	if len(tools) != 1 || !reflect.DeepEqual(tools[0].(map[string]any)["type"], "function") {
 		t.Fatalf("tools %v", b["tools"])
 	}
-	// Without tools the effort asked for is sent.
-	req.Tools = nil
+}
+
+// TestUnknownGPTGoesToResponses: an id the catalog does not know gets the
+// endpoint its family needs: gpt-5.6 and later with tools and reasoning
+// go to Responses with the effort asked for, never to Chat Completions
+// with the effort dropped.
+func TestUnknownGPTGoesToResponses(t *testing.T) {
+	opt, got := loopback(t, completed)
+	p, err := registry.Build(registry.Spec{Name: "openai", APIKey: "test-key", HTTP: opt})
+	if err != nil {
+		t.Fatal(err)
+	}
+	req := defaultRequest(t)
+	req.Model = "gpt-6.9-nova"
+	req.NoChatToolsReasoning, req.ReasoningModel = false, false
+	models.Builtin().Resolve("openai", req.Model).Describe(req)
 	if _, err := p.Stream(context.Background(), req, nil); err != nil {
 		t.Fatal(err)
 	}
-	if b := (*got)[1].Body; b["reasoning_effort"] != "high" || b["max_completion_tokens"] != nil && b["max_tokens"] != nil {
-		t.Fatalf("body without tools %v", b)
+	if len(*got) != 1 || (*got)[0].Path != "/v1/responses" {
+		t.Fatalf("requests %+v, want one to /v1/responses", *got)
+	}
+	if r, _ := (*got)[0].Body["reasoning"].(map[string]any); r["effort"] != "high" {
+		t.Fatalf("body %v", (*got)[0].Body)
+	}
+}
+
+// TestCompatibleProviders: ollama and kimi are OpenAI-compatible
+// providers with their default API roots (as upstream zot has them), and a
+// --base-url replaces the root.
+func TestCompatibleProviders(t *testing.T) {
+	for _, tc := range []struct {
+		name, base, host, path string
+	}{
+		{"ollama", "", "localhost:11434", "/v1/chat/completions"},
+		{"kimi", "", "api.kimi.com", "/coding/v1/chat/completions"},
+		{"moonshot", "", "api.kimi.com", "/coding/v1/chat/completions"},
+		{"ollama", "http://gpu-box.invalid:8080/v1", "gpu-box.invalid:8080", "/v1/chat/completions"},
+	} {
+		opt, got := loopback(t, chatDone)
+		p, err := registry.Build(registry.Spec{Name: tc.name, BaseURL: tc.base, HTTP: opt})
+		if err != nil {
+			t.Fatal(err)
+		}
+		req := &llm.Request{Model: "qwen3-coder", Messages: []llm.Message{{Role: llm.RoleUser, Content: []llm.Block{&llm.TextBlock{Text: "hi"}}}}}
+		if _, err := p.Stream(context.Background(), req, nil); err != nil {
+			t.Fatalf("%s: %v", tc.name, err)
+		}
+		if len(*got) != 1 || (*got)[0].Path != tc.path || lastHost != tc.host {
+			t.Errorf("%s %q: requests %+v to %s, want %s%s", tc.name, tc.base, *got, lastHost, tc.host, tc.path)
+		}
+	}
+	if registry.NeedsKey("ollama", "") || !registry.NeedsKey("kimi", "") {
+		t.Error("ollama needs no key, kimi needs one")
+	}
+	if p, _ := registry.Find("kimi"); !reflect.DeepEqual(p.KeyVars, []string{"KIMI_API_KEY", "MOONSHOT_API_KEY"}) {
+		t.Errorf("kimi key variables %v", p.KeyVars)
+	}
+}
+
+// TestUnknownProviderPointsAtCompatibleRoute: a provider zot does not know
+// is refused with the list, and the way to reach any other
+// OpenAI-compatible server.
+func TestUnknownProviderPointsAtCompatibleRoute(t *testing.T) {
+	_, err := registry.Build(registry.Spec{Name: "vllm"})
+	if err == nil || !strings.Contains(err.Error(), "ollama") || !strings.Contains(err.Error(), "--provider openai --base-url") {
+		t.Fatalf("error %v", err)
 	}
 }
 
