@@ -238,6 +238,8 @@ func TestToolsAndCommands(t *testing.T) {
 			return ext.OpenPanel(ext.Panel{ID: "p", Title: "T", Lines: []string{"a"}})
 		case "fail":
 			return ext.CommandError("no %s", "city")
+		case "half":
+			return ext.Display("did one").WithError("not %d", 2)
 		}
 		return ext.Insert(args)
 	})
@@ -269,6 +271,7 @@ func TestToolsAndCommands(t *testing.T) {
 		{"prompt", extwire.CommandResponseFrame{Action: extwire.CommandActionPrompt, Prompt: "go on"}},
 		{"text", extwire.CommandResponseFrame{Action: extwire.CommandActionInsert, Insert: "text"}},
 		{"fail", extwire.CommandResponseFrame{Action: extwire.CommandActionNoop, Error: "no city"}},
+		{"half", extwire.CommandResponseFrame{Action: extwire.CommandActionDisplay, Display: "did one", Error: "not 2"}},
 		{"panel", extwire.CommandResponseFrame{Action: extwire.CommandActionOpenPanel, OpenPanel: &extwire.Panel{ID: "p", Title: "T", Lines: []string{"a"}}}},
 	} {
 		h.send(&extwire.CommandInvokedFrame{ID: "c-" + c.args, Name: "c", Args: c.args})

@@ -70,6 +70,13 @@ func CommandError(format string, args ...any) Response {
 	return Response{action: extwire.CommandActionNoop, err: fmt.Sprintf(format, args...)}
 }
 
+// WithError returns r with an error the host shows whatever the action,
+// e.g. a [Display] of what was done and an error about what was not.
+func (r Response) WithError(format string, args ...any) Response {
+	r.err = fmt.Sprintf(format, args...)
+	return r
+}
+
 func (r Response) frame(id string) *extwire.CommandResponseFrame {
 	f := &extwire.CommandResponseFrame{ID: id, Action: r.action, Error: r.err}
 	if f.Action == "" {
