@@ -52,9 +52,12 @@ install: ## install zot into GOBIN when set, else PREFIX/bin (PREFIX defaults to
 	@echo 'installed $(INSTALL_DIR)/zot, version $(VERSION)'
 
 .PHONY: bench-build
-bench-build: ## build the benchmark programs bin/zot-floor and bin/zot-bench from bench/
+bench-build: ## build the benchmark programs bin/zot-floor and bin/zot-bench from bench/, and the extension and MCP server of its user setup
 	$(GO) build -o $(BIN)/zot-floor ./bench/cmd/zot-floor
 	$(GO) build -o $(BIN)/zot-bench ./bench/cmd/zot-bench
+	for e in todo hello; do mkdir -p $(BIN)/bench-ext/$$e && cp examples/extensions/$$e/extension.json $(BIN)/bench-ext/$$e/ && \
+		$(GO) build -o $(BIN)/bench-ext/$$e/$$e ./examples/extensions/$$e || exit 1; done
+	$(GO) build -o $(BIN)/zot-bench-mcp ./internal/mcphost/testdata/mcpserver
 
 .PHONY: test
 test: check-generated build testtools test-go test-python test-node test-acp test-shell test-sdk-outside ## run every test (Go with -race, Python, Node, shell, TypeScript)

@@ -4,11 +4,14 @@
 // the floor as a Markdown table.
 //
 // Every binary is started as `PATH rpc --provider P --model M --base-url URL
-// --api-key KEY`. For each binary and provider, each repetition runs three
-// processes: one streams a long answer (events per second, CPU time), one
-// sends short prompts in sequence (latency, CPU time per prompt), one makes
-// a bash tool round trip. Every process is first pinged (spawn to ping) and
-// its peak resident set size is read before its stdin is closed.
+// --api-key KEY`, by default as a user runs zot: with a zot home holding
+// extensions, logs and past sessions, in a project whose .zot holds an
+// extension and an MCP server (see Config.Setup). For each binary and
+// provider, each repetition runs three processes: one streams a long answer
+// (events per second, CPU time), one sends short prompts in sequence
+// (latency, CPU time per prompt), one makes bash and read tool round trips.
+// Every process is first pinged (spawn to ping, and its resident memory
+// then) and its peak resident set size is read before its stdin is closed.
 //
 // A last section measures what the floor cannot do, for zot and the --vs
 // binaries with the first provider: the time from an abort to the done of
@@ -68,6 +71,18 @@ type Config struct {
 	// DaemonOnly measures that section alone, without the sections of
 	// every provider.
 	DaemonOnly bool
+	// Setup is where the binaries run: SetupUser (a populated zot home
+	// and a project with an extension and an MCP server) or SetupBare.
+	Setup string
+	// HomeExts are the extension folders (a manifest and what it runs)
+	// the user setup installs in the zot home, ProjectExts those it puts
+	// in the project's .zot/extensions; MCPBin is the MCP server (stdio)
+	// the project's .zot/mcp.json names.
+	HomeExts, ProjectExts []string
+	MCPBin                string
+	// Trips is how many bash and how many read round trips the tool
+	// session makes, alternating; their medians are reported.
+	Trips int
 }
 
 // Providers the harness can use.
@@ -95,6 +110,11 @@ func DefaultConfig() Config {
 		DaemonIdle:     1000,
 		DaemonStreams:  100,
 		DaemonDeltas:   2000,
+		Setup:          SetupUser,
+		HomeExts:       []string{"./bin/bench-ext/todo", "./examples/extensions/weather"},
+		ProjectExts:    []string{"./bin/bench-ext/hello"},
+		MCPBin:         "./bin/zot-bench-mcp",
+		Trips:          5,
 	}
 }
 
@@ -132,6 +152,11 @@ func ParseFlags(args []string, stderr io.Writer) (Config, error) {
 	fs.IntVar(&cfg.DaemonStreams, "daemon-streams", cfg.DaemonStreams, "sessions of one daemon streaming at once")
 	fs.IntVar(&cfg.DaemonDeltas, "daemon-deltas", cfg.DaemonDeltas, "16-byte text deltas in each answer of the streaming sessions")
 	fs.BoolVar(&cfg.DaemonOnly, "daemon-only", cfg.DaemonOnly, "measure the daemon section alone (implies --daemon)")
+	fs.StringVar(&cfg.Setup, "setup", cfg.Setup, "user: a populated zot home and a project with an extension and an MCP server; bare: empty ones")
+	fs.Func("home-ext", "extension folder the user setup installs in the zot home (repeatable; replaces the default list)", folderList(&cfg.HomeExts))
+	fs.Func("project-ext", "extension folder the user setup puts in the project's .zot/extensions (repeatable; replaces the default list)", folderList(&cfg.ProjectExts))
+	fs.StringVar(&cfg.MCPBin, "mcp-bin", cfg.MCPBin, "stdio MCP server the user setup's project configures")
+	fs.IntVar(&cfg.Trips, "trips", cfg.Trips, "bash and read round trips of the tool session, each")
 	if err := fs.Parse(args); err != nil {
 		return Config{}, err
 	}
@@ -150,6 +175,22 @@ func ParseFlags(args []string, stderr io.Writer) (Config, error) {
 		return Config{}, err
 	}
 	return cfg, nil
+}
+
+// folderList returns a flag function that replaces *list with the values
+// given, in order.
+func folderList(list *[]string) func(string) error {
+	given := false
+	return func(s string) error {
+		if s == "" {
+			return errors.New("empty path")
+		}
+		if !given {
+			*list, given = nil, true
+		}
+		*list = append(*list, s)
+		return nil
+	}
 }
 
 // Validate reports the first setting that cannot be run.
@@ -171,6 +212,12 @@ func (c Config) Validate() error {
 		return fmt.Errorf("--big-prompt %d: want 1024..%d", c.BigPrompt, maxBigPrompt)
 	case c.Daemon && (c.DaemonIdle < 1 || c.DaemonStreams < 1 || c.DaemonDeltas < 1):
 		return errors.New("--daemon-idle, --daemon-streams and --daemon-deltas need at least 1")
+	case c.Setup != SetupUser && c.Setup != SetupBare:
+		return fmt.Errorf("--setup %q: want user or bare", c.Setup)
+	case c.Setup == SetupUser && c.MCPBin == "":
+		return errors.New("--setup user needs --mcp-bin")
+	case c.Trips < 1:
+		return fmt.Errorf("--trips %d: need at least 1", c.Trips)
 	case c.Extras && (c.AbortAfter < 0 || c.AbortAfter >= c.Timeout):
 		return fmt.Errorf("--abort-after %v: want 0 up to --timeout", c.AbortAfter)
 	}

@@ -138,7 +138,7 @@ func (h *harness) daemonSection(ctx context.Context, report *Report) error {
 // of the chunk rate.
 func (h *harness) daemonRep(ctx context.Context, p string, rows []DaemonRow, fail func(DaemonMetric, error)) error {
 	zot := resolve(h.cfg.Zot)
-	c, err := spawn(ctx, zot, h.args(p), h.dir, h.env, h.cfg.Timeout)
+	c, err := spawn(ctx, zot, h.args(p), h.dir, h.acpEnv(), h.cfg.Timeout)
 	if err == nil {
 		if err = c.ping(); err != nil {
 			err = c.fail(err)
@@ -219,7 +219,7 @@ func (h *harness) daemonRep(ctx context.Context, p string, rows []DaemonRow, fai
 	// zot rpc spawn → ping.
 	for range spawnSamples {
 		start := time.Now()
-		c, err := spawn(ctx, zot, h.args(p), h.dir, h.env, h.cfg.Timeout)
+		c, err := spawn(ctx, zot, h.args(p), h.dir, h.acpEnv(), h.cfg.Timeout)
 		if err != nil {
 			fail(SpawnInitialize, err)
 			break
@@ -382,7 +382,7 @@ func (h *harness) acpEnv() []string { return h.acpEnvIn(filepath.Join(h.dir, "zo
 
 // acpEnvIn is acpEnv with the zot home at home.
 func (h *harness) acpEnvIn(home string) []string {
-	return append(append([]string(nil), h.env...), "ZOT_HOME="+home, "ZOT_SOCKET="+filepath.Join(h.dir, "d.sock"))
+	return append(childEnv(), "ZOT_HOME="+home, "ZOT_SOCKET="+filepath.Join(h.dir, "d.sock"))
 }
 
 // rpcClient is the harness's side of a JSON-RPC connection: it writes

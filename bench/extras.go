@@ -130,7 +130,7 @@ func (h *harness) extras(ctx context.Context, b Binary, p, huge string, col *col
 
 // started spawns b with provider p and waits for its ping.
 func (h *harness) started(ctx context.Context, b Binary, p string) (*child, error) {
-	c, err := spawn(ctx, resolve(b.Path), h.args(p), h.dir, h.env, h.cfg.Timeout)
+	c, err := spawn(ctx, resolve(b.Path), h.args(p), h.fx.cwd, h.env, h.cfg.Timeout)
 	if err != nil {
 		return nil, err
 	}

@@ -24,12 +24,21 @@ const (
 	// sequence, in milliseconds: the part of the latency that is the
 	// binary's own work, and less subject to a shared machine's noise.
 	SeqCPU
-	// ToolRoundTrip is the time of one prompt with a bash tool round trip,
-	// in milliseconds.
+	// ToolRoundTrip is the median time of a prompt with a bash tool round
+	// trip, in milliseconds.
 	ToolRoundTrip
+	// ReadRoundTrip is the median time of a prompt with a read tool round
+	// trip (a small text file), in milliseconds.
+	ReadRoundTrip
 	// PeakRSS is the largest peak resident set size of a repetition's
 	// processes, in MiB.
 	PeakRSS
+	// PingRSSFile and PingRSSAnon are a process's resident memory right
+	// after its first ping answer, in MiB: the part backed by files (the
+	// pages of the binary it has touched) and the anonymous part (heap,
+	// stacks).
+	PingRSSFile
+	PingRSSAnon
 	numMetrics
 )
 
@@ -106,6 +115,22 @@ func (m Metric) Target() (Target, bool) {
 	return Target{}, false
 }
 
+// VsTarget returns the goal of the metric for zot as a ratio to a --vs
+// binary's value, and whether it has one: zot's tool round trips against
+// another runtime's.
+func (m Metric) VsTarget() (Target, bool) {
+	switch m {
+	case ToolRoundTrip:
+		return Target{Ratio: 1.0}, true
+	case ReadRoundTrip:
+		return Target{Ratio: 0.8}, true
+	}
+	return Target{}, false
+}
+
+// vsMetrics are the rows of the comparison of zot with the --vs binaries.
+var vsMetrics = []Metric{SpawnPing, SeqLatency, ToolRoundTrip, ReadRoundTrip, PeakRSS}
+
 // label names the metric in the report for a run of cfg.
 func (m Metric) label(cfg Config) string {
 	switch m {
@@ -120,9 +145,15 @@ func (m Metric) label(cfg Config) string {
 	case SeqCPU:
 		return "CPU per sequential prompt (ms)"
 	case ToolRoundTrip:
-		return "prompt with a bash tool round trip (ms)"
+		return fmt.Sprintf("prompt with a bash tool round trip (median of %d, ms)", cfg.Trips)
+	case ReadRoundTrip:
+		return fmt.Sprintf("prompt with a read tool round trip (median of %d, ms)", cfg.Trips)
 	case PeakRSS:
 		return "peak RSS (MiB)"
+	case PingRSSFile:
+		return "resident after the first ping: file-backed (MiB)"
+	case PingRSSAnon:
+		return "resident after the first ping: anonymous (MiB)"
 	case AbortSleep:
 		return "abort → done while bash runs `" + sleepCommand + "` (median ms)"
 	case AbortRead:
@@ -138,7 +169,7 @@ func (m Metric) format(v float64) string {
 	switch m {
 	case EventsPerSec:
 		return fmt.Sprintf("%.0f", v)
-	case PeakRSS, BigPromptRSS:
+	case PeakRSS, BigPromptRSS, PingRSSFile, PingRSSAnon:
 		return fmt.Sprintf("%.1f", v)
 	}
 	if v < 1 {

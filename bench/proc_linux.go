@@ -59,3 +59,21 @@ func readPeakRSS(pid int) (int64, error) {
 	}
 	return n, nil
 }
+
+// readResident returns a running process's resident memory in bytes, the
+// part backed by files (its binary's pages, mostly) and the anonymous part
+// (heap, stacks).
+func readResident(pid int) (file, anon int64, err error) {
+	p := "/proc/" + strconv.Itoa(pid) + "/status"
+	b, err := os.ReadFile(p)
+	if err != nil {
+		return 0, 0, fmt.Errorf("reading resident memory: %w", err)
+	}
+	if file, err = parseStatusKB(b, "RssFile"); err == nil {
+		anon, err = parseStatusKB(b, "RssAnon")
+	}
+	if err != nil {
+		return 0, 0, fmt.Errorf("reading %s: %w", p, err)
+	}
+	return file, anon, nil
+}

@@ -16,3 +16,7 @@ func readCPU(int) (cpuSample, error) {
 }
 
 func readPeakRSS(int) (int64, error) { return 0, fmt.Errorf("reading peak RSS: %w", errNoProc) }
+
+func readResident(int) (int64, int64, error) {
+	return 0, 0, fmt.Errorf("reading resident memory: %w", errNoProc)
+}

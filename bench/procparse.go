@@ -78,22 +78,27 @@ func parseSchedstat(b []byte) (time.Duration, error) {
 
 // parseVmHWM returns the peak resident set size in bytes from the contents
 // of /proc/PID/status.
-func parseVmHWM(status []byte) (int64, error) {
+func parseVmHWM(status []byte) (int64, error) { return parseStatusKB(status, "VmHWM") }
+
+// parseStatusKB returns the field name of the contents of /proc/PID/status,
+// a size in kB, in bytes.
+func parseStatusKB(status []byte, name string) (int64, error) {
+	prefix := []byte(name + ":")
 	sc := bufio.NewScanner(bytes.NewReader(status))
 	for sc.Scan() {
-		rest, ok := bytes.CutPrefix(sc.Bytes(), []byte("VmHWM:"))
+		rest, ok := bytes.CutPrefix(sc.Bytes(), prefix)
 		if !ok {
 			continue
 		}
 		fields := bytes.Fields(rest)
 		if len(fields) != 2 || string(fields[1]) != "kB" {
-			return 0, fmt.Errorf("unexpected VmHWM line %q", sc.Bytes())
+			return 0, fmt.Errorf("unexpected %s line %q", name, sc.Bytes())
 		}
 		kb, err := strconv.ParseInt(string(fields[0]), 10, 64)
 		if err != nil {
-			return 0, fmt.Errorf("parsing VmHWM %q: %w", fields[0], err)
+			return 0, fmt.Errorf("parsing %s %q: %w", name, fields[0], err)
 		}
 		return kb * 1024, nil
 	}
-	return 0, errors.New("no VmHWM line in status")
+	return 0, fmt.Errorf("no %s line in status", name)
 }

@@ -14,7 +14,12 @@ type promptResult struct {
 	deltas, deltaBytes int
 	// toolCalls and toolResults count tool_call and tool_result events.
 	toolCalls, toolResults int
+	// head is the start of the streamed text, up to headBytes.
+	head []byte
 }
+
+// headBytes bounds promptResult.head.
+const headBytes = 256
 
 // prompt sends one prompt and reads its events up to its done. A prompt
 // that is refused, reports an error event, or ends a turn with stop "error"
@@ -48,6 +53,9 @@ func (c *child) prompt(message string) (promptResult, error) {
 		case "text_delta":
 			res.deltas++
 			res.deltaBytes += len(f.Delta)
+			if room := headBytes - len(res.head); room > 0 {
+				res.head = append(res.head, f.Delta[:min(room, len(f.Delta))]...)
+			}
 		case "tool_call":
 			res.toolCalls++
 		case "tool_result":

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"runtime"
+	"slices"
 	"strings"
 )
 
@@ -81,6 +82,14 @@ func (r *Report) writeMarkdown(sb *strings.Builder) {
 		"Events/s counts text_delta lines from writing the prompt to reading its done; " +
 		"CPU is the process's user+system time over that prompt. " +
 		"Peak RSS is the largest VmHWM of a repetition's three processes, read before stdin closes.\n\n")
+	if cfg.Setup == SetupUser {
+		fmt.Fprintf(sb, "Setup: user. Every binary runs with a zot home holding %d installed extensions, %d log files and %d past sessions, "+
+			"in a project folder whose .zot holds %d extensions and an MCP server (stdio) in mcp.json. "+
+			"The stream and the tool round trips follow a first short prompt.\n\n", len(cfg.HomeExts), logFiles, pastSessions, len(cfg.ProjectExts))
+	} else {
+		sb.WriteString("Setup: bare. Every binary runs with an empty zot home in an empty folder. " +
+			"The stream and the tool round trips follow a first short prompt.\n\n")
+	}
 	sb.WriteString("| binary | path |\n|---|---|\n")
 	for _, b := range r.Binaries {
 		fmt.Fprintf(sb, "| %s | `%s` |\n", escape(b.Name), escape(b.Path))
@@ -114,6 +123,7 @@ func (r *Report) writeMarkdown(sb *strings.Builder) {
 			writeRow(sb, cells)
 		}
 	}
+	r.writeVs(sb)
 	if r.Extra != nil {
 		r.writeExtra(sb, notes)
 	}
@@ -126,6 +136,64 @@ func (r *Report) writeMarkdown(sb *strings.Builder) {
 			fmt.Fprintf(sb, "%d. %s\n", i+1, oneLine(n))
 		}
 	}
+}
+
+// writeVs renders, when there are --vs binaries, zot's values as ratios to
+// theirs, with the goals zot has against another runtime.
+func (r *Report) writeVs(sb *strings.Builder) {
+	zot := -1
+	var vs []int
+	for i, b := range r.Binaries {
+		switch {
+		case b.Floor:
+		case zot < 0:
+			zot = i
+		default:
+			vs = append(vs, i)
+		}
+	}
+	if zot < 0 || len(vs) == 0 {
+		return
+	}
+	for _, s := range r.Sections {
+		fmt.Fprintf(sb, "\n### %s against the other binaries (%s)\n\n", escape(r.Binaries[zot].Name), s.Provider)
+		head := []string{"metric", "goal", escape(r.Binaries[zot].Name)}
+		align := []string{"---", "---", "---:"}
+		for _, i := range vs {
+			name := escape(r.Binaries[i].Name)
+			head = append(head, name, escape(r.Binaries[zot].Name)+" ÷ "+name)
+			align = append(align, "---:", "---:")
+		}
+		writeRow(sb, head)
+		writeRow(sb, align)
+		for _, row := range s.Rows {
+			if !slices.Contains(vsMetrics, row.Metric) {
+				continue
+			}
+			target, hasTarget := row.Metric.VsTarget()
+			cells := []string{row.Metric.label(r.Config), "—", cellValue(row.Metric, row.Cells[zot])}
+			if hasTarget {
+				cells[1] = target.String()
+			}
+			for _, i := range vs {
+				ratio := "—"
+				if row.Cells[i].OK() {
+					ratio = ratioCell(row.Cells[zot], row.Cells[i], target, hasTarget)
+				}
+				cells = append(cells, cellValue(row.Metric, row.Cells[i]), ratio)
+			}
+			writeRow(sb, cells)
+		}
+	}
+}
+
+// cellValue renders a measured value, or "—" (the error is in the
+// provider's own table).
+func cellValue(m Metric, c Cell) string {
+	if !c.OK() {
+		return "—"
+	}
+	return m.format(c.Value)
 }
 
 // writeExtra renders the section on abort and large input: one column per

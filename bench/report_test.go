@@ -38,6 +38,8 @@ func TestMarkdown(t *testing.T) {
 		{EventsPerSec, []Cell{{Value: 1000, Samples: 3}, {Value: 950, Samples: 3}, {Err: "stream session: no answer\nwithin 1m", Samples: 0}}},
 		{StreamCPU, []Cell{{Err: "floor broke", Samples: 0}, {Value: 12, Samples: 3}, {Value: 5, Samples: 3}}},
 		{SeqLatency, []Cell{{Value: 1, Samples: 3}, {Value: 1.2, Samples: 3}, {Err: "stream session: no answer\nwithin 1m"}}},
+		{ToolRoundTrip, []Cell{{Value: 3, Samples: 3}, {Value: 4, Samples: 3}, {Value: 5, Samples: 3}}},
+		{ReadRoundTrip, []Cell{{Value: 2, Samples: 3}, {Value: 3, Samples: 3}, {Value: 3, Samples: 3}}},
 	}
 	r.Sections = []Section{{Provider: ProviderAnthropic, Rows: rows}}
 	md := r.Markdown()
@@ -52,6 +54,12 @@ func TestMarkdown(t *testing.T) {
 		"| 9 sequential short prompts (median ms per prompt) | ≤ 1.3× | 1.00 | 1.20 | 1.20× pass | error [1] | — |",
 		"1. vs other|impl, anthropic: stream session: no answer within 1m\n",
 		"2. floor, anthropic: floor broke\n",
+		"### zot against the other binaries (anthropic)",
+		"| metric | goal | zot | vs other\\|impl | zot ÷ vs other\\|impl |",
+		"| spawn → ping (ms) | — | 4.00 | 2.50 | 1.60× |",
+		"| 9 sequential short prompts (median ms per prompt) | — | 1.20 | — | — |",
+		"| prompt with a bash tool round trip (median of 5, ms) | ≤ 1× | 4.00 | 5.00 | 0.80× pass |",
+		"| prompt with a read tool round trip (median of 5, ms) | ≤ 0.8× | 3.00 | 3.00 | 1.00× **FAIL** |",
 	} {
 		if !strings.Contains(md, want) {
 			t.Errorf("markdown lacks %q", want)

@@ -57,10 +57,16 @@ func resolve(p string) string {
 
 // harness is one benchmark run in progress.
 type harness struct {
-	cfg      Config
-	fake     *fakeprovider.Server
-	dir      string   // working directory of the children
-	env      []string // environment of the children
+	cfg  Config
+	fake *fakeprovider.Server
+	// dir holds what the run creates: the fixture, the daemon section's
+	// zot home and socket, the files read.
+	dir string
+	// fx is where the children of the provider sections and of the
+	// section on abort and large input run; env is their environment,
+	// with the fixture's zot home.
+	fx       fixture
+	env      []string
 	progress io.Writer
 }
 
@@ -83,7 +89,12 @@ func Run(ctx context.Context, cfg Config, progress io.Writer) (*Report, error) {
 		return nil, fmt.Errorf("creating the children's working directory: %w", err)
 	}
 	defer os.RemoveAll(dir)
-	h := &harness{cfg: cfg, fake: fake, dir: dir, env: childEnv(), progress: progress}
+	fx, err := makeFixture(dir, cfg)
+	if err != nil {
+		return nil, err
+	}
+	env := append(childEnv(), "ZOT_HOME="+fx.home)
+	h := &harness{cfg: cfg, fake: fake, dir: dir, fx: fx, env: env, progress: progress}
 	report := &Report{Config: cfg, Binaries: cfg.binaries()}
 	if cfg.DaemonOnly {
 		if err := h.daemonSection(ctx, report); err != nil {
@@ -122,11 +133,12 @@ func Run(ctx context.Context, cfg Config, progress io.Writer) (*Report, error) {
 }
 
 // childEnv is the harness's environment without the rpc token, which would
-// make every binary wait for a hello.
+// make every binary wait for a hello, and without a zot home or socket of
+// the user's: the harness gives its own.
 func childEnv() []string {
 	var env []string
 	for _, kv := range os.Environ() {
-		if !strings.HasPrefix(kv, "ZOTCORE_RPC_TOKEN=") {
+		if !strings.HasPrefix(kv, "ZOTCORE_RPC_TOKEN=") && !strings.HasPrefix(kv, "ZOT_HOME=") && !strings.HasPrefix(kv, "ZOT_SOCKET=") {
 			env = append(env, kv)
 		}
 	}

@@ -30,7 +30,7 @@ func TestRunAgainstFloor(t *testing.T) {
 					t.Errorf("%s %s %s: %+v", name, provider, m.label(cfg), c)
 				}
 				wantSamples := 1
-				if m == SpawnPing {
+				if m == SpawnPing || m == PingRSSFile || m == PingRSSAnon {
 					wantSamples = int(numSessions) // every process is pinged
 				}
 				if c.Samples != wantSamples {

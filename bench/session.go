@@ -1,6 +1,7 @@
 package bench
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -24,7 +25,7 @@ const (
 var sessionMetrics = [numSessions][]Metric{
 	streamSession: {EventsPerSec, StreamCPU},
 	seqSession:    {SeqLatency, SeqCPU},
-	toolSession:   {ToolRoundTrip},
+	toolSession:   {ToolRoundTrip, ReadRoundTrip},
 }
 
 var sessionNames = [numSessions]string{"stream", "sequential", "tool"}
@@ -33,10 +34,14 @@ var sessionNames = [numSessions]string{"stream", "sequential", "tool"}
 type sessionResult struct {
 	ping   time.Duration
 	pinged bool
-	values map[Metric]float64
-	rss    int64 // peak RSS in bytes, 0 when unknown
-	state  *os.ProcessState
-	err    error
+	// pingFile and pingAnon are the resident memory after the ping, in
+	// bytes; residentErr says why they are missing.
+	pingFile, pingAnon int64
+	residentErr        error
+	values             map[Metric]float64
+	rss                int64 // peak RSS in bytes, 0 when unknown
+	state              *os.ProcessState
+	err                error
 }
 
 // repetition runs the sessions of one repetition of binary b with
@@ -52,6 +57,13 @@ func (h *harness) repetition(ctx context.Context, b Binary, p string, col *colum
 		res := h.session(ctx, b, p, kind)
 		if res.pinged {
 			col.add(SpawnPing, ms(res.ping))
+			if res.residentErr != nil {
+				col.fail(PingRSSFile, res.residentErr)
+				col.fail(PingRSSAnon, res.residentErr)
+			} else {
+				col.add(PingRSSFile, float64(res.pingFile)/(1<<20))
+				col.add(PingRSSAnon, float64(res.pingAnon)/(1<<20))
+			}
 		}
 		if res.err != nil && !res.pinged {
 			// A binary that cannot start or answer a ping is broken for
@@ -95,7 +107,7 @@ func (h *harness) repetition(ctx context.Context, b Binary, p string, col *colum
 func (h *harness) session(ctx context.Context, b Binary, p string, kind sessionKind) sessionResult {
 	var res sessionResult
 	start := time.Now()
-	c, err := spawn(ctx, resolve(b.Path), h.args(p), h.dir, h.env, h.cfg.Timeout)
+	c, err := spawn(ctx, resolve(b.Path), h.args(p), h.fx.cwd, h.env, h.cfg.Timeout)
 	if err != nil {
 		res.err = err
 		return res
@@ -105,6 +117,7 @@ func (h *harness) session(ctx context.Context, b Binary, p string, kind sessionK
 		return res
 	}
 	res.ping, res.pinged = time.Since(start), true
+	res.pingFile, res.pingAnon, res.residentErr = readResident(c.pid())
 	var exitCPU bool
 	switch kind {
 	case streamSession:
@@ -139,6 +152,12 @@ func (h *harness) session(ctx context.Context, b Binary, p string, kind sessionK
 // reports exitCPU when the prompt's CPU time could not be sampled and the
 // whole process's must be used.
 func (h *harness) stream(c *child) (vals map[Metric]float64, exitCPU bool, err error) {
+	// A client's first exchange: what a binary starts beside its first
+	// prompt (extensions, MCP servers) starts in it, and the stream is
+	// timed on a warm connection.
+	if _, err := c.prompt(fakeprovider.PromptShort); err != nil {
+		return nil, false, fmt.Errorf("first short prompt: %w", err)
+	}
 	before, cpuErr := readCPU(c.pid())
 	res, err := c.prompt(fakeprovider.PromptDeltas(h.cfg.Deltas))
 	if err != nil {
@@ -183,25 +202,67 @@ func (h *harness) sequence(c *child) (map[Metric]float64, error) {
 	return vals, nil
 }
 
-// tool measures one prompt with a bash tool round trip, and checks with
-// the fake provider that the tool's output came back to it.
+// tool measures prompts with a tool round trip, cfg.Trips with bash and
+// as many with read, alternating, after a first short prompt; it checks
+// with the fake provider that each tool's output came back to it.
 func (h *harness) tool(c *child) (map[Metric]float64, error) {
+	if _, err := c.prompt(fakeprovider.PromptShort); err != nil {
+		return nil, fmt.Errorf("first short prompt: %w", err)
+	}
+	var bash, read []float64
+	for i := range h.cfg.Trips {
+		d, err := h.bashTrip(c)
+		if err != nil {
+			return nil, fmt.Errorf("bash round trip %d: %w", i+1, err)
+		}
+		bash = append(bash, d)
+		if d, err = h.readTrip(c); err != nil {
+			return nil, fmt.Errorf("read round trip %d: %w", i+1, err)
+		}
+		read = append(read, d)
+	}
+	return map[Metric]float64{ToolRoundTrip: median(bash), ReadRoundTrip: median(read)}, nil
+}
+
+// bashTrip times one prompt whose answer runs bash.
+func (h *harness) bashTrip(c *child) (float64, error) {
 	before := h.fake.Stats()
 	res, err := c.prompt(fakeprovider.PromptTool)
 	if err != nil {
-		return nil, err
+		return 0, err
 	}
 	after := h.fake.Stats()
 	if after.ToolCalls == before.ToolCalls {
-		return nil, errors.New("the provider was not asked for the tool call")
+		return 0, errors.New("the provider was not asked for the tool call")
 	}
 	if after.ToolResultsOK == before.ToolResultsOK {
-		return nil, fmt.Errorf("the provider never received the output of %q", fakeprovider.ToolCommand)
+		return 0, fmt.Errorf("the provider never received the output of %q", fakeprovider.ToolCommand)
 	}
 	if res.deltas == 0 {
-		return nil, errors.New("no text streamed after the tool result")
+		return 0, errors.New("no text streamed after the tool result")
 	}
-	return map[Metric]float64{ToolRoundTrip: ms(res.elapsed)}, nil
+	return ms(res.elapsed), nil
+}
+
+// readTrip times one prompt whose answer reads the fixture's text file.
+func (h *harness) readTrip(c *child) (float64, error) {
+	before := h.fake.Stats()
+	res, err := c.prompt(fakeprovider.PromptRead(h.fx.readFile))
+	if err != nil {
+		return 0, err
+	}
+	after := h.fake.Stats()
+	if after.ToolCalls == before.ToolCalls {
+		return 0, errors.New("the provider was not asked for the tool call")
+	}
+	if res.toolResults == 0 {
+		return 0, errors.New("no tool_result came")
+	}
+	// The answer quotes the start of the tool's result.
+	if !bytes.Contains(res.head, []byte(readFileHead)) {
+		return 0, fmt.Errorf("the answer does not quote the file's first line: %q", res.head)
+	}
+	return ms(res.elapsed), nil
 }
 
 // ms converts a duration to milliseconds.

@@ -68,7 +68,10 @@ func (anthropic) userMessage(text string) any {
 func (anthropic) newRequest(ctx context.Context, ep endpoint, msgs []any) (*http.Request, error) {
 	body, err := json.Marshal(anthropicRequest{
 		Model: ep.model, MaxTokens: 8192, Stream: true, Messages: msgs,
-		Tools: []anthropicTool{{Name: "bash", Description: "Run a shell command", InputSchema: json.RawMessage(bashToolSchema)}},
+		Tools: []anthropicTool{
+			{Name: "bash", Description: "Run a shell command", InputSchema: json.RawMessage(bashToolSchema)},
+			{Name: "read", Description: "Read a text file", InputSchema: json.RawMessage(readToolSchema)},
+		},
 	})
 	if err != nil {
 		return nil, fmt.Errorf("encoding request: %w", err)

@@ -6,7 +6,8 @@
 // (--provider anthropic|openai, --model, --base-url, --api-key, an optional
 // leading "rpc") and serves the subset of the protocol a benchmark uses:
 // ping, and prompt, which streams text_delta events, runs bash tool calls
-// with `sh -c`, and ends with done. Like any agent it keeps the
+// with `sh -c` and read tool calls with a plain file read, and ends with
+// done. Like any agent it keeps the
 // conversation, so each request carries the earlier prompts and answers;
 // it does nothing a real runtime does beyond that, so it measures what the
 // pipes, the HTTP client and JSON cost on their own.

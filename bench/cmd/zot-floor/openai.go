@@ -68,13 +68,17 @@ func (openai) userMessage(text string) any {
 }
 
 func (openai) newRequest(ctx context.Context, ep endpoint, msgs []any) (*http.Request, error) {
-	tool := openaiTool{Type: "function"}
-	tool.Function.Name = "bash"
-	tool.Function.Description = "Run a shell command"
-	tool.Function.Parameters = json.RawMessage(bashToolSchema)
+	bash := openaiTool{Type: "function"}
+	bash.Function.Name = "bash"
+	bash.Function.Description = "Run a shell command"
+	bash.Function.Parameters = json.RawMessage(bashToolSchema)
+	read := openaiTool{Type: "function"}
+	read.Function.Name = "read"
+	read.Function.Description = "Read a text file"
+	read.Function.Parameters = json.RawMessage(readToolSchema)
 	body, err := json.Marshal(openaiRequest{
 		Model: ep.model, Stream: true, StreamOptions: map[string]bool{"include_usage": true},
-		Messages: msgs, Tools: []openaiTool{tool},
+		Messages: msgs, Tools: []openaiTool{bash, read},
 	})
 	if err != nil {
 		return nil, fmt.Errorf("encoding request: %w", err)
