@@ -46,51 +46,69 @@ type Event struct {
 	// Name is the event: session_start, turn_start, turn_end, tool_call or
 	// assistant_message.
 	Name string
-	// AgentRunID, SessionID, CWD and Sequence would place the event in a
-	// run; zot does not send them.
+	// AgentRunID would name the run; zot does not send it.
 	AgentRunID string
-	SessionID  string
-	CWD        string
-	Sequence   uint64
-	// Queued and ImageCount would describe a submitted prompt; zot sends
-	// no user_prompt_submit event.
-	Queued     bool
+	// SessionID would name the session; zot does not send it.
+	SessionID string
+	// CWD would be the session's folder; zot does not send it (it is in
+	// [HostInfo]).
+	CWD string
+	// Sequence would order the events; zot sends them in order instead.
+	Sequence uint64
+	// Queued would say a submitted prompt waited (user_prompt_submit,
+	// which zot does not send).
+	Queued bool
+	// ImageCount would count a submitted prompt's images
+	// (user_prompt_submit).
 	ImageCount int
-	// Status, Reason, Source, Decision and Stage would describe tool
-	// results, permission decisions, compactions and sub-agents; zot sends
-	// none of these events.
-	Status   string
-	Reason   string
-	Source   string
+	// Status would be a tool result's, a compaction's or a sub-agent's;
+	// zot sends none of these events.
+	Status string
+	// Reason would say why a session ended or a permission was decided;
+	// zot sends neither event.
+	Reason string
+	// Source would say who decided a permission (permission_decision).
+	Source string
+	// Decision would be a permission's (permission_decision).
 	Decision string
-	Stage    string
-	// Result and Executed would describe a finished tool call (a
-	// tool_result event, which zot does not send).
-	Result   *EventResult
+	// Stage would be when a permission was decided (permission_decision).
+	Stage string
+	// Result would be a finished tool call's (tool_result, which zot does
+	// not send).
+	Result *EventResult
+	// Executed would say a finished tool call ran (tool_result).
 	Executed *bool
-	// CompactionID, MessageCount and TokenEstimate would describe a
-	// compaction; zot sends no compaction events.
-	CompactionID  string
-	MessageCount  *int
+	// CompactionID would name a compaction (pre_compact, post_compact,
+	// which zot does not send).
+	CompactionID string
+	// MessageCount would count the messages a compaction saw.
+	MessageCount *int
+	// TokenEstimate would estimate the tokens a compaction saw.
 	TokenEstimate *int
-	// AgentID and AgentName would name a sub-agent; zot sends no
-	// sub-agent events.
-	AgentID   string
+	// AgentID would name a sub-agent (subagent_start, subagent_stop,
+	// which zot does not send).
+	AgentID string
+	// AgentName would be a sub-agent's name.
 	AgentName string
 
 	// Step is turn_start's step within the prompt, from 1.
 	Step int
-	// Stop is why the model call ended (turn_end); Error what failed.
-	Stop  string
+	// Stop is why the model call ended (turn_end).
+	Stop string
+	// Error is what failed, when the model call failed (turn_end).
 	Error string
 
-	// ToolID, ToolName and ToolArgs are tool_call's call.
-	ToolID   string
+	// ToolID is tool_call's call id.
+	ToolID string
+	// ToolName is the tool tool_call calls.
 	ToolName string
+	// ToolArgs are the arguments the model wrote (tool_call).
 	ToolArgs json.RawMessage
-	// ToolPreview would be a confirmation request's preview, ToolArgsRaw
-	// arguments that are not JSON; zot sends neither.
+	// ToolPreview would be a confirmation request's preview
+	// (tool_confirmation_requested, which zot does not send).
 	ToolPreview string
+	// ToolArgsRaw would be arguments that are not JSON; zot sends only
+	// JSON arguments, in ToolArgs.
 	ToolArgsRaw string
 
 	// Text is assistant_message's text.
@@ -123,13 +141,16 @@ type ToolCallHandler func(toolName string, args json.RawMessage) ToolCallDecisio
 type BeforeAgentStartEvent struct {
 	// SystemPrompt is the system prompt about to be used.
 	SystemPrompt string
-	// SessionID and AgentRunID name the run.
-	SessionID  string
+	// SessionID names the session.
+	SessionID string
+	// AgentRunID names the run.
 	AgentRunID string
-	// CWD, Provider and Model are the run's.
-	CWD      string
+	// CWD is the session's folder.
+	CWD string
+	// Provider is the run's provider.
 	Provider string
-	Model    string
+	// Model is the run's model.
+	Model string
 }
 
 // BeforeAgentStartHandler would return a system prompt to use instead, or
@@ -140,7 +161,8 @@ type BeforeAgentStartHandler func(BeforeAgentStartEvent) *string
 // zero value lets it go on.
 type TurnStartDecision struct {
 	// Block refuses the turn; the prompt fails, quoting Reason.
-	Block  bool
+	Block bool
+	// Reason says why.
 	Reason string
 }
 
@@ -250,8 +272,9 @@ type Response struct {
 	Action string
 	// Prompt is the user message to submit (prompt).
 	Prompt string
-	// ToolName and ToolArgs are the tool of a tool_prompt.
+	// ToolName is the tool of a tool_prompt.
 	ToolName string
+	// ToolArgs are the arguments of a tool_prompt's tool.
 	ToolArgs json.RawMessage
 	// Insert is the text to put into the user's input (insert).
 	Insert string
@@ -309,15 +332,16 @@ type HostInfo struct {
 	ProtocolVersion int
 	// ZotVersion is zot's version.
 	ZotVersion string
-	// Provider and Model are the session's as the extension starts.
+	// Provider is the session's provider as the extension starts.
 	Provider string
-	Model    string
+	// Model is the session's model as the extension starts.
+	Model string
 	// CWD is the session's working directory.
 	CWD string
-	// ExtensionDir is the manifest's folder; DataDir is where the
-	// extension keeps its state (the same folder).
+	// ExtensionDir is the manifest's folder.
 	ExtensionDir string
-	DataDir      string
+	// DataDir is where the extension keeps its state: its own folder.
+	DataDir string
 }
 
 // ToolOptions are the extras of [Extension.ToolWithOptions].
@@ -325,10 +349,13 @@ type ToolOptions struct {
 	// OutputSchema is the JSON Schema of a structured result; zot has no
 	// structured results and does not send it.
 	OutputSchema json.RawMessage
-	// Namespace, NamespaceDescription and NamespaceInstructions would
-	// group tools; zot's tools are not grouped, and they are not sent.
-	Namespace             string
-	NamespaceDescription  string
+	// Namespace would group tools; zot's tools are not grouped, and it is
+	// not sent.
+	Namespace string
+	// NamespaceDescription would describe the group; not sent.
+	NamespaceDescription string
+	// NamespaceInstructions would tell the model how to use the group;
+	// not sent.
 	NamespaceInstructions string
 	// Exposure (direct, codemode, deferred, model-only) is not sent: zot
 	// offers every tool to the model directly.
