@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -62,6 +63,33 @@ func TestSDKExtensionThroughHost(t *testing.T) {
 	if ev := p.event("ext_notify", evs).(*wire.ExtNotifyEvent); ev.Extension != "sdkext" || !strings.HasPrefix(ev.Message, "turn ended: ") {
 		t.Errorf("ext_notify: %+v", ev)
 	}
+
+	// Keys typed into a panel in a burst, sent without waiting for their
+	// answers, are applied in the order sent: each redraw shows one more
+	// character of the text.
+	r, evs = p.call(`{"id":"3","type":"run_command","name":"sdk_type"}`)
+	wantResponse(t, r, "run_command", true, "")
+	p.event("panel_open", evs)
+	text := "ordered keys: 0123456789 abcdefghijklmnopqrstuvwxyz"
+	for i, c := range text {
+		p.send(fmt.Sprintf(`{"id":"k%d","type":"panel_key","panel_id":"typing","key":"rune","text":%q}`, i, string(c)))
+	}
+	var drawn []string
+	for answered := 0; answered < len(text) || len(drawn) < len(text); {
+		f := p.next()
+		if f.resp != nil {
+			wantResponse(t, f.resp, "panel_key", true, "")
+			answered++
+		} else if pr, ok := f.ev.(*wire.PanelRenderEvent); ok {
+			drawn = append(drawn, pr.Lines[0])
+		}
+	}
+	for i, got := range drawn {
+		if got != text[:i+1] {
+			t.Fatalf("redraw %d shows %q, want %q: keys applied out of order", i, got, text[:i+1])
+		}
+	}
+
 	if code := p.exit(); code != 0 {
 		t.Fatalf("exit %d", code)
 	}

@@ -1,8 +1,9 @@
 // Command sdkext is a test extension written with zot.dev/zot/sdk/ext
 // that exercises what the examples do not: a tool whose call the host
 // gives up (its cancel reason is logged), a tool_call guard, a
-// turn_start guard, an assistant_message rewrite and an event
-// subscription that pushes a notice.
+// turn_start guard, an assistant_message rewrite, an event
+// subscription that pushes a notice, and a panel that echoes what is
+// typed into it (a burst of keys must arrive in order).
 package main
 
 import (
@@ -37,6 +38,19 @@ func main() {
 	})
 	e.On(ext.TurnEnd, func(ctx context.Context, ev *ext.Event) {
 		_ = e.Notify(ext.LevelInfo, "turn ended: "+ev.Stop)
+	})
+	typed := ""
+	e.Command("sdk_type", "a panel that shows what is typed", func(ctx context.Context, args string) ext.Response {
+		return ext.OpenPanel(ext.Panel{ID: "typing", Title: "Type", Lines: []string{""}})
+	})
+	e.OnPanelKey(func(ctx context.Context, k ext.PanelKey) {
+		switch k.Key {
+		case "rune":
+			typed += k.Text
+		case "backspace":
+			typed = typed[:max(0, len(typed)-1)]
+		}
+		_ = e.RenderPanel(ext.Panel{ID: k.PanelID, Title: "Type", Lines: []string{typed}})
 	})
 	if err := e.Run(context.Background()); err != nil {
 		e.Logf("sdkext: %v", err)
