@@ -80,6 +80,7 @@ $(TESTTOOLS): testtools/package.json testtools/package-lock.json
 .PHONY: test-python
 test-python: build python-venv
 	cd clients/python && ZOT_BIN=$(CURDIR)/$(BIN)/zot $(PYTHON) -m unittest discover -s tests
+	cd clients/python-ext && ZOT_BIN=$(CURDIR)/$(BIN)/zot $(PYTHON) -m unittest discover -s tests
 
 # The packaging test installs the client into a fresh venv. Debian and Ubuntu
 # ship python3 without venv and ensurepip; add python3-venv there, only when

@@ -36,9 +36,10 @@ type Target struct {
 	GoDir, GoPackage string
 	// Docs are the documents with sections generated from the schema.
 	Docs []DocTarget
-	// Python is the module of the Python client's types.
+	// Python is the module of the Python package's types (the client's
+	// for rpc, the extension authors' for ext).
 	Python string
-	// TypeScript is the declaration file of the Node client's types;
+	// TypeScript is the declaration file of the Node package's types;
 	// TSExamples holds every schema example as a typed constant, so that
 	// `tsc --strict` proves the declarations accept them.
 	TypeScript, TSExamples string
@@ -86,6 +87,10 @@ var Targets = []Target{
 			Path:     "docs/extensions.md",
 			Sections: []string{"frames", "reference"},
 		}},
+		// The extension-author packages beside the clients.
+		Python:     "clients/python-ext/zot_ext/types.py",
+		TypeScript: "clients/node-ext/types.d.ts",
+		TSExamples: "clients/node-ext/test/examples.gen.ts",
 	},
 	{
 		// The scripted provider's script format: not a wire, only a

@@ -1,10 +1,13 @@
-"""The build backend of zot_client (PEP 517, and PEP 660 for editable
-installs), written with the standard library only so that the package
-installs with no package index: ``pip install --no-index ./clients/python``.
+"""The build backend of zot's Python packages, zot_client (clients/python)
+and zot_ext (clients/python-ext): PEP 517, and PEP 660 for editable
+installs. Each package holds the same copy of this file (a test checks
+that they agree). It is written with the standard library only so that
+the packages install with no package index:
+``pip install --no-index ./clients/python``.
 
 It reads the ``[project]`` table of pyproject.toml, which keeps to a small
 part of TOML (strings and arrays of strings; the tests check it against a
-full TOML parser), and builds:
+full TOML parser), and builds, for the project named ``zot-client``:
 
 - a wheel ``zot_client-<version>-py3-none-any.whl`` holding the package
   ``zot_client`` (its ``.py`` files and ``py.typed``) and its ``.dist-info``
@@ -14,6 +17,7 @@ full TOML parser), and builds:
 - for ``pip install -e``, a wheel whose ``.pth`` file puts this directory
   on ``sys.path``.
 
+The package is the folder named as the project, with ``-`` as ``_``.
 Archives are reproducible: entries are sorted and dated SOURCE_DATE_EPOCH
 (default 2000-01-01).
 """
@@ -44,7 +48,6 @@ __all__ = [
 ]
 
 ROOT = Path(__file__).resolve().parent.parent
-PACKAGE = "zot_client"
 GENERATOR = "zot_build"
 
 Value = Union[str, List[str]]
@@ -168,12 +171,18 @@ def license_file() -> Optional[Path]:
     return None
 
 
+def package_name() -> str:
+    """The import name of the package: the project's name, ``-`` as ``_``."""
+    return _project()[0]
+
+
 def _package_files() -> List[Tuple[str, bytes]]:
     """The package's files, as (path in the wheel, content), sorted."""
+    package = package_name()
     out = []
-    for f in sorted((ROOT / PACKAGE).iterdir()):
+    for f in sorted((ROOT / package).iterdir()):
         if f.is_file() and (f.suffix == ".py" or f.name == "py.typed"):
-            out.append((f"{PACKAGE}/{f.name}", f.read_bytes()))
+            out.append((f"{package}/{f.name}", f.read_bytes()))
     return out
 
 
@@ -252,7 +261,7 @@ def build_wheel(wheel_directory, config_settings=None, metadata_directory=None) 
 
 def build_editable(wheel_directory, config_settings=None, metadata_directory=None) -> str:
     pth = (str(ROOT) + "\n").encode("utf-8")
-    return _write_wheel(wheel_directory, [(f"__editable__.{PACKAGE}.pth", pth)])
+    return _write_wheel(wheel_directory, [(f"__editable__.{package_name()}.pth", pth)])
 
 
 def build_sdist(sdist_directory, config_settings=None) -> str:
