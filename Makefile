@@ -101,6 +101,8 @@ test-node: build $(TSC)
 	cd clients/node && ../../$(TSC) -p tsconfig.json
 	@if [ -d clients/node/test ] && ls clients/node/test/*.test.mjs >/dev/null 2>&1; then \
 		cd clients/node && ZOT_BIN=$(CURDIR)/$(BIN)/zot $(NODE) --test test/; fi
+	cd clients/node-ext && ../../$(TSC) -p tsconfig.json
+	cd clients/node-ext && ZOT_BIN=$(CURDIR)/$(BIN)/zot $(NODE) --test test/
 
 # The official ACP TypeScript SDK (pinned in testtools/) drives zot daemon.
 .PHONY: test-acp
