@@ -50,7 +50,10 @@ type Config struct {
 	// Timeout bounds every single operation (a ping, a prompt) and the wait
 	// for a process to exit after its stdin closes.
 	Timeout time.Duration
-	// AnthropicModel and OpenAIModel are passed as --model.
+	// AnthropicModel and OpenAIModel are passed as --model. The defaults
+	// are models every zot since 2025 knows (a binary refuses a model it
+	// does not know), and that take tools on the Chat Completions API the
+	// fake provider serves.
 	AnthropicModel, OpenAIModel string
 	// Extras adds the section on abort and large input, measured with
 	// the first provider for zot and the --vs binaries.
@@ -101,8 +104,8 @@ func DefaultConfig() Config {
 		Deltas:         10_000,
 		Seq:            100,
 		Timeout:        60 * time.Second,
-		AnthropicModel: "claude-sonnet-5-5",
-		OpenAIModel:    "gpt-6.2-sol",
+		AnthropicModel: "claude-sonnet-4-5",
+		OpenAIModel:    "gpt-5",
 		Extras:         true,
 		BigPrompt:      64 << 20,
 		AbortAfter:     50 * time.Millisecond,
