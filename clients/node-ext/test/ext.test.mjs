@@ -4,9 +4,11 @@
 // deadlines, errors, shutdown, stdout kept for frames).
 
 import assert from "node:assert/strict";
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
 import { test } from "node:test";
 
-import { extension, open, ready, resultText, waitFor } from "./helpers.mjs";
+import { extension, open, packageDir, ready, resultText, waitFor } from "./helpers.mjs";
 
 // One extension with a bit of everything, as an author would write it.
 const EVERYTHING = `
@@ -165,4 +167,33 @@ test("panel: keys apply in order", async (t) => {
   assert.deepEqual(renders.map((r) => r.lines), keys.map((k) => [String((n += k === "up" ? 1 : -1))]));
   await client.closePanel("counter");
   await waitFor("the close notice", () => notices(events, "closed counter").length);
+});
+
+test("the README's example works as written", async (t) => {
+  const readme = readFileSync(join(packageDir, "README.md"), "utf8");
+  const code = readme.split("```js\n")[1].split("```")[0];
+  const folder = extension(t, "shout", code.slice(code.indexOf("\n") + 1)); // its own #! line is replaced
+  const { client } = await open(t, folder, {
+    turns: [
+      {
+        steps: [
+          {
+            tool_calls: [
+              { id: "s", name: "shout", args: { text: "quiet" } },
+              { id: "b", name: "bash", args: { command: "rm -rf / --no-preserve-root" } },
+            ],
+          },
+          { text: "done" },
+        ],
+      },
+    ],
+  });
+  const got = await client.prompt("go").collect();
+  const results = Object.fromEntries(got.filter((e) => e.type === "tool_result").map((e) => [e.id, e]));
+  assert.equal(resultText(results.s), "QUIET");
+  assert.equal(results.b.is_error, true);
+  assert.match(resultText(results.b), /refused: rm -rf \//);
+  const { result, stream } = await client.runCommand("greet", "Ada");
+  assert.deepEqual([result.action, result.text], ["prompt", "Greet Ada in one sentence."]);
+  await stream.collect();
 });

@@ -5,7 +5,7 @@ deadlines, errors, shutdown, stdout kept for frames)."""
 
 import unittest
 
-from harness import ExtTestCase, requires_zot, result_text, tool_results
+from harness import PACKAGE_DIR, ExtTestCase, requires_zot, result_text, tool_results
 
 import zot_client as z
 
@@ -209,3 +209,26 @@ class PanelTest(ExtTestCase):
 
 if __name__ == "__main__":
     unittest.main()
+
+
+@requires_zot
+class ReadmeTest(ExtTestCase):
+    def test_the_readme_example_works_as_written(self):
+        readme = (PACKAGE_DIR / "README.md").read_text(encoding="utf-8")
+        code = readme.split("```python\n", 1)[1].split("```", 1)[0]
+        folder = self.extension("shout", code.split("\n", 1)[1])  # its own #! line is replaced
+        script = {"turns": [{"steps": [
+            {"tool_calls": [
+                {"id": "s", "name": "shout", "args": {"text": "quiet"}},
+                {"id": "b", "name": "bash", "args": {"command": "rm -rf / --no-preserve-root"}},
+            ]},
+            {"text": "done"},
+        ]}]}
+        c = self.client(folder, script)
+        results = {r.id: r for r in tool_results(c.prompt("go").collect())}
+        self.assertEqual(result_text(results["s"]), "QUIET")
+        self.assertTrue(results["b"].is_error)
+        self.assertIn("refused: rm -rf /", result_text(results["b"]))
+        result, stream = c.run_command("greet", "Ada")
+        self.assertEqual((result.action, result.text), ("prompt", "Greet Ada in one sentence."))
+        stream.collect()
