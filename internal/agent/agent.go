@@ -128,6 +128,9 @@ type Agent struct {
 	// gen numbers the versions of msgs: it changes whenever msgs changes
 	// other than by a message appended (TranscriptView).
 	gen uint64
+	// bound keeps the system prompt still for a model with bound thinking
+	// (see bound.go).
+	bound boundState
 }
 
 // New returns an Agent for cfg with an empty transcript.
@@ -252,6 +255,7 @@ func (a *Agent) Clear() error {
 	a.msgs = nil
 	a.gen++
 	a.context = 0
+	a.resetBound()
 	a.mu.Unlock()
 	a.meter.Reset()
 	return nil
@@ -289,6 +293,7 @@ func (a *Agent) SetTranscript(msgs []llm.Message) error {
 	a.msgs = msgs
 	a.gen++
 	a.context = 0
+	a.resetBound()
 	a.mu.Unlock()
 	return nil
 }

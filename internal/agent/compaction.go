@@ -104,6 +104,7 @@ func (r *run) compact(instructions string) error {
 	a.msgs = res.Messages
 	a.gen++
 	a.context = 0
+	a.resetBound()
 	a.mu.Unlock()
 	before, after := int64(len(msgs)), int64(len(res.Messages))
 	r.emit(&wire.CompactDoneEvent{Summary: res.Summary, MessagesBefore: &before, MessagesAfter: &after})

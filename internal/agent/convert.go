@@ -32,7 +32,11 @@ func wireMessage(m *llm.Message) wire.Message {
 // reported by size, tool arguments as written (see wireArgs).
 func wireBlocks(m *llm.Message) wire.ContentBlocks {
 	out := make(wire.ContentBlocks, 0, len(m.Content))
-	for _, b := range m.Content {
+	content := m.Content
+	if m.Meta[MetaNote] == "true" && len(content) > 0 {
+		content = content[1:] // zot's note to the model, not the user's words
+	}
+	for _, b := range content {
 		if wb := wireBlock(m, b); wb != nil {
 			out = append(out, wb)
 		}

@@ -48,6 +48,10 @@ func (a *Agent) Prompt(ctx context.Context, text string, images []llm.ImageBlock
 		return &Error{Code: wire.CodeInvalidParams, Message: "empty prompt: give text or an image"}
 	}
 	msg := llm.Message{Role: llm.RoleUser, Time: a.timeNow()}
+	if note := a.note(a.Model().BoundThinking); note != "" {
+		msg.Content = append(msg.Content, &llm.TextBlock{Text: note})
+		msg.Meta = map[string]string{MetaNote: "true"}
+	}
 	if text != "" {
 		msg.Content = append(msg.Content, &llm.TextBlock{Text: text})
 	}
@@ -73,6 +77,13 @@ type promptRun struct {
 	// overflowRetried is set once the prompt compacted and retried a call
 	// the provider refused as too long; it is done at most once.
 	overflowRetried bool
+	// boundRetried is set once the prompt dropped thinking the provider
+	// refused as bound to another conversation and sent again; done at
+	// most once.
+	boundRetried bool
+	// view is the tool set of the prompt's first step, which every step
+	// offers when the model binds its thinking to the tools (bound.go).
+	view *ToolView
 }
 
 // loop runs the steps of the prompt.

@@ -28,9 +28,15 @@ func (p *promptRun) call(step int) (*stepResult, error) {
 	a := p.a
 	model := a.Model()
 	view := a.toolset.View()
+	if model.BoundThinking {
+		if p.view == nil {
+			p.view = view
+		}
+		view = p.view
+	}
 	req := &llm.Request{
 		Model:     model.ID,
-		System:    a.system(),
+		System:    a.systemFor(model.BoundThinking),
 		Messages:  a.snapshot(),
 		Tools:     view.Specs(),
 		MaxTokens: a.maxTokens,
@@ -51,6 +57,16 @@ func (p *promptRun) call(step int) (*stepResult, error) {
 			c = &collector{emit: p.emit}
 			resp, err = p.stream(req, c)
 		}
+	}
+	if err != nil && !c.hasStarted() && p.ctx.Err() == nil && !p.boundRetried && boundRejected(err) && thinkingProvider(req.Messages) != "" {
+		// Thinking blocks sent back were refused as bound to another
+		// conversation: no retry of the same request can succeed. Drop the
+		// provider's thinking from the transcript and send once more.
+		p.boundRetried = true
+		a.dropThinking(a.provider.Name())
+		req.Messages = a.snapshot()
+		c = &collector{emit: p.emit}
+		resp, err = p.stream(req, c)
 	}
 	if resp == nil {
 		resp = &llm.Response{}
@@ -84,6 +100,7 @@ func (p *promptRun) call(step int) (*stepResult, error) {
 	msg := resp.Message
 	msg.Role = llm.RoleAssistant
 	msg.Content = dropEmptyText(msg.Content)
+	stampModel(&msg, model.ID)
 	calls := msg.ToolCalls()
 	raw := c.rawArgs(calls)
 	fixCallIDs(calls, step)

@@ -1,6 +1,7 @@
 // Package compact shrinks a transcript that grows too long for the model's
 // context window: the older messages are summarised by the model into one
-// user message and a recent tail is kept as it is.
+// user message and a recent tail is kept as it is, but for its thinking
+// (what came before that thinking is a summary now).
 //
 // The tail never starts between a tool call and its results, so the new
 // transcript is as valid for every provider as the old one. An older part
@@ -113,8 +114,31 @@ func Compact(ctx context.Context, msgs []llm.Message, o Options) (*Result, error
 		Time:    now().UTC(),
 		Meta:    map[string]string{MetaCompaction: "true", MetaSummarised: strconv.Itoa(cut)},
 	})
-	out = append(out, msgs[cut:]...)
+	for _, m := range msgs[cut:] {
+		out = append(out, withoutThinking(m))
+	}
 	return &Result{Messages: out, Summary: summary, Summarised: cut, Usage: s.usage, Calls: s.calls}, nil
+}
+
+// withoutThinking returns m without its thinking blocks. The kept tail
+// keeps no thinking: what came before it changed (it is a summary now),
+// and a model that binds its thinking to what came before refuses such
+// blocks back. An assistant message holds text or tool calls besides its
+// thinking (the agent keeps no other), so none is left empty.
+func withoutThinking(m llm.Message) llm.Message {
+	for i, b := range m.Content {
+		if _, ok := b.(*llm.ThinkingBlock); ok {
+			kept := append([]llm.Block(nil), m.Content[:i]...)
+			for _, b := range m.Content[i+1:] {
+				if _, ok := b.(*llm.ThinkingBlock); !ok {
+					kept = append(kept, b)
+				}
+			}
+			m.Content = kept
+			return m
+		}
+	}
+	return m
 }
 
 // Split returns the index where the kept tail of msgs begins when about

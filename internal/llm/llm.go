@@ -78,6 +78,15 @@ type ThinkingBlock struct {
 	// for Chat Completions, the delta field the reasoning came in
 	// ("reasoning_content" or "reasoning"), which it goes back in.
 	ID string
+	// Model is the model that produced the block; empty when not known
+	// (transcripts from before zot recorded it). Blocks of another model
+	// than the one called are not sent to Anthropic.
+	Model string
+	// Prefix fingerprints what came before the block in the request that
+	// produced it (system prompt, tools, earlier messages), for a model
+	// whose thinking is bound to it (Request.BoundThinking); empty
+	// otherwise. The provider drops a block whose prefix changed.
+	Prefix string
 }
 
 // ImageBlock is an image with its bytes.

@@ -42,6 +42,8 @@ type block struct {
 	CallID    string          `json:"call_id,omitempty"`
 	IsError   bool            `json:"is_error,omitempty"`
 	Content   []block         `json:"content,omitempty"`
+	Model     string          `json:"model,omitempty"`
+	Prefix    string          `json:"prefix,omitempty"`
 }
 
 func encodeBlocks(bs []llm.Block) ([]block, error) {
@@ -51,7 +53,7 @@ func encodeBlocks(bs []llm.Block) ([]block, error) {
 		case *llm.TextBlock:
 			out = append(out, block{Type: "text", Text: x.Text, Phase: x.Phase})
 		case *llm.ThinkingBlock:
-			out = append(out, block{Type: "thinking", Provider: x.Provider, Text: x.Text, Raw: x.Raw, Signature: x.Signature, Redacted: x.Redacted, Data: x.Data, ID: x.ID})
+			out = append(out, block{Type: "thinking", Provider: x.Provider, Text: x.Text, Raw: x.Raw, Signature: x.Signature, Redacted: x.Redacted, Data: x.Data, ID: x.ID, Model: x.Model, Prefix: x.Prefix})
 		case *llm.ImageBlock:
 			out = append(out, block{Type: "image", MIME: x.MIME, Data: base64.StdEncoding.EncodeToString(x.Data)})
 		case *llm.ToolCallBlock:
@@ -76,7 +78,7 @@ func decodeBlocks(bs []block) ([]llm.Block, error) {
 		case "text":
 			out = append(out, &llm.TextBlock{Text: b.Text, Phase: b.Phase})
 		case "thinking":
-			out = append(out, &llm.ThinkingBlock{Provider: b.Provider, Text: b.Text, Raw: b.Raw, Signature: b.Signature, Redacted: b.Redacted, Data: b.Data, ID: b.ID})
+			out = append(out, &llm.ThinkingBlock{Provider: b.Provider, Text: b.Text, Raw: b.Raw, Signature: b.Signature, Redacted: b.Redacted, Data: b.Data, ID: b.ID, Model: b.Model, Prefix: b.Prefix})
 		case "image":
 			data, err := base64.StdEncoding.DecodeString(b.Data)
 			if err != nil {

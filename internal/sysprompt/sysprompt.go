@@ -145,3 +145,62 @@ func absDir(dir string) string {
 	}
 	return filepath.Clean(dir)
 }
+
+// Changes describes, for the model, what differs between two system
+// prompts built by [Builder]: the date, the tools, the working directory;
+// and when anything else differs, the whole new prompt. It is how a
+// conversation whose system prompt must stay as it was (a model that
+// binds its thinking to it) learns what changed since. It returns "" when
+// the prompts are equal.
+func Changes(was, now string) string {
+	if was == now {
+		return ""
+	}
+	oldParts, newParts := parts(was), parts(now)
+	var out []string
+	if oldParts.date != newParts.date {
+		out = append(out, "Current date (UTC): "+newParts.date+".")
+	}
+	if oldParts.tools != newParts.tools {
+		out = append(out, "The tools changed. "+newParts.tools)
+	}
+	if oldParts.cwd != newParts.cwd {
+		out = append(out, "Current working directory: "+newParts.cwd+".")
+	}
+	if oldParts.rest != newParts.rest || len(out) == 0 {
+		return "The instructions changed. They now read:\n\n" + now
+	}
+	return strings.Join(out, "\n")
+}
+
+// promptParts are the parts of a built system prompt that change while a
+// session runs.
+type promptParts struct{ date, tools, cwd, rest string }
+
+// parts splits a prompt built by Builder into its changing parts; what is
+// not recognised stays in rest.
+func parts(p string) promptParts {
+	var out promptParts
+	var rest []string
+	inTools := false
+	for line := range strings.SplitSeq(p, "\n") {
+		switch {
+		case strings.HasPrefix(line, "Current date (UTC): "):
+			out.date = strings.TrimPrefix(line, "Current date (UTC): ")
+			inTools = false
+		case strings.HasPrefix(line, "Current working directory: "):
+			out.cwd = strings.TrimPrefix(line, "Current working directory: ")
+			inTools = false
+		case line == "Tools available:" || strings.HasPrefix(line, "No tools are available"):
+			out.tools = line
+			inTools = line == "Tools available:"
+		case inTools && strings.HasPrefix(line, "- "):
+			out.tools += "\n" + line
+		default:
+			inTools = false
+			rest = append(rest, line)
+		}
+	}
+	out.rest = strings.Join(rest, "\n")
+	return out
+}

@@ -144,3 +144,24 @@ func TestBuilderFollowsTheDate(t *testing.T) {
 		t.Errorf("Build = %q, want what the builder gives: %q", got, next)
 	}
 }
+
+// TestChanges: what changed between two prompts of one session is told as
+// the date, the tools and the directory; anything else as the whole new
+// prompt.
+func TestChanges(t *testing.T) {
+	day := func(d int) func() time.Time {
+		return func() time.Time { return time.Date(2026, 11, d, 23, 0, 0, 0, time.UTC) }
+	}
+	a := Build(Options{CWD: "/w", Now: day(27)})
+	b := Build(Options{CWD: "/w", Now: day(28)})
+	if got := Changes(a, a); got != "" {
+		t.Errorf("no change: %q", got)
+	}
+	if got := Changes(a, b); got != "Current date (UTC): 2026-11-28." {
+		t.Errorf("date: %q", got)
+	}
+	c := Build(Options{CWD: "/w", Now: day(28), Override: "You are someone else."})
+	if got := Changes(b, c); !strings.HasPrefix(got, "The instructions changed. They now read:") || !strings.Contains(got, "You are someone else.") {
+		t.Errorf("other change: %q", got)
+	}
+}

@@ -80,7 +80,7 @@ func endpoint(base string) string {
 // event, a cut stream) re-issues the whole call as long as nothing beyond
 // EventStart has been reported; EventStart itself is reported once.
 func (p *Provider) Stream(ctx context.Context, req *llm.Request, sink llm.Sink) (*llm.Response, error) {
-	body, err := buildPayload(req, &p.tools, &p.msgs)
+	body, prefix, err := buildPayload(req, &p.tools, &p.msgs)
 	if err != nil {
 		return failed(nil), fmt.Errorf("%s: building request: %w", providerName, err)
 	}
@@ -115,7 +115,9 @@ func (p *Provider) Stream(ctx context.Context, req *llm.Request, sink llm.Sink) 
 		}
 		return resp, err
 	}
-	return asm.response(), nil
+	resp := asm.response()
+	stamp(&resp.Message, req.Model, prefix)
+	return resp, nil
 }
 
 // failed returns the partial response of a failed call.

@@ -109,7 +109,7 @@ const cacheMark = `,"cache_control":{"type":"ephemeral"}`
 // from tools when it has not changed and each message's from msgs when it
 // was sent before (nil caches: always encode).
 func buildRequestCached(req *llm.Request, tools *reqbody.ToolCache, msgs *reqbody.MessageCache) ([]byte, error) {
-	p, err := buildPayload(req, tools, msgs)
+	p, _, err := buildPayload(req, tools, msgs)
 	if err != nil {
 		return nil, err
 	}
@@ -117,36 +117,55 @@ func buildRequestCached(req *llm.Request, tools *reqbody.ToolCache, msgs *reqbod
 }
 
 // buildPayload is buildRequestCached with the long texts of the body left
-// to be encoded as it is sent.
-func buildPayload(req *llm.Request, tools *reqbody.ToolCache, msgs *reqbody.MessageCache) (*reqbody.Payload, error) {
+// to be encoded as it is sent. It also returns the fingerprint of the
+// request's prefix when the model binds its thinking to it (see
+// bound.go), for the thinking blocks of the answer; "" otherwise. Thinking
+// blocks that may not be sent back (of another model, or bound to a
+// prefix that changed) are left out, with every later one.
+func buildPayload(req *llm.Request, tools *reqbody.ToolCache, msgs *reqbody.MessageCache) (*reqbody.Payload, string, error) {
 	w := wireRequest{
 		Model:  req.Model,
 		Stream: true,
 	}
 	if err := setThinking(&w, req); err != nil {
-		return nil, err
+		return nil, "", err
 	}
 	if req.System != "" {
 		w.System = []wireBlock{{Type: "text", Text: req.System, CacheControl: ephemeral}}
 	}
 	head, err := json.Marshal(w)
 	if err != nil {
-		return nil, fmt.Errorf("encoding json: %w", err)
-	}
-	frags, err := msgs.Encode(req.Messages, encodeBlocks)
-	if err != nil {
-		return nil, fmt.Errorf("encoding messages: %w", err)
+		return nil, "", fmt.Errorf("encoding json: %w", err)
 	}
 	rawTools, err := reqbody.Tools(req.Tools, tools, encodeTools)
 	if err != nil {
-		return nil, err
+		return nil, "", err
 	}
-	size := reqbody.Size(frags) + inPlaceLen(req.Messages, frags) + len(cacheMark)
+	messages := req.Messages
+	frags, err := msgs.Encode(messages, encodeBlocks)
+	if err != nil {
+		return nil, "", fmt.Errorf("encoding messages: %w", err)
+	}
+	if sent, err := sendable(req, req.System, rawTools, frags); err != nil {
+		return nil, "", fmt.Errorf("encoding messages: %w", err)
+	} else if len(sent) > 0 && &sent[0] != &messages[0] {
+		messages = sent
+		if frags, err = msgs.Encode(messages, encodeBlocks); err != nil {
+			return nil, "", fmt.Errorf("encoding messages: %w", err)
+		}
+	}
+	prefix := ""
+	if req.BoundThinking {
+		sent := *req
+		sent.Messages = messages
+		prefix = requestPrefix(&sent, req.System, rawTools, frags)
+	}
+	size := reqbody.Size(frags) + inPlaceLen(messages, frags) + len(cacheMark)
 	var splices reqbody.Splices
 	raw := reqbody.Body(head, "messages", size, func(b []byte) []byte {
-		return appendMessages(b, req.Messages, frags, &splices)
+		return appendMessages(b, messages, frags, &splices)
 	}, rawTools)
-	return reqbody.NewPayload(raw, &splices), nil
+	return reqbody.NewPayload(raw, &splices), prefix, nil
 }
 
 // setThinking sets the thinking, effort and max_tokens of w. A model whose

@@ -155,7 +155,7 @@ func TestLongTextEncodedInPlace(t *testing.T) {
 	var tools reqbody.ToolCache
 	var msgs reqbody.MessageCache
 	for round := range 2 {
-		p, err := buildPayload(req, &tools, &msgs)
+		p, _, err := buildPayload(req, &tools, &msgs)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -37,7 +37,7 @@ func TestThinkingAndToolUse(t *testing.T) {
 		{Kind: llm.EventToolEnd, ToolID: "toolu_01B"},
 	})
 	run.WantContent(t, []llm.Block{
-		&llm.ThinkingBlock{Provider: "anthropic", Text: "The user wants the weather. I should call get_weather.", Signature: "EqQBCgIYAhIM1gbcDa9GJwZA2b3hGgxBdjrkzLoky3dl1pkiMOYds"},
+		&llm.ThinkingBlock{Provider: "anthropic", Text: "The user wants the weather. I should call get_weather.", Signature: "EqQBCgIYAhIM1gbcDa9GJwZA2b3hGgxBdjrkzLoky3dl1pkiMOYds", Model: "claude-test"},
 		&llm.TextBlock{Text: "Let me check."},
 		&llm.ToolCallBlock{ID: "toolu_01A", Name: "get_weather", Args: json.RawMessage(`{"location": "San Francisco, CA", "unit": "celsius"}`)},
 		&llm.ToolCallBlock{ID: "toolu_01B", Name: "get_time", Args: json.RawMessage(`{}`)},
@@ -48,7 +48,7 @@ func TestThinkingAndToolUse(t *testing.T) {
 func TestRedactedThinking(t *testing.T) {
 	run := providertest.Replay(t, dial, simpleRequest(), "redacted.sse")
 	run.WantContent(t, []llm.Block{
-		&llm.ThinkingBlock{Provider: "anthropic", Redacted: true, Data: "EmwKAhgBEgy3va3pzix/LafPsn4aDFIT2Xlxh0L5L8rLVyIwxtE3rAFBa8cr3qpPkNRj2YfWXGmKDxH4mPnZ5sQ7vB5URj2pabvwVmy3wQ=="},
+		&llm.ThinkingBlock{Provider: "anthropic", Redacted: true, Data: "EmwKAhgBEgy3va3pzix/LafPsn4aDFIT2Xlxh0L5L8rLVyIwxtE3rAFBa8cr3qpPkNRj2YfWXGmKDxH4mPnZ5sQ7vB5URj2pabvwVmy3wQ==", Model: "claude-test"},
 		&llm.TextBlock{Text: "Done."},
 	})
 	if run.Resp.Stop != llm.StopLength {

@@ -132,6 +132,8 @@ func writeBlocks(h *maphash.Hash, blocks []llm.Block) bool {
 			writeBool(h, b.Redacted)
 			writeString(h, b.Data)
 			writeString(h, b.ID)
+			writeString(h, b.Model)
+			writeString(h, b.Prefix)
 		case *llm.ImageBlock:
 			_ = h.WriteByte(tagImage)
 			writeString(h, b.MIME)
