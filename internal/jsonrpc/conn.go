@@ -190,7 +190,11 @@ type Conn struct {
 	ctx    context.Context
 	cancel context.CancelCauseFunc
 	jobs   sync.WaitGroup
-	active atomic.Int64 // Async jobs running
+	active atomic.Int64 // Async jobs running or answering
+	// slots counts the Async jobs that hold one of MaxInFlight's places:
+	// a request's place is given back before its answer is queued, so a
+	// client that has read the answer finds the place free.
+	slots atomic.Int64
 
 	mu       sync.Mutex
 	inflight map[string]context.CancelCauseFunc // requests being served, by id
@@ -444,6 +448,7 @@ func (c *Conn) handle(req *Request) {
 		c.startJob()
 		go func() {
 			defer c.endJob()
+			defer c.slots.Add(-1)
 			if _, err := c.runJob(c.ctx, req, reply.run); err != nil {
 				c.logf("notification %s failed: %v", req.Method, err)
 			}
@@ -458,7 +463,7 @@ func (c *Conn) handle(req *Request) {
 		c.send(errorFrame(req.ID, invalidRequest("id", "%s is already in use by a request being served", req.ID)))
 		return
 	}
-	if n := c.active.Load(); n >= int64(c.opts.MaxInFlight) {
+	if n := c.slots.Load(); n >= int64(c.opts.MaxInFlight) {
 		e := NewError(CodeTooManyRequests, KindTooManyRequests, "%d requests of this connection are under way; send %s again once some are answered", n, req.Method)
 		c.send(errorFrame(req.ID, e.WithRetryable(true).With("limit", c.opts.MaxInFlight)))
 		return
@@ -483,6 +488,7 @@ func (c *Conn) handle(req *Request) {
 		c.mu.Lock()
 		delete(c.inflight, key)
 		c.mu.Unlock()
+		c.slots.Add(-1) // before the answer: see slots
 		c.answer(ctx, req, res, err)
 		cancel(nil)
 		if reply.then != nil {
@@ -492,6 +498,7 @@ func (c *Conn) handle(req *Request) {
 }
 
 func (c *Conn) startJob() {
+	c.slots.Add(1)
 	c.active.Add(1)
 	c.jobs.Add(1)
 }
