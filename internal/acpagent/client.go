@@ -122,7 +122,9 @@ func (r *clientTerminal) RunCommand(ctx context.Context, cmd tools.Command) (too
 		SessionID: sid, Command: "bash", Args: []string{"-c", cmd.Command}, CWD: &cwd, OutputByteLimit: &limit,
 	})
 	if err != nil {
-		return tools.CommandResult{}, fmt.Errorf("%s: %w", acp.MethodTerminalCreate, err)
+		// A client that has left runs nothing: the command goes to zot's
+		// own shell, as it does for a client without terminals.
+		return tools.CommandResult{}, clientFault(acp.MethodTerminalCreate, err)
 	}
 	var created acp.CreateTerminalResponse
 	if err := json.Unmarshal(raw, &created); err != nil || created.TerminalID == "" {
@@ -157,6 +159,10 @@ func (r *clientTerminal) RunCommand(ctx context.Context, cmd tools.Command) (too
 			return res, ctx.Err()
 		}
 		res.TimedOut = true
+	case errors.Is(err, jsonrpc.ErrClosed):
+		// The command ran in the client's terminal, which left with it:
+		// running it again in zot's shell could do its work twice.
+		return res, fmt.Errorf("the editor left while the command ran in its terminal; whether it finished is unknown: %w", err)
 	default:
 		return res, fmt.Errorf("%s: %w", acp.MethodTerminalWaitForExit, err)
 	}

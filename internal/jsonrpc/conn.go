@@ -310,7 +310,8 @@ func (c *Conn) Notify(ctx context.Context, method string, params any) error {
 // Call sends a request to the client and waits for its answer, whose
 // result it returns raw. An error answer is returned as *Error. When ctx
 // ends first, the client is sent $/cancel_request and ctx's error is
-// returned; when the connection ends, an error matching ErrClosed.
+// returned; when the connection ends (however it ends), an error
+// matching ErrClosed.
 func (c *Conn) Call(ctx context.Context, method string, params any) (json.RawMessage, error) {
 	var raw json.RawMessage
 	if params != nil {
@@ -324,6 +325,11 @@ func (c *Conn) Call(ctx context.Context, method string, params any) (json.RawMes
 		return c.out.send(ctx, requestFrame(idRaw, method, raw))
 	})
 	if err != nil {
+		if c.ctx.Err() != nil && !errors.Is(err, ErrClosed) {
+			// The connection ended (a reset, a failed write): whatever
+			// the cause, the caller learns that the client is gone.
+			return nil, fmt.Errorf("call %s: %w (%w)", method, ErrClosed, err)
+		}
 		return nil, fmt.Errorf("call %s: %w", method, err)
 	}
 	if ans.err != nil {

@@ -26,13 +26,17 @@ type FileAccess interface {
 type CommandRunner interface {
 	// RunCommand runs cmd to its end, its timeout, or ctx's end (an
 	// abort), and returns what it printed. An abort returns ctx's error;
-	// a timeout is a result with TimedOut set.
+	// a timeout is a result with TimedOut set; ErrNotOffered (wrapped or
+	// not) means the command did not start there (the editor has left)
+	// and zot's own shell runs it.
 	RunCommand(ctx context.Context, cmd Command) (CommandResult, error)
 }
 
 // ErrNotOffered is returned (wrapped or not) by a FileAccess method that
 // the holder of the files does not offer (an editor that reads files but
-// does not write them): the tool uses the disk for that step.
+// does not write them, or one that has left), or by a CommandRunner that
+// cannot start the command: the tool uses the disk or zot's own shell
+// for that step.
 var ErrNotOffered = errors.New("not offered by the client")
 
 // Command is one bash call handed to a CommandRunner.

@@ -158,6 +158,11 @@ func (t *bashTool) runThrough(ctx context.Context, r CommandRunner, id, command 
 		if ctx.Err() != nil {
 			return Errorf("aborted"), nil
 		}
+		if errors.Is(err, ErrNotOffered) {
+			// The client cannot run it (it left before the command
+			// started): zot's own shell does.
+			return t.run(ctx, command, timeout, nil)
+		}
 		return Errorf(fmt.Sprintf("cannot run the command in the editor's terminal: %v", err)), nil
 	}
 	newSpill := spillIn(t.cfg.SpillDir)
