@@ -14,6 +14,7 @@ import (
 	"strings"
 	"sync"
 	"syscall"
+	"time"
 
 	"zot.dev/zot/internal/jsonrpc"
 )
@@ -63,8 +64,20 @@ func Listen(path string, log io.Writer) (*Endpoint, error) {
 		if st.Mode().Type() != fs.ModeSocket {
 			return nil, fmt.Errorf("zot daemon: %s exists and is not a socket; remove it or set ZOT_SOCKET", path)
 		}
-		// The lock is ours, so no daemon serves this socket: it was left
-		// by one that died.
+		if owner := ownerOf(st); owner != os.Getuid() {
+			return nil, fmt.Errorf("zot daemon: the socket %s belongs to uid %d, not to this user (uid %d); zot does not remove it: set ZOT_SOCKET to a path in a directory of your own", path, owner, os.Getuid())
+		}
+		// The lock is ours, so no daemon should serve this socket: it
+		// was left by one that died. Unless the lock file was removed
+		// under a live daemon: then the socket still answers, and stays.
+		c, err := net.DialTimeout("unix", path, time.Second)
+		switch {
+		case err == nil:
+			_ = c.Close()
+			return nil, fmt.Errorf("zot daemon: a process serves %s though its lock file %s.lock was removed (another zot daemon?); stop it first", path, path)
+		case !errors.Is(err, syscall.ECONNREFUSED) && !errors.Is(err, fs.ErrNotExist):
+			return nil, fmt.Errorf("zot daemon: cannot tell whether a process serves %s, so it is left alone: %w", path, err)
+		}
 		if err := os.Remove(path); err != nil {
 			return nil, fmt.Errorf("zot daemon: removing the stale socket: %w", err)
 		}
@@ -127,15 +140,22 @@ func secureDir(dir string, log io.Writer) error {
 // takeLock opens and locks the endpoint's lock file, or says which
 // daemon holds it. The file is never removed: removing it would let two
 // daemons lock two different files of one name.
+//
+// The lock may sit in a shared sticky directory (ZOT_SOCKET=/tmp/…),
+// where another user can plant a name first. So a symbolic link is never
+// followed (O_NOFOLLOW), and a file that is there already is used only
+// when it is a regular file of this user with one link; anything else is
+// refused with what it is, and never truncated or written.
 func takeLock(path string) (*os.File, error) {
-	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o600)
+	f, err := openLock(path)
 	if err != nil {
-		return nil, fmt.Errorf("zot daemon: opening the lock file: %w", err)
+		return nil, err
 	}
 	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
 		holder := ""
-		if b, rerr := os.ReadFile(path); rerr == nil {
-			if pid, perr := strconv.Atoi(strings.TrimSpace(string(b))); perr == nil {
+		b := make([]byte, 32)
+		if n, _ := f.ReadAt(b, 0); n > 0 {
+			if pid, perr := strconv.Atoi(strings.TrimSpace(string(b[:n]))); perr == nil {
 				holder = fmt.Sprintf(" (pid %d)", pid)
 			}
 		}
@@ -149,6 +169,54 @@ func takeLock(path string) (*os.File, error) {
 		_, _ = f.WriteAt([]byte(strconv.Itoa(os.Getpid())+"\n"), 0)
 	}
 	return f, nil
+}
+
+// openLock opens the lock file at path: a new one is created 0600; one
+// already there must be a regular file of this user with one link (it
+// is made 0600 if it was wider).
+func openLock(path string) (*os.File, error) {
+	const flags = os.O_RDWR | syscall.O_NOFOLLOW | syscall.O_NONBLOCK | syscall.O_CLOEXEC
+	f, err := os.OpenFile(path, flags|os.O_CREATE|os.O_EXCL, 0o600)
+	if errors.Is(err, fs.ErrExist) {
+		f, err = os.OpenFile(path, flags, 0)
+	}
+	if err != nil {
+		if st, lerr := os.Lstat(path); lerr == nil && st.Mode().Type() == fs.ModeSymlink {
+			return nil, lockRefused(path, st, "is a symbolic link")
+		}
+		return nil, fmt.Errorf("zot daemon: opening the lock file: %w", err)
+	}
+	st, err := f.Stat()
+	if err != nil {
+		_ = f.Close()
+		return nil, fmt.Errorf("zot daemon: the lock file %s: %w", path, err)
+	}
+	var why string
+	switch sys, _ := st.Sys().(*syscall.Stat_t); {
+	case !st.Mode().IsRegular():
+		why = "is not a regular file"
+	case ownerOf(st) != os.Getuid():
+		why = fmt.Sprintf("belongs to uid %d, not to this user (uid %d)", ownerOf(st), os.Getuid())
+	case sys != nil && sys.Nlink != 1:
+		why = fmt.Sprintf("has %d hard links", sys.Nlink)
+	}
+	if why != "" {
+		_ = f.Close()
+		return nil, lockRefused(path, st, why)
+	}
+	if st.Mode().Perm() != 0o600 {
+		if err := f.Chmod(0o600); err != nil {
+			_ = f.Close()
+			return nil, fmt.Errorf("zot daemon: making the lock file %s private: %w", path, err)
+		}
+	}
+	return f, nil
+}
+
+// lockRefused is the error for a lock file that zot does not use.
+func lockRefused(path string, st fs.FileInfo, why string) error {
+	return fmt.Errorf("zot daemon: the lock file %s %s (owner uid %d); zot does not use, change or remove it: "+
+		"remove it if it is not yours to keep, or set ZOT_SOCKET to a path in a directory of your own", path, why, ownerOf(st))
 }
 
 // Addr returns the socket's path.
