@@ -1,7 +1,9 @@
 package main
 
 import (
+	"archive/zip"
 	"encoding/json"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -81,6 +83,12 @@ func vendorAuthorPackage(t *testing.T, src, copyDir string) {
 		var cmd *exec.Cmd
 		switch {
 		case strings.HasSuffix(e.Name(), ".py") && strings.Contains(string(data), "from zot_ext import"):
+			if exec.Command("python3", "-m", "pip", "--version").Run() != nil {
+				// A Python without pip (Debian's, without python3-pip):
+				// what pip would lay down, from the package's own wheel.
+				unpackWheel(t, mustAbs(t, "../../clients/python-ext"), copyDir)
+				continue
+			}
 			cmd = exec.Command("python3", "-m", "pip", "install", "--quiet", "--no-index", "--no-cache-dir",
 				"--target", copyDir, mustAbs(t, "../../clients/python-ext"))
 			cmd.Env = append(cleanEnv(), "PIP_CONFIG_FILE="+os.DevNull, "PIP_DISABLE_PIP_VERSION_CHECK=1", "PIP_NO_INPUT=1", "PIP_ROOT_USER_ACTION=ignore")
@@ -94,6 +102,43 @@ func vendorAuthorPackage(t *testing.T, src, copyDir string) {
 		cmd.Dir = copyDir
 		if out, err := cmd.CombinedOutput(); err != nil {
 			t.Fatalf("%v in %s: %v\n%s", cmd.Args, copyDir, err, out)
+		}
+	}
+}
+
+// unpackWheel builds the wheel of the Python package in pkgDir with its
+// in-tree backend and extracts it into dir, as `pip install --target`
+// does.
+func unpackWheel(t *testing.T, pkgDir, dir string) {
+	t.Helper()
+	out := t.TempDir()
+	build := exec.Command("python3", "-c", "import sys; sys.path.insert(0, '_build'); import zot_build; print(zot_build.build_wheel(sys.argv[1]))", out)
+	build.Dir = pkgDir
+	name, err := build.Output()
+	if err != nil {
+		t.Fatalf("building the wheel of %s: %v", pkgDir, err)
+	}
+	zr, err := zip.OpenReader(filepath.Join(out, strings.TrimSpace(string(name))))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer zr.Close()
+	for _, f := range zr.File {
+		rc, err := f.Open()
+		if err != nil {
+			t.Fatal(err)
+		}
+		data, err := io.ReadAll(rc)
+		rc.Close()
+		if err != nil {
+			t.Fatal(err)
+		}
+		to := filepath.Join(dir, filepath.FromSlash(f.Name))
+		if err := os.MkdirAll(filepath.Dir(to), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(to, data, 0o644); err != nil {
+			t.Fatal(err)
 		}
 	}
 }
