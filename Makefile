@@ -61,10 +61,35 @@ bench-build: ## build the benchmark programs bin/zot-floor and bin/zot-bench fro
 
 .PHONY: test
 test: check-generated build testtools test-go test-python test-node test-acp test-shell test-sdk-outside ## run every test (Go with -race, Python, Node, shell, TypeScript)
+	@$(MAKE) --no-print-directory test-home-check
+
+# Tests never touch the user's home. Every test target runs with HOME and
+# the XDG directories in a scratch folder, TEST_HOME, emptied first; the go
+# command's own caches stay where they are. A test that forgets its own
+# ZOT_HOME writes into TEST_HOME's zot home, and test-home-check (the last
+# step of make test) fails naming what it wrote.
+TEST_HOME   := $(CURDIR)/.tmp/test-home
+GO_ENV_KEEP  = $(foreach k,GOCACHE GOMODCACHE GOPATH GOENV,$(k)='$(shell $(GO) env $(k) 2>/dev/null)')
+NPM_CACHE    = $(shell npm config get cache 2>/dev/null)
+TEST_ENV     = HOME='$(TEST_HOME)' XDG_STATE_HOME='$(TEST_HOME)/.local/state' \
+	XDG_CONFIG_HOME='$(TEST_HOME)/.config' XDG_CACHE_HOME='$(TEST_HOME)/.cache' \
+	XDG_DATA_HOME='$(TEST_HOME)/.local/share' ZOT_HOME= $(GO_ENV_KEEP) \
+	$(if $(NPM_CACHE),npm_config_cache='$(NPM_CACHE)')
+
+.PHONY: test-home
+test-home:
+	@rm -rf '$(TEST_HOME)' && mkdir -p '$(TEST_HOME)'
+
+.PHONY: test-home-check
+test-home-check: ## fail when a test wrote into the zot home of the scratch HOME the tests run with
+	@left=$$(cd '$(TEST_HOME)' 2>/dev/null && find .local/state/zot .zot -type f 2>/dev/null); \
+	if [ -n "$$left" ]; then \
+		echo "a test wrote into the zot home of HOME (it would be the user's): set ZOT_HOME to a temp dir in it"; \
+		echo "$$left" | sed 's|^|  $(TEST_HOME)/|'; exit 1; fi
 
 .PHONY: test-go
-test-go: testtools
-	ZOT_BIN=$(CURDIR)/$(BIN)/zot ZOT_E2E_REQUIRED=1 $(GO) test -race -count=1 ./...
+test-go: testtools test-home
+	$(TEST_ENV) ZOT_BIN=$(CURDIR)/$(BIN)/zot ZOT_E2E_REQUIRED=1 $(GO) test -race -count=1 ./...
 
 # testtools/ holds the npm packages only tests use (the LLM API mock the
 # end-to-end tests of internal/e2e run zot against), pinned by its
@@ -78,9 +103,9 @@ $(TESTTOOLS): testtools/package.json testtools/package-lock.json
 	cd testtools && npm ci --no-audit --no-fund
 
 .PHONY: test-python
-test-python: build python-venv
-	cd clients/python && ZOT_BIN=$(CURDIR)/$(BIN)/zot $(PYTHON) -m unittest discover -s tests
-	cd clients/python-ext && ZOT_BIN=$(CURDIR)/$(BIN)/zot $(PYTHON) -m unittest discover -s tests
+test-python: build python-venv test-home
+	cd clients/python && $(TEST_ENV) ZOT_BIN=$(CURDIR)/$(BIN)/zot $(PYTHON) -m unittest discover -s tests
+	cd clients/python-ext && $(TEST_ENV) ZOT_BIN=$(CURDIR)/$(BIN)/zot $(PYTHON) -m unittest discover -s tests
 
 # The packaging test installs the client into a fresh venv. Debian and Ubuntu
 # ship python3 without venv and ensurepip; add python3-venv there, only when
@@ -93,25 +118,33 @@ python-venv:
 # A module outside this repository builds against the SDK through a replace
 # line and through go work, as docs/sdk.md shows.
 .PHONY: test-sdk-outside
-test-sdk-outside: build
-	ZOT_BIN=$(CURDIR)/$(BIN)/zot scripts/test-sdk-outside.sh
+test-sdk-outside: build test-home
+	$(TEST_ENV) ZOT_BIN=$(CURDIR)/$(BIN)/zot scripts/test-sdk-outside.sh
 
 .PHONY: test-node
-test-node: build $(TSC)
+test-node: build $(TSC) test-home
 	cd clients/node && ../../$(TSC) -p tsconfig.json
 	@if [ -d clients/node/test ] && ls clients/node/test/*.test.mjs >/dev/null 2>&1; then \
-		cd clients/node && ZOT_BIN=$(CURDIR)/$(BIN)/zot $(NODE) --test test/; fi
+		cd clients/node && $(TEST_ENV) ZOT_BIN=$(CURDIR)/$(BIN)/zot $(NODE) --test test/; fi
 	cd clients/node-ext && ../../$(TSC) -p tsconfig.json
-	cd clients/node-ext && ZOT_BIN=$(CURDIR)/$(BIN)/zot $(NODE) --test test/
+	cd clients/node-ext && $(TEST_ENV) ZOT_BIN=$(CURDIR)/$(BIN)/zot $(NODE) --test test/
 
 # The official ACP TypeScript SDK (pinned in testtools/) drives zot daemon.
 .PHONY: test-acp
-test-acp: build testtools
-	cd testtools && ZOT_BIN=$(CURDIR)/$(BIN)/zot $(NODE) --test acp/
+test-acp: build testtools test-home
+	cd testtools && $(TEST_ENV) ZOT_BIN=$(CURDIR)/$(BIN)/zot $(NODE) --test acp/
 
 .PHONY: test-shell
-test-shell: build
-	@if [ -x clients/shell/test.sh ]; then ZOT_BIN=$(CURDIR)/$(BIN)/zot clients/shell/test.sh; fi
+test-shell: build jq test-home
+	@if [ -x clients/shell/test.sh ]; then $(TEST_ENV) ZOT_BIN=$(CURDIR)/$(BIN)/zot clients/shell/test.sh; fi
+
+# The shell client and its test need jq; fresh Debian and Ubuntu machines
+# lack it: install it there, only when it is missing.
+.PHONY: jq
+jq:
+	@command -v jq >/dev/null 2>&1 || { echo "jq is missing: installing it"; \
+		apt='apt-get update && apt-get install -y jq'; \
+		if [ "$$(id -u)" = 0 ]; then sh -c "$$apt"; else sudo sh -c "$$apt"; fi; }
 
 $(TSC):
 	npm install --no-save --no-audit --no-fund --prefix $(TOOLS) typescript@$(TSC_VERSION)
@@ -141,4 +174,4 @@ demo: build ## run a real `zot rpc` session offline on the scripted provider
 
 .PHONY: clean
 clean: ## remove build outputs and locally installed tools
-	rm -rf $(BIN) $(TOOLS) testtools/node_modules
+	rm -rf $(BIN) $(TOOLS) testtools/node_modules .tmp

@@ -2,6 +2,7 @@ package rpcclient
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -21,7 +22,17 @@ func TestMain(m *testing.M) {
 	if os.Getenv(fakeEnv) == "1" {
 		os.Exit(fakeServer(os.Stdin, os.Stdout))
 	}
-	os.Exit(zotbin.Main(m, &zotBin, false))
+	// Every zot the tests start inherits a scratch zot home (a test may
+	// still give its own in Options.Env): no test touches the user's.
+	home, err := os.MkdirTemp("", "zot-rpcclient-home-")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	os.Setenv("ZOT_HOME", home)
+	code := zotbin.Main(m, &zotBin, false)
+	os.RemoveAll(home)
+	os.Exit(code)
 }
 
 // hangGuard bounds every wait; it only catches hangs, it times nothing.

@@ -1,6 +1,7 @@
 // Shared helpers of the client tests. node --test also loads this file as
-// a test file (it lies under test/); it defines no tests and has no side
-// effects.
+// a test file (it lies under test/); it defines no tests. Its one side
+// effect: the zot processes of the tests that import it get a scratch zot
+// home, so no test touches the user's.
 
 import assert from "node:assert/strict";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
@@ -12,6 +13,12 @@ import { ZotClient } from "../index.js";
 
 /** The client's directory, clients/node. */
 export const clientDir = resolve(dirname(fileURLToPath(import.meta.url)), "..");
+
+// Every zot a test starts inherits this scratch zot home (a test may still
+// give its own in the client's env). It is removed when the process exits.
+const scratchHome = mkdtempSync(join(tmpdir(), "zot-node-home-"));
+process.env.ZOT_HOME = scratchHome;
+process.on("exit", () => rmSync(scratchHome, { recursive: true, force: true }));
 
 /** The zot binary under test: $ZOT_BIN, else ../../bin/zot from the client directory. */
 export const zotBin = process.env.ZOT_BIN || resolve(clientDir, "../../bin/zot");

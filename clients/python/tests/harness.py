@@ -6,9 +6,11 @@ relative to clients/python. Tests that need it are skipped, with a message
 saying how to build it, when it is missing.
 """
 
+import atexit
 import io
 import json
 import os
+import shutil
 import sys
 import tempfile
 import unittest
@@ -25,6 +27,12 @@ from zot_client import Client, ZotClosedError  # noqa: E402
 def _zot_path() -> str:
     return os.path.abspath(os.environ.get("ZOT_BIN") or str(CLIENT_DIR / ".." / ".." / "bin" / "zot"))
 
+
+# Tests never touch the user's zot home: every zot the tests start (through
+# any client, with or without an env of its own) inherits this scratch one.
+_ZOT_HOME = tempfile.mkdtemp(prefix="zot-client-test-home-")
+atexit.register(shutil.rmtree, _ZOT_HOME, True)
+os.environ["ZOT_HOME"] = _ZOT_HOME
 
 ZOT = _zot_path()
 HAVE_ZOT = os.path.isfile(ZOT) and os.access(ZOT, os.X_OK)
