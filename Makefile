@@ -50,6 +50,10 @@ install: ## install zot into GOBIN when set, else PREFIX/bin (PREFIX defaults to
 	$(GO) build -ldflags '$(GO_LDFLAGS)' -o '$(INSTALL_DIR)/.zot.new' ./cmd/zot
 	mv -f '$(INSTALL_DIR)/.zot.new' '$(INSTALL_DIR)/zot'
 	@echo 'installed $(INSTALL_DIR)/zot, version $(VERSION)'
+	@case ":$$PATH:" in *':$(INSTALL_DIR):'*|*':$(INSTALL_DIR)/:'*) ;; *) \
+		echo '$(INSTALL_DIR) is not on your PATH, so a plain `zot` is not found. Add it:'; \
+		echo '  export PATH="$(INSTALL_DIR):$$PATH"'; \
+		echo 'for this shell; put that line in ~/.bashrc or ~/.zshrc (fish: fish_add_path $(INSTALL_DIR)) to keep it.';; esac
 
 .PHONY: bench-build
 bench-build: ## build the benchmark programs bin/zot-floor and bin/zot-bench from bench/, and the extension and MCP server of its user setup

@@ -67,6 +67,7 @@ the turns it left have ended.`,
 		Flags: append(doorFlags(),
 			&cli.BoolFlag{Name: "ephemeral", Local: true,
 				Usage: "exit 1 s after the last client left and its turns ended (a client that connects in that second keeps it); never before the first client came"}),
+		Commands: []*cli.Command{daemonConnectCommand(std)}, // daemon_connect.go
 		Action: func(ctx context.Context, cmd *cli.Command) error {
 			if cmd.Args().Len() > 0 {
 				return usagef("zot daemon takes no arguments, got %q", cmd.Args().First())
