@@ -30,9 +30,12 @@ func TestMCPSchemasProvidersRejectAreReshaped(t *testing.T) {
 	cfg := mcpConfig(t, t.TempDir(), map[string]any{"t": map[string]any{"command": bin, "args": []string{"-bad-schemas"}}})
 	for _, tc := range []struct {
 		provider, suffix string
-		schemas          func(body map[string]any) map[string]any
+		// args pin the model: the default OpenAI model is served by
+		// Responses, and this case checks the Chat Completions body.
+		args    []string
+		schemas func(body map[string]any) map[string]any
 	}{
-		{"anthropic", "", func(body map[string]any) map[string]any {
+		{"anthropic", "", nil, func(body map[string]any) map[string]any {
 			out := map[string]any{}
 			for _, tl := range list(body["tools"]) {
 				m := tl.(map[string]any)
@@ -40,7 +43,7 @@ func TestMCPSchemasProvidersRejectAreReshaped(t *testing.T) {
 			}
 			return out
 		}},
-		{"openai", "/v1", func(body map[string]any) map[string]any {
+		{"openai", "/v1", []string{"--model", "gpt-4.1"}, func(body map[string]any) map[string]any {
 			out := map[string]any{}
 			for _, tl := range list(body["tools"]) {
 				f := tl.(map[string]any)["function"].(map[string]any)
@@ -48,7 +51,7 @@ func TestMCPSchemasProvidersRejectAreReshaped(t *testing.T) {
 			}
 			return out
 		}},
-		{"openai-responses", "/v1", func(body map[string]any) map[string]any {
+		{"openai-responses", "/v1", nil, func(body map[string]any) map[string]any {
 			out := map[string]any{}
 			for _, tl := range list(body["tools"]) {
 				m := tl.(map[string]any)
@@ -58,7 +61,7 @@ func TestMCPSchemasProvidersRejectAreReshaped(t *testing.T) {
 		}},
 	} {
 		t.Run(tc.provider, func(t *testing.T) {
-			schemas := tc.schemas(providerRequest(t, cfg, tc.provider, tc.suffix))
+			schemas := tc.schemas(providerRequest(t, cfg, tc.provider, tc.suffix, tc.args...))
 			var seen int
 			for name, s := range schemas {
 				if !strings.HasPrefix(name, "mcp__t__bad_") {
@@ -83,7 +86,7 @@ func TestMCPSchemasProvidersRejectAreReshaped(t *testing.T) {
 // providerRequest runs zot -p with the MCP servers of cfg against a
 // loopback stand-in for provider (its API root is the server's URL with
 // suffix) and returns the body of the first request, decoded.
-func providerRequest(t *testing.T, cfg, provider, suffix string) map[string]any {
+func providerRequest(t *testing.T, cfg, provider, suffix string, args ...string) map[string]any {
 	t.Helper()
 	var (
 		mu     sync.Mutex
@@ -99,8 +102,8 @@ func providerRequest(t *testing.T, cfg, provider, suffix string) map[string]any 
 		_, _ = io.WriteString(w, `{"error":{"type":"invalid_request_error","message":"captured"}}`)
 	}))
 	defer srv.Close()
-	cmd := exec.Command(zotBin, "-p", "hi", "--provider", provider, "--api-key", "test-key", "--base-url", srv.URL+suffix,
-		"--cwd", t.TempDir(), "--strict-mcp-config", "--mcp-config", cfg)
+	cmd := exec.Command(zotBin, append([]string{"-p", "hi", "--provider", provider, "--api-key", "test-key", "--base-url", srv.URL + suffix,
+		"--cwd", t.TempDir(), "--strict-mcp-config", "--mcp-config", cfg}, args...)...)
 	cmd.Env = cleanEnv()
 	out, _ := cmd.CombinedOutput()
 	mu.Lock()
