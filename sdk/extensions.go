@@ -34,8 +34,8 @@ type ExtensionConfig struct {
 	// called from the extension host's goroutines and must not block.
 	// Nil drops them.
 	OnEvent func(Event)
-	// HandshakeTimeout bounds an extension's start (hello) and the first
-	// prompt's wait for the extensions; 0 means 5 s.
+	// HandshakeTimeout bounds an extension's start, to its hello (its
+	// manifest's start_timeout_ms when that is longer); 0 means 30 s.
 	HandshakeTimeout time.Duration
 }
 
@@ -47,7 +47,8 @@ func (r *Runtime) startExtensions(cfg ExtensionConfig) {
 	hc := exthost.Config{
 		Discovery:        exthost.Discovery{Paths: cfg.Paths},
 		Version:          buildinfo.Version(),
-		HandshakeTimeout: cfg.HandshakeTimeout,
+		StartTimeout:     cfg.HandshakeTimeout,
+		StartTimeoutName: "ExtensionConfig.HandshakeTimeout",
 	}
 	if cfg.Home != "" {
 		hc.LogDir = filepath.Join(cfg.Home, "logs")

@@ -49,7 +49,7 @@ func doorAllowed(extra ...string) []string {
 			out = append(out, n)
 		}
 	}
-	return append(append(out, "max-line-bytes", "permission", "client-stall-timeout", "ext", "no-ext"), extra...)
+	return append(append(out, "max-line-bytes", "permission", "client-stall-timeout", "ext", "no-ext", "ext-start-timeout"), extra...)
 }
 
 func daemonCommand(std streams) *cli.Command {

@@ -21,6 +21,7 @@ func doorExtensions(cmd *cli.Command, stderr io.Writer) func(cwd string) exthost
 		}
 	}
 	noExt := cmd.Bool("no-ext")
+	startTimeout := cmd.Duration("ext-start-timeout")
 	var logDir, global string
 	if h, err := zotHome(stderr); err == nil {
 		logDir = h.Logs()
@@ -34,6 +35,8 @@ func doorExtensions(cmd *cli.Command, stderr io.Writer) func(cwd string) exthost
 			Version:   buildinfo.Version(),
 			LogDir:    logDir,
 			Log:       stderr,
+			// checkExtStartTimeout refused a bad value before
+			StartTimeout: startTimeout,
 		}
 		if !noExt {
 			cfg.ProjectDir = filepath.Join(cwd, ".zot", "extensions")

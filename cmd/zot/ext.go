@@ -23,6 +23,7 @@ func extFlags() []cli.Flag {
 	return []cli.Flag{
 		&cli.StringSliceFlag{Name: "ext", Aliases: []string{"e"}, Usage: "rpc and print mode: load the extension in this folder (or this extension.json) first; repeatable (zot ext list lists it too)"},
 		&cli.BoolFlag{Name: "no-ext", Usage: "rpc and print mode: load no extension from ./.zot/extensions or the zot home (--ext still loads)"},
+		&cli.DurationFlag{Name: "ext-start-timeout", Value: exthost.DefaultStartTimeout, Usage: "how long an extension may take from its start to its hello (its manifest's start_timeout_ms when longer); the first prompt waits for the extensions"},
 	}
 }
 
@@ -43,7 +44,7 @@ func startExtensions(cmd *cli.Command, sess *engine.Session, srv *rpcserver.Serv
 func startPrintExtensions(cmd *cli.Command, sess *engine.Session, stderr io.Writer) *exthost.Host {
 	var mu sync.Mutex
 	notify := func(n exthost.Notice) {
-		if n.Kind != exthost.NoticeNotify {
+		if n.Kind != exthost.NoticeNotify || n.Logged {
 			return
 		}
 		level := n.Level
@@ -69,6 +70,8 @@ func extConfig(cmd *cli.Command, sess *engine.Session, notify func(exthost.Notic
 		Version:   buildinfo.Version(),
 		Log:       stderr,
 		Notify:    notify,
+		// checkExtStartTimeout refused a bad value before
+		StartTimeout: cmd.Duration("ext-start-timeout"),
 	}
 	if h, err := zotHome(stderr); err == nil {
 		cfg.LogDir = h.Logs()
@@ -80,6 +83,15 @@ func extConfig(cmd *cli.Command, sess *engine.Session, notify func(exthost.Notic
 		cfg.ProjectDir = filepath.Join(sess.CWD(), ".zot", "extensions")
 	}
 	return cfg
+}
+
+// checkExtStartTimeout refuses an --ext-start-timeout that is not
+// positive.
+func checkExtStartTimeout(cmd *cli.Command) error {
+	if cmd.Duration("ext-start-timeout") <= 0 {
+		return &exitError{code: 2, msg: "--ext-start-timeout must be positive"}
+	}
+	return nil
 }
 
 // stopExtensions stops the extensions by their shutdown ladder, all at

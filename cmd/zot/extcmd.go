@@ -158,8 +158,8 @@ Each one's stderr and zot's notes about it go to $ZOT_HOME/logs/ext-<name>.log.`
 				Name:            "doctor",
 				HideHelpCommand: true,
 				Usage:           "start every extension, check its handshake and say what is wrong",
-				Flags: []cli.Flag{&cli.DurationFlag{Name: "timeout", Value: exthost.DefaultHandshakeTimeout,
-					Usage: "how long an extension has to say hello"}},
+				Flags: []cli.Flag{&cli.DurationFlag{Name: "timeout", Value: exthost.DefaultStartTimeout,
+					Usage: "how long an extension has to say hello (its manifest's start_timeout_ms when longer)"}},
 				Action: func(ctx context.Context, cmd *cli.Command) error {
 					if err := noArgs(cmd, 0, "doctor"); err != nil {
 						return err
@@ -772,6 +772,10 @@ func (x *extDirs) check(ctx context.Context, e extEntry, timeout time.Duration, 
 		}
 	}
 
+	if cause := exthost.LikelyCause(e.spec); cause != "" {
+		return fail("%s", cause)
+	}
+
 	logFile := exthost.LogFile(x.logDir, e.name)
 	var logStart int64
 	if st, err := os.Stat(logFile); err == nil {
@@ -787,7 +791,8 @@ func (x *extDirs) check(ctx context.Context, e extEntry, timeout time.Duration, 
 		Version:          buildinfo.Version(),
 		LogDir:           x.logDir,
 		Log:              &hostLog,
-		HandshakeTimeout: timeout,
+		StartTimeout:     timeout,
+		StartTimeoutName: "--timeout",
 	})
 	defer func() {
 		cctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)

@@ -127,6 +127,9 @@ func runtimeConfig(cmd *cli.Command, stderr io.Writer) (agentConfig, error) {
 	if p := cmd.String("provider"); !registry.Known(p) {
 		return agentConfig{}, &exitError{code: 2, msg: (&registry.UnknownError{Name: p}).Error()}
 	}
+	if err := checkExtStartTimeout(cmd); err != nil {
+		return agentConfig{}, err
+	}
 	cfg := agentConfig{
 		Provider:   cmd.String("provider"),
 		BaseURL:    cmd.String("base-url"),

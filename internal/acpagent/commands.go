@@ -98,6 +98,7 @@ func (s *session) tellCommands(only *conn) {
 // learns about a session it has just opened.
 func (h *conn) announce(s *session, r jsonrpc.Reply) jsonrpc.Reply {
 	return r.Then(func() {
+		s.tellUnheard(h) // notify.go
 		s.tellCommands(h)
 		if title := s.title(); title != "" {
 			s.push(item{update: &acp.SessionUpdate{SessionInfoUpdate: &acp.SessionInfoUpdate{Title: &title}}, only: h})
@@ -128,11 +129,7 @@ func (s *session) startExtensions() {
 	if specs, _, _ := exthost.Discover(cfg.Discovery); len(specs) == 0 {
 		return
 	}
-	cfg.Notify = func(n exthost.Notice) {
-		if n.Kind == exthost.NoticeNotify {
-			s.agent.logf("session %s: extension %s: %s", s.id, n.Extension, oneLine(n.Message))
-		}
-	}
+	cfg.Notify = s.extensionNotice // notify.go
 	h := exthost.New(s.eng, cfg)
 	// The commands are told once the extensions are ready: by whichever
 	// comes first, the goroutine below or the first turn, which waits for

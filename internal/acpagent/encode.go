@@ -15,6 +15,8 @@ import (
 // straight into the frame's bytes; the rest goes through encoding/json.
 func (s *session) frame(it *item) (jsonrpc.Frame, error) {
 	switch {
+	case it.note != nil && it.method != "":
+		return encodedNotification(it.method, it.note)
 	case it.note != nil:
 		return s.encodedFrame(it.note)
 	case it.update == nil:
@@ -33,11 +35,17 @@ func (s *session) frame(it *item) (jsonrpc.Frame, error) {
 // encodedFrame is the frame of a session/update whose params are v,
 // encoded with encoding/json.
 func (s *session) encodedFrame(v any) (jsonrpc.Frame, error) {
+	return encodedNotification(acp.MethodSessionUpdate, v)
+}
+
+// encodedNotification is the frame of a notification of method whose
+// params are v, encoded with encoding/json.
+func encodedNotification(method string, v any) (jsonrpc.Frame, error) {
 	b, err := json.Marshal(v)
 	if err != nil {
-		return nil, fmt.Errorf("encoding an update: %w", err)
+		return nil, fmt.Errorf("encoding a %s: %w", method, err)
 	}
-	return jsonrpc.NotificationFrame(acp.MethodSessionUpdate, len(b), func(f []byte) []byte { return append(f, b...) }), nil
+	return jsonrpc.NotificationFrame(method, len(b), func(f []byte) []byte { return append(f, b...) }), nil
 }
 
 // textFrame is the frame of an agent_message_chunk (thought: an

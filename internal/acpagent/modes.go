@@ -48,6 +48,7 @@ type sessionExtras struct {
 	title     string                    // the first line of the first prompt (plan.go)
 	ext       *exthost.Host             // the session's extensions; nil without (commands.go)
 	extTold   func()                    // removes the interceptor that tells their commands (commands.go)
+	unheard   []item                    // notices no client heard yet (notify.go)
 }
 
 // modes returns the modes this daemon offers.

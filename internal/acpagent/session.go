@@ -55,6 +55,8 @@ type item struct {
 	except  *conn         // when set, the update goes to every connection but this one
 	barrier chan struct{} // when set, closed once every item before it was handed on
 	note    any           // when set, sent as the params of a session/update as is (to every connection)
+	method  string        // when set, the method note is sent as, instead of session/update
+	keep    bool          // a note kept for the next client when no client has the session open (notify.go)
 	// text, when update, note and barrier are unset, is a text chunk of
 	// the agent's answer (of its thought, with thought set): the deltas
 	// of a turn, most of what it sends, need no SessionUpdate.
@@ -196,6 +198,9 @@ func (s *session) hand(it *item, targets []*conn) []*conn {
 				if c != it.except {
 					targets = append(targets, c)
 				}
+			}
+			if len(targets) == 0 && it.keep {
+				s.keepUnheardLocked(it)
 			}
 			s.mu.Unlock()
 		}

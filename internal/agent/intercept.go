@@ -40,6 +40,13 @@ type Interceptor struct {
 	// not answer never stalls or stops the agent.
 	FailClosed bool
 
+	// BeforePrompt runs once at the start of each prompt, after its
+	// user_message and before the first turn_start: a gate that waits for
+	// what the prompt needs (the extensions to start, say) and may add
+	// interceptors and observers of its own, which then see the prompt
+	// from its first turn_start on. It cannot block the prompt; it is not
+	// bounded by Timeout, only by ctx, the prompt's own context.
+	BeforePrompt func(ctx context.Context)
 	// BeforeTurn runs before each model call of a prompt; step counts
 	// from 1. A block ends the step with turn_end{stop:"error"} and the
 	// prompt fails with code blocked, quoting the reason. Args and Text
@@ -178,6 +185,20 @@ func (i *chained) label() string {
 		return i.Name
 	}
 	return "interceptor"
+}
+
+// beforePrompt runs the chain's BeforePrompt functions, in order, until
+// ctx ends.
+func (c *Chain) beforePrompt(ctx context.Context) {
+	for _, i := range c.list() {
+		if i.BeforePrompt == nil {
+			continue
+		}
+		i.BeforePrompt(ctx)
+		if ctx.Err() != nil {
+			return
+		}
+	}
 }
 
 // beforeTurn runs the chain's BeforeTurn functions; the first block wins.

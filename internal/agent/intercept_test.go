@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -441,5 +442,64 @@ func TestToolSetChangesBetweenSteps(t *testing.T) {
 	set.Remove("ext:weather")
 	if got := set.View().Names(); got != "ls" {
 		t.Errorf("after Remove: %s", got)
+	}
+}
+
+// TestBeforePromptGateJoinsFirstTurn: what a prompt's gate adds to the
+// chain (an extension that started meanwhile) is asked from step 1 on.
+func TestBeforePromptGateJoinsFirstTurn(t *testing.T) {
+	called := false
+	p := providerFunc(func(ctx context.Context, req *llm.Request, sink llm.Sink) (*llm.Response, error) {
+		called = true
+		return answer(sink, "x", llm.Usage{}), nil
+	})
+	var chain *Chain
+	var order []string
+	a := newAgent(t, p, withInterceptors(Interceptor{Order: -10, BeforePrompt: func(ctx context.Context) {
+		order = append(order, "gate")
+		chain.Add(Interceptor{FailClosed: true, BeforeTurn: func(ctx context.Context, step int) Verdict {
+			order = append(order, fmt.Sprintf("guard %d", step))
+			return Verdict{Block: true, Reason: "guarded"}
+		}})
+	}}))
+	chain = a.Interceptors()
+	rec := newRecorder(t)
+	err := a.Prompt(context.Background(), "hi", nil, rec.emit)
+	var ae *Error
+	if !errors.As(err, &ae) || ae.Code != wire.CodeBlocked || ae.Message != "turn blocked: guarded" {
+		t.Fatalf("err = %v", err)
+	}
+	if called {
+		t.Error("the model was called although the guard blocks step 1")
+	}
+	if got := strings.Join(order, ", "); got != "gate, guard 1" {
+		t.Errorf("order = %s", got)
+	}
+	wantTypes(t, rec.types(), "user_message", "turn_start", "turn_end")
+}
+
+// TestBeforePromptAbort: a prompt aborted while its gate waits ends with
+// turn_end aborted and never reaches the model.
+func TestBeforePromptAbort(t *testing.T) {
+	called := false
+	p := providerFunc(func(ctx context.Context, req *llm.Request, sink llm.Sink) (*llm.Response, error) {
+		called = true
+		return answer(sink, "x", llm.Usage{}), nil
+	})
+	ctx, cancel := context.WithCancel(context.Background())
+	a := newAgent(t, p, withInterceptors(Interceptor{BeforePrompt: func(gctx context.Context) {
+		cancel()
+		<-gctx.Done()
+	}}))
+	rec := newRecorder(t)
+	err := a.Prompt(ctx, "hi", nil, rec.emit)
+	if !IsAborted(err) {
+		t.Fatalf("err = %v", err)
+	}
+	if called {
+		t.Error("the model was called")
+	}
+	if te := lastTurnEnd(t, rec); te.Stop != wire.StopAborted {
+		t.Errorf("turn_end = %s", te.AppendJSON(nil))
 	}
 }

@@ -62,7 +62,10 @@ func (a *Agent) Prompt(ctx context.Context, text string, images []llm.ImageBlock
 	p := &promptRun{run: a.newRun(ctx, emit)}
 	p.userIndex = a.appendMessage(msg)
 	p.emit(&wire.UserMessageEvent{Content: wireBlocks(&msg), Time: wireTime(msg.Time)})
-	err := p.loop()
+	err := p.gate()
+	if err == nil {
+		err = p.loop()
+	}
 	if err != nil && !p.kept {
 		a.truncate(p.userIndex)
 	}
@@ -84,6 +87,20 @@ type promptRun struct {
 	// view is the tool set of the prompt's first step, which every step
 	// offers when the model binds its thinking to the tools (bound.go).
 	view *ToolView
+}
+
+// gate runs the chain's BeforePrompt functions before anything of the
+// prompt reaches the chain or the observers: what they add takes part
+// from the first turn_start on.
+func (p *promptRun) gate() error {
+	if p.a.chain.Len() == 0 {
+		return nil
+	}
+	p.a.chain.beforePrompt(p.ctx)
+	if p.ctx.Err() != nil {
+		return p.abort()
+	}
+	return nil
 }
 
 // loop runs the steps of the prompt.

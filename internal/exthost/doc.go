@@ -4,8 +4,8 @@
 //
 // A [Host] finds the extensions ([Discover]: the explicit ones, then the
 // project's ./.zot/extensions, then $ZOT_HOME/extensions; the first of a
-// name wins), starts them concurrently in the session's working
-// directory, and attaches each to the session once it has said hello and
+// name wins), starts them concurrently, each in its own folder (the
+// manifest's; hello_ack tells it the session's directory), and attaches each to the session once it has said hello and
 // is ready:
 //
 //   - its tools join the session's tool set as source "ext:<name>"
@@ -32,6 +32,9 @@
 // exit, SIGTERM, up to 1 s, SIGKILL, for the extension's whole process
 // group, each step skipped once the process is gone.
 //
-// The first prompt waits for the extensions' handshakes, at most the
-// handshake timeout after they were started; nothing else does.
+// Every prompt starts by waiting until the extensions are ready or have
+// failed (a gate that runs before the prompt's first turn_start, so what
+// they add takes part in its first step); so do the slash commands and
+// their list. An extension that does not start is reported with the
+// likely cause ([LikelyCause]) and the last lines of its stderr.
 package exthost

@@ -44,8 +44,9 @@ type ext struct {
 	name  string
 	index int
 
-	calls *correlate.Table[string, extwire.ExtensionFrame]
-	logf  *os.File // the extension's log, nil without Config.LogDir
+	calls  *correlate.Table[string, extwire.ExtensionFrame]
+	logf   *os.File // the extension's log, nil without Config.LogDir
+	stderr tail     // the end of its stderr, quoted when it fails to start
 
 	readyCh   chan struct{} // closed once ready or failed
 	readyOnce sync.Once
@@ -124,7 +125,7 @@ func (e *ext) run() {
 	err := e.start()
 	close(e.startedCh)
 	if err != nil {
-		e.fail(err)
+		e.fail(fmt.Errorf("starting %s: %w", e.spec.Exec, err))
 		e.calls.Close(err)
 		e.closeLog()
 		return
@@ -150,7 +151,7 @@ func (e *ext) start() error {
 			}
 		}
 	}
-	e.logLine("starting %s %s (manifest %s)", e.spec.Exec, strings.Join(e.spec.Manifest.Args, " "), e.spec.File)
+	e.logLine("starting %s %s in %s (manifest %s)", e.spec.Exec, strings.Join(e.spec.Manifest.Args, " "), e.spec.Dir, e.spec.File)
 	// Its stdin is a pipe of the host's own, not the process's: the
 	// outbox writes small frames to it from the sender's goroutine, and
 	// closes it once everything sent is written (see stop).
@@ -158,17 +159,21 @@ func (e *ext) start() error {
 	if err != nil {
 		return fmt.Errorf("its stdin pipe: %w", err)
 	}
+	// It runs in its own folder, as zot's extensions always have: a
+	// manifest's `"args":["index.js"]` or `go run .` mean the extension's
+	// own files. hello_ack tells it the session's directory.
 	cmd := subproc.Command{
 		Path:       e.spec.Exec,
 		Args:       e.spec.Manifest.Args,
-		Dir:        e.h.sess.CWD(),
+		Dir:        e.spec.Dir,
 		Env:        environ(),
 		Stdin:      inR,
 		StdoutPipe: true,
 		TermGrace:  e.h.cfg.TermGrace,
 	}
+	cmd.Stderr = &e.stderr
 	if e.logf != nil {
-		cmd.Stderr = e.logf
+		cmd.Stderr = io.MultiWriter(e.logf, &e.stderr)
 	}
 	p, err := subproc.Start(context.Background(), cmd)
 	inR.Close() // the child has its copy
@@ -206,7 +211,7 @@ func (e *ext) closeLog() {
 // read reads frames until the extension's stdout ends. It runs the
 // handshake: the first frame must be hello, within the handshake timeout.
 func (e *ext) read() {
-	launch := time.AfterFunc(e.h.cfg.HandshakeTimeout, e.launchTimer)
+	launch := time.AfterFunc(e.startTimeout(), e.launchTimer)
 	e.mu.Lock()
 	e.launch = launch
 	e.mu.Unlock()
@@ -272,7 +277,7 @@ func (e *ext) launchTimer() {
 	switch {
 	case st != starting:
 	case !hello:
-		e.failAndKill(fmt.Errorf("no hello within %s; killed", e.h.cfg.HandshakeTimeout))
+		e.failAndKill(e.startTimeoutError())
 	case !now.Before(readyBy):
 		e.markReady("no ready within " + e.h.cfg.ReadyTimeout.String())
 	case !now.Before(quietBy):
@@ -284,6 +289,24 @@ func (e *ext) launchTimer() {
 		}
 		launch.Reset(next.Sub(now))
 	}
+}
+
+// startTimeout is how long the extension has from its start to its
+// hello: the host's start timeout, or the manifest's start_timeout_ms
+// when that is longer.
+func (e *ext) startTimeout() time.Duration {
+	d := e.h.cfg.StartTimeout
+	if ms := e.spec.Manifest.StartTimeoutMs; ms != nil {
+		d = max(d, time.Duration(*ms)*time.Millisecond)
+	}
+	return d
+}
+
+// startTimeoutError says the extension missed its start deadline, and
+// which setting gives it more time.
+func (e *ext) startTimeoutError() error {
+	return fmt.Errorf("no hello within %s; killed (for a slow start, raise \"start_timeout_ms\" in %s or %s)",
+		e.startTimeout(), e.spec.File, e.h.cfg.StartTimeoutName)
 }
 
 func isEOF(err error) bool { return errors.Is(err, io.EOF) }
@@ -504,9 +527,30 @@ func (e *ext) fail(err error) {
 	stopping := e.stopping
 	e.mu.Unlock()
 	if !stopping {
-		e.report("not loaded: %v", err)
+		e.reportStartFailure(err)
 	}
 	e.readyOnce.Do(func() { close(e.readyCh) })
+}
+
+// tailLines is how many of the last lines of its stderr are quoted when
+// an extension fails to start.
+const tailLines = 20
+
+// reportStartFailure tells a person that the extension did not start, and
+// why: on the host's log, with the likely cause and the last lines of its
+// stderr, in its own log, and to the client as an error notice.
+func (e *ext) reportStartFailure(err error) {
+	msg := fmt.Sprintf("not loaded: %v", err)
+	if cause := LikelyCause(e.spec); cause != "" {
+		msg += "; likely cause: " + cause
+	}
+	e.logLine("%s", msg)
+	full := "extension " + e.name + ": " + msg
+	if lines := e.stderr.lines(tailLines); len(lines) > 0 {
+		full += "\nlast lines of its log:\n  " + strings.Join(lines, "\n  ")
+	}
+	fmt.Fprintf(e.h.cfg.Log, "zot: %s\n", full)
+	e.h.notify(Notice{Extension: e.name, Kind: NoticeNotify, Level: extwire.NotifyLevelError, Message: full, Logged: true})
 }
 
 // failAndKill fails the handshake and kills the process group.
@@ -540,16 +584,16 @@ func (e *ext) exited() {
 	cause := fmt.Errorf("extension %s %s", e.name, status)
 	e.calls.Close(cause)
 	e.mu.Lock()
-	wasReady := e.state == ready
-	if e.state == ready || e.state == starting {
-		if e.state == starting {
-			e.state, e.failure = failed, cause
-		} else {
-			e.state, e.failure = exited, cause
-		}
+	wasReady, wasStarting := e.state == ready, e.state == starting
+	if wasReady {
+		e.state, e.failure = exited, cause
 	}
 	stopping := e.stopping
 	e.mu.Unlock()
+	if wasStarting {
+		// It ended before it was ready: a failed start, reported by fail.
+		e.fail(cause)
+	}
 	e.readyOnce.Do(func() { close(e.readyCh) })
 	e.h.forgetPanels(e)
 	if wasReady {
@@ -565,7 +609,7 @@ func (e *ext) exited() {
 	if wasReady {
 		e.report("%s; its tools and commands are gone until extensions are reloaded", status)
 		e.h.notify(Notice{Extension: e.name, Kind: NoticeNotify, Level: extwire.NotifyLevelError,
-			Message: fmt.Sprintf("extension %s %s; its tools and commands are gone until extensions are reloaded", e.name, status)})
+			Message: fmt.Sprintf("extension %s %s; its tools and commands are gone until extensions are reloaded", e.name, status), Logged: true})
 	}
 	// Its input is closed, and whatever it left running in its group goes
 	// too (SIGTERM, then SIGKILL).

@@ -257,7 +257,7 @@ func testConfig(t testing.TB, paths ...string) (Config, *notices, *syncBuffer) {
 		LogDir:           t.TempDir(),
 		Log:              log,
 		Notify:           n.add,
-		HandshakeTimeout: 5 * time.Second,
+		StartTimeout:     5 * time.Second,
 		InterceptTimeout: 2 * time.Second,
 		ShutdownGrace:    time.Second,
 		TermGrace:        500 * time.Millisecond,

@@ -17,7 +17,10 @@ import (
 
 // Defaults of the durations of a Config left zero.
 const (
-	DefaultHandshakeTimeout = 5 * time.Second
+	// DefaultStartTimeout bounds an extension's start, from its process
+	// starting to its hello: long enough for `go run .` on a cold build
+	// cache of a small machine.
+	DefaultStartTimeout     = 30 * time.Second
 	DefaultReadyTimeout     = 5 * time.Second
 	DefaultReadyIdle        = 250 * time.Millisecond
 	DefaultInterceptTimeout = 5 * time.Second
@@ -61,10 +64,15 @@ type Config struct {
 	// them.
 	Notify func(Notice)
 
-	// HandshakeTimeout bounds the wait for an extension's hello after it
-	// was started; one that misses it is killed. It also bounds how long
-	// the first prompt waits for the extensions. Default 5 s.
-	HandshakeTimeout time.Duration
+	// StartTimeout bounds the wait for an extension's hello after it was
+	// started (an extension's manifest may ask for longer with
+	// start_timeout_ms); one that misses it is killed and reported. With
+	// ReadyTimeout it bounds how long the first prompt waits for the
+	// extensions. Default 30 s.
+	StartTimeout time.Duration
+	// StartTimeoutName is how the user sets StartTimeout, named in the
+	// error of an extension that missed it. Default "--ext-start-timeout".
+	StartTimeoutName string
 	// ReadyTimeout bounds the wait for ready after hello; an extension
 	// that misses it goes on with what it registered. Default 5 s.
 	ReadyTimeout time.Duration
@@ -92,7 +100,10 @@ func (c *Config) defaults() {
 			*d = def
 		}
 	}
-	set(&c.HandshakeTimeout, DefaultHandshakeTimeout)
+	set(&c.StartTimeout, DefaultStartTimeout)
+	if c.StartTimeoutName == "" {
+		c.StartTimeoutName = "--ext-start-timeout"
+	}
 	set(&c.ReadyTimeout, DefaultReadyTimeout)
 	set(&c.ReadyIdle, DefaultReadyIdle)
 	set(&c.InterceptTimeout, DefaultInterceptTimeout)
@@ -128,6 +139,10 @@ type Notice struct {
 	Level     extwire.NotifyLevel
 	Message   string
 	Panel     extwire.Panel
+	// Logged says the host wrote the notice to Config.Log already (its
+	// own report of a failed start or a crash): a door that writes
+	// notices to the same place leaves it out.
+	Logged bool
 }
 
 // Errors of the host's calls.
@@ -141,13 +156,15 @@ var (
 )
 
 // Order of the interceptors the host adds: the gate that waits for the
-// extensions runs before everything; the extensions' own come in load
-// order among the session's other guards (Order 0), before approval.
+// extensions (at the start of each prompt) comes first; the extensions'
+// own come in load order among the session's other guards (Order 0),
+// before approval.
 const orderGate = -1 << 30
 
 // OrderReady is the Order of an interceptor that must run once the
-// extensions are ready (or have failed, or the handshake timeout passed):
-// right after the gate where every turn waits for them.
+// extensions are ready (or have failed, or their start timed out): any
+// BeforeTurn runs after the gate, which waits for them at the start of
+// the prompt; OrderReady puts it before every extension's.
 const OrderReady = orderGate + 1
 
 // Host runs the extensions of one session. Its methods are safe for
@@ -192,11 +209,15 @@ func New(sess Session, cfg Config) *Host {
 	cfg.defaults()
 	h := &Host{cfg: cfg, sess: sess, panels: map[string]*ext{}}
 	h.exts.Store(new([]*ext))
+	// The gate runs as a prompt starts, before its first turn_start:
+	// the extensions it starts (or waits for) are in the chain and
+	// observe the session by then, so the prompt's first step reaches
+	// their interceptors and observers like every later one.
 	h.removeGate = sess.Interceptors().Add(agent.Interceptor{
-		Name:       "extensions starting",
-		Order:      orderGate,
-		Timeout:    -1, // awaitReady has its own bound
-		BeforeTurn: func(ctx context.Context, _ int) agent.Verdict { h.awaitReady(ctx); return agent.Verdict{} },
+		Name:         "extensions starting",
+		Order:        orderGate,
+		Timeout:      -1, // awaitReady has its own bound
+		BeforePrompt: h.awaitReady,
 	})
 	return h
 }
@@ -259,12 +280,17 @@ func (h *Host) launchLocked() {
 func (h *Host) current() []*ext { return *h.exts.Load() }
 
 // awaitReady waits until every current extension is ready or has failed,
-// at most the handshake timeout after they were started, or until ctx
-// ends.
+// or until ctx ends. Each extension is failed or taken as ready at its
+// own deadlines (its start timeout, then the ready timeout); the wait
+// ends at the latest of them, and a little later, all the same.
 func (h *Host) awaitReady(ctx context.Context) {
 	h.Launch()
 	h.mu.Lock()
-	deadline := h.started.Add(h.cfg.HandshakeTimeout)
+	longest := h.cfg.StartTimeout
+	for _, e := range h.current() {
+		longest = max(longest, e.startTimeout())
+	}
+	deadline := h.started.Add(longest + h.cfg.ReadyTimeout + time.Second)
 	h.mu.Unlock()
 	var timer *time.Timer
 	for _, e := range h.current() {
@@ -291,9 +317,8 @@ func (h *Host) awaitReady(ctx context.Context) {
 	}
 }
 
-// WaitReady waits as the first prompt does: until every extension is
-// ready or has failed, at most the handshake timeout after they were
-// started, or until ctx ends.
+// WaitReady waits as every prompt does as it starts: until every
+// extension is ready or has failed, or until ctx ends.
 func (h *Host) WaitReady(ctx context.Context) { h.awaitReady(ctx) }
 
 // Info describes one extension.
@@ -346,8 +371,8 @@ func (h *Host) Commands() []Command {
 }
 
 // RunCommand invokes the slash command name with args (the rest of the
-// command line) and returns the extension's answer. It waits for the
-// extensions' handshakes first, as a prompt does. A panel the answer
+// command line) and returns the extension's answer. It starts the
+// extensions if nothing did and waits for them first, as a prompt does. A panel the answer
 // opens is remembered, so PanelKey reaches its extension. The answer's
 // action is the caller's to carry out: submit the prompt, show the text,
 // open the panel.

@@ -202,8 +202,9 @@ func TestToolResultImages(t *testing.T) {
 	}
 }
 
-// hello_ack tells an extension what the protocol lists; it runs in the
-// session's directory, without the token clients authenticate with.
+// hello_ack tells an extension what the protocol lists, the session's
+// directory among it; it runs in its own folder, without the token
+// clients authenticate with.
 func TestHelloAckAndEnvironment(t *testing.T) {
 	t.Setenv("ZOTCORE_RPC_TOKEN", "secret")
 	dir := t.TempDir()
@@ -227,8 +228,8 @@ func TestHelloAckAndEnvironment(t *testing.T) {
 			t.Errorf("hello_ack %s = %v, want %v", k, ack[k], v)
 		}
 	}
-	if n := got.waitMessage(t, "cwd "); n.Message != "cwd "+sess.CWD() {
-		t.Errorf("it runs in %q, not the session's %q", n.Message, sess.CWD())
+	if n := got.waitMessage(t, "cwd "); n.Message != "cwd "+folder {
+		t.Errorf("it runs in %q, not its own folder %q", n.Message, folder)
 	}
 	if n := got.waitMessage(t, "token "); n.Message != "token unset" {
 		t.Errorf("the rpc token reached the extension: %q", n.Message)

@@ -20,7 +20,7 @@ func TestHandshakeTimeoutEveryLanguage(t *testing.T) {
 	dir := t.TempDir()
 	sess := newFakeSession(t)
 	cfg, _, log := testConfig(t, langExt(t, "node", dir, "nodemute", "silent"), langExt(t, "go", dir, "gomute", "silent"))
-	cfg.HandshakeTimeout = time.Second
+	cfg.StartTimeout = time.Second
 	h := start(t, sess, cfg)
 	pids := []int{pidOf(t, h, "nodemute"), pidOf(t, h, "gomute")}
 	h.WaitReady(context.Background())

@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"zot.dev/zot/sdk/extwire"
 )
 
 func TestDiscover(t *testing.T) {
@@ -100,4 +102,30 @@ func mustLook(t *testing.T, name string) string {
 		t.Skipf("%s is not on PATH", name)
 	}
 	return p
+}
+
+func TestLikelyCause(t *testing.T) {
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, "here.py"), nil, 0o644)
+	spec := func(exec string, args ...string) Spec {
+		return Spec{Manifest: extwire.Manifest{Name: "x", Exec: exec, Args: args}, Dir: dir, File: filepath.Join(dir, ManifestFile), Exec: resolveExec(exec, dir)}
+	}
+	for _, c := range []struct {
+		spec Spec
+		want string
+	}{
+		{spec("python3", "here.py"), ""},
+		{spec("python3", "-u", "here.py", "--mode", "fast"), ""},
+		{spec("python3", "gone.py"), "gone.py is missing from the extension's folder " + dir},
+		{spec("node", "./lib/index.js"), "./lib/index.js is missing"},
+		{spec("sh", "-c", "sleep 2; exec python3 gone.py"), ""},
+		{spec("no-such-runtime-zot", "here.py"), `its runtime "no-such-runtime-zot" is not on PATH`},
+		{spec("./gone"), "its program ./gone does not exist"},
+		{spec("go", "run", "."), "`go run` needs a go.mod in the extension's folder " + dir},
+	} {
+		got := LikelyCause(c.spec)
+		if c.want == "" && got != "" || c.want != "" && !strings.Contains(got, c.want) {
+			t.Errorf("%s %v: %q, want %q", c.spec.Manifest.Exec, c.spec.Manifest.Args, got, c.want)
+		}
+	}
 }

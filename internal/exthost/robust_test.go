@@ -33,7 +33,7 @@ func TestHandshakeTimeoutKills(t *testing.T) {
 	dir := t.TempDir()
 	sess := newFakeSession(t)
 	cfg, _, log := testConfig(t, pyExt(t, dir, "mute", "silent"), pyExt(t, dir, "py", "ok"))
-	cfg.HandshakeTimeout = 1500 * time.Millisecond
+	cfg.StartTimeout = 1500 * time.Millisecond
 	h := start(t, sess, cfg)
 	pid := pidOf(t, h, "mute")
 	began := time.Now()

@@ -75,6 +75,24 @@ func (d *extDoor) serve(w *ndjson.Writer, sess *engine.Session) {
 	d.early = nil
 }
 
+// drain waits for the extension commands under way to be answered, or
+// until ctx ends, which cancels them.
+func (d *extDoor) drain(ctx context.Context) {
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		d.wg.Wait()
+	}()
+	select {
+	case <-done:
+	case <-ctx.Done():
+		if d.cancel != nil {
+			d.cancel()
+		}
+		<-done
+	}
+}
+
 // stop cancels the extension commands still waiting and waits for them.
 func (d *extDoor) stop() {
 	if d.launch != nil {
@@ -114,11 +132,16 @@ func (s *Server) dispatchExtension(cmd wire.Command) bool {
 	h := s.ext.host
 	switch c := cmd.(type) {
 	case *wire.GetCommandsCommand:
-		var list []exthost.Command
-		if h != nil {
-			list = h.Commands()
+		if h == nil {
+			s.respond(id, typ, wire.CommandsResult{Commands: exthost.WireCommands(nil)})
+			return true
 		}
-		s.respond(id, typ, wire.CommandsResult{Commands: exthost.WireCommands(list)})
+		// The list is of the extensions once they have started (or
+		// failed): the reader serves other commands meanwhile.
+		s.extAsync(func(ctx context.Context) {
+			h.WaitReady(ctx)
+			s.respond(id, typ, wire.CommandsResult{Commands: exthost.WireCommands(h.Commands())})
+		})
 	case *wire.GetExtensionsCommand:
 		var list []exthost.Info
 		if h != nil {

@@ -128,6 +128,11 @@ func (s *Server) Serve(ctx context.Context, in io.Reader, out io.Writer) error {
 			// work stops rather than runs on unattended.
 			result = fmt.Errorf("reading commands: %w", err)
 			s.sess.Shutdown("reading commands failed")
+		default:
+			// The end of input: the extension commands read before it
+			// are answered as if it were open (the prompts they submit
+			// then run with the rest of the work).
+			s.ext.drain(ctx)
 		}
 	case <-ctx.Done():
 		result = ctx.Err()
