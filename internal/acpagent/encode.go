@@ -43,7 +43,10 @@ func (s *session) encodedFrame(v any) (jsonrpc.Frame, error) {
 func encodedNotification(method string, v any) (jsonrpc.Frame, error) {
 	b, err := json.Marshal(v)
 	if err != nil {
-		return nil, fmt.Errorf("encoding a %s: %w", method, err)
+		if method == acp.MethodSessionUpdate {
+			return nil, fmt.Errorf("encoding an update: %w", err)
+		}
+		return nil, fmt.Errorf("encoding a %s notification: %w", method, err)
 	}
 	return jsonrpc.NotificationFrame(method, len(b), func(f []byte) []byte { return append(f, b...) }), nil
 }
