@@ -147,3 +147,30 @@ func TestACPStdoutClosedByTheClient(t *testing.T) {
 		t.Fatal("zot acp did not end after the client closed stdout")
 	}
 }
+
+// zot daemon shares the door: without a key it listens, advertises the
+// auth method and answers session/new with auth_required.
+func TestDaemonWithoutAKey(t *testing.T) {
+	dir := doorDir(t)
+	sock := dir + "/d.sock"
+	d := &daemonProc{stderr: new(zotbin.Buffer), done: make(chan struct{})}
+	d.cmd = exec.Command(zotBin, "daemon")
+	d.cmd.Env = doorEnv(dir+"/home", "ZOT_SOCKET="+sock)
+	d.cmd.Stderr = d.stderr
+	if err := d.cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	go func() { d.err = d.cmd.Wait(); close(d.done) }()
+	t.Cleanup(func() { _ = d.cmd.Process.Kill(); <-d.done })
+	d.waitFor(t, "listening on")
+	conn, _ := dialDoor(t, sock)
+	p := checked(t, conn)
+	f, _ := p.call("1", "initialize", `{"protocolVersion":1}`, "")
+	if m := authMethodsOf(t, f); len(m) != 1 || m[0]["id"] != "anthropic-api-key" {
+		t.Errorf("authMethods %v", m)
+	}
+	wantAuthRequired(t, "session/new", first(p.call("2", "session/new", fmt.Sprintf(`{"cwd":%q,"mcpServers":[]}`, t.TempDir()), "")))
+	if f, _ := p.call("3", "session/list", `{}`, ""); f.Error != nil {
+		t.Errorf("session/list: %s", f.raw)
+	}
+}
