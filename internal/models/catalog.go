@@ -17,6 +17,11 @@ type Catalog struct {
 	models   map[key]Model
 	aliases  map[key]alias
 	defaults map[string]string // by family
+	// underived marks the built-in models that still lack what the family
+	// rules say of them (withFamily): it is added as a model is read, so a
+	// process that reads one model (every door at start) does not apply
+	// the rules to all of them.
+	underived map[key]bool
 }
 
 // alias is a second id of a model of the catalog: a dated snapshot, sent
@@ -32,7 +37,7 @@ type key struct{ family, id string }
 
 // newCatalog returns an empty catalog.
 func newCatalog() *Catalog {
-	return &Catalog{models: map[key]Model{}, aliases: map[key]alias{}, defaults: map[string]string{}}
+	return &Catalog{models: map[key]Model{}, aliases: map[key]alias{}, defaults: map[string]string{}, underived: map[key]bool{}}
 }
 
 // Builtin returns a new catalog holding zot's built-in models. Each call
@@ -41,7 +46,8 @@ func Builtin() *Catalog {
 	c := newCatalog()
 	for _, list := range [][]Model{anthropicModels, openaiModels, geminiModels, deepseekModels, kimiModels, scriptedModels} {
 		for _, m := range list {
-			c.models[key{family(m.Provider), m.ID}] = withFamily(m)
+			k := key{family(m.Provider), m.ID}
+			c.models[k], c.underived[k] = m, true
 		}
 	}
 	for _, list := range [][]alias{anthropicAliases, deepseekAliases} {
@@ -76,16 +82,22 @@ func withFamily(m Model) Model {
 // sent; [Catalog.Successor] says whether that happened.
 func (c *Catalog) Lookup(provider, id string) (Model, bool) {
 	c.mu.RLock()
-	m, ok := c.models[key{family(provider), id}]
+	k := key{family(provider), id}
+	m, ok := c.models[k]
 	if !ok {
-		if a, isAlias := c.aliases[key{family(provider), id}]; isAlias {
-			m, ok = c.models[key{family(provider), a.to}]
+		if a, isAlias := c.aliases[k]; isAlias {
+			k = key{family(provider), a.to}
+			m, ok = c.models[k]
 			if ok && !a.retired {
 				m.ID = id
 			}
 		}
 	}
+	underived := c.underived[k]
 	c.mu.RUnlock()
+	if underived {
+		m = withFamily(m)
+	}
 	if !ok {
 		return Model{}, false
 	}
@@ -134,6 +146,9 @@ func (c *Catalog) List(provider string) []Model {
 	var out []Model
 	for k, m := range c.models {
 		if k.family == f {
+			if c.underived[k] {
+				m = withFamily(m)
+			}
 			m.Provider = provider
 			out = append(out, m)
 		}
@@ -177,6 +192,7 @@ func (c *Catalog) Merge(user []Model) {
 			m.MaxOutput = old.MaxOutput
 		}
 		c.models[k] = m
+		delete(c.underived, k)
 	}
 }
 

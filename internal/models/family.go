@@ -55,28 +55,32 @@ func (v version) atLeast(major, minor int) bool {
 	return v.major > major || v.major == major && v.minor >= minor
 }
 
-// The id patterns, compiled on first use (never at start-up).
-var idPatterns = sync.OnceValue(func() map[string]*regexp.Regexp {
-	return map[string]*regexp.Regexp{
-		// claude-<tier>-<major>[-<minor>][-<date>], the naming since
-		// Claude 4 (claude-opus-4-5, claude-sonnet-5-5, claude-fable-5).
-		"claude": regexp.MustCompile(`^claude-[a-z]+-(\d+)(?:-(\d{1,2}))?(?:-\d{8})?$`),
-		// claude-<major>[-<minor>]-<tier>..., the naming of Claude 3
-		// (claude-3-5-sonnet-20241022, claude-3-7-sonnet-latest).
-		"claude3": regexp.MustCompile(`^claude-(\d+)(?:-(\d{1,2}))?-[a-z]+`),
-		// gpt-<major>[.<minor>][-<variant>] (gpt-5.6-sol, gpt-6.2-astra).
-		"gpt": regexp.MustCompile(`^gpt-(\d+)(?:\.(\d+))?[a-z]?(?:-|$)`),
-		// o<n>[-<variant>] (o3, o4-mini).
-		"o": regexp.MustCompile(`^o\d+(?:-|$)`),
-		// gemini-<major>[.<minor>][-<variant>] (gemini-2.5-flash,
-		// gemini-4-neon).
-		"gemini": regexp.MustCompile(`^gemini-(\d+)(?:\.(\d+))?(?:-|$)`),
-	}
-})
+// The id patterns, each compiled on its first use (never at start-up:
+// the models of the catalog are placed when they are read).
+var idPatterns = map[string]func() *regexp.Regexp{
+	// claude-<tier>-<major>[-<minor>][-<date>], the naming since
+	// Claude 4 (claude-opus-4-5, claude-sonnet-5-5, claude-fable-5).
+	"claude": lazyRegexp(`^claude-[a-z]+-(\d+)(?:-(\d{1,2}))?(?:-\d{8})?$`),
+	// claude-<major>[-<minor>]-<tier>..., the naming of Claude 3
+	// (claude-3-5-sonnet-20241022, claude-3-7-sonnet-latest).
+	"claude3": lazyRegexp(`^claude-(\d+)(?:-(\d{1,2}))?-[a-z]+`),
+	// gpt-<major>[.<minor>][-<variant>] (gpt-5.6-sol, gpt-6.2-astra).
+	"gpt": lazyRegexp(`^gpt-(\d+)(?:\.(\d+))?[a-z]?(?:-|$)`),
+	// o<n>[-<variant>] (o3, o4-mini).
+	"o": lazyRegexp(`^o\d+(?:-|$)`),
+	// gemini-<major>[.<minor>][-<variant>] (gemini-2.5-flash,
+	// gemini-4-neon).
+	"gemini": lazyRegexp(`^gemini-(\d+)(?:\.(\d+))?(?:-|$)`),
+}
+
+// lazyRegexp returns a function that compiles expr on its first call.
+func lazyRegexp(expr string) func() *regexp.Regexp {
+	return sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(expr) })
+}
 
 // parseVersion returns the version captured by re in id.
 func parseVersion(pattern, id string) (version, bool) {
-	m := idPatterns()[pattern].FindStringSubmatch(id)
+	m := idPatterns[pattern]().FindStringSubmatch(id)
 	if m == nil {
 		return version{}, false
 	}
@@ -140,7 +144,7 @@ func claudeFamily(id string) (Model, bool) {
 // from GPT-6.2 on refuse reasoning_effort "none". GPT-5 to 5.5 and the
 // o-series reason on either API; GPT-4 and earlier do not reason.
 func openaiFamily(id string) (Model, bool) {
-	if idPatterns()["o"].MatchString(id) {
+	if idPatterns["o"]().MatchString(id) {
 		return Model{Reasoning: true, ReasoningControl: llm.ReasoningEffort, Images: true,
 			ContextWindow: 200_000, MaxOutput: 100_000, Efforts: basicEfforts}, true
 	}
