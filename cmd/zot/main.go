@@ -21,6 +21,7 @@ import (
 	"runtime/debug"
 	"slices"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"syscall"
 
@@ -106,9 +107,9 @@ func report(err error, stderr *os.File) int {
 	errors.As(err, &ee)
 	if ee.msg != "" {
 		msg := ee.msg
-		for strings.HasPrefix(msg, "zot: ") || commandPrefix.MatchString(msg) {
+		for strings.HasPrefix(msg, "zot: ") || commandPrefix().MatchString(msg) {
 			msg = strings.TrimPrefix(msg, "zot: ")
-			msg = commandPrefix.ReplaceAllString(msg, "")
+			msg = commandPrefix().ReplaceAllString(msg, "")
 		}
 		fmt.Fprintln(stderr, "zot:", msg)
 	}
@@ -123,7 +124,7 @@ func newApp(std streams, args []string) *cli.Command {
 	cli.VersionPrinter = func(cmd *cli.Command) { printVersion(cmd.Root().Writer, false) }
 	// A repeatable flag is shown once in help, its usage says so.
 	stringify := cli.FlagStringer
-	cli.FlagStringer = func(f cli.Flag) string { return repeatPlaceholder.ReplaceAllString(stringify(f), "") }
+	cli.FlagStringer = func(f cli.Flag) string { return repeatPlaceholder().ReplaceAllString(stringify(f), "") }
 	root := &cli.Command{
 		Name:  "zot",
 		Usage: "an agent runtime that other programs embed",
@@ -133,13 +134,16 @@ zot daemon [options]         serve the Agent Client Protocol on a Unix socket
 zot acp [options]            serve the Agent Client Protocol on stdin/stdout
 zot models [--provider P]    list the models zot knows
 zot version                  print the version`,
-		Version:                       buildVersion(),
-		HideHelpCommand:               true, // zot help is below, with zot's usage errors
-		Writer:                        std.out,
-		ErrWriter:                     std.err,
-		EnableShellCompletion:         true,
-		DisableSliceFlagSeparator:     true,
-		CustomRootCommandHelpTemplate: cli.RootCommandHelpTemplate + rootHelpTail(),
+		Version:                   buildVersion(),
+		HideHelpCommand:           true, // zot help is below, with zot's usage errors
+		Writer:                    std.out,
+		ErrWriter:                 std.err,
+		EnableShellCompletion:     true,
+		DisableSliceFlagSeparator: true,
+		// The end of the help (examples, environment) is written only
+		// when help is shown: ExtraInfo is called then, never at start.
+		CustomRootCommandHelpTemplate: cli.RootCommandHelpTemplate + `{{index ExtraInfo "tail"}}`,
+		ExtraInfo:                     func() map[string]string { return map[string]string{"tail": rootHelpTail()} },
 		Flags:                         slices.Concat(modeFlags(), outputFlags(), agentFlags(), rpcFlags()),
 		Action: func(ctx context.Context, cmd *cli.Command) error {
 			prompt := cmd.String("print")
@@ -354,10 +358,10 @@ func asTyped(name string, args []string) string {
 
 // commandPrefix matches a message that starts with the command it comes
 // from, "zot daemon: ".
-var commandPrefix = regexp.MustCompile(`^zot [a-z]+: `)
+var commandPrefix = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^zot [a-z]+: `) })
 
 // repeatPlaceholder is how help shows a repeatable flag a second time.
-var repeatPlaceholder = regexp.MustCompile(` \[ --[a-z-]+ [a-z]+ \]`)
+var repeatPlaceholder = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(` \[ --[a-z-]+ [a-z]+ \]`) })
 
 // streams are the process's standard streams.
 type streams struct {

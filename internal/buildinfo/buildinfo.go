@@ -51,6 +51,12 @@ var (
 // Get returns the running binary's build information.
 func Get() Info {
 	once.Do(func() {
+		// A build stamped with both (make build, make install) needs
+		// nothing of the build information, whose reading parses it all.
+		if engine.Version != unstamped && engine.Version != "" && Commit != "" {
+			cached = Info{Version: engine.Version, Commit: Commit}
+			return
+		}
 		bi, _ := debug.ReadBuildInfo()
 		cached = resolve(engine.Version, Commit, bi)
 	})

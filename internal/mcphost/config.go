@@ -15,6 +15,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"sync"
 	"time"
 
 	"zot.dev/zot/sdk/wire"
@@ -300,7 +301,10 @@ func stringMap(raw json.RawMessage) (map[string]string, error) {
 }
 
 // envRef is ${NAME} or ${NAME:-default}.
-var envRef = regexp.MustCompile(`\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}`)
+// It is compiled on first use: most configurations have none.
+var envRef = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}`)
+})
 
 // expander replaces ${VAR} and ${VAR:-default} references and notes the
 // variables that are unset or empty and have no default.
@@ -311,8 +315,9 @@ func (x *expander) expand(s string) string {
 	if !strings.Contains(s, "${") {
 		return s
 	}
-	return envRef.ReplaceAllStringFunc(s, func(ref string) string {
-		m := envRef.FindStringSubmatch(ref)
+	re := envRef()
+	return re.ReplaceAllStringFunc(s, func(ref string) string {
+		m := re.FindStringSubmatch(ref)
 		if v, ok := os.LookupEnv(m[1]); ok && v != "" {
 			return v
 		}
