@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"os"
+	"syscall"
 
 	"github.com/urfave/cli/v3"
 
@@ -66,6 +67,10 @@ func serveRPC(ctx context.Context, cmd *cli.Command, io streams) error {
 		return &exitError{code: 1, msg: "client failed to authenticate"}
 	case errors.Is(err, context.Canceled):
 		return &exitError{code: 128 + signalNumber(ctx)}
+	case errors.Is(err, syscall.EPIPE):
+		// The reader of stdout left before zot saw it go: the same end,
+		// as quiet, as when it sees it first (SIGPIPE's status).
+		return &exitError{code: 128 + int(syscall.SIGPIPE)}
 	}
 	return &exitError{code: 1, msg: err.Error()}
 }

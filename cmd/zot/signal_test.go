@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bufio"
 	"errors"
 	"fmt"
 	"io"
@@ -154,5 +155,32 @@ func TestPrintModeSignalWithNobodyReading(t *testing.T) {
 	cmd.Process.Signal(syscall.SIGTERM)
 	if code := waitExit(t, cmd, 15*time.Second); code != 128+int(syscall.SIGTERM) {
 		t.Errorf("exit %d, want %d", code, 128+int(syscall.SIGTERM))
+	}
+}
+
+// TestRPCReaderGoneIsQuiet: `zot rpc … | head -1` ends zot rpc with
+// SIGPIPE's status and nothing on stderr, whether zot notices the reader
+// gone before a write or by a write that fails.
+func TestRPCReaderGoneIsQuiet(t *testing.T) {
+	for i := range 5 {
+		cmd := exec.Command(zotBin, "rpc", "--provider", "scripted", "--cwd", t.TempDir())
+		cmd.Env = cleanEnv()
+		cmd.Stdin = strings.NewReader(`{"id":"1","type":"prompt","message":"hello"}` + "\n")
+		out, err := cmd.StdoutPipe()
+		if err != nil {
+			t.Fatal(err)
+		}
+		var stderr strings.Builder
+		cmd.Stderr = &stderr
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := bufio.NewReader(out).ReadString('\n'); err != nil {
+			t.Fatal(err)
+		}
+		out.Close()
+		if code := waitExit(t, cmd, 20*time.Second); code != 128+int(syscall.SIGPIPE) || stderr.Len() > 0 {
+			t.Errorf("run %d: exit %d, stderr %q; want %d and nothing", i, code, stderr.String(), 128+int(syscall.SIGPIPE))
+		}
 	}
 }
