@@ -62,6 +62,7 @@ def money: if . == null then "?" else tostring end;
 if .type == "response" then
   "R\u001f\(.id // "" | flat)\u001f\(if .success then "ok" else "fail" end)\u001f\(.command // "" | flat)\u001f\(.code // "" | flat)\u001f\(.error // "" | flat)"
 elif .type == "text_delta" then "T\u001f\(.delta | esc)"
+elif .type == "assistant_message" then "A\u001f"
 elif .type == "tool_call" then "E\u001ftool_call: \(.name | flat) \(.args | tojson | flat)"
 elif .type == "tool_result" then "E\u001ftool_result: \(.id | flat) \(if .is_error then "error" else "ok" end)"
 elif .type == "usage" then "E\u001fusage: input=\(.input) output=\(.output) cache_read=\(.cache_read) cache_write=\(.cache_write) cost=$\(.cost_usd | money) total=$\(.cumulative.cost_usd | money)"
@@ -97,23 +98,42 @@ send --arg m "$message" '{id: 1, type: "prompt", message: $m}'
 saw_done=0
 failed=0
 ends_with_newline=1
+wrote=0
+apart=0
 while IFS= read -r line <&"$from"; do
 	tag=${line%%$'\x1f'*}
 	rest=${line#*$'\x1f'}
 	case $tag in
 	T)
 		printf -v text '%b' "$rest"
+		if [ -n "$text" ] && [ "$apart" = 1 ]; then
+			printf '\n' # a blank line between two messages' texts
+			apart=0
+		fi
 		printf '%s' "$text"
 		if [ -n "$text" ]; then
+			wrote=1
 			if [[ $text == *$'\n' ]]; then ends_with_newline=1; else ends_with_newline=0; fi
 		fi
 		;;
-	E)
-		printf '%s\n' "$rest" >&2
+	A)
+		# A message ended: end its line (before stderr lines), and set the
+		# next message's text apart.
+		if [ "$ends_with_newline" = 0 ]; then
+			printf '\n'
+			ends_with_newline=1
+		fi
+		apart=$wrote
 		;;
-	X)
+	E | X)
+		# End the text's line first: on a terminal the two streams share
+		# the screen.
+		if [ "$ends_with_newline" = 0 ]; then
+			printf '\n'
+			ends_with_newline=1
+		fi
 		printf '%s\n' "$rest" >&2
-		failed=1
+		if [ "$tag" = X ]; then failed=1; fi
 		;;
 	R)
 		IFS=$'\x1f' read -r id ok command code error <<<"$rest"

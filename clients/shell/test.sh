@@ -86,6 +86,8 @@ expect_in stderr "$err" 'tool_call: bash {"command":"echo hello from zot'
 expect_in stderr "$err" "tool_result: "
 expect_in stderr "$err" "usage: input="
 expect_not_in stdout "$out" "tool_call"
+# The two messages' texts are paragraphs apart, as zot -p prints them.
+expect_in stdout "$out" $'at work.\n\nThe bash tool ran'
 if [ "$(grep -c '^usage: ' "$tmp/builtin.err")" != 2 ]; then
 	fail "want 2 usage lines on stderr, got: $err"
 fi

@@ -19,6 +19,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"strings"
 	"syscall"
 
 	"zot.dev/zot/sdk/rpcclient"
@@ -75,6 +76,17 @@ func prompt(ctx context.Context, c *rpcclient.Client, message string, stdout, st
 		fmt.Fprintln(stderr, "prompt:", err)
 		return true
 	}
+	last := ""     // the end of the text written so far
+	apart := false // the next text starts a message after one with text
+	// note writes a line to stderr, ending the text's line first: on a
+	// terminal the two streams share the screen.
+	note := func(format string, args ...any) {
+		if last != "" && !strings.HasSuffix(last, "\n") {
+			fmt.Fprintln(stdout)
+			last = "\n"
+		}
+		fmt.Fprintf(stderr, format, args...)
+	}
 	for ev, err := range s.All(ctx) {
 		if err != nil {
 			fmt.Fprintln(stderr, "prompt:", err)
@@ -86,22 +98,33 @@ func prompt(ctx context.Context, c *rpcclient.Client, message string, stdout, st
 		}
 		switch ev := ev.(type) {
 		case *wire.TextDeltaEvent:
-			fmt.Fprint(stdout, ev.Delta)
-		case *wire.TurnEndEvent:
-			if ev.Stop == wire.StopEndTurn {
-				fmt.Fprintln(stdout)
+			if ev.Delta != "" && apart {
+				fmt.Fprintln(stdout) // a blank line between two messages' texts
+				apart = false
 			}
+			fmt.Fprint(stdout, ev.Delta)
+			if ev.Delta != "" {
+				last = ev.Delta
+			}
+		case *wire.AssistantMessageEvent:
+			// A message ended: end its line (before stderr lines), and
+			// set the next message's text apart.
+			if last != "" && !strings.HasSuffix(last, "\n") {
+				fmt.Fprintln(stdout)
+				last = "\n"
+			}
+			apart = last != ""
 		case *wire.ToolCallEvent:
-			fmt.Fprintf(stderr, "[tool] %s %s\n", ev.Name, ev.Args)
+			note("[tool] %s %s\n", ev.Name, ev.Args)
 		case *wire.UsageEvent:
-			fmt.Fprintf(stderr, "[usage] in %d out %d cache %d/%d cost $%.6f (total $%.6f)\n",
+			note("[usage] in %d out %d cache %d/%d cost $%.6f (total $%.6f)\n",
 				ev.Input, ev.Output, ev.CacheRead, ev.CacheWrite, ev.CostUSD, ev.Cumulative.CostUSD)
 		case *wire.ErrorEvent:
 			failed = true
 			if ev.Code != "" {
-				fmt.Fprintf(stderr, "error: %s (%s)\n", ev.Message, ev.Code)
+				note("error: %s (%s)\n", ev.Message, ev.Code)
 			} else {
-				fmt.Fprintf(stderr, "error: %s\n", ev.Message)
+				note("error: %s\n", ev.Message)
 			}
 		}
 	}

@@ -43,6 +43,10 @@ func TestPromptDoneExitsZero(t *testing.T) {
 	if strings.TrimSpace(stdout) == "" || strings.Contains(stdout, "[tool]") || strings.Contains(stdout, "[usage]") {
 		t.Errorf("stdout %q, want only the answer's text", stdout)
 	}
+	// The two messages' texts are paragraphs apart, as zot -p prints them.
+	if !strings.Contains(stdout, "at work.\n\nThe bash tool ran") || !strings.HasSuffix(stdout, "back to me.\n") {
+		t.Errorf("stdout %q: the messages' texts are not apart", stdout)
+	}
 	call := regexp.MustCompile(`(?m)^\[tool\] bash (.*)$`).FindStringSubmatch(stderr)
 	var args map[string]string
 	if call == nil || json.Unmarshal([]byte(call[1]), &args) != nil || args["command"] != "echo hello from zot && ls" {

@@ -42,28 +42,50 @@ async function main(argv) {
   }
   const client = new ZotClient({ bin: args.bin, args: args.flags });
   let failed = false;
+  let last = ""; // the end of the text written so far
+  let apart = false; // the next text starts a message after one with text
+  // note writes a line to stderr, ending the text's line first: on a
+  // terminal the two streams share the screen.
+  const note = (/** @type {string} */ line) => {
+    if (last && !last.endsWith("\n")) {
+      process.stdout.write("\n");
+      last = "\n";
+    }
+    process.stderr.write(line);
+  };
   try {
     await client.start();
     for await (const ev of client.prompt(args.message)) {
       switch (ev.type) {
         case "text_delta":
+          if (ev.delta && apart) {
+            process.stdout.write("\n"); // a blank line between two messages' texts
+            apart = false;
+          }
           process.stdout.write(ev.delta);
+          last = ev.delta || last;
           break;
-        case "turn_end":
-          if (ev.stop === "end_turn") process.stdout.write("\n");
+        case "assistant_message":
+          // A message ended: end its line (before stderr lines), and set
+          // the next message's text apart.
+          if (last && !last.endsWith("\n")) {
+            process.stdout.write("\n");
+            last = "\n";
+          }
+          apart = last !== "";
           break;
         case "tool_call":
-          process.stderr.write(`[tool] ${ev.name} ${JSON.stringify(ev.args)}\n`);
+          note(`[tool] ${ev.name} ${JSON.stringify(ev.args)}\n`);
           break;
         case "usage":
-          process.stderr.write(
+          note(
             `[usage] in ${ev.input} out ${ev.output} cache ${ev.cache_read}/${ev.cache_write}` +
               ` cost $${ev.cost_usd.toFixed(6)} (total $${ev.cumulative.cost_usd.toFixed(6)})\n`,
           );
           break;
         case "error":
           failed = true;
-          process.stderr.write(`error: ${ev.message}${ev.code ? ` (${ev.code})` : ""}\n`);
+          note(`error: ${ev.message}${ev.code ? ` (${ev.code})` : ""}\n`);
           break;
         default:
           break; // other and newer events are not shown

@@ -33,6 +33,9 @@ test("the example prints the answer and exits 0 when the prompt is done", async 
   assert.equal(r.code, 0, r.stderr);
   assert.ok(r.stdout.length > 0, "the answer's text is on stdout");
   assert.doesNotMatch(r.stdout, /\[tool\]|\[usage\]/);
+  // The two messages' texts are paragraphs apart, as zot -p prints them.
+  assert.match(r.stdout, /at work\.\n\nThe bash tool ran/);
+  assert.match(r.stdout, /back to me\.\n$/);
   assert.match(r.stderr, /\[tool\] bash \{"command":"echo hello from zot && ls"\}/);
   assert.match(r.stderr, /\[usage\] in \d+ out \d+/);
 });

@@ -21,6 +21,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from zot_client import (  # noqa: E402
+    AssistantMessageEvent,
     Client,
     ErrorEvent,
     TextDeltaEvent,
@@ -72,20 +73,38 @@ def run(binary, flags, message):
     token = os.environ.get("ZOTCORE_RPC_TOKEN")
     failed = False
     last = ""
+    apart = False  # the next text starts a message after one with text
     with Client(flags, binary=binary) as zot:
         if token:
             zot.hello(token)
         try:
             for ev in zot.prompt(message):
                 if isinstance(ev, TextDeltaEvent):
+                    if ev.delta and apart:
+                        sys.stdout.write("\n")  # a blank line between two messages' texts
+                        apart = False
                     sys.stdout.write(ev.delta)
                     sys.stdout.flush()
                     last = ev.delta or last
                     continue
+                if isinstance(ev, AssistantMessageEvent):
+                    # A message ended: end its line (before stderr lines),
+                    # and set the next message's text apart.
+                    if last and not last.endswith("\n"):
+                        sys.stdout.write("\n")
+                        sys.stdout.flush()
+                        last = "\n"
+                    apart = bool(last)
                 if isinstance(ev, ErrorEvent):
                     failed = True
                 line = describe(ev)
                 if line is not None:
+                    if last and not last.endswith("\n"):
+                        # end the text's line first: on a terminal the two
+                        # streams share the screen
+                        sys.stdout.write("\n")
+                        sys.stdout.flush()
+                        last = "\n"
                     print(line, file=sys.stderr, flush=True)
         except KeyboardInterrupt:
             # Stop the work rather than let close() wait for it. (From a

@@ -34,6 +34,9 @@ class PromptExampleTest(ZotTestCase):
         self.assertEqual(p.returncode, 0, p.stderr)
         self.assertTrue(p.stdout.strip(), "the answer streams to stdout")
         self.assertNotIn("tool_call", p.stdout)
+        # The two messages' texts are paragraphs apart, as zot -p prints them.
+        self.assertIn("at work.\n\nThe bash tool ran", p.stdout)
+        self.assertTrue(p.stdout.endswith("back to me.\n"), p.stdout)
         self.assertIn('tool_call: bash {"command": "echo hello from zot', p.stderr)
         self.assertIn("tool_result: ", p.stderr)
         self.assertEqual(p.stderr.count("usage: input="), 2, p.stderr)
