@@ -44,8 +44,9 @@ type Config struct {
 	SystemPrompt string
 	// AppendSystemPrompt is added after the system prompt.
 	AppendSystemPrompt string
-	// Reasoning asks reasoning models for this effort: low, medium or
-	// high; empty leaves the provider's default.
+	// Reasoning is the reasoning level: none, minimal, low, medium, high,
+	// xhigh or max, as the model takes them (get_models lists each
+	// model's reasoning_levels); empty leaves the model's default.
 	Reasoning string
 	// MaxSteps bounds the model calls of one prompt; 0 means 50.
 	MaxSteps int

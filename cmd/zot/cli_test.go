@@ -382,3 +382,31 @@ func TestCompletion(t *testing.T) {
 		t.Errorf("unknown shell: exit %d, stderr %q", code, stderr)
 	}
 }
+
+// TestReasoningLevels: --reasoning takes the levels the vendors define; a
+// word that is none of them is a usage error listing them, and a level
+// the model does not take is refused with the levels it takes, before
+// anything is sent. zot models --json lists each model's levels.
+func TestReasoningLevels(t *testing.T) {
+	dir := t.TempDir()
+	_, stderr, code := runZot(t, "", nil, "-p", "hi", "--provider", "scripted", "--cwd", dir, "--reasoning", "extreme")
+	if code != 2 || !strings.Contains(stderr, "none, minimal, low, medium, high, xhigh, max") {
+		t.Errorf("unknown level: exit %d, stderr %q", code, stderr)
+	}
+	// The default OpenAI model refuses reasoning_effort "none"; no server
+	// is reached (the base URL is not one).
+	_, stderr, code = runZot(t, "", nil, "-p", "hi", "--provider", "openai", "--api-key", "k", "--base-url", "http://127.0.0.1:1/v1", "--cwd", dir, "--reasoning", "none")
+	if code == 0 || !strings.Contains(stderr, `does not take reasoning level "none" (it takes low, medium, high, xhigh, max)`) {
+		t.Errorf("level the model does not take: exit %d, stderr %q", code, stderr)
+	}
+	stdout, _, code := runZot(t, "", nil, "models", "--provider", "openai", "--json")
+	var res wire.ModelsResult
+	if code != 0 || json.Unmarshal([]byte(stdout), &res) != nil {
+		t.Fatalf("models: exit %d", code)
+	}
+	for _, m := range res.Models {
+		if m.ID == "gpt-5.6-sol" && fmt.Sprint(m.ReasoningLevels) != "[none low medium high xhigh max]" {
+			t.Errorf("gpt-5.6-sol levels %v", m.ReasoningLevels)
+		}
+	}
+}

@@ -14,6 +14,7 @@ import (
 
 	"zot.dev/zot/internal/engine"
 	"zot.dev/zot/internal/home"
+	"zot.dev/zot/internal/llm"
 	"zot.dev/zot/internal/models"
 	"zot.dev/zot/internal/registry"
 	"zot.dev/zot/internal/session"
@@ -43,7 +44,7 @@ func agentFlags() []cli.Flag {
 		&cli.StringFlag{Name: "base-url", Usage: "provider endpoint: Anthropic host root, OpenAI API root with /v1, Gemini API root"},
 		&cli.StringFlag{Name: "system-prompt", Usage: "replace the default system prompt"},
 		&cli.StringSliceFlag{Name: "append-system-prompt", Usage: "text added after the system prompt; repeatable, each after a blank line"},
-		&cli.StringFlag{Name: "reasoning", Usage: "reasoning effort for reasoning models: low, medium or high"},
+		&cli.StringFlag{Name: "reasoning", Usage: "reasoning level: none, minimal, low, medium, high, xhigh or max, as the model takes them (zot models --json lists each model's)"},
 		&cli.IntFlag{Name: "max-steps", Value: 50, Usage: "most model calls per prompt"},
 		&cli.BoolFlag{Name: "no-tools", Usage: "turn every tool off"},
 		&cli.StringFlag{Name: "tools", Usage: "comma-separated tools to enable (read,write,edit,bash,grep,find,ls)"},
@@ -196,10 +197,8 @@ func runtimeConfig(cmd *cli.Command, stderr io.Writer) (agentConfig, error) {
 	if cfg.MaxSteps < 1 {
 		return cfg, &exitError{code: 2, msg: fmt.Sprintf("--max-steps must be at least 1, got %d", cfg.MaxSteps)}
 	}
-	switch cfg.Reasoning {
-	case "", "low", "medium", "high":
-	default:
-		return cfg, &exitError{code: 2, msg: fmt.Sprintf("--reasoning must be low, medium or high, got %q", cfg.Reasoning)}
+	if cfg.Reasoning != "" && !slices.Contains(llm.ReasoningLevels, cfg.Reasoning) {
+		return cfg, &exitError{code: 2, msg: fmt.Sprintf("--reasoning must be one of %s, got %q", strings.Join(llm.ReasoningLevels, ", "), cfg.Reasoning)}
 	}
 	if cfg.Script != "" && cfg.Provider != "scripted" {
 		return cfg, &exitError{code: 2, msg: "--script only applies to --provider scripted"}

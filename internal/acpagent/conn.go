@@ -528,7 +528,11 @@ func (h *conn) models(req *jsonrpc.Request) jsonrpc.Reply {
 	}
 	out := acp.ModelsListResponse{Provider: provider, CurrentModelID: current, Models: make([]acp.ModelInfo, 0, len(list))}
 	for _, m := range list {
-		out.Models = append(out.Models, acp.ModelInfo{ModelID: m.ID, ContextWindow: m.ContextWindow, MaxOutput: m.MaxOutput, Reasoning: m.Reasoning})
+		info := acp.ModelInfo{ModelID: m.ID, ContextWindow: m.ContextWindow, MaxOutput: m.MaxOutput, Reasoning: m.Reasoning}
+		for _, l := range m.ReasoningLevels {
+			info.ReasoningLevels = append(info.ReasoningLevels, string(l))
+		}
+		out.Models = append(out.Models, info)
 	}
 	return jsonrpc.Result(out)
 }

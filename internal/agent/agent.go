@@ -85,7 +85,8 @@ type Config struct {
 	// MaxTokens caps the output of one model call; 0 lets the provider
 	// choose from the model's limit.
 	MaxTokens int
-	// Reasoning is the reasoning effort: "", "low", "medium" or "high".
+	// Reasoning is the reasoning level (llm.ReasoningLevels), "" for the
+	// model's default. The model must take it (models.Model.TakesEffort).
 	Reasoning string
 	// Interceptors, when set, is the chain that steers the loop; nil means
 	// an empty chain (see Agent.Interceptors).
@@ -147,10 +148,8 @@ func New(cfg Config) (*Agent, error) {
 	if cfg.MaxTokens < 0 {
 		return nil, fmt.Errorf("agent: max tokens must not be negative, got %d", cfg.MaxTokens)
 	}
-	switch cfg.Reasoning {
-	case "", "low", "medium", "high":
-	default:
-		return nil, fmt.Errorf("agent: reasoning effort %q is not low, medium or high", cfg.Reasoning)
+	if err := cfg.Model.TakesEffort(cfg.Reasoning); err != nil {
+		return nil, fmt.Errorf("agent: %w", err)
 	}
 	if t := cfg.CompactThreshold; t < 0 || t > 1 {
 		return nil, fmt.Errorf("agent: compaction threshold %v is not in (0, 1]", t)
@@ -266,6 +265,9 @@ func (a *Agent) Clear() error {
 func (a *Agent) SetModel(m models.Model) error {
 	if m.ID == "" {
 		return errors.New("agent: no model id")
+	}
+	if err := m.TakesEffort(a.reasoning); err != nil {
+		return fmt.Errorf("agent: %w", err)
 	}
 	a.mu.Lock()
 	a.model = m

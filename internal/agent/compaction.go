@@ -29,7 +29,8 @@ func (a *Agent) Compact(ctx context.Context, instructions string, emit func(wire
 
 // autoCompact compacts the transcript when the last model call's context
 // (input, cache and output tokens) exceeds the threshold share of the
-// model's context window. Nothing to compact is not an error here.
+// model's context window, or a step of the prompt stopped at the context
+// window itself. Nothing to compact is not an error here.
 func (p *promptRun) autoCompact() error {
 	a := p.a
 	if a.autoOff {
@@ -38,7 +39,7 @@ func (p *promptRun) autoCompact() error {
 	a.mu.Lock()
 	used, window := a.context, a.model.ContextWindow
 	a.mu.Unlock()
-	if window <= 0 || float64(used) <= a.threshold*float64(window) {
+	if !p.contextFull && (window <= 0 || float64(used) <= a.threshold*float64(window)) {
 		return nil
 	}
 	err := p.compact("")

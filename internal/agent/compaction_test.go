@@ -379,3 +379,44 @@ func TestCompactionReportsUsageOnce(t *testing.T) {
 		})
 	}
 }
+
+// fullWindow answers the first prompt's call as a provider whose answer
+// filled the context window (Anthropic's model_context_window_exceeded),
+// and every other call (the compaction's summary) with text.
+type fullWindow struct{ calls int }
+
+func (*fullWindow) Name() string { return "full" }
+func (f *fullWindow) Stream(_ context.Context, req *llm.Request, sink llm.Sink) (*llm.Response, error) {
+	f.calls++
+	msg := llm.Message{Role: llm.RoleAssistant, Content: []llm.Block{&llm.TextBlock{Text: "A long answer that"}}}
+	if f.calls == 1 {
+		return &llm.Response{Message: msg, Stop: llm.StopLength, Reason: llm.ContextFullReason, ContextFull: true, Usage: llm.Usage{Input: 10, Output: 10}}, nil
+	}
+	msg.Content = []llm.Block{&llm.TextBlock{Text: "The summary."}}
+	return &llm.Response{Message: msg, Stop: llm.StopEndTurn, Usage: llm.Usage{Input: 10, Output: 3}}, nil
+}
+
+// TestContextFullCompacts: a step that stopped at the context window ends
+// the prompt like a length stop, and the transcript is compacted whatever
+// the threshold, so that the next prompt fits; max_tokens does not
+// compact.
+func TestContextFullCompacts(t *testing.T) {
+	p := &fullWindow{}
+	a := newAgent(t, p, func(c *Config) { c.KeepTail = -1 })
+	for _, text := range []string{"one", "two"} {
+		if err := a.SetTranscript(append(a.Transcript(), llm.Message{Role: llm.RoleUser, Content: []llm.Block{&llm.TextBlock{Text: text}}},
+			llm.Message{Role: llm.RoleAssistant, Content: []llm.Block{&llm.TextBlock{Text: "ok"}}})); err != nil {
+			t.Fatal(err)
+		}
+	}
+	rec := newRecorder(t)
+	if err := a.Prompt(context.Background(), "three", nil, rec.emit); err != nil {
+		t.Fatal(err)
+	}
+	if te := lastTurnEnd(t, rec); te.Stop != wire.StopLength || te.Reason != llm.ContextFullReason {
+		t.Errorf("turn_end %+v", te)
+	}
+	if len(eventsOf[*wire.CompactDoneEvent](rec)) != 1 || p.calls != 2 {
+		t.Fatalf("no compaction after a full context window (%d calls): %v", p.calls, rec.types())
+	}
+}

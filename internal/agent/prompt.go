@@ -84,6 +84,9 @@ type promptRun struct {
 	// refused as bound to another conversation and sent again; done at
 	// most once.
 	boundRetried bool
+	// contextFull is set when a step stopped at the context window: the
+	// prompt then ends with a compaction, whatever the threshold.
+	contextFull bool
 	// view is the tool set of the prompt's first step, which every step
 	// offers when the model binds its thinking to the tools (bound.go).
 	view *ToolView

@@ -87,6 +87,9 @@ func (p *promptRun) call(step int) (*stepResult, error) {
 		p.turnEnd(wire.StopError, e.Error())
 		return nil, e
 	}
+	if resp.ContextFull {
+		p.contextFull = true
+	}
 	u := resp.Usage
 	a.mu.Lock()
 	a.context = u.Input + u.CacheRead + u.CacheWrite + u.Output

@@ -114,6 +114,9 @@ func modelInfo(m models.Model) wire.ModelInfo {
 		MaxOutput:     int64(m.MaxOutput),
 		Reasoning:     m.Reasoning,
 	}
+	for _, l := range m.EffortLevels() {
+		info.ReasoningLevels = append(info.ReasoningLevels, wire.ReasoningLevel(l))
+	}
 	if m.Input != 0 || m.Output != 0 || m.CacheRead != 0 || m.CacheWrite != 0 {
 		info.Price = &wire.Price{Input: m.Input, Output: m.Output, CacheRead: m.CacheRead, CacheWrite: m.CacheWrite}
 	}

@@ -39,7 +39,8 @@ type SessionConfig struct {
 	SystemPrompt string
 	// AppendSystemPrompt is added after the system prompt.
 	AppendSystemPrompt string
-	// Reasoning is the reasoning effort: "", low, medium or high.
+	// Reasoning is the reasoning level (llm.ReasoningLevels), "" for the
+	// model's default; the model must take it.
 	Reasoning string
 	// MaxSteps bounds the model calls of one prompt; 0 means 50.
 	MaxSteps int

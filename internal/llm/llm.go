@@ -266,7 +266,16 @@ type Response struct {
 	// category or finish reason), or what a length stop cut.
 	Reason string
 	Usage  Usage
+	// ContextFull says a length stop came from the context window, not
+	// the output limit: input and output filled it (Anthropic's
+	// model_context_window_exceeded). The transcript needs compacting
+	// before it can go on.
+	ContextFull bool
 }
+
+// ContextFullReason is the Response.Reason of a stop at the context
+// window.
+const ContextFullReason = "the conversation filled the model's context window"
 
 // EventKind names a streaming event.
 type EventKind uint8

@@ -54,8 +54,8 @@ type Model struct {
 	// "none"); the openai provider then uses the Responses endpoint for it.
 	NoChatToolsReasoning bool
 	// Efforts are the reasoning levels the model takes (llm.ReasoningLevels
-	// order); nil leaves the choice to the provider's rule (low, medium
-	// and high for a model that reasons).
+	// order); empty when it takes none; nil leaves the choice to the
+	// provider (low, medium and high are passed on).
 	Efforts []string
 	// ThinksByDefault says the model thinks when the request does not say
 	// otherwise (with its thinking hidden unless asked for), so its
@@ -118,14 +118,11 @@ func (m Model) TakesEffort(effort string) error {
 
 // EffortLevels returns the reasoning levels the model takes: its Efforts
 // (without "none" for a model that always reasons), or low, medium and
-// high for a model that reasons and names none, or for an id zot cannot
-// place at all.
+// high when it names none (an id zot cannot place: the provider decides).
+// A model with an empty, non-nil Efforts takes none.
 func (m Model) EffortLevels() []string {
 	if m.Efforts == nil {
-		if m.Reasoning || m.Unpriced && m.ReasoningControl == "" {
-			return []string{"low", "medium", "high"}
-		}
-		return nil
+		return []string{"low", "medium", "high"}
 	}
 	if !m.AlwaysReasons {
 		return m.Efforts

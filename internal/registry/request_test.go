@@ -264,3 +264,94 @@ func TestOtherOpenAIModelsStayOnChat(t *testing.T) {
 		t.Fatalf("requests %+v, want one to /v1/chat/completions with the effort asked for", *got)
 	}
 }
+
+// anthropicDone is the shortest Messages stream that ends well
+// (RawMessageStreamEvent of @anthropic-ai/sdk 1.14.0).
+const anthropicDone = "event: message_start\ndata: {\"type\":\"message_start\",\"message\":{\"id\":\"m\",\"type\":\"message\",\"role\":\"assistant\",\"content\":[],\"model\":\"x\",\"usage\":{\"input_tokens\":1,\"output_tokens\":1}}}\n\n" +
+	"event: message_delta\ndata: {\"type\":\"message_delta\",\"delta\":{\"stop_reason\":\"end_turn\"},\"usage\":{\"output_tokens\":1}}\n\nevent: message_stop\ndata: {\"type\":\"message_stop\"}\n\n"
+
+// geminiDone is the shortest streamGenerateContent answer that ends well.
+const geminiDone = "data: {\"candidates\":[{\"content\":{\"parts\":[{\"text\":\"ok\"}],\"role\":\"model\"},\"finishReason\":\"STOP\",\"index\":0}]}\n\n"
+
+// TestReasoningPerFamily: the request fields each family's reasoning
+// levels become, through the catalog (and its family rules for the ids it
+// does not hold) as the agent describes a request, captured at a loopback
+// server. Shapes: ThinkingConfigEnabled / Adaptive / Disabled and
+// OutputConfig.effort of @anthropic-ai/sdk 1.14.0
+// (resources/messages/messages.d.ts), ReasoningEffort of openai 7.57.0
+// (resources/shared.d.ts), ThinkingConfig {thinkingBudget, thinkingLevel:
+// ThinkingLevel} of @google/genai 3.3.0 (dist/genai.d.ts).
+func TestReasoningPerFamily(t *testing.T) {
+	tests := []struct {
+		provider, model, level string
+		stream                 string
+		field                  string // the member of the body checked
+		want                   string // its JSON
+		maxTokens              string // max_tokens, for Anthropic
+	}{
+		// Claude 4.5 (in the catalog now) and an older 4.x id it does not
+		// hold: a budget, never adaptive thinking.
+		{"anthropic", "claude-opus-4-5", "high", anthropicDone, "thinking", `{"budget_tokens":24576,"type":"enabled"}`, "64000"},
+		{"anthropic", "claude-opus-4-1", "low", anthropicDone, "thinking", `{"budget_tokens":2048,"type":"enabled"}`, "64000"},
+		// Claude 5.x: adaptive with the effort, xhigh and max included.
+		{"anthropic", "claude-opus-5-5", "max", anthropicDone, "output_config", `{"effort":"max"}`, "64000"},
+		{"anthropic", "claude-sonnet-5-7", "xhigh", anthropicDone, "output_config", `{"effort":"xhigh"}`, "64000"},
+		// Sonnet 5.5 thinks by default with its thinking hidden: without a
+		// level its thinking is asked for and gets the thinking cap; none
+		// turns it off.
+		{"anthropic", "claude-sonnet-5-5", "", anthropicDone, "thinking", `{"display":"summarized","type":"adaptive"}`, "64000"},
+		{"anthropic", "claude-sonnet-5-5", "none", anthropicDone, "thinking", `{"type":"disabled"}`, "32000"},
+		// OpenAI: the level as reasoning.effort on Responses (GPT-5.6 and
+		// later with tools), as reasoning_effort on Chat Completions.
+		{"openai", "gpt-5.6-sol", "max", completed, "reasoning", `{"effort":"max","summary":"auto"}`, ""},
+		{"openai", "gpt-5.1", "none", chatDone, "reasoning_effort", `"none"`, ""},
+		{"openai", "gpt-5", "minimal", chatDone, "reasoning_effort", `"minimal"`, ""},
+		// Gemini 3 and later: thinkingLevel; 2.x: a budget, 0 for none.
+		{"gemini", "gemini-4-neon", "xhigh", geminiDone, "generationConfig", `{"thinkingConfig":{"includeThoughts":true,"thinkingLevel":"XHIGH"}}`, ""},
+		{"gemini", "gemini-3.8-flash", "minimal", geminiDone, "generationConfig", `{"thinkingConfig":{"includeThoughts":true,"thinkingLevel":"MINIMAL"}}`, ""},
+		{"gemini", "gemini-2.5-flash", "none", geminiDone, "generationConfig", `{"thinkingConfig":{"includeThoughts":false,"thinkingBudget":0}}`, ""},
+		{"gemini", "gemini-2.5-flash", "medium", geminiDone, "generationConfig", `{"thinkingConfig":{"includeThoughts":true,"thinkingBudget":8192}}`, ""},
+	}
+	for _, tc := range tests {
+		m := models.Builtin().Resolve(tc.provider, tc.model)
+		if err := m.TakesEffort(tc.level); err != nil {
+			t.Errorf("%s %s: %v", tc.model, tc.level, err)
+			continue
+		}
+		opt, got := loopback(t, tc.stream)
+		p, err := registry.Build(registry.Spec{Name: tc.provider, APIKey: "k", HTTP: opt})
+		if err != nil {
+			t.Fatal(err)
+		}
+		req := defaultRequest(t)
+		req.Model, req.Reasoning = tc.model, tc.level
+		req.NoChatToolsReasoning = false
+		m.Describe(req)
+		if _, err := p.Stream(context.Background(), req, nil); err != nil {
+			t.Errorf("%s %s: %v", tc.model, tc.level, err)
+			continue
+		}
+		b := (*got)[0].Body
+		field, _ := json.Marshal(b[tc.field])
+		if string(field) != tc.want {
+			t.Errorf("%s %q: %s = %s, want %s", tc.model, tc.level, tc.field, field, tc.want)
+		}
+		if tc.maxTokens != "" {
+			if mt, _ := json.Marshal(b["max_tokens"]); string(mt) != tc.maxTokens {
+				t.Errorf("%s %q: max_tokens %s, want %s", tc.model, tc.level, mt, tc.maxTokens)
+			}
+		}
+	}
+	// Levels a model does not take are refused with the ones it does.
+	for _, tc := range []struct{ provider, model, level, list string }{
+		{"openai", "gpt-6.1-sol", "none", "low, medium, high, xhigh, max"},
+		{"anthropic", "claude-opus-4-5", "max", "none, low, medium, high"},
+		{"anthropic", "claude-fable-5-2", "none", "low, medium, high, xhigh, max"},
+		{"gemini", "gemini-4-argon", "minimal", "low, medium, high, xhigh"},
+	} {
+		err := models.Builtin().Resolve(tc.provider, tc.model).TakesEffort(tc.level)
+		if err == nil || !strings.Contains(err.Error(), "("+"it takes "+tc.list+")") {
+			t.Errorf("%s %s: %v", tc.model, tc.level, err)
+		}
+	}
+}

@@ -8,6 +8,8 @@ import (
 	"fmt"
 	"net/http"
 	"strings"
+	"time"
+
 	"zot.dev/zot/internal/provider/reqbody"
 
 	"zot.dev/zot/internal/llm"
@@ -16,6 +18,17 @@ import (
 
 // providerName is the id reported by Name and in errors.
 const providerName = "anthropic"
+
+// thinkingIdleTimeout is the idle timeout of calls that may think, when
+// Options leave it unset: a model may think for minutes before its first
+// byte of visible output (the other providers allow the same).
+const thinkingIdleTimeout = 10 * time.Minute
+
+// thinks reports whether a call may think: the model reasons, or a
+// reasoning level other than none was asked for.
+func thinks(req *llm.Request) bool {
+	return req.ReasoningModel || req.AlwaysReasons || req.ThinksByDefault || req.Reasoning != "" && req.Reasoning != "none"
+}
 
 // Defaults for Config fields left empty.
 const (
@@ -32,7 +45,9 @@ type Config struct {
 	// provider appends /v1/messages; a base that already ends in /v1 gets
 	// only /messages, and a trailing slash is ignored.
 	BaseURL string
-	// Options configures retries and stream timeouts.
+	// Options configures retries and stream timeouts. When IdleTimeout is
+	// unset, calls that may think (a reasoning model, or a reasoning
+	// level given) allow 10 minutes without a byte, others 90 seconds.
 	Options httpcall.Options
 	// Version is the anthropic-version header, default "2023-06-01".
 	Version string
@@ -96,6 +111,9 @@ func (p *Provider) Stream(ctx context.Context, req *llm.Request, sink llm.Sink) 
 	}
 	once := p.opt
 	once.MaxAttempts = 1 // Call below owns the attempt budget
+	if thinks(req) && once.IdleTimeout == 0 {
+		once.IdleTimeout = thinkingIdleTimeout
+	}
 	var asm *assembler
 	err = httpcall.Call(ctx, p.opt, httpcall.Attempt{
 		Open: func(ctx context.Context) (*httpcall.Stream, error) {

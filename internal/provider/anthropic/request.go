@@ -22,12 +22,13 @@ const (
 	maxTokensCapThinking = 64_000
 )
 
-// thinkingBudgets maps a reasoning effort to a thinking token budget.
+// thinkingBudgets maps a reasoning level to a thinking token budget, for
+// the models that take only a budget (Claude 4.5 and earlier).
 var thinkingBudgets = map[string]int{"low": 2048, "medium": 8192, "high": 24576}
 
-// efforts are the reasoning efforts zot offers, which output_config.effort
-// takes as they are.
-var efforts = map[string]bool{"low": true, "medium": true, "high": true}
+// efforts are the levels output_config.effort takes (OutputConfig.effort
+// of @anthropic-ai/sdk 1.14.0: low, medium, high, xhigh, max).
+var efforts = map[string]bool{"low": true, "medium": true, "high": true, "xhigh": true, "max": true}
 
 // wireRequest is the body of POST /v1/messages without its messages and
 // tools, which are added to the encoding after it (see [buildRequestCached]).
@@ -75,9 +76,10 @@ type wireTool struct {
 	CacheControl *cacheControl   `json:"cache_control,omitempty"`
 }
 
-// wireThinking is ThinkingConfigEnabled ({type:"enabled", budget_tokens})
-// or ThinkingConfigAdaptive ({type:"adaptive", display}) of
-// @anthropic-ai/sdk 1.12.0 (src/resources/messages/messages.ts).
+// wireThinking is ThinkingConfigEnabled ({type:"enabled", budget_tokens}),
+// ThinkingConfigAdaptive ({type:"adaptive", display}) or
+// ThinkingConfigDisabled ({type:"disabled"}) of @anthropic-ai/sdk 1.14.0
+// (resources/messages/messages.d.ts).
 type wireThinking struct {
 	Type         string `json:"type"`
 	BudgetTokens int    `json:"budget_tokens,omitempty"`
@@ -170,25 +172,38 @@ func buildPayload(req *llm.Request, tools *reqbody.ToolCache, msgs *reqbody.Mess
 
 // setThinking sets the thinking, effort and max_tokens of w. A model whose
 // catalog entry says it takes a budget gets thinking {type:"enabled",
-// budget_tokens} when reasoning is asked for; every other model (Claude 5,
-// Opus 4.6 and later, and ids the catalog does not know, which are taken
-// as current) gets adaptive thinking with the effort in output_config, and
-// a model that always thinks gets adaptive thinking on every call. Adaptive
-// thinking asks for the summarized display, so thinking deltas carry text.
+// budget_tokens} for low, medium and high; every other model (Claude 5,
+// Opus 4.6 and later, and ids no family rule places) gets adaptive
+// thinking with the level in output_config.effort. "none" turns thinking
+// off (thinking {type:"disabled"}, which a model that thinks by default
+// needs to be told). A model that always thinks, or thinks by default
+// with its thinking hidden, gets adaptive thinking when no level is
+// given. Adaptive thinking asks for the summarized display, so thinking
+// deltas carry text.
 func setThinking(w *wireRequest, req *llm.Request) error {
-	thinks := req.AlwaysReasons
-	if req.Reasoning != "" {
-		if !efforts[req.Reasoning] {
-			return fmt.Errorf("unsupported reasoning effort %q (want low, medium or high)", req.Reasoning)
+	thinks := req.AlwaysReasons || req.ThinksByDefault
+	switch r := req.Reasoning; {
+	case r == "none":
+		if req.AlwaysReasons {
+			return fmt.Errorf("model %s always thinks: reasoning level %q is not taken", req.Model, r)
+		}
+		thinks = false
+		w.Thinking = &wireThinking{Type: "disabled"}
+	case r != "" && req.ReasoningControl == llm.ReasoningBudget:
+		budget, ok := thinkingBudgets[r]
+		if !ok {
+			return fmt.Errorf("unsupported reasoning level %q for a thinking budget (want none, low, medium or high)", r)
 		}
 		thinks = true
-		if req.ReasoningControl == llm.ReasoningBudget {
-			w.Thinking = &wireThinking{Type: "enabled", BudgetTokens: thinkingBudgets[req.Reasoning]}
-		} else {
-			w.Thinking = &wireThinking{Type: "adaptive", Display: "summarized"}
-			w.OutputConfig = &outputConfig{Effort: req.Reasoning}
+		w.Thinking = &wireThinking{Type: "enabled", BudgetTokens: budget}
+	case r != "":
+		if !efforts[r] {
+			return fmt.Errorf("unsupported reasoning level %q (want none, low, medium, high, xhigh or max)", r)
 		}
-	} else if req.AlwaysReasons {
+		thinks = true
+		w.Thinking = &wireThinking{Type: "adaptive", Display: "summarized"}
+		w.OutputConfig = &outputConfig{Effort: r}
+	case thinks:
 		w.Thinking = &wireThinking{Type: "adaptive", Display: "summarized"}
 	}
 	w.MaxTokens = maxTokens(req, thinks)

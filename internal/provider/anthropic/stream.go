@@ -297,7 +297,10 @@ func (a *assembler) response() *llm.Response {
 		}
 	case resp.Stop == llm.StopLength && hasTools:
 		resp.Reason = llm.CutReason
+	case a.stop == "model_context_window_exceeded":
+		resp.Reason = llm.ContextFullReason
 	}
+	resp.ContextFull = a.stop == "model_context_window_exceeded"
 	return resp
 }
 

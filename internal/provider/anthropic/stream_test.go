@@ -225,3 +225,20 @@ func TestShouldRetryHeader(t *testing.T) {
 	no := providertest.Reply{Status: 529, Header: map[string]string{"X-Should-Retry": "false"}, File: "error_529.json"}
 	providertest.NotRetried(t, dial, simpleRequest(), no, llm.Error{Provider: "anthropic", Status: 529, Kind: "overloaded_error", Message: "Overloaded"})
 }
+
+// TestContextWindowExceeded: stop_reason model_context_window_exceeded
+// (StopReason of @anthropic-ai/sdk 1.14.0) is a length stop that says the
+// context window, not the output limit, was filled, so the agent compacts.
+func TestContextWindowExceeded(t *testing.T) {
+	a := newAssembler(func(llm.Event) {})
+	a.stop, a.done = "model_context_window_exceeded", true
+	resp := a.response()
+	if resp.Stop != llm.StopLength || !resp.ContextFull || resp.Reason != llm.ContextFullReason {
+		t.Fatalf("stop %q full %v reason %q", resp.Stop, resp.ContextFull, resp.Reason)
+	}
+	a = newAssembler(func(llm.Event) {})
+	a.stop, a.done = "max_tokens", true
+	if resp := a.response(); resp.ContextFull {
+		t.Fatal("max_tokens taken for a full context window")
+	}
+}

@@ -14,10 +14,10 @@ import (
 // Gemini 2.x.
 var thinkingBudgets = map[string]int{"low": 2048, "medium": 8192, "high": 24576}
 
-// thinkingLevels maps a reasoning effort to a thinkingLevel, for Gemini 3
-// and later: the ThinkingLevel enum of @google/genai 3.1.0
-// (dist/genai.d.ts: MINIMAL, LOW, MEDIUM, HIGH).
-var thinkingLevels = map[string]string{"low": "LOW", "medium": "MEDIUM", "high": "HIGH"}
+// thinkingLevels maps a reasoning level to a thinkingLevel, for Gemini 3
+// and later: the ThinkingLevel enum of @google/genai 3.3.0
+// (dist/genai.d.ts: MINIMAL, LOW, MEDIUM, HIGH, XHIGH).
+var thinkingLevels = map[string]string{"minimal": "MINIMAL", "low": "LOW", "medium": "MEDIUM", "high": "HIGH", "xhigh": "XHIGH"}
 
 // headroom is added to a max output that a thinking budget would fill:
 // Gemini counts thinking towards maxOutputTokens.
@@ -100,9 +100,11 @@ type generationConfig struct {
 }
 
 type thinkingConfig struct {
-	IncludeThoughts bool   `json:"includeThoughts"`
-	ThinkingBudget  int    `json:"thinkingBudget,omitempty"`
-	ThinkingLevel   string `json:"thinkingLevel,omitempty"`
+	IncludeThoughts bool `json:"includeThoughts"`
+	// ThinkingBudget is nil when not sent; 0 turns thinking off (Gemini
+	// 2.5 Flash and Flash-Lite).
+	ThinkingBudget *int   `json:"thinkingBudget,omitempty"`
+	ThinkingLevel  string `json:"thinkingLevel,omitempty"`
 }
 
 // buildRequest encodes req as a streamGenerateContent body.
@@ -134,15 +136,22 @@ func buildPayload(req *llm.Request, tools *reqbody.ToolCache, msgs *messageCache
 		w.SystemInstruction = &wireContent{Parts: []wirePart{{Text: req.System}}}
 	}
 	gen := generationConfig{MaxOutputTokens: req.MaxTokens}
-	if req.Reasoning != "" {
-		budget, ok := thinkingBudgets[req.Reasoning]
-		if !ok {
-			return nil, fmt.Errorf("unsupported reasoning effort %q (want low, medium or high)", req.Reasoning)
-		}
+	if r := req.Reasoning; r != "" {
 		if takesLevel(req) {
-			gen.ThinkingConfig = &thinkingConfig{IncludeThoughts: true, ThinkingLevel: thinkingLevels[req.Reasoning]}
+			level, ok := thinkingLevels[r]
+			if !ok {
+				return nil, fmt.Errorf("unsupported reasoning level %q for thinkingLevel (want minimal, low, medium, high or xhigh)", r)
+			}
+			gen.ThinkingConfig = &thinkingConfig{IncludeThoughts: true, ThinkingLevel: level}
+		} else if r == "none" {
+			off := 0
+			gen.ThinkingConfig = &thinkingConfig{ThinkingBudget: &off}
 		} else {
-			gen.ThinkingConfig = &thinkingConfig{IncludeThoughts: true, ThinkingBudget: budget}
+			budget, ok := thinkingBudgets[r]
+			if !ok {
+				return nil, fmt.Errorf("unsupported reasoning level %q for a thinking budget (want none, low, medium or high)", r)
+			}
+			gen.ThinkingConfig = &thinkingConfig{IncludeThoughts: true, ThinkingBudget: &budget}
 			if gen.MaxOutputTokens > 0 && gen.MaxOutputTokens <= budget {
 				gen.MaxOutputTokens = budget + headroom
 			}

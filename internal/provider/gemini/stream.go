@@ -156,12 +156,23 @@ func (a *assembler) handle(data []byte) error {
 			// call usually succeeds on another try.
 			msg := cand.FinishMessage
 			if msg == "" {
+				msg = finishMessages[f]
+			}
+			if msg == "" {
 				msg = "the model stopped with finish reason " + f
 			}
 			return &llm.Error{Provider: providerName, Kind: f, Message: msg, Retryable: f == "MALFORMED_FUNCTION_CALL" || f == "UNEXPECTED_TOOL_CALL"}
+		case f != "STOP" && f != "MAX_TOKENS" && len(a.blocks) == 0:
+			// A reason the SDK's enum does not have, with nothing
+			// answered: a failure that says so, never an empty success.
+			msg := cand.FinishMessage
+			if msg == "" {
+				msg = "the model ended without an answer, with finish reason " + f
+			}
+			return &llm.Error{Provider: providerName, Kind: f, Message: msg}
 		default:
 			// STOP, MAX_TOKENS, and a reason the SDK's enum does not
-			// have, which ends the answer like STOP.
+			// have after an answer, which ends it like STOP.
 			a.finish = f
 		}
 	}
@@ -262,12 +273,16 @@ func (a *assembler) response() *llm.Response {
 }
 
 // refusalFinish are the finish reasons (FinishReason of @google/genai
-// 3.1.0, dist/genai.d.ts) by which Gemini's safety systems end an answer:
-// zot reports them as refusals, with the reason.
+// 3.3.0, dist/genai.d.ts) by which Gemini's safety and policy systems end
+// an answer: zot reports them as refusals, with the reason. ESCALATION
+// (an escalation rule filtered the request) and PUP_LIMITED_DISABLED (the
+// account is limited for Prohibited Use Policy violations) are policy
+// stops, as is MODEL_ARMOR on Vertex AI.
 var refusalFinish = map[string]bool{
 	"SAFETY": true, "RECITATION": true, "LANGUAGE": true, "BLOCKLIST": true,
 	"PROHIBITED_CONTENT": true, "SPII": true,
 	"IMAGE_SAFETY": true, "IMAGE_PROHIBITED_CONTENT": true, "IMAGE_RECITATION": true,
+	"ESCALATION": true, "PUP_LIMITED_DISABLED": true, "MODEL_ARMOR": true,
 }
 
 // failureFinish are the other finish reasons of that enum: the model
@@ -276,6 +291,13 @@ var failureFinish = map[string]bool{
 	"MALFORMED_FUNCTION_CALL": true, "TOO_MANY_TOOL_CALLS": true, "OTHER": true,
 	"UNEXPECTED_TOOL_CALL": true, "FINISH_REASON_UNSPECIFIED": true, "NO_IMAGE": true,
 	"IMAGE_OTHER": true, "CONTINUATION": true, "MALFORMED_RESPONSE": true,
+	"MISSING_THOUGHT_SIGNATURE": true,
+}
+
+// finishMessages say what a failure reason means when Gemini gave no
+// finishMessage of its own.
+var finishMessages = map[string]string{
+	"MISSING_THOUGHT_SIGNATURE": "the request sent back a function call without its thought signature, which this model requires; zot sends the signature it received, or the documented skip value for a call that had none, so this is a zot error: report it",
 }
 
 // refusalBlock are the promptFeedback.blockReason values (BlockedReason

@@ -101,17 +101,20 @@ func TestPromptBlocked(t *testing.T) {
 	}
 }
 
-// TestFinishReasons maps every FinishReason of @google/genai 3.1.0
-// (dist/genai.d.ts) as zot decides: the safety stops are refusals with
-// the reason, MALFORMED_FUNCTION_CALL, TOO_MANY_TOOL_CALLS, OTHER and the
-// rest are failures that carry the vendor's reason (provider_error), and
-// only STOP ends the turn plainly. A reason outside the enum (aimock
-// sends FUNCTION_CALL with function calls) ends it like STOP.
+// TestFinishReasons maps every FinishReason of @google/genai 3.3.0
+// (dist/genai.d.ts) as zot decides: the safety and policy stops
+// (ESCALATION, PUP_LIMITED_DISABLED and MODEL_ARMOR among them) are
+// refusals with the reason, MALFORMED_FUNCTION_CALL, TOO_MANY_TOOL_CALLS,
+// OTHER, MISSING_THOUGHT_SIGNATURE and the rest are failures that carry
+// the vendor's reason (provider_error), and only STOP ends the turn
+// plainly. A reason outside the enum ends it like STOP after an answer
+// (aimock sends FUNCTION_CALL with function calls), and fails without one:
+// never a silent empty success.
 func TestFinishReasons(t *testing.T) {
 	refusals := []string{"SAFETY", "RECITATION", "LANGUAGE", "BLOCKLIST", "PROHIBITED_CONTENT", "SPII",
-		"IMAGE_SAFETY", "IMAGE_PROHIBITED_CONTENT", "IMAGE_RECITATION"}
+		"IMAGE_SAFETY", "IMAGE_PROHIBITED_CONTENT", "IMAGE_RECITATION", "ESCALATION", "PUP_LIMITED_DISABLED", "MODEL_ARMOR"}
 	failures := []string{"MALFORMED_FUNCTION_CALL", "TOO_MANY_TOOL_CALLS", "OTHER", "UNEXPECTED_TOOL_CALL",
-		"FINISH_REASON_UNSPECIFIED", "NO_IMAGE", "IMAGE_OTHER", "CONTINUATION", "MALFORMED_RESPONSE"}
+		"FINISH_REASON_UNSPECIFIED", "NO_IMAGE", "IMAGE_OTHER", "CONTINUATION", "MALFORMED_RESPONSE", "MISSING_THOUGHT_SIGNATURE"}
 	chunk := func(reason, msg string) []byte {
 		return []byte(`{"candidates":[{"content":{"role":"model","parts":[{"text":"Par"}]},"finishReason":"` + reason + `","finishMessage":"` + msg + `","index":0}]}`)
 	}
@@ -150,6 +153,16 @@ func TestFinishReasons(t *testing.T) {
 	}
 	if resp := a.response(); resp.Stop != llm.StopEndTurn || resp.Message.Text() != "Par" {
 		t.Errorf("unknown reason: stop %q", resp.Stop)
+	}
+	a = newAssembler(func(llm.Event) {})
+	err := a.handle([]byte(`{"candidates":[{"content":{"role":"model","parts":[]},"finishReason":"A_REASON_NOT_YET_INVENTED","index":0}]}`))
+	if err == nil || !strings.Contains(err.Error(), "gemini: A_REASON_NOT_YET_INVENTED: the model ended without an answer") {
+		t.Errorf("unknown reason without an answer: %v", err)
+	}
+	a = newAssembler(func(llm.Event) {})
+	err = a.handle([]byte(`{"candidates":[{"finishReason":"MISSING_THOUGHT_SIGNATURE","index":0}]}`))
+	if err == nil || !strings.Contains(err.Error(), "gemini: MISSING_THOUGHT_SIGNATURE: ") || !strings.Contains(err.Error(), "zot error") {
+		t.Errorf("missing thought signature: %v", err)
 	}
 }
 

@@ -105,7 +105,9 @@ func buildPayload(req *llm.Request, provider string, tools *reqbody.ToolCache, m
 		Stream:        true,
 		StreamOptions: &streamOptions{IncludeUsage: true},
 	}
-	if req.ReasoningModel {
+	if req.ReasoningModel || req.Reasoning != "" {
+		// A level asked of a model zot cannot place is sent too: never
+		// dropped in silence.
 		w.MaxCompletionTokens = req.MaxTokens
 		w.ReasoningEffort = req.Reasoning
 		if req.NoChatToolsReasoning && len(req.Tools) > 0 {

@@ -59,7 +59,11 @@ func TestRequestParameters(t *testing.T) {
 	}{
 		{"defaults", 0, "", false, `{"stream":true}`},
 		{"max tokens", 100, "", false, `{"max_tokens":100,"stream":true}`},
-		{"reasoning ignored for chat models", 100, "high", false, `{"max_tokens":100,"stream":true}`},
+		// A level the agent lets through for a model zot cannot place
+		// (the catalog refuses it for a known model that does not reason)
+		// is sent, never dropped in silence.
+		{"reasoning asked of an unplaced model", 100, "high", false, `{"max_completion_tokens":100,"reasoning_effort":"high","stream":true}`},
+		{"xhigh and max", 0, "max", true, `{"reasoning_effort":"max","stream":true}`},
 		{"reasoning model", 100, "", true, `{"max_completion_tokens":100,"stream":true}`},
 		{"reasoning model with effort", 100, "low", true, `{"max_completion_tokens":100,"reasoning_effort":"low","stream":true}`},
 		{"reasoning model, no max", 0, "high", true, `{"reasoning_effort":"high","stream":true}`},
