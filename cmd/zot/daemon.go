@@ -254,6 +254,11 @@ type stdio struct {
 
 func (s *stdio) Read(p []byte) (int, error)  { return s.std.in.Read(p) }
 func (s *stdio) Write(p []byte) (int, error) { return s.std.out.Write(p) }
+
+// SyscallConn gives stdout's descriptor, through which the connection
+// sees how much of what it wrote the client has read.
+func (s *stdio) SyscallConn() (syscall.RawConn, error) { return s.std.out.SyscallConn() }
+
 func (s *stdio) Close() error {
 	s.once.Do(func() { close(s.closed) })
 	return nil
@@ -291,7 +296,9 @@ func serveACP(ctx context.Context, cmd *cli.Command, std streams) error {
 		}
 		// A signal: end the sessions, let their prompts' answers reach
 		// stdout, then stop. The reader may stay blocked on stdin, which
-		// the process's exit ends.
+		// the process's exit ends. A client that reads nothing holds
+		// this up for daemon.StopStall at most.
+		c.Hurry(daemon.StopStall)
 		d.close(std)
 		drain, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 		if err := c.Drain(drain); err != nil {

@@ -9,13 +9,18 @@ package main
 import (
 	"encoding/json"
 	"fmt"
+	"io"
+	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
+
+	"zot.dev/zot/internal/zotbin"
 )
 
 // openDaemonSession initializes p with caps and opens a session in cwd;
@@ -81,14 +86,6 @@ func TestDaemonBashFallsBackToTheShellAfterTheTerminalClientLeft(t *testing.T) {
 	}
 	if b := readFile(t, filepath.Join(work, "ran.txt")); b != "from-zot\n" {
 		t.Errorf("ran.txt = %q, want bash run by zot's shell", b)
-	}
-}
-
-// decodeJSON decodes raw into v or fails the test.
-func decodeJSON(t *testing.T, raw []byte, v any) {
-	t.Helper()
-	if err := json.Unmarshal(raw, v); err != nil {
-		t.Fatalf("%v: %s", err, raw)
 	}
 }
 
@@ -186,5 +183,275 @@ func TestDaemonLockFilePlantedByAnotherUser(t *testing.T) {
 		_ = first.cmd.Process.Signal(syscall.SIGTERM)
 		first.waitExit(t)
 		os.Remove(sock + ".lock")
+	})
+}
+
+// throttledPeer is a client on conn whose reading is held to a rate (in
+// bytes a second; 0 reads as fast as it can), as a slow link or a
+// client that reads steadily but slowly.
+type throttledPeer struct {
+	*acpPeer
+	mu    sync.Mutex
+	rate  int64
+	since time.Time
+	got   int64 // bytes read since since
+}
+
+func newThrottledPeer(t *testing.T, conn net.Conn) *throttledPeer {
+	pr, pw := io.Pipe()
+	tp := &throttledPeer{since: time.Now()}
+	go func() {
+		buf := make([]byte, 64<<10)
+		for {
+			n := len(buf)
+			tp.mu.Lock()
+			if tp.rate > 0 {
+				allowed := int64(time.Since(tp.since).Seconds()*float64(tp.rate)) - tp.got
+				n = int(min(int64(n), allowed))
+			}
+			tp.mu.Unlock()
+			if n <= 0 {
+				time.Sleep(5 * time.Millisecond)
+				continue
+			}
+			m, err := conn.Read(buf[:n])
+			tp.mu.Lock()
+			tp.got += int64(m)
+			tp.mu.Unlock()
+			if _, werr := pw.Write(buf[:m]); werr != nil {
+				return
+			}
+			if err != nil {
+				pw.CloseWithError(err)
+				return
+			}
+		}
+	}()
+	t.Cleanup(func() { pr.Close() })
+	tp.acpPeer = checked(t, newDoorPeer(t, conn, pr))
+	return tp
+}
+
+// setRate holds reading to rate bytes a second from now (0: no limit).
+func (tp *throttledPeer) setRate(rate int64) {
+	tp.mu.Lock()
+	defer tp.mu.Unlock()
+	tp.rate, tp.since, tp.got = rate, time.Now(), 0
+}
+
+// writeStoredSession writes a stored session of n prompts, each answered
+// with size bytes of text, under home; it returns its id.
+func writeStoredSession(t *testing.T, home, cwd string, n, size int) string {
+	t.Helper()
+	const id = "stored-big"
+	dir := filepath.Join(home, "sessions")
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, `{"session":{"version":1,"cwd":%q,"created":"2026-11-26T00:00:00Z"}}`+"\n", cwd)
+	text := strings.Repeat("y", size)
+	for i := range n {
+		fmt.Fprintf(&b, `{"role":"user","time":"2026-11-26T00:00:00Z","content":[{"type":"text","text":"q%d"}]}`+"\n", i)
+		fmt.Fprintf(&b, `{"role":"assistant","time":"2026-11-26T00:00:00Z","content":[{"type":"text","text":%q}]}`+"\n", text)
+	}
+	if err := os.WriteFile(filepath.Join(dir, id+".jsonl"), []byte(b.String()), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return id
+}
+
+// textOf adds up the text of the agent_message_chunk updates among
+// frames.
+func textOf(frames []doorFrame) int {
+	n := 0
+	for _, f := range frames {
+		var p struct {
+			Update struct {
+				SessionUpdate string
+				Content       struct{ Text string }
+			}
+		}
+		if f.Method == "session/update" && json.Unmarshal(f.Params, &p) == nil && p.Update.SessionUpdate == "agent_message_chunk" {
+			n += len(p.Update.Content.Text)
+		}
+	}
+	return n
+}
+
+// A client that reads steadily, however slowly, is never let go as one
+// that stopped reading: not at 1 MiB/s while session/load replays
+// 40 MiB of answers (more than twice its queue's 16 MiB, so the replay
+// waits on the client while a whole queue is being written), nor at 4 KB/s or 400 B/s during a long answer. The stall timeout
+// is 2 s here (10 s, the default, for 400 B/s); each reader reads at its
+// pace for twice that, then fast, and gets everything.
+func TestDaemonSlowSteadyReaderIsNotDropped(t *testing.T) {
+	run := func(t *testing.T, script string, prepare func(home, work string) string, rate int64, request func(id string) (string, int)) {
+		stall := 2 * time.Second
+		if rate < 1000 {
+			stall = 10 * time.Second
+		}
+		home := doorDir(t)
+		work := t.TempDir()
+		id := prepare(home, work)
+		args := []string{"--client-stall-timeout", stall.String()}
+		if script != "" {
+			args = append(args, "--script", script)
+		}
+		d := startZotDaemon(t, doorEnv(home), args...)
+		d.waitFor(t, "listening on")
+		conn, err := net.Dial("unix", filepath.Join(home, "daemon.sock"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { conn.Close() })
+		p := newThrottledPeer(t, conn)
+		if f, _ := p.call("1", "initialize", `{"protocolVersion":1,"clientCapabilities":{}}`, ""); f.Error != nil {
+			t.Fatalf("initialize: %s", f.raw)
+		}
+		if id == "" {
+			f, _ := p.call("2", "session/new", fmt.Sprintf(`{"cwd":%q,"mcpServers":[]}`, work), "")
+			id = sessionID(t, f)
+		}
+		req, want := request(id)
+		p.setRate(rate)
+		p.send(req)
+		time.Sleep(2 * stall)
+		if strings.Contains(d.stderr.String(), "stopped reading") {
+			t.Fatalf("a client reading %d bytes a second was let go:\n%s", rate, d.stderr)
+		}
+		p.setRate(0)
+		ans, before := p.await("3", "")
+		if ans.Error != nil {
+			t.Fatalf("answer: %s", ans.raw)
+		}
+		if got := textOf(before); got != want {
+			t.Errorf("got %d bytes of text, want %d", got, want)
+		}
+		if strings.Contains(d.stderr.String(), "stopped reading") {
+			t.Errorf("the client was let go:\n%s", d.stderr)
+		}
+	}
+	t.Run("1MiB/s during session/load", func(t *testing.T) {
+		t.Parallel()
+		const n, size = 40, 1 << 20
+		run(t, "", func(home, work string) string { return writeStoredSession(t, home, work, n, size) }, 1<<20,
+			func(id string) (string, int) {
+				return fmt.Sprintf(`{"jsonrpc":"2.0","id":3,"method":"session/load","params":{"sessionId":%q,"cwd":%q,"mcpServers":[]}}`, id, "/"), n * size
+			})
+	})
+	for _, rate := range []int64{4000, 400} {
+		t.Run(fmt.Sprintf("%dB/s during an answer", rate), func(t *testing.T) {
+			t.Parallel()
+			const size = 4 << 20
+			dir := t.TempDir()
+			s := writeScript(t, dir, size, 1024, 0)
+			run(t, s, func(string, string) string { return "" }, rate, func(id string) (string, int) {
+				return fmt.Sprintf(`{"jsonrpc":"2.0","id":3,"method":"session/prompt","params":{"sessionId":%q,"prompt":[{"type":"text","text":"go"}]}}`, id), size
+			})
+		})
+	}
+}
+
+// SIGTERM while a client reads nothing and its queue is full: the daemon
+// and zot acp let that client go after daemon.StopStall (2 s) instead of
+// the connection's stall timeout, set here to 5 minutes, so they exit
+// in seconds. The bound checked is only a guard against a hang; the
+// time is logged.
+func TestSIGTERMWithAClientThatReadsNothing(t *testing.T) {
+	const size = 8 << 20 // far more than the queue and the kernel hold
+	t.Run("daemon", func(t *testing.T) {
+		t.Parallel()
+		home := doorDir(t)
+		d := startZotDaemon(t, doorEnv(home), "--script", writeScript(t, t.TempDir(), size, 1024, 0), "--client-stall-timeout", "5m")
+		d.waitFor(t, "listening on")
+		conn, err := net.Dial("unix", filepath.Join(home, "daemon.sock"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer conn.Close()
+		tp := newThrottledPeer(t, conn)
+		if f, _ := tp.call("1", "initialize", `{"protocolVersion":1,"clientCapabilities":{}}`, ""); f.Error != nil {
+			t.Fatalf("initialize: %s", f.raw)
+		}
+		f, _ := tp.call("2", "session/new", fmt.Sprintf(`{"cwd":%q,"mcpServers":[]}`, home), "")
+		id := sessionID(t, f)
+		tp.setRate(1) // from now on, next to nothing
+		tp.send(fmt.Sprintf(`{"jsonrpc":"2.0","id":3,"method":"session/prompt","params":{"sessionId":%q,"prompt":[{"type":"text","text":"go"}]}}`, id))
+		time.Sleep(time.Second) // the queue fills
+		start := time.Now()
+		if err := d.cmd.Process.Signal(syscall.SIGTERM); err != nil {
+			t.Fatal(err)
+		}
+		d.waitExit(t)
+		took := time.Since(start)
+		t.Logf("zot daemon exited %v after SIGTERM with a client that reads nothing", took.Round(time.Millisecond))
+		if d.err != nil {
+			t.Errorf("exit: %v\n%s", d.err, d.stderr)
+		}
+	})
+	t.Run("acp", func(t *testing.T) {
+		t.Parallel()
+		home := doorDir(t)
+		cmd := exec.Command(zotBin, "acp", "--provider", "scripted", "--script", writeScript(t, t.TempDir(), size, 1024, 0), "--client-stall-timeout", "5m")
+		cmd.Env = doorEnv(home)
+		stdin, err := cmd.StdinPipe()
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer stdin.Close()
+		stdout, err := cmd.StdoutPipe()
+		if err != nil {
+			t.Fatal(err)
+		}
+		stderr := new(zotbin.Buffer)
+		cmd.Stderr = stderr
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		done := make(chan error, 1)
+		go func() { done <- cmd.Wait() }()
+		t.Cleanup(func() { _ = cmd.Process.Kill() })
+		tp := &throttledPeer{since: time.Now()}
+		pr, pw := io.Pipe()
+		go func() {
+			buf := make([]byte, 64<<10)
+			for {
+				tp.mu.Lock()
+				slow := tp.rate > 0
+				tp.mu.Unlock()
+				if slow {
+					return // reads nothing more
+				}
+				n, err := stdout.Read(buf)
+				if _, werr := pw.Write(buf[:n]); werr != nil || err != nil {
+					pw.CloseWithError(err)
+					return
+				}
+			}
+		}()
+		tp.acpPeer = checked(t, newDoorPeer(t, stdin, pr))
+		if f, _ := tp.call("1", "initialize", `{"protocolVersion":1,"clientCapabilities":{}}`, ""); f.Error != nil {
+			t.Fatalf("initialize: %s", f.raw)
+		}
+		f, _ := tp.call("2", "session/new", fmt.Sprintf(`{"cwd":%q,"mcpServers":[]}`, home), "")
+		id := sessionID(t, f)
+		tp.setRate(1)
+		tp.send(fmt.Sprintf(`{"jsonrpc":"2.0","id":3,"method":"session/prompt","params":{"sessionId":%q,"prompt":[{"type":"text","text":"go"}]}}`, id))
+		time.Sleep(time.Second)
+		start := time.Now()
+		if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
+			t.Fatal(err)
+		}
+		select {
+		case <-done:
+		case <-time.After(hangGuard):
+			t.Fatalf("zot acp still running %v after SIGTERM:\n%s", hangGuard, stderr)
+		}
+		took := time.Since(start)
+		t.Logf("zot acp exited %v after SIGTERM with a client that reads nothing", took.Round(time.Millisecond))
+		if code := cmd.ProcessState.ExitCode(); code != 128+int(syscall.SIGTERM) {
+			t.Errorf("exit %d, want 143\n%s", code, stderr)
+		}
 	})
 }

@@ -35,6 +35,11 @@ import (
 // client left.
 const DefaultGrace = time.Second
 
+// StopStall is how long, once the daemon stops, a client may read
+// nothing before it is let go (instead of the connection's stall
+// timeout): the answers of the work under way wait for no one longer.
+const StopStall = 2 * time.Second
+
 // Options configures Run.
 type Options struct {
 	// Socket is the endpoint's path; "" resolves it with ResolveSocket.
@@ -106,14 +111,38 @@ func Run(ctx context.Context, opts Options) error {
 
 	idle := make(chan struct{})
 	track := &tracker{grace: opts.Grace, busy: opts.Busy, fire: func() { close(idle) }}
+	var (
+		connsMu  sync.Mutex
+		conns    = map[*jsonrpc.Conn]struct{}{}
+		stopping bool
+	)
+	// hurryAll bounds, from the moment the daemon stops, how long each
+	// client may read nothing: the turns' last answers wait on it.
+	hurryAll := func() {
+		connsMu.Lock()
+		defer connsMu.Unlock()
+		stopping = true
+		for c := range conns {
+			c.Hurry(StopStall)
+		}
+	}
 	var hooks jsonrpc.ServeHooks
 	hooks.Opened = func(c *jsonrpc.Conn) {
+		connsMu.Lock()
+		conns[c] = struct{}{}
+		if stopping {
+			c.Hurry(StopStall)
+		}
+		connsMu.Unlock()
 		fmt.Fprintf(opts.Log, "zot daemon: client %s connected\n", c.Peer().Label)
 		if opts.Ephemeral {
 			track.opened()
 		}
 	}
 	hooks.Closed = func(c *jsonrpc.Conn) {
+		connsMu.Lock()
+		delete(conns, c)
+		connsMu.Unlock()
 		if err := c.Err(); err != nil {
 			fmt.Fprintf(opts.Log, "zot daemon: client %s left: %v\n", c.Peer().Label, err)
 		} else {
@@ -143,6 +172,7 @@ func Run(ctx context.Context, opts Options) error {
 		case <-served:
 			return
 		}
+		hurryAll()
 		if opts.Stopping != nil {
 			sctx, cancel := context.WithTimeout(context.Background(), opts.StopTimeout)
 			opts.Stopping(sctx)

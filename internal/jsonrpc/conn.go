@@ -37,9 +37,9 @@ type Options struct {
 	// frame is always let into an empty queue, whatever its size.
 	QueueFrames int
 	QueueBytes  int
-	// StallTimeout is how long the queue may stay full with nothing
-	// written before the client is disconnected (ErrStalled). 0 means
-	// DefaultStallTimeout.
+	// StallTimeout is how long the queue may stay full while the client
+	// reads nothing (no byte, as far as zot can see) before it is
+	// disconnected (ErrStalled). 0 means DefaultStallTimeout.
 	StallTimeout time.Duration
 	// Log receives diagnostics, one line each; nil discards them.
 	Log io.Writer
@@ -272,6 +272,9 @@ func (c *Conn) Close() error {
 // A stream that cannot stop only its reading (no CloseRead method) is
 // closed at once.
 func (c *Conn) Shutdown(ctx context.Context) error {
+	if dl, ok := ctx.Deadline(); ok {
+		c.Hurry(time.Until(dl))
+	}
 	if cr, ok := c.rwc.(interface{ CloseRead() error }); !ok || cr.CloseRead() != nil {
 		_ = c.Close()
 	}
@@ -283,6 +286,13 @@ func (c *Conn) Shutdown(ctx context.Context) error {
 	}
 	return c.err
 }
+
+// Hurry shortens the time the client may make no progress reading
+// (StallTimeout) to d: for a shutdown, so that a client that reads
+// nothing holds it up no longer than d from the call, while one that
+// reads, however slowly, still gets its last answers. It never
+// lengthens it.
+func (c *Conn) Hurry(d time.Duration) { c.out.hurry(d) }
 
 // abort ends the connection with cause (the first cause is kept).
 func (c *Conn) abort(cause error) {
@@ -357,13 +367,7 @@ func (c *Conn) run() {
 	}
 	c.jobs.Wait()
 	c.out.close()
-	timer := time.NewTimer(c.opts.StallTimeout)
-	select {
-	case <-c.out.done:
-	case <-timer.C:
-		c.out.fail(fmt.Errorf("%w for %v at the end", ErrStalled, c.opts.StallTimeout))
-	}
-	timer.Stop()
+	c.out.waitDone("at the end")
 	_ = c.rwc.Close()
 	<-c.out.done
 	if cause == nil {

@@ -23,7 +23,11 @@
 // its context ends); a client that reads nothing while the queue is full
 // for [Options.StallTimeout] is disconnected ([ErrStalled]), so it holds
 // no memory and no sender for longer. Only the senders of that one
-// connection ever wait.
+// connection ever wait. Reading is counted by the byte: the writer
+// writes at most 2 KiB at a time and, on Linux, watches the kernel's
+// unread bytes for the client shrink, so a client that reads slowly but
+// steadily is never taken for one that stopped. [Conn.Hurry] shortens
+// the stall timeout for a shutdown.
 //
 // Transports sit behind [Listener]: anything that yields an
 // io.ReadWriteCloser and a [Peer] (a Unix socket, stdin and stdout, a

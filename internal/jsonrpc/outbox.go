@@ -9,6 +9,13 @@ import (
 	"time"
 )
 
+// pieceBytes is the largest write: a write says nothing until it has
+// written it all, and the kernel frees what a write queued only once the
+// client has read all of it (a socket's buffer, a pipe's page), so the
+// client's progress is seen a piece at a time. At 2 KiB, a client that
+// reads 400 bytes a second completes a piece every 5 s.
+const pieceBytes = 2 << 10
+
 // outbox is a connection's bounded outgoing queue and its one writer
 // goroutine. Frames are written in the order they were queued. The queue
 // is one buffer of frames, each followed by its LF, which the writer
@@ -17,9 +24,9 @@ import (
 // there directly (sendFunc).
 type outbox struct {
 	w         io.Writer
+	unsent    func() (int, bool) // see unsentProbe; nil when unknown
 	maxFrames int
 	maxBytes  int
-	stall     time.Duration
 	onFail    func(error) // called once, on the writer's first error or a stall
 	check     func([]byte) error
 	log       func(format string, args ...any)
@@ -28,9 +35,16 @@ type outbox struct {
 	queue   []byte // the queued frames, each with its LF
 	frames  int    // how many frames queue holds
 	closing bool
-	err     error     // set once: later frames are refused
-	taken   time.Time // when the writer last took a batch, or the queue last got work
-	writing bool      // the writer is writing a batch
+	err     error // set once: later frames are refused
+	// taken is when the client last made progress: the writer took a
+	// batch, wrote some of its bytes, or the queue last got work.
+	taken time.Time
+	// stall is how long the client may make no progress while a sender
+	// waits for room; hurry shortens it.
+	stall time.Duration
+	// lastUnsent is what unsent said at the last look.
+	lastUnsent int
+	writing    bool // the writer is writing a batch
 	// spare is the buffer the writer wrote last, given back to the
 	// queue when the writer takes the next batch.
 	spare []byte
@@ -54,6 +68,7 @@ func newOutbox(w io.Writer, opts Options, onFail func(error), log func(string, .
 		wake:      make(chan struct{}, 1),
 		done:      make(chan struct{}),
 	}
+	o.unsent = unsentProbe(w)
 	go o.run()
 	return o
 }
@@ -128,16 +143,18 @@ func (o *outbox) sendFuncs(ctx context.Context, n int, size func(i int) int, app
 			o.room = make(chan struct{})
 		}
 		room := o.room
-		left := o.stall - time.Since(o.taken)
+		o.lookLocked()
+		stall := o.stall
+		left := stall - time.Since(o.taken)
 		o.mu.Unlock()
 		if left <= 0 {
-			o.fail(fmt.Errorf("%w for %v", ErrStalled, o.stall))
+			o.fail(fmt.Errorf("%w for %v", ErrStalled, stall))
 			continue
 		}
 		if timer == nil {
-			timer = time.NewTimer(left)
+			timer = time.NewTimer(o.nextLook(left))
 		} else {
-			timer.Reset(left)
+			timer.Reset(o.nextLook(left))
 		}
 		select {
 		case <-room:
@@ -177,6 +194,51 @@ func (o *outbox) poke() {
 	select {
 	case o.wake <- struct{}{}:
 	default:
+	}
+}
+
+// hurry shortens the stall timeout to d (a shutdown): a client that
+// makes no progress for d while a sender waits for room, or while the
+// last frames are written, is let go; the time it already made none
+// counts, up to d. It never lengthens it.
+func (o *outbox) hurry(d time.Duration) {
+	o.mu.Lock()
+	if d < o.stall {
+		o.stall = d
+		if now := time.Now(); o.taken.Before(now.Add(-d)) {
+			// At most d of the past counts against the client.
+			o.taken = now.Add(-d)
+		}
+	}
+	room := o.room
+	o.room = nil
+	o.mu.Unlock()
+	if room != nil {
+		close(room) // the waiting senders look at the clock again
+	}
+}
+
+// waitDone waits until the writer has ended, or the client made no
+// progress for the stall timeout: then the outbox fails with ErrStalled
+// and the writer ends once its stream is closed.
+func (o *outbox) waitDone(what string) bool {
+	for {
+		o.mu.Lock()
+		o.lookLocked()
+		stall := o.stall
+		left := stall - time.Since(o.taken)
+		o.mu.Unlock()
+		if left <= 0 {
+			o.fail(fmt.Errorf("%w for %v %s", ErrStalled, stall, what))
+			return false
+		}
+		t := time.NewTimer(o.nextLook(left))
+		select {
+		case <-o.done:
+			t.Stop()
+			return true
+		case <-t.C:
+		}
 	}
 }
 
@@ -227,7 +289,7 @@ func (o *outbox) run() {
 		o.openRoomLocked()
 		o.mu.Unlock()
 
-		_, err := o.w.Write(batch)
+		err := o.write(batch)
 		o.mu.Lock()
 		o.writing = false
 		if cap(batch) <= 1<<20 {
@@ -245,4 +307,59 @@ func (o *outbox) run() {
 			runtime.Gosched()
 		}
 	}
+}
+
+// write writes b a piece at a time, marking the client's progress as
+// each piece goes out. A reader that reads steadily, however slowly, is
+// never taken for one that stopped.
+func (o *outbox) write(b []byte) error {
+	for len(b) > 0 {
+		piece := b[:min(len(b), pieceBytes)]
+		n, err := o.w.Write(piece)
+		b = b[n:]
+		if err != nil {
+			return err
+		}
+		if len(b) > 0 {
+			o.mu.Lock()
+			o.taken = time.Now()
+			o.mu.Unlock()
+		}
+	}
+	return nil
+}
+
+// lookLocked counts it as the client's progress when the kernel holds
+// fewer unread bytes for it than at the last look. The caller holds
+// o.mu.
+func (o *outbox) lookLocked() {
+	if o.unsent == nil {
+		return
+	}
+	n, ok := o.unsent()
+	if !ok {
+		return
+	}
+	if n < o.lastUnsent {
+		o.taken = time.Now()
+	}
+	o.lastUnsent = n
+}
+
+// nextLook is how long a wait for the client lasts before it looks at
+// its progress again: left, or a tick when the kernel can be asked.
+func (o *outbox) nextLook(left time.Duration) time.Duration {
+	if o.unsent == nil {
+		return left
+	}
+	return min(left, o.tick())
+}
+
+// tick is how often a wait for the client looks at its progress: a
+// tenth of the stall timeout, between 50 ms and 1 s.
+func (o *outbox) tick() time.Duration {
+	o.mu.Lock()
+	d := o.stall / 10
+	o.mu.Unlock()
+	return min(max(d, 50*time.Millisecond), time.Second)
 }
