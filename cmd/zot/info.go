@@ -151,6 +151,7 @@ ENVIRONMENT:
 	fmt.Fprintf(w, "   %s\t%s\n", "ZOTCORE_RPC_TOKEN", "zot rpc: a client must first send hello with this token")
 	fmt.Fprintf(w, "   %s\t%s\n", "ZOT_HOME", "zot's own directory: the auth file, session files (default: see XDG_STATE_HOME)")
 	fmt.Fprintf(w, "   %s\t%s\n", "XDG_STATE_HOME", "on Linux the zot home is $XDG_STATE_HOME/zot (default ~/.local/state/zot)")
+	fmt.Fprintf(w, "   %s\t%s\n", "ZOT_SOCKET", "zot daemon's socket, and zot daemon connect's (default: daemon.sock in the zot home)")
 	fmt.Fprintf(w, "   %s\t%s\n", "ZOT_VALIDATE", "1: zot rpc checks every frame it writes against the schema (debugging)")
 	w.Flush()
 	b.WriteString(`

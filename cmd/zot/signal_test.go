@@ -162,8 +162,13 @@ func TestPrintModeSignalWithNobodyReading(t *testing.T) {
 // SIGPIPE's status and nothing on stderr, whether zot notices the reader
 // gone before a write or by a write that fails.
 func TestRPCReaderGoneIsQuiet(t *testing.T) {
+	// An answer far longer than a pipe holds: zot is still writing when
+	// the reader goes.
+	s := script(t, map[string]any{"turns": []any{map[string]any{"steps": []any{
+		map[string]any{"text": strings.Repeat("flood ", 20000), "chunk": 1},
+	}}}})
 	for i := range 5 {
-		cmd := exec.Command(zotBin, "rpc", "--provider", "scripted", "--cwd", t.TempDir())
+		cmd := exec.Command(zotBin, "rpc", "--provider", "scripted", "--cwd", t.TempDir(), "--script", s)
 		cmd.Env = cleanEnv()
 		cmd.Stdin = strings.NewReader(`{"id":"1","type":"prompt","message":"hello"}` + "\n")
 		out, err := cmd.StdoutPipe()
