@@ -47,6 +47,13 @@ type frameIn struct {
 // start runs zot with args (and extra environment entries) in dir.
 func start(t *testing.T, env []string, args ...string) *proc {
 	t.Helper()
+	return startWith(t, nil, env, args...)
+}
+
+// startWith is start with zot's stderr going to stderr when it is not
+// nil (proc.stderr then stays empty).
+func startWith(t *testing.T, stderr io.Writer, env []string, args ...string) *proc {
+	t.Helper()
 	cmd := exec.Command(zotBin, args...)
 	cmd.Env = append(cleanEnv(), env...)
 	stdin, err := cmd.StdinPipe()
@@ -59,6 +66,9 @@ func start(t *testing.T, env []string, args ...string) *proc {
 	}
 	p := &proc{t: t, cmd: cmd, stdin: stdin, frames: make(chan frameIn, 4096), stderr: &zotbin.Buffer{}, done: make(chan struct{})}
 	cmd.Stderr = p.stderr
+	if stderr != nil {
+		cmd.Stderr = stderr
+	}
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}

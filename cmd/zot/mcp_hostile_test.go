@@ -491,3 +491,94 @@ func TestMCPStdoutLinesThatAreNotJSONAreSkipped(t *testing.T) {
 		t.Fatalf("the server's log (%v):\n%s", err, log)
 	}
 }
+
+// mcpStatus polls mcp_list until server name has left "starting" and
+// returns what it says.
+func mcpStatus(t *testing.T, p *proc, name string) wire.MCPServerInfo {
+	t.Helper()
+	deadline := time.Now().Add(hangGuard)
+	for {
+		p.send(`{"id":"l","type":"mcp_list"}`)
+		r, _ := p.response()
+		for _, s := range mcpServersResult(t, r) {
+			if s.Name == name && s.Status != "starting" {
+				return s
+			}
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%s still starting: %s", name, r.Data)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// A server that answers initialize with a broken line fails its start
+// at once, with the line in the error and in its log, instead of waiting
+// for the start's bound.
+func TestMCPBrokenInitializeFailsAtOnce(t *testing.T) {
+	bin := goServer(t)
+	home := t.TempDir()
+	p := start(t, []string{"ZOT_HOME=" + home}, rpcArgs(t, "--strict-mcp-config")...)
+	p.send(fmt.Sprintf(`{"id":"1","type":"mcp_add","servers":[{"name":"b","command":%q,"args":["-mode","brokeninit"]}]}`, bin))
+	r, _ := p.response()
+	wantResponse(t, r, "mcp_add", true, "")
+	started := time.Now()
+	info := mcpStatus(t, p, "b")
+	t.Logf("failed after %v: %s", time.Since(started).Round(time.Millisecond), info.Error)
+	if info.Status != "failed" || !strings.Contains(info.Error, "not a JSON-RPC message") || !strings.Contains(info.Error, `"capabilities":{`) {
+		t.Fatalf("status %s, error %q", info.Status, info.Error)
+	}
+	if code := p.exit(); code != 0 {
+		t.Fatalf("exit %d; stderr:\n%s", code, p.stderr.String())
+	}
+	log, err := os.ReadFile(filepath.Join(home, "logs", "mcp-b.log"))
+	if err != nil || !strings.Contains(string(log), `"capabilities":{`) {
+		t.Fatalf("the server's log (%v):\n%s", err, log)
+	}
+}
+
+// A result over the 16 MiB zot reads in one message fails that call with
+// an error that says so; the server is not broken by it: the next call,
+// in the same prompt and in the next, works, and nothing crashed.
+func TestMCPOversizeResultFailsThatCallOnly(t *testing.T) {
+	bin := goServer(t)
+	cfg := mcpConfig(t, t.TempDir(), map[string]any{"t": map[string]any{"command": bin}})
+	s := script(t, map[string]any{"turns": []any{
+		map[string]any{"steps": []any{
+			map[string]any{"tool_calls": []any{map[string]any{"id": "b1", "name": "mcp__t__big", "args": map[string]any{"bytes": mcphost.MaxMessage + 1<<20}}}},
+			map[string]any{"tool_calls": []any{map[string]any{"id": "e1", "name": "mcp__t__echo", "args": map[string]any{"text": "after"}}}},
+			map[string]any{"text": "done"},
+		}},
+		map[string]any{"steps": []any{
+			map[string]any{"tool_calls": []any{map[string]any{"id": "e2", "name": "mcp__t__echo", "args": map[string]any{"text": "next prompt"}}}},
+			map[string]any{"text": "done"},
+		}},
+	}})
+	p := start(t, nil, rpcArgs(t, "--script", s, "--strict-mcp-config", "--mcp-config", cfg)...)
+	var evs []wire.Event
+	for i, msg := range []string{"big", "again"} {
+		p.send(fmt.Sprintf(`{"id":"%d","type":"prompt","message":%q}`, i, msg))
+		r, _ := p.response()
+		wantResponse(t, r, "prompt", true, "")
+		evs = append(evs, p.untilDone()...)
+	}
+	if got, isErr := resultOf(t, evs, "b1"); !isErr || !strings.Contains(got, "over the 16777216 bytes") {
+		t.Fatalf("oversize result = %.300s (error %v)", got, isErr)
+	}
+	for id, want := range map[string]string{"e1": "echo: after", "e2": "echo: next prompt"} {
+		if got, isErr := resultOf(t, evs, id); isErr || !strings.Contains(got, want) {
+			t.Errorf("%s after the oversize result: %s (error %v)", id, got, isErr)
+		}
+	}
+	for _, ev := range evs {
+		if n, ok := ev.(*wire.ExtNotifyEvent); ok && n.Source == "mcp:t" {
+			t.Errorf("notice: %s", n.Message)
+		}
+	}
+	if info := mcpStatus(t, p, "t"); info.Status != "ready" || info.Restarts != 0 {
+		t.Errorf("after the oversize result: %+v", info)
+	}
+	if code := p.exit(); code != 0 {
+		t.Fatalf("exit %d; stderr:\n%s", code, p.stderr.String())
+	}
+}

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"zot.dev/zot/internal/acp"
 	"zot.dev/zot/internal/engine"
@@ -23,6 +24,10 @@ type conn struct {
 	initialized bool
 	caps        *acp.ClientCapabilities // what the client offers (initialize)
 	open        map[string]*session     // sessions this connection has open
+	// sendFailed is set once an update to the client failed (and that
+	// was logged): a client gone in the middle of a replay fails every
+	// later frame of it the same way.
+	sendFailed atomic.Bool
 }
 
 // Handle serves one message, on the connection's reader goroutine: quick

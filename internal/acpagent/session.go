@@ -210,8 +210,8 @@ func (s *session) hand(it *item, targets []*conn) []*conn {
 			return targets
 		}
 		if it.update == nil && it.note == nil && len(targets) == 1 {
-			if err := s.sendText(targets[0], it.text, it.thought); err != nil && !errors.Is(err, jsonrpc.ErrClosed) {
-				s.agent.logf("session %s: update to %s: %v", s.id, targets[0].c.Peer().Label, err)
+			if err := s.sendText(targets[0], it.text, it.thought); err != nil {
+				s.sendFailed(targets[0], err)
 			}
 			return targets
 		}
@@ -224,12 +224,24 @@ func (s *session) hand(it *item, targets []*conn) []*conn {
 			// Send waits while the client's queue is full; a client
 			// that stops reading is dropped by its connection, which
 			// ends this wait.
-			if err := c.c.Send(s.agent.ctx, frame); err != nil && !errors.Is(err, jsonrpc.ErrClosed) {
-				s.agent.logf("session %s: update to %s: %v", s.id, c.c.Peer().Label, err)
+			if err := c.c.Send(s.agent.ctx, frame); err != nil {
+				s.sendFailed(c, err)
 			}
 		}
 	}
 	return targets
+}
+
+// sendFailed logs that an update could not be handed to c, once per
+// connection: after a write error every later frame to it fails the same
+// way (a client that left in the middle of replaying a long session
+// would otherwise leave a line per message). A connection that ended
+// (ErrClosed) is not logged at all: its end is.
+func (s *session) sendFailed(c *conn, err error) {
+	if errors.Is(err, jsonrpc.ErrClosed) || c.sendFailed.Swap(true) {
+		return
+	}
+	s.agent.logf("session %s: update to %s: %v (later updates that fail to reach it are not logged)", s.id, c.c.Peer().Label, err)
 }
 
 // plainChunk reports whether it is a text chunk for every connection.
@@ -253,8 +265,8 @@ func (s *session) handChunks(run []item, targets []*conn) []*conn {
 	err := c.c.SendNotifications(s.agent.ctx, acp.MethodSessionUpdate, len(run),
 		func(i int) int { return s.textParamsSize(run[i].text, run[i].thought) },
 		func(b []byte, i int) []byte { return s.appendTextParams(b, run[i].text, run[i].thought) })
-	if err != nil && !errors.Is(err, jsonrpc.ErrClosed) {
-		s.agent.logf("session %s: update to %s: %v", s.id, c.c.Peer().Label, err)
+	if err != nil {
+		s.sendFailed(c, err)
 	}
 	return targets
 }

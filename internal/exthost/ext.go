@@ -8,11 +8,11 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 	"strings"
 	"sync"
 	"time"
 
+	"zot.dev/zot/internal/boundlog"
 	"zot.dev/zot/internal/correlate"
 	"zot.dev/zot/internal/ndjson"
 	"zot.dev/zot/internal/subproc"
@@ -45,8 +45,13 @@ type ext struct {
 	index int
 
 	calls  *correlate.Table[string, extwire.ExtensionFrame]
-	logf   *os.File // the extension's log, nil without Config.LogDir
-	stderr tail     // the end of its stderr, quoted when it fails to start
+	logf   *boundlog.File // the extension's log, nil without Config.LogDir
+	stderr tail           // the end of its stderr, quoted when it fails to start
+	// lines bounds the host's lines about the frames it reads (skipped,
+	// dropped), on zot's stderr and in the log; notices bounds the
+	// notices it passes on; paced slows the reading of lines it drops.
+	lines, notices *boundlog.Limiter
+	paced          *boundlog.Bucket
 
 	readyCh   chan struct{} // closed once ready or failed
 	readyOnce sync.Once
@@ -75,6 +80,10 @@ type ext struct {
 	pending []*extwire.EventFrame
 }
 
+// maxNotices bounds the notices of one extension passed on in each
+// boundlog.Window; the others are dropped and counted in one notice.
+const maxNotices = 20
+
 // maxPending bounds the events kept for an extension that is starting.
 const maxPending = 256
 
@@ -87,7 +96,15 @@ func newExt(h *Host, s Spec, index int) *ext {
 		readyCh:   make(chan struct{}),
 		startedCh: make(chan struct{}),
 		done:      make(chan struct{}),
+		paced:     boundlog.NewBucket(boundlog.DroppedRate, boundlog.DroppedRate),
 	}
+	e.lines = boundlog.NewLimiter(boundlog.Lines, boundlog.Window, func(n int, w time.Duration) {
+		e.report("%d more lines about its output were dropped in %s", n, w)
+	})
+	e.notices = boundlog.NewLimiter(maxNotices, boundlog.Window, func(n int, w time.Duration) {
+		e.h.notify(Notice{Extension: e.name, Kind: NoticeNotify, Level: extwire.NotifyLevelWarn,
+			Message: fmt.Sprintf("extension %s sent %d more notices in %s; they were dropped", e.name, n, w)})
+	})
 	e.calls = correlate.New[string, extwire.ExtensionFrame](correlate.Options[string]{
 		OnCancel: func(id string, why error) {
 			reason := "aborted"
@@ -109,6 +126,17 @@ func (e *ext) logLine(format string, args ...any) {
 		return
 	}
 	fmt.Fprintf(e.logf, "%s [zot] %s\n", time.Now().UTC().Format(time.RFC3339), fmt.Sprintf(format, args...))
+}
+
+// reportFrame reports a problem with a frame the extension wrote, within
+// the bound of such lines; one over it is dropped, counted, and slows the
+// reading of the extension's output.
+func (e *ext) reportFrame(format string, args ...any) {
+	if e.lines.Allow() {
+		e.report(format, args...)
+		return
+	}
+	e.paced.Pace(1)
 }
 
 // report tells a person about a problem: on the host's log and in the
@@ -145,7 +173,7 @@ func (e *ext) start() error {
 	}
 	if dir := e.h.cfg.LogDir; dir != "" {
 		if err := os.MkdirAll(dir, 0o700); err == nil {
-			f, err := os.OpenFile(filepath.Join(dir, "ext-"+sanitize(e.name)+".log"), os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o600)
+			f, err := boundlog.OpenFile(LogFile(dir, e.name), boundlog.FileCap)
 			if err == nil {
 				e.logf = f
 			}
@@ -171,10 +199,14 @@ func (e *ext) start() error {
 		StdoutPipe: true,
 		TermGrace:  e.h.cfg.TermGrace,
 	}
-	cmd.Stderr = &e.stderr
+	// Through a pipe of zot's, read at a bounded rate: one that floods
+	// its stderr waits instead of taking a core, and its log stays
+	// within its cap.
+	var stderr io.Writer = &e.stderr
 	if e.logf != nil {
-		cmd.Stderr = io.MultiWriter(e.logf, &e.stderr)
+		stderr = io.MultiWriter(e.logf, &e.stderr)
 	}
+	cmd.Stderr = boundlog.Paced(stderr, boundlog.StderrRate)
 	p, err := subproc.Start(context.Background(), cmd)
 	inR.Close() // the child has its copy
 	if err != nil {
@@ -203,6 +235,8 @@ func environ() []string {
 }
 
 func (e *ext) closeLog() {
+	e.notices.Close()
+	e.lines.Close()
 	if e.logf != nil {
 		e.logf.Close()
 	}
@@ -220,7 +254,7 @@ func (e *ext) read() {
 	for {
 		line, err := lr.Next()
 		if errors.Is(err, ndjson.ErrLineTooLong) {
-			e.report("skipped a frame over %d bytes", e.h.cfg.MaxFrameBytes)
+			e.reportFrame("skipped a frame over %d bytes", e.h.cfg.MaxFrameBytes)
 			continue
 		}
 		if err != nil {
@@ -319,14 +353,14 @@ func (e *ext) badFrame(line []byte, err error) {
 	}
 	if json.Unmarshal(line, &probe) == nil {
 		if id, ok := probe.ID.(string); ok && e.calls.Reject(id, fmt.Errorf("its answer does not decode: %v", err)) {
-			e.report("answer to request %s does not decode: %v", id, err)
+			e.reportFrame("answer to request %s does not decode: %v", id, err)
 			return
 		}
 	}
 	if len(line) > 200 {
 		line = append(line[:200:200], "…"...)
 	}
-	e.report("skipped a frame: %v: %s", err, line)
+	e.reportFrame("skipped a frame: %v: %s", err, line)
 }
 
 // hello checks the hello frame and answers it; it reports whether the
@@ -411,6 +445,10 @@ func (e *ext) handle(f extwire.ExtensionFrame) {
 		e.h.untrackPanel(f.PanelID, e)
 		e.h.notify(Notice{Extension: e.name, Kind: NoticePanelClose, Panel: extwire.Panel{ID: f.PanelID}})
 	case *extwire.NotifyFrame:
+		if !e.notices.Allow() {
+			e.paced.Pace(1)
+			return
+		}
 		e.h.notify(Notice{Extension: e.name, Kind: NoticeNotify, Level: f.Level, Message: f.Message})
 	case *extwire.ShutdownAckFrame:
 		e.logLine("shutdown acknowledged")
@@ -429,7 +467,7 @@ func replaceOrAppend[T any](list []T, v T, same func(T) bool) []T {
 
 // answer resolves the request id with f.
 func (e *ext) answer(id string, f extwire.ExtensionFrame) {
-	if !e.calls.Resolve(id, f) {
+	if !e.calls.Resolve(id, f) && e.lines.Allow() {
 		e.logLine("dropped a %s for request %q: unknown, answered already or given up", f.Type(), id)
 	}
 }

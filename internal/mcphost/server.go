@@ -15,6 +15,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"zot.dev/zot/internal/boundlog"
 	"zot.dev/zot/internal/subproc"
 	"zot.dev/zot/internal/tools"
 )
@@ -58,8 +59,12 @@ type conn struct {
 	end  context.CancelFunc
 	// gone is closed once the end of the connection has been taken in
 	// (the server marked crashed, or stopped).
-	gone chan struct{} // logf is the stdio server's log file, nil without Config.LogDir.
-	logf *os.File
+	gone chan struct{}
+	// logf is the stdio server's log file, nil without Config.LogDir.
+	logf *boundlog.File
+	// lines is a stdio server's transport: it knows whether the
+	// server's output broke the protocol.
+	lines *lineTransport
 }
 
 // lifeTransport connects inner with a context of its own instead of the
@@ -368,6 +373,10 @@ func (s *server) dial(ctx context.Context) (*conn, []*mcp.Tool, error) {
 		},
 	})
 	c := &conn{gone: make(chan struct{})}
+	// A stdio server whose output breaks the protocol fails its start at
+	// once, with the line that broke it.
+	ctx, broke := context.WithCancelCause(ctx)
+	defer broke(nil)
 	var transport mcp.Transport
 	switch s.spec.Kind() {
 	case TransportStdio:
@@ -390,10 +399,14 @@ func (s *server) dial(ctx context.Context) (*conn, []*mcp.Tool, error) {
 		}
 		c.stderr = &tail{max: 2048}
 		var stderr io.Writer = c.stderr
+		var log io.Writer // notes about its stdout
 		if f := s.openLog(); f != nil {
-			c.logf = f
+			c.logf, log = f, f
 			stderr = io.MultiWriter(c.stderr, f)
 		}
+		// Read at a bounded rate: a server that floods its stderr waits
+		// instead of taking a core, and its log stays within its cap.
+		stderr = boundlog.Paced(stderr, boundlog.StderrRate)
 		p, err := subproc.Start(ctx, subproc.Command{
 			Path:       s.spec.Command,
 			Args:       s.spec.Args,
@@ -410,7 +423,8 @@ func (s *server) dial(ctx context.Context) (*conn, []*mcp.Tool, error) {
 			return nil, nil, err
 		}
 		c.proc = p
-		transport = &mcp.IOTransport{Reader: newJSONLines(p.Stdout(), stderr), Writer: p.Stdin()}
+		c.lines = newLineTransport(p.Stdout(), p.Stdin(), log, broke)
+		transport = c.lines
 	case TransportHTTP:
 		transport = &mcp.StreamableClientTransport{Endpoint: s.spec.URL, HTTPClient: httpClient(s.spec.Headers), MaxRetries: 2}
 	case TransportSSE:
@@ -423,13 +437,13 @@ func (s *server) dial(ctx context.Context) (*conn, []*mcp.Tool, error) {
 	cs, err := client.Connect(ctx, lifeTransport{inner: transport, ctx: c.life}, nil)
 	if err != nil {
 		c.close(s.m.cfg)
-		return nil, nil, c.explain(err)
+		return nil, nil, c.explain(context.Cause(ctx), err)
 	}
 	c.cs = cs
 	list, err := listTools(ctx, cs)
 	if err != nil {
 		c.close(s.m.cfg)
-		return nil, nil, c.explain(fmt.Errorf("listing tools: %w", err))
+		return nil, nil, c.explain(context.Cause(ctx), fmt.Errorf("listing tools: %w", err))
 	}
 	return c, list, nil
 }
@@ -477,14 +491,18 @@ func (c *conn) close(cfg Config) {
 		defer cancel()
 		c.proc.Stop(ctx)
 	}
+	if c.lines != nil {
+		c.lines.lines.Close() // tells the lines it dropped
+	}
 	if c.logf != nil {
 		c.logf.Close() // the process is reaped: nothing writes to it any more
 	}
 }
 
-// openLog opens the server's log file for appending, or returns nil
-// without Config.LogDir or when it cannot be opened (logged).
-func (s *server) openLog() *os.File {
+// openLog opens the server's log file for appending, kept within
+// boundlog.FileCap (and one backup), or returns nil without Config.LogDir
+// or when it cannot be opened (logged).
+func (s *server) openLog() *boundlog.File {
 	dir := s.m.cfg.LogDir
 	if dir == "" {
 		return nil
@@ -493,7 +511,7 @@ func (s *server) openLog() *os.File {
 		fmt.Fprintf(s.m.cfg.Log, "zot: mcp %s: its log: %v\n", s.spec.Name, err)
 		return nil
 	}
-	f, err := os.OpenFile(filepath.Join(dir, logName(s.spec.Name)), os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o600)
+	f, err := boundlog.OpenFile(filepath.Join(dir, logName(s.spec.Name)), boundlog.FileCap)
 	if err != nil {
 		fmt.Fprintf(s.m.cfg.Log, "zot: mcp %s: its log: %v\n", s.spec.Name, err)
 		return nil
@@ -516,6 +534,13 @@ func logName(name string) string {
 // why says how the connection ended.
 func (c *conn) why(werr error) string {
 	var parts []string
+	if c.lines != nil {
+		if b := c.lines.brokenErr(); b != nil {
+			// zot closed it: how the process ended after that says
+			// nothing.
+			return "zot closed the connection: " + b.Error()
+		}
+	}
 	if c.proc != nil {
 		select {
 		case <-c.proc.Done():
@@ -539,8 +564,18 @@ func (c *conn) why(werr error) string {
 	return strings.Join(parts, "; ")
 }
 
-// explain adds the end of a stdio server's stderr to a start's error.
-func (c *conn) explain(err error) error {
+// explain adds why the start was given up (cause: the server's output
+// broke the protocol) and the end of a stdio server's stderr to a start's
+// error.
+func (c *conn) explain(cause, err error) error {
+	if c.lines != nil {
+		if b := c.lines.brokenErr(); b != nil {
+			return b
+		}
+	}
+	if cause != nil && !errors.Is(cause, context.Canceled) && !errors.Is(cause, context.DeadlineExceeded) {
+		return cause
+	}
 	if c.stderr != nil {
 		if t := c.stderr.last(); t != "" {
 			return fmt.Errorf("%w (stderr: %s)", err, t)

@@ -24,11 +24,15 @@
 // properties, a required that is not a list of names), as hostile or
 // careless servers send them.
 //
+// -flood prints lines that are not JSON-RPC on stdout without end once
+// its tools are listed, as a broken server can.
+//
 // -mode stdio (default) serves on stdin/stdout; -mode http serves
 // streamable HTTP on -addr and prints its URL on stdout; -mode sse serves
 // the legacy HTTP+SSE transport the same way; -mode hang reads
 // stdin and never answers; -mode garbage answers every line with text
-// that is not JSON-RPC.
+// that is not JSON-RPC; -mode brokeninit answers initialize with a line
+// that starts like JSON but ends before its object does.
 package main
 
 import (
@@ -42,6 +46,7 @@ import (
 	"net/http"
 	"os"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -57,6 +62,7 @@ func main() {
 	name := flag.String("name", "testserver", "the server's name in initialize")
 	badSchemas := flag.Bool("bad-schemas", false, "add tools with input schemas providers reject")
 	wordy := flag.Int("wordy", 0, "add the tool wordy, whose description is this many bytes")
+	floodOut := flag.Bool("flood", false, "print lines that are not JSON-RPC on stdout without end once the tools are listed")
 	chatty := flag.Bool("chatty", false, "print a banner on stdout, and a log line before each answer of the tool chat")
 	flag.Parse()
 	switch *mode {
@@ -71,6 +77,14 @@ func main() {
 			fmt.Println("this is not JSON-RPC {{{")
 		}
 		return
+	case "brokeninit":
+		sc := bufio.NewScanner(os.Stdin)
+		if sc.Scan() {
+			fmt.Println(`{"jsonrpc":"2.0","id":1,"result":{"protocolVersion":"2025-06-18","capabilities":{`)
+		}
+		for sc.Scan() {
+		}
+		return
 	}
 	server := newServer(*name, *cancelFile)
 	if *badSchemas {
@@ -83,6 +97,26 @@ func main() {
 				fmt.Println("INFO handling chat")
 				return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "chatted"}}}, nil
 			})
+	}
+	if *floodOut {
+		var flooding atomic.Bool
+		// Once initialized; one write(2) a line, so that a line never
+		// lands inside a message the SDK writes.
+		server.AddReceivingMiddleware(func(next mcp.MethodHandler) mcp.MethodHandler {
+			return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+				if method == "tools/list" && !flooding.Swap(true) {
+					go func() {
+						line := []byte("not json, and never ending\n")
+						for {
+							if _, err := os.Stdout.Write(line); err != nil {
+								return
+							}
+						}
+					}()
+				}
+				return next(ctx, method, req)
+			}
+		})
 	}
 	if *wordy > 0 {
 		server.AddTool(&mcp.Tool{Name: "wordy", Description: strings.Repeat("é", *wordy/2), InputSchema: objectSchema},
