@@ -5,10 +5,13 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io/fs"
 	"math"
+	"os"
 	"os/exec"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"zot.dev/zot/internal/subproc"
@@ -88,11 +91,28 @@ func (t *bashTool) Run(ctx context.Context, call Call) (Result, error) {
 }
 
 // shellPath returns the shell to run commands with: bash, else /bin/sh.
-func shellPath() string {
-	if p, err := exec.LookPath("bash"); err == nil {
-		return p
+// The search of PATH is done once per value of PATH (it stats every
+// directory before bash's, on every command otherwise); fresh looks it up
+// again, for a shell that is gone.
+func shellPath(fresh bool) string {
+	path := os.Getenv("PATH")
+	shells.mu.Lock()
+	defer shells.mu.Unlock()
+	if !fresh && shells.shell != "" && shells.path == path {
+		return shells.shell
 	}
-	return "/bin/sh"
+	shell := "/bin/sh"
+	if p, err := exec.LookPath("bash"); err == nil {
+		shell = p
+	}
+	shells.path, shells.shell = path, shell
+	return shell
+}
+
+// shells is the shell shellPath found, and the PATH it searched.
+var shells struct {
+	mu          sync.Mutex
+	path, shell string
 }
 
 // run executes command and assembles the result.
@@ -106,8 +126,8 @@ func (t *bashTool) run(ctx context.Context, command string, timeout time.Duratio
 		newSpill = t.cfg.Spills.create
 	}
 	out := newOutputCapture(newSpill, pump)
-	proc, err := subproc.Start(ctx, subproc.Command{
-		Path:      shellPath(),
+	spec := subproc.Command{
+		Path:      shellPath(false),
 		Args:      []string{"-c", command},
 		Dir:       t.cfg.CWD,
 		Env:       scrubEnv(t.cfg.Env),
@@ -115,7 +135,13 @@ func (t *bashTool) run(ctx context.Context, command string, timeout time.Duratio
 		Stderr:    out,
 		WaitDelay: bashWaitDelay,
 		TermGrace: bashKillAfter,
-	})
+	}
+	proc, err := subproc.Start(ctx, spec)
+	if err != nil && errors.Is(err, fs.ErrNotExist) && ctx.Err() == nil {
+		// The shell found before is gone: look again.
+		spec.Path = shellPath(true)
+		proc, err = subproc.Start(ctx, spec)
+	}
 	if err != nil {
 		if ctx.Err() != nil {
 			return Errorf("aborted"), nil

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
@@ -262,5 +263,34 @@ func TestBashShowsNoCredentialsOfZotsEnvironment(t *testing.T) {
 		if strings.Contains(got, "zot-test-secret") {
 			t.Errorf("%s shows a credential's value", command)
 		}
+	}
+}
+
+// TestBashShellFoundAgainWhenGone checks that the shell bash commands run
+// with, looked up once, is looked up again when it is gone, and again when
+// PATH changes.
+func TestBashShellFoundAgainWhenGone(t *testing.T) {
+	dir := t.TempDir()
+	wrapper := filepath.Join(dir, "bash")
+	if err := os.WriteFile(wrapper, []byte("#!/bin/sh\necho wrapped\nexec /bin/sh \"$@\"\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("PATH", dir+string(os.PathListSeparator)+os.Getenv("PATH"))
+	cfg := bashConfig(t)
+	if got := wantOK(t, runBash(t, context.Background(), cfg, map[string]any{"command": "echo hi"}, nil)); got != "wrapped\nhi\n[exit code 0]" {
+		t.Fatalf("with the wrapper first in PATH: %q", got)
+	}
+	if err := os.Remove(wrapper); err != nil {
+		t.Fatal(err)
+	}
+	if got := wantOK(t, runBash(t, context.Background(), cfg, map[string]any{"command": "echo hi"}, nil)); got != "hi\n[exit code 0]" {
+		t.Errorf("after the wrapper was removed: %q", got)
+	}
+	if err := os.WriteFile(wrapper, []byte("#!/bin/sh\necho wrapped\nexec /bin/sh \"$@\"\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("PATH", dir+string(os.PathListSeparator)+os.Getenv("PATH"))
+	if got := wantOK(t, runBash(t, context.Background(), cfg, map[string]any{"command": "echo hi"}, nil)); got != "wrapped\nhi\n[exit code 0]" {
+		t.Errorf("after PATH changed: %q", got)
 	}
 }

@@ -9,7 +9,10 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strconv"
 	"strings"
+	"sync"
+	"unicode/utf8"
 
 	"zot.dev/zot/internal/images"
 	"zot.dev/zot/internal/llm"
@@ -109,7 +112,12 @@ func (t *readTool) Run(ctx context.Context, call Call) (Result, error) {
 // some files that hold more), as an image or as lines offset..offset+limit-1.
 func (t *readTool) readFrom(ctx context.Context, r io.Reader, shown string, size int64, offset, limit int) (Result, error) {
 	cr := &capReader{ctx: ctx, r: r, max: cmp.Or(t.maxScan, readMaxScan)}
-	br := bufio.NewReaderSize(cr, 64<<10)
+	br := readBuffers.Get().(*bufio.Reader)
+	br.Reset(cr)
+	defer func() {
+		br.Reset(nil) // let go of the file
+		readBuffers.Put(br)
+	}()
 	head, err := br.Peek(sniffLen)
 	if err != nil && !errors.Is(err, io.EOF) && !errors.Is(err, errCapped) {
 		return readFailure(ctx, shown, err), nil
@@ -122,6 +130,11 @@ func (t *readTool) readFrom(ctx context.Context, r io.Reader, shown string, size
 	}
 	return readText(ctx, br, cr, shown, offset, limit)
 }
+
+// readBuffers are the read buffers of readFrom: a read is done with its
+// buffer when it returns, and a buffer per call was a third of what a
+// call allocated.
+var readBuffers = sync.Pool{New: func() any { return bufio.NewReaderSize(nil, 64<<10) }}
 
 // readImage returns the image held in r if it is within the size cap.
 func (t *readTool) readImage(r io.Reader, shown, mime string, size int64) (Result, error) {
@@ -162,6 +175,7 @@ func readText(ctx context.Context, br *bufio.Reader, cr *capReader, shown string
 	}
 
 	var out strings.Builder
+	var entry []byte
 	last := offset - 1
 	for n := 0; n < limit; n++ {
 		if n%256 == 0 && ctx.Err() != nil {
@@ -181,13 +195,15 @@ func readText(ctx context.Context, br *bufio.Reader, cr *capReader, shown string
 			}
 			return scanStopped(cr, &out, offset, last), nil
 		}
-		text := formatLine(ln, capped)
-		entry := fmt.Sprintf("%6d\t%s\n", last+1, text)
+		entry = appendNumbered(entry[:0], last+1, ln, capped)
 		if n > 0 && out.Len()+len(entry) > readOutputCap {
 			// Unread: the line stays for the next call.
 			return finishRead(ctx, lr, cr, &out, shown, offset, last, 1)
 		}
-		out.WriteString(entry)
+		if out.Cap() == 0 {
+			out.Grow(readOutputCap / 16)
+		}
+		out.Write(entry)
 		last++
 		if capped {
 			return scanStopped(cr, &out, offset, last), nil
@@ -234,6 +250,25 @@ func scanStopped(cr *capReader, out *strings.Builder, offset, last int) Result {
 func beyondScan(cr *capReader, shown string, offset, lines int) Result {
 	return Errorf(fmt.Sprintf("offset %d is past the first %s of %s (%d lines), which is as far as read looks into a file; use bash (tail, sed) for lines past it",
 		offset, byteSize(cr.max), shown, lines))
+}
+
+// appendNumbered appends line number n right-aligned in six columns
+// (as %6d), a tab, the line as formatLine renders it and a newline.
+func appendNumbered(b []byte, n int, ln line, partial bool) []byte {
+	var num [20]byte
+	digits := strconv.AppendInt(num[:0], int64(n), 10)
+	for range 6 - len(digits) {
+		b = append(b, ' ')
+	}
+	b = append(b, digits...)
+	b = append(b, '\t')
+	text, cut := truncateRunes(ln.text, readMaxLineRunes)
+	if utf8.Valid(text) && !partial && !cut && ln.size <= len(ln.text) {
+		b = append(b, text...)
+	} else {
+		b = append(b, formatLine(ln, partial)...)
+	}
+	return append(b, '\n')
 }
 
 // formatLine renders a line for display: valid UTF-8, cut to

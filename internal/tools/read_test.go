@@ -161,3 +161,28 @@ func TestReadInvalidUTF8IsReplaced(t *testing.T) {
 		t.Errorf("got %q", got)
 	}
 }
+
+// TestAppendNumberedAsFormatted holds the line writer of read to what
+// fmt and formatLine make of the same line.
+func TestAppendNumberedAsFormatted(t *testing.T) {
+	long := strings.Repeat("é", readMaxLineRunes+3)
+	for _, tc := range []struct {
+		n       int
+		ln      line
+		partial bool
+	}{
+		{1, line{text: []byte("plain"), size: 5}, false},
+		{42, line{text: []byte(""), size: 0}, false},
+		{999999, line{text: []byte("six digits"), size: 10}, false},
+		{1234567, line{text: []byte("seven digits"), size: 12}, false},
+		{3, line{text: []byte("bad \xff utf-8"), size: 11}, false},
+		{4, line{text: []byte(long), size: len(long)}, false},
+		{5, line{text: []byte("kept part"), size: 100}, false},
+		{6, line{text: []byte("partial"), size: 7}, true},
+	} {
+		want := fmt.Sprintf("%6d\t%s\n", tc.n, formatLine(tc.ln, tc.partial))
+		if got := string(appendNumbered([]byte("x"), tc.n, tc.ln, tc.partial)); got != "x"+want {
+			t.Errorf("line %d: got %q, want %q", tc.n, got, "x"+want)
+		}
+	}
+}
