@@ -84,7 +84,7 @@ func (r *Report) writeMarkdown(sb *strings.Builder) {
 		"Peak RSS is the largest VmHWM of a repetition's three processes, read before stdin closes.\n\n")
 	if cfg.Setup == SetupUser {
 		fmt.Fprintf(sb, "Setup: user. Every binary runs with a zot home holding %d installed extensions, %d log files and %d past sessions, "+
-			"in a project folder whose .zot holds %d extensions and an MCP server (stdio) in mcp.json. "+
+			"in a project folder whose .zot holds %d extension(s) and an MCP server (stdio) in mcp.json. "+
 			"The stream and the tool round trips follow a first short prompt.\n\n", len(cfg.HomeExts), logFiles, pastSessions, len(cfg.ProjectExts))
 	} else {
 		sb.WriteString("Setup: bare. Every binary runs with an empty zot home in an empty folder. " +
