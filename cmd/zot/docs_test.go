@@ -66,3 +66,18 @@ func TestClientsReadmeSnippets(t *testing.T) {
 		run(t, nil, "bash", snippet(t, "\nShell:", "```sh\n", "snippet.sh"))
 	})
 }
+
+// The quick start of docs/rpc.md prints what the page says it prints.
+func TestRPCDocsQuickStart(t *testing.T) {
+	block := docBlock(t, "docs/rpc.md", "## Quick start", "```sh\n")
+	homeEnv, _ := zotHomeEnv(t)
+	cmd := exec.Command("bash", "-c", block)
+	cmd.Dir = t.TempDir()
+	cmd.Env = append(append(cleanEnv(), homeEnv), zotOnPath(t))
+	out, err := cmd.Output()
+	lines := strings.Split(strings.TrimSpace(string(out)), "\n")
+	if err != nil || len(lines) < 3 || !strings.HasPrefix(lines[0], `{"type":"response","id":"1","command":"prompt","success":true,"data":{"started":true}}`) ||
+		!strings.HasPrefix(lines[len(lines)-1], `{"type":"done",`) {
+		t.Errorf("the quick start: %v\n%s", err, out)
+	}
+}
