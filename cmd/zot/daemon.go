@@ -18,7 +18,6 @@ import (
 	"zot.dev/zot/internal/daemon"
 	"zot.dev/zot/internal/engine"
 	"zot.dev/zot/internal/jsonrpc"
-	"zot.dev/zot/internal/models"
 	"zot.dev/zot/internal/registry"
 )
 
@@ -147,11 +146,9 @@ func newDoor(cmd *cli.Command, std streams) (*door, error) {
 	if err != nil {
 		return nil, &exitError{code: 1, msg: err.Error()}
 	}
-	var catalog *models.Catalog
-	if cfg.ModelsFile != "" {
-		if catalog, err = models.Load(cfg.ModelsFile); err != nil {
-			return nil, &exitError{code: 1, msg: "models file: " + err.Error()}
-		}
+	catalog, err := loadCatalog(cfg.ModelsFile, h)
+	if err != nil {
+		return nil, err
 	}
 	host := engine.NewHost(engine.HostConfig{
 		Catalog: catalog,

@@ -15,7 +15,6 @@ import (
 	"zot.dev/zot/internal/engine"
 	"zot.dev/zot/internal/home"
 	"zot.dev/zot/internal/llm"
-	"zot.dev/zot/internal/models"
 	"zot.dev/zot/internal/registry"
 	"zot.dev/zot/internal/session"
 	"zot.dev/zot/internal/tools"
@@ -76,7 +75,7 @@ func outputFlags() []cli.Flag {
 }
 
 // modelsFlags are the agent flags zot models reads.
-var modelsFlags = []string{"provider", "models-file"}
+var modelsFlags = []string{"provider", "models-file", "refresh", "api-key", "base-url"}
 
 // flagNames returns the names of the flags of lists.
 func flagNames(lists ...[]cli.Flag) []string {
@@ -220,6 +219,8 @@ func runtimeConfig(cmd *cli.Command, stderr io.Writer) (agentConfig, error) {
 			return cfg, &exitError{code: 1, msg: missing.Error(), cause: missing}
 		}
 		cfg.APIKey = key
+	} else if cfg.Provider != "scripted" {
+		cfg.APIKey = cmd.String("api-key") // a keyless server may still take one
 	}
 	return cfg, nil
 }
@@ -238,13 +239,10 @@ func joinPrompts(texts []string) string {
 
 // startSession builds the host and the one session a command serves.
 func startSession(cfg agentConfig, log io.Writer) (*engine.Host, *engine.Session, error) {
-	var catalog *models.Catalog
-	if cfg.ModelsFile != "" {
-		c, err := models.Load(cfg.ModelsFile)
-		if err != nil {
-			return nil, nil, &exitError{code: 1, msg: "models file: " + err.Error()}
-		}
-		catalog = c
+	h, _ := home.Current() // without a home, no cached model list
+	catalog, err := loadCatalog(cfg.ModelsFile, h)
+	if err != nil {
+		return nil, nil, err
 	}
 	host := engine.NewHost(engine.HostConfig{
 		Catalog: catalog,

@@ -95,8 +95,8 @@ func cleanEnv() []string {
 	var out []string
 	for _, kv := range os.Environ() {
 		k, _, _ := strings.Cut(kv, "=")
-		switch k {
-		case "ANTHROPIC_API_KEY", "OPENAI_API_KEY", "GEMINI_API_KEY", "GOOGLE_API_KEY", "ZOTCORE_RPC_TOKEN", "ZOT_HOME":
+		switch {
+		case strings.HasSuffix(k, "_API_KEY"), k == "ZOTCORE_RPC_TOKEN", k == "ZOT_HOME":
 			continue
 		}
 		out = append(out, kv)

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -13,7 +14,6 @@ import (
 
 	"zot.dev/zot/internal/buildinfo"
 	"zot.dev/zot/internal/engine"
-	"zot.dev/zot/internal/models"
 	"zot.dev/zot/internal/registry"
 	"zot.dev/zot/sdk/wire"
 )
@@ -42,8 +42,9 @@ func printVersion(out io.Writer, asJSON bool) error {
 }
 
 // listModels prints the model catalog: every provider's models, or only
-// --provider's. It needs no key.
-func listModels(cmd *cli.Command, out io.Writer) error {
+// --provider's. It needs no key, except with --refresh, which first asks
+// the providers' models endpoints (see refreshModels).
+func listModels(ctx context.Context, cmd *cli.Command, out, errOut io.Writer) error {
 	providers := registry.Names()
 	if cmd.IsSet("provider") {
 		p := cmd.String("provider")
@@ -52,13 +53,19 @@ func listModels(cmd *cli.Command, out io.Writer) error {
 		}
 		providers = []string{p}
 	}
-	catalog := models.Builtin()
-	if f := cmd.String("models-file"); f != "" {
-		c, err := models.Load(f)
-		if err != nil {
-			return &exitError{code: 1, msg: "models file: " + err.Error()}
+	h, err := zotHome(errOut)
+	if err != nil && cmd.Bool("refresh") {
+		return &exitError{code: 1, msg: err.Error()}
+	}
+	if cmd.Bool("refresh") {
+		// The report goes to stderr, so --json output stays one value.
+		if err := refreshModels(ctx, cmd, h, errOut); err != nil {
+			return err
 		}
-		catalog = c
+	}
+	catalog, err := loadCatalog(cmd.String("models-file"), h)
+	if err != nil {
+		return err
 	}
 	host := engine.NewHost(engine.HostConfig{Catalog: catalog})
 	defer host.Close()

@@ -198,10 +198,18 @@ first command must be a hello carrying that token. zot --rpc is the same.`,
 				Name:            "models",
 				HideHelpCommand: true,
 				Usage:           "list the models zot knows, with their context windows and prices (no key needed)",
-				Description: `Lists the model catalog: the built-in models and those of --models-file,
-for every provider or only --provider's. The model marked * is the one
-zot uses when --model is not given. --json prints {"models":[…]}, the
-data get_models answers in zot rpc.`,
+				Description: `Lists the model catalog: the built-in models, those of --models-file, and
+those the providers' models endpoints listed at the last --refresh, for
+every provider or only --provider's. The model marked * is the one zot
+uses when --model is not given. --json prints {"models":[…]}, the data
+get_models answers in zot rpc.
+
+--refresh first asks the models endpoint of each provider that has a key
+(or of --provider, with --api-key and --base-url as for a session) and
+caches the ids and limits it lists in the zot home (models-cache.json);
+sessions then know those models' limits. Prices are never learned this
+way: a model the catalog does not hold stays unpriced.`,
+				Flags: []cli.Flag{&cli.BoolFlag{Name: "refresh", Usage: "ask the providers' models endpoints first and cache what they list"}},
 				Action: func(ctx context.Context, cmd *cli.Command) error {
 					if cmd.Args().Len() > 0 {
 						return usagef("zot models takes no arguments, got %q (use --provider)", cmd.Args().First())
@@ -209,7 +217,7 @@ data get_models answers in zot rpc.`,
 					if err := onlyFlags(cmd, "zot models", slices.Concat(modelsFlags, flagNames(outputFlags()))); err != nil {
 						return err
 					}
-					return listModels(cmd, std.out)
+					return listModels(ctx, cmd, std.out, std.err)
 				},
 			},
 			{

@@ -103,6 +103,10 @@ func (h Home) Extensions() string { return filepath.Join(h.Dir, "extensions") }
 // MCPConfig is the user's MCP server configuration file.
 func (h Home) MCPConfig() string { return filepath.Join(h.Dir, "mcp.json") }
 
+// ModelsCache is the file `zot models --refresh` writes: the models each
+// provider's models endpoint listed.
+func (h Home) ModelsCache() string { return filepath.Join(h.Dir, "models-cache.json") }
+
 // Socket is the daemon's default socket.
 func (h Home) Socket() string { return filepath.Join(h.Dir, "daemon.sock") }
 

@@ -310,6 +310,14 @@ type Event struct {
 // provider's goroutine; it must not retain the Event past the call.
 type Sink func(Event)
 
+// ListedModel is one model a provider's models endpoint lists, with the
+// limits it gives (0 when it gives none).
+type ListedModel struct {
+	ID            string
+	ContextWindow int
+	MaxOutput     int
+}
+
 // Provider is one model vendor's API.
 type Provider interface {
 	// Name is the provider's id ("anthropic", "openai", ...).

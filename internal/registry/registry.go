@@ -10,6 +10,7 @@
 package registry
 
 import (
+	"context"
 	"fmt"
 	"slices"
 	"strings"
@@ -42,6 +43,8 @@ type Provider struct {
 	Aliases []string
 	// build makes its client.
 	build func(Spec) (llm.Provider, error)
+	// list asks its models endpoint; nil for a provider without one.
+	list func(context.Context, Spec) ([]llm.ListedModel, error)
 }
 
 // table lists the providers in the order help shows them.
@@ -51,6 +54,9 @@ var table = []Provider{
 		KeyVars: []string{"ANTHROPIC_API_KEY"},
 		build: func(s Spec) (llm.Provider, error) {
 			return anthropic.New(anthropic.Config{APIKey: s.APIKey, BaseURL: s.BaseURL, Options: s.HTTP}), nil
+		},
+		list: func(ctx context.Context, s Spec) ([]llm.ListedModel, error) {
+			return anthropic.ListModels(ctx, anthropic.Config{APIKey: s.APIKey, BaseURL: s.BaseURL, Options: s.HTTP})
 		},
 	},
 	{
@@ -64,6 +70,7 @@ var table = []Provider{
 				Responses: responses.New(responses.Config{APIKey: s.APIKey, BaseURL: s.BaseURL, Name: "openai", Options: s.HTTP})}
 			return openai.New(cfg), nil
 		},
+		list: listCompatible("openai", ""),
 	},
 	{
 		Name: "deepseek", Family: "deepseek", Summary: "DeepSeek API (Chat Completions)",
@@ -71,6 +78,7 @@ var table = []Provider{
 		build: func(s Spec) (llm.Provider, error) {
 			return compatible("deepseek", deepseekBaseURL, s), nil
 		},
+		list: listCompatible("deepseek", deepseekBaseURL),
 	},
 	{
 		Name: "ollama", Family: "ollama", Summary: "a local Ollama server (Chat Completions), no key",
@@ -78,6 +86,7 @@ var table = []Provider{
 		build: func(s Spec) (llm.Provider, error) {
 			return compatible("ollama", ollamaBaseURL, s), nil
 		},
+		list: listCompatible("ollama", ollamaBaseURL),
 	},
 	{
 		Name: "kimi", Family: "kimi", Summary: "Kimi's coding API (Chat Completions)",
@@ -85,6 +94,7 @@ var table = []Provider{
 		build: func(s Spec) (llm.Provider, error) {
 			return compatible("kimi", kimiBaseURL, s), nil
 		},
+		list: listCompatible("kimi", kimiBaseURL),
 	},
 	{
 		Name: "openai-responses", Family: "openai", Summary: "OpenAI Responses API",
@@ -92,12 +102,16 @@ var table = []Provider{
 		build: func(s Spec) (llm.Provider, error) {
 			return responses.New(responses.Config{APIKey: s.APIKey, BaseURL: s.BaseURL, Options: s.HTTP}), nil
 		},
+		list: listCompatible("openai-responses", ""),
 	},
 	{
 		Name: "gemini", Family: "gemini", Summary: "Google Gemini API",
 		KeyVars: []string{"GEMINI_API_KEY", "GOOGLE_API_KEY"}, Aliases: []string{"google"},
 		build: func(s Spec) (llm.Provider, error) {
 			return gemini.New(gemini.Config{APIKey: s.APIKey, BaseURL: s.BaseURL, Options: s.HTTP}), nil
+		},
+		list: func(ctx context.Context, s Spec) ([]llm.ListedModel, error) {
+			return gemini.ListModels(ctx, gemini.Config{APIKey: s.APIKey, BaseURL: s.BaseURL, Options: s.HTTP})
 		},
 	},
 	{
@@ -114,6 +128,31 @@ func compatible(name, base string, s Spec) llm.Provider {
 		base = s.BaseURL
 	}
 	return openai.New(openai.Config{Name: name, APIKey: s.APIKey, BaseURL: base, Options: s.HTTP})
+}
+
+// listCompatible lists the models of an OpenAI-compatible provider named
+// name, under base unless the spec gives a base URL ("" for OpenAI's own).
+func listCompatible(name, base string) func(context.Context, Spec) ([]llm.ListedModel, error) {
+	return func(ctx context.Context, s Spec) ([]llm.ListedModel, error) {
+		root := base
+		if s.BaseURL != "" {
+			root = s.BaseURL
+		}
+		return openai.ListModels(ctx, openai.Config{Name: name, APIKey: s.APIKey, BaseURL: root, Options: s.HTTP})
+	}
+}
+
+// ListModels asks the models endpoint of spec's provider which models it
+// serves (ids, and the limits it gives).
+func ListModels(ctx context.Context, spec Spec) ([]llm.ListedModel, error) {
+	p, ok := Find(spec.Name)
+	if !ok {
+		return nil, &UnknownError{Name: spec.Name}
+	}
+	if p.list == nil {
+		return nil, fmt.Errorf("provider %s has no models endpoint", p.Name)
+	}
+	return p.list(ctx, spec)
 }
 
 // The API roots of the OpenAI-compatible providers, where upstream zot

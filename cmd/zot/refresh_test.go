@@ -1,0 +1,94 @@
+package main
+
+import (
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+)
+
+// modelsEndpoints is a loopback stand-in for the three kinds of models
+// endpoint, each answering in its vendor's shape: Anthropic's GET
+// /v1/models (ModelInfo of @anthropic-ai/sdk 1.14.0, resources/models.d.ts:
+// id, max_input_tokens, max_tokens; has_more, last_id), OpenAI's GET
+// /v1/models (Model of openai 7.57.0, resources/models.d.ts: id, object,
+// created, owned_by) and Gemini's GET /v1beta/models (Model of
+// @google/genai 3.3.0: name, inputTokenLimit, outputTokenLimit, and the
+// REST supportedGenerationMethods). The Anthropic list comes in two pages.
+func modelsEndpoints(t *testing.T) *httptest.Server {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("content-type", "application/json")
+		switch {
+		case r.URL.Path == "/v1/models" && r.Header.Get("x-api-key") == "test-key" && r.URL.Query().Get("after_id") == "":
+			w.Write([]byte(`{"data":[{"type":"model","id":"claude-sonnet-5-5","display_name":"Claude Sonnet 5.5","created_at":"2026-09-01T00:00:00Z","max_input_tokens":1000000,"max_tokens":128000}],"has_more":true,"first_id":"claude-sonnet-5-5","last_id":"claude-sonnet-5-5"}`))
+		case r.URL.Path == "/v1/models" && r.Header.Get("x-api-key") == "test-key":
+			w.Write([]byte(`{"data":[{"type":"model","id":"claude-opus-5-7","display_name":"Claude Opus 5.7","created_at":"2026-11-25T00:00:00Z","max_input_tokens":2000000,"max_tokens":256000}],"has_more":false,"first_id":"claude-opus-5-7","last_id":"claude-opus-5-7"}`))
+		case r.URL.Path == "/v1/models" && r.Header.Get("Authorization") == "":
+			w.Write([]byte(`{"object":"list","data":[{"id":"qwen3-coder:30b","object":"model","created":1760000000,"owned_by":"library"}]}`))
+		case r.URL.Path == "/v1beta/models" && r.Header.Get("x-goog-api-key") == "test-key":
+			w.Write([]byte(`{"models":[{"name":"models/gemini-4-xenon","inputTokenLimit":2097152,"outputTokenLimit":131072,"supportedGenerationMethods":["generateContent","countTokens"]},{"name":"models/text-embedding-9","inputTokenLimit":8192,"outputTokenLimit":1,"supportedGenerationMethods":["embedContent"]}]}`))
+		default:
+			w.WriteHeader(http.StatusUnauthorized)
+			w.Write([]byte(`{"type":"error","error":{"type":"authentication_error","message":"invalid x-api-key"}}`))
+		}
+	}))
+	t.Cleanup(srv.Close)
+	return srv
+}
+
+// TestModelsRefresh: zot models --refresh asks a provider's models
+// endpoint, caches the ids and limits in the zot home, and the catalog
+// (zot models, and sessions) knows them from then on: new ids with the
+// limits the endpoint gave, still unpriced; a built-in model keeps its own
+// facts. A failing endpoint is reported on one line, and with no key at
+// all nothing is asked.
+func TestModelsRefresh(t *testing.T) {
+	srv := modelsEndpoints(t)
+	zhome := t.TempDir()
+	env := []string{"ZOT_HOME=" + zhome}
+	for _, args := range [][]string{
+		{"models", "--refresh", "--provider", "anthropic", "--api-key", "test-key", "--base-url", srv.URL},
+		{"models", "--refresh", "--provider", "ollama", "--base-url", srv.URL + "/v1"},
+		{"models", "--refresh", "--provider", "gemini", "--api-key", "test-key", "--base-url", srv.URL + "/v1beta"},
+	} {
+		_, stderr, code := runZot(t, "", env, args...)
+		if code != 0 || !regexp.MustCompile(`^(anthropic: 2|ollama: 1|gemini: 1) models\n$`).MatchString(stderr) {
+			t.Fatalf("%q: exit %d, stderr %q", args, code, stderr)
+		}
+	}
+	cache, err := os.ReadFile(filepath.Join(zhome, "models-cache.json"))
+	if err != nil || !strings.Contains(string(cache), `"claude-opus-5-7"`) || !strings.Contains(string(cache), `"qwen3-coder:30b"`) {
+		t.Fatalf("cache %s (%v)", cache, err)
+	}
+	// Without --refresh, from the cache: no server needed.
+	srv.Close()
+	stdout, stderr, code := runZot(t, "", env, "models")
+	if code != 0 {
+		t.Fatalf("exit %d, stderr %q", code, stderr)
+	}
+	for _, row := range []string{
+		`anthropic +claude-opus-5-7 +2000000 +256000 +yes +unknown`,
+		`anthropic +claude-sonnet-5-5 \* +1000000 +128000 +yes +2 / 10`, // the built-in facts
+		`ollama +qwen3-coder:30b +128000 +unknown +no +unknown`,
+		`gemini +gemini-4-xenon +2097152 +131072 +yes +unknown`,
+	} {
+		if !regexp.MustCompile(`(?m)^` + row + `$`).MatchString(stdout) {
+			t.Errorf("no row %q in\n%s", row, stdout)
+		}
+	}
+	if strings.Contains(stdout, "text-embedding-9") {
+		t.Error("a model that does not generate content was listed")
+	}
+	// A failing endpoint, and no key at all.
+	_, stderr, code = runZot(t, "", env, "models", "--refresh", "--provider", "anthropic", "--api-key", "wrong", "--base-url", srv.URL)
+	if code != 1 || !strings.HasPrefix(stderr, "anthropic: anthropic: ") {
+		t.Errorf("failing endpoint: exit %d, stderr %q", code, stderr)
+	}
+	_, stderr, code = runZot(t, "", env, "models", "--refresh")
+	if code != 1 || !strings.Contains(stderr, "no provider has a key") {
+		t.Errorf("no keys: exit %d, stderr %q", code, stderr)
+	}
+}

@@ -1,0 +1,125 @@
+package models
+
+import (
+	"cmp"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"time"
+
+	"zot.dev/zot/internal/llm"
+)
+
+// Listed is what the models endpoints of the providers said they serve,
+// as `zot models --refresh` caches it in the zot home
+// (models-cache.json): per provider, when it was asked and each model's
+// id with the limits it gave.
+type Listed struct {
+	Providers map[string]ListedProvider `json:"providers"`
+}
+
+// ListedProvider is one provider's answer.
+type ListedProvider struct {
+	// Fetched is when the endpoint was asked, in UTC.
+	Fetched time.Time `json:"fetched"`
+	// Models are the models it listed, sorted by id.
+	Models []ListedModel `json:"models"`
+}
+
+// ListedModel is one model a models endpoint listed; a limit it did not
+// give is 0 (and left out of the file).
+type ListedModel struct {
+	ID            string `json:"id"`
+	ContextWindow int    `json:"context_window,omitempty"`
+	MaxOutput     int    `json:"max_output,omitempty"`
+}
+
+// LoadListed reads the cache at path; a missing file is an empty cache.
+func LoadListed(path string) (*Listed, error) {
+	b, err := os.ReadFile(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return &Listed{Providers: map[string]ListedProvider{}}, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("reading the models cache: %w", err)
+	}
+	var l Listed
+	if err := json.Unmarshal(b, &l); err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	if l.Providers == nil {
+		l.Providers = map[string]ListedProvider{}
+	}
+	return &l, nil
+}
+
+// Set records what provider's endpoint listed at t.
+func (l *Listed) Set(provider string, t time.Time, list []llm.ListedModel) {
+	p := ListedProvider{Fetched: t.UTC(), Models: make([]ListedModel, 0, len(list))}
+	for _, m := range list {
+		if m.ID != "" {
+			p.Models = append(p.Models, ListedModel{ID: m.ID, ContextWindow: max(m.ContextWindow, 0), MaxOutput: max(m.MaxOutput, 0)})
+		}
+	}
+	slices.SortFunc(p.Models, func(a, b ListedModel) int { return cmp.Compare(a.ID, b.ID) })
+	p.Models = slices.CompactFunc(p.Models, func(a, b ListedModel) bool { return a.ID == b.ID })
+	l.Providers[provider] = p
+}
+
+// Save writes the cache to path (mode 0600, replacing the file whole).
+func (l *Listed) Save(path string) error {
+	b, err := json.MarshalIndent(l, "", "  ")
+	if err != nil {
+		return fmt.Errorf("encoding the models cache: %w", err)
+	}
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		return fmt.Errorf("writing the models cache: %w", err)
+	}
+	tmp, err := os.CreateTemp(filepath.Dir(path), ".models-cache-*")
+	if err != nil {
+		return fmt.Errorf("writing the models cache: %w", err)
+	}
+	defer os.Remove(tmp.Name())
+	if _, err := tmp.Write(append(b, '\n')); err != nil {
+		tmp.Close()
+		return fmt.Errorf("writing the models cache: %w", err)
+	}
+	if err := tmp.Close(); err != nil {
+		return fmt.Errorf("writing the models cache: %w", err)
+	}
+	if err := os.Rename(tmp.Name(), path); err != nil {
+		return fmt.Errorf("writing the models cache: %w", err)
+	}
+	return nil
+}
+
+// AddListed adds to c the models of l that it does not hold: each gets
+// what the family rules say of its id (see [Catalog.Resolve]), the limits
+// its endpoint gave, and stays unpriced. Models c holds (built in, or from
+// a model file) keep their facts.
+func (c *Catalog) AddListed(l *Listed) {
+	if l == nil {
+		return
+	}
+	for provider, p := range l.Providers {
+		for _, lm := range p.Models {
+			if _, ok := c.Lookup(provider, lm.ID); ok {
+				continue
+			}
+			m := c.Resolve(provider, lm.ID)
+			if lm.ContextWindow > 0 {
+				m.ContextWindow = lm.ContextWindow
+			}
+			if lm.MaxOutput > 0 {
+				m.MaxOutput = lm.MaxOutput
+			}
+			c.mu.Lock()
+			c.models[key{family(provider), lm.ID}] = m
+			c.mu.Unlock()
+		}
+	}
+}
