@@ -455,3 +455,75 @@ func TestSIGTERMWithAClientThatReadsNothing(t *testing.T) {
 		}
 	})
 }
+
+// Lines and answers of the wrong shape are named as what they are: a
+// bare null is not an object; initialize's protocolVersion is a required
+// integer (ACP's schema), so "one" is refused as {} is (a date, which
+// some editors sent, is still taken as an old version); an
+// fs/read_text_file answer without content (null, {}) is the client's
+// fault, never an empty file.
+func TestACPWrongShapes(t *testing.T) {
+	work := t.TempDir()
+	if err := os.WriteFile(filepath.Join(work, "a.txt"), []byte("on disk\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	s := script(t, map[string]any{"turns": []any{map[string]any{"steps": []any{
+		map[string]any{"tool_calls": []any{map[string]any{"id": "r1", "name": "read", "args": map[string]any{"path": "a.txt"}}}},
+		map[string]any{"tool_calls": []any{map[string]any{"id": "r2", "name": "read", "args": map[string]any{"path": "a.txt"}}}},
+		map[string]any{"text": "Done."},
+	}}}})
+	p, _, stderr := startACP(t, doorDir(t), "--provider", "scripted", "--script", s, "--permission", "allow")
+
+	p.sendBad(`null`)
+	if f := p.nextBad(); f.Error == nil || f.Error.Code != -32600 || !strings.Contains(f.Error.Message, "JSON object, got null") {
+		t.Errorf("null line: %s", f.raw)
+	}
+	for _, params := range []string{`{"protocolVersion":"one"}`, `{}`, `{"protocolVersion":1.5}`, `{"protocolVersion":70000}`} {
+		p.sendBad(`{"jsonrpc":"2.0","id":"i","method":"initialize","params":` + params + `}`)
+		if f := p.nextBad(); f.Error == nil || f.Error.Code != -32602 || f.Error.Data["field"] != "protocolVersion" {
+			t.Errorf("initialize %s: %s, want -32602 naming protocolVersion", params, f.raw)
+		}
+	}
+	if f, _ := p.call("1", "initialize", `{"protocolVersion":1,"clientCapabilities":{"fs":{"readTextFile":true}}}`, ""); f.Error != nil {
+		t.Fatalf("initialize: %s", f.raw)
+	}
+	f, _ := p.call("2", "session/new", fmt.Sprintf(`{"cwd":%q,"mcpServers":[]}`, work), "")
+	id := sessionID(t, f)
+	p.send(fmt.Sprintf(`{"jsonrpc":"2.0","id":3,"method":"session/prompt","params":{"sessionId":%q,"prompt":[{"type":"text","text":"go"}]}}`, id))
+	answers := []string{`null`, `{}`}
+	var before []doorFrame
+	for {
+		f := p.next()
+		if f.Method == "" && string(f.ID) == "3" {
+			if f.Error != nil {
+				t.Fatalf("prompt: %s\n%s", f.raw, stderr)
+			}
+			break
+		}
+		if f.Method == "fs/read_text_file" {
+			if len(answers) == 0 {
+				t.Fatalf("a third read: %s", f.raw)
+			}
+			p.write(fmt.Sprintf(`{"jsonrpc":"2.0","id":%s,"result":%s}`, f.ID, answers[0]))
+			answers = answers[1:]
+		}
+		before = append(before, f)
+	}
+	failed := 0
+	for _, u := range updates(before) {
+		if u["sessionUpdate"] == "tool_call_update" && u["status"] == "failed" {
+			raw, _ := json.Marshal(u["content"])
+			if !strings.Contains(string(raw), "has no content") {
+				t.Errorf("read failed without saying why: %s", raw)
+			}
+			failed++
+		}
+		if u["sessionUpdate"] == "tool_call_update" && u["status"] == "completed" {
+			raw, _ := json.Marshal(u)
+			t.Errorf("a read answered without content completed: %s", raw)
+		}
+	}
+	if failed != 2 {
+		t.Errorf("%d reads failed, want 2", failed)
+	}
+}

@@ -72,11 +72,18 @@ func (f *clientFiles) ReadTextFile(ctx context.Context, path string) (string, er
 	if err != nil {
 		return "", clientFault(acp.MethodFsReadTextFile, err)
 	}
-	var res acp.ReadTextFileResponse
+	// content is required: an answer without it (null, {}) is the
+	// client's fault, never an empty file.
+	var res struct {
+		Content *string `json:"content"`
+	}
 	if err := json.Unmarshal(raw, &res); err != nil {
 		return "", fmt.Errorf("%s: the client's answer does not decode: %w", acp.MethodFsReadTextFile, err)
 	}
-	return res.Content, nil
+	if res.Content == nil {
+		return "", fmt.Errorf("%s: the client's answer has no content (%s)", acp.MethodFsReadTextFile, clip(raw))
+	}
+	return *res.Content, nil
 }
 
 // WriteTextFile has the client write content to path.
@@ -217,4 +224,12 @@ func (s *session) terminalContent(callID string) []acp.ToolCallContent {
 	}
 	delete(s.x.terminals, callID)
 	return []acp.ToolCallContent{{Terminal: &acp.Terminal{TerminalID: id}}}
+}
+
+// clip returns raw, cut to 200 bytes, for an error message.
+func clip(raw []byte) string {
+	if len(raw) > 200 {
+		return string(raw[:200]) + "…"
+	}
+	return string(raw)
 }

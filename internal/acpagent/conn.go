@@ -117,12 +117,27 @@ func decode(req *jsonrpc.Request, v any, required ...string) error {
 	return nil
 }
 
+// isDate reports whether s has the form YYYY-MM-DD.
+func isDate(s string) bool {
+	if len(s) != 10 || s[4] != '-' || s[7] != '-' {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		if i != 4 && i != 7 && (s[i] < '0' || s[i] > '9') {
+			return false
+		}
+	}
+	return true
+}
+
 // initialize negotiates the version: the agent answers with the version
 // the client asked for when it speaks it, else with its own latest; the
 // client decides whether to go on.
 func (h *conn) initialize(req *jsonrpc.Request) jsonrpc.Reply {
-	// protocolVersion is read on its own: some clients (Zed, once) sent a
-	// date string there, and the answer is this agent's version anyway.
+	// protocolVersion is read on its own, to name it in the error: ACP's
+	// schema makes it a required integer from 0 to 65535. Some editors
+	// (Zed, once) sent a date such as "2024-11-05", which ACP's SDKs take
+	// as an old version: it is answered with this agent's version too.
 	var p struct {
 		ProtocolVersion    json.RawMessage         `json:"protocolVersion"`
 		ClientCapabilities *acp.ClientCapabilities `json:"clientCapabilities"`
@@ -130,14 +145,10 @@ func (h *conn) initialize(req *jsonrpc.Request) jsonrpc.Reply {
 	if err := decode(req, &p, "protocolVersion"); err != nil {
 		return jsonrpc.Fail(err)
 	}
-	var version any
-	if json.Unmarshal(p.ProtocolVersion, &version) != nil {
-		return jsonrpc.Fail(jsonrpc.InvalidParams("protocolVersion", "must be an integer"))
-	}
-	switch version.(type) {
-	case float64, string:
-	default:
-		return jsonrpc.Fail(jsonrpc.InvalidParams("protocolVersion", "must be an integer"))
+	var version uint16
+	var date string
+	if json.Unmarshal(p.ProtocolVersion, &version) != nil && (json.Unmarshal(p.ProtocolVersion, &date) != nil || !isDate(date)) {
+		return jsonrpc.Fail(jsonrpc.InvalidParams("protocolVersion", "must be an integer from 0 to 65535 (ACP's ProtocolVersion), got %s", p.ProtocolVersion))
 	}
 	h.mu.Lock()
 	h.initialized = true

@@ -57,7 +57,7 @@ func parse(line []byte) parsed {
 		return parsed{fail: NewError(CodeInvalidRequest, KindInvalidRequest, "batches are not supported: send one message per line"), id: nullID}
 	}
 	var m map[string]json.RawMessage
-	if err := json.Unmarshal(line, &m); err != nil {
+	if err := json.Unmarshal(line, &m); err != nil || m == nil {
 		if json.Valid(line) {
 			return parsed{fail: NewError(CodeInvalidRequest, KindInvalidRequest, "a message is a JSON object, got %s", wirecodec.JSONKind(trimmed)), id: nullID}
 		}
