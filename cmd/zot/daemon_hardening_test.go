@@ -527,3 +527,51 @@ func TestACPWrongShapes(t *testing.T) {
 		t.Errorf("%d reads failed, want 2", failed)
 	}
 }
+
+// A damaged session file (a middle line that does not decode, a tool
+// result with no call before it) is answered as damaged data, naming
+// the file and the line, never as a fault of zot's (-32603).
+func TestACPDamagedSessionFileNamesFileAndLine(t *testing.T) {
+	home := doorDir(t)
+	dir := filepath.Join(home, "sessions")
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	const head = `{"session":{"version":1,"cwd":"/tmp","created":"2026-11-26T00:00:00Z"}}` + "\n" +
+		`{"role":"user","time":"2026-11-26T00:00:00Z","content":[{"type":"text","text":"q"}]}` + "\n"
+	files := map[string]string{
+		"torn-middle": head + `{"role":"assistant","time":"2026-11-26T00:00:00Z","content":[{"type":"text","te` + "\n" +
+			`{"role":"user","time":"2026-11-26T00:00:00Z","content":[{"type":"text","text":"q2"}]}` + "\n",
+		"orphan-result": head + `{"role":"tool","time":"2026-11-26T00:00:00Z","content":[{"type":"tool_result","name":"bash","call_id":"x1","content":[{"type":"text","text":"out"}]}]}` + "\n" +
+			`{"role":"assistant","time":"2026-11-26T00:00:00Z","content":[{"type":"text","text":"a"}]}` + "\n",
+	}
+	for id, text := range files {
+		if err := os.WriteFile(filepath.Join(dir, id+".jsonl"), []byte(text), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	p, _, _ := startACP(t, home, "--provider", "scripted")
+	p.call("1", "initialize", `{"protocolVersion":1,"clientCapabilities":{}}`, "")
+	n := 2
+	for id := range files {
+		for _, req := range []string{
+			fmt.Sprintf(`"session/load","params":{"sessionId":%q,"cwd":"/tmp","mcpServers":[]}`, id),
+			fmt.Sprintf(`"session/resume","params":{"sessionId":%q,"cwd":"/tmp"}`, id),
+			fmt.Sprintf(`"_zot/session/history","params":{"sessionId":%q}`, id),
+		} {
+			n++
+			p.send(fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":%s}`, n, req))
+			f, _ := p.await(fmt.Sprint(n), "")
+			if strings.HasPrefix(req, `"_zot/session/history"`) && id == "orphan-result" {
+				// History reads lines as they are; it does not need the
+				// messages to hold together.
+				continue
+			}
+			file := filepath.Join(dir, id+".jsonl")
+			if f.Error == nil || f.Error.Code != 1007 || f.Error.Data["kind"] != "session_corrupt" ||
+				f.Error.Data["file"] != file || f.Error.Data["line"] != float64(3) || !strings.Contains(f.Error.Message, file+":3") {
+				t.Errorf("%s: %s, want session_corrupt (1007) naming %s line 3", req, f.raw, file)
+			}
+		}
+	}
+}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/base64"
 	"encoding/json"
+	"errors"
 	"strconv"
 	"strings"
 
@@ -160,6 +161,9 @@ func (h *conn) history(req *jsonrpc.Request) jsonrpc.Reply {
 			msgs = s.eng.Messages()
 		} else if a.stored(p.SessionID) {
 			loaded, err := zsession.Load(a.path(p.SessionID))
+			if errors.Is(err, zsession.ErrCorrupt) {
+				return nil, corruptError(p.SessionID, err)
+			}
 			if err != nil {
 				return nil, jsonrpc.Internal(err)
 			}

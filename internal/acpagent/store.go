@@ -33,6 +33,8 @@ func (a *Agent) open(id, cwd string, fresh bool) (*session, error) {
 	switch {
 	case errors.Is(err, zsession.ErrLocked):
 		return nil, appError(acp.ErrorKindSessionLocked, id, "%v", err)
+	case errors.Is(err, zsession.ErrCorrupt):
+		return nil, corruptError(id, err)
 	case err != nil && strings.Contains(err.Error(), "working directory"):
 		return nil, jsonrpc.InvalidParams("cwd", "%v", err)
 	case err != nil:
@@ -200,4 +202,19 @@ func (a *Agent) status() acp.StatusResponse {
 	}
 	sort.Slice(out.Sessions, func(i, j int) bool { return out.Sessions[i].SessionID < out.Sessions[j].SessionID })
 	return out
+}
+
+// corruptError is the answer for a session whose file is damaged
+// (session.ErrCorrupt): data to mend, named by file and line, not a fault
+// of zot's.
+func corruptError(id string, err error) *jsonrpc.Error {
+	e := appError(acp.ErrorKindSessionCorrupt, id, "the session's file is damaged: %v", err)
+	var ce *zsession.CorruptError
+	if errors.As(err, &ce) {
+		e = e.With("file", ce.Path)
+		if ce.Line > 0 {
+			e = e.With("line", ce.Line)
+		}
+	}
+	return e
 }

@@ -7,43 +7,56 @@ import (
 	"zot.dev/zot/internal/llm"
 )
 
+// TranscriptError is Validate's error: message Index (from 0) is where the
+// transcript stops holding together.
+type TranscriptError struct {
+	Index int
+	Err   error
+}
+
+func (e *TranscriptError) Error() string { return fmt.Sprintf("message %d: %v", e.Index, e.Err) }
+
+// Unwrap returns the reason.
+func (e *TranscriptError) Unwrap() error { return e.Err }
+
 // Validate reports whether msgs is a transcript every provider accepts back:
 // roles are user, assistant or tool; no message is empty; tool calls appear
 // only in assistant messages and tool results only in tool messages; every
 // assistant message with tool calls is followed directly by one tool
 // message answering each of its calls exactly once, and every tool message
-// answers the calls of the assistant message just before it.
+// answers the calls of the assistant message just before it. Its error
+// is a *TranscriptError.
 func Validate(msgs []llm.Message) error {
 	for i := range msgs {
 		m := &msgs[i]
 		if len(m.Content) == 0 {
-			return fmt.Errorf("message %d (%s) is empty", i, m.Role)
+			return &TranscriptError{i, fmt.Errorf("the %s message is empty", m.Role)}
 		}
 		switch m.Role {
 		case llm.RoleUser:
 			if err := onlyKinds(m, false, false); err != nil {
-				return fmt.Errorf("message %d: %w", i, err)
+				return &TranscriptError{i, err}
 			}
 		case llm.RoleAssistant:
 			if err := onlyKinds(m, true, false); err != nil {
-				return fmt.Errorf("message %d: %w", i, err)
+				return &TranscriptError{i, err}
 			}
 			calls := m.ToolCalls()
 			if len(calls) == 0 {
 				continue
 			}
 			if i+1 >= len(msgs) || msgs[i+1].Role != llm.RoleTool {
-				return fmt.Errorf("message %d: its tool calls have no results", i)
+				return &TranscriptError{i, errors.New("its tool calls have no results")}
 			}
 			if err := answers(calls, &msgs[i+1]); err != nil {
-				return fmt.Errorf("message %d: %w", i+1, err)
+				return &TranscriptError{i + 1, err}
 			}
 		case llm.RoleTool:
 			if i == 0 || msgs[i-1].Role != llm.RoleAssistant || len(msgs[i-1].ToolCalls()) == 0 {
-				return fmt.Errorf("message %d: tool results without the tool calls they answer", i)
+				return &TranscriptError{i, errors.New("tool results without the tool calls they answer")}
 			}
 		default:
-			return fmt.Errorf("message %d: unknown role %q", i, m.Role)
+			return &TranscriptError{i, fmt.Errorf("unknown role %q", m.Role)}
 		}
 	}
 	return nil

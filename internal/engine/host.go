@@ -200,8 +200,16 @@ func (h *Host) NewSession(cfg SessionConfig) (*Session, error) {
 			return nil, err
 		}
 		if err := a.SetTranscript(msgs); err != nil {
+			var te *agent.TranscriptError
+			if errors.As(err, &te) {
+				// A file whose messages do not hold together is damaged
+				// data, named by its line, not a fault of zot's.
+				err = &session.CorruptError{Path: cfg.SessionFile, Line: f.Line(te.Index), Err: te.Err}
+			} else {
+				err = fmt.Errorf("resuming %s: %w", cfg.SessionFile, err)
+			}
 			f.Close()
-			return nil, fmt.Errorf("resuming %s: %w", cfg.SessionFile, err)
+			return nil, err
 		}
 		s.store = f
 	}

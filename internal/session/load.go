@@ -3,6 +3,7 @@ package session
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"time"
 
@@ -38,6 +39,8 @@ func (h header) line() []byte {
 type contents struct {
 	hdr  *header // nil when the file has none
 	msgs []llm.Message
+	// lines holds the line of the file of each message of msgs, from 1.
+	lines []int
 	// end is the length of the file without its torn last line.
 	end int
 }
@@ -65,7 +68,7 @@ func parse(path string, data []byte) (contents, error) {
 			if !complete {
 				break // a torn last line: the write it belonged to never finished
 			}
-			return contents{}, fmt.Errorf("%s:%d: %w", path, n, err)
+			return contents{}, &CorruptError{Path: path, Line: n, Err: err}
 		}
 		c.end, start = next, next
 		switch {
@@ -77,17 +80,44 @@ func parse(path string, data []byte) (contents, error) {
 				c.hdr = r.Session
 			}
 		case r.Reset:
-			c.msgs = nil
+			c.msgs, c.lines = nil, nil
 		default:
 			content, err := decodeBlocks(r.Content)
 			if err != nil {
-				return contents{}, fmt.Errorf("%s:%d: %w", path, n, err)
+				return contents{}, &CorruptError{Path: path, Line: n, Err: err}
 			}
 			c.msgs = append(c.msgs, llm.Message{Role: llm.Role(r.Role), Content: content, Time: r.Time, Meta: r.Meta})
+			c.lines = append(c.lines, n)
 		}
 	}
 	return c, nil
 }
+
+// ErrCorrupt is matched (errors.Is) by the error of a session file that
+// is damaged: a line in its middle does not decode, or its messages do
+// not hold together. The file is left as it is.
+var ErrCorrupt = errors.New("the session file is damaged")
+
+// CorruptError says where a session file is damaged. It matches
+// ErrCorrupt.
+type CorruptError struct {
+	Path string
+	Line int // from 1; 0 when no one line is at fault
+	Err  error
+}
+
+func (e *CorruptError) Error() string {
+	if e.Line > 0 {
+		return fmt.Sprintf("%s:%d: %v", e.Path, e.Line, e.Err)
+	}
+	return fmt.Sprintf("%s: %v", e.Path, e.Err)
+}
+
+// Unwrap returns the reason.
+func (e *CorruptError) Unwrap() error { return e.Err }
+
+// Is reports whether target is ErrCorrupt.
+func (e *CorruptError) Is(target error) bool { return target == ErrCorrupt }
 
 // danglingText is the result given to a tool call whose result never
 // reached the file.

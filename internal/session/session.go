@@ -61,6 +61,9 @@ type Options struct {
 type File struct {
 	path string
 	lock *os.File // the held lock on path+".lock"
+	// lines holds the line of the file of each message Open returned,
+	// from 1 (see Line).
+	lines []int
 
 	mu  sync.Mutex
 	f   *os.File // open for appending; nil once closed, or after a failed rewrite
@@ -99,6 +102,16 @@ type File struct {
 // SyncGap is the least time between two syncs of SyncLater's: a file is
 // synced at most this long after the SyncLater call that asked for it.
 const SyncGap = 100 * time.Millisecond
+
+// Line returns the line of the file that held message i of the
+// transcript Open returned, from 1; 0 for a message no line held (a
+// result Open made up for a call whose result was never saved).
+func (s *File) Line(i int) int {
+	if i < 0 || i >= len(s.lines) {
+		return 0
+	}
+	return s.lines[i]
+}
 
 // Open opens (creating it, mode 0600, and its directory if needed) the
 // session file at path, locks it for this process, cuts away a torn last
@@ -153,7 +166,7 @@ func openLocked(path string, opt Options) (*File, []llm.Message, error) {
 		}
 		return nil, nil, fmt.Errorf("opening session: %w", err)
 	}
-	s := &File{path: path, f: f, size: int64(c.end), saved: c.msgs, hurry: make(chan struct{})}
+	s := &File{path: path, f: f, size: int64(c.end), saved: c.msgs, lines: c.lines, hurry: make(chan struct{})}
 	if c.hdr != nil {
 		s.hdr = *c.hdr
 	} else {
