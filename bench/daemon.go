@@ -49,6 +49,9 @@ const (
 	// PromptRoundTripTmpfs is PromptRoundTrip with the daemon's session
 	// files in memory (/dev/shm): the door without the disk's syncs.
 	PromptRoundTripTmpfs
+	// PrintAnswer is zot -p's exec to exit with a short answer printed,
+	// against zot rpc's exec to the done of its first short prompt.
+	PrintAnswer
 	daemonMetrics
 )
 
@@ -81,6 +84,9 @@ var daemonTargets = [daemonMetrics]struct {
 	ChunkRate:       {false, 0.8, "≥ 0.8×"},
 	// The goal of the prompt round trip, for the door alone.
 	PromptRoundTripTmpfs: {true, 1.1, "≤ 1.1×"},
+	// Print mode starts its extensions and MCP servers before the prompt
+	// and stops them after it, which zot rpc does not wait for.
+	PrintAnswer: {true, 1.5, "≤ 1.5×"},
 }
 
 // label names a metric in the report.
@@ -98,6 +104,8 @@ func (m DaemonMetric) label(cfg Config) string {
 		return fmt.Sprintf("agent_message_chunk/s on zot acp vs text_delta/s on zot rpc (%d deltas)", cfg.Deltas)
 	case PromptRoundTripTmpfs:
 		return "the same round trip, the daemon's session files on tmpfs (no disk sync)"
+	case PrintAnswer:
+		return "zot -p exec → exit with a short answer vs zot rpc exec → its first short prompt's done"
 	}
 	return "?"
 }
@@ -216,6 +224,20 @@ func (h *harness) daemonRep(ctx context.Context, p string, rows []DaemonRow, fai
 	if err := h.acpRep(ctx, zot, p, rows, fail); err != nil {
 		return err
 	}
+	// zot -p against zot rpc's first prompt, in turns.
+	for range spawnSamples {
+		d, err := h.printAnswer(ctx, zot, p)
+		if err != nil {
+			fail(PrintAnswer, err)
+			break
+		}
+		rows[PrintAnswer].Value = append(rows[PrintAnswer].Value, d)
+		if d, err = h.firstAnswer(ctx, zot, p); err != nil {
+			fail(PrintAnswer, err)
+			break
+		}
+		rows[PrintAnswer].Base = append(rows[PrintAnswer].Base, d)
+	}
 	// zot rpc spawn → ping.
 	for range spawnSamples {
 		start := time.Now()
@@ -232,6 +254,46 @@ func (h *harness) daemonRep(ctx context.Context, p string, rows []DaemonRow, fai
 		_ = c.reap(h.cfg.Timeout)
 	}
 	return ctx.Err()
+}
+
+// printAnswer runs zot -p with a short prompt and returns the time from
+// exec to its exit, in milliseconds; the answer must be on stdout.
+func (h *harness) printAnswer(ctx context.Context, zot, p string) (float64, error) {
+	args := append([]string{"-p", fakeprovider.PromptShort}, h.args(p)[1:]...)
+	ctx, cancel := context.WithTimeout(ctx, h.cfg.Timeout)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, zot, args...)
+	cmd.Dir, cmd.Env = h.dir, h.acpEnv()
+	var out, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &stderr
+	start := time.Now()
+	err := cmd.Run()
+	d := ms(time.Since(start))
+	if err != nil {
+		return 0, fmt.Errorf("zot -p: %w; stderr: %s", err, strings.TrimSpace(stderr.String()))
+	}
+	if !strings.Contains(out.String(), "briefly.") {
+		return 0, fmt.Errorf("zot -p printed %.200q, not the short answer", out.String())
+	}
+	return d, nil
+}
+
+// firstAnswer spawns zot rpc and returns the time from exec to the done
+// of its first short prompt, in milliseconds.
+func (h *harness) firstAnswer(ctx context.Context, zot, p string) (float64, error) {
+	start := time.Now()
+	c, err := spawn(ctx, zot, h.args(p), h.dir, h.acpEnv(), h.cfg.Timeout)
+	if err != nil {
+		return 0, err
+	}
+	if _, err := c.prompt(fakeprovider.PromptShort); err != nil {
+		return 0, c.fail(err)
+	}
+	d := ms(time.Since(start))
+	if err := c.reap(h.cfg.Timeout); err != nil {
+		return 0, fmt.Errorf("zot rpc after stdin closed: %w", err)
+	}
+	return d, nil
 }
 
 // roundTripRow measures the short prompt's round trip on daemon d
