@@ -7,18 +7,21 @@ import (
 	"zot.dev/zot/internal/provider/providertest"
 )
 
-// vendorTypes are request types of the official Python SDK, anthropic
-// 0.121.0 (src/anthropic/types/<name>_param.py, TypedDicts generated from
-// Anthropic's OpenAPI spec): the members zot may send (the SDK's types
-// have more, which zot does not use), those marked Required, the literal
-// `type` holds.
+// vendorTypes are request types of Anthropic's official SDKs, first
+// transcribed from the Python SDK anthropic 0.121.0
+// (src/anthropic/types/<name>_param.py) and held by
+// TestVendorTypesMatchSDK to the TypeScript SDK testtools/ pins,
+// @anthropic-ai/sdk 1.14.0 (which no longer declares temperature, top_k,
+// top_p or a tool's strict; zot sends none of them): the members zot may
+// send (the SDK's types have more, which zot does not use), those
+// required, the literal `type` holds.
 var vendorTypes = providertest.VendorTypes{Defs: map[string]providertest.VendorDef{
 	// message_create_params.py: MessageCreateParamsStreaming.
 	"MessageCreateParams": {Required: []string{"max_tokens", "messages", "model", "stream"}, Members: map[string]string{
 		"max_tokens": "", "messages": "[]MessageParam", "model": "", "stream": "",
 		"cache_control": "CacheControlEphemeralParam", "metadata": "", "output_config": "OutputConfigParam",
-		"service_tier": "", "stop_sequences": "", "system": "[]TextBlockParam", "temperature": "",
-		"thinking": "ThinkingConfigParam", "tool_choice": "", "tools": "[]ToolParam", "top_k": "", "top_p": "",
+		"service_tier": "", "stop_sequences": "", "system": "[]TextBlockParam",
+		"thinking": "ThinkingConfigParam", "tool_choice": "", "tools": "[]ToolParam",
 	}},
 	"MessageParam": {Required: []string{"content", "role"}, Members: map[string]string{
 		"content": "[]ContentBlockParam", "role": "",
@@ -47,7 +50,7 @@ var vendorTypes = providertest.VendorTypes{Defs: map[string]providertest.VendorD
 	}},
 	"ToolParam": {Required: []string{"input_schema", "name"}, Members: map[string]string{
 		"input_schema": "InputSchema", "name": "", "cache_control": "CacheControlEphemeralParam",
-		"description": "", "strict": "", "type": "",
+		"description": "", "type": "",
 	}},
 	// tool_param.py: InputSchemaTyped; its properties are the tool's own.
 	"InputSchema": {Type: "object", Required: []string{"type"}},
@@ -91,4 +94,33 @@ func TestRequestMatchesVendorTypes(t *testing.T) {
 		}
 		vendorTypes.CheckBody(t, name, body, "MessageCreateParams")
 	}
+}
+
+// TestVendorTypesMatchSDK holds the definitions above to the request
+// types of the TypeScript SDK testtools/ pins, @anthropic-ai/sdk 1.14.0
+// (resources/messages/messages.d.ts): a member zot sends that the SDK no
+// longer declares, a member the SDK now requires, or a changed `type`
+// literal fails here.
+func TestVendorTypesMatchSDK(t *testing.T) {
+	ifaces := providertest.LoadDTS(t, "@anthropic-ai/sdk/resources/messages/messages.d.ts")
+	vendorTypes.CheckDTS(t, ifaces, map[string]string{
+		"MessageCreateParams":         "MessageCreateParamsStreaming",
+		"MessageParam":                "UserMessageParam",
+		"TextBlockParam":              "TextBlockParam",
+		"ImageBlockParam":             "ImageBlockParam",
+		"Base64ImageSourceParam":      "Base64ImageSource",
+		"ToolUseBlockParam":           "ToolUseBlockParam",
+		"ToolResultBlockParam":        "ToolResultBlockParam",
+		"ThinkingBlockParam":          "ThinkingBlockParam",
+		"RedactedThinkingBlockParam":  "RedactedThinkingBlockParam",
+		"ToolParam":                   "Tool",
+		"InputSchema":                 "Tool.InputSchema",
+		"CacheControlEphemeralParam":  "CacheControlEphemeral",
+		"ThinkingConfigEnabledParam":  "ThinkingConfigEnabled",
+		"ThinkingConfigAdaptiveParam": "ThinkingConfigAdaptive",
+		"ThinkingConfigDisabledParam": "ThinkingConfigDisabled",
+		"OutputConfigParam":           "OutputConfig",
+	})
+	// The assistant's messages take the same members as the user's.
+	vendorTypes.CheckDTS(t, ifaces, map[string]string{"MessageParam": "AssistantMessageParam"})
 }

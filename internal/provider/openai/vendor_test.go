@@ -7,12 +7,14 @@ import (
 	"zot.dev/zot/internal/provider/providertest"
 )
 
-// vendorTypes are request types of OpenAI's official Python SDK, openai
-// 3.3.1 (src/openai/types/chat/*_param.py and
-// src/openai/types/shared_params/function_definition.py, TypedDicts
-// generated from OpenAI's OpenAPI spec): the members zot may send (the
-// SDK's types have more, which zot does not use), those marked Required,
-// the literal `type` (a message: `role`) holds.
+// vendorTypes are request types of OpenAI's official SDKs, first
+// transcribed from the Python SDK openai 3.3.1
+// (src/openai/types/chat/*_param.py and
+// src/openai/types/shared_params/function_definition.py) and held by
+// TestVendorTypesMatchSDK to the TypeScript SDK testtools/ pins, openai
+// 7.57.0: the members zot may send (the SDK's types have more, which zot
+// does not use), those required, the literal `type` (a message: `role`)
+// holds.
 var vendorTypes = providertest.VendorTypes{Defs: map[string]providertest.VendorDef{
 	// completion_create_params.py: CompletionCreateParamsStreaming.
 	"CompletionCreateParams": {Required: []string{"messages", "model", "stream"}, Members: map[string]string{
@@ -83,4 +85,27 @@ func TestRequestMatchesVendorTypes(t *testing.T) {
 		}
 		vendorTypes.CheckBody(t, name, body, "CompletionCreateParams")
 	}
+}
+
+// TestVendorTypesMatchSDK holds the definitions above to the request
+// types of the TypeScript SDK testtools/ pins, openai 7.57.0
+// (resources/chat/completions/completions.d.ts, resources/shared.d.ts).
+func TestVendorTypesMatchSDK(t *testing.T) {
+	ifaces := providertest.LoadDTS(t, "openai/resources/chat/completions/completions.d.ts", "openai/resources/shared.d.ts")
+	vendorTypes.CheckDTS(t, ifaces, map[string]string{
+		"CompletionCreateParams":                     "ChatCompletionCreateParamsStreaming",
+		"ChatCompletionStreamOptionsParam":           "ChatCompletionStreamOptions",
+		"ChatCompletionSystemMessageParam":           "ChatCompletionSystemMessageParam",
+		"ChatCompletionDeveloperMessageParam":        "ChatCompletionDeveloperMessageParam",
+		"ChatCompletionUserMessageParam":             "ChatCompletionUserMessageParam",
+		"ChatCompletionAssistantMessageParam":        "ChatCompletionAssistantMessageParam",
+		"ChatCompletionToolMessageParam":             "ChatCompletionToolMessageParam",
+		"ChatCompletionContentPartTextParam":         "ChatCompletionContentPartText",
+		"ChatCompletionContentPartImageParam":        "ChatCompletionContentPartImage",
+		"ImageURL":                                   "ChatCompletionContentPartImage.ImageURL",
+		"ChatCompletionMessageFunctionToolCallParam": "ChatCompletionMessageFunctionToolCall",
+		"Function":                        "ChatCompletionMessageFunctionToolCall.Function",
+		"ChatCompletionFunctionToolParam": "ChatCompletionFunctionTool",
+		"FunctionDefinition":              "FunctionDefinition",
+	})
 }

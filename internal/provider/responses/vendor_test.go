@@ -7,12 +7,13 @@ import (
 	"zot.dev/zot/internal/provider/providertest"
 )
 
-// vendorTypes are request types of OpenAI's official Python SDK, openai
-// 3.3.1 (src/openai/types/responses/*_param.py and
-// src/openai/types/shared_params/reasoning.py, TypedDicts generated from
-// OpenAI's OpenAPI spec): the members zot may send (the SDK's types have
-// more, which zot does not use), those marked Required, the literal
-// `type` holds.
+// vendorTypes are request types of OpenAI's official SDKs, first
+// transcribed from the Python SDK openai 3.3.1
+// (src/openai/types/responses/*_param.py and
+// src/openai/types/shared_params/reasoning.py) and held by
+// TestVendorTypesMatchSDK to the TypeScript SDK testtools/ pins, openai
+// 7.57.0: the members zot may send (the SDK's types have more, which zot
+// does not use), those required, the literal `type` holds.
 var vendorTypes = providertest.VendorTypes{Defs: map[string]providertest.VendorDef{
 	// response_create_params.py: ResponseCreateParamsStreaming (stream is
 	// Required there).
@@ -40,7 +41,9 @@ var vendorTypes = providertest.VendorTypes{Defs: map[string]providertest.VendorD
 	}},
 	// response_input_param.py: FunctionCallOutput, whose output is a string
 	// or a list of response_function_call_output_item_list_param.py's items.
-	"FunctionCallOutput": {Type: "function_call_output", Required: []string{"call_id", "output", "type"}, Members: map[string]string{
+	// call_id is Required in the Python SDK and optional in openai 7.57.0;
+	// zot always sends it.
+	"FunctionCallOutput": {Type: "function_call_output", Required: []string{"output", "type"}, Members: map[string]string{
 		"call_id": "", "output": "str|[]ResponseFunctionCallOutputItemParam", "type": "", "id": "", "status": "",
 	}},
 	"ResponseInputTextContentParam": {Type: "input_text", Required: []string{"text", "type"}, Members: map[string]string{
@@ -87,4 +90,26 @@ func TestRequestMatchesVendorTypes(t *testing.T) {
 		}
 		vendorTypes.CheckBody(t, name, body, "ResponseCreateParams")
 	}
+}
+
+// TestVendorTypesMatchSDK holds the definitions above to the request
+// types of the TypeScript SDK testtools/ pins, openai 7.57.0
+// (resources/responses/responses.d.ts, resources/shared.d.ts).
+func TestVendorTypesMatchSDK(t *testing.T) {
+	ifaces := providertest.LoadDTS(t, "openai/resources/responses/responses.d.ts", "openai/resources/shared.d.ts")
+	vendorTypes.CheckDTS(t, ifaces, map[string]string{
+		"ResponseCreateParams":           "ResponseCreateParamsStreaming",
+		"Reasoning":                      "Reasoning",
+		"EasyInputMessageParam":          "EasyInputMessage",
+		"ResponseInputTextParam":         "ResponseInputText",
+		"ResponseInputImageParam":        "ResponseInputImage",
+		"ResponseFunctionToolCallParam":  "ResponseFunctionToolCall",
+		"FunctionCallOutput":             "ResponseInputItem.FunctionCallOutput",
+		"ResponseInputTextContentParam":  "ResponseInputTextContent",
+		"ResponseInputImageContentParam": "ResponseInputImageContent",
+		"ResponseReasoningItemParam":     "ResponseReasoningItem",
+		"ReasoningSummary":               "ResponseReasoningItem.Summary",
+		"ReasoningContent":               "ResponseReasoningItem.Content",
+		"FunctionToolParam":              "FunctionTool",
+	})
 }
