@@ -10,6 +10,8 @@ import (
 
 	"zot.dev/zot/internal/buildinfo"
 	"zot.dev/zot/internal/exthost"
+	"zot.dev/zot/internal/home"
+	"zot.dev/zot/internal/trust"
 	"zot.dev/zot/sdk/extwire"
 	"zot.dev/zot/sdk/wire"
 )
@@ -22,8 +24,14 @@ type ExtensionConfig struct {
 	// first and in order; of two with one name, the first wins.
 	Paths []string
 	// Discover also loads the extensions of the project (CWD/.zot/
-	// extensions) and, when Home is set, those of Home/extensions.
+	// extensions) and, when Home is set, those of Home/extensions. The
+	// project's run only in a folder the user trusts (`zot trust`, kept
+	// in Home's trust store; without Home no folder is trusted) or with
+	// TrustProject.
 	Discover bool
+	// TrustProject runs the project's extensions whether or not the
+	// folder is trusted, as --trust-project does.
+	TrustProject bool
 	// Home is a zot home directory: Discover loads Home/extensions, and
 	// each extension's stderr is appended to Home/logs/ext-<name>.log.
 	// Empty: no user extensions, and the extensions' stderr is dropped.
@@ -54,9 +62,11 @@ func (r *Runtime) startExtensions(cfg ExtensionConfig) {
 		hc.LogDir = filepath.Join(cfg.Home, "logs")
 	}
 	if cfg.Discover {
-		hc.ProjectDir = filepath.Join(r.sess.CWD(), ".zot", "extensions")
+		hc.ProjectDir = filepath.Join(r.sess.CWD(), trust.ExtensionsDir)
+		hc.Trust = &trust.Gate{All: cfg.TrustProject}
 		if cfg.Home != "" {
 			hc.GlobalDir = filepath.Join(cfg.Home, "extensions")
+			hc.Trust.Store = &trust.Store{File: home.Home{Dir: cfg.Home}.TrustFile()}
 		}
 	}
 	if f := cfg.OnEvent; f != nil {

@@ -46,6 +46,10 @@ func TestACPSlashCommandsPlanAndTitle(t *testing.T) {
 		}},
 		map[string]any{"steps": []any{map[string]any{"text": "answered the extension's prompt"}}},
 	}})
+	// The daemon's user trusts the folder, as `zot trust` records it.
+	if out, errOut, code := runZot(t, "", []string{"ZOT_HOME=" + home}, "trust", work); code != 0 {
+		t.Fatalf("zot trust: %d %s %s", code, out, errOut)
+	}
 	p, stdin, stderr := startACP(t, home, "--provider", "scripted", "--script", s, "--permission", "allow")
 	p.call("1", "initialize", `{"protocolVersion":1}`, "")
 	f, early := p.call("2", "session/new", fmt.Sprintf(`{"cwd":%q,"mcpServers":[]}`, work), "")
@@ -107,9 +111,22 @@ func TestACPSlashCommandsPlanAndTitle(t *testing.T) {
 	if f, _ := p.call(`"10b"`, "_zot/session/history", fmt.Sprintf(`{"sessionId":%q}`, id), ""); !strings.Contains(string(f.Result), "/usr/bin is what?") {
 		t.Errorf("a prompt starting with a path did not reach the model: %s", f.raw)
 	}
-	// A new extension command after /reload is told to the client.
+	// A new extension changes what the folder runs: until the folder is
+	// trusted again, /reload starts none of its extensions.
 	pyExtension(t, extDir, "py2", "ok")
 	f, before = p.call("11", "session/prompt", fmt.Sprintf(`{"sessionId":%q,"prompt":[{"type":"text","text":"/reload"}]}`, id), "")
+	if f.Error != nil {
+		t.Fatalf("/reload: %s", f.raw)
+	}
+	if got := strings.Join(commandNames(t, before), " "); got != "compact clear model mode reload" {
+		t.Errorf("commands after /reload in a folder that changed since it was trusted %q", got)
+	}
+	// Trusted again, a new extension command after /reload is told to
+	// the client.
+	if out, errOut, code := runZot(t, "", []string{"ZOT_HOME=" + home}, "trust", work); code != 0 {
+		t.Fatalf("zot trust: %d %s %s", code, out, errOut)
+	}
+	f, before = p.call("12", "session/prompt", fmt.Sprintf(`{"sessionId":%q,"prompt":[{"type":"text","text":"/reload"}]}`, id), "")
 	if f.Error != nil {
 		t.Fatalf("/reload: %s", f.raw)
 	}

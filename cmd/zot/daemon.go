@@ -48,7 +48,7 @@ func doorAllowed(extra ...string) []string {
 			out = append(out, n)
 		}
 	}
-	return append(append(out, "max-line-bytes", "permission", "client-stall-timeout", "ext", "no-ext", "ext-start-timeout"), extra...)
+	return append(append(out, "max-line-bytes", "permission", "client-stall-timeout", "ext", "no-ext", "ext-start-timeout", "trust-project"), extra...)
 }
 
 func daemonCommand(std streams) *cli.Command {

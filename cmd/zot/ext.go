@@ -15,6 +15,7 @@ import (
 	"zot.dev/zot/internal/engine"
 	"zot.dev/zot/internal/exthost"
 	"zot.dev/zot/internal/rpcserver"
+	"zot.dev/zot/internal/trust"
 	"zot.dev/zot/sdk/extwire"
 )
 
@@ -23,6 +24,7 @@ func extFlags() []cli.Flag {
 	return []cli.Flag{
 		&cli.StringSliceFlag{Name: "ext", Aliases: []string{"e"}, Usage: "rpc and print mode: load the extension in this folder (or this extension.json) first; repeatable (zot ext list lists it too)"},
 		&cli.BoolFlag{Name: "no-ext", Usage: "rpc and print mode: load no extension from ./.zot/extensions or the zot home (--ext still loads)"},
+		&cli.BoolFlag{Name: "trust-project", Usage: "run the working directory's own extensions (.zot/extensions) and MCP servers (.zot/mcp.json) this once, trusted or not (zot trust trusts a folder for good)"},
 		&cli.DurationFlag{Name: "ext-start-timeout", Value: exthost.DefaultStartTimeout, Usage: "how long an extension may take from its start to its hello (its manifest's start_timeout_ms when longer); the first prompt waits for the extensions"},
 	}
 }
@@ -31,8 +33,8 @@ func extFlags() []cli.Flag {
 // ones, then, unless --no-ext, the project's and the user's. srv starts
 // them in the background once it serves; what they push reaches its
 // client.
-func startExtensions(cmd *cli.Command, sess *engine.Session, srv *rpcserver.Server, stderr io.Writer) *exthost.Host {
-	h := exthost.New(sess, extConfig(cmd, sess, srv.ExtensionNotice, stderr))
+func startExtensions(cmd *cli.Command, sess *engine.Session, srv *rpcserver.Server, gate *trust.Gate, stderr io.Writer) *exthost.Host {
+	h := exthost.New(sess, extConfig(cmd, sess, srv.ExtensionNotice, gate, stderr))
 	srv.SetExtensions(h)
 	return h
 }
@@ -41,7 +43,7 @@ func startExtensions(cmd *cli.Command, sess *engine.Session, srv *rpcserver.Serv
 // finds them, at once: the prompt waits for their handshakes, so the
 // model sees their tools. What they push (notices; print mode shows no
 // panels) goes to stderr, one line each.
-func startPrintExtensions(cmd *cli.Command, sess *engine.Session, stderr io.Writer) *exthost.Host {
+func startPrintExtensions(cmd *cli.Command, sess *engine.Session, gate *trust.Gate, stderr io.Writer) *exthost.Host {
 	var mu sync.Mutex
 	notify := func(n exthost.Notice) {
 		if n.Kind != exthost.NoticeNotify || n.Logged {
@@ -55,7 +57,7 @@ func startPrintExtensions(cmd *cli.Command, sess *engine.Session, stderr io.Writ
 		defer mu.Unlock()
 		fmt.Fprintf(stderr, "[%s] %s: %s\n", n.Extension, level, oneLineText(n.Message))
 	}
-	return exthost.Start(sess, extConfig(cmd, sess, notify, stderr))
+	return exthost.Start(sess, extConfig(cmd, sess, notify, gate, stderr))
 }
 
 // oneLineText keeps a notice on one line of stderr.
@@ -64,7 +66,7 @@ func oneLineText(s string) string {
 }
 
 // extConfig is the extension host's configuration the flags give.
-func extConfig(cmd *cli.Command, sess *engine.Session, notify func(exthost.Notice), stderr io.Writer) exthost.Config {
+func extConfig(cmd *cli.Command, sess *engine.Session, notify func(exthost.Notice), gate *trust.Gate, stderr io.Writer) exthost.Config {
 	cfg := exthost.Config{
 		Discovery: exthost.Discovery{Paths: cmd.StringSlice("ext")},
 		Version:   buildinfo.Version(),
@@ -80,7 +82,8 @@ func extConfig(cmd *cli.Command, sess *engine.Session, notify func(exthost.Notic
 		}
 	}
 	if !cmd.Bool("no-ext") {
-		cfg.ProjectDir = filepath.Join(sess.CWD(), ".zot", "extensions")
+		cfg.ProjectDir = filepath.Join(sess.CWD(), trust.ExtensionsDir)
+		cfg.Trust = gate
 	}
 	return cfg
 }

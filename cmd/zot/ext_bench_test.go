@@ -41,7 +41,8 @@ func benchSpawnToPing(b *testing.B, bare, loaded, label string) {
 	b.Helper()
 	env := append(cleanEnv(), "ZOT_VALIDATE=0")
 	ping := func(cwd string) time.Duration {
-		cmd := exec.Command(zotBin, "rpc", "--provider", "scripted", "--cwd", cwd)
+		// The folders are the benchmark's own: trusted for the run.
+		cmd := exec.Command(zotBin, "rpc", "--provider", "scripted", "--cwd", cwd, "--trust-project")
 		cmd.Env = env
 		in, _ := cmd.StdinPipe()
 		out, _ := cmd.StdoutPipe()

@@ -59,7 +59,7 @@ func printResults(t *testing.T, cwd string, args ...string) (map[string]string, 
 func TestPrintModeLoadsExtensions(t *testing.T) {
 	cwd := t.TempDir()
 	pyExtension(t, filepath.Join(cwd, ".zot", "extensions"), "py", "guard")
-	results, stderr := printResults(t, cwd)
+	results, stderr := printResults(t, cwd, "--trust-project")
 	if got := results["call_echo"]; got != "echo: guarded x" {
 		t.Errorf("the extension's tool answered %q; stderr: %s", got, stderr)
 	}
@@ -105,7 +105,7 @@ func TestPrintModeBrokenManifest(t *testing.T) {
 		t.Fatal(err)
 	}
 	pyExtension(t, filepath.Join(cwd, ".zot", "extensions"), "py", "ok")
-	results, stderr := printResults(t, cwd)
+	results, stderr := printResults(t, cwd, "--trust-project")
 	if !strings.Contains(stderr, "extension.json") || !strings.Contains(stderr, "exec") {
 		t.Errorf("stderr does not name the broken manifest and its field:\n%s", stderr)
 	}

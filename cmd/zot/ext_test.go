@@ -183,11 +183,17 @@ func TestExtensionsBusyAndCrash(t *testing.T) {
 	}
 }
 
-// --no-ext skips the project's extensions; --ext still loads.
+// --no-ext skips the project's extensions; --ext still loads. The
+// project's load only in a trusted folder, or with --trust-project.
 func TestNoExtFlag(t *testing.T) {
 	cwd := t.TempDir()
+	homeEnv, _ := zotHomeEnv(t)
+	env := []string{homeEnv}
 	pyExtension(t, filepath.Join(cwd, ".zot", "extensions"), "proj", "ok")
 	explicit := pyExtension(t, t.TempDir(), "mine", "ok")
+	if out, stderr, code := runZot(t, "", env, "trust", cwd); code != 0 {
+		t.Fatalf("zot trust: %d %s %s", code, out, stderr)
+	}
 	for _, c := range []struct {
 		args []string
 		want []string
@@ -196,8 +202,17 @@ func TestNoExtFlag(t *testing.T) {
 		{[]string{"--no-ext"}, nil},
 		{[]string{"--no-ext", "-e", explicit}, []string{"mine"}},
 		{[]string{"--ext", explicit}, []string{"mine", "proj"}},
+		{[]string{"untrust"}, nil},
+		{[]string{"--ext", explicit}, []string{"mine"}},
+		{[]string{"--trust-project"}, []string{"proj"}},
 	} {
-		p := start(t, nil, append([]string{"rpc", "--provider", "scripted", "--cwd", cwd}, c.args...)...)
+		if len(c.args) == 1 && c.args[0] == "untrust" {
+			if out, stderr, code := runZot(t, "", env, "untrust", cwd); code != 0 {
+				t.Fatalf("zot untrust: %d %s %s", code, out, stderr)
+			}
+			continue
+		}
+		p := start(t, env, append([]string{"rpc", "--provider", "scripted", "--cwd", cwd}, c.args...)...)
 		r, _ := p.call(`{"id":"1","type":"get_extensions"}`)
 		var res wire.ExtensionsResult
 		json.Unmarshal(r.Data, &res)

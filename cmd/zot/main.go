@@ -194,6 +194,8 @@ first command must be a hello carrying that token. zot --rpc is the same.`,
 			},
 			daemonCommand(std),
 			acpCommand(std),
+			trustCommand(std),   // trust.go
+			untrustCommand(std), // trust.go
 			{
 				Name:            "models",
 				HideHelpCommand: true,

@@ -230,7 +230,8 @@ func TestMCPAddRemoveCrashThroughRPC(t *testing.T) {
 	}
 }
 
-// The project's .zot/mcp.json wins over the home's mcp.json per name, and
+// The project's .zot/mcp.json runs only in a trusted folder; there it wins
+// over the home's mcp.json per name, and
 // print mode uses the servers too.
 func TestMCPConfigDiscoveryAndPrintMode(t *testing.T) {
 	bin := goServer(t)
@@ -248,9 +249,26 @@ func TestMCPConfigDiscoveryAndPrintMode(t *testing.T) {
 		map[string]any{"tool_calls": []any{map[string]any{"id": "c1", "name": "mcp__shared__echo", "args": map[string]any{"text": "from the project"}}}},
 		map[string]any{"text": "fine"},
 	}}}})
+	// Untrusted, the project's server does not start: the home's "shared"
+	// (which cannot start) is the one there is, and stderr says why.
 	cmd := exec.Command(zotBin, "-p", "go", "--json", "--provider", "scripted", "--script", s, "--cwd", cwd)
 	cmd.Env = append(cleanEnv(), "ZOT_HOME="+home)
+	var errb strings.Builder
+	cmd.Stderr = &errb
 	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("zot -p: %v\n%s", err, out)
+	}
+	if strings.Contains(string(out), `echo: from the project`) || !strings.Contains(errb.String(), "not starting its MCP servers (shared) in ") {
+		t.Fatalf("untrusted: the project's server ran:\n%s\nstderr:\n%s", out, errb.String())
+	}
+	// Trusted, it runs, and wins its name over the home's.
+	if o, e, code := runZot(t, "", []string{"ZOT_HOME=" + home}, "trust", cwd); code != 0 {
+		t.Fatalf("zot trust: %d %s %s", code, o, e)
+	}
+	cmd = exec.Command(zotBin, "-p", "go", "--json", "--provider", "scripted", "--script", s, "--cwd", cwd)
+	cmd.Env = append(cleanEnv(), "ZOT_HOME="+home)
+	out, err = cmd.Output()
 	if err != nil {
 		t.Fatalf("zot -p: %v\n%s", err, out)
 	}

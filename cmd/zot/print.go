@@ -29,9 +29,10 @@ func printMode(ctx context.Context, cmd *cli.Command, prompt string, io streams)
 	if err != nil {
 		return err
 	}
-	exts := startPrintExtensions(cmd, sess, io.err)
+	gate := projectTrust(cmd, io.err)
+	exts := startPrintExtensions(cmd, sess, gate, io.err)
 	// Notices about MCP servers go to stderr only (the manager logs them).
-	mcp, err := startMCP(cmd, sess, nil, false, io.err)
+	mcp, err := startMCP(cmd, sess, nil, false, gate, nil, io.err)
 	if err != nil {
 		host.Close()
 		return err

@@ -49,13 +49,16 @@ func serveRPC(ctx context.Context, cmd *cli.Command, io streams) error {
 		// A debugging aid: check every outbound frame against the schema.
 		ValidateOutput: os.Getenv("ZOT_VALIDATE") == "1",
 	})
-	mcp, err := startMCP(cmd, sess, srv.MCPNotice, true, io.err)
+	// One gate for the run: a folder not trusted is told once, by
+	// whichever of the MCP servers and the extensions meets it first.
+	gate := projectTrust(cmd, io.err)
+	mcp, err := startMCP(cmd, sess, srv.MCPNotice, true, gate, srv.ExtensionNotice, io.err)
 	if err != nil {
 		host.Close()
 		return err
 	}
 	srv.SetMCP(mcp)
-	exts := startExtensions(cmd, sess, srv, io.err)
+	exts := startExtensions(cmd, sess, srv, gate, io.err)
 	err = srv.Serve(ctx, io.in, io.out)
 	stopExtensions(exts)
 	mcp.Close()

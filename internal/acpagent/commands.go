@@ -126,7 +126,7 @@ func (s *session) startExtensions() {
 		return
 	}
 	cfg := s.agent.opts.Extensions(s.cwd)
-	if specs, _, _ := exthost.Discover(cfg.Discovery); len(specs) == 0 {
+	if f := exthost.Find(cfg.Discovery); len(f.Specs) == 0 && f.Untrusted == nil {
 		return
 	}
 	cfg.Notify = s.extensionNotice // notify.go

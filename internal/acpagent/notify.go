@@ -11,12 +11,21 @@ const maxUnheard = 32
 
 // notify tells every client of the session a notice, as a _zot/notify
 // notification. One that finds no client (an extension that failed to
-// start before the session/new answer attached anybody) is kept, and
-// told to the next client that opens the session.
+// start, or a folder not trusted, before the session/new answer attached
+// anybody) is kept, and told to the next client that opens the session
+// right after its answer.
 func (s *session) notify(n acp.ZotNotifyNotification) {
 	id := s.id
 	n.SessionID = &id
-	s.push(item{note: n, method: acp.MethodZotNotify, keep: true})
+	it := item{note: n, method: acp.MethodZotNotify, keep: true}
+	s.mu.Lock()
+	if len(s.clients) == 0 {
+		s.keepUnheardLocked(&it)
+		s.mu.Unlock()
+		return
+	}
+	s.mu.Unlock()
+	s.push(it)
 }
 
 // keepUnheardLocked keeps a notice no client heard; the caller holds
@@ -53,6 +62,10 @@ func (s *session) extensionNotice(n exthost.Notice) {
 	level := acp.NotifyLevel(n.Level)
 	if level == "" {
 		level = acp.NotifyLevelInfo
+	}
+	if n.Source == exthost.SourceTrust {
+		s.notify(acp.ZotNotifyNotification{Level: level, Message: n.Message, Source: acp.NotifySourceTrust})
+		return
 	}
 	name := n.Extension
 	s.notify(acp.ZotNotifyNotification{Level: level, Message: n.Message, Source: acp.NotifySourceExtension, Name: &name})

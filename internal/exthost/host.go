@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"zot.dev/zot/internal/agent"
+	"zot.dev/zot/internal/trust"
 	"zot.dev/zot/sdk/extwire"
 	"zot.dev/zot/sdk/wire"
 )
@@ -143,6 +144,20 @@ type Notice struct {
 	// own report of a failed start or a crash): a door that writes
 	// notices to the same place leaves it out.
 	Logged bool
+	// Source, when set, says the notice is not an extension's: "trust"
+	// for the project's extensions left out of a folder that is not
+	// trusted (Extension is then the same text).
+	Source string
+}
+
+// SourceTrust is the Source of a notice about a folder that is not
+// trusted.
+const SourceTrust = "trust"
+
+// TrustNotice is the notice that tells the user what a refusal to trust
+// a folder left out; it was written to the log already.
+func TrustNotice(d trust.Decision) Notice {
+	return Notice{Extension: SourceTrust, Source: SourceTrust, Kind: NoticeNotify, Level: extwire.NotifyLevelWarn, Message: d.Message(), Logged: true}
 }
 
 // Errors of the host's calls.
@@ -239,7 +254,13 @@ func (h *Host) Launch() {
 // launchLocked discovers the extensions and starts them. The caller holds
 // h.mu.
 func (h *Host) launchLocked() {
-	specs, problems, notes := Discover(h.cfg.Discovery)
+	found := Find(h.cfg.Discovery)
+	specs, problems, notes := found.Specs, found.Problems, found.Notes
+	if d := found.Untrusted; d != nil && h.cfg.Trust.FirstReport(*d) {
+		n := TrustNotice(*d)
+		fmt.Fprintf(h.cfg.Log, "zot: %s\n", n.Message)
+		h.notify(n)
+	}
 	for _, p := range problems {
 		fmt.Fprintf(h.cfg.Log, "zot: %s\n", p)
 	}

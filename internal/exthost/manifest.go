@@ -11,6 +11,7 @@ import (
 	"sort"
 	"strings"
 
+	"zot.dev/zot/internal/trust"
 	"zot.dev/zot/sdk/extwire"
 )
 
@@ -143,18 +144,50 @@ type Discovery struct {
 	// ProjectDir is the project's extension folder, CWD/.zot/extensions;
 	// empty skips it.
 	ProjectDir string
+	// Trust, when set, decides whether the project's extensions may run:
+	// only in a folder the user trusts (the folder is ProjectDir's
+	// grandparent, CWD). Nil runs them, for an embedder that named the
+	// folder itself.
+	Trust *trust.Gate
 	// GlobalDir is the user's extension folder, $ZOT_HOME/extensions;
 	// empty skips it.
 	GlobalDir string
 }
 
-// Discover finds the extensions to load, in load order: the explicit
-// ones, then the project's, then the user's, each folder's sorted by
-// name. An extension whose name was taken by one before it is left out,
-// as are disabled ones. A manifest that cannot be used is reported in
-// problems, one line each, and the others still load; notes say what was
-// left out and why.
+// Found is what Find found.
+type Found struct {
+	// Specs are the extensions to load, in load order.
+	Specs []Spec
+	// Problems are manifests that cannot be used, one line each; Notes
+	// say what was left out and why.
+	Problems, Notes []string
+	// Untrusted, when set, says the project's extensions were left out:
+	// its folder is not trusted (Discovery.Trust).
+	Untrusted *trust.Decision
+}
+
+// Discover finds the extensions to load, as Find does.
 func Discover(d Discovery) (specs []Spec, problems, notes []string) {
+	f := Find(d)
+	return f.Specs, f.Problems, f.Notes
+}
+
+// Find finds the extensions to load, in load order: the explicit ones,
+// then the project's (when its folder is trusted), then the user's, each
+// folder's sorted by name. An extension whose name was taken by one
+// before it is left out, as are disabled ones. A manifest that cannot be
+// used is reported in Problems, one line each, and the others still
+// load; Notes say what was left out and why.
+func Find(d Discovery) (found Found) {
+	var specs []Spec
+	var problems, notes []string
+	defer func() { found.Specs, found.Problems, found.Notes = specs, problems, notes }()
+	if d.ProjectDir != "" && d.Trust != nil {
+		if dec := d.Trust.Check(filepath.Dir(filepath.Dir(d.ProjectDir))); !dec.Allowed {
+			found.Untrusted = &dec
+			d.ProjectDir = ""
+		}
+	}
 	seen := map[string]Spec{}
 	add := func(s Spec) {
 		if prev, dup := seen[s.Name()]; dup {
@@ -211,7 +244,7 @@ func Discover(d Discovery) (specs []Spec, problems, notes []string) {
 			read(file, dir.origin)
 		}
 	}
-	return specs, problems, notes
+	return found
 }
 
 // sanitize makes an extension's name safe in a file name: letters,

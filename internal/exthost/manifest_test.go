@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"zot.dev/zot/internal/trust"
 	"zot.dev/zot/sdk/extwire"
 )
 
@@ -127,5 +128,39 @@ func TestLikelyCause(t *testing.T) {
 		if c.want == "" && got != "" || c.want != "" && !strings.Contains(got, c.want) {
 			t.Errorf("%s %v: %q, want %q", c.spec.Manifest.Exec, c.spec.Manifest.Args, got, c.want)
 		}
+	}
+}
+
+// With a trust gate, the project's extensions load only from a trusted
+// folder; the explicit and global ones load either way.
+func TestFindTrust(t *testing.T) {
+	root := t.TempDir()
+	cwd := filepath.Join(root, "project")
+	project := filepath.Join(cwd, ".zot", "extensions")
+	global := filepath.Join(root, "home", "extensions")
+	manifest(t, project, "p", map[string]any{"exec": "/bin/true"})
+	manifest(t, global, "g", map[string]any{"exec": "/bin/true"})
+	store := &trust.Store{File: filepath.Join(root, "home", "trust.json")}
+	d := Discovery{ProjectDir: project, GlobalDir: global, Trust: &trust.Gate{Store: store}}
+	names := func(f Found) string {
+		var out []string
+		for _, s := range f.Specs {
+			out = append(out, s.Name())
+		}
+		return strings.Join(out, ",")
+	}
+	f := Find(d)
+	if names(f) != "g" || f.Untrusted == nil || !strings.Contains(f.Untrusted.Message(), "not starting its extensions (p) in ") {
+		t.Fatalf("untrusted: %s %+v", names(f), f.Untrusted)
+	}
+	p, err := trust.Inspect(cwd)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := store.Trust(p); err != nil {
+		t.Fatal(err)
+	}
+	if f := Find(d); names(f) != "p,g" || f.Untrusted != nil {
+		t.Fatalf("trusted: %s %+v", names(f), f.Untrusted)
 	}
 }

@@ -55,7 +55,7 @@ func (n Notice) Event() wire.Event {
 	if level == "" {
 		level = string(extwire.NotifyLevelInfo)
 	}
-	return &wire.ExtNotifyEvent{Extension: n.Extension, Level: level, Message: n.Message}
+	return &wire.ExtNotifyEvent{Extension: n.Extension, Source: n.Source, Level: level, Message: n.Message}
 }
 
 // Outcome turns a command's answer into the result `run_command` gives

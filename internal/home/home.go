@@ -107,6 +107,10 @@ func (h Home) MCPConfig() string { return filepath.Join(h.Dir, "mcp.json") }
 // provider's models endpoint listed.
 func (h Home) ModelsCache() string { return filepath.Join(h.Dir, "models-cache.json") }
 
+// TrustFile is the file of the project folders the user trusts to run
+// their own extensions and MCP servers (zot trust).
+func (h Home) TrustFile() string { return filepath.Join(h.Dir, "trust.json") }
+
 // Socket is the daemon's default socket.
 func (h Home) Socket() string { return filepath.Join(h.Dir, "daemon.sock") }
 

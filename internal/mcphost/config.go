@@ -18,6 +18,7 @@ import (
 	"sync"
 	"time"
 
+	"zot.dev/zot/internal/trust"
 	"zot.dev/zot/sdk/wire"
 )
 
@@ -210,6 +211,21 @@ func LoadFile(path string) ([]Server, error) {
 // ProjectFile is where a project keeps its MCP servers, relative to its
 // directory.
 var ProjectFile = filepath.Join(".zot", "mcp.json")
+
+// DiscoverTrusted is Discover for a project folder whose own servers run
+// only when gate trusts it: when it does not, <cwd>/.zot/mcp.json is
+// left out, and the refusal returned for the caller to tell (once:
+// gate.FirstReport). A nil gate trusts the folder.
+func DiscoverTrusted(cwd, homeFile string, gate *trust.Gate) (servers []Server, problems []error, untrusted *trust.Decision) {
+	if cwd != "" && gate != nil {
+		if d := gate.Check(cwd); !d.Allowed {
+			untrusted = &d
+			cwd = ""
+		}
+	}
+	servers, problems = Discover(cwd, homeFile)
+	return servers, problems, untrusted
+}
 
 // Discover returns the servers of <cwd>/.zot/mcp.json and of homeFile
 // ($ZOT_HOME/mcp.json), the project's entry winning per name, sorted by

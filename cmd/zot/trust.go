@@ -1,0 +1,163 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	"github.com/urfave/cli/v3"
+
+	"zot.dev/zot/internal/trust"
+)
+
+// projectTrust is the trust gate of one run: the zot home's trust store,
+// and --trust-project. Without a zot home no folder is trusted but by
+// --trust-project.
+func projectTrust(cmd *cli.Command, stderr io.Writer) *trust.Gate {
+	g := &trust.Gate{All: cmd.Bool("trust-project")}
+	if h, err := zotHome(stderr); err == nil {
+		g.Store = &trust.Store{File: h.TrustFile()}
+	}
+	return g
+}
+
+// trustStore is the zot home's trust store.
+func trustStore(stderr io.Writer) (*trust.Store, error) {
+	h, err := zotHome(stderr)
+	if err != nil {
+		return nil, &exitError{code: 1, msg: err.Error()}
+	}
+	return &trust.Store{File: h.TrustFile()}, nil
+}
+
+// folderArg is the folder a trust command names: its one argument, or
+// the working directory.
+func folderArg(cmd *cli.Command, name string) (string, error) {
+	switch cmd.Args().Len() {
+	case 0:
+		return os.Getwd()
+	case 1:
+		return cmd.Args().First(), nil
+	}
+	return "", usagef("zot %s takes at most one folder, got %q", name, strings.Join(cmd.Args().Slice(), " "))
+}
+
+// trustCommand is `zot trust [dir]` and `zot trust --list`.
+func trustCommand(std streams) *cli.Command {
+	return &cli.Command{
+		Name:            "trust",
+		HideHelpCommand: true,
+		Usage:           "let a project folder run its own extensions and MCP servers (.zot/extensions, .zot/mcp.json)",
+		ArgsUsage:       "[dir]",
+		Description: `A folder's own extensions (.zot/extensions/*) and MCP servers (.zot/mcp.json)
+run only once you trust it, so that opening someone else's repository does
+not run its code. zot trust records the folder (the working directory by
+default) by its real path, with a hash of .zot/mcp.json and every
+.zot/extensions/*/extension.json: when one of them changes, zot asks again.
+--list shows the trusted folders and whether they changed since. zot untrust
+forgets a folder; --trust-project trusts the working directory for one run.
+Your own extensions and servers (the zot home's, --ext, --mcp-config) always
+run.`,
+		Flags: []cli.Flag{&cli.BoolFlag{Name: "list", Usage: "list the trusted folders"}},
+		Action: func(ctx context.Context, cmd *cli.Command) error {
+			store, err := trustStore(std.err)
+			if err != nil {
+				return err
+			}
+			if cmd.Bool("list") {
+				if cmd.Args().Len() > 0 {
+					return usagef("zot trust --list takes no folder")
+				}
+				return listTrusted(store, std.out)
+			}
+			dir, err := folderArg(cmd, "trust")
+			if err != nil {
+				return err
+			}
+			p, err := trust.Inspect(dir)
+			if err != nil {
+				return &exitError{code: 1, msg: err.Error()}
+			}
+			if _, err := store.Trust(p); err != nil {
+				return &exitError{code: 1, msg: err.Error()}
+			}
+			fmt.Fprintf(std.out, "trusted %s: %s\n", p.Dir, runs(p))
+			return nil
+		},
+	}
+}
+
+// untrustCommand is `zot untrust [dir]`.
+func untrustCommand(std streams) *cli.Command {
+	return &cli.Command{
+		Name:            "untrust",
+		HideHelpCommand: true,
+		Usage:           "stop trusting a project folder (zot trust)",
+		ArgsUsage:       "[dir]",
+		Action: func(ctx context.Context, cmd *cli.Command) error {
+			store, err := trustStore(std.err)
+			if err != nil {
+				return err
+			}
+			dir, err := folderArg(cmd, "untrust")
+			if err != nil {
+				return err
+			}
+			found, err := store.Untrust(dir)
+			if err != nil {
+				return &exitError{code: 1, msg: err.Error()}
+			}
+			if !found {
+				fmt.Fprintf(std.out, "%s was not trusted\n", dir)
+				return nil
+			}
+			fmt.Fprintf(std.out, "no longer trusted: %s\n", dir)
+			return nil
+		},
+	}
+}
+
+// runs says what a trusted folder runs.
+func runs(p trust.Project) string {
+	var what []string
+	if len(p.Extensions) > 0 {
+		what = append(what, "extensions "+strings.Join(p.Extensions, ", "))
+	}
+	if p.MCP {
+		if len(p.MCPServers) > 0 {
+			what = append(what, "MCP servers "+strings.Join(p.MCPServers, ", "))
+		} else {
+			what = append(what, "the MCP servers of .zot/mcp.json")
+		}
+	}
+	if len(what) == 0 {
+		return "it has no extensions or MCP servers of its own yet (adding some asks again)"
+	}
+	return "its " + strings.Join(what, " and ") + " will run"
+}
+
+// listTrusted writes the trusted folders, each with whether it is as it
+// was trusted.
+func listTrusted(store *trust.Store, w io.Writer) error {
+	list, err := store.List()
+	if err != nil {
+		return &exitError{code: 1, msg: err.Error()}
+	}
+	if len(list) == 0 {
+		fmt.Fprintln(w, "no trusted folders")
+		return nil
+	}
+	for _, e := range list {
+		state := "trusted"
+		switch p, err := trust.Inspect(e.Dir); {
+		case err != nil:
+			state = "gone"
+		case p.Hash != e.Hash:
+			state = "changed since trusted: zot asks again"
+		}
+		fmt.Fprintf(w, "%s\t%s\t%s\n", e.Dir, e.Trusted.Format("2006-01-02"), state)
+	}
+	return nil
+}

@@ -1,0 +1,364 @@
+// Package trust decides whether a project folder may run its own code:
+// the extensions of its .zot/extensions and the MCP servers of its
+// .zot/mcp.json. Opening someone else's repository must not run what it
+// ships, so these start only in a folder the user trusts (`zot trust`),
+// or for one run (`--trust-project`). What the user configured outside
+// the folder (the zot home's extensions and mcp.json, --ext,
+// --mcp-config) is trusted as always.
+//
+// The [Store] is a file in the zot home that records each trusted
+// folder by its real path, with a hash of the files that say what it
+// runs (.zot/mcp.json and every .zot/extensions/*/extension.json): when
+// one of them changes, the folder must be trusted again. A [Gate]
+// applies the store for one run and says once per folder what it left
+// out.
+package trust
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+)
+
+// The files, relative to a project folder, that make it run code.
+var (
+	// ExtensionsDir holds the project's extensions, one folder each.
+	ExtensionsDir = filepath.Join(".zot", "extensions")
+	// MCPFile lists the project's MCP servers.
+	MCPFile = filepath.Join(".zot", "mcp.json")
+)
+
+// manifestFile is an extension's manifest in its folder.
+const manifestFile = "extension.json"
+
+// Project is what a folder would run: its extensions and MCP servers.
+type Project struct {
+	// Dir is the folder's real path (symbolic links resolved).
+	Dir string
+	// Extensions names the folders of .zot/extensions that hold a
+	// manifest, sorted.
+	Extensions []string
+	// MCP is set when .zot/mcp.json exists; MCPServers names its servers
+	// when it can be read, sorted.
+	MCP        bool
+	MCPServers []string
+	// Hash is "sha256:<hex>" of .zot/mcp.json and every manifest of
+	// .zot/extensions, with their paths: what trusting the folder
+	// trusts. Empty when the folder runs nothing.
+	Hash string
+}
+
+// Empty reports whether the folder runs nothing of its own.
+func (p Project) Empty() bool { return len(p.Extensions) == 0 && !p.MCP }
+
+// Inspect reads what the folder dir would run.
+func Inspect(dir string) (Project, error) {
+	real, err := realPath(dir)
+	if err != nil {
+		return Project{}, err
+	}
+	p := Project{Dir: real}
+	type file struct {
+		rel  string
+		data []byte
+	}
+	var files []file
+	if data, err := os.ReadFile(filepath.Join(real, MCPFile)); err == nil {
+		p.MCP = true
+		files = append(files, file{MCPFile, data})
+		var cfg struct {
+			Servers map[string]json.RawMessage `json:"mcpServers"`
+		}
+		if json.Unmarshal(data, &cfg) == nil {
+			for name := range cfg.Servers {
+				p.MCPServers = append(p.MCPServers, name)
+			}
+			sort.Strings(p.MCPServers)
+		}
+	} else if !errors.Is(err, fs.ErrNotExist) {
+		return Project{}, fmt.Errorf("reading %s: %w", filepath.Join(real, MCPFile), err)
+	}
+	entries, err := os.ReadDir(filepath.Join(real, ExtensionsDir))
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return Project{}, fmt.Errorf("reading %s: %w", filepath.Join(real, ExtensionsDir), err)
+	}
+	for _, e := range entries {
+		rel := filepath.Join(ExtensionsDir, e.Name(), manifestFile)
+		data, err := os.ReadFile(filepath.Join(real, rel))
+		if err != nil {
+			continue // not an extension (no manifest), or not a folder
+		}
+		p.Extensions = append(p.Extensions, e.Name())
+		files = append(files, file{rel, data})
+	}
+	if len(files) == 0 {
+		return p, nil
+	}
+	slices.SortFunc(files, func(a, b file) int { return strings.Compare(a.rel, b.rel) })
+	h := sha256.New()
+	for _, f := range files {
+		fmt.Fprintf(h, "%s\x00%d\x00", filepath.ToSlash(f.rel), len(f.data))
+		h.Write(f.data)
+	}
+	p.Hash = "sha256:" + hex.EncodeToString(h.Sum(nil))
+	return p, nil
+}
+
+// realPath returns dir made absolute, its symbolic links resolved.
+func realPath(dir string) (string, error) {
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return "", err
+	}
+	real, err := filepath.EvalSymlinks(abs)
+	if err != nil {
+		return "", fmt.Errorf("folder %s: %w", abs, err)
+	}
+	return real, nil
+}
+
+// Entry is one trusted folder.
+type Entry struct {
+	// Dir is the folder's real path.
+	Dir string `json:"dir"`
+	// Hash is the Project.Hash it was trusted with.
+	Hash string `json:"hash"`
+	// Trusted is when it was trusted.
+	Trusted time.Time `json:"trusted_at"`
+}
+
+// Store is the file of trusted folders (home.Home.TrustFile). Its
+// methods read the file each time, so that a folder trusted by another
+// zot counts at once; a change is written to a temporary file renamed
+// over it.
+type Store struct {
+	// File is the store's path.
+	File string
+}
+
+// storeFile is the store's JSON form.
+type storeFile struct {
+	Folders []Entry `json:"folders"`
+}
+
+// List returns the trusted folders, sorted by path.
+func (s *Store) List() ([]Entry, error) {
+	data, err := os.ReadFile(s.File)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("trust store: %w", err)
+	}
+	var f storeFile
+	if err := json.Unmarshal(data, &f); err != nil {
+		return nil, fmt.Errorf("trust store %s: %w", s.File, err)
+	}
+	slices.SortFunc(f.Folders, func(a, b Entry) int { return strings.Compare(a.Dir, b.Dir) })
+	return f.Folders, nil
+}
+
+// Lookup returns the entry of the folder whose real path is dir.
+func (s *Store) Lookup(dir string) (Entry, bool, error) {
+	list, err := s.List()
+	if err != nil {
+		return Entry{}, false, err
+	}
+	for _, e := range list {
+		if e.Dir == dir {
+			return e, true, nil
+		}
+	}
+	return Entry{}, false, nil
+}
+
+// Trust records p's folder as trusted, with its hash now.
+func (s *Store) Trust(p Project) (Entry, error) {
+	e := Entry{Dir: p.Dir, Hash: p.Hash, Trusted: time.Now().UTC().Truncate(time.Second)}
+	err := s.update(func(list []Entry) []Entry {
+		list = slices.DeleteFunc(list, func(x Entry) bool { return x.Dir == p.Dir })
+		return append(list, e)
+	})
+	return e, err
+}
+
+// Untrust forgets the folder dir (made real as Inspect does; a folder
+// that no longer exists is forgotten by the path given, made absolute).
+// It reports whether it was trusted.
+func (s *Store) Untrust(dir string) (bool, error) {
+	key, err := realPath(dir)
+	if err != nil {
+		if key, err = filepath.Abs(dir); err != nil {
+			return false, err
+		}
+	}
+	found := false
+	err = s.update(func(list []Entry) []Entry {
+		return slices.DeleteFunc(list, func(x Entry) bool {
+			if x.Dir == key {
+				found = true
+				return true
+			}
+			return false
+		})
+	})
+	return found, err
+}
+
+// update rewrites the store with change applied to its entries.
+func (s *Store) update(change func([]Entry) []Entry) error {
+	list, err := s.List()
+	if err != nil {
+		return err
+	}
+	list = change(list)
+	slices.SortFunc(list, func(a, b Entry) int { return strings.Compare(a.Dir, b.Dir) })
+	data, err := json.MarshalIndent(storeFile{Folders: list}, "", "  ")
+	if err != nil {
+		return err
+	}
+	data = append(data, '\n')
+	dir := filepath.Dir(s.File)
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return fmt.Errorf("trust store: %w", err)
+	}
+	tmp, err := os.CreateTemp(dir, ".trust-*.json")
+	if err != nil {
+		return fmt.Errorf("trust store: %w", err)
+	}
+	defer os.Remove(tmp.Name())
+	if _, err := tmp.Write(data); err != nil {
+		tmp.Close()
+		return fmt.Errorf("trust store: %w", err)
+	}
+	if err := tmp.Close(); err != nil {
+		return fmt.Errorf("trust store: %w", err)
+	}
+	if err := os.Rename(tmp.Name(), s.File); err != nil {
+		return fmt.Errorf("trust store: %w", err)
+	}
+	return nil
+}
+
+// Decision is what a Gate decided about a folder.
+type Decision struct {
+	// Allowed says the folder's own extensions and MCP servers may run.
+	Allowed bool
+	// Project is what the folder would run.
+	Project Project
+	// Changed is set when the folder was trusted with other files than
+	// it has now (a manifest or mcp.json changed since); Since is when.
+	Changed bool
+	Since   time.Time
+	// Err is set when the folder or the store could not be read: the
+	// folder is not trusted.
+	Err error
+}
+
+// Gate applies a Store for one run (one process; one session of the
+// daemon). Its methods are safe for concurrent use.
+type Gate struct {
+	// Store is the trust store; nil trusts no folder (unless All).
+	Store *Store
+	// All trusts every folder: --trust-project.
+	All bool
+
+	mu       sync.Mutex
+	reported map[string]bool // "<dir>\x00<hash>" said already
+}
+
+// Check decides whether the folder dir may run its own extensions and
+// MCP servers: yes when it runs none, when the gate trusts all, or when
+// the store has it with the hash it has now.
+func (g *Gate) Check(dir string) Decision {
+	p, err := Inspect(dir)
+	if err != nil {
+		return Decision{Project: Project{Dir: dir}, Err: err}
+	}
+	d := Decision{Project: p}
+	if g.All || p.Empty() {
+		d.Allowed = true
+		return d
+	}
+	if g.Store == nil {
+		return d
+	}
+	e, ok, err := g.Store.Lookup(p.Dir)
+	switch {
+	case err != nil:
+		d.Err = err
+	case ok && e.Hash == p.Hash:
+		d.Allowed = true
+	case ok:
+		d.Changed, d.Since = true, e.Trusted
+	}
+	return d
+}
+
+// FirstReport reports whether d, a refusal, is to be told: true the first
+// time for its folder and files, false after, so that a refusal seen by
+// both the extensions and the MCP servers of a run is told once.
+func (g *Gate) FirstReport(d Decision) bool {
+	key := d.Project.Dir + "\x00" + d.Project.Hash
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if g.reported[key] {
+		return false
+	}
+	if g.reported == nil {
+		g.reported = map[string]bool{}
+	}
+	g.reported[key] = true
+	return true
+}
+
+// Message says, in one line, what a refusal left out and how to trust
+// the folder.
+func (d Decision) Message() string {
+	var what []string
+	p := d.Project
+	if len(p.Extensions) > 0 {
+		what = append(what, "its extensions ("+strings.Join(p.Extensions, ", ")+")")
+	}
+	if p.MCP {
+		servers := filepath.Join(p.Dir, MCPFile)
+		if len(p.MCPServers) > 0 {
+			servers = strings.Join(p.MCPServers, ", ")
+		}
+		what = append(what, "its MCP servers ("+servers+")")
+	}
+	var why string
+	switch {
+	case d.Err != nil:
+		why = fmt.Sprintf("its trust could not be checked: %v", d.Err)
+	case d.Changed:
+		why = fmt.Sprintf("its .zot changed since it was trusted on %s", d.Since.Format(time.DateOnly))
+	default:
+		why = "the folder is not trusted"
+	}
+	var b bytes.Buffer
+	fmt.Fprintf(&b, "not starting %s in %s: %s; run `zot trust %s` to trust it, or pass --trust-project for this run",
+		strings.Join(what, " and "), p.Dir, why, shellQuote(p.Dir))
+	return b.String()
+}
+
+// shellQuote quotes s for a POSIX shell when it needs it.
+func shellQuote(s string) string {
+	if s != "" && strings.IndexFunc(s, func(r rune) bool {
+		return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("/._-+,:@", r))
+	}) < 0 {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
