@@ -166,6 +166,9 @@ func TestExtensionStartFailureReported(t *testing.T) {
 	if n.Extension != "broken" || n.Level != "error" {
 		t.Fatalf("notice: %+v", n)
 	}
+	// stderr is a pipe of its own: what zot wrote there is all read only
+	// once zot has exited.
+	p.exit()
 	for _, want := range []string{
 		"extension broken: not loaded: extension broken exited with status 1",
 		"likely cause: index.js is missing from the extension's folder " + broken,
@@ -179,7 +182,6 @@ func TestExtensionStartFailureReported(t *testing.T) {
 			t.Errorf("stderr lacks %q:\n%s", want, p.stderr.String())
 		}
 	}
-	p.exit()
 
 	// A runtime that is not installed.
 	missing := upstreamExt(t, exts, "clock", "nonode", func(m map[string]any) {
