@@ -149,3 +149,55 @@ func TestNoExtensions(t *testing.T) {
 		t.Fatalf("run: %v", err)
 	}
 }
+
+// The first prompt of a Runtime reaches a fail-closed guard that blocks
+// every model call; in an untrusted project the project's guard does not
+// start, and TrustProject runs it.
+func TestExtensionsFirstPromptGuardedAndTrust(t *testing.T) {
+	guard, err := filepath.Abs(filepath.Join("..", "cmd", "zot", "testdata", "upstream", "guard"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	prompt := func(cfg sdk.ExtensionConfig, cwd string) (blocked, answered bool) {
+		t.Helper()
+		rt, err := sdk.New(sdk.Config{Provider: "scripted", CWD: cwd, Extensions: cfg})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer rt.Close()
+		ch, err := rt.Prompt(context.Background(), "hi", nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for ev := range ch {
+			switch e := ev.(type) {
+			case *wire.ErrorEvent:
+				blocked = blocked || e.Code == wire.CodeBlocked && strings.Contains(e.Message, "guard: no model calls here (step 1)")
+			case *wire.AssistantStartEvent:
+				answered = true
+			}
+		}
+		return blocked, answered
+	}
+	if blocked, answered := prompt(sdk.ExtensionConfig{Paths: []string{guard}}, t.TempDir()); !blocked || answered {
+		t.Errorf("--ext guard: blocked %v, the model answered %v", blocked, answered)
+	}
+
+	project := t.TempDir()
+	dst := filepath.Join(project, ".zot", "extensions", "guard")
+	os.MkdirAll(dst, 0o755)
+	for _, f := range []string{"extension.json", "guard.py"} {
+		data, err := os.ReadFile(filepath.Join(guard, f))
+		if err != nil {
+			t.Fatal(err)
+		}
+		os.WriteFile(filepath.Join(dst, f), data, 0o644)
+	}
+	home := t.TempDir()
+	if blocked, answered := prompt(sdk.ExtensionConfig{Discover: true, Home: home}, project); blocked || !answered {
+		t.Errorf("untrusted project: blocked %v, the model answered %v", blocked, answered)
+	}
+	if blocked, answered := prompt(sdk.ExtensionConfig{Discover: true, Home: home, TrustProject: true}, project); !blocked || answered {
+		t.Errorf("TrustProject: blocked %v, the model answered %v", blocked, answered)
+	}
+}
