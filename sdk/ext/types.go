@@ -17,8 +17,8 @@ type HostInfo struct {
 	ZotVersion string
 	// Provider and Model are the session's as the extension starts.
 	Provider, Model string
-	// CWD is the session's working directory, which is also the
-	// extension's.
+	// CWD is the session's working directory, where the user works. The
+	// extension itself runs in its own folder, ExtensionDir.
 	CWD string
 	// ExtensionDir is the folder of the manifest; DataDir is where the
 	// extension keeps its state (its own folder).
