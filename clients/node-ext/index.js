@@ -299,10 +299,21 @@ class Session {
     this.isAcked = false;
   }
 
+  /**
+   * Writes one frame; false once zot is gone. A frame JSON cannot hold (a
+   * BigInt, a cycle) throws a TypeError and writes nothing: that is the
+   * caller's frame at fault, not the connection.
+   */
   send(frame) {
     if (this.closed && frame.type !== "shutdown_ack") return false;
+    let line;
     try {
-      this.output.write(JSON.stringify(frame) + "\n");
+      line = JSON.stringify(frame) + "\n";
+    } catch (e) {
+      throw new TypeError(`the ${frame.type} frame cannot be sent as JSON: ${e?.message ?? String(e)}`);
+    }
+    try {
+      this.output.write(line);
       return true;
     } catch {
       this.closed = true;
@@ -418,16 +429,21 @@ class Session {
     };
     this.inflight.get(id)?.cancel("the host reused the request's id");
     this.inflight.set(id, req);
+    const failed = (e) => {
+      this.ext.log(`request ${id}: ${e instanceof ToolError || e instanceof CommandError ? e.message : (e?.stack ?? String(e))}`);
+      return fail(e);
+    };
     Promise.resolve()
       .then(() => run(req))
-      .catch((e) => {
-        this.ext.log(`request ${id}: ${e instanceof ToolError || e instanceof CommandError ? e.message : (e?.stack ?? String(e))}`);
-        return fail(e);
-      })
+      .catch(failed)
       .then((answer) => {
         if (this.inflight.get(id) === req) this.inflight.delete(id);
         if (req.signal.aborted) return; // zot gave the request up: an answer would be dropped
-        this.send(answer);
+        try {
+          this.send(answer);
+        } catch (e) {
+          this.send(failed(e)); // an answer JSON cannot hold fails the request
+        }
       });
   }
 
@@ -467,6 +483,12 @@ async function runTool(ext, fn, f, req) {
   const frame = { type: "tool_result", id: f.id };
   let content = out;
   if (out && typeof out === "object" && !Array.isArray(out) && !("type" in out)) {
+    const stray = Object.keys(out).filter((k) => k !== "content" && k !== "is_error");
+    if (stray.length) {
+      throw new TypeError(
+        `a tool returned an object with ${stray.map((k) => JSON.stringify(k)).join(", ")}: not text, an image nor {content, is_error} (return JSON.stringify(value) to give the model JSON)`,
+      );
+    }
     content = out.content;
     if (out.is_error) frame.is_error = true;
   }

@@ -197,3 +197,53 @@ test("the README's example works as written", async (t) => {
   assert.deepEqual([result.action, result.text], ["prompt", "Greet Ada in one sentence."]);
   await stream.collect();
 });
+
+// Answers an author gets wrong: each fails the one request with a message
+// that says why, and the extension goes on answering the next ones.
+const WRONG = `
+import { Extension, rewrite } from "zot-ext";
+
+const ext = new Extension("wrong");
+const quick = { timeoutMs: 5000 };
+ext.tool("weather", { description: "Returns an object, not text.", ...quick }, () => ({ temp: 20, sky: "clear" }));
+ext.tool("count", { description: "Returns text that JSON cannot hold.", ...quick }, () => ({ type: "text", text: 10n }));
+ext.interceptToolCall((call) => {
+  if (call.tool_name !== "bash") return;
+  const args = { command: "echo loop" };
+  args.self = args;
+  return rewrite({ args });
+});
+ext.command("hi", "Still answers.", () => "still here");
+
+await ext.run();
+`;
+
+test("answers that cannot be sent fail their request, and the extension keeps answering", async (t) => {
+  const { client } = await open(t, extension(t, "wrong", WRONG), {
+    turns: [
+      {
+        steps: [
+          {
+            tool_calls: [
+              { id: "w", name: "weather", args: {} },
+              { id: "c", name: "count", args: {} },
+              { id: "b", name: "bash", args: { command: "echo hi" } },
+            ],
+          },
+          { text: "done" },
+        ],
+      },
+    ],
+  });
+  await ready(client);
+  const got = await client.prompt("go").collect();
+  const results = Object.fromEntries(got.filter((e) => e.type === "tool_result").map((e) => [e.id, e]));
+  assert.equal(results.w.is_error, true);
+  assert.match(resultText(results.w), /tool weather failed: TypeError: .*not text, an image nor \{content, is_error\}.*JSON\.stringify/);
+  assert.equal(results.c.is_error, true);
+  assert.match(resultText(results.c), /tool count failed: .*cannot be sent as JSON.*BigInt/);
+  assert.equal(results.b.is_error, true);
+  assert.match(resultText(results.b), /guard failed: .*cannot be sent as JSON.*circular/);
+  const { result } = await client.runCommand("hi");
+  assert.deepEqual([result.action, result.text], ["display", "still here"]);
+});

@@ -211,6 +211,73 @@ if __name__ == "__main__":
     unittest.main()
 
 
+# Answers an author gets wrong: each fails the one request with a message
+# that says why, and the extension goes on answering the next ones.
+WRONG = '''
+import datetime
+from zot_ext import Extension, Rewrite
+
+ext = Extension("wrong")
+
+@ext.tool(timeout=5)
+def weather(args):
+    "Returns a dict, not text."
+    return {"temp": 20, "sky": "clear"}
+
+@ext.tool(timeout=5)
+def when(args):
+    "Returns text, in a result JSON cannot hold."
+    from zot_ext import ToolResult
+    r = ToolResult("today")
+    r.content[0].text = datetime.date(2020, 1, 2)
+    return r
+
+@ext.tool(timeout=5)
+def listing(args):
+    "Returns a file name that is not UTF-8, as os.listdir gives it."
+    return "caf\\udce9.txt"
+
+@ext.intercept_tool_call
+def guard(call):
+    if call.tool_name == "bash":
+        return Rewrite(args={"command": "echo hi", "at": datetime.date(2020, 1, 2)})
+
+@ext.command
+def hi(args):
+    "Still answers."
+    return "still here"
+
+ext.run()
+'''
+
+
+@requires_zot
+class WrongAnswerTest(ExtTestCase):
+    def test_answers_that_cannot_be_sent_fail_their_request(self):
+        script = {"turns": [{"steps": [
+            {"tool_calls": [
+                {"id": "w", "name": "weather", "args": {}},
+                {"id": "d", "name": "when", "args": {}},
+                {"id": "l", "name": "listing", "args": {}},
+                {"id": "b", "name": "bash", "args": {"command": "echo hi"}},
+            ]},
+            {"text": "done"},
+        ]}]}
+        c = self.client(self.extension("wrong", WRONG), script)
+        self.ready(c)
+        results = {r.id: r for r in tool_results(c.prompt("go").collect())}
+        self.assertTrue(results["w"].is_error, result_text(results["w"]))
+        self.assertRegex(result_text(results["w"]), r"tool weather failed: TypeError: a tool returned dict.*json\.dumps")
+        self.assertTrue(results["d"].is_error, result_text(results["d"]))
+        self.assertRegex(result_text(results["d"]), r"tool when failed: TypeError: .*cannot be sent as JSON.*date")
+        self.assertTrue(results["l"].is_error, result_text(results["l"]))
+        self.assertRegex(result_text(results["l"]), r"tool listing failed: TypeError: .*cannot be sent as JSON.*surrogate")
+        self.assertTrue(results["b"].is_error, result_text(results["b"]))
+        self.assertRegex(result_text(results["b"]), r"guard failed: TypeError: .*cannot be sent as JSON.*date")
+        result, _ = c.run_command("hi")
+        self.assertEqual((result.action, result.text), ("display", "still here"))
+
+
 @requires_zot
 class ReadmeTest(ExtTestCase):
     def test_the_readme_example_works_as_written(self):

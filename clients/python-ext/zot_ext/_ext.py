@@ -483,13 +483,18 @@ class _Session:
     # ---- writing ---------------------------------------------------------------------------
 
     def send(self, frame: Any) -> bool:
-        """Writes one frame; False once the host is gone."""
-        line = json.dumps(frame.to_dict(), ensure_ascii=False, separators=(",", ":")) + "\n"
+        """Writes one frame; False once the host is gone. A frame JSON
+        cannot hold raises TypeError and writes nothing: the frame is at
+        fault, not the connection."""
+        try:
+            data = (json.dumps(frame.to_dict(), ensure_ascii=False, separators=(",", ":")) + "\n").encode("utf-8")
+        except (TypeError, ValueError) as e:  # UnicodeEncodeError: a lone surrogate (os.fsdecode's)
+            raise TypeError(f"the {frame.TYPE} frame cannot be sent as JSON: {e}") from e
         with self.wlock:
             if self.closed.is_set() and not isinstance(frame, t.ShutdownAckFrame):
                 return False
             try:
-                self.writer.write(line.encode("utf-8"))
+                self.writer.write(data)
                 self.writer.flush()
             except (OSError, ValueError):
                 self.closed.set()
@@ -596,21 +601,27 @@ class _Session:
                 old._cancel("the host reused the request's id")
             self.inflight[id] = req
 
+        def failed(e: BaseException) -> Any:
+            if isinstance(e, (ToolError, CommandError)):
+                self.ext.log(f"request {id}: {e}")
+            else:
+                self.ext.log(f"request {id}: {type(e).__name__}: {e}\n{traceback.format_exc().rstrip()}")
+            return fail(e)
+
         def work() -> None:
             try:
                 answer = run(req)
             except BaseException as e:  # noqa: BLE001 - every failure is answered
-                if isinstance(e, (ToolError, CommandError)):
-                    self.ext.log(f"request {id}: {e}")
-                else:
-                    self.ext.log(f"request {id}: {type(e).__name__}: {e}\n{traceback.format_exc().rstrip()}")
-                answer = fail(e)
+                answer = failed(e)
             with self.mu:
                 if self.inflight.get(id) is req:
                     del self.inflight[id]
             if req.cancelled.is_set():
                 return  # zot gave the request up: an answer would be dropped
-            self.send(answer)
+            try:
+                self.send(answer)
+            except TypeError as e:  # an answer JSON cannot hold fails the request
+                self.send(failed(e))
 
         th = threading.Thread(target=work, name=f"zot_ext request {id}", daemon=True)
         with self.mu:
@@ -718,6 +729,8 @@ def _content(v: Any) -> Optional[List[Any]]:
         v = [v]
     if isinstance(v, (bytes, bytearray)):
         raise TypeError("a tool returned bytes: wrap an image in zot_ext.image(data, mime_type)")
+    if isinstance(v, dict):
+        raise TypeError("a tool returned dict, not text or an image: return json.dumps(value) to give the model JSON")
     out = []
     for b in v:
         if isinstance(b, str):
