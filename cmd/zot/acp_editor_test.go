@@ -269,9 +269,21 @@ func TestACPModesAndModelOption(t *testing.T) {
 	if res.Modes.Current != "ask" || len(res.Modes.Available) != 4 {
 		t.Errorf("modes %s", f.Result)
 	}
-	if len(res.ConfigOptions) != 1 || res.ConfigOptions[0].ID != "model" || res.ConfigOptions[0].Current != "scripted" ||
+	if len(res.ConfigOptions) != 2 || res.ConfigOptions[0].ID != "model" || res.ConfigOptions[0].Current != "scripted" ||
 		!strings.Contains(string(f.Result), `"value":"scripted-large"`) {
 		t.Errorf("config options %s", f.Result)
+	}
+	// The reasoning level, ACP's thought_level: the model's default, then
+	// the levels it takes.
+	if len(res.ConfigOptions) == 2 {
+		th := res.ConfigOptions[1]
+		var values []string
+		for _, o := range th.Options {
+			values = append(values, o.Value)
+		}
+		if th.ID != "thought_level" || th.Category != "thought_level" || th.Current != "default" || strings.Join(values, ",") != "default,low,medium,high" {
+			t.Errorf("thought_level option %+v", th)
+		}
 	}
 
 	// accept_edits: the write runs without asking, bash asks.
@@ -349,6 +361,17 @@ func TestACPModesAndModelOption(t *testing.T) {
 	if f.Error == nil || f.Error.Data["field"] != "configId" {
 		t.Errorf("an unknown option: %s", f.raw)
 	}
+	// The thought level: one the model takes, then one it does not.
+	f, more = p.call("21", "session/set_config_option", fmt.Sprintf(`{"sessionId":%q,"configId":"thought_level","value":"high"}`, id), "")
+	early = append(early, more...)
+	if f.Error != nil || !strings.Contains(string(f.Result), `"currentValue":"high"`) {
+		t.Errorf("thought_level high: %s", f.raw)
+	}
+	f, more = p.call("22", "session/set_config_option", fmt.Sprintf(`{"sessionId":%q,"configId":"thought_level","value":"max"}`, id), "")
+	early = append(early, more...)
+	if f.Error == nil || f.Error.Data["field"] != "value" {
+		t.Errorf("a level the model does not take: %s", f.raw)
+	}
 	// Every client of the session is told, before the answer of any
 	// later prompt.
 	f, before = p.call("12", "session/prompt", fmt.Sprintf(`{"sessionId":%q,"prompt":[{"type":"text","text":"hi"}]}`, id), "")
@@ -361,8 +384,8 @@ func TestACPModesAndModelOption(t *testing.T) {
 			told++
 		}
 	}
-	if told != 1 {
-		t.Errorf("%d config_option_update with the new model, want 1", told)
+	if told != 2 {
+		t.Errorf("%d config_option_update with the new model, want 2 (the model's, the thought level's)", told)
 	}
 	stdin.Close()
 }

@@ -410,3 +410,34 @@ func TestReasoningLevels(t *testing.T) {
 		}
 	}
 }
+
+// TestSetModelReasoning: set_model takes a reasoning level with the model
+// (the schema's SetModelCommand.reasoning), refuses one the model does not
+// take with the levels it does, goes back to the model's default with
+// "default", and get_state says the level in use.
+func TestSetModelReasoning(t *testing.T) {
+	p := start(t, nil, "rpc", "--provider", "scripted", "--cwd", t.TempDir())
+	p.send(`{"id":"1","type":"set_model","model":"scripted","reasoning":"high"}`)
+	resp, _ := p.response()
+	wantResponse(t, resp, "set_model", true, "")
+	if res, err := resp.Result(); err != nil || res.(*wire.SetModelResult).Reasoning != "high" {
+		t.Fatalf("set_model: %+v, %v", res, err)
+	}
+	p.send(`{"id":"2","type":"get_state"}`)
+	resp, _ = p.response()
+	if res, _ := resp.Result(); res.(*wire.StateResult).Reasoning != "high" {
+		t.Errorf("get_state: %+v", res)
+	}
+	p.send(`{"id":"3","type":"set_model","model":"scripted","reasoning":"max"}`)
+	resp, _ = p.response()
+	wantResponse(t, resp, "set_model", false, wire.CodeInvalidParams)
+	if !strings.Contains(resp.Error, "(it takes low, medium, high)") {
+		t.Errorf("error %q", resp.Error)
+	}
+	p.send(`{"id":"4","type":"set_model","model":"scripted","reasoning":"default"}`)
+	resp, _ = p.response()
+	wantResponse(t, resp, "set_model", true, "")
+	if res, _ := resp.Result(); res.(*wire.SetModelResult).Reasoning != "" {
+		t.Errorf("default: %+v", res)
+	}
+}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"slices"
 	"strconv"
+	"strings"
 
 	"zot.dev/zot/internal/acp"
 	"zot.dev/zot/internal/engine"
@@ -137,8 +138,15 @@ func (h *conn) setMode(req *jsonrpc.Request) jsonrpc.Reply {
 	return jsonrpc.Result(acp.SetSessionModeResponse{})
 }
 
-// configModelID is the id of the model option.
-const configModelID = "model"
+// The ids of the config options: the model, and the reasoning level
+// (ACP's thought_level category).
+const (
+	configModelID   = "model"
+	configThoughtID = "thought_level"
+	// thoughtDefault is the thought_level value for the model's own
+	// default.
+	thoughtDefault = "default"
+)
 
 // configOption is one session config option as ACP's schema has it, a
 // select. It is written here rather than as acp.SessionConfigOption
@@ -180,11 +188,41 @@ func (s *session) configOptions() []configOption {
 	if !seen {
 		choices = append([]configChoice{{Value: current, Name: current}}, choices...)
 	}
-	return []configOption{{
+	opts := []configOption{{
 		Type: "select", ID: configModelID, Name: "Model", Category: "model",
 		Description:  "The " + s.eng.Provider() + " model that answers",
 		CurrentValue: current, Options: choices,
 	}}
+	if levels := s.levels(current); len(levels) > 0 {
+		level := s.eng.Reasoning()
+		if level == "" {
+			level = thoughtDefault
+		}
+		thought := configOption{
+			Type: "select", ID: configThoughtID, Name: "Thinking", Category: "thought_level",
+			Description:  "How much the model reasons, among the levels it takes",
+			CurrentValue: level, Options: []configChoice{{Value: thoughtDefault, Name: "default", Description: "the model's own default"}},
+		}
+		for _, l := range levels {
+			thought.Options = append(thought.Options, configChoice{Value: l, Name: l})
+		}
+		opts = append(opts, thought)
+	}
+	return opts
+}
+
+// levels returns the reasoning levels model takes, as the catalog says.
+func (s *session) levels(model string) []string {
+	for _, m := range s.eng.Models() {
+		if m.ID == model {
+			out := make([]string, len(m.ReasoningLevels))
+			for i, l := range m.ReasoningLevels {
+				out[i] = string(l)
+			}
+			return out
+		}
+	}
+	return nil
 }
 
 // rawConfigOptions returns the config options as JSON, for the answers
@@ -214,27 +252,49 @@ func (h *conn) setConfigOption(req *jsonrpc.Request) jsonrpc.Reply {
 	if err != nil {
 		return jsonrpc.Fail(err)
 	}
-	if p.ConfigID != configModelID {
-		return jsonrpc.Fail(jsonrpc.InvalidParams("configId", "%q is not an option of this session (model)", p.ConfigID))
+	opts := s.configOptions()
+	i := slices.IndexFunc(opts, func(o configOption) bool { return o.ID == p.ConfigID })
+	if i < 0 {
+		ids := make([]string, len(opts))
+		for j, o := range opts {
+			ids[j] = o.ID
+		}
+		return jsonrpc.Fail(jsonrpc.InvalidParams("configId", "%q is not an option of this session (%s)", p.ConfigID, strings.Join(ids, ", ")))
 	}
 	var value string
 	if err := json.Unmarshal(p.Value, &value); err != nil {
-		return jsonrpc.Fail(jsonrpc.InvalidParams("value", "must be a model id (a string)"))
+		return jsonrpc.Fail(jsonrpc.InvalidParams("value", "must be one of the option's values (a string)"))
 	}
-	if !slices.ContainsFunc(s.configOptions()[0].Options, func(c configChoice) bool { return c.Value == value }) {
+	if !slices.ContainsFunc(opts[i].Options, func(c configChoice) bool { return c.Value == value }) {
+		if p.ConfigID == configThoughtID {
+			return jsonrpc.Fail(jsonrpc.InvalidParams("value", "%q is not a reasoning level of %s", value, s.eng.Model()))
+		}
 		return jsonrpc.Fail(jsonrpc.InvalidParams("value", "%q is not a %s model of the catalog", value, s.eng.Provider()))
 	}
-	switch err := s.eng.SetModel(value); {
+	model, level := value, (*string)(nil)
+	if p.ConfigID == configThoughtID {
+		model = s.eng.Model()
+		if value == thoughtDefault {
+			value = ""
+		}
+		level = &value
+	} else if cur := s.eng.Reasoning(); cur != "" && !slices.Contains(s.levels(model), cur) {
+		// The new model does not take the current level: it goes back to
+		// the model's default rather than refusing the switch.
+		empty := ""
+		level = &empty
+	}
+	switch err := s.eng.SetModelReasoning(model, level); {
 	case errors.Is(err, engine.ErrBusy):
 		return jsonrpc.Fail(appError(acp.ErrorKindBusy, s.id, "session %s runs a prompt; change the model after its answer", s.id))
 	case err != nil:
 		return jsonrpc.Fail(jsonrpc.InvalidParams("value", "%v", err))
 	}
-	opts := s.rawConfigOptions()
-	s.push(item{note: configUpdate{SessionID: s.id, Update: configUpdateBody{Kind: "config_option_update", ConfigOptions: opts}}})
+	raw := s.rawConfigOptions()
+	s.push(item{note: configUpdate{SessionID: s.id, Update: configUpdateBody{Kind: "config_option_update", ConfigOptions: raw}}})
 	return jsonrpc.Result(struct {
 		ConfigOptions json.RawMessage `json:"configOptions"`
-	}{opts})
+	}{raw})
 }
 
 // configUpdate is a session/update carrying config_option_update, whose

@@ -263,16 +263,33 @@ func (a *Agent) Clear() error {
 // SetModel switches the model used from the next model call on. The
 // provider stays the same.
 func (a *Agent) SetModel(m models.Model) error {
+	a.mu.Lock()
+	level := a.reasoning
+	a.mu.Unlock()
+	return a.SetModelReasoning(m, level)
+}
+
+// SetModelReasoning switches the model and the reasoning level (""
+// for the model's default) used from the next model call on; the model
+// must take the level. Like SetModel, it must not overlap a prompt.
+func (a *Agent) SetModelReasoning(m models.Model, level string) error {
 	if m.ID == "" {
 		return errors.New("agent: no model id")
 	}
-	if err := m.TakesEffort(a.reasoning); err != nil {
+	if err := m.TakesEffort(level); err != nil {
 		return fmt.Errorf("agent: %w", err)
 	}
 	a.mu.Lock()
-	a.model = m
+	a.model, a.reasoning = m, level
 	a.mu.Unlock()
 	return nil
+}
+
+// Reasoning returns the reasoning level, "" for the model's default.
+func (a *Agent) Reasoning() string {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.reasoning
 }
 
 // SetTranscript replaces the transcript, for example with one restored

@@ -40,7 +40,7 @@ func (p *promptRun) call(step int) (*stepResult, error) {
 		Messages:  a.snapshot(),
 		Tools:     view.Specs(),
 		MaxTokens: a.maxTokens,
-		Reasoning: a.reasoning,
+		Reasoning: a.Reasoning(),
 	}
 	model.Describe(req)
 	c := &collector{emit: p.emit}

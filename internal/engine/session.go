@@ -640,6 +640,14 @@ func (s *Session) SetMessages(msgs []wire.Message) error {
 // with an *UnknownModelError for an empty id, and with ErrBusy while work
 // runs or waits.
 func (s *Session) SetModel(id string) error {
+	return s.SetModelReasoning(id, nil)
+}
+
+// SetModelReasoning is SetModel that also sets the reasoning level when
+// level is not nil ("" for the model's default); the model must take the
+// level, the current one when level is nil (a *ReasoningError says which
+// it takes).
+func (s *Session) SetModelReasoning(id string, level *string) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if err := s.idleLocked(); err != nil {
@@ -648,8 +656,29 @@ func (s *Session) SetModel(id string) error {
 	if id == "" {
 		return &UnknownModelError{Provider: s.provider}
 	}
-	return s.agent.SetModel(s.host.catalog.Resolve(s.provider, id))
+	m := s.host.catalog.Resolve(s.provider, id)
+	l := s.agent.Reasoning()
+	if level != nil {
+		l = *level
+	}
+	if err := m.TakesEffort(l); err != nil {
+		return &ReasoningError{Err: err}
+	}
+	return s.agent.SetModelReasoning(m, l)
 }
+
+// Reasoning returns the session's reasoning level, "" for the model's
+// default.
+func (s *Session) Reasoning() string { return s.agent.Reasoning() }
+
+// ReasoningError says a model does not take a reasoning level.
+type ReasoningError struct{ Err error }
+
+// Error returns the message of the ReasoningError.
+func (e *ReasoningError) Error() string { return e.Err.Error() }
+
+// Unwrap returns the underlying error.
+func (e *ReasoningError) Unwrap() error { return e.Err }
 
 // AnswerApproval answers the approval request id, which waits for the
 // door's answer (see SessionConfig.AnswerApprovals): the tool call it
@@ -729,6 +758,7 @@ func (s *Session) State() wire.StateResult {
 	return wire.StateResult{
 		Provider:     s.provider,
 		Model:        s.agent.Model().ID,
+		Reasoning:    wire.ReasoningLevel(s.agent.Reasoning()),
 		CWD:          s.cwd,
 		MessageCount: int64(s.agent.MessageCount()),
 		Busy:         busy,

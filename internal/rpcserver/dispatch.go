@@ -69,11 +69,19 @@ func (s *Server) dispatch(cmd wire.Command) {
 		}
 		s.respond(id, typ, nil)
 	case *wire.SetModelCommand:
-		if err := s.sess.SetModel(c.Model); err != nil {
+		var level *string
+		if c.Reasoning != "" {
+			l := c.Reasoning
+			if l == "default" {
+				l = ""
+			}
+			level = &l
+		}
+		if err := s.sess.SetModelReasoning(c.Model, level); err != nil {
 			s.failErr(id, typ, err)
 			return
 		}
-		s.respond(id, typ, wire.SetModelResult{Model: s.sess.Model()})
+		s.respond(id, typ, wire.SetModelResult{Model: s.sess.Model(), Reasoning: wire.ReasoningLevel(s.sess.Reasoning())})
 	case *wire.GetModelsCommand:
 		s.respond(id, typ, wire.ModelsResult{Models: s.sess.Models()})
 	case *wire.AnswerPermissionCommand:
@@ -126,12 +134,15 @@ func nonNilMessages(m []wire.Message) []wire.Message {
 // failErr maps a session error to its code.
 func (s *Server) failErr(id wire.ID, typ string, err error) {
 	var um *engine.UnknownModelError
+	var re *engine.ReasoningError
 	var we *wire.Error
 	switch {
 	case errors.Is(err, wire.ErrBusy):
 		s.fail(id, typ, wire.CodeBusy, "%s: a prompt or compact is running or queued", typ)
 	case errors.As(err, &um):
 		s.fail(id, typ, wire.CodeUnknownModel, "%s", oneLine(err))
+	case errors.As(err, &re):
+		s.fail(id, typ, wire.CodeInvalidParams, "%s", oneLine(err))
 	case errors.Is(err, engine.ErrNoApprovalRequest):
 		s.fail(id, typ, wire.CodeUnknownRequest, "%s", oneLine(err))
 	case errors.As(err, &we):
