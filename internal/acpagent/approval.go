@@ -20,7 +20,7 @@ var permissionOptions = []acp.PermissionOption{
 // needsApproval reports whether a call of tool waits for the session's
 // permission policy.
 func (s *session) needsApproval(tool string) bool {
-	return s.modeAsks(tool)
+	return s.eng.Approves(tool) && s.modeAsks(tool)
 }
 
 // approver is the engine Approver of a session under the ask or deny

@@ -19,14 +19,16 @@ import (
 // gives the first mode of every session: ask → ask, allow → auto,
 // deny → read_only; under deny read_only is the only mode.
 const (
-	// ModeAsk asks the client before each write, edit and bash call.
+	// ModeAsk asks the client before each write, edit and bash call,
+	// and each call of an extension or MCP tool that may change things.
 	ModeAsk = "ask"
 	// ModeAcceptEdits runs write and edit without asking and asks before
 	// bash.
 	ModeAcceptEdits = "accept_edits"
 	// ModeAuto runs every call without asking.
 	ModeAuto = "auto"
-	// ModeReadOnly refuses every write, edit and bash call.
+	// ModeReadOnly refuses every write, edit and bash call, and every
+	// extension or MCP tool that does not say it changes nothing.
 	ModeReadOnly = "read_only"
 )
 
@@ -86,17 +88,17 @@ func (s *session) modeState() *acp.SessionModeState {
 	return &acp.SessionModeState{CurrentModeID: acp.SessionModeId(s.mode()), AvailableModes: s.agent.modes()}
 }
 
-// modeAsks reports whether a call of tool waits for the client's answer
-// (or for its refusal) under the current mode.
+// modeAsks reports whether a call of tool, one the session's approval
+// covers (write, edit, bash, and extension and MCP tools that do not say
+// they change nothing), waits for the client's answer (or for its
+// refusal) under the current mode. Extension and MCP tools count as
+// commands: accept_edits asks before them as before bash.
 func (s *session) modeAsks(tool string) bool {
-	if !slices.Contains(engine.DefaultApprovalTools, tool) {
-		return false
-	}
 	switch s.mode() {
 	case ModeAuto:
 		return false
 	case ModeAcceptEdits:
-		return tool == "bash"
+		return tool != "write" && tool != "edit"
 	}
 	return true
 }

@@ -29,6 +29,10 @@ type planTool struct{ s *session }
 
 func (*planTool) Name() string { return planToolName }
 
+// ReadOnly implements tools.ReadOnly: the plan changes nothing outside
+// the session, so it is kept in every mode without asking.
+func (*planTool) ReadOnly() bool { return true }
+
 func (*planTool) Description() string {
 	return "Keep the plan of a task of several steps, shown to the user as a checklist. Call it with " +
 		"the whole plan each time: every step with its status (pending, in_progress or completed) and, " +

@@ -29,6 +29,9 @@ func (a *Agent) open(id, cwd string, fresh bool) (*session, error) {
 	cfg.Log = a.opts.Log
 	var sp *session
 	cfg.Approve = a.approver(&sp) // the session's mode decides, and may change
+	// Extension and MCP tools may change anything: the mode decides for
+	// them too, unless they say they change nothing.
+	cfg.ApproveOtherTools = true
 	eng, err := a.opts.Host.NewSession(cfg)
 	switch {
 	case errors.Is(err, zsession.ErrLocked):

@@ -72,6 +72,9 @@ type approval struct {
 	timeout  time.Duration
 	tools    []string
 	byAnswer bool
+	// other, when set, says whether a tool not in tools needs approval
+	// too (SessionConfig.ApproveOtherTools).
+	other func(tool string) bool
 
 	mu      sync.Mutex
 	always  map[string]bool          // tools allowed for the rest of the session
@@ -88,6 +91,11 @@ func newApproval(ask Approver, byAnswer bool, timeout time.Duration, tools []str
 		ask: ask, byAnswer: byAnswer, timeout: timeout, tools: slices.Clone(tools),
 		always: make(map[string]bool), waiting: make(map[string]chan Approval),
 	}
+}
+
+// covers reports whether a call of tool needs approval.
+func (a *approval) covers(tool string) bool {
+	return slices.Contains(a.tools, tool) || (a.other != nil && a.other(tool))
 }
 
 // interceptor returns the approval step of the chain: it runs after every
@@ -111,7 +119,7 @@ func (a *approval) interceptor() agent.Interceptor {
 // door's. A request the door may answer is open from before its event is
 // delivered, so an answer can never arrive too early.
 func (a *approval) beforeTool(ctx context.Context, call agent.ToolCall) agent.Verdict {
-	if !slices.Contains(a.tools, call.Name) {
+	if !a.covers(call.Name) {
 		return agent.Verdict{}
 	}
 	a.mu.Lock()

@@ -177,6 +177,19 @@ func (h *Host) NewSession(cfg SessionConfig) (*Session, error) {
 	chain := new(agent.Chain)
 	if cfg.Approve != nil || cfg.AnswerApprovals {
 		s.approval = newApproval(cfg.Approve, cfg.AnswerApprovals, cfg.ApprovalTimeout, cfg.ApprovalTools)
+		if cfg.ApproveOtherTools {
+			builtins := make(map[string]bool, len(builtin))
+			for _, t := range builtin {
+				builtins[t.Name()] = true
+			}
+			s.approval.other = func(name string) bool {
+				if builtins[name] {
+					return false
+				}
+				t, ok := toolset.View().Lookup(name)
+				return ok && !tools.IsReadOnly(t)
+			}
+		}
 		chain.Add(s.approval.interceptor())
 	}
 	a, err := agent.New(agent.Config{

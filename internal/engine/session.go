@@ -67,6 +67,10 @@ type SessionConfig struct {
 	// ApprovalTools are the tools whose calls need approval; nil means
 	// write, edit and bash.
 	ApprovalTools []string
+	// ApproveOtherTools also puts through approval every tool that is not
+	// built in and does not say it changes nothing (tools.IsReadOnly):
+	// extension and MCP tools, which may change anything.
+	ApproveOtherTools bool
 	// ApprovalTimeout bounds one approval; when it passes the call is
 	// rejected. 0 means no bound but the prompt's own (an abort rejects).
 	ApprovalTimeout time.Duration
@@ -769,6 +773,12 @@ func (s *Session) State() wire.StateResult {
 
 // Messages returns the transcript in its wire form, oldest first.
 func (s *Session) Messages() []wire.Message { return s.agent.Messages() }
+
+// Approves reports whether a call of tool goes through the session's
+// approval (ApprovalTools, ApproveOtherTools).
+func (s *Session) Approves(tool string) bool {
+	return s.approval != nil && s.approval.covers(tool)
+}
 
 // Usage returns the cumulative usage and cost since the start or the last
 // Clear.

@@ -22,6 +22,8 @@ type extTool struct {
 	desc    string
 	schema  json.RawMessage
 	timeout time.Duration
+	// readOnly: the extension says the tool changes nothing.
+	readOnly bool
 }
 
 // anyObject is the argument schema of a tool that registered none.
@@ -35,8 +37,13 @@ func newExtTool(e *ext, f *extwire.RegisterToolFrame) *extTool {
 	if f.TimeoutMs != nil && *f.TimeoutMs > 0 {
 		t.timeout = time.Duration(*f.TimeoutMs) * time.Millisecond
 	}
+	t.readOnly = f.ReadOnly != nil && *f.ReadOnly
 	return t
 }
+
+// ReadOnly implements tools.ReadOnly: the extension registered the tool
+// read_only.
+func (t *extTool) ReadOnly() bool { return t.readOnly }
 
 func (t *extTool) Name() string            { return t.name }
 func (t *extTool) Description() string     { return t.desc }

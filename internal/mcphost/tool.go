@@ -22,6 +22,8 @@ type tool struct {
 	remote string // what the server calls it
 	desc   string
 	schema json.RawMessage
+	// readOnly is the server's readOnlyHint: the tool changes nothing.
+	readOnly bool
 }
 
 func newTool(s *server, name string, t *mcp.Tool) *tool {
@@ -39,8 +41,14 @@ func newTool(s *server, name string, t *mcp.Tool) *tool {
 		}
 		desc = desc[:cut] + "… [cut]"
 	}
-	return &tool{s: s, name: name, remote: t.Name, desc: desc, schema: schemaOf(t)}
+	return &tool{s: s, name: name, remote: t.Name, desc: desc, schema: schemaOf(t),
+		readOnly: t.Annotations != nil && t.Annotations.ReadOnlyHint}
 }
+
+// ReadOnly implements tools.ReadOnly: the server's readOnlyHint. A hint
+// from a server the user configured: it lets the tool run in a session's
+// read-only mode, and nothing more.
+func (t *tool) ReadOnly() bool { return t.readOnly }
 
 // MaxDescription bounds the description of an MCP tool the model is
 // given, in bytes, as other agents bound it: every request of the session

@@ -28,6 +28,20 @@ type Tool interface {
 	Run(ctx context.Context, call Call) (Result, error)
 }
 
+// ReadOnly is implemented by a tool that may say it changes nothing
+// (it only reads or computes): an MCP tool with the readOnlyHint
+// annotation, an extension tool registered read_only. Such a tool runs
+// where changes are refused (a session's read-only mode).
+type ReadOnly interface {
+	ReadOnly() bool
+}
+
+// IsReadOnly reports whether t says it changes nothing.
+func IsReadOnly(t Tool) bool {
+	r, ok := t.(ReadOnly)
+	return ok && r.ReadOnly()
+}
+
 // Call is one invocation of a tool.
 type Call struct {
 	// ID is the model's id for the call.

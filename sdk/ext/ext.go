@@ -113,6 +113,16 @@ func WithTimeout(d time.Duration) ToolOption {
 	}
 }
 
+// ReadOnly says the tool changes nothing (it only reads or computes): it
+// then runs in a session's read-only mode and is not asked about, where
+// other extension tools are refused or asked about.
+func ReadOnly() ToolOption {
+	return func(f *extwire.RegisterToolFrame) {
+		t := true
+		f.ReadOnly = &t
+	}
+}
+
 // Tool offers a tool the model can call. schema is the JSON Schema of
 // its arguments, an object schema; nil means any object. Registering a
 // name again replaces its handler.

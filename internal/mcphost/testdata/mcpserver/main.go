@@ -166,7 +166,8 @@ func newServer(name, cancelFile string) *mcp.Server {
 		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: s}}}
 	}
 	s.AddTool(&mcp.Tool{Name: "echo", Description: "Says the text back.", InputSchema: json.RawMessage(
-		`{"type":"object","properties":{"text":{"type":"string","description":"what to say"}},"required":["text"]}`)},
+		`{"type":"object","properties":{"text":{"type":"string","description":"what to say"}},"required":["text"]}`),
+		Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true}},
 		func(_ context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 			return text(fmt.Sprint("echo: ", args(req)["text"])), nil
 		})
