@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"math"
 	"os"
@@ -109,6 +110,17 @@ func shellPath(fresh bool) string {
 	return shell
 }
 
+// devNull is the null device, opened once, which every command reads as
+// its stdin (nil, when it cannot be opened: then the command starts
+// without one, as exec gives it).
+var devNull = sync.OnceValue(func() io.Reader {
+	f, err := os.Open(os.DevNull)
+	if err != nil {
+		return nil
+	}
+	return f
+})
+
 // shells is the shell shellPath found, and the PATH it searched.
 var shells struct {
 	mu          sync.Mutex
@@ -127,6 +139,7 @@ func (t *bashTool) run(ctx context.Context, command string, timeout time.Duratio
 	}
 	out := newOutputCapture(newSpill, pump)
 	spec := subproc.Command{
+		Stdin:     devNull(),
 		Path:      shellPath(false),
 		Args:      []string{"-c", command},
 		Dir:       t.cfg.CWD,
