@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"os"
+	"slices"
 	"strings"
 
 	"zot.dev/zot/internal/llm"
@@ -30,6 +31,7 @@ var entryFields = []string{
 	"id", "provider", "name", "context_window", "max_output",
 	"reasoning", "images", "input", "output", "cache_read", "cache_write",
 	"reasoning_control", "always_reasons", "no_chat_tools_reasoning",
+	"reasoning_levels", "thinks_by_default", "bound_thinking",
 }
 
 // MergeJSON merges the models of a user file into c. name names the file in
@@ -144,7 +146,8 @@ func requiredString(o *strictjson.Object, name string) (string, error) {
 func decodeFields(o *strictjson.Object, m *Model) error {
 	ints := map[string]*int{"context_window": &m.ContextWindow, "max_output": &m.MaxOutput}
 	bools := map[string]*bool{"reasoning": &m.Reasoning, "images": &m.Images,
-		"always_reasons": &m.AlwaysReasons, "no_chat_tools_reasoning": &m.NoChatToolsReasoning}
+		"always_reasons": &m.AlwaysReasons, "no_chat_tools_reasoning": &m.NoChatToolsReasoning,
+		"thinks_by_default": &m.ThinksByDefault, "bound_thinking": &m.BoundThinking}
 	prices := map[string]*float64{"input": &m.Input, "output": &m.Output, "cache_read": &m.CacheRead, "cache_write": &m.CacheWrite}
 	for _, name := range entryFields {
 		f, ok := o.Get(name)
@@ -165,6 +168,8 @@ func decodeFields(o *strictjson.Object, m *Model) error {
 					err = f.Errorf("want \"budget\", \"effort\" or \"\", got %q", c)
 				}
 			}
+		case name == "reasoning_levels":
+			m.Efforts, err = decodeLevels(f)
 		case ints[name] != nil:
 			*ints[name], err = f.Int(1, math.MaxInt32)
 		case bools[name] != nil:
@@ -180,4 +185,34 @@ func decodeFields(o *strictjson.Object, m *Model) error {
 		}
 	}
 	return nil
+}
+
+// decodeLevels reads a list of reasoning levels, each once, and returns
+// them in llm.ReasoningLevels order (an empty list: the model takes none).
+func decodeLevels(f strictjson.Value) ([]string, error) {
+	items, err := f.Array()
+	if err != nil {
+		return nil, err
+	}
+	seen := map[string]bool{}
+	for _, it := range items {
+		l, err := it.String()
+		if err != nil {
+			return nil, err
+		}
+		if !slices.Contains(llm.ReasoningLevels, l) {
+			return nil, it.Errorf("want one of %s, got %q", strings.Join(llm.ReasoningLevels, ", "), l)
+		}
+		if seen[l] {
+			return nil, it.Errorf("%q is listed twice", l)
+		}
+		seen[l] = true
+	}
+	out := []string{}
+	for _, l := range llm.ReasoningLevels {
+		if seen[l] {
+			out = append(out, l)
+		}
+	}
+	return out, nil
 }

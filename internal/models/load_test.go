@@ -165,3 +165,30 @@ func TestLoadCapabilities(t *testing.T) {
 		t.Errorf("bad control: %v", err)
 	}
 }
+
+// TestLoadReasoningFacts: a model file says which reasoning levels a
+// model takes, whether it thinks by default and whether its thinking is
+// bound to the conversation; levels are checked and put in order.
+func TestLoadReasoningFacts(t *testing.T) {
+	c, err := Load(writeFile(t, `{"models":[{"id":"local-r1","provider":"ollama","reasoning":true,
+		"reasoning_levels":["high","none","low"],"thinks_by_default":true,"bound_thinking":false,"input":0,"output":0}]}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, _ := c.Lookup("ollama", "local-r1")
+	if !reflect.DeepEqual(m.Efforts, []string{"none", "low", "high"}) || !m.ThinksByDefault || m.BoundThinking || m.Unpriced {
+		t.Errorf("%+v", m)
+	}
+	if err := m.TakesEffort("medium"); err == nil || !strings.Contains(err.Error(), "(it takes none, low, high)") {
+		t.Errorf("medium: %v", err)
+	}
+	for _, tc := range []struct{ text, want string }{
+		{`{"models":[{"id":"a","provider":"ollama","reasoning_levels":["huge"]}]}`, `models[0].reasoning_levels[0]: want one of none, minimal, low, medium, high, xhigh, max, got "huge"`},
+		{`{"models":[{"id":"a","provider":"ollama","reasoning_levels":["low","low"]}]}`, `models[0].reasoning_levels[1]: "low" is listed twice`},
+		{`{"models":[{"id":"a","provider":"ollama","reasoning_levels":"low"}]}`, `models[0].reasoning_levels: want an array`},
+	} {
+		if _, err := Load(writeFile(t, tc.text)); err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s: %v", tc.text, err)
+		}
+	}
+}
