@@ -39,7 +39,7 @@ var (
 	gpt52Efforts = []string{"none", "low", "medium", "high", "xhigh"}
 	// GPT-5.6 and GPT-6, 6.1 Terra.
 	gpt56Efforts = []string{"none", "low", "medium", "high", "xhigh", "max"}
-	// GPT-6.1 Sol and GPT-6.2 and later refuse "none".
+	// GPT-6 Astra, GPT-6.1 Sol and GPT-6.2 and later refuse "none".
 	gpt61SolEfforts = []string{"low", "medium", "high", "xhigh", "max"}
 	// Gemini 3.x thinkingLevel.
 	gemini3Efforts = []string{"minimal", "low", "medium", "high"}
@@ -158,7 +158,11 @@ func openaiFamily(id string) (Model, bool) {
 		m.Reasoning, m.ReasoningControl, m.NoChatToolsReasoning = true, llm.ReasoningEffort, true
 		m.ContextWindow, m.MaxOutput = 1_050_000, 128_000
 		m.Efforts = gpt56Efforts
-		if v.atLeast(6, 2) || v == (version{6, 1}) && hasSuffixWord(id, "sol") {
+		// GPT-6 Astra and 6.1 Sol refuse none (apidog's GPT-6.1 Sol guide
+		// after OpenAI's model page and GPT-6 migration guide; LaoZhang's
+		// note of 2026-11-04), and so, by the audit of OpenAI's
+		// deployment checklist, does 6.2.
+		if v.atLeast(6, 2) || v == (version{6, 1}) && hasSuffixWord(id, "sol") || v == (version{6, 0}) && hasSuffixWord(id, "astra") {
 			m.Efforts = gpt61SolEfforts
 		}
 	case v.major == 5:

@@ -40,6 +40,8 @@ func TestFamilyRules(t *testing.T) {
 		{"openai-responses", "gpt-6-terra", llm.ReasoningEffort, true, false, "none low medium high xhigh max", 128_000},
 		{"openai", "gpt-6.1-sol-2026-12-01", llm.ReasoningEffort, true, false, "low medium high xhigh max", 128_000},
 		{"openai", "gpt-6.3-luna", llm.ReasoningEffort, true, false, "low medium high xhigh max", 128_000},
+		{"openai", "gpt-6-astra-2026-09-03", llm.ReasoningEffort, true, false, "low medium high xhigh max", 128_000},
+		{"openai", "gpt-6-luna-2026-09-22", llm.ReasoningEffort, true, false, "none low medium high xhigh max", 128_000},
 		{"openai", "gpt-7", llm.ReasoningEffort, true, false, "low medium high xhigh max", 128_000},
 		{"openai", "gpt-5.3-codex", llm.ReasoningEffort, false, false, "none low medium high xhigh", 128_000},
 		{"openai", "gpt-5-pro", llm.ReasoningEffort, false, false, "minimal low medium high", 128_000},
