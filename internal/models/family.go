@@ -162,7 +162,7 @@ func openaiFamily(id string) (Model, bool) {
 		// after OpenAI's model page and GPT-6 migration guide; LaoZhang's
 		// note of 2026-11-04), and so, by the audit of OpenAI's
 		// deployment checklist, does 6.2.
-		if v.atLeast(6, 2) || v == (version{6, 1}) && hasSuffixWord(id, "sol") || v == (version{6, 0}) && hasSuffixWord(id, "astra") {
+		if v.atLeast(6, 2) || v == (version{6, 1}) && hasPart(id, "sol") || v == (version{6, 0}) && hasPart(id, "astra") {
 			m.Efforts = gpt61SolEfforts
 		}
 	case v.major == 5:
@@ -182,8 +182,8 @@ func openaiFamily(id string) (Model, bool) {
 	return m, true
 }
 
-// hasSuffixWord reports whether id has word as a dash-separated part.
-func hasSuffixWord(id, word string) bool {
+// hasPart reports whether word is one of the dash-separated parts of id.
+func hasPart(id, word string) bool {
 	return slices.Contains(strings.Split(id, "-"), word)
 }
 
