@@ -109,11 +109,7 @@ func (p *Provider) Stream(ctx context.Context, req *llm.Request, sink llm.Sink) 
 	if sink == nil {
 		sink = func(llm.Event) {}
 	}
-	once := p.opt
-	once.MaxAttempts = 1 // Call below owns the attempt budget
-	if thinks(req) && once.IdleTimeout == 0 {
-		once.IdleTimeout = thinkingIdleTimeout
-	}
+	once := p.attemptOptions(req)
 	var asm *assembler
 	err = httpcall.Call(ctx, p.opt, httpcall.Attempt{
 		Open: func(ctx context.Context) (*httpcall.Stream, error) {
@@ -136,6 +132,18 @@ func (p *Provider) Stream(ctx context.Context, req *llm.Request, sink llm.Sink) 
 	resp := asm.response()
 	stamp(&resp.Message, req.Model, prefix)
 	return resp, nil
+}
+
+// attemptOptions are the options of one attempt of req: Call owns the
+// attempt budget, and a call that may think gets the longer idle timeout
+// unless the options set one.
+func (p *Provider) attemptOptions(req *llm.Request) httpcall.Options {
+	once := p.opt
+	once.MaxAttempts = 1
+	if thinks(req) && once.IdleTimeout == 0 {
+		once.IdleTimeout = thinkingIdleTimeout
+	}
+	return once
 }
 
 // failed returns the partial response of a failed call.

@@ -6,8 +6,10 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"zot.dev/zot/internal/llm"
+	"zot.dev/zot/internal/provider/httpcall"
 	"zot.dev/zot/internal/provider/providertest"
 	"zot.dev/zot/internal/provider/reqbody"
 )
@@ -193,5 +195,51 @@ func TestLongTextEncodedInPlace(t *testing.T) {
 	}
 	if n := msgs.Reused(); n != 3 {
 		t.Errorf("second request reused %d encodings, want 3 (the long one's stand-in too)", n)
+	}
+}
+
+// TestThinkingIdleTimeout: a call that may think (a reasoning model, a
+// model that thinks by default, a level asked for) allows 10 minutes
+// without a byte, as the other providers do; one that does not, and
+// "none", keep the default; a timeout the options set is kept.
+func TestThinkingIdleTimeout(t *testing.T) {
+	p := New(Config{})
+	for _, tc := range []struct {
+		name string
+		req  llm.Request
+		want time.Duration
+	}{
+		{"reasoning model", llm.Request{ReasoningModel: true}, 10 * time.Minute},
+		{"thinks by default", llm.Request{ThinksByDefault: true}, 10 * time.Minute},
+		{"a level", llm.Request{Reasoning: "low"}, 10 * time.Minute},
+		{"none", llm.Request{Reasoning: "none"}, 0},
+		{"plain", llm.Request{}, 0},
+	} {
+		if got := p.attemptOptions(&tc.req).IdleTimeout; got != tc.want {
+			t.Errorf("%s: idle timeout %v, want %v", tc.name, got, tc.want)
+		}
+	}
+	set := New(Config{Options: httpcall.Options{IdleTimeout: time.Second}})
+	if got := set.attemptOptions(&llm.Request{ReasoningModel: true}).IdleTimeout; got != time.Second {
+		t.Errorf("a set timeout became %v", got)
+	}
+}
+
+// TestLevelsNotTaken: a level the request's kind of thinking has no field
+// for is refused before anything is sent (the catalog refuses it earlier;
+// this is the provider's own guard).
+func TestLevelsNotTaken(t *testing.T) {
+	for _, tc := range []struct {
+		req  llm.Request
+		want string
+	}{
+		{llm.Request{Model: "claude-fable-5-2", AlwaysReasons: true, Reasoning: "none"}, "always thinks"},
+		{llm.Request{ReasoningControl: llm.ReasoningBudget, Reasoning: "max"}, "for a thinking budget"},
+		{llm.Request{ReasoningControl: llm.ReasoningEffort, Reasoning: "minimal"}, "want none, low, medium, high, xhigh or max"},
+	} {
+		var w wireRequest
+		if err := setThinking(&w, &tc.req); err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%+v: %v", tc.req, err)
+		}
 	}
 }
