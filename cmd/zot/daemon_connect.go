@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"os"
 	"syscall"
 
 	"github.com/urfave/cli/v3"
@@ -25,7 +26,9 @@ func daemonConnectCommand(std streams) *cli.Command {
 home's daemon.sock, found as the daemon finds it) and relays lines both
 ways: type or pipe one JSON-RPC 2.0 message per line. At the end of stdin
 the daemon answers what is under way, then hangs up, and zot daemon connect
-exits 0. It exits 1 when no daemon answers there.`,
+exits 0. It exits 1 when no daemon answers there, when the socket is served
+by another user's process, or when the daemon hangs up before the end of
+stdin (it was stopped).`,
 		Action: func(ctx context.Context, cmd *cli.Command) error {
 			if cmd.Args().Len() > 0 {
 				return usagef("zot daemon connect takes no arguments, got %q", cmd.Args().First())
@@ -39,8 +42,8 @@ exits 0. It exits 1 when no daemon answers there.`,
 }
 
 // connectDaemon relays std to the daemon's socket until the daemon hangs
-// up (exit 0), stdout's reader goes away (exit 0) or a signal comes
-// (128+signal).
+// up (exit 0 after the end of stdin, else 1), stdout's reader goes away
+// (exit 0) or a signal comes (128+signal).
 func connectDaemon(ctx context.Context, std streams) error {
 	sock, err := daemon.ResolveSocket(nil)
 	if err != nil {
@@ -53,26 +56,51 @@ func connectDaemon(ctx context.Context, std streams) error {
 	}
 	conn := c.(*net.UnixConn)
 	defer conn.Close()
+	// Only the user's own daemon hears what they type: a socket another
+	// user serves (planted in a shared directory, or a wrong ZOT_SOCKET)
+	// is left before anything is sent.
+	uid, err := daemon.PeerUID(conn)
+	if err != nil {
+		return &exitError{code: 1, msg: fmt.Sprintf("zot daemon connect: who serves %s: %v", sock.Path, err)}
+	}
+	if uid >= 0 && uid != os.Getuid() {
+		return &exitError{code: 1, msg: fmt.Sprintf("zot daemon connect: %s is served by a process of uid %d, not of this user (uid %d): connect talks only to your own daemon (set ZOT_SOCKET to its socket)", sock.Path, uid, os.Getuid())}
+	}
 	// A signal ends the relay: closing the connection ends both copies
 	// (but a read of stdin, which the process's exit ends).
 	stop := context.AfterFunc(ctx, func() { conn.Close() })
 	defer stop()
 	// stdin → daemon. At the end of stdin the write side is closed: the
 	// daemon answers what is under way, then closes, which ends the
-	// copy below. This goroutine may stay blocked in a read of stdin
-	// after that; the process's exit ends it.
+	// copy below. stdinEnded is closed first, so when the daemon's close
+	// arrives without it, the daemon left on its own. This goroutine may
+	// stay blocked in a read of stdin after the relay ended (a read of a
+	// terminal or pipe cannot be interrupted); the process's exit ends it.
+	stdinEnded := make(chan struct{})
 	go func() {
-		_, _ = io.Copy(conn, std.in)
+		if _, err := io.Copy(conn, std.in); err == nil {
+			close(stdinEnded)
+		}
 		_ = conn.CloseWrite()
 	}()
 	_, err = io.Copy(std.out, conn)
+	hungUp := &exitError{code: 1, msg: "zot daemon connect: the daemon closed the connection before the end of stdin"}
 	switch {
 	case ctx.Err() != nil:
 		if received.Load() == int32(syscall.SIGPIPE) {
 			return nil // stdout's reader left: a normal end
 		}
 		return &exitError{code: 128 + signalNumber(ctx)}
-	case err == nil, errors.Is(err, syscall.EPIPE), errors.Is(err, net.ErrClosed):
+	case err == nil:
+		select {
+		case <-stdinEnded:
+			return nil
+		default:
+			return hungUp
+		}
+	case errors.Is(err, syscall.ECONNRESET):
+		return hungUp
+	case errors.Is(err, syscall.EPIPE), errors.Is(err, net.ErrClosed):
 		return nil
 	}
 	return &exitError{code: 1, msg: "zot daemon connect: " + err.Error()}

@@ -9,6 +9,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -211,4 +212,120 @@ func TestDaemonDocsClients(t *testing.T) {
 		}
 		run(t, "TypeScript", node, file)
 	})
+}
+
+// A daemon that stops while zot daemon connect still has stdin to relay
+// is not a normal end: connect exits 1 and says the daemon hung up, so a
+// script can tell it from the end of its own input.
+func TestDaemonConnectDaemonLeavesFirst(t *testing.T) {
+	dir := doorDir(t)
+	env := doorEnv(filepath.Join(dir, "home"), "ZOT_SOCKET="+filepath.Join(dir, "d.sock"))
+	d := startZotDaemon(t, env)
+	d.waitFor(t, "listening on")
+
+	cmd := exec.Command(zotBin, "daemon", "connect")
+	cmd.Env = env
+	stdin, _ := cmd.StdinPipe()
+	stdout, _ := cmd.StdoutPipe()
+	stderr := new(zotbin.Buffer)
+	cmd.Stderr = stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer stdin.Close()
+	t.Cleanup(func() {
+		if cmd.ProcessState == nil {
+			_ = cmd.Process.Kill()
+			_ = cmd.Wait()
+		}
+	})
+	fmt.Fprintln(stdin, `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":1}}`)
+	lines := bufio.NewScanner(stdout)
+	lines.Buffer(nil, 1<<20)
+	if !lines.Scan() || !strings.Contains(lines.Text(), `"id":1,"result"`) {
+		t.Fatalf("no answer to initialize: %q %v\n%s", lines.Text(), lines.Err(), stderr)
+	}
+	if err := d.cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	d.waitExit(t)
+	if _, err := io.Copy(io.Discard, stdout); err != nil {
+		t.Error(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	select {
+	case err := <-done:
+		code := -1
+		if cmd.ProcessState != nil {
+			code = cmd.ProcessState.ExitCode()
+		}
+		want := "zot: zot daemon connect: the daemon closed the connection before the end of stdin\n"
+		if code != 1 || stderr.String() != want {
+			t.Errorf("exit %d (%v), stderr %q; want exit 1 and %q", code, err, stderr, want)
+		}
+	case <-time.After(hangGuard):
+		t.Fatalf("zot daemon connect did not exit after its daemon left\n%s", stderr)
+	}
+}
+
+// zot daemon connect talks only to a daemon of the user who runs it: a
+// socket served by another user's process (planted in a shared
+// directory, or named by a wrong ZOT_SOCKET) is left at once, with a
+// message naming that user, before anything from stdin is sent to it.
+// It needs root, to start a process as another user.
+func TestDaemonConnectOtherUsersSocket(t *testing.T) {
+	if os.Getuid() != 0 {
+		t.Skip("needs root to start a daemon as another user")
+	}
+	const other = 65534 // nobody
+	// A directory tree the other user can reach: the binary copied into
+	// it, a home and a socket directory of their own.
+	dir, err := os.MkdirTemp("", "zdo")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(dir) })
+	if err := os.Chmod(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	data, err := os.ReadFile(zotBin)
+	if err != nil {
+		t.Fatal(err)
+	}
+	bin := filepath.Join(dir, "zot")
+	if err := os.WriteFile(bin, data, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, sub := range []string{"home", "run"} {
+		if err := os.Mkdir(filepath.Join(dir, sub), 0o700); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Chown(filepath.Join(dir, sub), other, other); err != nil {
+			t.Fatal(err)
+		}
+	}
+	sock := filepath.Join(dir, "run", "d.sock")
+	d := &daemonProc{stderr: new(zotbin.Buffer), done: make(chan struct{})}
+	d.cmd = exec.Command(bin, "daemon", "--provider", "scripted")
+	d.cmd.Env = doorEnv(filepath.Join(dir, "home"), "ZOT_SOCKET="+sock)
+	d.cmd.Dir = dir
+	d.cmd.Stderr = d.stderr
+	d.cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: other, Gid: other}}
+	if err := d.cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	go func() { d.err = d.cmd.Wait(); close(d.done) }()
+	t.Cleanup(func() {
+		_ = d.cmd.Process.Kill()
+		<-d.done
+	})
+	d.waitFor(t, "listening on")
+
+	stdout, stderr, code := runZot(t, `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":1}}`+"\n",
+		[]string{"ZOT_HOME=" + filepath.Join(t.TempDir(), "home"), "ZOT_SOCKET=" + sock}, "daemon", "connect")
+	want := fmt.Sprintf("zot: zot daemon connect: %s is served by a process of uid %d, not of this user (uid 0): connect talks only to your own daemon (set ZOT_SOCKET to its socket)\n", sock, other)
+	if code != 1 || stdout != "" || stderr != want {
+		t.Errorf("exit %d, stdout %q, stderr %q; want exit 1 and %q", code, stdout, stderr, want)
+	}
 }
