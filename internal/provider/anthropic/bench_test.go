@@ -3,6 +3,7 @@ package anthropic
 import (
 	"fmt"
 	"io"
+	"strings"
 	"testing"
 
 	"zot.dev/zot/internal/llm"
@@ -71,6 +72,38 @@ func BenchmarkBuildRequest(b *testing.B) {
 		for b.Loop() {
 			if _, err := buildRequestCached(req, &tools, &msgs); err != nil {
 				b.Fatal(err)
+			}
+		}
+	})
+	// A model with bound thinking whose every answer thought: each block's
+	// prefix is checked and the request's own fingerprinted (bound.go).
+	bound := *req
+	bound.Model, bound.BoundThinking = "claude-sonnet-5-5", true
+	bound.Messages = nil
+	var tools reqbody.ToolCache
+	for i, m := range req.Messages {
+		if m.Role == llm.RoleAssistant {
+			probe := bound
+			probe.Messages = bound.Messages
+			_, prefix, err := buildPayload(&probe, &tools, nil)
+			if err != nil {
+				b.Fatal(err)
+			}
+			m.Content = append([]llm.Block{&llm.ThinkingBlock{Provider: providerName, Text: "thinking", Signature: fmt.Sprintf("sig%d", i), Model: bound.Model, Prefix: prefix}}, m.Content...)
+		}
+		bound.Messages = append(bound.Messages, m)
+	}
+	b.Run("bound cached", func(b *testing.B) {
+		var tools reqbody.ToolCache
+		var msgs reqbody.MessageCache
+		b.ReportAllocs()
+		for b.Loop() {
+			p, _, err := buildPayload(&bound, &tools, &msgs)
+			if err != nil {
+				b.Fatal(err)
+			}
+			if strings.Count(string(p.Bytes()), `"type":"thinking"`) != 200 {
+				b.Fatal("thinking was left out")
 			}
 		}
 	})
