@@ -395,7 +395,12 @@ func TestExampleRedact(t *testing.T) {
 		map[string]any{"tool_calls": []any{
 			map[string]any{"name": "read", "args": map[string]any{"path": ".env"}},
 			map[string]any{"name": "bash", "args": map[string]any{"command": "cat config/.env.local"}},
-			map[string]any{"name": "bash", "args": map[string]any{"command": "echo environment"}},
+			map[string]any{"name": "bash", "args": map[string]any{"command": "cat .env;echo"}},
+			map[string]any{"name": "bash", "args": map[string]any{"command": "cat .env|head"}},
+			map[string]any{"name": "bash", "args": map[string]any{"command": "x=$(<.env)"}},
+			map[string]any{"name": "grep", "args": map[string]any{"pattern": "KEY", "path": ".env"}},
+			map[string]any{"name": "grep", "args": map[string]any{"pattern": "KEY", "glob": ".env*"}},
+			map[string]any{"name": "bash", "args": map[string]any{"command": "echo environment; cat app.env.md"}},
 		}},
 		map[string]any{"text": "The key is " + key + "."},
 	}}}})
@@ -404,15 +409,15 @@ func TestExampleRedact(t *testing.T) {
 	wantResponse(t, r, "prompt", true, "")
 	evs := p.untilDone()
 	results := toolResults(evs)
-	if len(results) != 3 {
+	if len(results) != 8 {
 		t.Fatalf("tool results: %d", len(results))
 	}
-	for i := range 2 {
+	for i := range 7 {
 		if !results[i].IsError || !strings.Contains(resultText(results[i]), ".env files hold secrets") {
 			t.Errorf("a read of .env %d: %q (error %v)", i, resultText(results[i]), results[i].IsError)
 		}
 	}
-	if got := resultText(results[2]); results[2].IsError || !strings.Contains(got, "environment") {
+	if got := resultText(results[7]); !strings.Contains(got, "environment") || strings.Contains(got, "secrets") {
 		t.Errorf("a harmless command: %q", got)
 	}
 	var shown []string
@@ -429,7 +434,7 @@ func TestExampleRedact(t *testing.T) {
 		t.Fatalf("the message clients are shown: %q", got)
 	}
 	r, _ = p.call(`{"id":"2","type":"run_command","name":"redactions"}`)
-	if res := runCommandResult(t, r); res.Action != wire.CommandActionDisplay || res.Text != "redact hid 1 secret and refused 2 reads of .env files" {
+	if res := runCommandResult(t, r); res.Action != wire.CommandActionDisplay || res.Text != "redact hid 1 secret and refused 7 reads of .env files" {
 		t.Fatalf("redactions: %s", r.Data)
 	}
 	if code := p.exit(); code != 0 {
@@ -527,5 +532,53 @@ func TestDocsAuthorPackageQuickStarts(t *testing.T) {
 				t.Fatalf("exit %d", code)
 			}
 		})
+	}
+}
+
+// notes keeps its cursor on a note: a key pressed while the list is
+// empty does not leave it before the first note, where the next x would
+// delete the last note while none is marked.
+func TestExampleNotesKeysOnAnEmptyList(t *testing.T) {
+	home, dir := installExample(t, "notes")
+	s := script(t, map[string]any{"turns": []any{map[string]any{"steps": []any{
+		map[string]any{"tool_calls": []any{
+			map[string]any{"name": "note", "args": map[string]any{"text": "buy milk"}},
+			map[string]any{"name": "note", "args": map[string]any{"text": "call Ada"}},
+		}},
+		map[string]any{"text": "noted"},
+	}}}})
+	p := start(t, []string{home}, rpcArgs(t, "--script", s)...)
+	r, evs := p.call(`{"id":"1","type":"run_command","name":"notes"}`)
+	if res := runCommandResult(t, r); res.Panel == nil || res.Panel.Lines[0] != "(no notes yet)" {
+		t.Fatalf("empty panel: %s", r.Data)
+	}
+	p.event("panel_open", evs)
+	_, evs = p.call(`{"id":"2","type":"panel_key","panel_id":"notes","key":"down"}`)
+	p.event("panel_render", evs)
+	r, _ = p.call(`{"id":"3","type":"prompt","message":"remember milk and Ada"}`)
+	wantResponse(t, r, "prompt", true, "")
+	p.untilDone()
+	r, evs = p.call(`{"id":"4","type":"run_command","name":"notes"}`)
+	if res := runCommandResult(t, r); res.Panel == nil || strings.Join(res.Panel.Lines, "|") != "▸ buy milk|  call Ada" {
+		t.Fatalf("panel after notes were added: %s", r.Data)
+	}
+	p.event("panel_open", evs)
+	p.send(`{"id":"5","type":"panel_key","panel_id":"notes","key":"rune","text":"x"}`)
+	for {
+		if f := p.next(); f.ev != nil {
+			if pr, ok := f.ev.(*wire.PanelRenderEvent); ok {
+				if got := strings.Join(pr.Lines, "|"); got != "▸ call Ada" {
+					t.Fatalf("after x on the marked note: %s", got)
+				}
+				break
+			}
+		}
+	}
+	data, _ := os.ReadFile(filepath.Join(dir, "notes.json"))
+	if strings.Contains(string(data), "milk") || !strings.Contains(string(data), "Ada") {
+		t.Fatalf("notes.json after x: %s", data)
+	}
+	if code := p.exit(); code != 0 {
+		t.Fatalf("exit %d", code)
 	}
 }

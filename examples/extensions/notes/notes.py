@@ -79,7 +79,7 @@ def key(k):
         if k.key == "up":
             cursor = max(0, cursor - 1)
         elif k.key == "down":
-            cursor = min(len(notes) - 1, cursor + 1)
+            cursor = max(0, min(len(notes) - 1, cursor + 1))
         elif k.key == "rune" and k.text == "x" and notes:
             del notes[cursor]
             cursor = min(cursor, max(0, len(notes) - 1))

@@ -1,9 +1,10 @@
 #!/usr/bin/env node
 // redact: an example zot extension written with zot-ext (clients/node-ext).
 //
-// It refuses tool calls that read .env files, replaces what looks like a
-// secret (API keys, tokens, private keys) with [redacted] in the model's
-// finished messages (the assistant_message clients are shown; text that a
+// It refuses tool calls that read .env files (read, grep, and bash commands
+// that name one; a command can still reach one by a name it builds),
+// replaces what looks like a secret (API keys, tokens, private keys) with
+// [redacted] in the model's finished messages (the assistant_message clients are shown; text that a
 // client already showed as it streamed in is not taken back), and
 // /redactions says what it did.
 //
@@ -36,10 +37,20 @@ ext.interceptAssistantMessage((text) => {
   if (out !== text) return out; // the text clients see; the transcript keeps the model's
 });
 
+// A name .env or .env.<something>, wherever a path or a command names it:
+// between anything but the characters of a name (cat .env;, $(<.env), "a/.env").
+const DOT_ENV = /(^|[^\w.-])\.env(\.[\w-]+)?(?![\w.-])/;
+// What each of zot's tools that reads a file's content is pointed at.
+const READS = {
+  read: (a) => [a.path],
+  bash: (a) => [a.command],
+  grep: (a) => [a.path, a.glob],
+};
+
 ext.interceptToolCall((call) => {
   const args = call.tool_args ?? {};
-  const reads = call.tool_name === "read" ? String(args.path ?? "") : call.tool_name === "bash" ? String(args.command ?? "") : "";
-  if (/(^|[\s/'"])\.env(\.[\w-]+)?($|[\s'"])/.test(reads)) {
+  const reads = (READS[call.tool_name]?.(args) ?? []).map((v) => String(v ?? ""));
+  if (reads.some((r) => DOT_ENV.test(r))) {
     refused++;
     return block("redact: .env files hold secrets; ask the user for the value you need");
   }
