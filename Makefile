@@ -56,7 +56,10 @@ install: ## install zot into GOBIN when set, else PREFIX/bin (PREFIX defaults to
 	$(GO_BUILD) -o '$(INSTALL_DIR)/.zot.new' ./cmd/zot
 	mv -f '$(INSTALL_DIR)/.zot.new' '$(INSTALL_DIR)/zot'
 	@echo 'installed $(INSTALL_DIR)/zot, version $(VERSION)'
-	@case ":$$PATH:" in *':$(INSTALL_DIR):'*|*':$(INSTALL_DIR)/:'*) ;; *) \
+	@case ":$$PATH:" in *':$(INSTALL_DIR):'*|*':$(INSTALL_DIR)/:'*) \
+		found=$$(command -v zot); if [ -n "$$found" ] && ! [ "$$found" -ef '$(INSTALL_DIR)/zot' ]; then \
+		echo "$$found comes before $(INSTALL_DIR) on your PATH, so a plain \`zot\` runs that one:"; \
+		echo "remove it, or put $(INSTALL_DIR) earlier on PATH."; fi;; *) \
 		echo '$(INSTALL_DIR) is not on your PATH, so a plain `zot` is not found. Add it:'; \
 		echo '  export PATH="$(INSTALL_DIR):$$PATH"'; \
 		echo 'for this shell; put that line in ~/.bashrc or ~/.zshrc (fish: fish_add_path $(INSTALL_DIR)) to keep it.';; esac

@@ -94,6 +94,16 @@ func TestMakeInstall(t *testing.T) {
 			t.Errorf("version %q, commit %q; want %q, %q", v, c, want, git("rev-parse", "HEAD"))
 		}
 	})
+	t.Run("another zot first on PATH", func(t *testing.T) {
+		dir, other := t.TempDir(), t.TempDir()
+		if err := os.WriteFile(filepath.Join(other, "zot"), []byte("#!/bin/sh\necho old zot\n"), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		out := install(t, []string{"HOME=" + home, "GOBIN=" + dir, "PATH=" + other + ":" + dir + ":" + os.Getenv("PATH")})
+		if want := filepath.Join(other, "zot") + " comes before " + dir + " on your PATH"; !strings.Contains(out, want) {
+			t.Errorf("make install behind another zot on PATH: no hint with %q:\n%s", want, out)
+		}
+	})
 	t.Run("PREFIX", func(t *testing.T) {
 		prefix := t.TempDir()
 		out := install(t, []string{"HOME=" + home, "GOBIN="}, "PREFIX="+prefix)
