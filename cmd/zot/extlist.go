@@ -49,7 +49,11 @@ func flagEntries(paths []string) []extEntry {
 		if abs, err := filepath.Abs(file); err == nil {
 			file = abs
 		}
-		e := extEntry{scope: "flag", dir: filepath.Dir(file), file: file, name: filepath.Base(filepath.Dir(file))}
+		dir := filepath.Dir(file)
+		if _, err := os.Stat(file); err != nil && filepath.Base(file) != exthost.ManifestFile {
+			dir = file // a folder that is not there: rpc reads it as the manifest and fails the same way
+		}
+		e := extEntry{scope: "flag", dir: dir, file: file, name: filepath.Base(dir)}
 		e.spec, _, e.err = exthost.ReadManifest(file)
 		if e.err == nil {
 			e.name = e.spec.Name()

@@ -87,3 +87,29 @@ func TestExtListJSON(t *testing.T) {
 		t.Fatalf("list --force: %d %s", code, errOut)
 	}
 }
+
+// An --ext path that does not exist is listed under its own name and
+// folder, invalid, as rpc reports it: not as the extension "/" in the
+// folder above it.
+func TestExtListMissingExtPath(t *testing.T) {
+	homeEnv, _ := zotHomeEnv(t)
+	cwd := t.TempDir()
+	missing := filepath.Join(t.TempDir(), "weather")
+	for _, c := range []struct{ arg, name, folder, manifest string }{
+		{missing, "weather", missing, missing},
+		{filepath.Join(missing, "extension.json"), "weather", missing, filepath.Join(missing, "extension.json")},
+	} {
+		out, errOut, code := runExt(t, []string{homeEnv}, cwd, "ext", "list", "--json", "--ext", c.arg)
+		var got []map[string]any
+		if err := json.Unmarshal([]byte(out), &got); code != 0 || err != nil || len(got) != 1 {
+			t.Fatalf("list --json --ext %s: %d %v\n%s%s", c.arg, code, err, out, errOut)
+		}
+		g := got[0]
+		if g["name"] != c.name || g["folder"] != c.folder || g["manifest"] != c.manifest || g["state"] != "invalid" || g["source"] != "flag" {
+			t.Errorf("--ext %s: %v", c.arg, g)
+		}
+		if e, _ := g["error"].(string); !strings.Contains(e, "no such file or directory") {
+			t.Errorf("--ext %s: error %q", c.arg, e)
+		}
+	}
+}
