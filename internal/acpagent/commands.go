@@ -188,13 +188,9 @@ func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
 // text, when the prompt is one text block starting with /name of the
 // session's list.
 func (s *session) slashCommand(prompt []acp.ContentBlock) (command, string, bool) {
-	if len(prompt) != 1 || prompt[0].Text == nil || !strings.HasPrefix(prompt[0].Text.Text, "/") {
+	name, args, ok := slashWords(prompt)
+	if !ok {
 		return command{}, "", false
-	}
-	name, args, _ := strings.Cut(strings.TrimPrefix(prompt[0].Text.Text, "/"), " ")
-	name = strings.TrimSpace(name)
-	if i := strings.IndexAny(name, "\n\t"); i >= 0 {
-		name, args = name[:i], name[i+1:]+" "+args
 	}
 	for _, c := range s.commands() {
 		if c.name == name {
@@ -202,6 +198,20 @@ func (s *session) slashCommand(prompt []acp.ContentBlock) (command, string, bool
 		}
 	}
 	return command{}, "", false
+}
+
+// slashWords splits a prompt that is one text block starting with / into
+// the name after the slash and the rest of its text.
+func slashWords(prompt []acp.ContentBlock) (name, args string, ok bool) {
+	if len(prompt) != 1 || prompt[0].Text == nil || !strings.HasPrefix(prompt[0].Text.Text, "/") {
+		return "", "", false
+	}
+	name, args, _ = strings.Cut(strings.TrimPrefix(prompt[0].Text.Text, "/"), " ")
+	name = strings.TrimSpace(name)
+	if i := strings.IndexAny(name, "\n\t"); i >= 0 {
+		name, args = name[:i], name[i+1:]+" "+args
+	}
+	return name, args, true
 }
 
 // runCommand serves a prompt that names a command: /compact and an

@@ -395,6 +395,28 @@ func (h *conn) prompt(req *jsonrpc.Request) jsonrpc.Reply {
 	if err != nil {
 		return jsonrpc.Fail(err)
 	}
+	if _, _, slash := slashWords(p.Prompt); slash {
+		if _, _, known := s.slashCommand(p.Prompt); !known {
+			if x := s.extensions(); x != nil && x.Starting() {
+				// It may name a command of an extension that is still
+				// starting: it is answered once they have started, as
+				// every prompt waits for them.
+				return jsonrpc.Async(func(ctx context.Context) (any, error) {
+					x.WaitReady(ctx)
+					if err := ctx.Err(); err != nil {
+						return nil, err
+					}
+					return h.promptNow(s, p).Await(ctx)
+				})
+			}
+		}
+	}
+	return h.promptNow(s, p)
+}
+
+// promptNow answers a prompt as the session's commands are now: a slash
+// command of their list runs, anything else is submitted to the agent.
+func (h *conn) promptNow(s *session, p acp.PromptRequest) jsonrpc.Reply {
 	if c, args, ok := s.slashCommand(p.Prompt); ok {
 		return h.runCommand(s, c, args) // commands.go
 	}

@@ -338,6 +338,28 @@ func (h *Host) awaitReady(ctx context.Context) {
 	}
 }
 
+// Starting reports whether an extension is yet to be started, or started
+// and neither ready nor failed.
+func (h *Host) Starting() bool {
+	h.mu.Lock()
+	launched, closed := h.launched, h.closed
+	h.mu.Unlock()
+	if closed {
+		return false
+	}
+	if !launched {
+		return true
+	}
+	for _, e := range h.current() {
+		select {
+		case <-e.readyCh:
+		default:
+			return true
+		}
+	}
+	return false
+}
+
 // WaitReady waits as every prompt does as it starts: until every
 // extension is ready or has failed, or until ctx ends.
 func (h *Host) WaitReady(ctx context.Context) { h.awaitReady(ctx) }

@@ -1,5 +1,7 @@
 package jsonrpc
 
+import "context"
+
 // Then returns r that also calls after once r's answer is queued: on the
 // connection's reader goroutine for an answer given at once (before the
 // next message is read), on the job's goroutine for an Async one. What
@@ -9,4 +11,14 @@ package jsonrpc
 func (r Reply) Then(after func()) Reply {
 	r.then = after
 	return r
+}
+
+// Await gives r's answer from inside an Async job that decided late what
+// to answer: r's result or error as they are, or its job run with ctx. A
+// Then of r is not called.
+func (r Reply) Await(ctx context.Context) (any, error) {
+	if r.run != nil {
+		return r.run(ctx)
+	}
+	return r.result, r.err
 }
