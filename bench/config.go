@@ -86,6 +86,11 @@ type Config struct {
 	// Trips is how many bash and how many read round trips the tool
 	// session makes, alternating; their medians are reported.
 	Trips int
+	// TrustProject has zot trust the user setup's project (`zot trust`,
+	// into the setup's zot home) before the run, so that the project's
+	// extension and MCP server run; without it zot leaves them out, as it
+	// does in a folder its user has not trusted.
+	TrustProject bool
 }
 
 // Providers the harness can use.
@@ -118,6 +123,7 @@ func DefaultConfig() Config {
 		ProjectExts:    []string{"./bin/bench-ext/hello"},
 		MCPBin:         "./bin/zot-bench-mcp",
 		Trips:          5,
+		TrustProject:   true,
 	}
 }
 
@@ -160,6 +166,7 @@ func ParseFlags(args []string, stderr io.Writer) (Config, error) {
 	fs.Func("project-ext", "extension folder the user setup puts in the project's .zot/extensions (repeatable; replaces the default list)", folderList(&cfg.ProjectExts))
 	fs.StringVar(&cfg.MCPBin, "mcp-bin", cfg.MCPBin, "stdio MCP server the user setup's project configures")
 	fs.IntVar(&cfg.Trips, "trips", cfg.Trips, "bash and read round trips of the tool session, each")
+	fs.BoolVar(&cfg.TrustProject, "trust-project", cfg.TrustProject, "user setup: zot trusts the project folder (zot trust) before the run; false measures an untrusted project")
 	if err := fs.Parse(args); err != nil {
 		return Config{}, err
 	}

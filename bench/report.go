@@ -85,7 +85,8 @@ func (r *Report) writeMarkdown(sb *strings.Builder) {
 	if cfg.Setup == SetupUser {
 		fmt.Fprintf(sb, "Setup: user. Every binary runs with a zot home holding %d installed extensions, %d log files and %d past sessions, "+
 			"in a project folder whose .zot holds %d extension(s) and an MCP server (stdio) in mcp.json. "+
-			"The stream and the tool round trips follow a first short prompt.\n\n", len(cfg.HomeExts), logFiles, pastSessions, len(cfg.ProjectExts))
+			"The project is %s. The stream and the tool round trips follow a first short prompt.\n\n",
+			len(cfg.HomeExts), logFiles, pastSessions, len(cfg.ProjectExts), trusted(cfg.TrustProject))
 	} else {
 		sb.WriteString("Setup: bare. Every binary runs with an empty zot home in an empty folder. " +
 			"The stream and the tool round trips follow a first short prompt.\n\n")
@@ -136,6 +137,14 @@ func (r *Report) writeMarkdown(sb *strings.Builder) {
 			fmt.Fprintf(sb, "%d. %s\n", i+1, oneLine(n))
 		}
 	}
+}
+
+// trusted says how zot was told of the project.
+func trusted(t bool) string {
+	if t {
+		return "trusted (zot trust), so zot runs its extension and MCP server"
+	}
+	return "not trusted, so zot leaves its extension and MCP server out"
 }
 
 // writeVs renders, when there are --vs binaries, zot's values as ratios to

@@ -94,6 +94,11 @@ func Run(ctx context.Context, cfg Config, progress io.Writer) (*Report, error) {
 		return nil, err
 	}
 	env := append(childEnv(), "ZOT_HOME="+fx.home)
+	if cfg.Setup == SetupUser && cfg.TrustProject {
+		if err := trustProject(ctx, resolve(cfg.Zot), fx.cwd, env); err != nil {
+			return nil, err
+		}
+	}
 	h := &harness{cfg: cfg, fake: fake, dir: dir, fx: fx, env: env, progress: progress}
 	report := &Report{Config: cfg, Binaries: cfg.binaries()}
 	if cfg.DaemonOnly {
@@ -130,6 +135,17 @@ func Run(ctx context.Context, cfg Config, progress io.Writer) (*Report, error) {
 		}
 	}
 	return report, nil
+}
+
+// trustProject runs `zot trust dir` with env, so that zot runs the
+// project's own extensions and MCP servers.
+func trustProject(ctx context.Context, zot, dir string, env []string) error {
+	cmd := exec.CommandContext(ctx, zot, "trust", dir)
+	cmd.Dir, cmd.Env = dir, env
+	if out, err := cmd.CombinedOutput(); err != nil {
+		return fmt.Errorf("zot trust %s: %w: %s", dir, err, strings.TrimSpace(string(out)))
+	}
+	return nil
 }
 
 // childEnv is the harness's environment without the rpc token, which would

@@ -110,7 +110,8 @@ func builtExtension(t *testing.T, name string) string {
 }
 
 // TestUserSetupRunsEverything checks that zot run in the user setup, as
-// the harness runs it, loads every extension and the MCP server.
+// the harness runs it, loads every extension and the MCP server once the
+// project is trusted, and only the zot home's extensions before.
 func TestUserSetupRunsEverything(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds zot, two extensions and an MCP server")
@@ -125,10 +126,28 @@ func TestUserSetupRunsEverything(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	env := append(childEnv(), "ZOT_HOME="+fx.home)
 	ctx, cancel := context.WithTimeout(context.Background(), hangGuard)
 	defer cancel()
+	// Untrusted: the home's two extensions, not the project's nor its
+	// MCP server.
+	exts, mcp := startedIn(t, ctx, zot, fx, env, 2, false)
+	if strings.Contains(exts, `"name":"hello"`) || strings.Contains(mcp, `"name":"`+mcpServerName+`"`) {
+		t.Errorf("an untrusted project's extension or MCP server ran:\n%s%s", exts, mcp)
+	}
+	if err := trustProject(ctx, zot, fx.cwd, env); err != nil {
+		t.Fatal(err)
+	}
+	startedIn(t, ctx, zot, fx, env, 3, true)
+}
+
+// startedIn runs zot rpc in fx until wantExts extensions are ready, and
+// the MCP server too when wantMCP, and returns the last get_extensions
+// and mcp_list answers.
+func startedIn(t *testing.T, ctx context.Context, zot string, fx fixture, env []string, wantExts int, wantMCP bool) (exts, mcp string) {
+	t.Helper()
 	cmd := exec.CommandContext(ctx, zot, "rpc", "--provider", "scripted")
-	cmd.Dir, cmd.Env = fx.cwd, append(childEnv(), "ZOT_HOME="+fx.home)
+	cmd.Dir, cmd.Env = fx.cwd, env
 	in, err := cmd.StdinPipe()
 	if err != nil {
 		t.Fatal(err)
@@ -164,13 +183,13 @@ func TestUserSetupRunsEverything(t *testing.T) {
 	answer(`{"id":"p","type":"prompt","message":"hi"}`)
 	deadline := time.Now().Add(time.Minute)
 	for {
-		exts, mcp := answer(`{"id":"e","type":"get_extensions"}`), answer(`{"id":"m","type":"mcp_list"}`)
-		ready := strings.Count(exts, `"state":"ready"`) == 3 && strings.Contains(mcp, `"status":"ready"`)
+		exts, mcp = answer(`{"id":"e","type":"get_extensions"}`), answer(`{"id":"m","type":"mcp_list"}`)
+		ready := strings.Count(exts, `"state":"ready"`) == wantExts && strings.Contains(mcp, `"status":"ready"`) == wantMCP
 		if ready {
-			break
+			return exts, mcp
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("not everything started:\n%s%s", exts, mcp)
+			t.Fatalf("want %d extensions ready and the MCP server %v:\n%s%s", wantExts, wantMCP, exts, mcp)
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
