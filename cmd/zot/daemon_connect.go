@@ -72,14 +72,17 @@ func connectDaemon(ctx context.Context, std streams) error {
 	defer stop()
 	// stdin → daemon. At the end of stdin the write side is closed: the
 	// daemon answers what is under way, then closes, which ends the
-	// copy below. stdinEnded is closed first, so when the daemon's close
+	// copy below. stdinEnded is told first, so when the daemon's close
 	// arrives without it, the daemon left on its own. This goroutine may
 	// stay blocked in a read of stdin after the relay ended (a read of a
 	// terminal or pipe cannot be interrupted); the process's exit ends it.
-	stdinEnded := make(chan struct{})
+	// stdinEnded gets nil at the end of stdin, or the error that ended
+	// reading it; nothing when a write to the daemon failed first.
+	stdinEnded := make(chan error, 1)
 	go func() {
-		if _, err := io.Copy(conn, std.in); err == nil {
-			close(stdinEnded)
+		in := &stdinReader{r: std.in}
+		if _, err := io.Copy(conn, in); err == nil || in.err != nil {
+			stdinEnded <- in.err
 		}
 		_ = conn.CloseWrite()
 	}()
@@ -93,7 +96,10 @@ func connectDaemon(ctx context.Context, std streams) error {
 		return &exitError{code: 128 + signalNumber(ctx)}
 	case err == nil:
 		select {
-		case <-stdinEnded:
+		case err := <-stdinEnded:
+			if err != nil {
+				return &exitError{code: 1, msg: "zot daemon connect: reading stdin: " + err.Error()}
+			}
 			return nil
 		default:
 			return hungUp
@@ -104,4 +110,19 @@ func connectDaemon(ctx context.Context, std streams) error {
 		return nil
 	}
 	return &exitError{code: 1, msg: "zot daemon connect: " + err.Error()}
+}
+
+// stdinReader is stdin as connect relays it, keeping the error (not the
+// end) that ended reading it apart from a failed write to the daemon.
+type stdinReader struct {
+	r   io.Reader
+	err error
+}
+
+func (r *stdinReader) Read(p []byte) (int, error) {
+	n, err := r.r.Read(p)
+	if err != nil && err != io.EOF {
+		r.err = err
+	}
+	return n, err
 }

@@ -329,3 +329,27 @@ func TestDaemonConnectOtherUsersSocket(t *testing.T) {
 		t.Errorf("exit %d, stdout %q, stderr %q; want exit 1 and %q", code, stdout, stderr, want)
 	}
 }
+
+// A stdin that cannot be read (a directory) is reported as such, not as
+// the daemon hanging up.
+func TestDaemonConnectUnreadableStdin(t *testing.T) {
+	dir := doorDir(t)
+	env := doorEnv(filepath.Join(dir, "home"), "ZOT_SOCKET="+filepath.Join(dir, "d.sock"))
+	d := startZotDaemon(t, env)
+	d.waitFor(t, "listening on")
+	in, err := os.Open(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer in.Close()
+	cmd := exec.Command(zotBin, "daemon", "connect")
+	cmd.Env = env
+	cmd.Stdin = in
+	stderr := new(zotbin.Buffer)
+	cmd.Stderr = stderr
+	err = cmd.Run()
+	want := "zot: zot daemon connect: reading stdin: read /dev/stdin: is a directory\n"
+	if cmd.ProcessState == nil || cmd.ProcessState.ExitCode() != 1 || stderr.String() != want {
+		t.Errorf("%v, stderr %q; want exit 1 and %q", err, stderr, want)
+	}
+}
