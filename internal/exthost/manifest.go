@@ -178,10 +178,10 @@ func Discover(d Discovery) (specs []Spec, problems, notes []string) {
 // before it is left out, as are disabled ones. A manifest that cannot be
 // used is reported in Problems, one line each, and the others still
 // load; Notes say what was left out and why.
-func Find(d Discovery) (found Found) {
+func Find(d Discovery) Found {
+	var found Found
 	var specs []Spec
 	var problems, notes []string
-	defer func() { found.Specs, found.Problems, found.Notes = specs, problems, notes }()
 	if d.ProjectDir != "" && d.Trust != nil {
 		if dec := d.Trust.Check(filepath.Dir(filepath.Dir(d.ProjectDir))); !dec.Allowed {
 			found.Untrusted = &dec
@@ -244,6 +244,7 @@ func Find(d Discovery) (found Found) {
 			read(file, dir.origin)
 		}
 	}
+	found.Specs, found.Problems, found.Notes = specs, problems, notes
 	return found
 }
 
