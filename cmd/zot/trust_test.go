@@ -171,4 +171,14 @@ func TestProjectTrustOtherDoors(t *testing.T) {
 	if text := chunkText(before, "agent_message_chunk"); !strings.Contains(text, " UTC in ") {
 		t.Errorf("the trusted folder's extension did not run: %q", text)
 	}
+
+	// zot acp --trust-project, with a home that trusts nothing.
+	p, _, _ = startACP(t, doorDir(t), "--provider", "scripted", "--trust-project")
+	p.call("1", "initialize", `{"protocolVersion":1,"clientCapabilities":{}}`, "")
+	f, _ = p.call("2", "session/new", fmt.Sprintf(`{"cwd":%q,"mcpServers":[]}`, dir), "")
+	id = sessionID(t, f)
+	_, before = p.call("3", "session/prompt", fmt.Sprintf(`{"sessionId":%q,"prompt":[{"type":"text","text":"/clock"}]}`, id), "")
+	if text := chunkText(before, "agent_message_chunk"); !strings.Contains(text, " UTC in ") {
+		t.Errorf("--trust-project: the folder's extension did not run: %q", text)
+	}
 }
