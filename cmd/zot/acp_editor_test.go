@@ -21,23 +21,8 @@ import (
 // startACP runs zot acp with args and returns its checked peer.
 func startACP(t *testing.T, home string, args ...string) (*acpPeer, io.WriteCloser, *zotbin.Buffer) {
 	t.Helper()
-	cmd := exec.Command(zotBin, append([]string{"acp"}, args...)...)
-	cmd.Env = doorEnv(home)
-	stdin, err := cmd.StdinPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	stderr := new(zotbin.Buffer)
-	cmd.Stderr = stderr
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
-	return checked(t, newDoorPeer(t, stdin, stdout)), stdin, stderr
+	p := startACPProc(t, home, args...)
+	return p.peer, p.stdin, p.stderr
 }
 
 // serve sends a request and answers the agent's requests with handle
