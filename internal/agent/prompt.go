@@ -126,6 +126,19 @@ func (p *promptRun) loop() error {
 			p.turnEndReason(res.stop, res.reason)
 			p.forget()
 			return p.finish(nil)
+		case res.empty != "":
+			// Nothing came back: a success would be a silent empty answer.
+			// The prompt fails saying so (its user message is dropped
+			// unless earlier steps were kept), and a context window that
+			// filled is still compacted.
+			e := &Error{Code: wire.CodeProviderError, Message: res.empty}
+			p.turnEnd(wire.StopError, e.Message)
+			if p.contextFull && !a.autoOff {
+				if cerr := p.compactForOverflow(); IsAborted(cerr) {
+					return cerr
+				}
+			}
+			return e
 		case len(res.calls) == 0:
 			p.turnEndReason(res.stop, res.reason)
 			return p.finish(nil)

@@ -19,6 +19,9 @@ type stepResult struct {
 	reason string // the provider's reason for a refusal or a cut call
 	calls  []*llm.ToolCallBlock
 	tools  *ToolView // the tools this step offered; its calls run against them
+	// empty says why the step's answer is empty (no text, no tool call),
+	// "" when it is not: the prompt then fails rather than end in silence.
+	empty string
 }
 
 // call makes the model call of one step and emits its events up to the
@@ -133,7 +136,26 @@ func (p *promptRun) call(step int) (*stepResult, error) {
 	if resp.Stop == llm.StopLength {
 		stop = wire.StopLength
 	}
-	return &stepResult{stop: stop, reason: oneLine(resp.Reason), calls: calls, tools: view}, nil
+	res := &stepResult{stop: stop, reason: oneLine(resp.Reason), calls: calls, tools: view}
+	if !hasText(msg.Content) && len(calls) == 0 {
+		res.empty = emptyAnswer(resp)
+	}
+	return res, nil
+}
+
+// emptyAnswer says that the model ended its answer with nothing in it:
+// no text and no tool call (thinking alone is not an answer), with the
+// vendor's finish reason and zot's reason when it has one.
+func emptyAnswer(resp *llm.Response) string {
+	finish := resp.Finish
+	if finish == "" {
+		finish = "none given"
+	}
+	msg := "the model ended its answer without any text or tool call (finish reason: " + oneLine(finish) + ")"
+	if resp.Reason != "" {
+		msg += ": " + oneLine(resp.Reason)
+	}
+	return msg
 }
 
 // priced returns m with the prices of today, when it has announced price

@@ -271,6 +271,10 @@ type Response struct {
 	// model_context_window_exceeded). The transcript needs compacting
 	// before it can go on.
 	ContextFull bool
+	// Finish is the vendor's own stop or finish reason as sent (end_turn,
+	// stop, STOP, incomplete's reason...), "" when none came: what an
+	// answer that ended with nothing in it is reported with.
+	Finish string
 }
 
 // ContextFullReason is the Response.Reason of a stop at the context

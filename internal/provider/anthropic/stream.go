@@ -288,7 +288,7 @@ func (a *assembler) response() *llm.Response {
 			hasTools = true
 		}
 	}
-	resp := &llm.Response{Message: msg, Stop: stopReason(a.stop, hasTools), Usage: a.usage}
+	resp := &llm.Response{Message: msg, Stop: stopReason(a.stop, hasTools), Usage: a.usage, Finish: a.stop}
 	switch {
 	case resp.Stop == llm.StopRefusal:
 		resp.Reason = a.reason

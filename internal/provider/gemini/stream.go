@@ -265,7 +265,7 @@ func (a *assembler) response() *llm.Response {
 			hasTools = true
 		}
 	}
-	resp := &llm.Response{Message: msg, Stop: stopReason(a.finish, hasTools), Usage: a.usage}
+	resp := &llm.Response{Message: msg, Stop: stopReason(a.finish, hasTools), Usage: a.usage, Finish: a.finish}
 	if resp.Stop == llm.StopRefusal {
 		resp.Reason = a.reason
 	}

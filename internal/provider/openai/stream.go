@@ -301,7 +301,7 @@ func (a *assembler) response() *llm.Response {
 			hasTools = true
 		}
 	}
-	resp := &llm.Response{Message: msg, Stop: stopReason(a.finish, hasTools), Usage: a.usage}
+	resp := &llm.Response{Message: msg, Stop: stopReason(a.finish, hasTools), Usage: a.usage, Finish: a.finish}
 	switch {
 	case a.refusal.Len() > 0:
 		resp.Stop, resp.Reason = llm.StopRefusal, a.refusal.String()

@@ -259,7 +259,10 @@ func (a *assembler) response() *llm.Response {
 			hasTools = true
 		}
 	}
-	resp := &llm.Response{Message: msg, Stop: stopReason(a.incomplete, hasTools), Usage: a.usage}
+	resp := &llm.Response{Message: msg, Stop: stopReason(a.incomplete, hasTools), Usage: a.usage, Finish: a.incomplete}
+	if resp.Finish == "" && a.done {
+		resp.Finish = "completed"
+	}
 	switch {
 	case len(refusal) > 0:
 		resp.Stop, resp.Reason = llm.StopRefusal, strings.Join(refusal, "\n")
