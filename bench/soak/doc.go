@@ -18,6 +18,12 @@
 // may remain. The long lane samples its process's open descriptors and
 // resident memory (VmRSS) each time it is idle.
 //
+// Beside the lanes, the daemon phase (daemon.go) runs one `zot daemon`
+// for the whole run with extensions and MCP servers that flood and
+// crash, and clients that read slowly, leave mid-turn and mid-replay,
+// cancel and reconnect; its memory, descriptors, goroutines, the disk its
+// logs take and its stderr are held flat.
+//
 // Run it with `make soak` (ten minutes) or `go test ./bench/soak
 // -soak-duration 2m -v`; `make test` runs a 20-second one. It needs Linux
 // (/proc).

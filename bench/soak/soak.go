@@ -34,6 +34,8 @@ type Config struct {
 	Dir string
 	// Logf receives progress lines; nil discards them.
 	Logf func(format string, args ...any)
+	// NoDaemon leaves out the daemon phase (see daemon.go).
+	NoDaemon bool
 }
 
 // Bounds of the traffic. Every wait has a limit, so a process that stops
@@ -115,6 +117,8 @@ type Result struct {
 	Samples []Sample
 	// Elapsed is how long the run took.
 	Elapsed time.Duration
+	// Daemon is what the daemon phase found.
+	Daemon *DaemonResult
 }
 
 // run is a soak in progress.
@@ -146,6 +150,9 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	var wg sync.WaitGroup
 	for _, l := range lanes {
 		wg.Go(func() { l.loop(ctx) })
+	}
+	if !cfg.NoDaemon {
+		wg.Go(func() { r.res.Daemon = r.runDaemon(ctx, rand.New(rand.NewPCG(cfg.Seed, 3))) })
 	}
 	wg.Wait()
 	for _, l := range lanes {

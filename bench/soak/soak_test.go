@@ -62,6 +62,28 @@ func TestSoak(t *testing.T) {
 		t.Errorf("… and %d more failures", res.FailureCount-len(res.Failures))
 	}
 	checkLongLived(t, res, d)
+	logDaemon(t, res.Daemon)
+}
+
+// logDaemon reports the daemon phase's figures (its failures are among
+// the run's).
+func logDaemon(t *testing.T, dr *DaemonResult) {
+	if dr == nil {
+		return
+	}
+	st := dr.Stats
+	t.Logf("daemon: %d connections, %d prompts (%d read at %d B/s), %d answered; %d left mid-turn; %d session/load (%d left mid-replay); %d cancels; %d reconnects; %d notices read; at most %d children at once",
+		st.Connections, st.Prompts, st.SlowPrompts, slowReaderRate, st.Answered, st.LeftMidTurn, st.Loads, st.LeftMidReplay, st.Cancels, st.Reconnects, st.Notices, st.MaxChildren)
+	for _, s := range []DaemonSample{dr.Start, dr.End} {
+		t.Logf("daemon idle at %v: VmRSS %.1f MiB, %d descriptors, %d goroutines, logs %d bytes, stderr %d bytes",
+			s.At.Round(time.Second), mib(s.RSS), s.FDs, s.Goroutines, s.Logs, s.Stderr)
+	}
+	var most DaemonSample
+	for _, s := range dr.Samples {
+		most.RSS, most.FDs, most.Goroutines = max(most.RSS, s.RSS), max(most.FDs, s.FDs), max(most.Goroutines, s.Goroutines)
+	}
+	t.Logf("daemon under load (%d samples): at most VmRSS %.1f MiB, %d descriptors, %d goroutines; logs at most %d bytes",
+		len(dr.Samples), mib(most.RSS), most.FDs, most.Goroutines, dr.MaxLogs)
 }
 
 // checkLongLived holds the long-lived process to its descriptor and

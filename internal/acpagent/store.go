@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
 	"sort"
 	"strconv"
 	"strings"
@@ -200,6 +201,8 @@ func (a *Agent) status() acp.StatusResponse {
 		Sessions:        make([]acp.SessionStatus, 0, len(list)),
 		UptimeMs:        time.Since(a.started).Milliseconds(),
 	}
+	g := int64(runtime.NumGoroutine())
+	out.Goroutines = &g
 	for _, s := range list {
 		out.Sessions = append(out.Sessions, s.status())
 	}

@@ -230,7 +230,9 @@ func (p *paced) Write(b []byte) (int, error) {
 
 // File is an append-only log file of bounded size: a write that would
 // take it past its cap first renames it to its backup (<path>.1, the
-// last backup replaced) and starts a fresh file. Its methods are safe for
+// last backup replaced) and starts a fresh file. Several Files, in one
+// process or more, may share a path: each write goes by the file's own
+// size, and a file rotated by another is followed to the fresh one. Its methods are safe for
 // concurrent use. A write that fails (the disk is full) drops what it
 // was given and says so; the next write tries again.
 type File struct {
@@ -276,6 +278,9 @@ func (l *File) Write(p []byte) (int, error) {
 	if int64(n) > l.cap {
 		p = p[:l.cap]
 	}
+	if l.f != nil {
+		l.syncLocked()
+	}
 	if l.f == nil || (l.size > 0 && l.size+int64(len(p)) > l.cap) {
 		if err := l.rotateLocked(); err != nil {
 			return 0, err
@@ -287,6 +292,31 @@ func (l *File) Write(p []byte) (int, error) {
 		return w, fmt.Errorf("log %s: %w", l.path, err)
 	}
 	return n, nil
+}
+
+// syncLocked takes in what others did to the file: several Files (the
+// sessions of one daemon running one extension) may append to one path.
+// The size is the file's, not what this one wrote; a file another File
+// has rotated away (the path names another file now) is left for the
+// fresh one at the path.
+func (l *File) syncLocked() {
+	st, err := l.f.Stat()
+	if err != nil {
+		return
+	}
+	l.size = st.Size()
+	if cur, err := os.Stat(l.path); err == nil && os.SameFile(st, cur) {
+		return
+	}
+	f, err := os.OpenFile(l.path, os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o600)
+	if err != nil {
+		return
+	}
+	_ = l.f.Close()
+	l.f = f
+	if st, err := f.Stat(); err == nil {
+		l.size = st.Size()
+	}
 }
 
 // rotateLocked makes the file its backup and starts a fresh one.

@@ -100,3 +100,35 @@ func TestBucketPacesToItsRate(t *testing.T) {
 		t.Fatalf("debt of %v after 110 tokens at 1000/s with a burst of 10", d)
 	}
 }
+
+// Files that share a path (one extension in several sessions) keep it
+// within its cap together.
+func TestFilesSharingAPathKeepItsCap(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "x.log")
+	var files []*File
+	for range 4 {
+		f, err := OpenFile(path, 1000)
+		if err != nil {
+			t.Fatal(err)
+		}
+		files = append(files, f)
+	}
+	line := append(bytes.Repeat([]byte("a"), 49), '\n')
+	for i := range 2000 {
+		if _, err := files[i%len(files)].Write(line); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, f := range files {
+		f.Close()
+	}
+	for _, p := range []string{path, path + ".1"} {
+		st, err := os.Stat(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if st.Size() > 1000 {
+			t.Errorf("%s is %d bytes, over the cap of 1000", p, st.Size())
+		}
+	}
+}
