@@ -394,7 +394,9 @@ func (e *ext) hello(f *extwire.HelloFrame) bool {
 func (e *ext) handle(f extwire.ExtensionFrame) {
 	switch f := f.(type) {
 	case *extwire.HelloFrame:
-		e.logLine("ignored a second hello")
+		if e.lines.Allow() {
+			e.logLine("ignored a second hello")
+		}
 	case *extwire.RegisterCommandFrame:
 		e.mu.Lock()
 		c := Command{Name: f.Name, Description: f.Description, Extension: e.name}
@@ -424,7 +426,7 @@ func (e *ext) handle(f extwire.ExtensionFrame) {
 			case extwire.InterceptEventToolCall, extwire.InterceptEventTurnStart, extwire.InterceptEventAssistantMessage:
 				intercepts[ev] = true
 			default:
-				e.report("cannot intercept %q; only tool_call, turn_start and assistant_message", ev)
+				e.reportFrame("cannot intercept %q; only tool_call, turn_start and assistant_message", ev)
 			}
 		}
 		e.mu.Lock()
@@ -537,7 +539,7 @@ func (e *ext) checkCommands() {
 		}
 		for _, c := range mine {
 			if theirs[c.Name] {
-				later.report("command /%s is left out: extension %s, loaded before it, offers one of that name", c.Name, first.name)
+				later.reportFrame("command /%s is left out: extension %s, loaded before it, offers one of that name", c.Name, first.name)
 			}
 		}
 	}
