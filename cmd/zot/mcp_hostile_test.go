@@ -582,3 +582,40 @@ func TestMCPOversizeResultFailsThatCallOnly(t *testing.T) {
 		t.Fatalf("exit %d; stderr:\n%s", code, p.stderr.String())
 	}
 }
+
+// A live server whose output breaks the protocol is closed by zot, and
+// the notice and mcp_list say so, quoting the line, rather than how the
+// process ended once zot had closed it.
+func TestMCPBrokenLineAfterTheStartIsNamed(t *testing.T) {
+	bin := goServer(t)
+	cfg := mcpConfig(t, t.TempDir(), map[string]any{"t": map[string]any{"command": bin}})
+	s := script(t, map[string]any{"turns": []any{map[string]any{"steps": []any{
+		map[string]any{"tool_calls": []any{map[string]any{"id": "k1", "name": "mcp__t__broken"}}},
+		map[string]any{"text": "done"},
+	}}}})
+	p := start(t, nil, rpcArgs(t, "--script", s, "--strict-mcp-config", "--mcp-config", cfg)...)
+	p.send(`{"id":"1","type":"prompt","message":"break it"}`)
+	r, _ := p.response()
+	wantResponse(t, r, "prompt", true, "")
+	evs := p.untilDone()
+	var notice string
+	for _, ev := range evs {
+		if n, ok := ev.(*wire.ExtNotifyEvent); ok && n.Source == "mcp:t" && n.Level == "error" {
+			notice = n.Message
+		}
+	}
+	if notice == "" {
+		evs = p.until("ext_notify")
+		notice = evs[len(evs)-1].(*wire.ExtNotifyEvent).Message
+	}
+	const want = `zot closed the connection: line `
+	if !strings.Contains(notice, want) || !strings.Contains(notice, `"params":{"level":`) || strings.Contains(notice, "exit status") {
+		t.Errorf("notice %q, want %q and the line", notice, want)
+	}
+	if info := mcpStatus(t, p, "t"); info.Status != "crashed" || !strings.Contains(info.Error, want) {
+		t.Errorf("mcp_list: %+v", info)
+	}
+	if code := p.exit(); code != 0 {
+		t.Fatalf("exit %d; stderr:\n%s", code, p.stderr.String())
+	}
+}

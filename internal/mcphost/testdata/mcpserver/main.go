@@ -12,6 +12,7 @@
 //	crash     the process exits in the middle of the call
 //	grow      adds the tool "extra", so the server says its tools changed
 //	big       text of the given number of bytes
+//	broken    prints a line that starts like JSON but is not, then answers
 //
 // -chatty prints a banner on stdout before serving and adds the tool
 // chat, which prints a log line on stdout before it answers, as careless
@@ -232,6 +233,11 @@ func newServer(name, cancelFile string) *mcp.Server {
 		func(_ context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 			n, _ := args(req)["bytes"].(float64)
 			return text(strings.Repeat("é", int(n)/2) + strings.Repeat("x", int(n)%2)), nil
+		})
+	s.AddTool(&mcp.Tool{Name: "broken", Description: "Prints a line that starts like JSON but is not, then answers.", InputSchema: objectSchema},
+		func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			fmt.Println(`{"jsonrpc":"2.0","method":"notifications/message","params":{"level":`)
+			return text("said something broken"), nil
 		})
 	s.AddTool(&mcp.Tool{Name: "grow", Description: "Adds the tool extra.", InputSchema: objectSchema},
 		func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
