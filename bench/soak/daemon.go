@@ -58,10 +58,14 @@ const (
 	// goes; nothing is logged per frame.
 	stderrPerSession    = 8 << 10
 	stderrPerConnection = 1 << 10
-	// daemonGrowth bounds the growth of its idle memory between its
-	// warm-up and the end, on runs of at least daemonGrowthFrom.
-	daemonGrowth     = 0.25
-	daemonGrowthFrom = 5 * time.Minute
+	// daemonGrowth and daemonGrowthBytes bound the growth of its idle
+	// memory between its warm-up and the end, on runs of at least
+	// daemonGrowthFrom: past both is a failure. The runtime keeps some of
+	// what the load took (about 4 MiB after one minute and after ten
+	// alike); a leak grows with the run.
+	daemonGrowth      = 0.25
+	daemonGrowthBytes = 8 << 20
+	daemonGrowthFrom  = 5 * time.Minute
 )
 
 // DaemonStats counts what the daemon phase did.
@@ -423,8 +427,8 @@ func (d *daemonPhase) check() {
 		d.run.failf("daemon", "its stderr grew by %d bytes for %d sessions and %d connections, over %d; its end:\n%s", grew, sessions, conns, most, d.stderr)
 	}
 	if b.At-a.At >= daemonGrowthFrom {
-		if g := float64(b.RSS)/float64(a.RSS) - 1; g > daemonGrowth {
-			d.run.failf("daemon", "its idle memory grew %.1f%% (%.1f to %.1f MiB), over %.0f%%", 100*g, float64(a.RSS)/(1<<20), float64(b.RSS)/(1<<20), 100*daemonGrowth)
+		if g := float64(b.RSS)/float64(a.RSS) - 1; g > daemonGrowth && b.RSS-a.RSS > daemonGrowthBytes {
+			d.run.failf("daemon", "its idle memory grew %.1f%% (%.1f to %.1f MiB), over %.0f%% and %d MiB", 100*g, float64(a.RSS)/(1<<20), float64(b.RSS)/(1<<20), 100*daemonGrowth, daemonGrowthBytes>>20)
 		}
 	}
 }

@@ -27,7 +27,7 @@ func TestStdioServerToolsAndResults(t *testing.T) {
 		t.Fatalf("list = %+v", list)
 	}
 	// In the order the server lists them (the Go SDK sorts them by name).
-	want := []string{"mcp__test_server__add", "mcp__test_server__big", "mcp__test_server__crash", "mcp__test_server__echo", "mcp__test_server__fail",
+	want := []string{"mcp__test_server__add", "mcp__test_server__big", "mcp__test_server__broken", "mcp__test_server__crash", "mcp__test_server__echo", "mcp__test_server__fail",
 		"mcp__test_server__grow", "mcp__test_server__image", "mcp__test_server__resource", "mcp__test_server__slow"}
 	if !slices.Equal(list[0].Tools, want) {
 		t.Fatalf("tools = %v, want %v", list[0].Tools, want)
