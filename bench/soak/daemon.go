@@ -49,6 +49,10 @@ const (
 	// than when idle after its warm-up.
 	daemonFDSlack        = 3
 	daemonGoroutineSlack = 10
+	// settleFor bounds the wait for the idle daemon to come back to its
+	// figures: past the stall timeout (10 s) after which a connection
+	// whose client stopped reading is let go.
+	settleFor = 20 * time.Second
 	// maxDaemonLogs bounds the disk its logs take: five children's logs,
 	// each with its backup, under boundlog's 8 MiB cap, and a little.
 	maxDaemonLogs = 5*2*8<<20 + 1<<20
@@ -163,7 +167,7 @@ func (r *run) runDaemon(ctx context.Context, rnd *rand.Rand) *DaemonResult {
 	// Warm-up: one client's full cycle, then the idle figures.
 	c := d.client(rand.New(rand.NewPCG(rnd.Uint64(), 0)))
 	c.prompt(ctx, false)
-	start, ok := d.idle(ctx)
+	start, ok := d.idle(ctx, nil)
 	if !ok {
 		return &d.res
 	}
@@ -195,7 +199,7 @@ func (r *run) runDaemon(ctx context.Context, rnd *rand.Rand) *DaemonResult {
 	}()
 	wg.Wait()
 	<-sampled
-	end, ok := d.idle(ctx)
+	end, ok := d.idle(ctx, &start)
 	if ok {
 		d.res.End = end
 		d.check()
@@ -381,7 +385,7 @@ func (d *daemonPhase) sample(idle bool) (DaemonSample, bool) {
 
 // idle waits until the daemon has no session and none of its children is
 // left, and samples it.
-func (d *daemonPhase) idle(ctx context.Context) (DaemonSample, bool) {
+func (d *daemonPhase) idle(ctx context.Context, back *DaemonSample) (DaemonSample, bool) {
 	deadline := time.Now().Add(daemonTimeout)
 	for {
 		s, ok := d.sample(true)
@@ -389,9 +393,19 @@ func (d *daemonPhase) idle(ctx context.Context) (DaemonSample, bool) {
 			return s, false
 		}
 		if s.Sessions == 0 && s.Children == 0 {
-			// The connections that just closed take a moment to go:
-			// the figures are the least over a few quiet seconds.
-			for range 6 {
+			// The connections that just closed take a moment to go
+			// (one whose client stopped reading, up to the stall
+			// timeout): the figures are the least over a few quiet
+			// seconds, or, given the figures to come back to, over
+			// up to settleFor until they are back within the slack.
+			for i := 0; ; i++ {
+				done := i >= 6
+				if back != nil {
+					done = s.FDs <= back.FDs+daemonFDSlack && s.Goroutines <= back.Goroutines+daemonGoroutineSlack || i >= int(settleFor/(500*time.Millisecond))
+				}
+				if done {
+					break
+				}
 				time.Sleep(500 * time.Millisecond)
 				x, ok := d.sample(true)
 				if !ok {
