@@ -641,3 +641,70 @@ func TestACPReadOnlyModeAndMCPTools(t *testing.T) {
 		})
 	}
 }
+
+// peakRSS returns the process's peak resident memory (VmHWM), in bytes.
+func peakRSS(t *testing.T, pid int) int64 {
+	t.Helper()
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
+	if err != nil {
+		t.Skipf("no /proc: %v", err)
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		if rest, ok := strings.CutPrefix(line, "VmHWM:"); ok {
+			var kb int64
+			fmt.Sscan(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(rest), "kB")), &kb)
+			return kb << 10
+		}
+	}
+	t.Skip("no VmHWM")
+	return 0
+}
+
+// A huge prompt is not copied over and over on its way in: a 32 MiB
+// prompt through zot acp peaks under 8 times its size (5.3 times
+// measured, 13.5 before the params were read in place, the title cut
+// without converting the whole text and the session line written at its
+// size). The ceiling is generous: it catches copies too many, not a
+// percent.
+func TestACPHugePromptMemory(t *testing.T) {
+	const size = 32 << 20
+	home := doorDir(t)
+	cmd := exec.Command(zotBin, "acp", "--provider", "scripted", "--script", script(t, map[string]any{"turns": []any{map[string]any{"steps": []any{map[string]any{"text": "ok"}}}}}))
+	cmd.Env = doorEnv(home)
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd.Stderr = new(zotbin.Buffer)
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
+	p := newDoorPeer(t, stdin, stdout) // unchecked: the schema check would hold the prompt too
+	p.call("1", "initialize", `{"protocolVersion":1,"clientCapabilities":{}}`)
+	f := p.call("2", "session/new", fmt.Sprintf(`{"cwd":%q,"mcpServers":[]}`, home))
+	var sn struct{ SessionID string }
+	if json.Unmarshal(f.Result, &sn) != nil || sn.SessionID == "" {
+		t.Fatalf("session/new: %s", f.raw)
+	}
+	before := peakRSS(t, cmd.Process.Pid)
+	p.write(fmt.Sprintf(`{"jsonrpc":"2.0","id":3,"method":"session/prompt","params":{"sessionId":%q,"prompt":[{"type":"text","text":"%s"}]}}`, sn.SessionID, strings.Repeat("x", size)))
+	for {
+		f := p.read()
+		if string(f.ID) == "3" {
+			if f.Error != nil {
+				t.Fatalf("prompt: %s", f.raw)
+			}
+			break
+		}
+	}
+	peak := peakRSS(t, cmd.Process.Pid)
+	t.Logf("peak RSS %d MiB for a %d MiB prompt (%.1f×; %d MiB before it)", peak>>20, size>>20, float64(peak)/size, before>>20)
+	if peak > 8*size {
+		t.Errorf("peak RSS %d MiB, more than 8 times the %d MiB prompt", peak>>20, size>>20)
+	}
+}

@@ -49,7 +49,7 @@ func withTag(tag, value string, v any) ([]byte, error) {
 // readTag returns the string member tag of the JSON object data, and
 // whether it is there.
 func readTag(data []byte, tag string) (string, bool, error) {
-	var members map[string]json.RawMessage
+	var members map[string]RawRef
 	if err := json.Unmarshal(data, &members); err != nil {
 		return "", false, err
 	}
@@ -65,6 +65,19 @@ func readTag(data []byte, tag string) (string, bool, error) {
 		return "", true, fmt.Errorf("member %q is not a string", tag)
 	}
 	return s, true, nil
+}
+
+// RawRef is a JSON value as it stands in the text being decoded, not a
+// copy of it (json.RawMessage copies): decoding an object into a
+// map[string]RawRef reads its members' names and where their values are
+// without copying a long value. It is valid only while that text is: use
+// it within the call that decodes it.
+type RawRef []byte
+
+// UnmarshalJSON keeps b itself.
+func (r *RawRef) UnmarshalJSON(b []byte) error {
+	*r = b
+	return nil
 }
 
 // joinObjects writes the members of the JSON objects a and b as one

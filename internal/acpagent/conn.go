@@ -98,7 +98,7 @@ func decode(req *jsonrpc.Request, v any, required ...string) error {
 	if len(bytes.TrimSpace(raw)) == 0 || bytes.Equal(bytes.TrimSpace(raw), []byte("null")) {
 		raw = []byte("{}")
 	}
-	var members map[string]json.RawMessage
+	var members map[string]acp.RawRef // no copy of a long member
 	if err := json.Unmarshal(raw, &members); err != nil {
 		return jsonrpc.InvalidParams("params", "must be an object")
 	}
@@ -391,6 +391,7 @@ func (h *conn) prompt(req *jsonrpc.Request) jsonrpc.Reply {
 	if err := decode(req, &p, "sessionId", "prompt"); err != nil {
 		return jsonrpc.Fail(err)
 	}
+	req.Params = nil // decoded: a long prompt's text is not kept twice for the turn
 	s, err := h.openSession(string(p.SessionID))
 	if err != nil {
 		return jsonrpc.Fail(err)

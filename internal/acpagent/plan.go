@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
-	"unicode/utf8"
 
 	"zot.dev/zot/internal/acp"
 	"zot.dev/zot/internal/tools"
@@ -147,9 +146,17 @@ func titleOf(text string) string {
 	if i := strings.IndexByte(text, '\n'); i >= 0 {
 		text = strings.TrimSpace(text[:i])
 	}
-	if utf8.RuneCountInString(text) > 80 {
-		r := []rune(text)
-		text = strings.TrimSpace(string(r[:79])) + "…"
+	// Counted rune by rune up to the 81st, never converted whole: the
+	// first line of a huge prompt may be all of it.
+	n, cut := 0, 0
+	for i := range text {
+		if n == 79 {
+			cut = i
+		}
+		if n == 80 {
+			return strings.TrimSpace(text[:cut]) + "…"
+		}
+		n++
 	}
 	return text
 }

@@ -22,7 +22,11 @@ import (
 // agent_message_chunk, each tool call as tool_call with its result's
 // status and output.
 func replay(msgs []wire.Message) []acp.SessionUpdate {
-	var out []acp.SessionUpdate
+	n := 0
+	for _, m := range msgs {
+		n += len(m.Content)
+	}
+	out := make([]acp.SessionUpdate, 0, n) // about one update a block: made once, not grown
 	t := &turn{}
 	for _, m := range msgs {
 		for _, b := range m.Content {

@@ -106,6 +106,9 @@ type Peer struct {
 // goroutine of its own, concurrently with other requests. For a
 // notification the result is dropped and an error only logged.
 //
+// Handle may set req.Params to nil once it has decoded them, so that the
+// text of a long request is not kept while its Async job runs.
+//
 // Handle must not call Conn.Call: the client's answer is read by the
 // goroutine Handle runs on, so the call could only end with the
 // connection. Calls to the client belong in Async jobs.
@@ -403,7 +406,9 @@ func (c *Conn) read() error {
 		if len(bytes.TrimSpace(line)) == 0 {
 			continue
 		}
-		c.dispatch(line)
+		// A long line's buffer is handed over rather than reused: its
+		// params are then read where they stand, not copied.
+		c.dispatch(line, r.Detach())
 	}
 }
 
@@ -416,8 +421,8 @@ func (c *Conn) send(frame []byte) {
 	}
 }
 
-func (c *Conn) dispatch(line []byte) {
-	p := parse(line)
+func (c *Conn) dispatch(line []byte, owned bool) {
+	p := parse(line, owned)
 	switch {
 	case p.fail != nil && p.quiet:
 		c.logf("ignoring a notification: %v", p.fail)

@@ -1,7 +1,9 @@
 package jsonrpc
 
 import (
+	"bytes"
 	"encoding/json"
+	"reflect"
 	"testing"
 
 	"zot.dev/zot/internal/wirecodec"
@@ -23,7 +25,18 @@ func FuzzParse(f *testing.F) {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, line []byte) {
-		p := parse(line)
+		// The line a parse that does not own it read is reused at once:
+		// nothing it returns may alias it, and it reads as one that owns
+		// it does.
+		own := parse(bytes.Clone(line), true)
+		scratch := bytes.Clone(line)
+		p := parse(scratch, false)
+		for i := range scratch {
+			scratch[i] = 'X'
+		}
+		if !reflect.DeepEqual(own, p) {
+			t.Fatalf("%q: read as %+v when owned, %+v when not (or it aliases the line)", line, own, p)
+		}
 		outcomes := 0
 		for _, set := range []bool{p.req != nil, p.resp != nil, p.fail != nil} {
 			if set {

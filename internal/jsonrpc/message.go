@@ -46,9 +46,19 @@ type parsed struct {
 // nullID is the id of answers to lines whose id could not be read.
 var nullID = json.RawMessage("null")
 
+// rawRef is a member's value as it stands in the line, not a copy.
+type rawRef []byte
+
+// UnmarshalJSON keeps b itself.
+func (r *rawRef) UnmarshalJSON(b []byte) error {
+	*r = b
+	return nil
+}
+
 // parse reads one line. Decoding is case-sensitive: "Method" is not
-// "method".
-func parse(line []byte) parsed {
+// "method". When owned is set the line is the caller's to keep, and the
+// long members (params, result) are slices of it; else they are copies.
+func parse(line []byte, owned bool) parsed {
 	if !utf8.Valid(line) {
 		return parsed{fail: NewError(CodeParseError, KindInvalidUTF8, "the line is not valid UTF-8"), id: nullID}
 	}
@@ -56,14 +66,21 @@ func parse(line []byte) parsed {
 	if len(trimmed) > 0 && trimmed[0] == '[' && json.Valid(trimmed) {
 		return parsed{fail: NewError(CodeInvalidRequest, KindInvalidRequest, "batches are not supported: send one message per line"), id: nullID}
 	}
-	var m map[string]json.RawMessage
+	var m map[string]rawRef
 	if err := json.Unmarshal(line, &m); err != nil || m == nil {
 		if json.Valid(line) {
 			return parsed{fail: NewError(CodeInvalidRequest, KindInvalidRequest, "a message is a JSON object, got %s", wirecodec.JSONKind(trimmed)), id: nullID}
 		}
 		return parsed{fail: NewError(CodeParseError, KindMalformedJSON, "the line is not JSON: %v", err), id: nullID}
 	}
-	idRaw, hasID := m["id"]
+	keep := func(r rawRef) json.RawMessage {
+		if owned || r == nil {
+			return json.RawMessage(r)
+		}
+		return bytes.Clone(r)
+	}
+	idRaw0, hasID := m["id"]
+	idRaw := json.RawMessage(idRaw0)
 	id := nullID
 	if hasID {
 		if !validID(idRaw) {
@@ -76,7 +93,8 @@ func parse(line []byte) parsed {
 	}
 	methodRaw, hasMethod := m["method"]
 	if !hasMethod {
-		res, hasResult := m["result"]
+		res0, hasResult := m["result"]
+		res := keep(res0)
 		errRaw, hasError := m["error"]
 		if !hasResult && !hasError {
 			return parsed{fail: invalidRequest("method", "is missing"), id: id}
@@ -107,8 +125,8 @@ func parse(line []byte) parsed {
 	if hasID {
 		req.ID = id
 	}
-	if p, ok := m["params"]; ok {
-		p = bytes.TrimSpace(p)
+	if p0, ok := m["params"]; ok {
+		p := bytes.TrimSpace(keep(p0))
 		if k := wirecodec.JSONKind(p); k != "object" && k != "array" {
 			return parsed{fail: InvalidParams("params", "must be an object or an array, got %s", k), id: id, quiet: !hasID}
 		}

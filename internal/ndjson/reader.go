@@ -156,6 +156,18 @@ func (lr *Reader) grow() {
 // returned last is left as it is (the buffer is dropped, not reused).
 func (lr *Reader) Release() { lr.release() }
 
+// Detach is Release, and reports whether the line Next returned last is
+// now the caller's to keep: its buffer (grown past 1 MiB for it) was let
+// go and will never be reused, so the line, and slices of it, stay as
+// they are without a copy.
+func (lr *Reader) Detach() bool {
+	if len(lr.buf) <= maxKeep {
+		return false
+	}
+	lr.release()
+	return true
+}
+
 // release lets go of a buffer grown past maxKeep for a big line, keeping
 // the bytes read after that line in a buffer of the usual size.
 func (lr *Reader) release() {

@@ -1,12 +1,16 @@
 package session
 
 import (
+	"bytes"
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
+	"math/rand/v2"
+	"strconv"
 	"time"
 
 	"zot.dev/zot/internal/llm"
+	"zot.dev/zot/internal/wirecodec"
 )
 
 // record is one line of a session file: the header, a message, or a
@@ -105,5 +109,48 @@ func encodeMessage(m llm.Message) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	return json.Marshal(record{Role: string(m.Role), Time: m.Time.UTC(), Meta: m.Meta, Content: content})
+	// A long text (a huge prompt, a tool's big output) is not encoded by
+	// json.Marshal, whose buffer grows by doubling and is copied out:
+	// the record is marshalled with a short stand-in for it, and the text
+	// is written in its place, into a line made at its final size.
+	var long []string
+	nonce := rand.Uint64()
+	for i := range content {
+		if len(content[i].Text) >= longText {
+			long = append(long, content[i].Text)
+			content[i].Text = standIn(nonce, len(long)-1)
+		}
+	}
+	line, err := json.Marshal(record{Role: string(m.Role), Time: m.Time.UTC(), Meta: m.Meta, Content: content})
+	if err != nil || len(long) == 0 {
+		return line, err
+	}
+	n := len(line)
+	for _, t := range long {
+		n += wirecodec.StringLen(t)
+	}
+	out := make([]byte, 0, n+1) // +1: room for the line's newline
+	rest := line
+	for i, t := range long {
+		mark, _ := json.Marshal(standIn(nonce, i))
+		at := bytes.Index(rest, mark)
+		if at < 0 {
+			return nil, fmt.Errorf("encoding a long text: its place was not found")
+		}
+		out = append(out, rest[:at]...)
+		out = wirecodec.AppendString(out, t)
+		rest = rest[at+len(mark):]
+	}
+	return append(out, rest...), nil
+}
+
+// longText is the length from which a text is spliced into its line
+// rather than marshalled (see encodeMessage).
+const longText = 64 << 10
+
+// standIn is the place holder of long text i of one message: a string
+// nothing else in the line holds, by its random nonce (and NULs, which
+// encode as \u0000).
+func standIn(nonce uint64, i int) string {
+	return "\x00zot-long-text-" + strconv.FormatUint(nonce, 16) + "-" + strconv.Itoa(i) + "\x00"
 }

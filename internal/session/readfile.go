@@ -36,9 +36,23 @@ func readFile(path string) ([]byte, error) {
 	if err := checkRegular(path, st); err != nil {
 		return nil, err
 	}
-	data, err := io.ReadAll(io.LimitReader(f, maxFileBytes+1))
-	if err != nil {
-		return nil, err
+	// Read into a buffer of the size the file states (and one byte to
+	// see its end), not one grown by doubling: a big session is not
+	// copied over and over as it is read.
+	data := make([]byte, 0, min(st.Size(), maxFileBytes)+1)
+	r := io.LimitReader(f, maxFileBytes+1)
+	for {
+		if len(data) == cap(data) {
+			data = append(data, 0)[:len(data)] // the file grew: room as append makes it
+		}
+		n, err := r.Read(data[len(data):cap(data)])
+		data = data[:len(data)+n]
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return nil, err
+		}
 	}
 	if len(data) > maxFileBytes {
 		return nil, tooBig(path)

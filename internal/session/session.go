@@ -28,7 +28,6 @@
 package session
 
 import (
-	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
@@ -429,17 +428,28 @@ func (s *File) writeTo(w *os.File, b []byte) error {
 }
 
 // encodeLines encodes msgs, one line each.
+// The lines are encoded first and joined once, at their size: a huge
+// message is not copied again and again as a buffer grows.
 func encodeLines(msgs []llm.Message) ([]byte, error) {
-	var buf bytes.Buffer
+	lines := make([][]byte, 0, len(msgs))
+	n := 0
 	for _, m := range msgs {
 		line, err := encodeMessage(m)
 		if err != nil {
 			return nil, fmt.Errorf("encoding message: %w", err)
 		}
-		buf.Write(line)
-		buf.WriteByte('\n')
+		lines = append(lines, line)
+		n += len(line) + 1
 	}
-	return buf.Bytes(), nil
+	if len(lines) == 1 {
+		return append(lines[0], '\n'), nil
+	}
+	buf := make([]byte, 0, n)
+	for i, line := range lines {
+		buf = append(append(buf, line...), '\n')
+		lines[i] = nil
+	}
+	return buf, nil
 }
 
 // extends reports whether msgs begins with saved, message for message.
