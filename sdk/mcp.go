@@ -54,8 +54,8 @@ type MCPOptions struct {
 	// means 60 s.
 	CallTimeout time.Duration
 	// LogDir, when set, gets each stdio server's stderr, appended to
-	// mcp-<name>.log; empty drops it (the last line still explains a
-	// crash).
+	// mcp-<name>.log, kept under 8 MiB with one .1 backup; empty drops
+	// it (the last line still explains a crash).
 	LogDir string
 	// OnEvent receives notices about the servers at any time:
 	// *wire.ExtNotifyEvent with Source "mcp:<server>" (a late start, a

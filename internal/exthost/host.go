@@ -53,7 +53,8 @@ type Config struct {
 	// Version is zot's version, told to extensions in hello_ack.
 	Version string
 	// LogDir gets each extension's log, ext-<name>.log: its stderr and
-	// the host's notes about it. Empty discards them.
+	// the host's notes about it, kept under boundlog.FileCap with one .1
+	// backup. Empty discards them.
 	LogDir string
 	// Log gets one line for each problem worth a person's attention: a
 	// manifest that cannot be used, a failed handshake, a crash. Nil

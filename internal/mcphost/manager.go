@@ -76,8 +76,10 @@ type Config struct {
 	// Defaults "zot" and "dev".
 	ClientName, ClientVersion string
 	// LogDir, when set, gets each stdio server's stderr, appended to
-	// mcp-<name>.log (the name sanitised as in tool names). Empty keeps
-	// only its last lines, for the error a crash reports.
+	// mcp-<name>.log (the name sanitised as in tool names), and zot's
+	// notes about its stdout; the file is kept under boundlog.FileCap
+	// with one .1 backup. Empty keeps only its last lines, for the error
+	// a crash reports.
 	LogDir string
 	// StdinGrace and TermGrace are the steps of a stdio server's shutdown
 	// ladder: how long it has to exit once its stdin is closed, then after
