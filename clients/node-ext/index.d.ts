@@ -69,6 +69,12 @@ export interface ToolOptions {
   schema?: Record<string, unknown>;
   /** How long zot waits for its result, in milliseconds (default 60000). */
   timeoutMs?: number;
+  /**
+   * The tool changes nothing: it only reads or computes. It then runs in a
+   * session's read-only mode and is not asked about; any other tool is
+   * refused there, and asked about where the mode asks before commands.
+   */
+  readOnly?: boolean;
 }
 
 /** Thrown by a tool: the model gets the message as a failed result. */

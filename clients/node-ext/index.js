@@ -106,7 +106,8 @@ export class Extension {
   /**
    * A tool the model can call: fn(args, request) returns (or resolves to) a
    * string, a content block, an array of them or {content, is_error};
-   * throwing fails the call.
+   * throwing fails the call. options.readOnly says it changes nothing, so
+   * it runs in a session's read-only mode without being asked about.
    */
   tool(name, options, fn) {
     if (typeof options === "function") [fn, options] = [options, {}];
@@ -115,6 +116,7 @@ export class Extension {
     if (options.description) frame.description = options.description;
     if (options.schema) frame.schema = options.schema;
     if (options.timeoutMs !== undefined) frame.timeout_ms = Math.max(1, Math.round(options.timeoutMs));
+    if (options.readOnly) frame.read_only = true;
     this._tools.set(name, { fn, timeout: options.timeoutMs ?? TOOL_TIMEOUT_MS });
     this._register(frame);
     return this;

@@ -215,6 +215,7 @@ class Extension:
         name: Optional[str] = None,
         schema: Optional[Dict[str, Any]] = None,
         timeout: Optional[float] = None,
+        read_only: bool = False,
     ) -> Any:
         """Decorates a tool the model can call: ``fn(args)`` or
         ``fn(args, request)``, args being the JSON object the model wrote.
@@ -224,6 +225,10 @@ class Extension:
         gives the model a failed result. name defaults to the function's,
         description to its docstring, schema (the arguments' JSON Schema) to
         any object; timeout is how long zot waits, in seconds (default 60).
+        read_only says the tool changes nothing (it only reads or computes):
+        it then runs in a session's read-only mode and is not asked about;
+        any other tool is refused there, and asked about where the mode
+        asks before commands.
         """
 
         def register(fn: F) -> F:
@@ -232,6 +237,8 @@ class Extension:
             frame = t.RegisterToolFrame(name=tool_name, description=desc or None, schema=schema)
             if timeout is not None:
                 frame.timeout_ms = max(1, int(timeout * 1000))
+            if read_only:
+                frame.read_only = True
             with self._mu:
                 self._tools[tool_name] = fn
                 self._tool_timeouts[tool_name] = timeout if timeout is not None else TOOL_TIMEOUT
