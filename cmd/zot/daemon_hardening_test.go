@@ -708,3 +708,62 @@ func TestACPHugePromptMemory(t *testing.T) {
 		t.Errorf("peak RSS %d MiB, more than 8 times the %d MiB prompt", peak>>20, size>>20)
 	}
 }
+
+// extReadOnly is an extension with two tools: ro_look, registered
+// read_only, and rw_touch, which is not.
+const extReadOnly = `import json, sys
+def emit(o):
+    sys.stdout.write(json.dumps(o) + "\n"); sys.stdout.flush()
+emit({"type": "hello", "name": "rotest", "version": "1.0.0", "capabilities": ["tools"]})
+emit({"type": "register_tool", "name": "ro_look", "description": "looks", "read_only": True})
+emit({"type": "register_tool", "name": "rw_touch", "description": "touches"})
+emit({"type": "ready"})
+for line in sys.stdin:
+    msg = json.loads(line)
+    if msg.get("type") == "tool_call":
+        emit({"type": "tool_result", "id": msg["id"], "content": [{"type": "text", "text": "ran " + msg["name"]}]})
+    elif msg.get("type") == "shutdown":
+        break
+`
+
+// The same for extension tools: one registered read_only runs in
+// read_only mode; one that is not is refused there.
+func TestACPReadOnlyModeAndExtensionTools(t *testing.T) {
+	dir := t.TempDir()
+	folder := filepath.Join(dir, "rotest")
+	if err := os.MkdirAll(folder, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(folder, "ext.py"), []byte(extReadOnly), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	m, _ := json.Marshal(map[string]any{"name": "rotest", "exec": "python3", "args": []string{"ext.py"}})
+	if err := os.WriteFile(filepath.Join(folder, "extension.json"), m, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	s := script(t, map[string]any{"turns": []any{map[string]any{"steps": []any{
+		map[string]any{"tool_calls": []any{
+			map[string]any{"id": "r1", "name": "ro_look", "args": map[string]any{}},
+			map[string]any{"id": "w1", "name": "rw_touch", "args": map[string]any{}},
+		}},
+		map[string]any{"text": "Done."},
+	}}}})
+	work := t.TempDir()
+	p, _, stderr := startACP(t, doorDir(t), "--provider", "scripted", "--script", s, "--permission", "deny", "--ext", folder)
+	p.call("1", "initialize", `{"protocolVersion":1,"clientCapabilities":{}}`, "")
+	f, _ := p.call("2", "session/new", fmt.Sprintf(`{"cwd":%q,"mcpServers":[]}`, work), "")
+	id := sessionID(t, f)
+	f, before := p.call("3", "session/prompt", fmt.Sprintf(`{"sessionId":%q,"prompt":[{"type":"text","text":"go"}]}`, id), "")
+	if f.Error != nil {
+		t.Fatalf("prompt: %s\n%s", f.raw, stderr)
+	}
+	status := map[string]string{}
+	for _, u := range updates(before) {
+		if u["sessionUpdate"] == "tool_call_update" && (u["status"] == "completed" || u["status"] == "failed") {
+			status[fmt.Sprint(u["toolCallId"])] = fmt.Sprint(u["status"])
+		}
+	}
+	if status["r1"] != "completed" || status["w1"] != "failed" {
+		t.Errorf("in read_only: ro_look %q, rw_touch %q; want completed and failed\n%s", status["r1"], status["w1"], stderr)
+	}
+}
