@@ -146,7 +146,7 @@ func newDoor(cmd *cli.Command, std streams) (*door, error) {
 	if err != nil {
 		return nil, &exitError{code: 1, msg: err.Error()}
 	}
-	catalog, err := loadCatalog(cfg.ModelsFile, h)
+	catalog, err := loadCatalog(cfg.ModelsFile, h, std.err)
 	if err != nil {
 		return nil, err
 	}

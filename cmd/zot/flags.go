@@ -240,7 +240,7 @@ func joinPrompts(texts []string) string {
 // startSession builds the host and the one session a command serves.
 func startSession(cfg agentConfig, log io.Writer) (*engine.Host, *engine.Session, error) {
 	h, _ := home.Current() // without a home, no cached model list
-	catalog, err := loadCatalog(cfg.ModelsFile, h)
+	catalog, err := loadCatalog(cfg.ModelsFile, h, log)
 	if err != nil {
 		return nil, nil, err
 	}

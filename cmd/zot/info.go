@@ -63,7 +63,7 @@ func listModels(ctx context.Context, cmd *cli.Command, out, errOut io.Writer) er
 			return err
 		}
 	}
-	catalog, err := loadCatalog(cmd.String("models-file"), h)
+	catalog, err := loadCatalog(cmd.String("models-file"), h, errOut)
 	if err != nil {
 		return err
 	}

@@ -20,8 +20,10 @@ const refreshTimeout = 30 * time.Second
 
 // loadCatalog returns the catalog a command uses: the built-in one or
 // modelsFile's, with the models the last `zot models --refresh` cached in
-// h added (a missing cache adds nothing).
-func loadCatalog(modelsFile string, h home.Home) (*models.Catalog, error) {
+// h added (a missing cache adds nothing). The cache only adds to what zot
+// knows, so one that cannot be read is left out with a warning on warn,
+// never a reason for zot not to start.
+func loadCatalog(modelsFile string, h home.Home, warn io.Writer) (*models.Catalog, error) {
 	catalog := models.Builtin()
 	if modelsFile != "" {
 		c, err := models.Load(modelsFile)
@@ -38,7 +40,8 @@ func loadCatalog(modelsFile string, h home.Home) (*models.Catalog, error) {
 	}
 	listed, err := models.LoadListed(h.ModelsCache())
 	if err != nil {
-		return nil, &exitError{code: 1, msg: err.Error() + " (zot models --refresh writes it again)"}
+		fmt.Fprintf(warn, "zot: warning: the models cache is left out: %s (zot models --refresh writes it again)\n", oneLineErr(err))
+		return catalog, nil
 	}
 	catalog.AddListed(listed)
 	return catalog, nil

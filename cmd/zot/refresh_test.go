@@ -92,3 +92,29 @@ func TestModelsRefresh(t *testing.T) {
 		t.Errorf("no keys: exit %d, stderr %q", code, stderr)
 	}
 }
+
+// TestModelsCacheCorruptIsLeftOut: a models cache that cannot be read (cut
+// short by a full disk, edited by hand) only adds to what zot knows, so
+// zot -p, zot rpc and zot models still work: each says on stderr that the
+// cache is left out and how to write it again, and serves the built-in
+// catalog.
+func TestModelsCacheCorruptIsLeftOut(t *testing.T) {
+	zhome := t.TempDir()
+	if err := os.WriteFile(filepath.Join(zhome, "models-cache.json"), []byte(`{"providers":{"openai":{"fetched":"2026-11-26T10:00:00Z","models":[`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	env := []string{"ZOT_HOME=" + zhome}
+	const warning = "models-cache.json: unexpected end of JSON input (zot models --refresh writes it again)"
+	stdout, stderr, code := runZot(t, "", env, "-p", "hi", "--provider", "scripted", "--cwd", t.TempDir())
+	if code != 0 || !strings.Contains(stdout, "round trip") || !strings.Contains(stderr, warning) {
+		t.Errorf("zot -p: exit %d, stdout %q, stderr %q", code, stdout, stderr)
+	}
+	stdout, stderr, code = runZot(t, `{"type":"get_state","id":"1"}`+"\n", env, "rpc", "--provider", "scripted", "--cwd", t.TempDir())
+	if code != 0 || !strings.Contains(stdout, `"success":true`) || !strings.Contains(stderr, warning) {
+		t.Errorf("zot rpc: exit %d, stdout %q, stderr %q", code, stdout, stderr)
+	}
+	stdout, stderr, code = runZot(t, "", env, "models")
+	if code != 0 || !regexp.MustCompile(`(?m)^anthropic +claude-sonnet-5-5 \*`).MatchString(stdout) || !strings.Contains(stderr, warning) {
+		t.Errorf("zot models: exit %d, stdout %q, stderr %q", code, stdout, stderr)
+	}
+}
