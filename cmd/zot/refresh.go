@@ -97,8 +97,12 @@ func refreshModels(ctx context.Context, cmd *cli.Command, h home.Home, w io.Writ
 			continue
 		}
 		answered++
-		listed.Set(p.Name, time.Now(), list)
-		fmt.Fprintf(w, "%s: %d models\n", p.Name, len(list))
+		kept := listed.Set(p.Name, time.Now(), list)
+		if left := len(list) - kept; left > 0 {
+			fmt.Fprintf(w, "%s: %d models (%d more left out: repeated, not a model id, or past the first %d)\n", p.Name, kept, left, models.MaxListed)
+		} else {
+			fmt.Fprintf(w, "%s: %d models\n", p.Name, kept)
+		}
 	}
 	if asked == 0 {
 		return &exitError{code: 1, msg: "no provider has a key to ask its models endpoint with: set one (zot --help lists the variables) or give --provider with --api-key or --base-url"}

@@ -1,6 +1,8 @@
 package main
 
 import (
+	"fmt"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -116,5 +118,34 @@ func TestModelsCacheCorruptIsLeftOut(t *testing.T) {
 	stdout, stderr, code = runZot(t, "", env, "models")
 	if code != 0 || !regexp.MustCompile(`(?m)^anthropic +claude-sonnet-5-5 \*`).MatchString(stdout) || !strings.Contains(stderr, warning) {
 		t.Errorf("zot models: exit %d, stdout %q, stderr %q", code, stdout, stderr)
+	}
+}
+
+// TestModelsRefreshHostileList: a models endpoint that answers with ids no
+// model has (terminal escape sequences, spaces) and with more models than
+// any real list leaves out those ids and keeps the first 5,000, says so on
+// its line, and zot models prints nothing of what was left out. The list
+// is in the shape of OpenAI's GET /v1/models (Model of openai 7.57.0).
+func TestModelsRefreshHostileList(t *testing.T) {
+	var b strings.Builder
+	b.WriteString(`{"object":"list","data":[{"id":"\u001b]0;owned\u0007\u001b[31mred","object":"model"},{"id":"two words","object":"model"}`)
+	for i := range 6000 {
+		fmt.Fprintf(&b, `,{"id":"m-%05d","object":"model"}`, i)
+	}
+	b.WriteString(`]}`)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("content-type", "application/json")
+		io.WriteString(w, b.String())
+	}))
+	defer srv.Close()
+	env := []string{"ZOT_HOME=" + t.TempDir()}
+	_, stderr, code := runZot(t, "", env, "models", "--refresh", "--provider", "ollama", "--base-url", srv.URL+"/v1")
+	if want := "ollama: 5000 models (1002 more left out: repeated, not a model id, or past the first 5000)\n"; code != 0 || stderr != want {
+		t.Fatalf("exit %d, stderr %q, want %q", code, stderr, want)
+	}
+	stdout, stderr, code := runZot(t, "", env, "models", "--provider", "ollama")
+	if code != 0 || strings.ContainsAny(stdout, "\x1b\x07") || strings.Contains(stdout, "two words") ||
+		!strings.Contains(stdout, "m-04999") || strings.Contains(stdout, "m-05000") {
+		t.Fatalf("exit %d, stderr %q, stdout (%d bytes) %q…", code, stderr, len(stdout), stdout[:min(len(stdout), 400)])
 	}
 }

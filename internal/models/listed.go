@@ -10,6 +10,8 @@ import (
 	"path/filepath"
 	"slices"
 	"time"
+	"unicode"
+	"unicode/utf8"
 
 	"zot.dev/zot/internal/llm"
 )
@@ -57,17 +59,46 @@ func LoadListed(path string) (*Listed, error) {
 	return &l, nil
 }
 
-// Set records what provider's endpoint listed at t.
-func (l *Listed) Set(provider string, t time.Time, list []llm.ListedModel) {
-	p := ListedProvider{Fetched: t.UTC(), Models: make([]ListedModel, 0, len(list))}
+// MaxListed bounds the models cached for one provider: every zot start
+// reads the cache, and the largest real lists (OpenRouter's) hold a few
+// hundred.
+const MaxListed = 5000
+
+// maxListedID bounds the length of a listed model id.
+const maxListedID = 256
+
+// listedID reports whether id can be a model id: not empty, at most
+// maxListedID bytes of UTF-8 without spaces or control characters (which
+// `zot models` would otherwise print to a terminal as they came).
+func listedID(id string) bool {
+	if id == "" || len(id) > maxListedID || !utf8.ValidString(id) {
+		return false
+	}
+	for _, r := range id {
+		if unicode.IsControl(r) || unicode.IsSpace(r) {
+			return false
+		}
+	}
+	return true
+}
+
+// Set records what provider's endpoint listed at t and returns how many
+// models it keeps: those whose id can be a model id (see listedID), each
+// once, the first MaxListed of them in id order.
+func (l *Listed) Set(provider string, t time.Time, list []llm.ListedModel) int {
+	p := ListedProvider{Fetched: t.UTC(), Models: make([]ListedModel, 0, min(len(list), MaxListed))}
 	for _, m := range list {
-		if m.ID != "" {
+		if listedID(m.ID) {
 			p.Models = append(p.Models, ListedModel{ID: m.ID, ContextWindow: max(m.ContextWindow, 0), MaxOutput: max(m.MaxOutput, 0)})
 		}
 	}
 	slices.SortFunc(p.Models, func(a, b ListedModel) int { return cmp.Compare(a.ID, b.ID) })
 	p.Models = slices.CompactFunc(p.Models, func(a, b ListedModel) bool { return a.ID == b.ID })
+	if len(p.Models) > MaxListed {
+		p.Models = p.Models[:MaxListed]
+	}
 	l.Providers[provider] = p
+	return len(p.Models)
 }
 
 // Save writes the cache to path (mode 0600, replacing the file whole).
@@ -106,7 +137,13 @@ func (c *Catalog) AddListed(l *Listed) {
 		return
 	}
 	for provider, p := range l.Providers {
-		for _, lm := range p.Models {
+		for i, lm := range p.Models {
+			if i >= MaxListed {
+				break
+			}
+			if !listedID(lm.ID) {
+				continue // a cache edited by hand
+			}
 			if _, ok := c.Lookup(provider, lm.ID); ok {
 				continue
 			}
