@@ -59,13 +59,14 @@ filter='
 def esc: gsub("\\\\"; "\\\\") | gsub("\n"; "\\n") | gsub("\r"; "\\r") | gsub("\u001f"; "\\x1f");
 def flat: tostring | gsub("[\r\n\u001f]+"; " ");
 def money: if . == null then "?" else tostring end;
+def cost: if .cost_unknown != true then "$\(.cost_usd | money)" elif (.cost_usd // 0) > 0 then "$\(.cost_usd | money) + unknown" else "unknown" end;
 if .type == "response" then
   "R\u001f\(.id // "" | flat)\u001f\(if .success then "ok" else "fail" end)\u001f\(.command // "" | flat)\u001f\(.code // "" | flat)\u001f\(.error // "" | flat)"
 elif .type == "text_delta" then "T\u001f\(.delta | esc)"
 elif .type == "assistant_message" then "A\u001f"
 elif .type == "tool_call" then "E\u001ftool_call: \(.name | flat) \(.args | tojson | flat)"
 elif .type == "tool_result" then "E\u001ftool_result: \(.id | flat) \(if .is_error then "error" else "ok" end)"
-elif .type == "usage" then "E\u001fusage: input=\(.input) output=\(.output) cache_read=\(.cache_read) cache_write=\(.cache_write) cost=$\(.cost_usd | money) total=$\(.cumulative.cost_usd | money)"
+elif .type == "usage" then "E\u001fusage: input=\(.input) output=\(.output) cache_read=\(.cache_read) cache_write=\(.cache_write) cost=\(. | cost) total=\(.cumulative | cost)"
 elif .type == "error" then "X\u001ferror: \(.message | flat)\(if .code then " (\(.code))" else "" end)"
 elif .type == "done" then "D\u001f\(.prompt_id // "" | flat)"
 else empty end'

@@ -92,6 +92,13 @@ if [ "$(grep -c '^usage: ' "$tmp/builtin.err")" != 2 ]; then
 	fail "want 2 usage lines on stderr, got: $err"
 fi
 
+# A model without known prices: its cost reads unknown, never $0.
+run unpriced "${flags[@]}" --model not-in-the-catalog "show me"
+expect_status 0
+if [ "$(grep -c 'cost=unknown total=unknown$' "$tmp/unpriced.err")" != 2 ]; then
+	fail "want 2 usage lines with an unknown cost, got: $err"
+fi
+
 # Quoting: the message reaches zot byte for byte and the text comes back.
 message=$'it\'s "quoted" $HOME `x` \\ back\\slash\ttab\nsecond line \xe2\x80\xa8 end'
 run echo "${flags[@]}" --script "$tmp/echo.json" "$message"

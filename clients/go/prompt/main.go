@@ -117,8 +117,9 @@ func prompt(ctx context.Context, c *rpcclient.Client, message string, stdout, st
 		case *wire.ToolCallEvent:
 			note("[tool] %s %s\n", ev.Name, ev.Args)
 		case *wire.UsageEvent:
-			note("[usage] in %d out %d cache %d/%d cost $%.6f (total $%.6f)\n",
-				ev.Input, ev.Output, ev.CacheRead, ev.CacheWrite, ev.CostUSD, ev.Cumulative.CostUSD)
+			note("[usage] in %d out %d cache %d/%d cost %s (total %s)\n",
+				ev.Input, ev.Output, ev.CacheRead, ev.CacheWrite,
+				money(ev.CostUSD, ev.CostUnknown), money(ev.Cumulative.CostUSD, ev.Cumulative.CostUnknown))
 		case *wire.ErrorEvent:
 			failed = true
 			if ev.Code != "" {
@@ -129,4 +130,17 @@ func prompt(ctx context.Context, c *rpcclient.Client, message string, stdout, st
 		}
 	}
 	return failed
+}
+
+// money is a cost in dollars, "unknown" for a model without known prices
+// (never $0, which would read as free), and a known part "+ unknown" for
+// a total that includes such calls.
+func money(usd float64, unknown *bool) string {
+	switch {
+	case unknown == nil || !*unknown:
+		return fmt.Sprintf("$%.6f", usd)
+	case usd > 0:
+		return fmt.Sprintf("$%.6f + unknown", usd)
+	}
+	return "unknown"
 }

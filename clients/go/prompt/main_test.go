@@ -57,6 +57,15 @@ func TestPromptDoneExitsZero(t *testing.T) {
 	}
 }
 
+// TestUnpricedCostIsUnknown: the usage of a model without known prices
+// (an id the catalog does not hold) reads "unknown", never a cost of $0.
+func TestUnpricedCostIsUnknown(t *testing.T) {
+	code, _, stderr := runProgram(t, "-zot", zotBin, "--", "--provider", "scripted", "--model", "not-in-the-catalog", "--cwd", t.TempDir(), "list files")
+	if code != 0 || !regexp.MustCompile(`\[usage\] in \d+ out \d+ cache \d+/\d+ cost unknown \(total unknown\)`).MatchString(stderr) || strings.Contains(stderr, "$0.000000") {
+		t.Fatalf("exit %d; stderr:\n%s", code, stderr)
+	}
+}
+
 func TestErrorEventExitsOne(t *testing.T) {
 	script := filepath.Join(t.TempDir(), "script.json")
 	err := os.WriteFile(script, []byte(`{"turns":[{"steps":[{"error":{"status":400,"kind":"invalid_request_error","message":"bad request"}}]}]}`), 0o644)

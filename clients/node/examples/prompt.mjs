@@ -80,7 +80,7 @@ async function main(argv) {
         case "usage":
           note(
             `[usage] in ${ev.input} out ${ev.output} cache ${ev.cache_read}/${ev.cache_write}` +
-              ` cost $${ev.cost_usd.toFixed(6)} (total $${ev.cumulative.cost_usd.toFixed(6)})\n`,
+              ` cost ${money(ev.cost_usd, ev.cost_unknown)} (total ${money(ev.cumulative.cost_usd, ev.cumulative.cost_unknown)})\n`,
           );
           break;
         case "error":
@@ -102,3 +102,11 @@ async function main(argv) {
 }
 
 process.exitCode = await main(process.argv.slice(2));
+
+// A cost in dollars, "unknown" for a model without known prices (never $0,
+// which would read as free), and a known part "+ unknown" for a total that
+// includes such calls.
+function money(usd, unknown) {
+  if (!unknown) return `$${usd.toFixed(6)}`;
+  return usd > 0 ? `$${usd.toFixed(6)} + unknown` : "unknown";
+}

@@ -40,6 +40,14 @@ test("the example prints the answer and exits 0 when the prompt is done", async 
   assert.match(r.stderr, /\[usage\] in \d+ out \d+/);
 });
 
+test("the usage of a model without known prices reads unknown, never $0", async (t) => {
+  const cwd = tempDir(t);
+  const r = await runExample(["--zot", zotBin, "--", "--provider", "scripted", "--model", "not-in-the-catalog", "--cwd", cwd, "list files"]);
+  assert.equal(r.code, 0, r.stderr);
+  assert.match(r.stderr, /\[usage\] in \d+ out \d+ cache \d+\/\d+ cost unknown \(total unknown\)/);
+  assert.doesNotMatch(r.stderr, /\$0\.000000/);
+});
+
 test("the example exits 1 when the prompt fails with an error event", async (t) => {
   const script = writeScript(t, { turns: [{ steps: [{ error: { status: 400, kind: "invalid_request_error", message: "bad request" } }] }] });
   const r = await runExample(["--zot", zotBin, "--", "--provider", "scripted", "--script", script, "--cwd", tempDir(t), "hi"]);

@@ -35,6 +35,15 @@ from zot_client import (  # noqa: E402
 USAGE = 'usage: prompt.py [--zot PATH] [zot flags...] "message"'
 
 
+def money(usd, unknown):
+    """A cost in dollars, "unknown" for a model without known prices (never
+    $0, which would read as free), and a known part "+ unknown" for a total
+    that includes such calls."""
+    if not unknown:
+        return f"${usd:.6f}"
+    return f"${usd:.6f} + unknown" if usd > 0 else "unknown"
+
+
 def parse_args(argv):
     """Returns (zot path or None, zot flags, message); exits 2 on misuse."""
     binary = None
@@ -60,7 +69,8 @@ def describe(ev):
     if isinstance(ev, UsageEvent):
         return (
             f"usage: input={ev.input} output={ev.output} cache_read={ev.cache_read} "
-            f"cache_write={ev.cache_write} cost=${ev.cost_usd:.6f} total=${ev.cumulative.cost_usd:.6f}"
+            f"cache_write={ev.cache_write} cost={money(ev.cost_usd, ev.cost_unknown)} "
+            f"total={money(ev.cumulative.cost_usd, ev.cumulative.cost_unknown)}"
         )
     if isinstance(ev, ErrorEvent):
         code = f" ({ev.code})" if ev.code else ""

@@ -42,6 +42,13 @@ class PromptExampleTest(ZotTestCase):
         self.assertEqual(p.stderr.count("usage: input="), 2, p.stderr)
 
     @requires_zot
+    def test_unpriced_cost_is_unknown(self):
+        p = self.run_example("--zot", ZOT, *self.zot_flags(), "--model", "not-in-the-catalog", "show me")
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertEqual(p.stderr.count("cost=unknown total=unknown"), 2, p.stderr)
+        self.assertNotIn("$0.000000", p.stderr)
+
+    @requires_zot
     def test_echo_text_exactly(self):
         p = self.run_example(*self.zot_flags(ECHO_SCRIPT), "it's \"quoted\" $HOME\nand two lines",
                              env={"ZOT_BIN": ZOT})
