@@ -201,11 +201,13 @@ func (t *turn) toolResult(e *wire.ToolResultEvent) []acp.SessionUpdate {
 
 // usage is a usage event as usage_update: the tokens of the last model
 // call (what the context holds now), the model's window, and the
-// session's cumulative cost.
+// session's cumulative cost, left out when calls of a model without known
+// prices make it unknown (ACP's cost has no way to say a total is only
+// a part).
 func (t *turn) usage(e *wire.UsageEvent) *acp.UsageUpdate {
 	used := e.Input + e.CacheRead + e.CacheWrite + e.Output
 	u := &acp.UsageUpdate{Used: used, Size: t.contextSz}
-	if e.Cumulative.CostUSD > 0 {
+	if e.Cumulative.CostUSD > 0 && (e.Cumulative.CostUnknown == nil || !*e.Cumulative.CostUnknown) {
 		u.Cost = &acp.Cost{Amount: e.Cumulative.CostUSD, Currency: "USD"}
 	}
 	return u
