@@ -22,6 +22,7 @@ import (
 	"zot.dev/zot/internal/agent"
 	"zot.dev/zot/internal/buildinfo"
 	"zot.dev/zot/internal/exthost"
+	"zot.dev/zot/internal/trust"
 	"zot.dev/zot/sdk/extwire"
 	"zot.dev/zot/sdk/wire"
 )
@@ -157,18 +158,21 @@ Each one's stderr and zot's notes about it go to $ZOT_HOME/logs/ext-<name>.log.`
 			{
 				Name:            "doctor",
 				HideHelpCommand: true,
-				Usage:           "start every extension, check its handshake and say what is wrong",
+				Usage:           "start every extension, check its handshake and say what is wrong (a project's only when the folder is trusted, or with --trust-project)",
 				Flags: []cli.Flag{&cli.DurationFlag{Name: "timeout", Value: exthost.DefaultStartTimeout,
 					Usage: "how long an extension has to say hello (its manifest's start_timeout_ms when longer)"}},
 				Action: func(ctx context.Context, cmd *cli.Command) error {
-					if err := noArgs(cmd, 0, "doctor"); err != nil {
+					if cmd.Args().Len() != 0 {
+						return usagef("usage: zot ext doctor [--timeout D] [--trust-project]")
+					}
+					if err := onlyFlags(cmd, "zot ext doctor", []string{"cwd", "timeout", "trust-project"}); err != nil {
 						return err
 					}
 					x, err := newExtDirs(cmd, std)
 					if err != nil {
 						return err
 					}
-					return x.doctor(ctx, cmd.Duration("timeout"), std.out)
+					return x.doctor(ctx, cmd.Duration("timeout"), projectTrust(cmd, std.err), std.out)
 				},
 			},
 		},
@@ -702,7 +706,13 @@ func (s *doctorSession) CWD() string                            { return s.cwd }
 // doctor checks every extension: its manifest, its program, and its
 // handshake through the real host, one at a time, and says in plain
 // words what is wrong.
-func (x *extDirs) doctor(ctx context.Context, timeout time.Duration, w io.Writer) error {
+//
+// The project's extensions are started only in a folder the gate
+// trusts, as a session starts them: opening someone else's repository
+// and asking what is wrong with it must not run its code. In a folder
+// it does not trust they are checked without being started, and said to
+// be untrusted, with how to trust the folder.
+func (x *extDirs) doctor(ctx context.Context, timeout time.Duration, gate *trust.Gate, w io.Writer) error {
 	all, err := x.all()
 	if err != nil {
 		return err
@@ -711,12 +721,26 @@ func (x *extDirs) doctor(ctx context.Context, timeout time.Duration, w io.Writer
 		fmt.Fprintf(w, "no extensions in %s or %s\n", x.global, x.project)
 		return nil
 	}
+	var untrusted *trust.Decision
+	if nproj := projectCount(all); nproj > 0 {
+		if d := gate.Check(x.cwd); !d.Allowed {
+			untrusted = &d
+			// A session leaves the project's out, so the user's of the
+			// same names run.
+			markShadowed(all[nproj:])
+		}
+	}
 	bad := 0
 	for _, e := range all {
 		if ctx.Err() != nil {
 			return ctx.Err()
 		}
-		ok := x.check(ctx, e, timeout, w)
+		var ok bool
+		if e.scope == "project" && untrusted != nil {
+			ok = x.checkUntrusted(e, *untrusted, w)
+		} else {
+			ok = x.check(ctx, e, timeout, w)
+		}
 		if !ok {
 			bad++
 		}
@@ -736,14 +760,42 @@ func (x *extDirs) doctor(ctx context.Context, timeout time.Duration, w io.Writer
 	return nil
 }
 
-// check checks one extension and reports it; it returns false when
-// something is wrong.
-func (x *extDirs) check(ctx context.Context, e extEntry, timeout time.Duration, w io.Writer) bool {
-	label := fmt.Sprintf("%s (%s, %s)", e.name, e.scope, e.dir)
-	fail := func(format string, args ...any) bool {
-		fmt.Fprintf(w, "✗ %s: %s\n", label, fmt.Sprintf(format, args...))
-		return false
+// projectCount is the number of the project's extensions, which come
+// first in x.all's list.
+func projectCount(all []extEntry) int {
+	n := 0
+	for n < len(all) && all[n].scope == "project" {
+		n++
 	}
+	return n
+}
+
+// checkUntrusted reports a project extension of a folder the user does
+// not trust: what can be seen without running it (its manifest, its
+// runtime, its files), then that it is not started and how to trust the
+// folder. An untrusted extension that would start counts as a problem:
+// no session runs it.
+func (x *extDirs) checkUntrusted(e extEntry, d trust.Decision, w io.Writer) bool {
+	if ok, done := x.checkStatic(e, w); done {
+		return ok
+	}
+	fmt.Fprintf(w, "✗ %s: not started: %s, so no session runs its extensions; run %s to trust it, or zot ext doctor --trust-project to check them this once\n",
+		e.label(), strings.Replace(d.Reason(), "the folder", "the folder "+d.Project.Dir, 1), d.TrustCommand())
+	return false
+}
+
+// label names an extension in doctor's report.
+func (e extEntry) label() string { return fmt.Sprintf("%s (%s, %s)", e.name, e.scope, e.dir) }
+
+// checkStatic checks what can be checked of an extension without
+// starting it, and reports it when that decides: done is set when the
+// extension is bad, disabled or shadowed, ok says whether that is fine.
+func (x *extDirs) checkStatic(e extEntry, w io.Writer) (ok, done bool) {
+	fail := func(format string, args ...any) (bool, bool) {
+		fmt.Fprintf(w, "✗ %s: %s\n", e.label(), fmt.Sprintf(format, args...))
+		return false, true
+	}
+	label := e.label()
 	switch {
 	case e.err != nil:
 		var me *exthost.ManifestError
@@ -754,10 +806,10 @@ func (x *extDirs) check(ctx context.Context, e extEntry, timeout time.Duration, 
 		return fail("bad manifest %s: %s", e.file, msg)
 	case !e.enabled():
 		fmt.Fprintf(w, "- %s: disabled (zot ext enable %s)\n", label, e.name)
-		return true
+		return true, true
 	case e.shadow:
 		fmt.Fprintf(w, "- %s: shadowed by the project's extension of the same name\n", label)
-		return true
+		return true, true
 	}
 	m := e.spec.Manifest
 	if !strings.ContainsRune(m.Exec, '/') && !filepath.IsAbs(m.Exec) {
@@ -775,7 +827,20 @@ func (x *extDirs) check(ctx context.Context, e extEntry, timeout time.Duration, 
 	if cause := exthost.LikelyCause(e.spec); cause != "" {
 		return fail("%s", cause)
 	}
+	return true, false
+}
 
+// check checks one extension, starting it through the host, and reports
+// it; it returns false when something is wrong.
+func (x *extDirs) check(ctx context.Context, e extEntry, timeout time.Duration, w io.Writer) bool {
+	if ok, done := x.checkStatic(e, w); done {
+		return ok
+	}
+	label := e.label()
+	fail := func(format string, args ...any) bool {
+		fmt.Fprintf(w, "✗ %s: %s\n", label, fmt.Sprintf(format, args...))
+		return false
+	}
 	logFile := exthost.LogFile(x.logDir, e.name)
 	var logStart int64
 	if st, err := os.Stat(logFile); err == nil {

@@ -182,3 +182,43 @@ func TestProjectTrustOtherDoors(t *testing.T) {
 		t.Errorf("--trust-project: the folder's extension did not run: %q", text)
 	}
 }
+
+// zot ext doctor in a folder the user does not trust checks the
+// project's extensions without running them: it says they are not
+// started and how to trust the folder; with --trust-project, or once the
+// folder is trusted, it starts them. An extension that would run writes
+// a file beside itself, so the test sees whether it ran.
+func TestProjectTrustDoctor(t *testing.T) {
+	homeEnv, _ := zotHomeEnv(t)
+	env := []string{homeEnv}
+	dir := realTemp(t)
+	extDir := filepath.Join(dir, ".zot", "extensions", "planted")
+	pyScript := mustAbs(t, "../../internal/exthost/testdata/py/ext.py")
+	ran := filepath.Join(extDir, "ran")
+	writeExt(t, extDir, `{"name":"planted","exec":"./run.sh"}`, map[string]string{
+		"run.sh": "#!/bin/sh\necho ran >> ran\nexec python3 " + pyScript + " ok planted\n",
+	})
+
+	out, errOut, code := runExt(t, env, dir, "ext", "doctor", "--timeout", "30s")
+	if _, err := os.Stat(ran); err == nil {
+		t.Fatalf("doctor ran an untrusted project's extension\n%s%s", out, errOut)
+	}
+	want := fmt.Sprintf("✗ planted (project, %s): not started: the folder %s is not trusted, so no session runs its extensions; run `zot trust %s` to trust it, or zot ext doctor --trust-project to check them this once", extDir, dir, dir)
+	if code != 1 || !strings.Contains(out, want) {
+		t.Errorf("untrusted: exit %d\n%s%s\nwant %s", code, out, errOut, want)
+	}
+
+	out, errOut, code = runExt(t, env, dir, "ext", "doctor", "--timeout", "30s", "--trust-project")
+	if _, err := os.Stat(ran); code != 0 || err != nil || !strings.Contains(out, "✓ planted (project, "+extDir+"): ready") {
+		t.Errorf("--trust-project: exit %d, ran: %v\n%s%s", code, err, out, errOut)
+	}
+	os.Remove(ran)
+
+	if out, errOut, code := runExt(t, env, dir, "trust"); code != 0 {
+		t.Fatalf("zot trust: %d\n%s%s", code, out, errOut)
+	}
+	out, errOut, code = runExt(t, env, dir, "ext", "doctor", "--timeout", "30s")
+	if _, err := os.Stat(ran); code != 0 || err != nil || !strings.Contains(out, "ready") {
+		t.Errorf("trusted: exit %d, ran: %v\n%s%s", code, err, out, errOut)
+	}
+}

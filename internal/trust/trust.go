@@ -338,19 +338,28 @@ func (d Decision) Message() string {
 		}
 		what = append(what, "its MCP servers ("+servers+")")
 	}
-	var why string
+	var b bytes.Buffer
+	fmt.Fprintf(&b, "not starting %s in %s: %s; run %s to trust it, or pass --trust-project for this run",
+		strings.Join(what, " and "), p.Dir, d.Reason(), d.TrustCommand())
+	return b.String()
+}
+
+// Reason says why a refusal refused: the folder is not trusted, its .zot
+// changed since, or its trust could not be checked.
+func (d Decision) Reason() string {
 	switch {
 	case d.Err != nil:
-		why = fmt.Sprintf("its trust could not be checked: %v", d.Err)
+		return fmt.Sprintf("its trust could not be checked: %v", d.Err)
 	case d.Changed:
-		why = fmt.Sprintf("its .zot changed since it was trusted on %s", d.Since.Format(time.DateOnly))
-	default:
-		why = "the folder is not trusted"
+		return fmt.Sprintf("its .zot changed since it was trusted on %s", d.Since.Format(time.DateOnly))
 	}
-	var b bytes.Buffer
-	fmt.Fprintf(&b, "not starting %s in %s: %s; run `zot trust %s` to trust it, or pass --trust-project for this run",
-		strings.Join(what, " and "), p.Dir, why, shellQuote(p.Dir))
-	return b.String()
+	return "the folder is not trusted"
+}
+
+// TrustCommand is the command that trusts the decision's folder, quoted
+// in backquotes for a message.
+func (d Decision) TrustCommand() string {
+	return "`zot trust " + shellQuote(d.Project.Dir) + "`"
 }
 
 // shellQuote quotes s for a POSIX shell when it needs it.
