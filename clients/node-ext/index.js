@@ -172,7 +172,12 @@ export class Extension {
     return this;
   }
 
-  /** Runs once zot answered hello, before ready: fn(host), the hello_ack frame. Throwing ends run(). */
+  /**
+   * Runs once zot answered hello, before ready: fn(host), the hello_ack
+   * frame. What was declared before run() is announced before it runs,
+   * intercepts included; what it registers goes out after it. Throwing
+   * ends run().
+   */
   onStart(fn) {
     this._starts.push(fn);
     return this;
@@ -232,6 +237,11 @@ export class Extension {
     s.send(hello);
     for (const f of this._regs) s.send(f);
     this._regs = [];
+    // The subscriptions go out now, not after onStart: zot takes an
+    // extension quiet for a moment after hello as ready, and a slow
+    // onStart must not leave it ready without its intercepts.
+    s.announced = this._subscribeFrame();
+    if (s.announced) s.send(s.announced);
     try {
       await s.loop(input);
     } finally {
@@ -291,6 +301,7 @@ class Session {
     this.ext = ext;
     this.output = output;
     this.closed = false;
+    this.announced = null; // the subscribe sent with hello
     this.inflight = new Map();
     this.queue = Promise.resolve();
     this.acked = new Promise((resolve, reject) => {
@@ -367,7 +378,7 @@ class Session {
     for (const f of ext._regs) this.send(f);
     ext._regs = [];
     const sub = ext._subscribeFrame();
-    if (sub) this.send(sub);
+    if (subscription(sub) !== subscription(this.announced)) this.send(sub ?? { type: "subscribe", events: [] });
     this.send({ type: "ready" });
     ext._live = true;
   }
@@ -473,6 +484,11 @@ class Session {
 }
 
 // ---- helpers ---------------------------------------------------------------------------
+
+/** What a subscribe frame subscribes to, comparable (null and an empty one alike). */
+function subscription(f) {
+  return JSON.stringify([f?.events ?? [], f?.intercept ?? []]);
+}
 
 function errorText(e) {
   return e instanceof Error ? `${e.name}: ${e.message}` : String(e);

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"sync"
 	"time"
 
@@ -35,6 +36,10 @@ type session struct {
 	out *ndjson.Writer
 
 	acked chan struct{} // closed when hello_ack arrived
+
+	// announced is the subscribe sent with hello, before the Init
+	// functions ran (nil when there was none).
+	announced *extwire.SubscribeFrame
 
 	mu       sync.Mutex
 	inflight map[string]*call
@@ -96,6 +101,14 @@ func (e *Extension) serve(parent context.Context, in io.Reader, out io.Writer, w
 		s.out.Send(f)
 	}
 	e.regs = nil
+	// The subscriptions made before Run go out now, not after the Init
+	// functions: the host takes an extension that is quiet for a moment
+	// after hello as ready, and a slow Init must not leave it ready
+	// without its intercepts.
+	if sub := e.subscribeLocked(); sub != nil {
+		s.out.Send(sub)
+		s.announced = sub
+	}
 	e.mu.Unlock()
 
 	lines := make(chan line)
@@ -222,7 +235,10 @@ func (s *session) start(ack *extwire.HelloAckFrame) error {
 		s.out.Send(f)
 	}
 	e.regs = nil
-	if sub := e.subscribeLocked(); sub != nil {
+	if sub := e.subscribeLocked(); !sameSubscribe(sub, s.announced) {
+		if sub == nil {
+			sub = &extwire.SubscribeFrame{Events: []extwire.EventName{}}
+		}
 		s.out.Send(sub)
 	}
 	s.out.Send(&extwire.ReadyFrame{})
@@ -455,4 +471,13 @@ func (s *session) runQueue() {
 		s.qmu.Unlock()
 		fn(s.ctx)
 	}
+}
+
+// sameSubscribe says whether a and b subscribe to the same events and
+// intercepts (nil is none).
+func sameSubscribe(a, b *extwire.SubscribeFrame) bool {
+	if a == nil || b == nil {
+		return a == b
+	}
+	return slices.Equal(a.Events, b.Events) && slices.Equal(a.Intercept, b.Intercept)
 }

@@ -325,7 +325,9 @@ class Extension:
         """Decorates what runs once zot answered hello, before the extension
         says it is ready: ``fn(host)`` with the
         :class:`~zot_ext.types.HelloAckFrame` (``data_dir``, ``cwd``,
-        ``model``, ...). It may register more; keep it quick (zot takes an
+        ``model``, ...). What was declared before :meth:`run` is announced
+        before it runs, intercepts included; what it registers goes out
+        after it, so keep it quick when it registers (zot takes an
         extension quiet for 250 ms as ready). An exception ends run."""
         with self._mu:
             self._starts.append(fn)
@@ -408,6 +410,12 @@ class Extension:
             for f in self._regs:
                 s.send(f)
             self._regs = []
+            # The subscriptions go out now, not after on_start: zot takes
+            # an extension quiet for a moment after hello as ready, and a
+            # slow on_start must not leave it ready without its intercepts.
+            s.announced = self._subscribe_frame()
+            if s.announced is not None:
+                s.send(s.announced)
         try:
             s.loop(reader)
         finally:
@@ -480,6 +488,7 @@ class _Session:
         self.acked = threading.Event()
         self.closed = threading.Event()
         self.mu = threading.Lock()
+        self.announced: Optional[t.SubscribeFrame] = None  # the subscribe sent with hello
         self.inflight: Dict[str, Request] = {}
         self.handlers: List[threading.Thread] = []
         self.queue: List[Any] = []
@@ -553,8 +562,8 @@ class _Session:
                 self.send(f)
             ext._regs = []
             sub = ext._subscribe_frame()
-            if sub is not None:
-                self.send(sub)
+            if _subscription(sub) != _subscription(self.announced):
+                self.send(sub or t.SubscribeFrame(events=[]))
             self.send(t.ReadyFrame())
             ext._live = True
 
@@ -711,6 +720,13 @@ class _Session:
 
 
 # ---- helpers -----------------------------------------------------------------------------
+
+
+def _subscription(f: Optional[t.SubscribeFrame]) -> Any:
+    """What f subscribes to, comparable (None and an empty one alike)."""
+    if f is None:
+        return ((), ())
+    return (tuple(f.events or ()), tuple(f.intercept or ()))
 
 
 def _call(fn: Callable[..., Any], value: Any, req: Request) -> Any:
