@@ -233,3 +233,60 @@ func TestLateMCPServerWithBoundThinking(t *testing.T) {
 		t.Fatalf("exit %d; stderr:\n%s", code, p.stderr.String())
 	}
 }
+
+// TestResumedSessionWithUnverifiableReasoningRecovers: OpenAI's Responses
+// API refuses encrypted reasoning it cannot verify (one produced under
+// another key or organization, or refused for reasons of its own) with a
+// 400 of code invalid_encrypted_content, on every request that sends it
+// back: zot drops the reasoning and sends once more, the prompt is
+// answered, and the session file no longer holds the refused item. The
+// error body and stream are in the shapes of openai 7.57.0 (APIError's
+// error object; ResponseStreamEvent), the message as the API words it.
+func TestResumedSessionWithUnverifiableReasoningRecovers(t *testing.T) {
+	var (
+		mu       sync.Mutex
+		requests []string
+	)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, _ := io.ReadAll(r.Body)
+		mu.Lock()
+		requests = append(requests, string(body))
+		mu.Unlock()
+		if strings.Contains(string(body), `"encrypted_content":"gAAA-other-org"`) {
+			w.Header().Set("content-type", "application/json")
+			w.WriteHeader(http.StatusBadRequest)
+			io.WriteString(w, `{"error":{"message":"The encrypted content gAAA...-org could not be verified.","type":"invalid_request_error","param":null,"code":"invalid_encrypted_content"}}`)
+			return
+		}
+		w.Header().Set("content-type", "text/event-stream")
+		io.WriteString(w, "event: response.output_item.added\ndata: {\"type\":\"response.output_item.added\",\"sequence_number\":1,\"output_index\":0,\"item\":{\"id\":\"msg_1\",\"type\":\"message\",\"role\":\"assistant\",\"status\":\"in_progress\",\"content\":[]}}\n\n"+
+			"event: response.output_text.delta\ndata: {\"type\":\"response.output_text.delta\",\"sequence_number\":2,\"item_id\":\"msg_1\",\"output_index\":0,\"content_index\":0,\"delta\":\"Still here.\",\"logprobs\":[]}\n\n"+
+			"event: response.completed\ndata: {\"type\":\"response.completed\",\"sequence_number\":3,\"response\":{\"id\":\"resp_1\",\"status\":\"completed\",\"usage\":{\"input_tokens\":10,\"output_tokens\":3}}}\n\n")
+	}))
+	defer srv.Close()
+
+	dir := t.TempDir()
+	file := filepath.Join(dir, "s.jsonl")
+	lines := []string{
+		`{"session":{"version":1,"cwd":"` + dir + `","created":"2026-11-26T10:00:00Z"}}`,
+		`{"role":"user","time":"2026-11-26T10:00:00Z","content":[{"type":"text","text":"hello"}]}`,
+		`{"role":"assistant","time":"2026-11-26T10:00:01Z","content":[{"type":"thinking","text":"A greeting.","provider":"openai","id":"rs_1","data":"gAAA-other-org"},{"type":"text","text":"Hello."}]}`,
+	}
+	if err := os.WriteFile(file, []byte(strings.Join(lines, "\n")+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	stdout, stderr, code := runZot(t, "", []string{"ZOT_HOME=" + t.TempDir()}, "-p", "are you there?", "--provider", "openai", "--model", "gpt-6.1-sol",
+		"--api-key", "test-key", "--base-url", srv.URL, "--cwd", dir, "--session", file)
+	if code != 0 || strings.TrimSpace(stdout) != "Still here." {
+		t.Fatalf("exit %d, stdout %q, stderr %q", code, stdout, stderr)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if len(requests) != 2 || !strings.Contains(requests[0], "gAAA-other-org") || strings.Contains(requests[1], "gAAA-other-org") {
+		t.Fatalf("%d requests, want the refused one and one without the old reasoning:\n%s", len(requests), strings.Join(requests, "\n"))
+	}
+	saved, err := os.ReadFile(file)
+	if err != nil || strings.Contains(string(saved), "gAAA-other-org") || !strings.Contains(string(saved), "Still here.") {
+		t.Fatalf("session file (%v):\n%s", err, saved)
+	}
+}

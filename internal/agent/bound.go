@@ -26,7 +26,8 @@ import (
 //   - compaction keeps no thinking, and the provider leaves out thinking of
 //     another model than the one called;
 //   - the 400 itself is recognised and answered once per prompt by dropping
-//     the provider's thinking from the transcript and sending again.
+//     the provider's thinking from the transcript and sending again (so is
+//     OpenAI Responses' refusal of encrypted reasoning it cannot verify).
 
 // MetaNote marks a user message whose first block is a note from zot
 // (what changed in the system prompt since the conversation began) rather
@@ -90,9 +91,13 @@ func (a *Agent) note(bound bool) string {
 }
 
 // boundRejected reports whether err is the provider refusing thinking
-// blocks sent back to a model that binds them to the conversation: the
-// 400 of Anthropic's prefix check ("Invalid `signature` in `thinking`
-// block", "bound to a different conversation").
+// it produced earlier and got back, with a 400 that no retry of the same
+// request fixes: Anthropic's prefix check for a model that binds its
+// thinking to the conversation ("Invalid `signature` in `thinking`
+// block", "bound to a different conversation"), and OpenAI Responses'
+// invalid_encrypted_content ("The encrypted content … could not be
+// verified", as after a change of key or organization, or for reasons of
+// its own: every later request of the session fails the same way).
 func boundRejected(err error) bool {
 	var le *llm.Error
 	if !errors.As(err, &le) || le.Status != http.StatusBadRequest {
@@ -100,7 +105,9 @@ func boundRejected(err error) bool {
 	}
 	text := strings.ToLower(le.Message)
 	return strings.Contains(text, "bound to a different conversation") ||
-		strings.Contains(text, "thinking") && strings.Contains(text, "signature")
+		strings.Contains(text, "thinking") && strings.Contains(text, "signature") ||
+		le.Kind == "invalid_encrypted_content" ||
+		strings.Contains(text, "encrypted content") && strings.Contains(text, "could not be verified")
 }
 
 // dropThinking removes the thinking blocks of provider from every message
