@@ -47,6 +47,36 @@ func zotOnPath(t *testing.T) string {
 	return "PATH=" + dir + string(os.PathListSeparator) + os.Getenv("PATH")
 }
 
+// startConnect starts zot daemon connect with env, in a folder of its
+// own, its stdin and stdout piped; it is killed at cleanup unless a test
+// waited for it.
+func startConnect(t *testing.T, env []string) (*exec.Cmd, io.WriteCloser, io.ReadCloser, *zotbin.Buffer) {
+	t.Helper()
+	cmd := exec.Command(zotBin, "daemon", "connect")
+	cmd.Env = env
+	cmd.Dir = t.TempDir()
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	stderr := new(zotbin.Buffer)
+	cmd.Stderr = stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if cmd.ProcessState == nil {
+			_ = cmd.Process.Kill()
+			_ = cmd.Wait()
+		}
+	})
+	return cmd, stdin, stdout, stderr
+}
+
 // The quick start of docs/daemon.md as a person does it: zot daemon,
 // then the page's lines typed into zot daemon connect, the id of the
 // new session pasted into the prompt; Ctrl-D ends it with status 0.
@@ -59,22 +89,7 @@ func TestDaemonDocsQuickStart(t *testing.T) {
 	d := startZotDaemon(t, env)
 	d.waitFor(t, "listening on")
 
-	cmd := exec.Command(zotBin, "daemon", "connect")
-	cmd.Env = env
-	cmd.Dir = t.TempDir()
-	stdin, _ := cmd.StdinPipe()
-	stdout, _ := cmd.StdoutPipe()
-	stderr := new(zotbin.Buffer)
-	cmd.Stderr = stderr
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		if cmd.ProcessState == nil {
-			_ = cmd.Process.Kill()
-			_ = cmd.Wait()
-		}
-	})
+	cmd, stdin, stdout, stderr := startConnect(t, env)
 	lines := bufio.NewScanner(stdout)
 	lines.Buffer(nil, 1<<20)
 	// answer reads frames until the answer to id; a permission question
@@ -223,22 +238,8 @@ func TestDaemonConnectDaemonLeavesFirst(t *testing.T) {
 	d := startZotDaemon(t, env)
 	d.waitFor(t, "listening on")
 
-	cmd := exec.Command(zotBin, "daemon", "connect")
-	cmd.Env = env
-	stdin, _ := cmd.StdinPipe()
-	stdout, _ := cmd.StdoutPipe()
-	stderr := new(zotbin.Buffer)
-	cmd.Stderr = stderr
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
+	cmd, stdin, stdout, stderr := startConnect(t, env)
 	defer stdin.Close()
-	t.Cleanup(func() {
-		if cmd.ProcessState == nil {
-			_ = cmd.Process.Kill()
-			_ = cmd.Wait()
-		}
-	})
 	fmt.Fprintln(stdin, `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":1}}`)
 	lines := bufio.NewScanner(stdout)
 	lines.Buffer(nil, 1<<20)
@@ -306,20 +307,11 @@ func TestDaemonConnectOtherUsersSocket(t *testing.T) {
 		}
 	}
 	sock := filepath.Join(dir, "run", "d.sock")
-	d := &daemonProc{stderr: new(zotbin.Buffer), done: make(chan struct{})}
-	d.cmd = exec.Command(bin, "daemon", "--provider", "scripted")
-	d.cmd.Env = doorEnv(filepath.Join(dir, "home"), "ZOT_SOCKET="+sock)
-	d.cmd.Dir = dir
-	d.cmd.Stderr = d.stderr
-	d.cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: other, Gid: other}}
-	if err := d.cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	go func() { d.err = d.cmd.Wait(); close(d.done) }()
-	t.Cleanup(func() {
-		_ = d.cmd.Process.Kill()
-		<-d.done
-	})
+	cmd := exec.Command(bin, "daemon", "--provider", "scripted")
+	cmd.Env = doorEnv(filepath.Join(dir, "home"), "ZOT_SOCKET="+sock)
+	cmd.Dir = dir
+	cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: other, Gid: other}}
+	d := startDaemonCmd(t, cmd)
 	d.waitFor(t, "listening on")
 
 	stdout, stderr, code := runZot(t, `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":1}}`+"\n",

@@ -244,9 +244,16 @@ type daemonProc struct {
 
 func startZotDaemon(t *testing.T, env []string, args ...string) *daemonProc {
 	t.Helper()
-	d := &daemonProc{stderr: new(zotbin.Buffer), done: make(chan struct{})}
-	d.cmd = exec.Command(zotBin, append([]string{"daemon", "--provider", "scripted"}, args...)...)
-	d.cmd.Env = env
+	cmd := exec.Command(zotBin, append([]string{"daemon", "--provider", "scripted"}, args...)...)
+	cmd.Env = env
+	return startDaemonCmd(t, cmd)
+}
+
+// startDaemonCmd starts cmd, a zot daemon, its stderr kept; it is killed
+// at cleanup.
+func startDaemonCmd(t *testing.T, cmd *exec.Cmd) *daemonProc {
+	t.Helper()
+	d := &daemonProc{cmd: cmd, stderr: new(zotbin.Buffer), done: make(chan struct{})}
 	d.cmd.Stderr = d.stderr
 	if err := d.cmd.Start(); err != nil {
 		t.Fatal(err)
