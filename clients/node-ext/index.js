@@ -528,12 +528,20 @@ function toolFailure(ext, f, e) {
   return { type: "tool_result", id: f.id, content: [text(msg)], is_error: true };
 }
 
+/** The actions zot takes in a command's answer (schema/ext's CommandAction). */
+const COMMAND_ACTIONS = ["prompt", "insert", "display", "open_panel", "noop"];
+
 async function runCommand(ext, fn, f, req) {
   if (!fn) throw new CommandError(`extension ${ext.name} has no command ${JSON.stringify(f.name)}`);
   const out = await fn(f.args ?? "", req);
   if (out === undefined || out === null) return { type: "command_response", id: f.id, action: "noop" };
   if (typeof out === "string") return { type: "command_response", id: f.id, action: "display", display: out };
-  if (typeof out === "object" && typeof out.action === "string") return { ...out, type: "command_response", id: f.id };
+  if (typeof out === "object" && typeof out.action === "string") {
+    if (!COMMAND_ACTIONS.includes(out.action)) {
+      throw new TypeError(`the answer's action is ${JSON.stringify(out.action)}, not one of ${COMMAND_ACTIONS.join(", ")}`);
+    }
+    return { ...out, type: "command_response", id: f.id };
+  }
   throw new CommandError(`command ${f.name} returned ${typeof out}, not an answer`);
 }
 

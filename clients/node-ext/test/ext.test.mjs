@@ -214,6 +214,7 @@ ext.interceptToolCall((call) => {
   return rewrite({ args });
 });
 ext.command("hi", "Still answers.", () => "still here");
+ext.command("typo", "Answers an action zot does not take.", () => ({ action: "displya", display: "x" }));
 
 await ext.run();
 `;
@@ -246,4 +247,6 @@ test("answers that cannot be sent fail their request, and the extension keeps an
   assert.match(resultText(results.b), /guard failed: .*cannot be sent as JSON.*circular/);
   const { result } = await client.runCommand("hi");
   assert.deepEqual([result.action, result.text], ["display", "still here"]);
+  const { result: typo } = await client.runCommand("typo");
+  assert.match(typo.error ?? "", /command typo failed: TypeError: the answer's action is "displya", not one of prompt, insert, display, open_panel, noop/);
 });
