@@ -290,3 +290,61 @@ func TestResumedSessionWithUnverifiableReasoningRecovers(t *testing.T) {
 		t.Fatalf("session file (%v):\n%s", err, saved)
 	}
 }
+
+// TestResumedSessionWithRefusedThoughtSignatureRecovers: Gemini refuses a
+// thought signature it cannot take back (one from another model, say)
+// with a 400 ("Corrupted thought signature.") on every request that sends
+// it: zot drops the signatures and thinking and sends once more, the call
+// without a signature then carrying the value Gemini documents for calls
+// it did not sign, and the session file no longer holds the refused
+// signature. Error body and stream in the shapes of @google/genai 3.3.0
+// (the API's error object; GenerateContentResponse).
+func TestResumedSessionWithRefusedThoughtSignatureRecovers(t *testing.T) {
+	var (
+		mu       sync.Mutex
+		requests []string
+	)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, _ := io.ReadAll(r.Body)
+		mu.Lock()
+		requests = append(requests, string(body))
+		mu.Unlock()
+		if strings.Contains(string(body), `"thoughtSignature":"sig-other-model"`) {
+			w.Header().Set("content-type", "application/json")
+			w.WriteHeader(http.StatusBadRequest)
+			io.WriteString(w, `{"error":{"code":400,"message":"Corrupted thought signature.","status":"INVALID_ARGUMENT"}}`)
+			return
+		}
+		w.Header().Set("content-type", "text/event-stream")
+		io.WriteString(w, `data: {"candidates":[{"content":{"role":"model","parts":[{"text":"Still here."}]},"finishReason":"STOP","index":0}],"usageMetadata":{"promptTokenCount":10,"candidatesTokenCount":3}}`+"\n\n")
+	}))
+	defer srv.Close()
+
+	dir := t.TempDir()
+	file := filepath.Join(dir, "s.jsonl")
+	lines := []string{
+		`{"session":{"version":1,"cwd":"` + dir + `","created":"2026-11-26T10:00:00Z"}}`,
+		`{"role":"user","time":"2026-11-26T10:00:00Z","content":[{"type":"text","text":"list files"}]}`,
+		`{"role":"assistant","time":"2026-11-26T10:00:01Z","content":[{"type":"thinking","text":"Listing.","provider":"gemini","signature":"sig-other-model"},{"type":"tool_call","id":"c1","name":"ls","args":{},"signature":"sig-other-model"}]}`,
+		`{"role":"tool","time":"2026-11-26T10:00:02Z","content":[{"type":"tool_result","call_id":"c1","name":"ls","content":[{"type":"text","text":"a.txt"}]}]}`,
+		`{"role":"assistant","time":"2026-11-26T10:00:03Z","content":[{"type":"text","text":"One file."}]}`,
+	}
+	if err := os.WriteFile(file, []byte(strings.Join(lines, "\n")+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	stdout, stderr, code := runZot(t, "", []string{"ZOT_HOME=" + t.TempDir()}, "-p", "are you there?", "--provider", "gemini", "--model", "gemini-3-pro",
+		"--api-key", "test-key", "--base-url", srv.URL, "--cwd", dir, "--session", file)
+	if code != 0 || strings.TrimSpace(stdout) != "Still here." {
+		t.Fatalf("exit %d, stdout %q, stderr %q", code, stdout, stderr)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if len(requests) != 2 || !strings.Contains(requests[0], "sig-other-model") || strings.Contains(requests[1], "sig-other-model") ||
+		!strings.Contains(requests[1], `"thoughtSignature":"skip_thought_signature_validator"`) {
+		t.Fatalf("%d requests, want the refused one and one with the documented skip value:\n%s", len(requests), strings.Join(requests, "\n"))
+	}
+	saved, err := os.ReadFile(file)
+	if err != nil || strings.Contains(string(saved), "sig-other-model") || !strings.Contains(string(saved), "Still here.") {
+		t.Fatalf("session file (%v):\n%s", err, saved)
+	}
+}

@@ -97,7 +97,9 @@ func (a *Agent) note(bound bool) string {
 // block", "bound to a different conversation"), and OpenAI Responses'
 // invalid_encrypted_content ("The encrypted content … could not be
 // verified", as after a change of key or organization, or for reasons of
-// its own: every later request of the session fails the same way).
+// its own: every later request of the session fails the same way), and
+// Gemini's refusals of the thought signatures sent back ("Corrupted
+// thought signature.", "Thought signature is not valid").
 func boundRejected(err error) bool {
 	var le *llm.Error
 	if !errors.As(err, &le) || le.Status != http.StatusBadRequest {
@@ -106,13 +108,16 @@ func boundRejected(err error) bool {
 	text := strings.ToLower(le.Message)
 	return strings.Contains(text, "bound to a different conversation") ||
 		strings.Contains(text, "thinking") && strings.Contains(text, "signature") ||
+		strings.Contains(text, "thought signature") || strings.Contains(text, "thought_signature") ||
 		le.Kind == "invalid_encrypted_content" ||
 		strings.Contains(text, "encrypted content") && strings.Contains(text, "could not be verified")
 }
 
 // dropThinking removes the thinking blocks of provider from every message
 // of the transcript (a message left with nothing else keeps an empty text,
-// which providers skip, so the transcript stays valid).
+// which providers skip, so the transcript stays valid), and the thought
+// signatures of tool calls (only Gemini signs them; a call without one is
+// sent with the value Gemini documents for calls it did not sign).
 func (a *Agent) dropThinking(provider string) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
@@ -123,9 +128,18 @@ func (a *Agent) dropThinking(provider string) {
 		var kept []llm.Block
 		dropped := false
 		for _, b := range msgs[i].Content {
-			if t, ok := b.(*llm.ThinkingBlock); ok && t.Provider == provider {
-				dropped = true
-				continue
+			switch t := b.(type) {
+			case *llm.ThinkingBlock:
+				if t.Provider == provider {
+					dropped = true
+					continue
+				}
+			case *llm.ToolCallBlock:
+				if t.Signature != "" {
+					unsigned := *t
+					unsigned.Signature = ""
+					b, dropped = &unsigned, true
+				}
 			}
 			kept = append(kept, b)
 		}
@@ -143,17 +157,22 @@ func (a *Agent) dropThinking(provider string) {
 	}
 }
 
-// thinkingProvider returns the provider of the thinking blocks in msgs
-// (the first found), "" when there are none.
-func thinkingProvider(msgs []llm.Message) string {
+// sendsThinking reports whether msgs hold what a provider may refuse back
+// as bound or unverifiable: thinking blocks, or signed tool calls.
+func sendsThinking(msgs []llm.Message) bool {
 	for i := range msgs {
 		for _, b := range msgs[i].Content {
-			if t, ok := b.(*llm.ThinkingBlock); ok {
-				return t.Provider
+			switch t := b.(type) {
+			case *llm.ThinkingBlock:
+				return true
+			case *llm.ToolCallBlock:
+				if t.Signature != "" {
+					return true
+				}
 			}
 		}
 	}
-	return ""
+	return false
 }
 
 // stampModel records model on the thinking blocks of msg that do not say

@@ -61,7 +61,7 @@ func (p *promptRun) call(step int) (*stepResult, error) {
 			resp, err = p.stream(req, c)
 		}
 	}
-	if err != nil && !c.hasStarted() && p.ctx.Err() == nil && !p.boundRetried && boundRejected(err) && thinkingProvider(req.Messages) != "" {
+	if err != nil && !c.hasStarted() && p.ctx.Err() == nil && !p.boundRetried && boundRejected(err) && sendsThinking(req.Messages) {
 		// Thinking blocks sent back were refused as bound to another
 		// conversation: no retry of the same request can succeed. Drop the
 		// provider's thinking from the transcript and send once more.
