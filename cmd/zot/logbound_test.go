@@ -340,3 +340,20 @@ func TestDaemonClientGoneMidReplayLogsOnce(t *testing.T) {
 		t.Fatal("the daemon ended")
 	}
 }
+
+// An MCP server that sends valid notifications without end costs zot
+// little: what zot does not use of them is read at a bounded rate.
+func TestMCPNotificationFloodIsCheap(t *testing.T) {
+	bin := goServer(t)
+	home := t.TempDir()
+	cfg := mcpConfig(t, t.TempDir(), map[string]any{"n": map[string]any{"command": bin, "args": []string{"-flood-notifications"}}})
+	stderr := new(tailBuffer)
+	p := startWith(t, stderr, []string{"ZOT_HOME=" + home}, rpcArgs(t, "--strict-mcp-config", "--mcp-config", cfg)...)
+	if info := mcpStatus(t, p, "n"); info.Status != "ready" {
+		t.Fatalf("%+v", info)
+	}
+	flood(t, "MCP notification flood", p.cmd.Process.Pid, stderr, filepath.Join(home, "logs"), maxNoteGrowth)
+	if code := p.exit(); code != 0 {
+		t.Fatalf("exit %d", code)
+	}
+}

@@ -22,6 +22,14 @@ import (
 // own stdio transport bounds it.
 const MaxMessage = mcp.DefaultMaxLineLength
 
+// notificationRate and notificationBurst bound how fast a stdio server's
+// notifications are read: zot uses few (progress, at most one a call
+// every 50 ms); each costs the SDK's decoding and dispatch.
+const (
+	notificationRate  = 200
+	notificationBurst = 1000
+)
+
 // skippedShown bounds what is logged of one line that is skipped or
 // breaks the protocol.
 const skippedShown = 200
@@ -37,6 +45,8 @@ const skippedShown = 200
 //   - A message over max bytes is skipped whole, and the connection goes
 //     on: when it is an answer (its id is read on the way), the call it
 //     answers fails at once with an error that says so.
+//   - Notifications are read at most at notificationRate a second past
+//     a burst.
 //   - A line that starts like JSON but is not a JSON-RPC message breaks
 //     the protocol: it is logged, and the connection ends with an error
 //     that quotes it (broken), so a start fails at once and a live
@@ -50,6 +60,8 @@ type lineTransport struct {
 	log   io.Writer
 	lines *boundlog.Limiter
 	pace  *boundlog.Bucket
+	// notes slows the reading of notifications.
+	notes *boundlog.Bucket
 	// onBreak is called once, from the reading goroutine, when the
 	// output broke the protocol.
 	onBreak func(error)
@@ -60,7 +72,8 @@ type lineTransport struct {
 
 func newLineTransport(r io.ReadCloser, w io.WriteCloser, log io.Writer, onBreak func(error)) *lineTransport {
 	t := &lineTransport{r: r, w: w, max: MaxMessage, log: log, onBreak: onBreak,
-		pace: boundlog.NewBucket(boundlog.DroppedRate, boundlog.DroppedRate)}
+		pace:  boundlog.NewBucket(boundlog.DroppedRate, boundlog.DroppedRate),
+		notes: boundlog.NewBucket(notificationRate, notificationBurst)}
 	t.lines = boundlog.NewLimiter(boundlog.Lines, boundlog.Window, func(n int, w time.Duration) {
 		t.note("%d more lines of its stdout that are not JSON-RPC were skipped in %s", n, w)
 	})
@@ -245,6 +258,15 @@ func (c *lineConn) readLines() error {
 			}
 			if !c.deliver(msgs...) {
 				return nil
+			}
+			// Notifications are read at a bounded rate (past a burst):
+			// zot uses few of them (progress, at most one a call every
+			// 50 ms), and a server that sends them without end waits
+			// instead of taking a core.
+			for _, m := range msgs {
+				if r, ok := m.(*jsonrpc.Request); ok && !r.ID.IsValid() {
+					t.notes.Pace(1)
+				}
 			}
 		}
 		if line != nil && cap(line) > 1<<20 {

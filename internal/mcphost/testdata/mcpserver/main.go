@@ -26,7 +26,8 @@
 // careless servers send them.
 //
 // -flood prints lines that are not JSON-RPC on stdout without end once
-// its tools are listed, as a broken server can.
+// its tools are listed, as a broken server can; -flood-notifications
+// sends valid notifications (notifications/message) the same way.
 //
 // -mode stdio (default) serves on stdin/stdout; -mode http serves
 // streamable HTTP on -addr and prints its URL on stdout; -mode sse serves
@@ -64,6 +65,7 @@ func main() {
 	badSchemas := flag.Bool("bad-schemas", false, "add tools with input schemas providers reject")
 	wordy := flag.Int("wordy", 0, "add the tool wordy, whose description is this many bytes")
 	floodOut := flag.Bool("flood", false, "print lines that are not JSON-RPC on stdout without end once the tools are listed")
+	floodNotes := flag.Bool("flood-notifications", false, "send valid notifications without end once the tools are listed")
 	chatty := flag.Bool("chatty", false, "print a banner on stdout, and a log line before each answer of the tool chat")
 	flag.Parse()
 	switch *mode {
@@ -99,7 +101,11 @@ func main() {
 				return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "chatted"}}}, nil
 			})
 	}
-	if *floodOut {
+	if *floodOut || *floodNotes {
+		line := []byte("not json, and never ending\n")
+		if *floodNotes {
+			line = []byte(`{"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info","data":"again"}}` + "\n")
+		}
 		var flooding atomic.Bool
 		// Once initialized; one write(2) a line, so that a line never
 		// lands inside a message the SDK writes.
@@ -107,7 +113,6 @@ func main() {
 			return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
 				if method == "tools/list" && !flooding.Swap(true) {
 					go func() {
-						line := []byte("not json, and never ending\n")
 						for {
 							if _, err := os.Stdout.Write(line); err != nil {
 								return
