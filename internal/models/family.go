@@ -160,8 +160,8 @@ func openaiFamily(id string) (Model, bool) {
 		m.Efforts = gpt56Efforts
 		// GPT-6 Astra and 6.1 Sol refuse none (apidog's GPT-6.1 Sol guide
 		// after OpenAI's model page and GPT-6 migration guide; LaoZhang's
-		// note of 2026-11-04), and so, by the issue's audit of OpenAI's
-		// deployment checklist, does 6.2.
+		// note of 2026-11-04), and so, by OpenAI's deployment checklist,
+		// does 6.2.
 		if v.atLeast(6, 2) || v == (version{6, 1}) && hasPart(id, "sol") || v == (version{6, 0}) && hasPart(id, "astra") {
 			m.Efforts = gpt61SolEfforts
 		}
@@ -188,7 +188,9 @@ func hasPart(id, word string) bool {
 }
 
 // geminiFamily: Gemini 3 and later take thinkingConfig.thinkingLevel (a
-// budget is refused); Gemini 2.x takes thinkingBudget; 1.x does not think.
+// budget is refused); Gemini 2.x takes thinkingBudget, which a Pro model
+// refuses at 0 (its thinking cannot be turned off: "Budget 0 is invalid.
+// This model only works in thinking mode."); 1.x does not think.
 func geminiFamily(id string) (Model, bool) {
 	v, ok := parseVersion("gemini", id)
 	if !ok {
@@ -202,6 +204,9 @@ func geminiFamily(id string) (Model, bool) {
 		m.Reasoning, m.ReasoningControl, m.Efforts = true, llm.ReasoningEffort, gemini3Efforts
 	case v.major == 2:
 		m.Reasoning, m.ReasoningControl, m.Efforts = true, llm.ReasoningBudget, budgetEfforts
+		if hasPart(id, "pro") {
+			m.Efforts = basicEfforts
+		}
 	default:
 		m.MaxOutput, m.Efforts = 8_192, []string{}
 	}

@@ -49,6 +49,8 @@ func TestFamilyRules(t *testing.T) {
 		{"openai", "gpt-4o", "", false, false, "", 16_384},
 		// Gemini 2.x: a budget; 3 and later: thinkingLevel.
 		{"gemini", "gemini-2.0-flash-thinking", llm.ReasoningBudget, false, false, "none low medium high", 65_536},
+		// A Pro model of 2.x cannot turn its thinking off.
+		{"gemini", "gemini-2.5-pro-preview-06-05", llm.ReasoningBudget, false, false, "low medium high", 65_536},
 		{"gemini", "gemini-3.9-flash", llm.ReasoningEffort, false, false, "minimal low medium high", 65_536},
 		{"google", "gemini-4-xenon", llm.ReasoningEffort, false, false, "low medium high xhigh", 65_536},
 		{"gemini", "gemini-1.5-pro", "", false, false, "", 8_192},
@@ -71,7 +73,7 @@ func TestFamilyRules(t *testing.T) {
 }
 
 // TestBuiltinFamilyFacts: the built-in models get the family's facts
-// where their entry says nothing, and the named models are there.
+// where their entry says nothing, and the current models the vendors name are there.
 func TestBuiltinFamilyFacts(t *testing.T) {
 	c := Builtin()
 	bound := []string{"claude-fable-5-2", "claude-mythos-5-2", "claude-fable-5-1", "claude-mythos-5-1", "claude-opus-5-5", "claude-sonnet-5-5", "claude-haiku-5-5"}
