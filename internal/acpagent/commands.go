@@ -93,11 +93,14 @@ func (s *session) tellCommands(only *conn) {
 	s.push(item{update: s.commandsUpdate(), only: only})
 }
 
-// announce returns r that, once its answer is queued, tells the client
-// the session's commands, and its title when it has one: what a client
-// learns about a session it has just opened.
+// announce returns r that, once its answer is queued, lets the session's
+// updates reach the client (until then it was attached but told nothing
+// of the session but its replay: its answer comes first), and tells it
+// the notices nobody heard, the session's commands, and its title when
+// it has one: what a client learns about a session it has just opened.
 func (h *conn) announce(s *session, r jsonrpc.Reply) jsonrpc.Reply {
 	return r.Then(func() {
+		s.answered(h)
 		s.tellUnheard(h) // notify.go
 		s.tellCommands(h)
 		if title := s.title(); title != "" {

@@ -24,7 +24,14 @@ type session struct {
 
 	mu      sync.Mutex
 	clients []*conn // connections that have it open, in the order they opened it
-	turn    *turn   // the running prompt or compaction, nil when idle
+	// unanswered are the clients whose session/new, load or resume
+	// answer is not queued yet, with the updates for everyone held back
+	// for them meanwhile: a client learns of a session by its answer,
+	// before any update of it. Only what is queued for it alone (a
+	// replay) reaches it before; the rest follows the answer, in order
+	// (answered).
+	unanswered map[*conn][]item
+	turn       *turn // the running prompt or compaction, nil when idle
 	// pins counts requests that found or opened the session and have not
 	// yet attached their connection (or given up): it is not closed
 	// under them (lifecycle.go).
@@ -54,9 +61,13 @@ type item struct {
 	only    *conn         // when set, the update goes to this connection only (a replay)
 	except  *conn         // when set, the update goes to every connection but this one
 	barrier chan struct{} // when set, closed once every item before it was handed on
-	note    any           // when set, sent as the params of a session/update as is (to every connection)
-	method  string        // when set, the method note is sent as, instead of session/update
-	keep    bool          // a note kept for the next client when no client has the session open (notify.go)
+	// answered, when set, is a client whose opening answer is queued:
+	// the updates held back for it are handed on, and it gets them all
+	// from here on (session.answered).
+	answered *conn
+	note     any    // when set, sent as the params of a session/update as is (to every connection)
+	method   string // when set, the method note is sent as, instead of session/update
+	keep     bool   // a note kept for the next client when no client has the session open (notify.go)
 	// text, when update, note and barrier are unset, is a text chunk of
 	// the agent's answer (of its thought, with thought set): the deltas
 	// of a turn, most of what it sends, need no SessionUpdate.
@@ -189,17 +200,35 @@ func (s *session) hand(it *item, targets []*conn) []*conn {
 	switch {
 	case it.barrier != nil:
 		close(it.barrier)
+	case it.answered != nil:
+		c := it.answered
+		s.mu.Lock()
+		held, ok := s.unanswered[c]
+		delete(s.unanswered, c)
+		s.mu.Unlock()
+		if !ok {
+			return targets // it left meanwhile
+		}
+		for i := range held {
+			held[i].only = c
+			targets = s.hand(&held[i], targets[:0])
+		}
 	case it.update != nil || it.note != nil || it.text != "":
 		if it.only != nil {
 			targets = append(targets, it.only)
 		} else {
 			s.mu.Lock()
 			for _, c := range s.clients {
-				if c != it.except {
-					targets = append(targets, c)
+				if c == it.except {
+					continue
 				}
+				if held, ok := s.unanswered[c]; ok {
+					s.holdLocked(c, held, it)
+					continue
+				}
+				targets = append(targets, c)
 			}
-			if len(targets) == 0 && it.keep {
+			if len(s.clients) == 0 && it.keep {
 				s.keepUnheardLocked(it)
 			}
 			s.mu.Unlock()
@@ -254,8 +283,9 @@ func plainChunk(it *item) bool {
 func (s *session) handChunks(run []item, targets []*conn) []*conn {
 	s.mu.Lock()
 	targets = append(targets, s.clients...)
+	holding := len(s.unanswered) > 0
 	s.mu.Unlock()
-	if len(targets) != 1 {
+	if len(targets) != 1 || holding {
 		for i := range run {
 			targets = s.hand(&run[i], targets[:0])
 		}
@@ -272,7 +302,8 @@ func (s *session) handChunks(run []item, targets []*conn) []*conn {
 }
 
 // attach records that c has the session open, dropping the pin of the
-// request that found it.
+// request that found it. c is told nothing of the session but what is
+// queued for it alone until answered(c).
 func (s *session) attach(c *conn) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -281,7 +312,38 @@ func (s *session) attach(c *conn) {
 	}
 	if !slices.Contains(s.clients, c) {
 		s.clients = append(s.clients, c)
+		if s.unanswered == nil {
+			s.unanswered = map[*conn][]item{}
+		}
+		s.unanswered[c] = nil
 	}
+}
+
+// answered records that the answer that opened the session for c is
+// queued: the updates held back for c follow it, in order, and the
+// session's updates go to c from then on. It goes through the queue, so
+// that what the forwarder hands on before it is held and what it hands
+// on after goes to c at once.
+func (s *session) answered(c *conn) {
+	s.push(item{answered: c})
+}
+
+// maxHeld bounds the updates held back for a client until its opening
+// answer: more (another client's long turn during a long replay) are
+// dropped for it, and logged.
+const maxHeld = 4096
+
+// holdLocked holds it back for c, whose opening answer is not queued
+// yet; the caller holds s.mu.
+func (s *session) holdLocked(c *conn, held []item, it *item) {
+	if len(held) >= maxHeld {
+		if len(held) == maxHeld {
+			s.agent.logf("session %s: more than %d updates arrived before the answer to %s; later ones are not sent to it", s.id, maxHeld, c.c.Peer().Label)
+			s.unanswered[c] = append(held, item{}) // logged once
+		}
+		return
+	}
+	s.unanswered[c] = append(held, *it)
 }
 
 // hasClientBesides reports whether a connection other than c has the
@@ -298,6 +360,7 @@ func (s *session) detach(c *conn) int {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.clients = slices.DeleteFunc(s.clients, func(x *conn) bool { return x == c })
+	delete(s.unanswered, c)
 	return len(s.clients)
 }
 
