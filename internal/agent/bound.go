@@ -69,25 +69,37 @@ func (a *Agent) systemFor(bound bool) string {
 // note returns the note that the prompt about to start must carry, and
 // records it as told: what changed in the system prompt since the
 // conversation was last told of it; "" when nothing did or the model's
-// thinking is not bound.
-func (a *Agent) note(bound bool) string {
+// thinking is not bound. It also returns what the conversation had been
+// told before, for untold.
+func (a *Agent) note(bound bool) (note, before string) {
 	if !bound {
-		return ""
+		return "", ""
 	}
 	a.mu.Lock()
 	fixed, noted := a.bound.system != "", a.bound.noted
 	a.mu.Unlock()
 	if !fixed {
-		return ""
+		return "", ""
 	}
 	cur := a.system()
 	if cur == noted {
-		return ""
+		return "", ""
 	}
 	a.mu.Lock()
 	a.bound.noted = cur
 	a.mu.Unlock()
-	return "Note from zot: the system prompt above is as of the start of this conversation. Since then: " + sysprompt.Changes(noted, cur)
+	return "Note from zot: the system prompt above is as of the start of this conversation. Since then: " + sysprompt.Changes(noted, cur), noted
+}
+
+// untold takes back a note whose message left the transcript (its prompt
+// failed): the conversation was told only before, so the next prompt
+// carries the note again.
+func (a *Agent) untold(before string) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.bound.system != "" {
+		a.bound.noted = before
+	}
 }
 
 // boundRejected reports whether err is the provider refusing thinking

@@ -415,3 +415,41 @@ func TestBoundThinkingRejectedRecoversOnce(t *testing.T) {
 		t.Errorf("error %v after %d requests", err, len(after)-len(before))
 	}
 }
+
+// TestBoundNoteSurvivesAFailedPrompt: the note telling a model with bound
+// thinking what changed in its system prompt (a new date) travels in the
+// prompt's user message; a prompt that fails takes that message out of
+// the transcript again, so the next prompt carries the note instead of the
+// model never learning of the change.
+func TestBoundNoteSurvivesAFailedPrompt(t *testing.T) {
+	srv := newBoundServer(t)
+	clock := &boundClock{t: time.Date(2026, 11, 27, 23, 58, 0, 0, time.UTC)}
+	a, _ := boundAgent(t, srv, "claude-sonnet-5-5", clock, nil)
+	if err := a.Prompt(context.Background(), "first", nil, nil); err != nil {
+		t.Fatal(err)
+	}
+	clock.set(time.Date(2026, 11, 28, 0, 1, 0, 0, time.UTC))
+	srv.mu.Lock()
+	srv.alwaysReject = true
+	srv.mu.Unlock()
+	if err := a.Prompt(context.Background(), "second", nil, nil); err == nil {
+		t.Fatal("the refused prompt succeeded")
+	}
+	srv.mu.Lock()
+	srv.alwaysReject = false
+	srv.mu.Unlock()
+	if err := a.Prompt(context.Background(), "third", nil, nil); err != nil {
+		t.Fatal(err)
+	}
+	_, _, _, reqs := srv.stats()
+	last := reqs[len(reqs)-1]["messages"].([]any)
+	var user string // the user message of the prompt "third"
+	for _, m := range last {
+		if got := canonical(m.(map[string]any)["content"]); strings.Contains(got, `"third"`) {
+			user = got
+		}
+	}
+	if !strings.Contains(user, "Current date (UTC): 2026-11-28") {
+		t.Errorf("the prompt after the failed one carries no date note: %s", user)
+	}
+}

@@ -48,7 +48,8 @@ func (a *Agent) Prompt(ctx context.Context, text string, images []llm.ImageBlock
 		return &Error{Code: wire.CodeInvalidParams, Message: "empty prompt: give text or an image"}
 	}
 	msg := llm.Message{Role: llm.RoleUser, Time: a.timeNow()}
-	if note := a.note(a.Model().BoundThinking); note != "" {
+	note, told := a.note(a.Model().BoundThinking)
+	if note != "" {
 		msg.Content = append(msg.Content, &llm.TextBlock{Text: note})
 		msg.Meta = map[string]string{MetaNote: "true"}
 	}
@@ -68,6 +69,9 @@ func (a *Agent) Prompt(ctx context.Context, text string, images []llm.ImageBlock
 	}
 	if err != nil && !p.kept {
 		a.truncate(p.userIndex)
+		if note != "" {
+			a.untold(told) // the note left with the message
+		}
 	}
 	return err
 }
