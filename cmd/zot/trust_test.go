@@ -4,8 +4,10 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 
 	"zot.dev/zot/sdk/wire"
@@ -220,5 +222,48 @@ func TestProjectTrustDoctor(t *testing.T) {
 	out, errOut, code = runExt(t, env, dir, "ext", "doctor", "--timeout", "30s")
 	if _, err := os.Stat(ran); code != 0 || err != nil || !strings.Contains(out, "ready") {
 		t.Errorf("trusted: exit %d, ran: %v\n%s%s", code, err, out, errOut)
+	}
+}
+
+// zot trust run by many processes at once (a script trusting its
+// checkouts in parallel, two terminals) records every folder: the store
+// is changed under a lock, not read by one while another writes it.
+func TestProjectTrustConcurrentWriters(t *testing.T) {
+	homeEnv, _ := zotHomeEnv(t)
+	const n = 24
+	dirs := make([]string, n)
+	for i := range dirs {
+		dirs[i] = realTemp(t)
+	}
+	var wg sync.WaitGroup
+	failed := make(chan string, n)
+	for _, dir := range dirs {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			cmd := exec.Command(zotBin, "trust", dir)
+			cmd.Env = append(cleanEnv(), homeEnv)
+			if out, err := cmd.CombinedOutput(); err != nil {
+				failed <- fmt.Sprintf("zot trust %s: %v\n%s", dir, err, out)
+			}
+		}()
+	}
+	wg.Wait()
+	close(failed)
+	for f := range failed {
+		t.Error(f)
+	}
+	out, errOut, code := runExt(t, []string{homeEnv}, t.TempDir(), "trust", "--list")
+	if code != 0 {
+		t.Fatalf("zot trust --list: %d\n%s%s", code, out, errOut)
+	}
+	lost := 0
+	for _, dir := range dirs {
+		if !strings.Contains(out, dir+"\t") {
+			lost++
+		}
+	}
+	if lost > 0 {
+		t.Errorf("%d of %d folders trusted at once are not in the store:\n%s", lost, n, out)
 	}
 }

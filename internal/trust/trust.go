@@ -140,8 +140,10 @@ type Entry struct {
 
 // Store is the file of trusted folders (home.Home.TrustFile). Its
 // methods read the file each time, so that a folder trusted by another
-// zot counts at once; a change is written to a temporary file renamed
-// over it.
+// zot counts at once; a change is made under a lock (File with ".lock"
+// added) and written to a temporary file renamed over it, so a reader
+// sees the old store or the new one, and two zots changing it at once
+// both have their change.
 type Store struct {
 	// File is the store's path.
 	File string
@@ -216,8 +218,43 @@ func (s *Store) Untrust(dir string) (bool, error) {
 	return found, err
 }
 
-// update rewrites the store with change applied to its entries.
+// lockWait bounds how long a change waits for another zot's change of
+// the store to end.
+const lockWait = 10 * time.Second
+
+// lock takes the store's lock, File with ".lock" added, waiting up to
+// lockWait for another process that holds it; the returned func releases
+// it.
+func (s *Store) lock() (unlock func(), err error) {
+	if err := os.MkdirAll(filepath.Dir(s.File), 0o700); err != nil {
+		return nil, fmt.Errorf("trust store: %w", err)
+	}
+	path := s.File + ".lock"
+	deadline := time.Now().Add(lockWait)
+	for {
+		f, held, err := tryLock(path)
+		if err != nil {
+			return nil, fmt.Errorf("trust store lock %s: %w", path, err)
+		}
+		if !held {
+			return func() { f.Close() }, nil
+		}
+		if time.Now().After(deadline) {
+			return nil, fmt.Errorf("trust store lock %s: another zot has held it for %s", path, lockWait)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+// update rewrites the store with change applied to its entries, under
+// the store's lock, so that two processes changing it at once do not
+// lose one's change: each reads what the other wrote.
 func (s *Store) update(change func([]Entry) []Entry) error {
+	unlock, err := s.lock()
+	if err != nil {
+		return err
+	}
+	defer unlock()
 	list, err := s.List()
 	if err != nil {
 		return err
@@ -239,6 +276,10 @@ func (s *Store) update(change func([]Entry) []Entry) error {
 	}
 	defer os.Remove(tmp.Name())
 	if _, err := tmp.Write(data); err != nil {
+		tmp.Close()
+		return fmt.Errorf("trust store: %w", err)
+	}
+	if err := tmp.Sync(); err != nil { // the rename never shows a file not yet written
 		tmp.Close()
 		return fmt.Errorf("trust store: %w", err)
 	}
