@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 	"time"
 
 	"github.com/urfave/cli/v3"
@@ -93,7 +94,8 @@ func refreshModels(ctx context.Context, cmd *cli.Command, h home.Home, w io.Writ
 		list, err := registry.ListModels(cctx, registry.Spec{Name: p.Name, APIKey: key, BaseURL: base})
 		cancel()
 		if err != nil {
-			fmt.Fprintf(w, "%s: %s\n", p.Name, oneLineErr(err))
+			// The provider's errors name it already.
+			fmt.Fprintf(w, "%s: %s\n", p.Name, strings.TrimPrefix(oneLineErr(err), p.Name+": "))
 			continue
 		}
 		answered++

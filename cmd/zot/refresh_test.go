@@ -86,7 +86,7 @@ func TestModelsRefresh(t *testing.T) {
 	}
 	// A failing endpoint, and no key at all.
 	_, stderr, code = runZot(t, "", env, "models", "--refresh", "--provider", "anthropic", "--api-key", "wrong", "--base-url", srv.URL)
-	if code != 1 || !strings.HasPrefix(stderr, "anthropic: anthropic: ") {
+	if code != 1 || !strings.HasPrefix(stderr, "anthropic: ") || strings.HasPrefix(stderr, "anthropic: anthropic: ") {
 		t.Errorf("failing endpoint: exit %d, stderr %q", code, stderr)
 	}
 	_, stderr, code = runZot(t, "", env, "models", "--refresh")
@@ -147,5 +147,29 @@ func TestModelsRefreshHostileList(t *testing.T) {
 	if code != 0 || strings.ContainsAny(stdout, "\x1b\x07") || strings.Contains(stdout, "two words") ||
 		!strings.Contains(stdout, "m-04999") || strings.Contains(stdout, "m-05000") {
 		t.Fatalf("exit %d, stderr %q, stdout (%d bytes) %q…", code, stderr, len(stdout), stdout[:min(len(stdout), 400)])
+	}
+}
+
+// TestModelsRefreshOversizedAnswer: a models endpoint that answers more
+// than any models list (16 MiB) is reported as such, on one line without
+// the provider named twice, and the cache is not written.
+func TestModelsRefreshOversizedAnswer(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("content-type", "application/json")
+		io.WriteString(w, `{"object":"list","data":[{"id":"`)
+		chunk := strings.Repeat("x", 1<<20)
+		for range 17 {
+			io.WriteString(w, chunk)
+		}
+		io.WriteString(w, `"}]}`)
+	}))
+	defer srv.Close()
+	zhome := t.TempDir()
+	_, stderr, code := runZot(t, "", []string{"ZOT_HOME=" + zhome}, "models", "--refresh", "--provider", "ollama", "--base-url", srv.URL+"/v1")
+	if want := "ollama: " + srv.URL + "/v1/models answered more than 16 MiB, more than any models list\n"; code != 1 || !strings.HasPrefix(stderr, want) {
+		t.Fatalf("exit %d, stderr %q, want %q first", code, stderr, want)
+	}
+	if _, err := os.Stat(filepath.Join(zhome, "models-cache.json")); err == nil {
+		t.Error("a cache was written")
 	}
 }

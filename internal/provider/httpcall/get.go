@@ -44,9 +44,12 @@ func GetJSON(ctx context.Context, provider, url string, header http.Header, opt 
 			return statusError(provider, resp, decodeErr, time.Now())
 		}
 		defer resp.Body.Close()
-		body, err := io.ReadAll(io.LimitReader(resp.Body, maxListBody))
+		body, err := io.ReadAll(io.LimitReader(resp.Body, maxListBody+1))
 		if err != nil {
 			return fmt.Errorf("%s: reading %s: %w", provider, url, err)
+		}
+		if len(body) > maxListBody {
+			return fmt.Errorf("%s: %s answered more than %d MiB, more than any models list", provider, url, maxListBody>>20)
 		}
 		if err := json.Unmarshal(body, v); err != nil {
 			return fmt.Errorf("%s: decoding %s: %w", provider, url, err)
