@@ -479,7 +479,8 @@ func TestBeforePromptGateJoinsFirstTurn(t *testing.T) {
 }
 
 // TestBeforePromptAbort: a prompt aborted while its gate waits ends with
-// turn_end aborted and never reaches the model.
+// turn_start and turn_end aborted, as one aborted before its first model
+// call, and never reaches the model.
 func TestBeforePromptAbort(t *testing.T) {
 	called := false
 	p := providerFunc(func(ctx context.Context, req *llm.Request, sink llm.Sink) (*llm.Response, error) {
@@ -502,4 +503,5 @@ func TestBeforePromptAbort(t *testing.T) {
 	if te := lastTurnEnd(t, rec); te.Stop != wire.StopAborted {
 		t.Errorf("turn_end = %s", te.AppendJSON(nil))
 	}
+	wantTypes(t, rec.types(), "user_message", "turn_start", "turn_end")
 }

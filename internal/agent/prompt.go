@@ -98,13 +98,16 @@ type promptRun struct {
 
 // gate runs the chain's BeforePrompt functions before anything of the
 // prompt reaches the chain or the observers: what they add takes part
-// from the first turn_start on.
+// from the first turn_start on. A prompt aborted while they wait ends as
+// one aborted before its first model call: turn_start then turn_end
+// aborted, whether or not the chain has a gate.
 func (p *promptRun) gate() error {
 	if p.a.chain.Len() == 0 {
 		return nil
 	}
 	p.a.chain.beforePrompt(p.ctx)
 	if p.ctx.Err() != nil {
+		p.emit(&wire.TurnStartEvent{Step: 1})
 		return p.abort()
 	}
 	return nil
