@@ -26,8 +26,9 @@ import (
 //   - compaction keeps no thinking, and the provider leaves out thinking of
 //     another model than the one called;
 //   - the 400 itself is recognised and answered once per prompt by dropping
-//     the provider's thinking from the transcript and sending again (so is
-//     OpenAI Responses' refusal of encrypted reasoning it cannot verify).
+//     the provider's thinking from the transcript and sending again (so are
+//     OpenAI Responses' refusal of encrypted reasoning it cannot verify and
+//     Gemini's of thought signatures, see boundRejected).
 
 // MetaNote marks a user message whose first block is a note from zot
 // (what changed in the system prompt since the conversation began) rather

@@ -62,9 +62,10 @@ func (p *promptRun) call(step int) (*stepResult, error) {
 		}
 	}
 	if err != nil && !c.hasStarted() && p.ctx.Err() == nil && !p.boundRetried && boundRejected(err) && sendsThinking(req.Messages) {
-		// Thinking blocks sent back were refused as bound to another
-		// conversation: no retry of the same request can succeed. Drop the
-		// provider's thinking from the transcript and send once more.
+		// Thinking sent back was refused (bound to another conversation,
+		// or not verifiable): no retry of the same request can succeed.
+		// Drop the provider's thinking and signatures from the transcript
+		// and send once more.
 		p.boundRetried = true
 		a.dropThinking(a.provider.Name())
 		req.Messages = a.snapshot()
