@@ -779,6 +779,10 @@ func (x *extDirs) checkUntrusted(e extEntry, d trust.Decision, w io.Writer) bool
 	if ok, done := x.checkStatic(e, w); done {
 		return ok
 	}
+	if d.Project.Foreign != "" {
+		fmt.Fprintf(w, "✗ %s: not started: %s; zot ext doctor --trust-project checks them this once\n", e.label(), d.Reason())
+		return false
+	}
 	fmt.Fprintf(w, "✗ %s: not started: %s, so no session runs its extensions; run %s to trust it, or zot ext doctor --trust-project to check them this once\n",
 		e.label(), strings.Replace(d.Reason(), "the folder", "the folder "+d.Project.Dir, 1), d.TrustCommand())
 	return false

@@ -80,6 +80,9 @@ run.`,
 			if err != nil {
 				return &exitError{code: 1, msg: err.Error()}
 			}
+			if p.Foreign != "" {
+				return &exitError{code: 1, msg: fmt.Sprintf("not trusting %s: %s belongs to another user (uid %d), who could change what it runs; pass --trust-project to run it once", p.Dir, p.Foreign, p.ForeignUID)}
+			}
 			if _, err := store.Trust(p); err != nil {
 				return &exitError{code: 1, msg: err.Error()}
 			}
@@ -154,6 +157,8 @@ func listTrusted(store *trust.Store, w io.Writer) error {
 		switch p, err := trust.Inspect(e.Dir); {
 		case err != nil:
 			state = "gone"
+		case p.Foreign != "":
+			state = fmt.Sprintf("not honoured: %s belongs to uid %d", p.Foreign, p.ForeignUID)
 		case p.Hash != e.Hash:
 			state = "changed since trusted: zot asks again"
 		}

@@ -267,3 +267,61 @@ func TestProjectTrustConcurrentWriters(t *testing.T) {
 		t.Errorf("%d of %d folders trusted at once are not in the store:\n%s", lost, n, out)
 	}
 }
+
+// A trusted folder whose .zot comes to belong to another user is not
+// trusted any more: that user could change the extension's program,
+// which the trust hash does not cover, and have it run as you (git's
+// safe.directory guards its hooks the same way). zot trust refuses such
+// a folder; --trust-project still runs it once. Run as root, which can
+// give a file away.
+func TestProjectTrustRefusesAnotherUsersFolder(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("giving a folder to another user needs root")
+	}
+	homeEnv, _ := zotHomeEnv(t)
+	env := []string{homeEnv}
+	dir := realTemp(t)
+	extDir := filepath.Join(dir, ".zot", "extensions", "planted")
+	pyScript := mustAbs(t, "../../internal/exthost/testdata/py/ext.py")
+	ran := filepath.Join(dir, "ran")
+	writeExt(t, extDir, `{"name":"planted","exec":"./run.sh"}`, map[string]string{
+		"run.sh": "#!/bin/sh\necho ran >> " + ran + "\nexec python3 " + pyScript + " ok planted\n",
+	})
+	if out, errOut, code := runExt(t, env, dir, "trust"); code != 0 {
+		t.Fatalf("zot trust: %d\n%s%s", code, out, errOut)
+	}
+	exts, _, _, _ := projectRuns(t, env, dir)
+	if strings.Join(exts, ",") != "planted:ready" {
+		t.Fatalf("trusted and owned: extensions %v", exts)
+	}
+	os.Remove(ran)
+
+	// Another user now owns the extension's folder: it could rewrite run.sh.
+	const nobody = 65534
+	for _, p := range []string{extDir, filepath.Join(extDir, "run.sh"), filepath.Join(extDir, "extension.json")} {
+		if err := os.Chown(p, nobody, nobody); err != nil {
+			t.Fatal(err)
+		}
+	}
+	exts, _, notices, stderr := projectRuns(t, env, dir)
+	if len(exts) != 0 {
+		t.Errorf("a folder of uid %d ran: %v", nobody, exts)
+	}
+	if _, err := os.Stat(ran); err == nil {
+		t.Error("the other user's program ran")
+	}
+	want := fmt.Sprintf("%s belongs to another user (uid %d)", extDir, nobody)
+	if len(notices) != 1 || !strings.Contains(notices[0].Message, want) || !strings.Contains(stderr, want) || strings.Contains(notices[0].Message, "zot trust") {
+		t.Errorf("notices %+v, stderr %q; want one naming %q and not zot trust", notices, stderr, want)
+	}
+	if out, errOut, code := runExt(t, env, dir, "trust"); code != 1 || !strings.Contains(errOut, want) {
+		t.Errorf("zot trust of another user's folder: exit %d\n%s%s", code, out, errOut)
+	}
+	if out, _, _ := runExt(t, env, dir, "trust", "--list"); !strings.Contains(out, "not honoured") {
+		t.Errorf("zot trust --list: %s", out)
+	}
+	exts, _, _, _ = projectRuns(t, env, dir, "--trust-project")
+	if strings.Join(exts, ",") != "planted:ready" {
+		t.Errorf("--trust-project: extensions %v", exts)
+	}
+}

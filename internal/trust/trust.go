@@ -57,6 +57,14 @@ type Project struct {
 	// .zot/extensions, with their paths: what trusting the folder
 	// trusts. Empty when the folder runs nothing.
 	Hash string
+	// Foreign, when set, names what of the folder belongs to another
+	// user (neither this process's nor root): the folder, its .zot,
+	// .zot/mcp.json or an extension's folder or manifest, symbolic
+	// links followed. ForeignUID is that user. Such a folder is never
+	// trusted from the store: its owner could change the programs it
+	// runs, which the hash does not cover, and run them as you.
+	Foreign    string
+	ForeignUID int
 }
 
 // Empty reports whether the folder runs nothing of its own.
@@ -69,6 +77,18 @@ func Inspect(dir string) (Project, error) {
 		return Project{}, err
 	}
 	p := Project{Dir: real}
+	owned := func(path string) {
+		if p.Foreign != "" {
+			return
+		}
+		if fi, err := os.Stat(path); err == nil {
+			if uid, other := otherOwner(fi); other {
+				p.Foreign, p.ForeignUID = path, uid
+			}
+		}
+	}
+	owned(real)
+	owned(filepath.Join(real, ".zot"))
 	type file struct {
 		rel  string
 		data []byte
@@ -76,6 +96,7 @@ func Inspect(dir string) (Project, error) {
 	var files []file
 	if data, err := os.ReadFile(filepath.Join(real, MCPFile)); err == nil {
 		p.MCP = true
+		owned(filepath.Join(real, MCPFile))
 		files = append(files, file{MCPFile, data})
 		var cfg struct {
 			Servers map[string]json.RawMessage `json:"mcpServers"`
@@ -100,6 +121,8 @@ func Inspect(dir string) (Project, error) {
 			continue // not an extension (no manifest), or not a folder
 		}
 		p.Extensions = append(p.Extensions, e.Name())
+		owned(filepath.Join(real, ExtensionsDir, e.Name()))
+		owned(filepath.Join(real, rel))
 		files = append(files, file{rel, data})
 	}
 	if len(files) == 0 {
@@ -332,7 +355,7 @@ func (g *Gate) Check(dir string) Decision {
 		d.Allowed = true
 		return d
 	}
-	if g.Store == nil {
+	if g.Store == nil || p.Foreign != "" {
 		return d
 	}
 	e, ok, err := g.Store.Lookup(p.Dir)
@@ -380,6 +403,11 @@ func (d Decision) Message() string {
 		what = append(what, "its MCP servers ("+servers+")")
 	}
 	var b bytes.Buffer
+	if p.Foreign != "" {
+		fmt.Fprintf(&b, "not starting %s in %s: %s; pass --trust-project to run them this once",
+			strings.Join(what, " and "), p.Dir, d.Reason())
+		return b.String()
+	}
 	fmt.Fprintf(&b, "not starting %s in %s: %s; run %s to trust it, or pass --trust-project for this run",
 		strings.Join(what, " and "), p.Dir, d.Reason(), d.TrustCommand())
 	return b.String()
@@ -391,6 +419,8 @@ func (d Decision) Reason() string {
 	switch {
 	case d.Err != nil:
 		return fmt.Sprintf("its trust could not be checked: %v", d.Err)
+	case d.Project.Foreign != "":
+		return fmt.Sprintf("%s belongs to another user (uid %d), who could change what it runs, so it is never trusted for good", d.Project.Foreign, d.Project.ForeignUID)
 	case d.Changed:
 		return fmt.Sprintf("its .zot changed since it was trusted on %s", d.Since.Format(time.DateOnly))
 	}
