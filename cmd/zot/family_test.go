@@ -3,7 +3,6 @@ package main
 import (
 	"net/http"
 	"net/http/httptest"
-	"strings"
 	"sync/atomic"
 	"testing"
 )
@@ -22,8 +21,8 @@ func TestGeminiProFamilyRefusesNone(t *testing.T) {
 	defer srv.Close()
 	_, stderr, code := runZot(t, "", []string{"ZOT_HOME=" + t.TempDir()}, "-p", "hi", "--provider", "gemini", "--model", "gemini-2.5-pro-preview-06-05",
 		"--reasoning", "none", "--api-key", "test-key", "--base-url", srv.URL, "--cwd", t.TempDir())
-	want := `model gemini-2.5-pro-preview-06-05 does not take reasoning level "none" (it takes low, medium, high)`
-	if code != 1 || !strings.Contains(stderr, want) || asked.Load() != 0 {
+	want := "zot: model gemini-2.5-pro-preview-06-05 does not take reasoning level \"none\" (it takes low, medium, high)\n"
+	if code != 1 || stderr != want || asked.Load() != 0 {
 		t.Fatalf("exit %d, stderr %q, %d requests; want exit 1, %q and none sent", code, stderr, asked.Load(), want)
 	}
 }

@@ -192,9 +192,14 @@ func (h *Host) NewSession(cfg SessionConfig) (*Session, error) {
 		}
 		chain.Add(s.approval.interceptor())
 	}
+	model := h.catalog.Resolve(cfg.Provider, modelID)
+	if err := model.TakesEffort(cfg.Reasoning); err != nil {
+		// Said as the user asked it, not as the agent's own error.
+		return nil, &ReasoningError{Err: err}
+	}
 	a, err := agent.New(agent.Config{
 		Provider:         p,
-		Model:            h.catalog.Resolve(cfg.Provider, modelID),
+		Model:            model,
 		ToolSet:          toolset,
 		Interceptors:     chain,
 		System:           systemPrompt(cfg, cwd, toolset),
