@@ -106,7 +106,7 @@ func (h *conn) announce(s *session, r jsonrpc.Reply) jsonrpc.Reply {
 		if title := s.title(); title != "" {
 			s.push(item{update: &acp.SessionUpdate{SessionInfoUpdate: &acp.SessionInfoUpdate{Title: &title}}, only: h})
 		}
-		if plan := lastPlan(s.eng.Messages()); plan != nil {
+		if plan := lastPlan(s.eng.Transcript()); plan != nil {
 			s.push(item{update: &acp.SessionUpdate{Plan: plan}, only: h})
 		}
 	})

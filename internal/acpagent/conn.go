@@ -289,12 +289,11 @@ func (h *conn) sessionLoad(req *jsonrpc.Request) jsonrpc.Reply {
 		h.agent.releaseUnused(s)
 		return jsonrpc.Fail(appError(acp.ErrorKindBusy, s.id, "session %s runs a prompt; load it after the answer", s.id))
 	}
-	ups := replay(s.eng.Messages())
-	items := make([]item, len(ups))
-	for i := range ups {
-		items[i] = item{update: &ups[i], only: h}
+	// The transcript as it is now goes into the queue as one item; the
+	// forwarder converts and sends it a message at a time (handReplay).
+	if msgs := s.eng.Transcript(); len(msgs) > 0 {
+		s.push(item{replay: msgs, only: h})
 	}
-	s.push(items...)
 	if err := s.startMCP(servers); err != nil {
 		h.agent.releaseUnused(s)
 		return jsonrpc.Fail(err)
@@ -543,7 +542,7 @@ func (h *conn) compact(req *jsonrpc.Request) jsonrpc.Reply {
 		if res.StopReason == acp.StopReasonCancelled {
 			return nil, jsonrpc.NewError(jsonrpc.CodeCancelled, jsonrpc.KindCancelled, "the compaction was cancelled")
 		}
-		return acp.SessionCompactResponse{MessageCount: int64(len(s.eng.Messages()))}, nil
+		return acp.SessionCompactResponse{MessageCount: int64(s.eng.MessageCount())}, nil
 	})
 }
 

@@ -7,6 +7,8 @@ import (
 	"strings"
 
 	"zot.dev/zot/internal/acp"
+	"zot.dev/zot/internal/agent"
+	"zot.dev/zot/internal/llm"
 	"zot.dev/zot/internal/tools"
 	"zot.dev/zot/sdk/wire"
 )
@@ -126,10 +128,14 @@ func (s *session) addPlanTool() {
 }
 
 // lastPlan returns the plan of the transcript's last todo call, or nil.
-func lastPlan(msgs []wire.Message) *acp.Plan {
+func lastPlan(msgs []llm.Message) *acp.Plan {
 	for i := len(msgs) - 1; i >= 0; i-- {
-		for j := len(msgs[i].Content) - 1; j >= 0; j-- {
-			if b, ok := msgs[i].Content[j].(*wire.ToolCallBlock); ok && b.Name == planToolName {
+		if !hasCall(&msgs[i], planToolName) {
+			continue
+		}
+		m := agent.WireMessage(&msgs[i])
+		for j := len(m.Content) - 1; j >= 0; j-- {
+			if b, ok := m.Content[j].(*wire.ToolCallBlock); ok && b.Name == planToolName {
 				if plan, err := decodePlan(b.Args); err == nil {
 					return plan
 				}
@@ -170,10 +176,12 @@ func (s *session) title() string {
 	if t != "" {
 		return t
 	}
-	for _, m := range s.eng.Messages() {
-		if m.Role != wire.RoleUser {
+	msgs := s.eng.Transcript()
+	for i := range msgs {
+		if msgs[i].Role != llm.RoleUser {
 			continue
 		}
+		m := agent.WireMessage(&msgs[i]) // one at a time: a long transcript is not converted whole
 		for _, b := range m.Content {
 			if tb, ok := b.(*wire.TextBlock); ok && strings.TrimSpace(tb.Text) != "" {
 				t = titleOf(tb.Text)
@@ -206,4 +214,14 @@ func (s *session) titleFrom(prompt []acp.ContentBlock) {
 	if t != "" {
 		s.push(item{update: &acp.SessionUpdate{SessionInfoUpdate: &acp.SessionInfoUpdate{Title: &t}}})
 	}
+}
+
+// hasCall reports whether m calls the tool name.
+func hasCall(m *llm.Message, name string) bool {
+	for _, b := range m.Content {
+		if c, ok := b.(*llm.ToolCallBlock); ok && c.Name == name {
+			return true
+		}
+	}
+	return false
 }

@@ -13,59 +13,80 @@ import (
 	"zot.dev/zot/internal/engine"
 	"zot.dev/zot/internal/images"
 	"zot.dev/zot/internal/jsonrpc"
+	"zot.dev/zot/internal/llm"
 	zsession "zot.dev/zot/internal/session"
 	"zot.dev/zot/sdk/wire"
 )
 
-// replay returns the updates that tell a transcript again, oldest first,
-// for session/load: user text as user_message_chunk, the assistant's as
-// agent_message_chunk, each tool call as tool_call with its result's
-// status and output.
-func replay(msgs []wire.Message) []acp.SessionUpdate {
-	n := 0
-	for _, m := range msgs {
-		n += len(m.Content)
-	}
-	out := make([]acp.SessionUpdate, 0, n) // about one update a block: made once, not grown
-	t := &turn{}
-	for _, m := range msgs {
-		for _, b := range m.Content {
-			switch b := b.(type) {
-			case *wire.TextBlock:
-				if b.Text == "" {
-					continue
-				}
-				if m.Role == wire.RoleAssistant {
-					out = append(out, acp.SessionUpdate{AgentMessageChunk: textChunk(b.Text)})
-				} else {
-					out = append(out, acp.SessionUpdate{UserMessageChunk: textChunk(b.Text)})
-				}
-			case *wire.ImageBlock:
-				text := "[image " + string(b.MIMEType) + ", " + strconv.FormatInt(b.Bytes, 10) + " bytes]"
-				out = append(out, acp.SessionUpdate{UserMessageChunk: textChunk(text)})
-			case *wire.ToolCallBlock:
-				title := b.Name
-				var a callArgs
-				if json.Unmarshal(b.Args, &a) == nil && a.Path != "" {
-					title += " " + a.Path
-				}
-				call := &acp.ToolCall{
-					ToolCallID: acp.ToolCallId(b.ID),
-					Title:      title,
-					Kind:       kindOf(b.Name),
-					Status:     acp.ToolCallStatusPending,
-					RawInput:   b.Args,
-				}
-				if a.Path != "" {
-					call.Locations = []acp.ToolCallLocation{{Path: a.Path}}
-				}
-				out = append(out, acp.SessionUpdate{ToolCall: call})
-			case *wire.ToolResultBlock:
-				out = append(out, t.toolResult(&wire.ToolResultEvent{ID: b.CallID, IsError: b.IsError, Content: b.Content})...)
+// replayMessage appends the updates that tell m again to out, for
+// session/load: user text as user_message_chunk, the assistant's as
+// agent_message_chunk, each tool call as tool_call and its result as the
+// tool_call_update of its status and output. t carries what the results
+// need to know of the calls before them.
+func replayMessage(t *turn, m *wire.Message, out []acp.SessionUpdate) []acp.SessionUpdate {
+	for _, b := range m.Content {
+		switch b := b.(type) {
+		case *wire.TextBlock:
+			if b.Text == "" {
+				continue
 			}
+			if m.Role == wire.RoleAssistant {
+				out = append(out, acp.SessionUpdate{AgentMessageChunk: textChunk(b.Text)})
+			} else {
+				out = append(out, acp.SessionUpdate{UserMessageChunk: textChunk(b.Text)})
+			}
+		case *wire.ImageBlock:
+			text := "[image " + string(b.MIMEType) + ", " + strconv.FormatInt(b.Bytes, 10) + " bytes]"
+			out = append(out, acp.SessionUpdate{UserMessageChunk: textChunk(text)})
+		case *wire.ToolCallBlock:
+			title := b.Name
+			var a callArgs
+			if json.Unmarshal(b.Args, &a) == nil && a.Path != "" {
+				title += " " + a.Path
+			}
+			call := &acp.ToolCall{
+				ToolCallID: acp.ToolCallId(b.ID),
+				Title:      title,
+				Kind:       kindOf(b.Name),
+				Status:     acp.ToolCallStatusPending,
+				RawInput:   b.Args,
+			}
+			if a.Path != "" {
+				call.Locations = []acp.ToolCallLocation{{Path: a.Path}}
+			}
+			out = append(out, acp.SessionUpdate{ToolCall: call})
+		case *wire.ToolResultBlock:
+			out = append(out, t.toolResult(&wire.ToolResultEvent{ID: b.CallID, IsError: b.IsError, Content: b.Content})...)
 		}
 	}
 	return out
+}
+
+// handReplay tells transcript again to c, oldest first, a message at a
+// time: each is converted, encoded and sent before the next is looked
+// at, so a long session's replay is never held whole in memory. It runs
+// on the forwarder, in the queue's order: what was queued after the
+// replay (a turn another client started) reaches c after all of it. A
+// client that cannot be written to ends the replay.
+func (s *session) handReplay(transcript []llm.Message, c *conn) {
+	t := &turn{}
+	var ups []acp.SessionUpdate
+	for i := range transcript {
+		m := agent.WireMessage(&transcript[i])
+		ups = replayMessage(t, &m, ups[:0])
+		for j := range ups {
+			frame, err := s.frame(&item{update: &ups[j]})
+			if err != nil {
+				s.agent.logf("session %s: %v", s.id, err)
+				continue
+			}
+			if err := c.c.Send(s.agent.ctx, frame); err != nil {
+				s.sendFailed(c, err)
+				return
+			}
+		}
+		clear(ups)
+	}
 }
 
 // promptInput turns an ACP prompt into the engine's: text blocks, and the
@@ -160,9 +181,9 @@ func (h *conn) history(req *jsonrpc.Request) jsonrpc.Reply {
 	}
 	a := h.agent
 	return jsonrpc.Async(func(context.Context) (any, error) {
-		var msgs []wire.Message
+		var msgs []llm.Message
 		if s := a.lookup(p.SessionID); s != nil {
-			msgs = s.eng.Messages()
+			msgs = s.eng.Transcript()
 		} else if a.stored(p.SessionID) {
 			loaded, err := zsession.Load(a.path(p.SessionID))
 			if errors.Is(err, zsession.ErrCorrupt) {
@@ -171,15 +192,16 @@ func (h *conn) history(req *jsonrpc.Request) jsonrpc.Reply {
 			if err != nil {
 				return nil, jsonrpc.Internal(err)
 			}
-			msgs = agent.WireMessages(loaded)
+			msgs = loaded
 		} else {
 			return nil, appError(acp.ErrorKindUnknownSession, p.SessionID, "no session %q", p.SessionID)
 		}
 		start := min(start, len(msgs))
 		end := min(start+limit, len(msgs))
 		out := acp.SessionHistoryResponse{Messages: make([]json.RawMessage, 0, end-start)}
-		for _, m := range msgs[start:end] {
-			b, err := json.Marshal(m)
+		for i := range msgs[start:end] {
+			// Only the page is converted to its wire form.
+			b, err := json.Marshal(agent.WireMessage(&msgs[start+i]))
 			if err != nil {
 				return nil, jsonrpc.Internal(err)
 			}

@@ -9,6 +9,7 @@ import (
 	"zot.dev/zot/internal/acp"
 	"zot.dev/zot/internal/engine"
 	"zot.dev/zot/internal/jsonrpc"
+	"zot.dev/zot/internal/llm"
 	"zot.dev/zot/internal/mcphost"
 	"zot.dev/zot/sdk/wire"
 )
@@ -73,6 +74,9 @@ type item struct {
 	// of a turn, most of what it sends, need no SessionUpdate.
 	text    string
 	thought bool
+	// replay, when set, is a transcript told again to only (a
+	// session/load), a message at a time (handReplay).
+	replay []llm.Message
 }
 
 // newSession wraps an engine session and starts its forwarder.
@@ -213,6 +217,8 @@ func (s *session) hand(it *item, targets []*conn) []*conn {
 			held[i].only = c
 			targets = s.hand(&held[i], targets[:0])
 		}
+	case it.replay != nil:
+		s.handReplay(it.replay, it.only)
 	case it.update != nil || it.note != nil || it.text != "":
 		if it.only != nil {
 			targets = append(targets, it.only)

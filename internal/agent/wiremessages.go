@@ -15,3 +15,8 @@ func WireMessages(msgs []llm.Message) []wire.Message {
 	}
 	return out
 }
+
+// WireMessage returns m in its wire form, as WireMessages does for one
+// message: for a door that goes through a transcript a message at a
+// time.
+func WireMessage(m *llm.Message) wire.Message { return wireMessage(m) }

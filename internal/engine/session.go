@@ -774,6 +774,15 @@ func (s *Session) State() wire.StateResult {
 // Messages returns the transcript in its wire form, oldest first.
 func (s *Session) Messages() []wire.Message { return s.agent.Messages() }
 
+// Transcript returns a copy of the transcript, oldest first, whose
+// blocks are shared with the session and must not be modified: a door
+// that goes through a long transcript converts one message at a time
+// (agent.WireMessage) instead of holding all of it in its wire form.
+func (s *Session) Transcript() []llm.Message { return s.agent.Transcript() }
+
+// MessageCount returns the number of messages in the transcript.
+func (s *Session) MessageCount() int { return s.agent.MessageCount() }
+
 // Approves reports whether a call of tool goes through the session's
 // approval (ApprovalTools, ApproveOtherTools).
 func (s *Session) Approves(tool string) bool {

@@ -1,10 +1,12 @@
 package session
 
 import (
+	"bufio"
 	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"time"
 
 	"zot.dev/zot/internal/llm"
@@ -43,24 +45,47 @@ type contents struct {
 	lines []int
 	// end is the length of the file without its torn last line.
 	end int
+	// endsLine reports whether the file's first end bytes end with a
+	// newline.
+	endsLine bool
+	// size is how many bytes were read: the file's length.
+	size int
 }
 
-// parse reads the lines of a session file. A last line that does not
-// decode is torn (its write never finished) and left out of end; any
-// other line that does not decode is an error.
+// parse reads the lines of a session file held in data (see
+// parseReader).
 func parse(path string, data []byte) (contents, error) {
+	return parseReader(path, bytes.NewReader(data))
+}
+
+// parseReader reads the lines of a session file from r, one at a time.
+// A last line that does not decode is torn (its write never finished)
+// and left out of end; any other line that does not decode is an error.
+func parseReader(path string, r io.Reader) (contents, error) {
 	var c contents
-	for n, start := 1, 0; start < len(data); n++ {
-		line, rest, complete := bytes.Cut(data[start:], []byte("\n"))
-		next := len(data) - len(rest)
-		if !complete {
-			next = len(data)
+	br := bufio.NewReaderSize(r, 64<<10)
+	var long []byte // a line longer than br's buffer, put together
+	for n := 1; ; n++ {
+		line, err := readLine(br, &long)
+		if err != nil && err != io.EOF {
+			return contents{}, fmt.Errorf("reading %s: %w", path, err)
 		}
+		if len(line) == 0 {
+			break // the end: every line before had its newline
+		}
+		complete := line[len(line)-1] == '\n'
+		if complete {
+			line = line[:len(line)-1]
+		}
+		c.size += len(line)
+		if complete {
+			c.size++
+		}
+		next := c.size
 		if len(bytes.TrimSpace(line)) == 0 {
 			if complete {
-				c.end = next
+				c.end, c.endsLine = next, true
 			}
-			start = next
 			continue
 		}
 		var r record
@@ -70,7 +95,7 @@ func parse(path string, data []byte) (contents, error) {
 			}
 			return contents{}, &CorruptError{Path: path, Line: n, Err: err}
 		}
-		c.end, start = next, next
+		c.end, c.endsLine = next, complete
 		switch {
 		case r.Session != nil:
 			if r.Session.Version > version {
@@ -89,8 +114,30 @@ func parse(path string, data []byte) (contents, error) {
 			c.msgs = append(c.msgs, llm.Message{Role: llm.Role(r.Role), Content: content, Time: r.Time, Meta: r.Meta})
 			c.lines = append(c.lines, n)
 		}
+		if !complete {
+			break
+		}
 	}
 	return c, nil
+}
+
+// readLine returns br's next line with its newline (without one at the
+// end of the input). A line longer than br's buffer is put together in
+// *long, which is kept for the next; a shorter one is br's own bytes,
+// good until the next read. Decoding copies what it keeps.
+func readLine(br *bufio.Reader, long *[]byte) ([]byte, error) {
+	line, err := br.ReadSlice('\n')
+	if err != bufio.ErrBufferFull {
+		return line, err
+	}
+	*long = append((*long)[:0], line...)
+	for {
+		line, err = br.ReadSlice('\n')
+		*long = append(*long, line...)
+		if err != bufio.ErrBufferFull {
+			return *long, err
+		}
+	}
 }
 
 // ErrCorrupt is matched (errors.Is) by the error of a session file that

@@ -12,52 +12,40 @@ import (
 // device, a file that never ends) from taking all memory.
 const maxFileBytes = 1 << 30
 
-// readFile reads the session file at path. It refuses anything but a
+// readContents reads and parses the session file at path a line at a
+// time, never holding the whole file: a long session costs its
+// transcript, not its transcript and its file. It refuses anything but a
 // regular file, without blocking on it (a named pipe is opened with
 // O_NONBLOCK where the platform has it), and a file of more than
 // maxFileBytes, counting the bytes actually read as well as the size the
 // file states.
-func readFile(path string) ([]byte, error) {
+func readContents(path string) (contents, error) {
 	st, err := os.Stat(path)
 	if err != nil {
-		return nil, err
+		return contents{}, err
 	}
 	if err := checkRegular(path, st); err != nil {
-		return nil, err
+		return contents{}, err
 	}
 	f, err := os.OpenFile(path, os.O_RDONLY|openNonblock, 0)
 	if err != nil {
-		return nil, err
+		return contents{}, err
 	}
 	defer f.Close()
 	if st, err = f.Stat(); err != nil {
-		return nil, err
+		return contents{}, err
 	}
 	if err := checkRegular(path, st); err != nil {
-		return nil, err
+		return contents{}, err
 	}
-	// Read into a buffer of the size the file states (and one byte to
-	// see its end), not one grown by doubling: a big session is not
-	// copied over and over as it is read.
-	data := make([]byte, 0, min(st.Size(), maxFileBytes)+1)
-	r := io.LimitReader(f, maxFileBytes+1)
-	for {
-		if len(data) == cap(data) {
-			data = append(data, 0)[:len(data)] // the file grew: room as append makes it
-		}
-		n, err := r.Read(data[len(data):cap(data)])
-		data = data[:len(data)+n]
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			return nil, err
-		}
+	c, err := parseReader(path, io.LimitReader(f, maxFileBytes+1))
+	if err != nil {
+		return contents{}, err
 	}
-	if len(data) > maxFileBytes {
-		return nil, tooBig(path)
+	if c.size > maxFileBytes {
+		return contents{}, tooBig(path)
 	}
-	return data, nil
+	return c, nil
 }
 
 // checkRegular refuses a file that is not regular or is too big.

@@ -144,13 +144,15 @@ func Open(path string, opt Options) (*File, []llm.Message, error) {
 
 // openLocked is Open once the lock is held.
 func openLocked(path string, opt Options) (*File, []llm.Message, error) {
-	data, err := readFile(path)
-	if err != nil && !errors.Is(err, fs.ErrNotExist) {
-		return nil, nil, fmt.Errorf("reading session: %w", err)
-	}
-	c, err := parse(path, data)
-	if err != nil {
+	c, err := readContents(path)
+	var corrupt *CorruptError
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		c = contents{} // a new session
+	case errors.As(err, &corrupt):
 		return nil, nil, err
+	case err != nil:
+		return nil, nil, fmt.Errorf("reading session: %w", err)
 	}
 	// A path made a named pipe since it was read fails to open (no reader)
 	// instead of blocking; anything else not regular is refused here.
@@ -175,16 +177,16 @@ func openLocked(path string, opt Options) (*File, []llm.Message, error) {
 	switch {
 	case c.end == 0:
 		fix = s.hdr.line() // a new file, or one that held only a torn line
-	case data[c.end-1] != '\n':
+	case !c.endsLine:
 		fix = []byte("\n") // a last line complete but for its newline
 	}
-	if c.end < len(data) {
+	if c.end < c.size {
 		if err := f.Truncate(int64(c.end)); err != nil {
 			f.Close()
 			return nil, nil, fmt.Errorf("cutting the torn last line of %s: %w", path, err)
 		}
 	}
-	if len(fix) > 0 || c.end < len(data) {
+	if len(fix) > 0 || c.end < c.size {
 		_, err := f.Write(fix)
 		if err == nil {
 			err = f.Sync()
@@ -202,11 +204,7 @@ func openLocked(path string, opt Options) (*File, []llm.Message, error) {
 // ignored, and tool calls left without results at the end of the file
 // are answered with error results.
 func Load(path string) ([]llm.Message, error) {
-	data, err := readFile(path)
-	if err != nil {
-		return nil, err
-	}
-	c, err := parse(path, data)
+	c, err := readContents(path)
 	if err != nil {
 		return nil, err
 	}
