@@ -294,3 +294,35 @@ func TestPack(t *testing.T) {
 		t.Error("cut loses invalid UTF-8")
 	}
 }
+
+// TestSummaryReasonsAtItsQuietest: a summarising call to a model that
+// reasons asks for the lowest level it takes, and where that level still
+// reasons its output cap leaves room for the reasoning, which the vendors
+// count against it: a cap of the summary alone could be spent before the
+// summary began, and an empty summary fails the compaction every time.
+func TestSummaryReasonsAtItsQuietest(t *testing.T) {
+	c := models.Builtin()
+	for _, tc := range []struct {
+		provider, id string
+		level        string
+		maxTokens    int
+	}{
+		{"anthropic", "claude-sonnet-5-5", "none", maxSummaryTokens}, // thinks by default: turned off
+		{"anthropic", "claude-opus-4-5", "none", maxSummaryTokens},   // a budget model: none
+		{"anthropic", "claude-fable-5-2", "low", maxSummaryTokens + thinkingAllowance},
+		{"openai", "gpt-6.1-sol", "low", maxSummaryTokens + thinkingAllowance},
+		{"openai", "gpt-5", "minimal", maxSummaryTokens + thinkingAllowance},
+		{"gemini", "gemini-3-pro", "minimal", maxSummaryTokens + thinkingAllowance},
+		{"openai", "gpt-4.1", "", maxSummaryTokens}, // no reasoning
+		{"ollama", "llama3", "", maxSummaryTokens},  // unknown: no level sent
+	} {
+		f := &fakeSummariser{}
+		msgs := []llm.Message{user("a"), assistant("b"), user("c"), assistant("d"), user("e"), assistant("f")}
+		if _, err := Compact(context.Background(), msgs, Options{Provider: f, Model: c.Resolve(tc.provider, tc.id), KeepTail: 2}); err != nil {
+			t.Fatalf("%s: %v", tc.id, err)
+		}
+		if r := f.reqs[0]; r.Reasoning != tc.level || r.MaxTokens != tc.maxTokens {
+			t.Errorf("%s: reasoning %q, max tokens %d; want %q, %d", tc.id, r.Reasoning, r.MaxTokens, tc.level, tc.maxTokens)
+		}
+	}
+}

@@ -26,13 +26,35 @@ const (
 	bytesPerToken = 3
 	// maxRounds bounds the rounds of merging chunk summaries.
 	maxRounds = 8
+	// thinkingAllowance is added to the output cap of a call to a model
+	// that reasons even at its lowest level: the vendors count reasoning
+	// against the output limit, and a cap of maxSummaryTokens alone can be
+	// spent on reasoning before the summary begins (an empty summary
+	// fails the compaction, every time).
+	thinkingAllowance = 16_384
 )
+
+// quietest returns the lowest reasoning level m takes, for summarising
+// calls (none, minimal or low), "" for a model that does not reason or
+// takes no level.
+func quietest(m models.Model) string {
+	if !m.Reasoning && !m.AlwaysReasons && !m.ThinksByDefault {
+		return ""
+	}
+	for _, l := range []string{"none", "minimal", "low"} {
+		if m.TakesEffort(l) == nil {
+			return l
+		}
+	}
+	return ""
+}
 
 // summariser makes the summarising calls of one compaction and counts them.
 type summariser struct {
 	o          Options
-	outTokens  int // output cap of each call
-	chunkBytes int // most conversation text one call carries
+	outTokens  int    // output cap of each call
+	level      string // the reasoning level of each call (see quietest)
+	chunkBytes int    // most conversation text one call carries
 	usage      llm.Usage
 	calls      int
 }
@@ -43,13 +65,17 @@ func newSummariser(o Options) *summariser {
 		window = models.DefaultContextWindow
 	}
 	out := maxSummaryTokens
+	level := quietest(o.Model)
+	if level != "none" && (o.Model.Reasoning || o.Model.AlwaysReasons || o.Model.ThinksByDefault) {
+		out += thinkingAllowance
+	}
 	if o.Model.MaxOutput > 0 {
 		out = min(out, o.Model.MaxOutput)
 	}
 	out = max(min(out, window/4), 1)
 	// A quarter of the window is kept back for misestimated token counts.
 	budget := max(window*3/4-out-promptOverheadTokens, window/8, 1)
-	return &summariser{o: o, outTokens: out, chunkBytes: budget * bytesPerToken}
+	return &summariser{o: o, outTokens: out, chunkBytes: budget * bytesPerToken, level: level}
 }
 
 // summarise returns one summary of msgs: from one call when their text fits
@@ -108,6 +134,7 @@ func (s *summariser) call(ctx context.Context, prompt string) (string, error) {
 		System:    systemPrompt,
 		Messages:  []llm.Message{{Role: llm.RoleUser, Content: []llm.Block{&llm.TextBlock{Text: prompt}}, Time: now().UTC()}},
 		MaxTokens: s.outTokens,
+		Reasoning: s.level,
 	}
 	// The same facts of the model as a prompt's calls carry: how it takes
 	// its reasoning, whether it always reasons, its output limit.
