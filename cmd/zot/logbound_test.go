@@ -23,7 +23,7 @@ import (
 
 // floodWindow is how long each flood is measured; the bounds below are
 // generous ceilings for it.
-const floodWindow = 3 * time.Second
+const floodWindow = 2 * time.Second
 
 // Ceilings over floodWindow. Before the bounds, the same floods wrote
 // hundreds of MB to stderr and the logs and held a core.
