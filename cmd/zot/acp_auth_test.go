@@ -92,7 +92,7 @@ func TestACPWithoutAKey(t *testing.T) {
 		t.Fatalf("prompt: %s", f.raw)
 	}
 	a.stdin.Close()
-	if err := a.cmd.Wait(); err != nil {
+	if err := endOf(t, a.cmd, a.stderr); err != nil {
 		t.Fatalf("zot acp --provider scripted: %v\n%s", err, a.stderr)
 	}
 
@@ -117,7 +117,7 @@ func TestACPWithoutAKey(t *testing.T) {
 		t.Errorf("authenticate with an unknown method: %s", f.raw)
 	}
 	b.stdin.Close()
-	if err := b.cmd.Wait(); err != nil {
+	if err := endOf(t, b.cmd, b.stderr); err != nil {
 		t.Errorf("zot acp without a key, at the end of stdin: %v\n%s", err, b.stderr)
 	}
 	if !strings.Contains(b.stderr.String(), "no API key for anthropic") {

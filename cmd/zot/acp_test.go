@@ -192,7 +192,7 @@ func TestACPStdioPromptWithPermission(t *testing.T) {
 		t.Errorf("_zot/status: %s", f.raw)
 	}
 	stdin.Close()
-	if err := cmd.Wait(); err != nil {
+	if err := endOf(t, cmd, stderr); err != nil {
 		t.Errorf("zot acp at the end of stdin: %v\n%s", err, stderr)
 	}
 }

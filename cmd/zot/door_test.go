@@ -331,8 +331,7 @@ func TestDoorStdioErrorsAnswered(t *testing.T) {
 	checkBadLines(t, p)
 	// The end of stdin ends zot acp with status 0.
 	_ = stdin.Close()
-	<-p.closed
-	if err := cmd.Wait(); err != nil {
+	if err := endOf(t, cmd, stderr); err != nil {
 		t.Fatalf("zot acp at the end of stdin: %v\n%s", err, stderr)
 	}
 }
@@ -698,8 +697,7 @@ func TestDoorStdioSIGTERM(t *testing.T) {
 	if ans.Error != nil || !strings.Contains(string(ans.Result), `"stopReason":"cancelled"`) {
 		t.Errorf("prompt at SIGTERM: %s, want stopReason cancelled", ans.raw)
 	}
-	<-p.closed
-	err = cmd.Wait()
+	err = endOf(t, cmd, stderr)
 	if code := cmd.ProcessState.ExitCode(); code != 128+int(syscall.SIGTERM) {
 		t.Fatalf("zot acp after SIGTERM: %v (exit %d), want exit 143\n%s", err, code, stderr)
 	}

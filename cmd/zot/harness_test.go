@@ -3,11 +3,13 @@ package main
 import (
 	"bufio"
 	"encoding/json"
+	"fmt"
 	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -280,4 +282,31 @@ func wantResponse(t *testing.T, r *wire.Response, command string, success bool, 
 	if r.Command != command || r.Success != success || r.Code != code {
 		t.Fatalf("response: got command=%q success=%v code=%q error=%q; want %q %v %q", r.Command, r.Success, r.Code, r.Error, command, success, code)
 	}
+}
+
+// endOf waits for cmd, a zot whose input has ended, and returns what its
+// Wait returned. A zot that does not end within hangGuard is sent
+// SIGQUIT, so that its stderr (stderr, given as its Stderr) shows where
+// each of its goroutines stands, then killed, and the test fails with
+// that stderr: a hang names itself instead of stalling the test run
+// until go test's own timeout.
+func endOf(t *testing.T, cmd *exec.Cmd, stderr fmt.Stringer) error {
+	t.Helper()
+	cmd.WaitDelay = 5 * time.Second // a child left holding its stderr does not hold the test
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	select {
+	case err := <-done:
+		return err
+	case <-time.After(hangGuard):
+	}
+	_ = cmd.Process.Signal(syscall.SIGQUIT)
+	select {
+	case <-done:
+	case <-time.After(5 * time.Second):
+		_ = cmd.Process.Kill()
+		<-done
+	}
+	t.Fatalf("zot %v did not end within %v of the end of its input; its stderr, with its goroutines:\n%s", cmd.Args[1:], hangGuard, stderr)
+	return nil
 }
