@@ -175,8 +175,10 @@ export class Extension {
   /**
    * Runs once zot answered hello, before ready: fn(host), the hello_ack
    * frame. What was declared before run() is announced before it runs,
-   * intercepts included; what it registers goes out after it. Throwing
-   * ends run().
+   * intercepts included; what it registers goes out after it, before
+   * ready; zot waits for that ready however long onStart takes, up to
+   * the extension's start timeout (the manifest's start_timeout_ms).
+   * Throwing ends run().
    */
   onStart(fn) {
     this._starts.push(fn);
@@ -230,16 +232,17 @@ export class Extension {
     this._started = true;
     const s = new Session(this, output);
     this._session = s;
-    const hello = { type: "hello", name: this.name };
+    // sends_ready: zot waits for the ready sent after onStart, however
+    // long it takes (up to its start timeout).
+    const hello = { type: "hello", name: this.name, sends_ready: true };
     if (this.version) hello.version = this.version;
     const caps = this._capabilities();
     if (caps.length) hello.capabilities = caps;
     s.send(hello);
     for (const f of this._regs) s.send(f);
     this._regs = [];
-    // The subscriptions go out now, not after onStart: zot takes an
-    // extension quiet for a moment after hello as ready, and a slow
-    // onStart must not leave it ready without its intercepts.
+    // The subscriptions made before serve go out now, with hello; what
+    // onStart adds goes out after it, before ready.
     s.announced = this._subscribeFrame();
     if (s.announced) s.send(s.announced);
     try {

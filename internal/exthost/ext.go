@@ -64,10 +64,12 @@ type ext struct {
 	proc     *subproc.Process
 	out      *outbox
 	gotHello bool
-	// launch is the one timer of the launch (see launchTimer); readyBy
-	// and quietBy are its deadlines after hello.
-	launch           *time.Timer
-	readyBy, quietBy time.Time
+	// launch is the one timer of the launch (see launchTimer); helloBy
+	// is its deadline before hello, readyBy and quietBy its deadlines
+	// after it. promised: hello set sends_ready, so quiet is not ready.
+	launch                    *time.Timer
+	helloBy, readyBy, quietBy time.Time
+	promised                  bool
 	stopping         bool
 	commands         []Command
 	tools            []*extTool
@@ -245,8 +247,9 @@ func (e *ext) closeLog() {
 // read reads frames until the extension's stdout ends. It runs the
 // handshake: the first frame must be hello, within the handshake timeout.
 func (e *ext) read() {
-	launch := time.AfterFunc(e.startTimeout(), e.launchTimer)
 	e.mu.Lock()
+	e.helloBy = time.Now().Add(e.startTimeout())
+	launch := time.AfterFunc(e.startTimeout(), e.launchTimer)
 	e.launch = launch
 	e.mu.Unlock()
 	defer launch.Stop()
@@ -290,7 +293,9 @@ func (e *ext) read() {
 		}
 		if st == starting {
 			e.mu.Lock()
-			e.quietBy = time.Now().Add(e.h.cfg.ReadyIdle)
+			if !e.promised {
+				e.quietBy = time.Now().Add(e.h.cfg.ReadyIdle)
+			}
 			e.mu.Unlock()
 		}
 		e.handle(f)
@@ -301,7 +306,9 @@ func (e *ext) read() {
 // hello, the timer is the handshake's deadline: the extension failed.
 // After it, the timer fires when the extension was quiet for ReadyIdle or
 // at the ReadyTimeout deadline: it is taken as ready with what it has
-// registered. A frame that came meanwhile moves the quiet deadline on:
+// registered. One whose hello promised ready (sends_ready) is not taken
+// as ready for being quiet: its deadline is its start timeout, counted
+// from its start, and at least ReadyTimeout after hello. A frame that came meanwhile moves the quiet deadline on:
 // the timer is set again for what is left.
 func (e *ext) launchTimer() {
 	e.mu.Lock()
@@ -313,7 +320,7 @@ func (e *ext) launchTimer() {
 	case !hello:
 		e.failAndKill(e.startTimeoutError())
 	case !now.Before(readyBy):
-		e.markReady("no ready within " + e.h.cfg.ReadyTimeout.String())
+		e.markReady(e.readyTimeoutWhy())
 	case !now.Before(quietBy):
 		e.markReady("it sent no ready and was quiet for " + e.h.cfg.ReadyIdle.String())
 	default:
@@ -334,6 +341,19 @@ func (e *ext) startTimeout() time.Duration {
 		d = max(d, time.Duration(*ms)*time.Millisecond)
 	}
 	return d
+}
+
+// readyTimeoutWhy says why an extension that sent no ready is taken as
+// ready at its ready deadline.
+func (e *ext) readyTimeoutWhy() string {
+	e.mu.Lock()
+	promised := e.promised
+	e.mu.Unlock()
+	if promised {
+		return fmt.Sprintf("it promised ready but sent none within its start timeout %s (raise \"start_timeout_ms\" in %s or %s)",
+			e.startTimeout(), e.spec.File, e.h.cfg.StartTimeoutName)
+	}
+	return "no ready within " + e.h.cfg.ReadyTimeout.String()
 }
 
 // startTimeoutError says the extension missed its start deadline, and
@@ -375,7 +395,16 @@ func (e *ext) hello(f *extwire.HelloFrame) bool {
 	e.gotHello = true
 	e.readyBy = now.Add(e.h.cfg.ReadyTimeout)
 	e.quietBy = now.Add(e.h.cfg.ReadyIdle)
-	e.launch.Reset(min(e.h.cfg.ReadyTimeout, e.h.cfg.ReadyIdle))
+	if f.SendsReady != nil && *f.SendsReady {
+		// It promised ready: wait for it through the start timeout,
+		// never taking quiet as ready.
+		e.promised = true
+		if e.helloBy.After(e.readyBy) {
+			e.readyBy = e.helloBy
+		}
+		e.quietBy = e.readyBy
+	}
+	e.launch.Reset(min(e.readyBy.Sub(now), e.quietBy.Sub(now)))
 	e.mu.Unlock()
 	e.logLine("hello from %s %s", f.Name, f.Version)
 	sess := e.h.sess

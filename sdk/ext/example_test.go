@@ -53,7 +53,7 @@ func Example() {
 	hostW.Close()
 	fmt.Println("Serve:", <-done)
 	// Output:
-	// {"type":"hello","name":"weather","version":"1.0.0","capabilities":["commands","tools"]}
+	// {"type":"hello","name":"weather","version":"1.0.0","capabilities":["commands","tools"],"sends_ready":true}
 	// {"type":"register_command","name":"weather","description":"weather for a city"}
 	// {"type":"register_tool","name":"weather","description":"Current weather for a city.","schema":{"type":"object","properties":{"city":{"type":"string"}},"required":["city"]}}
 	// {"type":"ready"}

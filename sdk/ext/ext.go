@@ -193,9 +193,9 @@ func (e *Extension) OnPanelClose(fn func(ctx context.Context, panelID string)) {
 // extension says it is ready: it may read the host's info (the data
 // folder, the model) and register more. What was registered and
 // subscribed before Run is announced with hello, before Init runs; what
-// Init adds goes out after it, and the host takes an extension that stays
-// quiet for 250 ms as ready, so an Init that registers should be quick.
-// An error ends Run with it.
+// Init adds goes out after it, before ready. The host waits for that ready
+// however long Init takes, up to the extension's start timeout (the
+// manifest's start_timeout_ms). An error ends Run with it.
 func (e *Extension) Init(fn func(ctx context.Context, host HostInfo) error) {
 	e.mu.Lock()
 	defer e.mu.Unlock()

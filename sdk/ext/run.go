@@ -95,16 +95,17 @@ func (e *Extension) serve(parent context.Context, in io.Reader, out io.Writer, w
 		return ErrAlreadyRunning
 	}
 	e.started, e.sess = true, s
-	hello := &extwire.HelloFrame{Name: e.name, Version: e.version, Capabilities: e.capabilitiesLocked()}
+	// sends_ready: the host waits for the ready sent after the Init
+	// functions, however long they take (up to its start timeout).
+	sendsReady := true
+	hello := &extwire.HelloFrame{Name: e.name, Version: e.version, Capabilities: e.capabilitiesLocked(), SendsReady: &sendsReady}
 	s.out.Send(hello)
 	for _, f := range e.regs {
 		s.out.Send(f)
 	}
 	e.regs = nil
-	// The subscriptions made before Run go out now, not after the Init
-	// functions: the host takes an extension that is quiet for a moment
-	// after hello as ready, and a slow Init must not leave it ready
-	// without its intercepts.
+	// The subscriptions made before Run go out now, with hello; what the
+	// Init functions add goes out after them, before ready.
 	if sub := e.subscribeLocked(); sub != nil {
 		s.out.Send(sub)
 		s.announced = sub

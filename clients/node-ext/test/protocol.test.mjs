@@ -51,7 +51,7 @@ function everything() {
 
 test("hello, registrations, then after hello_ack subscribe and ready", async () => {
   const h = host(everything());
-  assert.deepEqual(await h.read(), { type: "hello", name: "t", version: "0.1", capabilities: ["commands", "tools", "events"] });
+  assert.deepEqual(await h.read(), { type: "hello", name: "t", version: "0.1", capabilities: ["commands", "tools", "events"], sends_ready: true });
   const regs = [await h.read(), await h.read(), await h.read(), await h.read()];
   assert.deepEqual(regs.map((r) => [r.type, r.name]), [["register_tool", "echo"], ["register_tool", "bad"], ["register_tool", "wait"], ["register_command", "hi"]]);
   assert.deepEqual(regs[0], { type: "register_tool", name: "echo", description: "Echo.", schema: { type: "object" }, timeout_ms: 2500 });

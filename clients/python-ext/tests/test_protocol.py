@@ -114,7 +114,7 @@ class HandshakeTest(unittest.TestCase):
     def test_hello_registrations_subscribe_ready_in_order(self):
         h = Host(self, everything())
         hello = h.read()
-        self.assertEqual(hello, {"type": "hello", "name": "t", "version": "0.1", "capabilities": ["commands", "tools", "events"]})
+        self.assertEqual(hello, {"type": "hello", "name": "t", "version": "0.1", "capabilities": ["commands", "tools", "events"], "sends_ready": True})
         regs = [h.read() for _ in range(4)]
         self.assertEqual([(r["type"], r["name"]) for r in regs], [
             ("register_tool", "echo"), ("register_tool", "bad"), ("register_tool", "wait"), ("register_command", "hi")])

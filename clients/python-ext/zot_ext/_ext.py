@@ -327,8 +327,9 @@ class Extension:
         :class:`~zot_ext.types.HelloAckFrame` (``data_dir``, ``cwd``,
         ``model``, ...). What was declared before :meth:`run` is announced
         before it runs, intercepts included; what it registers goes out
-        after it, so keep it quick when it registers (zot takes an
-        extension quiet for 250 ms as ready). An exception ends run."""
+        after it, before ready; zot waits for that ready however long
+        on_start takes, up to the extension's start timeout (the manifest's
+        ``start_timeout_ms``). An exception ends run."""
         with self._mu:
             self._starts.append(fn)
         return fn
@@ -406,13 +407,14 @@ class Extension:
             self._started = True
             s = _Session(self, writer)
             self._session = s
-            s.send(t.HelloFrame(name=self.name, version=self.version or None, capabilities=self._capabilities() or None))
+            # sends_ready: zot waits for the ready sent after on_start, however
+            # long it takes (up to its start timeout).
+            s.send(t.HelloFrame(name=self.name, version=self.version or None, capabilities=self._capabilities() or None, sends_ready=True))
             for f in self._regs:
                 s.send(f)
             self._regs = []
-            # The subscriptions go out now, not after on_start: zot takes
-            # an extension quiet for a moment after hello as ready, and a
-            # slow on_start must not leave it ready without its intercepts.
+            # The subscriptions made before run go out now, with hello; what
+            # on_start adds goes out after it, before ready.
             s.announced = self._subscribe_frame()
             if s.announced is not None:
                 s.send(s.announced)
