@@ -70,13 +70,13 @@ type ext struct {
 	launch                    *time.Timer
 	helloBy, readyBy, quietBy time.Time
 	promised                  bool
-	stopping         bool
-	commands         []Command
-	tools            []*extTool
-	events           map[extwire.EventName]bool
-	intercepts       map[extwire.InterceptEvent]bool
-	subscribed       bool
-	overflow         bool // events were dropped for a full queue (logged once)
+	stopping                  bool
+	commands                  []Command
+	tools                     []*extTool
+	events                    map[extwire.EventName]bool
+	intercepts                map[extwire.InterceptEvent]bool
+	subscribed                bool
+	overflow                  bool // events were dropped for a full queue (logged once)
 	// pending holds the events seen while the extension starts, so that
 	// one ready during the first prompt still sees it from turn_start.
 	pending []*extwire.EventFrame

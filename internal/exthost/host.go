@@ -76,10 +76,13 @@ type Config struct {
 	// error of an extension that missed it. Default "--ext-start-timeout".
 	StartTimeoutName string
 	// ReadyTimeout bounds the wait for ready after hello; an extension
-	// that misses it goes on with what it registered. Default 5 s.
+	// that misses it goes on with what it registered. One whose hello
+	// promised ready (sends_ready) has until its start timeout, counted
+	// from its start, and at least ReadyTimeout after hello. Default 5 s.
 	ReadyTimeout time.Duration
-	// ReadyIdle is how long an extension may be quiet after hello before
-	// it is taken as ready without sending ready. Default 250 ms.
+	// ReadyIdle is how long an extension that did not promise ready may
+	// be quiet after hello before it is taken as ready without sending
+	// ready. Default 250 ms.
 	ReadyIdle time.Duration
 	// InterceptTimeout bounds one event_intercept. Default 5 s.
 	InterceptTimeout time.Duration
