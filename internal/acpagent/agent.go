@@ -163,6 +163,20 @@ func (a *Agent) Close(ctx context.Context) error {
 	return first
 }
 
+// track counts one more goroutine among those Close waits for, unless
+// Close has begun: then it reports false and the caller must not start
+// one that Close would wait for. Adding under a.mu, where Close sets
+// closed before it waits, keeps every Add ahead of the Wait.
+func (a *Agent) track() bool {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.closed {
+		return false
+	}
+	a.wg.Add(1)
+	return true
+}
+
 func (a *Agent) logf(format string, args ...any) {
 	fmt.Fprintf(a.opts.Log, "zot daemon: "+format+"\n", args...)
 }

@@ -158,7 +158,9 @@ func (s *session) startExtensions() {
 	s.x.ext, s.x.extTold = h, remove
 	s.mu.Unlock()
 	h.Launch()
-	s.agent.wg.Add(1)
+	if !s.agent.track() {
+		return // the agent is closing: nobody is left to tell
+	}
 	go func() {
 		defer s.agent.wg.Done()
 		h.WaitReady(s.agent.ctx)

@@ -89,8 +89,10 @@ func (a *Agent) newSession(id, cwd string, eng *engine.Session) *session {
 		stop:         make(chan struct{}),
 		done:         make(chan struct{}),
 	}
-	a.wg.Add(1)
-	go s.forward()
+	// Once the agent is closing, the forwarder is not counted: its owner
+	// is then the close that the caller makes at once, which waits for
+	// s.done.
+	go s.forward(a.track())
 	return s
 }
 
@@ -143,8 +145,10 @@ func (s *session) flush(ctx context.Context) error {
 // forward hands each queued update, in order, to the connections that
 // have the session open. It ends when the session is closed and its
 // queue is empty.
-func (s *session) forward() {
-	defer s.agent.wg.Done()
+func (s *session) forward(counted bool) {
+	if counted {
+		defer s.agent.wg.Done()
+	}
 	defer close(s.done)
 	// The queue is taken whole, and handed on item by item: one lock per
 	// batch, and two buffers that take turns instead of a queue that
@@ -378,7 +382,9 @@ func (s *session) release(c *conn) {
 		return
 	}
 	a := s.agent
-	a.wg.Add(1)
+	if !a.track() {
+		return // Close is closing every session
+	}
 	go func() {
 		defer a.wg.Done()
 		_ = s.eng.Wait(a.ctx)
