@@ -102,7 +102,7 @@ test-home-check: ## fail when a test wrote into the zot home of the scratch HOME
 
 .PHONY: test-go
 test-go: testtools test-home
-	$(TEST_ENV) ZOT_BIN=$(CURDIR)/$(BIN)/zot ZOT_E2E_REQUIRED=1 $(GO) test -race -count=1 ./...
+	$(TEST_ENV) ZOT_BIN=$(CURDIR)/$(BIN)/zot ZOT_E2E_REQUIRED=1 $(GO) test -race -count=1 -timeout 20m ./...
 
 # testtools/ holds the npm packages only tests use (the LLM API mock the
 # end-to-end tests of internal/e2e run zot against), pinned by its

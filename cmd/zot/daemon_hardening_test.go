@@ -667,6 +667,7 @@ func peakRSS(t *testing.T, pid int) int64 {
 // size). The ceiling is generous: it catches copies too many, not a
 // percent.
 func TestACPHugePromptMemory(t *testing.T) {
+	skipUnderRaceBinary(t)
 	const size = 32 << 20
 	home := doorDir(t)
 	cmd := exec.Command(zotBin, "acp", "--provider", "scripted", "--script", script(t, map[string]any{"turns": []any{map[string]any{"steps": []any{map[string]any{"text": "ok"}}}}}))
@@ -777,6 +778,7 @@ func TestACPReadOnlyModeAndExtensionTools(t *testing.T) {
 // update). The ceiling is generous: it catches the file or the replay
 // held whole again, not a percent.
 func TestLoadManySmallMessagesMemory(t *testing.T) {
+	skipUnderRaceBinary(t)
 	for _, door := range []string{"daemon", "acp"} {
 		t.Run(door, func(t *testing.T) {
 			home := doorDir(t)
