@@ -859,3 +859,101 @@ func TestLoadManySmallMessagesMemory(t *testing.T) {
 		})
 	}
 }
+
+// A replay streamed a message at a time keeps ACP's order: a turn that
+// another client starts while session/load replays a long history
+// reaches the loading client after every replayed update, and after the
+// load's answer, never in the middle of the history.
+func TestDaemonTurnDuringStreamedReplayFollowsIt(t *testing.T) {
+	home := doorDir(t)
+	work := t.TempDir()
+	const n = 20_000
+	id := writeStoredSession(t, home, work, n, 40)
+	d := startZotDaemon(t, doorEnv(home), "--script", script(t, map[string]any{"turns": []any{map[string]any{"steps": []any{map[string]any{"text": "answer to b"}}}}}))
+	d.waitFor(t, "listening on")
+	dial := func() *doorPeer {
+		conn, err := net.Dial("unix", filepath.Join(home, "daemon.sock"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { conn.Close() })
+		p := newDoorPeer(t, conn, conn)
+		if f := p.call("1", "initialize", `{"protocolVersion":1,"clientCapabilities":{}}`); f.Error != nil {
+			t.Fatalf("initialize: %s", f.raw)
+		}
+		return p
+	}
+	b := dial()
+	if f := b.call("2", "session/resume", fmt.Sprintf(`{"sessionId":%q,"cwd":%q,"mcpServers":[]}`, id, work)); f.Error != nil {
+		t.Fatalf("session/resume: %s", f.raw)
+	}
+	a := dial()
+	a.send(fmt.Sprintf(`{"jsonrpc":"2.0","id":2,"method":"session/load","params":{"sessionId":%q,"cwd":%q,"mcpServers":[]}}`, id, work))
+	type update struct {
+		Update struct {
+			SessionUpdate string
+			Content       struct{ Text string }
+		}
+	}
+	var got []update
+	read := func() (answer bool) {
+		f := a.read()
+		if string(f.ID) == "2" {
+			if f.Error != nil {
+				t.Fatalf("session/load: %s", f.raw)
+			}
+			return true
+		}
+		var u update
+		if f.Method == "session/update" && json.Unmarshal(f.Params, &u) == nil {
+			got = append(got, u)
+		}
+		return false
+	}
+	if read() {
+		t.Fatal("session/load answered before any replayed update")
+	}
+	// The replay has begun: b's prompt runs while it goes on.
+	b.send(fmt.Sprintf(`{"jsonrpc":"2.0","id":3,"method":"session/prompt","params":{"sessionId":%q,"prompt":[{"type":"text","text":"prompt of b"}]}}`, id))
+	for !read() {
+	}
+	answered := len(got)
+	for i, u := range got {
+		if u.Update.Content.Text == "prompt of b" {
+			t.Fatalf("b's turn came before the load's answer, at update %d of %d (the history has %d)", i, answered, 2*n)
+		}
+	}
+	if f, _ := b.await("3"); f.Error != nil {
+		t.Fatalf("b's prompt: %s", f.raw)
+	}
+	// After the answer: b's prompt, then its answer (in chunks).
+	var prompt, answer strings.Builder
+	for i := answered; answer.String() != "answer to b"; i++ {
+		for i >= len(got) {
+			read()
+		}
+		switch u := got[i].Update; u.SessionUpdate {
+		case "user_message_chunk":
+			prompt.WriteString(u.Content.Text)
+		case "agent_message_chunk":
+			if prompt.String() != "prompt of b" {
+				t.Fatalf("after the answer, b's answer came before its prompt (%q)", prompt.String())
+			}
+			answer.WriteString(u.Content.Text)
+		}
+	}
+	replayed := 0
+	for i, u := range got {
+		want := strings.Repeat("y", 40)
+		if i%2 == 0 {
+			want = fmt.Sprintf("q%d", i/2)
+		}
+		if i >= 2*n || u.Update.Content.Text != want {
+			break
+		}
+		replayed++
+	}
+	if replayed != 2*n || answered != 2*n {
+		t.Fatalf("the replay was cut: %d updates of the history in order (of %d), %d before the answer; update %d is %+v", replayed, 2*n, answered, replayed, got[min(replayed, len(got)-1)])
+	}
+}
