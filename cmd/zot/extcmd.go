@@ -54,7 +54,7 @@ Each one's stderr and zot's notes about it go to $ZOT_HOME/logs/ext-<name>.log.`
 			{
 				Name:            "list",
 				HideHelpCommand: true,
-				Usage:           "list the installed extensions and whether they are enabled (--json: a JSON array for programs)",
+				Usage:           "list the installed extensions and whether they are enabled and trusted (--json: a JSON array for programs)",
 				Description: `Lists the extensions a session in --cwd would find: those named by --ext
 (source "flag"), the project's (./.zot/extensions) and the user's
 ($ZOT_HOME/extensions), in load order. --json prints them as a JSON array.`,
@@ -69,7 +69,7 @@ Each one's stderr and zot's notes about it go to $ZOT_HOME/logs/ext-<name>.log.`
 					if err != nil {
 						return err
 					}
-					return x.list(cmd.StringSlice("ext"), cmd.Bool("json"), std.out)
+					return x.list(cmd.StringSlice("ext"), cmd.Bool("json"), projectTrust(cmd, std.err), std.out)
 				},
 			},
 			{
@@ -213,6 +213,9 @@ type extEntry struct {
 	spec   exthost.Spec
 	err    error // the manifest cannot be used
 	shadow bool  // a project extension of the same name wins
+	// untrusted: a project extension of a folder not trusted, which no
+	// session starts (set by list only).
+	untrusted bool
 }
 
 func (e extEntry) enabled() bool {

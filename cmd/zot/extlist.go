@@ -6,9 +6,11 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
 	"text/tabwriter"
 
 	"zot.dev/zot/internal/exthost"
+	"zot.dev/zot/internal/trust"
 )
 
 // extListEntry is one extension in `zot ext list --json`. Every key is
@@ -23,8 +25,13 @@ type extListEntry struct {
 	Source string `json:"source"`
 	// Enabled says whether the manifest is usable and leaves it on.
 	Enabled bool `json:"enabled"`
-	// State is what the text list shows: enabled, disabled, invalid or
-	// shadowed (an extension of the same name found before it wins).
+	// Trusted says whether a session may start it: false for a project
+	// extension of a folder the user has not trusted (`zot trust`).
+	Trusted bool `json:"trusted"`
+	// State is what the text list shows: enabled, disabled, invalid,
+	// untrusted (a project extension of a folder not trusted: no session
+	// starts it) or shadowed (an extension of the same name found before
+	// it wins).
 	State       string `json:"state"`
 	Language    string `json:"language"`
 	Description string `json:"description"`
@@ -64,12 +71,14 @@ func flagEntries(paths []string) []extEntry {
 }
 
 // markShadowed marks, in load order, each extension whose name an
-// enabled one before it already took: zot loads only the first.
+// enabled one before it already took: zot loads only the first. An
+// untrusted one takes no name: a session leaves it out.
 func markShadowed(all []extEntry) {
 	seen := map[string]bool{}
 	for i := range all {
-		all[i].shadow = all[i].enabled() && seen[all[i].name]
-		if all[i].enabled() {
+		on := all[i].enabled() && !all[i].untrusted
+		all[i].shadow = on && seen[all[i].name]
+		if on {
 			seen[all[i].name] = true
 		}
 	}
@@ -82,6 +91,8 @@ func (e extEntry) state() string {
 		return "invalid"
 	case !e.enabled():
 		return "disabled"
+	case e.untrusted:
+		return "untrusted"
 	case e.shadow:
 		return "shadowed"
 	}
@@ -90,11 +101,22 @@ func (e extEntry) state() string {
 
 // list prints the extensions a session would find, in load order: those
 // of --ext (paths), the project's, then the user's; as a table, or as a
-// JSON array with asJSON.
-func (x *extDirs) list(paths []string, asJSON bool, w io.Writer) error {
+// JSON array with asJSON. The project's are untrusted when gate does not
+// trust the folder, as a session leaves them out; the table then says
+// how to trust it.
+func (x *extDirs) list(paths []string, asJSON bool, gate *trust.Gate, w io.Writer) error {
 	found, err := x.all()
 	if err != nil {
 		return err
+	}
+	var untrusted *trust.Decision
+	if projectCount(found) > 0 {
+		if d := gate.Check(x.cwd); !d.Allowed {
+			untrusted = &d
+			for i := range found {
+				found[i].untrusted = found[i].scope == "project"
+			}
+		}
 	}
 	all := append(flagEntries(paths), found...)
 	markShadowed(all)
@@ -103,7 +125,7 @@ func (x *extDirs) list(paths []string, asJSON bool, w io.Writer) error {
 		for _, e := range all {
 			m := e.spec.Manifest
 			le := extListEntry{
-				Name: e.name, Version: m.Version, Source: e.scope, Enabled: e.enabled(), State: e.state(),
+				Name: e.name, Version: m.Version, Source: e.scope, Enabled: e.enabled(), Trusted: !e.untrusted, State: e.state(),
 				Language: m.Language, Description: m.Description, Folder: e.dir, Manifest: e.file, Exec: e.spec.Exec,
 			}
 			if e.err != nil {
@@ -138,5 +160,18 @@ func (x *extDirs) list(paths []string, asJSON bool, w io.Writer) error {
 	for _, p := range problems {
 		fmt.Fprintln(w, p)
 	}
+	if untrusted != nil {
+		fmt.Fprintln(w, untrustedHint(*untrusted))
+	}
 	return nil
+}
+
+// untrustedHint says why the project's extensions are not started, and
+// how to trust the folder.
+func untrustedHint(d trust.Decision) string {
+	if d.Project.Foreign != "" {
+		return fmt.Sprintf("the project's extensions are untrusted: %s; pass --trust-project to a session to run them this once", d.Reason())
+	}
+	return fmt.Sprintf("the project's extensions are untrusted: %s, so no session starts them; run %s to trust it, or pass --trust-project to a session for one run",
+		strings.Replace(d.Reason(), "the folder", "the folder "+d.Project.Dir, 1), d.TrustCommand())
 }

@@ -37,19 +37,20 @@ func TestExtListJSON(t *testing.T) {
 	}
 	type row struct {
 		name, source, state, version, folder string
-		enabled                              bool
+		enabled, trusted                     bool
 	}
+	// The folder is not trusted: no session starts the project's guard.
 	want := []row{
-		{"guard", "flag", "enabled", "", work, true},
-		{"guard", "project", "shadowed", "2.0.0", filepath.Join(cwd, ".zot", "extensions", "guard"), true},
-		{"broken", "user", "invalid", "", filepath.Join(home, "extensions", "broken"), false},
-		{"guard", "user", "shadowed", "1.0.0", filepath.Join(home, "extensions", "guard"), true},
-		{"off", "user", "disabled", "", filepath.Join(home, "extensions", "off"), false},
+		{"guard", "flag", "enabled", "", work, true, true},
+		{"guard", "project", "untrusted", "2.0.0", filepath.Join(cwd, ".zot", "extensions", "guard"), true, false},
+		{"broken", "user", "invalid", "", filepath.Join(home, "extensions", "broken"), false, true},
+		{"guard", "user", "shadowed", "1.0.0", filepath.Join(home, "extensions", "guard"), true, true},
+		{"off", "user", "disabled", "", filepath.Join(home, "extensions", "off"), false, true},
 	}
 	if len(got) != len(want) {
 		t.Fatalf("got %d extensions, want %d:\n%s", len(got), len(want), out)
 	}
-	keys := []string{"name", "version", "source", "enabled", "state", "language", "description", "folder", "manifest", "exec", "error"}
+	keys := []string{"name", "version", "source", "enabled", "trusted", "state", "language", "description", "folder", "manifest", "exec", "error"}
 	for i, w := range want {
 		g := got[i]
 		for _, k := range keys {
@@ -60,7 +61,7 @@ func TestExtListJSON(t *testing.T) {
 		if len(g) != len(keys) {
 			t.Errorf("entry %d has keys beyond %v: %v", i, keys, g)
 		}
-		r := row{g["name"].(string), g["source"].(string), g["state"].(string), g["version"].(string), g["folder"].(string), g["enabled"].(bool)}
+		r := row{g["name"].(string), g["source"].(string), g["state"].(string), g["version"].(string), g["folder"].(string), g["enabled"].(bool), g["trusted"].(bool)}
 		if r != w {
 			t.Errorf("entry %d: got %+v, want %+v", i, r, w)
 		}
@@ -75,10 +76,29 @@ func TestExtListJSON(t *testing.T) {
 		t.Errorf("broken's error: %q", e)
 	}
 
-	// The table shows the same, with --ext as scope flag.
+	// The table shows the same, with --ext as scope flag, and says how
+	// to trust the folder.
 	out, _, code = runExt(t, env, cwd, "ext", "list", "--ext", work)
-	if code != 0 || !regexpMatch(out, `guard\s+-\s+enabled\s+flag\s+javascript\s+`+work) || !regexpMatch(out, `guard\s+2\.0\.0\s+shadowed\s+project`) {
+	if code != 0 || !regexpMatch(out, `guard\s+-\s+enabled\s+flag\s+javascript\s+`+work) || !regexpMatch(out, `guard\s+2\.0\.0\s+untrusted\s+project`) ||
+		!strings.Contains(out, "the project's extensions are untrusted") || !strings.Contains(out, "zot trust "+cwd) {
 		t.Fatalf("table:\n%s", out)
+	}
+
+	// Trusted, the project's guard is enabled, and wins over the user's.
+	if o, e, code := runZot(t, "", env, "trust", cwd); code != 0 {
+		t.Fatalf("trust: %d %s%s", code, o, e)
+	}
+	out, errOut, code = runExt(t, env, cwd, "ext", "list", "--json")
+	got = nil
+	if err := json.Unmarshal([]byte(out), &got); code != 0 || err != nil || len(got) != 4 {
+		t.Fatalf("list --json after trust: %d %v %s%s", code, err, out, errOut)
+	}
+	if got[0]["state"] != "enabled" || got[0]["trusted"] != true || got[2]["state"] != "shadowed" {
+		t.Errorf("after trust: %v", got)
+	}
+	out, _, _ = runExt(t, env, cwd, "ext", "list")
+	if !regexpMatch(out, `guard\s+2\.0\.0\s+enabled\s+project`) || strings.Contains(out, "untrusted") {
+		t.Errorf("table after trust:\n%s", out)
 	}
 
 	// A flag of another command is refused as a usage error.
