@@ -239,8 +239,8 @@ func scan(dir, scope string) ([]extEntry, error) {
 		}
 		folder := filepath.Join(dir, de.Name())
 		file := filepath.Join(folder, exthost.ManifestFile)
-		if _, err := os.Stat(file); err != nil {
-			continue
+		if !exthost.ManifestPresent(file) {
+			continue // a folder without a manifest; a dangling one is listed, invalid
 		}
 		e := extEntry{scope: scope, dir: folder, file: file, name: de.Name()}
 		e.spec, _, e.err = exthost.ReadManifest(file)

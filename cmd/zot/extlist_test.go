@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -131,5 +132,51 @@ func TestExtListMissingExtPath(t *testing.T) {
 		if e, _ := g["error"].(string); !strings.Contains(e, "no such file or directory") {
 			t.Errorf("--ext %s: error %q", c.arg, e)
 		}
+	}
+}
+
+// A manifest that is a dangling symlink is reported, as other manifests
+// that cannot be used are, by `zot ext list` and by a session's
+// discovery: not skipped as if the folder had none. A folder with no
+// manifest, and a file beside the folders, are still no extension.
+func TestDanglingManifestReported(t *testing.T) {
+	homeEnv, home := zotHomeEnv(t)
+	env := []string{homeEnv}
+	cwd := t.TempDir()
+	dir := filepath.Join(home, "extensions", "dangle")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	gone := filepath.Join(t.TempDir(), "gone.json")
+	if err := os.Symlink(gone, filepath.Join(dir, "extension.json")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(filepath.Join(home, "extensions", "empty"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(home, "extensions", "README"), []byte("notes\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	want := "a symlink to " + gone + ", which does not exist"
+
+	out, errOut, code := runExt(t, env, cwd, "ext", "list")
+	if code != 0 || !regexpMatch(out, `dangle\s+-\s+invalid\s+user`) || !strings.Contains(out, want) || strings.Contains(out, "empty") || strings.Contains(out, "README") {
+		t.Fatalf("list: %d\n%s%s", code, out, errOut)
+	}
+	out, _, _ = runExt(t, env, cwd, "ext", "list", "--json")
+	var got []map[string]any
+	if err := json.Unmarshal([]byte(out), &got); err != nil || len(got) != 1 || got[0]["state"] != "invalid" || !strings.Contains(got[0]["error"].(string), want) {
+		t.Fatalf("list --json: %v\n%s", err, out)
+	}
+
+	p := start(t, env, rpcArgs(t)...)
+	r, _ := p.call(`{"id":"1","type":"prompt","message":"hi"}`)
+	wantResponse(t, r, "prompt", true, "")
+	p.untilDone()
+	if code := p.exit(); code != 0 {
+		t.Fatalf("exit %d", code)
+	}
+	if !strings.Contains(p.stderr.String(), want) {
+		t.Errorf("rpc's stderr lacks %q:\n%s", want, p.stderr.String())
 	}
 }

@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"syscall"
 
 	"zot.dev/zot/internal/trust"
 	"zot.dev/zot/sdk/extwire"
@@ -86,6 +87,11 @@ func ReadManifest(file string) (Spec, []string, error) {
 		var pe *fs.PathError
 		if errors.As(err, &pe) {
 			err = pe.Err
+		}
+		if errors.Is(err, fs.ErrNotExist) {
+			if target, lerr := os.Readlink(abs); lerr == nil {
+				err = fmt.Errorf("a symlink to %s, which does not exist: %w", target, err)
+			}
 		}
 		return Spec{}, nil, &ManifestError{File: abs, Err: err}
 	}
@@ -238,14 +244,23 @@ func Find(d Discovery) Found {
 				continue
 			}
 			file := filepath.Join(dir.path, e.Name(), ManifestFile)
-			if _, err := os.Stat(file); err != nil {
+			if !ManifestPresent(file) {
 				continue // a folder without a manifest is not an extension
 			}
-			read(file, dir.origin)
+			read(file, dir.origin) // a dangling or unreadable one is a problem
 		}
 	}
 	found.Specs, found.Problems, found.Notes = specs, problems, notes
 	return found
+}
+
+// ManifestPresent says whether an extension folder has a manifest file:
+// false only when there is no entry of that name. A manifest that is a
+// dangling symlink, or that cannot be read, is present: reading it
+// reports why it cannot be used, where skipping it would hide it.
+func ManifestPresent(file string) bool {
+	_, err := os.Lstat(file)
+	return err == nil || !errors.Is(err, fs.ErrNotExist) && !errors.Is(err, syscall.ENOTDIR)
 }
 
 // sanitize makes an extension's name safe in a file name: letters,
