@@ -1,0 +1,65 @@
+package acpagent
+
+import (
+	"context"
+	"fmt"
+	"testing"
+	"time"
+
+	"zot.dev/zot/internal/acp"
+)
+
+// The updates a session has for everyone while a client opens it are
+// held for that client until its answer is queued, then follow it in
+// order; past maxHeld they are dropped for it (and logged), so a client
+// whose answer never comes costs a bounded amount. The client that has
+// the session open already gets every update at once.
+func TestUpdatesHeldUntilTheAnswerAreBounded(t *testing.T) {
+	ta := newTestAgent(t, "", writeScript, PermissionAsk)
+	first := ta.connect()
+	first.init()
+	id := first.newSession(t.TempDir())
+	s := ta.a.lookup(id)
+	if s == nil {
+		t.Fatal("no session")
+	}
+	second := ta.connect()
+	second.init()
+	opening := &conn{agent: ta.a, c: ta.conns[len(ta.conns)-1], open: map[string]*session{}}
+	s.attach(opening)
+	defer s.detach(opening)
+
+	const n = maxHeld + 10
+	for i := range n {
+		s.push(item{update: &acp.SessionUpdate{AgentMessageChunk: textChunk(fmt.Sprintf("%d,", i))}})
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	if err := s.flush(ctx); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, "the first client's updates", func() bool { return len(first.updatesOf(id)) >= n+1 })
+	time.Sleep(100 * time.Millisecond)
+	if got := len(second.updatesOf(id)); got != 0 {
+		t.Fatalf("the opening client got %d updates before its answer", got)
+	}
+
+	s.answered(opening)
+	if err := s.flush(ctx); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, "the held updates", func() bool { return len(second.updatesOf(id)) >= maxHeld })
+	time.Sleep(100 * time.Millisecond)
+	ups := second.updatesOf(id)
+	if len(ups) != maxHeld {
+		t.Fatalf("the opening client got %d held updates, want %d", len(ups), maxHeld)
+	}
+	for i, u := range ups {
+		if want := fmt.Sprintf("%d,", i); u.AgentMessageChunk == nil || u.AgentMessageChunk.Content.Text.Text != want {
+			t.Fatalf("held update %d out of order: %+v, want %q", i, u, want)
+		}
+	}
+	// From now on it gets what comes at once.
+	s.push(item{update: &acp.SessionUpdate{AgentMessageChunk: textChunk("after")}})
+	waitFor(t, "an update after the answer", func() bool { return len(second.updatesOf(id)) == maxHeld+1 })
+}
