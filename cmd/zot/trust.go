@@ -58,8 +58,9 @@ default) by its real path, with a hash of .zot/mcp.json and every
 .zot/extensions/*/extension.json: when one of them changes, zot asks again.
 --list shows the trusted folders and whether they changed since. zot untrust
 forgets a folder; --trust-project trusts the working directory for one run.
-Your own extensions and servers (the zot home's, --ext, --mcp-config) always
-run.`,
+A folder whose .zot another user owns is never trusted for good: that user
+could change the programs it runs. Your own extensions and servers (the zot
+home's, --ext, --mcp-config) always run.`,
 		Flags: []cli.Flag{&cli.BoolFlag{Name: "list", Usage: "list the trusted folders"}},
 		Action: func(ctx context.Context, cmd *cli.Command) error {
 			store, err := trustStore(std.err)
