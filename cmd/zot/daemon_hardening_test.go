@@ -89,6 +89,46 @@ func TestDaemonBashFallsBackToTheShellAfterTheTerminalClientLeft(t *testing.T) {
 	}
 }
 
+// A terminal-capable client that leaves after it was asked to run a
+// command in its terminal, before it answered, may have started it: the
+// command is not run again in zot's own shell (it could do its work
+// twice), and the turn is told that whether it ran is unknown.
+func TestDaemonBashNotRunTwiceWhenTheClientLeftDuringTerminalCreate(t *testing.T) {
+	home := doorDir(t)
+	work := t.TempDir()
+	s := script(t, map[string]any{"turns": []any{map[string]any{"steps": []any{
+		map[string]any{"tool_calls": []any{map[string]any{"id": "b1", "name": "bash", "args": map[string]any{"command": "echo from-zot >> ran.txt"}}}},
+		map[string]any{"text": "Done."},
+	}}}})
+	d := startZotDaemon(t, doorEnv(home), "--script", s, "--permission", "allow")
+	d.waitFor(t, "listening on")
+	dp, conn := dialDoor(t, filepath.Join(home, "daemon.sock"))
+	p := checked(t, dp)
+	id := openDaemonSession(t, p, `{"terminal":true}`, work)
+	p.send(fmt.Sprintf(`{"jsonrpc":"2.0","id":3,"method":"session/prompt","params":{"sessionId":%q,"prompt":[{"type":"text","text":"go"}]}}`, id))
+	for f := p.next(); f.Method != "terminal/create"; f = p.next() {
+	}
+	conn.Close() // the editor goes away with the command asked of its terminal
+
+	deadline := time.Now().Add(hangGuard)
+	for {
+		b, _ := os.ReadFile(filepath.Join(home, "sessions", id+".jsonl"))
+		if strings.Contains(string(b), "Done.") {
+			if !strings.Contains(string(b), "whether it ran") {
+				t.Errorf("bash's result does not say that whether the command ran is unknown:\n%s", b)
+			}
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the turn did not end:\n%s\n%s", b, d.stderr)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	if b, err := os.ReadFile(filepath.Join(work, "ran.txt")); err == nil {
+		t.Errorf("zot's shell ran the command too: ran.txt = %q", b)
+	}
+}
+
 // asNobody runs a command as uid and gid 65534 (nobody), the neighbour
 // on a shared machine, and fails the test if it fails.
 func asNobody(t *testing.T, name string, args ...string) {

@@ -128,9 +128,16 @@ func (r *clientTerminal) RunCommand(ctx context.Context, cmd tools.Command) (too
 	raw, err := r.c.c.Call(ctx, acp.MethodTerminalCreate, acp.CreateTerminalRequest{
 		SessionID: sid, Command: "bash", Args: []string{"-c", cmd.Command}, CWD: &cwd, OutputByteLimit: &limit,
 	})
+	if errors.Is(err, jsonrpc.ErrClosed) && !errors.Is(err, jsonrpc.ErrNotSent) {
+		// The client was asked and left without answering: it may have
+		// started the command, so running it in zot's shell could do its
+		// work twice.
+		return tools.CommandResult{}, fmt.Errorf("the editor left after it was asked to run the command in its terminal; whether it ran there is unknown: %w", err)
+	}
 	if err != nil {
-		// A client that has left runs nothing: the command goes to zot's
-		// own shell, as it does for a client without terminals.
+		// A client that had left when asked runs nothing: the command
+		// goes to zot's own shell, as it does for a client without
+		// terminals.
 		return tools.CommandResult{}, clientFault(acp.MethodTerminalCreate, err)
 	}
 	var created acp.CreateTerminalResponse

@@ -324,7 +324,8 @@ func (c *Conn) Notify(ctx context.Context, method string, params any) error {
 // result it returns raw. An error answer is returned as *Error. When ctx
 // ends first, the client is sent $/cancel_request and ctx's error is
 // returned; when the connection ends (however it ends), an error
-// matching ErrClosed.
+// matching ErrClosed, and ErrNotSent too when the request was never
+// queued for the client.
 func (c *Conn) Call(ctx context.Context, method string, params any) (json.RawMessage, error) {
 	var raw json.RawMessage
 	if params != nil {
@@ -333,11 +334,17 @@ func (c *Conn) Call(ctx context.Context, method string, params any) (json.RawMes
 			return nil, fmt.Errorf("call %s: %w", method, err)
 		}
 	}
+	queued := false
 	ans, err := c.calls.Call(ctx, 0, func(id string) error {
 		idRaw, _ := json.Marshal(id) // a string always encodes
-		return c.out.send(ctx, requestFrame(idRaw, method, raw))
+		err := c.out.send(ctx, requestFrame(idRaw, method, raw))
+		queued = err == nil
+		return err
 	})
 	if err != nil {
+		if !queued {
+			err = fmt.Errorf("%w: %w", ErrNotSent, err)
+		}
 		if c.ctx.Err() != nil && !errors.Is(err, ErrClosed) {
 			// The connection ended (a reset, a failed write): whatever
 			// the cause, the caller learns that the client is gone.

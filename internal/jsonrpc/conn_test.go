@@ -326,3 +326,30 @@ func TestTooManyRequestsRefused(t *testing.T) {
 		t.Fatalf("after room was made: %s", f.raw)
 	}
 }
+
+// A call tells the caller whether its request could have reached the
+// client: ErrNotSent when the connection had ended before it was queued,
+// not when the client left after it was sent without answering.
+func TestCallSaysWhetherTheRequestWasSent(t *testing.T) {
+	server, client := net.Pipe()
+	c := NewConn(server, Peer{Transport: "pipe"}, Static(HandlerFunc(testHandler)), Options{})
+	got := make(chan struct{})
+	go func() {
+		defer close(got)
+		line, _ := bufio.NewReader(client).ReadString('\n')
+		if !strings.Contains(line, `"method":"ask"`) {
+			t.Errorf("the client read %q", line)
+		}
+		client.Close() // leaves without answering
+	}()
+	_, err := c.Call(context.Background(), "ask", nil)
+	<-got
+	if !errors.Is(err, ErrClosed) || errors.Is(err, ErrNotSent) {
+		t.Errorf("a call the client read, then left: %v; want ErrClosed without ErrNotSent", err)
+	}
+	_ = c.Wait()
+	_, err = c.Call(context.Background(), "ask", nil)
+	if !errors.Is(err, ErrClosed) || !errors.Is(err, ErrNotSent) {
+		t.Errorf("a call after the end: %v; want ErrClosed and ErrNotSent", err)
+	}
+}

@@ -49,6 +49,12 @@ const (
 // ErrClosed is the cause of a call or send on a connection that has ended.
 var ErrClosed = errors.New("jsonrpc: connection closed")
 
+// ErrNotSent is matched by the error of a Call whose request never
+// reached the outgoing queue (the connection had ended, or ctx had): the
+// client cannot have seen it. A call that fails without it may have
+// reached the client, which may have acted on it before it left.
+var ErrNotSent = errors.New("jsonrpc: the request was not sent")
+
 // ErrStalled ends a connection whose client read nothing while its
 // outgoing queue stayed full for Options.StallTimeout.
 var ErrStalled = errors.New("jsonrpc: client stopped reading: outgoing queue full")
