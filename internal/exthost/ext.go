@@ -11,6 +11,7 @@ import (
 	"strings"
 	"sync"
 	"time"
+	"unicode/utf8"
 
 	"zot.dev/zot/internal/boundlog"
 	"zot.dev/zot/internal/correlate"
@@ -377,10 +378,25 @@ func (e *ext) badFrame(line []byte, err error) {
 			return
 		}
 	}
-	if len(line) > 200 {
-		line = append(line[:200:200], "…"...)
+	if t := bytes.TrimSpace(line); len(t) == 0 || t[0] != '{' || !json.Valid(t) {
+		// Not JSON at all, or not an object: a print or a progress line
+		// meant for stderr, most likely.
+		e.reportFrame("skipped a line that is not a JSON frame (stdout carries only frames; logs go to stderr): %q", clip(line, 200))
+		return
 	}
-	e.reportFrame("skipped a frame: %v: %s", err, line)
+	e.reportFrame("skipped a frame: %v: %s", err, clip(line, 200))
+}
+
+// clip shortens line to at most n bytes, cut at a character's start, with
+// "…" when it was cut.
+func clip(line []byte, n int) string {
+	if len(line) <= n {
+		return string(line)
+	}
+	for n > 0 && !utf8.RuneStart(line[n]) {
+		n--
+	}
+	return string(line[:n]) + "…"
 }
 
 // hello checks the hello frame and answers it; it reports whether the

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"slices"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -449,12 +450,31 @@ func (h *Host) RunCommand(ctx context.Context, name, args string) (Command, *ext
 		if r.Action == "" {
 			r.Action = extwire.CommandActionNoop
 		}
+		if !slices.Contains(extwire.CommandActionValues, r.Action) {
+			return c, nil, unknownActionError(e.name, name, r)
+		}
 		if r.Action == extwire.CommandActionOpenPanel && r.OpenPanel != nil {
 			h.trackPanel(r.OpenPanel.ID, e)
 		}
 		return c, r, nil
 	}
 	return Command{}, nil, fmt.Errorf("%w: %q", ErrUnknownCommand, name)
+}
+
+// unknownActionError is the error of a command answered with an action
+// the protocol does not have: the answer cannot be carried out, and a
+// silent noop would hide the extension's mistake.
+func unknownActionError(ext, name string, r *extwire.CommandResponseFrame) error {
+	valid := make([]string, len(extwire.CommandActionValues))
+	for i, a := range extwire.CommandActionValues {
+		valid[i] = string(a)
+	}
+	err := fmt.Errorf("extension %s answered command %s with the action %q, which is not one of %s",
+		ext, name, clip([]byte(r.Action), 64), strings.Join(valid, ", "))
+	if r.Error != "" {
+		err = fmt.Errorf("%w (its error: %s)", err, clip([]byte(r.Error), 200))
+	}
+	return err
 }
 
 // PanelKey sends a key to the extension whose panel panelID is open.
