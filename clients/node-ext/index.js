@@ -262,7 +262,9 @@ export class Extension {
   }
 
   _intercept(event, fn) {
-    this._intercepts.set(event, fn);
+    // A second judge of the same event is chained after the first, not
+    // put in its place: both guards hold.
+    this._intercepts.set(event, [...(this._intercepts.get(event) ?? []), fn]);
     this._resubscribe();
     return this;
   }
@@ -400,8 +402,8 @@ class Session {
         break;
       }
       case "event_intercept": {
-        const fn = ext._intercepts.get(f.event);
-        this.request(f.id, INTERCEPT_TIMEOUT_MS, (req) => verdict(f, fn, req), (e) => ({
+        const fns = ext._intercepts.get(f.event) ?? [];
+        this.request(f.id, INTERCEPT_TIMEOUT_MS, (req) => verdict(f, fns, req), (e) => ({
           type: "event_intercept_response",
           id: f.id,
           block: true,
@@ -553,9 +555,28 @@ function commandFailure(ext, f, e) {
   return { type: "command_response", id: f.id, action: "noop", error: msg || "failed" };
 }
 
-async function verdict(f, fn, req) {
+// verdict asks the judges of f's event in the order they were
+// registered: the first block wins; each one after a rewrite judges the
+// rewritten arguments or text, and the last rewrite is the verdict's.
+async function verdict(f, fns, req) {
   const r = { type: "event_intercept_response", id: f.id };
-  if (!fn) return r; // not intercepted: allow
+  for (const fn of fns) { // none: not intercepted, allow
+    const one = await verdictOf(f, fn, req);
+    if (one.block) return one;
+    if (one.modified_args !== undefined) {
+      r.modified_args = one.modified_args;
+      f = { ...f, tool_args: one.modified_args };
+    }
+    if (one.replace_text !== undefined) {
+      r.replace_text = one.replace_text;
+      f = { ...f, text: one.replace_text };
+    }
+  }
+  return r;
+}
+
+async function verdictOf(f, fn, req) {
+  const r = { type: "event_intercept_response", id: f.id };
   const arg = f.event === "turn_start" ? (f.step ?? 0) : f.event === "assistant_message" ? (f.text ?? "") : f;
   const out = await fn(arg, req);
   if (out === undefined || out === null || out === true) return r;

@@ -148,27 +148,77 @@ func (e *Extension) On(event extwire.EventName, fn EventFunc) {
 
 // InterceptToolCall asks fn before every tool call the agent makes: it
 // may block the call or rewrite its arguments. A panic blocks the call.
+// A second fn is chained after the first, not put in its place: the
+// first block wins, and fn judges the arguments the one before rewrote.
+// Nil removes them all.
 func (e *Extension) InterceptToolCall(fn func(ctx context.Context, call ToolCall) ToolCallDecision) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
+	if prev := e.onTool; prev != nil && fn != nil {
+		next := fn
+		fn = func(ctx context.Context, call ToolCall) ToolCallDecision {
+			d := prev(ctx, call)
+			if d.Block {
+				return d
+			}
+			if d.ModifiedArgs != nil {
+				call.Args = d.ModifiedArgs
+			}
+			d2 := next(ctx, call)
+			if !d2.Block && d2.ModifiedArgs == nil {
+				d2.ModifiedArgs = d.ModifiedArgs
+			}
+			return d2
+		}
+	}
 	e.onTool = fn
 	e.resubscribeLocked()
 }
 
 // InterceptTurnStart asks fn before every model call (step counts the
-// calls of one prompt from 1): it may block the turn.
+// calls of one prompt from 1): it may block the turn. A second fn is
+// chained after the first, not put in its place: either one blocks the
+// turn. Nil removes them all.
 func (e *Extension) InterceptTurnStart(fn func(ctx context.Context, step int) TurnDecision) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
+	if prev := e.onTurn; prev != nil && fn != nil {
+		next := fn
+		fn = func(ctx context.Context, step int) TurnDecision {
+			if d := prev(ctx, step); d.Block {
+				return d
+			}
+			return next(ctx, step)
+		}
+	}
 	e.onTurn = fn
 	e.resubscribeLocked()
 }
 
 // InterceptAssistantMessage asks fn before an assistant message is shown:
-// it may hide it or replace the text clients see.
+// it may hide it or replace the text clients see. A second fn is chained
+// after the first, not put in its place: the first block wins, and fn
+// judges the text the one before replaced. Nil removes them all.
 func (e *Extension) InterceptAssistantMessage(fn func(ctx context.Context, text string) MessageDecision) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
+	if prev := e.onMessage; prev != nil && fn != nil {
+		next := fn
+		fn = func(ctx context.Context, text string) MessageDecision {
+			d := prev(ctx, text)
+			if d.Block {
+				return d
+			}
+			if d.ReplaceText != "" {
+				text = d.ReplaceText
+			}
+			d2 := next(ctx, text)
+			if !d2.Block && d2.ReplaceText == "" {
+				d2.ReplaceText = d.ReplaceText
+			}
+			return d2
+		}
+	}
 	e.onMessage = fn
 	e.resubscribeLocked()
 }

@@ -11,6 +11,7 @@ one lock, one JSON object per line.
 from __future__ import annotations
 
 import base64
+import dataclasses
 import inspect
 import json
 import os
@@ -195,7 +196,7 @@ class Extension:
         self._tools: Dict[str, Callable[..., Any]] = {}
         self._tool_timeouts: Dict[str, float] = {}
         self._events: Dict[str, List[Callable[..., Any]]] = {}
-        self._intercepts: Dict[str, Callable[..., Any]] = {}
+        self._intercepts: Dict[str, List[Callable[..., Any]]] = {}
         self._panel_key: Optional[Callable[..., Any]] = None
         self._panel_close: Optional[Callable[..., Any]] = None
         self._starts: List[Callable[..., Any]] = []
@@ -436,8 +437,10 @@ class Extension:
             self._regs.append(frame)
 
     def _intercept(self, event: str, fn: F) -> F:
+        # A second judge of the same event is chained after the first, not
+        # put in its place: both guards hold.
         with self._mu:
-            self._intercepts[event] = fn
+            self._intercepts.setdefault(event, []).append(fn)
             self._resubscribe()
         return fn
 
@@ -582,8 +585,8 @@ class _Session:
             self.request(frame.id, COMMAND_TIMEOUT, lambda req: self.command(fn, frame, req), lambda e: _command_failure(ext, frame.name, e, frame.id))
         elif isinstance(frame, t.EventInterceptFrame):
             with ext._mu:
-                fn = ext._intercepts.get(frame.event)
-            self.request(frame.id, INTERCEPT_TIMEOUT, lambda req: _verdict(frame, fn, req), lambda e: _intercept_failure(ext, frame, e))
+                fns = list(ext._intercepts.get(frame.event, ()))
+            self.request(frame.id, INTERCEPT_TIMEOUT, lambda req: _verdict(frame, fns, req), lambda e: _intercept_failure(ext, frame, e))
         elif isinstance(frame, t.CancelFrame):
             with self.mu:
                 req = self.inflight.get(frame.id)
@@ -790,10 +793,26 @@ def _intercept_failure(ext: Extension, frame: t.EventInterceptFrame, e: BaseExce
     return t.EventInterceptResponseFrame(id=frame.id, block=True, reason=reason)
 
 
-def _verdict(frame: t.EventInterceptFrame, fn: Optional[Callable[..., Any]], req: Request) -> t.EventInterceptResponseFrame:
+def _verdict(frame: t.EventInterceptFrame, fns: Sequence[Callable[..., Any]], req: Request) -> t.EventInterceptResponseFrame:
+    """Asks the judges of frame's event in the order they were registered:
+    the first block wins; each one after a rewrite judges the rewritten
+    arguments or text, and the last rewrite is the verdict's."""
     r = t.EventInterceptResponseFrame(id=frame.id)
-    if fn is None:
-        return r  # not intercepted: allow
+    for fn in fns:  # none: not intercepted, allow
+        one = _verdict_of(frame, fn, req)
+        if one.block:
+            return one
+        if one.modified_args is not None:
+            r.modified_args = one.modified_args
+            frame = dataclasses.replace(frame, tool_args=one.modified_args)
+        if one.replace_text is not None:
+            r.replace_text = one.replace_text
+            frame = dataclasses.replace(frame, text=one.replace_text)
+    return r
+
+
+def _verdict_of(frame: t.EventInterceptFrame, fn: Callable[..., Any], req: Request) -> t.EventInterceptResponseFrame:
+    r = t.EventInterceptResponseFrame(id=frame.id)
     if frame.event == "turn_start":
         out = _call(fn, frame.step or 0, req)
     elif frame.event == "assistant_message":

@@ -30,17 +30,21 @@ type Extension struct {
 	in  io.Reader
 	out io.Writer
 
-	mu                 sync.Mutex
-	events             map[string]EventHandler
-	interceptTool      InterceptHandler
-	interceptToolRich  ToolCallHandler
-	toolHooked         bool
-	interceptTurn      TurnStartHandler
-	interceptAssistant AssistantMessageHandler
-	beforeStart        BeforeAgentStartHandler
-	panelKeys          map[string]func(key, text string)
-	panelCloses        map[string]func()
-	onHello            func(HostInfo)
+	mu                sync.Mutex
+	events            map[string]EventHandler
+	interceptTool     InterceptHandler
+	interceptToolRich ToolCallHandler
+	toolHooked        bool
+	// turnHooked, assistantHooked: the wrappers that read interceptTurn
+	// and interceptAssistant are registered with the SDK (once: its
+	// intercepts chain).
+	turnHooked, assistantHooked bool
+	interceptTurn               TurnStartHandler
+	interceptAssistant          AssistantMessageHandler
+	beforeStart                 BeforeAgentStartHandler
+	panelKeys                   map[string]func(key, text string)
+	panelCloses                 map[string]func()
+	onHello                     func(HostInfo)
 }
 
 // New returns an extension named name (the manifest's name) at version.
@@ -335,10 +339,15 @@ func (e *Extension) InterceptBeforeAgentStart(fn BeforeAgentStartHandler) {
 func (e *Extension) InterceptTurnStart(fn TurnStartHandler) {
 	e.mu.Lock()
 	e.interceptTurn = fn
+	hooked := e.turnHooked
+	e.turnHooked = fn != nil
 	e.mu.Unlock()
 	if fn == nil {
 		e.x.InterceptTurnStart(nil)
 		return
+	}
+	if hooked {
+		return // the wrapper below reads e.interceptTurn: it has fn now
 	}
 	e.x.InterceptTurnStart(func(_ context.Context, step int) zext.TurnDecision {
 		e.mu.Lock()
@@ -358,10 +367,15 @@ func (e *Extension) InterceptTurnStart(fn TurnStartHandler) {
 func (e *Extension) InterceptAssistantMessage(fn AssistantMessageHandler) {
 	e.mu.Lock()
 	e.interceptAssistant = fn
+	hooked := e.assistantHooked
+	e.assistantHooked = fn != nil
 	e.mu.Unlock()
 	if fn == nil {
 		e.x.InterceptAssistantMessage(nil)
 		return
+	}
+	if hooked {
+		return // the wrapper below reads e.interceptAssistant: it has fn now
 	}
 	e.x.InterceptAssistantMessage(func(_ context.Context, text string) zext.MessageDecision {
 		e.mu.Lock()
