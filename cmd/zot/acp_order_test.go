@@ -25,8 +25,8 @@ for i in 1 2 3 4 5; do printf '{"type":"notify","level":"info","message":"chatty
 exec cat >/dev/null
 `,
 	})
-	id := writeStoredSession(t, home, work, 20, 1<<20)
-	for round := range 3 {
+	id := writeStoredSession(t, home, work, 12, 1<<20)
+	for round := range 2 {
 		a := startACPProc(t, home, "--provider", "scripted")
 		p := a.peer
 		if f, _ := p.call("1", "initialize", `{"protocolVersion":1,"clientCapabilities":{}}`, ""); f.Error != nil {
