@@ -99,6 +99,32 @@ func TestReadyTimeout(t *testing.T) {
 	}
 }
 
+// An extension whose hello promised ready (sends_ready) is not taken as
+// ready for being quiet: it is waited for until its start timeout,
+// counted from its start, and then goes on with what it registered.
+func TestPromisedReadyWaitsForTheStartTimeout(t *testing.T) {
+	dir := t.TempDir()
+	sess := newFakeSession(t)
+	cfg, _, _ := testConfig(t, pyExt(t, dir, "prom", "promised"), pyExt(t, dir, "calm", "quiet"))
+	cfg.StartTimeout = 1500 * time.Millisecond
+	cfg.ReadyTimeout = 300 * time.Millisecond
+	began := time.Now()
+	h := start(t, sess, cfg)
+	<-h.byName("calm").readyCh
+	calmAt := time.Since(began)
+	<-h.byName("prom").readyCh
+	promAt := time.Since(began)
+	if promAt < 1400*time.Millisecond || promAt > 4*time.Second {
+		t.Fatalf("the promising one was ready after %s", promAt)
+	}
+	if calmAt >= time.Second {
+		t.Fatalf("the quiet one, which promised nothing, was ready after %s", calmAt)
+	}
+	if r := runTool(t, sess, "prom_echo", `{"text":"ok"}`); text(r) != "echo: ok" {
+		t.Fatalf("prom_echo: %q", text(r))
+	}
+}
+
 // A tool that does not answer in time fails with a clear error, and the
 // extension is told to stop with a cancel frame.
 func TestToolTimeoutCancels(t *testing.T) {

@@ -329,6 +329,52 @@ func TestIntercepts(t *testing.T) {
 	}
 }
 
+// A second intercept of an event is chained after the first: the first
+// block wins, each judges what the one before rewrote, and the last
+// rewrite is the answer.
+func TestInterceptsChain(t *testing.T) {
+	e := ext.New("guard", "1")
+	e.InterceptToolCall(func(ctx context.Context, call ext.ToolCall) ext.ToolCallDecision {
+		if call.Name == "bash" {
+			return ext.ToolCallDecision{Block: true, Reason: "no bash"}
+		}
+		return ext.ToolCallDecision{ModifiedArgs: json.RawMessage(`{"path":"/safe"}`)}
+	})
+	e.InterceptToolCall(func(ctx context.Context, call ext.ToolCall) ext.ToolCallDecision {
+		if string(call.Args) != `{"path":"/safe"}` {
+			return ext.ToolCallDecision{Block: true, Reason: "saw " + string(call.Args)}
+		}
+		return ext.ToolCallDecision{}
+	})
+	e.InterceptTurnStart(func(ctx context.Context, step int) ext.TurnDecision {
+		return ext.TurnDecision{Block: true, Reason: "first"}
+	})
+	e.InterceptTurnStart(func(ctx context.Context, step int) ext.TurnDecision { return ext.TurnDecision{} })
+	e.InterceptAssistantMessage(func(ctx context.Context, text string) ext.MessageDecision {
+		return ext.MessageDecision{ReplaceText: strings.ReplaceAll(text, "SECRET", "[redacted]")}
+	})
+	e.InterceptAssistantMessage(func(ctx context.Context, text string) ext.MessageDecision {
+		return ext.MessageDecision{ReplaceText: strings.ReplaceAll(text, "TOKEN", "[token]")}
+	})
+	h := startHost(t, e)
+	h.handshake("/d")
+	step := func(n int64) *int64 { return &n }
+	for _, c := range []struct {
+		in   extwire.EventInterceptFrame
+		want string
+	}{
+		{extwire.EventInterceptFrame{ID: "1", Event: "tool_call", ToolName: "bash", ToolArgs: json.RawMessage(`{}`)}, `{"type":"event_intercept_response","id":"1","block":true,"reason":"no bash"}`},
+		{extwire.EventInterceptFrame{ID: "2", Event: "tool_call", ToolName: "ls", ToolArgs: json.RawMessage(`{"path":"/"}`)}, `{"type":"event_intercept_response","id":"2","modified_args":{"path":"/safe"}}`},
+		{extwire.EventInterceptFrame{ID: "3", Event: "turn_start", Step: step(1)}, `{"type":"event_intercept_response","id":"3","block":true,"reason":"first"}`},
+		{extwire.EventInterceptFrame{ID: "4", Event: "assistant_message", Text: "SECRET TOKEN"}, `{"type":"event_intercept_response","id":"4","replace_text":"[redacted] [token]"}`},
+	} {
+		h.send(&c.in)
+		if got := h.next().raw; got != c.want {
+			t.Errorf("intercept %s: got %s, want %s", c.in.ID, got, c.want)
+		}
+	}
+}
+
 // Handlers run concurrently; a cancel ends the handler's context with
 // the host's reason and its answer is not sent.
 func TestConcurrencyAndCancel(t *testing.T) {

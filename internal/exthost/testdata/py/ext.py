@@ -38,7 +38,10 @@ if MODE == "stubborn":  # ignores shutdown, stdin's end and SIGTERM
 if MODE == "garbage":
     print("this is not json", flush=True)
 
-emit({"type": "hello", "name": NAME, "version": "1.0.0", "capabilities": ["commands", "tools", "events"]})
+hello = {"type": "hello", "name": NAME, "version": "1.0.0", "capabilities": ["commands", "tools", "events"]}
+if MODE == "promised":  # promises ready, then never sends it, and is quiet
+    hello["sends_ready"] = True
+emit(hello)
 
 if MODE == "wrongname":
     time.sleep(3600)
@@ -74,7 +77,7 @@ if MODE == "chatty":  # keeps talking, never ready
             note("still setting up %d" % n)
             time.sleep(0.05)
     threading.Thread(target=chat, daemon=True).start()
-elif MODE == "quiet":  # never ready, and quiet
+elif MODE in ("quiet", "promised"):  # never ready, and quiet
     pass
 else:
     emit({"type": "ready"})
