@@ -100,3 +100,26 @@ test("answers carry the request's id; a cancelled request is not answered", asyn
   await h.served;
   assert.equal(h.pending(), 0, "the cancelled request was answered");
 });
+
+test("a second intercept of an event is chained after the first", async () => {
+  const ext = new Extension("t");
+  ext.interceptToolCall((call) => (call.tool_name === "bash" ? block("no bash") : rewrite({ args: { path: "/safe" } })));
+  ext.interceptToolCall((call) => (call.tool_args?.path === "/safe" ? undefined : block("saw " + JSON.stringify(call.tool_args))));
+  ext.interceptTurnStart(() => block("first"));
+  ext.interceptTurnStart(() => undefined);
+  ext.interceptAssistantMessage((text) => text.replace("SECRET", "[redacted]"));
+  ext.interceptAssistantMessage((text) => text.replace("TOKEN", "[token]"));
+  const h = host(ext);
+  h.send(ACK);
+  for (let f = await h.read(); f.type !== "ready"; f = await h.read());
+  h.send({ type: "event_intercept", id: "1", event: "tool_call", tool_id: "c", tool_name: "bash", tool_args: {} });
+  assert.deepEqual(await h.read(), { type: "event_intercept_response", id: "1", block: true, reason: "no bash" });
+  h.send({ type: "event_intercept", id: "2", event: "tool_call", tool_id: "c", tool_name: "ls", tool_args: { path: "/" } });
+  assert.deepEqual(await h.read(), { type: "event_intercept_response", id: "2", modified_args: { path: "/safe" } });
+  h.send({ type: "event_intercept", id: "3", event: "turn_start", step: 1 });
+  assert.deepEqual(await h.read(), { type: "event_intercept_response", id: "3", block: true, reason: "first" });
+  h.send({ type: "event_intercept", id: "4", event: "assistant_message", text: "SECRET TOKEN" });
+  assert.deepEqual(await h.read(), { type: "event_intercept_response", id: "4", replace_text: "[redacted] [token]" });
+  h.end();
+  await h.served;
+});

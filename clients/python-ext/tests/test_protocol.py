@@ -196,6 +196,49 @@ class RequestTest(unittest.TestCase):
         self.assertEqual(self.h.read(), {"type": "command_response", "id": "l", "action": "noop"})
 
 
+class ChainTest(unittest.TestCase):
+    def test_a_second_intercept_is_chained(self):
+        ext = Extension("t")
+
+        @ext.intercept_tool_call
+        def first(call):
+            if call.tool_name == "bash":
+                return Block("no bash")
+            return Rewrite(args={"path": "/safe"})
+
+        @ext.intercept_tool_call
+        def second(call):
+            return None if call.tool_args == {"path": "/safe"} else Block("saw %r" % (call.tool_args,))
+
+        @ext.intercept_turn_start
+        def strict(step):
+            return Block("first")
+
+        @ext.intercept_turn_start
+        def lenient(step):
+            return None
+
+        @ext.intercept_assistant_message
+        def secret(text):
+            return text.replace("SECRET", "[redacted]")
+
+        @ext.intercept_assistant_message
+        def token(text):
+            return text.replace("TOKEN", "[token]")
+
+        h = Host(self, ext)
+        h.send(ACK)
+        h.read_until("ready")
+        h.send({"type": "event_intercept", "id": "1", "event": "tool_call", "tool_id": "c", "tool_name": "bash", "tool_args": {}})
+        self.assertEqual(h.read(), {"type": "event_intercept_response", "id": "1", "block": True, "reason": "no bash"})
+        h.send({"type": "event_intercept", "id": "2", "event": "tool_call", "tool_id": "c", "tool_name": "ls", "tool_args": {"path": "/"}})
+        self.assertEqual(h.read(), {"type": "event_intercept_response", "id": "2", "modified_args": {"path": "/safe"}})
+        h.send({"type": "event_intercept", "id": "3", "event": "turn_start", "step": 1})
+        self.assertEqual(h.read(), {"type": "event_intercept_response", "id": "3", "block": True, "reason": "first"})
+        h.send({"type": "event_intercept", "id": "4", "event": "assistant_message", "text": "SECRET TOKEN"})
+        self.assertEqual(h.read(), {"type": "event_intercept_response", "id": "4", "replace_text": "[redacted] [token]"})
+
+
 class NotRunningTest(unittest.TestCase):
     def test_notify_before_run(self):
         with self.assertRaises(zot_ext.NotRunningError):
