@@ -111,6 +111,12 @@ export declare class Extension {
   command(name: string, description: string, fn: (args: string, request: Request) => MaybePromise<CommandReturn>): this;
   command(name: string, fn: (args: string, request: Request) => MaybePromise<CommandReturn>): this;
   on(event: EventName, fn: (event: EventFrame) => MaybePromise<void>): this;
+  /**
+   * The intercepts: a second one of the same event is chained after the
+   * first, not put in its place. They are asked in the order they were
+   * added: the first block wins, and each judges what the ones before
+   * rewrote.
+   */
   interceptToolCall(fn: (call: EventInterceptFrame, request: Request) => MaybePromise<Verdict | boolean | void>): this;
   interceptTurnStart(fn: (step: number, request: Request) => MaybePromise<Verdict | boolean | void>): this;
   interceptAssistantMessage(fn: (text: string, request: Request) => MaybePromise<Verdict | string | boolean | void>): this;

@@ -309,8 +309,9 @@ func (e *ext) read() {
 // at the ReadyTimeout deadline: it is taken as ready with what it has
 // registered. One whose hello promised ready (sends_ready) is not taken
 // as ready for being quiet: its deadline is its start timeout, counted
-// from its start, and at least ReadyTimeout after hello. A frame that came meanwhile moves the quiet deadline on:
-// the timer is set again for what is left.
+// from its start, and at least ReadyTimeout after hello. A frame that
+// came meanwhile moves the quiet deadline on: the timer is set again for
+// what is left.
 func (e *ext) launchTimer() {
 	e.mu.Lock()
 	hello, st, readyBy, quietBy, launch := e.gotHello, e.state, e.readyBy, e.quietBy, e.launch

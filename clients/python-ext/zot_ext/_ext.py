@@ -437,6 +437,9 @@ class Extension:
             self._regs.append(frame)
 
     def _intercept(self, event: str, fn: F) -> F:
+        """Adds fn to the judges of event. Judges of one event are asked in
+        the order they were added: the first block wins, and each judges
+        the arguments or text the ones before rewrote."""
         # A second judge of the same event is chained after the first, not
         # put in its place: both guards hold.
         with self._mu:
