@@ -8,12 +8,12 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
+	"zot.dev/zot/internal/provider/providertest"
 	"zot.dev/zot/sdk/wire"
 )
 
@@ -55,91 +55,6 @@ func TestResumedSessionWithBoundThinkingRecovers(t *testing.T) {
 	}.run(t)
 }
 
-// boundCheck is a loopback Anthropic endpoint that runs the vendor's
-// prefix check on the thinking blocks sent back (preserved thinking: a
-// block is bound to the model, system, tools and earlier messages of the
-// request that produced it, cache_control left out), answering a block
-// whose prefix changed with the vendor's 400. Every answer is a signed
-// thinking block and a text.
-type boundCheck struct {
-	mu       sync.Mutex
-	issued   map[string]string // signature → prefix
-	bodies   []map[string]any
-	rejected int
-	sentBack int
-}
-
-func (b *boundCheck) canonical(v any) string {
-	var strip func(any) any
-	strip = func(v any) any {
-		switch x := v.(type) {
-		case map[string]any:
-			out := map[string]any{}
-			for k, e := range x {
-				if k != "cache_control" {
-					out[k] = strip(e)
-				}
-			}
-			return out
-		case []any:
-			out := make([]any, len(x))
-			for i, e := range x {
-				out[i] = strip(e)
-			}
-			return out
-		}
-		return v
-	}
-	s, _ := json.Marshal(strip(v))
-	return string(s)
-}
-
-func (b *boundCheck) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	data, _ := io.ReadAll(r.Body)
-	var body map[string]any
-	json.Unmarshal(data, &body)
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	b.bodies = append(b.bodies, body)
-	msgs, _ := body["messages"].([]any)
-	for k, m := range msgs {
-		content, _ := m.(map[string]any)["content"].([]any)
-		for _, c := range content {
-			block := c.(map[string]any)
-			if block["type"] != "thinking" {
-				continue
-			}
-			if b.issued[block["signature"].(string)] != b.canonical([]any{body["model"], body["system"], body["tools"], msgs[:k]}) {
-				b.rejected++
-				w.Header().Set("content-type", "application/json")
-				w.WriteHeader(http.StatusBadRequest)
-				io.WriteString(w, `{"type":"error","error":{"type":"invalid_request_error","message":"Invalid `+"`signature`"+` in `+"`thinking`"+` block. The block is bound to a different conversation."}}`)
-				return
-			}
-			b.sentBack++
-		}
-	}
-	sig := "sig-" + strconv.Itoa(len(b.issued)+1)
-	b.issued[sig] = b.canonical([]any{body["model"], body["system"], body["tools"], msgs})
-	w.Header().Set("content-type", "text/event-stream")
-	for _, e := range []string{
-		`{"type":"message_start","message":{"id":"msg_1","type":"message","role":"assistant","content":[],"model":"claude-sonnet-5-5","stop_reason":null,"usage":{"input_tokens":10,"output_tokens":1}}}`,
-		`{"type":"content_block_start","index":0,"content_block":{"type":"thinking","thinking":"","signature":""}}`,
-		`{"type":"content_block_delta","index":0,"delta":{"type":"thinking_delta","thinking":"Considering."}}`,
-		`{"type":"content_block_delta","index":0,"delta":{"type":"signature_delta","signature":"` + sig + `"}}`,
-		`{"type":"content_block_stop","index":0}`,
-		`{"type":"content_block_start","index":1,"content_block":{"type":"text","text":""}}`,
-		`{"type":"content_block_delta","index":1,"delta":{"type":"text_delta","text":"Answered."}}`,
-		`{"type":"content_block_stop","index":1}`,
-		`{"type":"message_delta","delta":{"stop_reason":"end_turn"},"usage":{"output_tokens":3}}`,
-		`{"type":"message_stop"}`,
-	} {
-		var typ struct{ Type string }
-		json.Unmarshal([]byte(e), &typ)
-		io.WriteString(w, "event: "+typ.Type+"\ndata: "+e+"\n\n")
-	}
-}
-
 // TestLateMCPServerWithBoundThinking: in zot rpc on a model that binds its
 // thinking to the conversation, an MCP server added after the first
 // prompt reaches the model with the next prompt (its tools offered, a note
@@ -147,9 +62,7 @@ func (b *boundCheck) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 // thinking the new tool list invalidates is left out, and the thinking of
 // an unchanged prefix is sent back.
 func TestLateMCPServerWithBoundThinking(t *testing.T) {
-	check := &boundCheck{issued: map[string]string{}}
-	srv := httptest.NewServer(check)
-	defer srv.Close()
+	srv := providertest.NewBoundServer(t, "")
 	bin := goServer(t)
 	p := start(t, nil, "rpc", "--provider", "anthropic", "--model", "claude-sonnet-5-5", "--api-key", "test-key",
 		"--base-url", srv.URL, "--cwd", t.TempDir(), "--tools", "ls", "--strict-mcp-config")
@@ -184,16 +97,18 @@ func TestLateMCPServerWithBoundThinking(t *testing.T) {
 	}
 	prompt("4", "third")
 	prompt("5", "fourth")
-	check.mu.Lock()
-	defer check.mu.Unlock()
-	if check.rejected != 0 || len(check.bodies) != 4 {
-		t.Fatalf("%d of %d requests failed the prefix check", check.rejected, len(check.bodies))
+	rejected, foreign, sent, bodies := srv.Stats()
+	if rejected != 0 || len(bodies) != 4 {
+		t.Fatalf("%d of %d requests failed the prefix check", rejected, len(bodies))
 	}
-	third, _ := json.Marshal(check.bodies[2])
+	if foreign != 0 {
+		t.Fatalf("%d thinking blocks of another model were sent", foreign)
+	}
+	third, _ := json.Marshal(bodies[2])
 	if !strings.Contains(string(third), "mcp__late__echo") || !strings.Contains(string(third), "Note from zot") {
 		t.Errorf("the third request lacks the late tools or the note: %s", third)
 	}
-	if check.sentBack == 0 {
+	if sent == 0 {
 		t.Error("no thinking was ever sent back")
 	}
 	if code := p.exit(); code != 0 {

@@ -22,6 +22,8 @@
 //   - Vendor types: [VendorTypes] holds request types transcribed from a
 //     vendor's official SDK; [VendorTypes.CheckBody] checks a body
 //     against them.
+//   - Anthropic's preserved thinking: [BoundServer] runs the vendor's
+//     prefix check on the thinking blocks sent back.
 //   - Benchmarks: [StreamBenchmark].
 //   - Recorders: [Sleeps] for backoff delays, [Recorder] for events,
 //     [HangGuard] and [RunAsync] against hangs, [Dump] for messages.
