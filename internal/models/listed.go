@@ -7,12 +7,12 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
-	"path/filepath"
 	"slices"
 	"time"
 	"unicode"
 	"unicode/utf8"
 
+	"zot.dev/zot/internal/atomicfile"
 	"zot.dev/zot/internal/llm"
 )
 
@@ -107,22 +107,7 @@ func (l *Listed) Save(path string) error {
 	if err != nil {
 		return fmt.Errorf("encoding the models cache: %w", err)
 	}
-	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
-		return fmt.Errorf("writing the models cache: %w", err)
-	}
-	tmp, err := os.CreateTemp(filepath.Dir(path), ".models-cache-*")
-	if err != nil {
-		return fmt.Errorf("writing the models cache: %w", err)
-	}
-	defer os.Remove(tmp.Name())
-	if _, err := tmp.Write(append(b, '\n')); err != nil {
-		tmp.Close()
-		return fmt.Errorf("writing the models cache: %w", err)
-	}
-	if err := tmp.Close(); err != nil {
-		return fmt.Errorf("writing the models cache: %w", err)
-	}
-	if err := os.Rename(tmp.Name(), path); err != nil {
+	if err := atomicfile.Write(path, append(b, '\n')); err != nil {
 		return fmt.Errorf("writing the models cache: %w", err)
 	}
 	return nil

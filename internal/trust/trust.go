@@ -29,6 +29,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"zot.dev/zot/internal/atomicfile"
 )
 
 // The files, relative to a project folder, that make it run code.
@@ -289,27 +291,7 @@ func (s *Store) update(change func([]Entry) []Entry) error {
 		return err
 	}
 	data = append(data, '\n')
-	dir := filepath.Dir(s.File)
-	if err := os.MkdirAll(dir, 0o700); err != nil {
-		return fmt.Errorf("trust store: %w", err)
-	}
-	tmp, err := os.CreateTemp(dir, ".trust-*.json")
-	if err != nil {
-		return fmt.Errorf("trust store: %w", err)
-	}
-	defer os.Remove(tmp.Name())
-	if _, err := tmp.Write(data); err != nil {
-		tmp.Close()
-		return fmt.Errorf("trust store: %w", err)
-	}
-	if err := tmp.Sync(); err != nil { // the rename never shows a file not yet written
-		tmp.Close()
-		return fmt.Errorf("trust store: %w", err)
-	}
-	if err := tmp.Close(); err != nil {
-		return fmt.Errorf("trust store: %w", err)
-	}
-	if err := os.Rename(tmp.Name(), s.File); err != nil {
+	if err := atomicfile.Write(s.File, data); err != nil {
 		return fmt.Errorf("trust store: %w", err)
 	}
 	return nil
