@@ -30,25 +30,7 @@ func startACPProc(t *testing.T, home string, args ...string) *acpProc {
 	t.Helper()
 	cmd := exec.Command(zotBin, append([]string{"acp"}, args...)...)
 	cmd.Env = doorEnv(home)
-	stdin, err := cmd.StdinPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	stderr := new(zotbin.Buffer)
-	cmd.Stderr = stderr
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		if cmd.ProcessState == nil {
-			_ = cmd.Process.Kill()
-			_ = cmd.Wait()
-		}
-	})
+	stdin, stdout, stderr := startPiped(t, cmd)
 	return &acpProc{cmd: cmd, stdin: stdin, stdout: stdout, stderr: stderr, peer: checked(t, newDoorPeer(t, stdin, stdout))}
 }
 

@@ -10,15 +10,12 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
 	"syscall"
 	"testing"
-
-	"zot.dev/zot/internal/zotbin"
 )
 
 // acpPeer is a doorPeer, whose every frame is checked against the
@@ -122,23 +119,8 @@ func TestACPStdioPromptWithPermission(t *testing.T) {
 		map[string]any{"text": "Writing.", "tool_calls": []any{map[string]any{"id": "w1", "name": "write", "args": map[string]any{"path": "a.txt", "content": "hi\n"}}}},
 		map[string]any{"text": "Done."},
 	}}}})
-	cmd := exec.Command(zotBin, "acp", "--provider", "scripted", "--script", s)
-	cmd.Env = doorEnv(home)
-	stdin, err := cmd.StdinPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	stderr := new(zotbin.Buffer)
-	cmd.Stderr = stderr
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
-	p := checked(t, newDoorPeer(t, stdin, stdout))
+	a := startACPProc(t, home, "--provider", "scripted", "--script", s)
+	cmd, stdin, stderr, p := a.cmd, a.stdin, a.stderr, a.peer
 
 	if f, _ := p.call("1", "initialize", `{"protocolVersion":1,"clientCapabilities":{}}`, ""); f.Error != nil {
 		t.Fatalf("initialize: %s", f.raw)

@@ -55,25 +55,7 @@ func startConnect(t *testing.T, env []string) (*exec.Cmd, io.WriteCloser, io.Rea
 	cmd := exec.Command(zotBin, "daemon", "connect")
 	cmd.Env = env
 	cmd.Dir = t.TempDir()
-	stdin, err := cmd.StdinPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	stderr := new(zotbin.Buffer)
-	cmd.Stderr = stderr
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		if cmd.ProcessState == nil {
-			_ = cmd.Process.Kill()
-			_ = cmd.Wait()
-		}
-	})
+	stdin, stdout, stderr := startPiped(t, cmd)
 	return cmd, stdin, stdout, stderr
 }
 

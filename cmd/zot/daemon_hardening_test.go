@@ -712,19 +712,7 @@ func TestACPHugePromptMemory(t *testing.T) {
 	home := doorDir(t)
 	cmd := exec.Command(zotBin, "acp", "--provider", "scripted", "--script", script(t, map[string]any{"turns": []any{map[string]any{"steps": []any{map[string]any{"text": "ok"}}}}}))
 	cmd.Env = doorEnv(home)
-	stdin, err := cmd.StdinPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	cmd.Stderr = new(zotbin.Buffer)
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
+	stdin, stdout, _ := startPiped(t, cmd)
 	p := newDoorPeer(t, stdin, stdout) // unchecked: the schema check would hold the prompt too
 	p.call("1", "initialize", `{"protocolVersion":1,"clientCapabilities":{}}`)
 	f := p.call("2", "session/new", fmt.Sprintf(`{"cwd":%q,"mcpServers":[]}`, home))
@@ -853,19 +841,7 @@ func TestLoadManySmallMessagesMemory(t *testing.T) {
 			} else {
 				cmd := exec.Command(zotBin, "acp", "--provider", "scripted")
 				cmd.Env = doorEnv(home)
-				stdin, err := cmd.StdinPipe()
-				if err != nil {
-					t.Fatal(err)
-				}
-				stdout, err := cmd.StdoutPipe()
-				if err != nil {
-					t.Fatal(err)
-				}
-				cmd.Stderr = new(zotbin.Buffer)
-				if err := cmd.Start(); err != nil {
-					t.Fatal(err)
-				}
-				t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
+				stdin, stdout, _ := startPiped(t, cmd)
 				p, pid = newDoorPeer(t, stdin, stdout), cmd.Process.Pid
 			}
 			p.call("1", "initialize", `{"protocolVersion":1,"clientCapabilities":{}}`)

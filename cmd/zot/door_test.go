@@ -314,19 +314,7 @@ func TestDoorStdioErrorsAnswered(t *testing.T) {
 	home := doorDir(t)
 	cmd := exec.Command(zotBin, "acp", "--provider", "scripted", "--max-line-bytes", "1024")
 	cmd.Env = doorEnv(home)
-	stdin, err := cmd.StdinPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	stderr := new(zotbin.Buffer)
-	cmd.Stderr = stderr
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
+	stdin, stdout, stderr := startPiped(t, cmd)
 	p := newDoorPeer(t, stdin, stdout)
 	checkBadLines(t, p)
 	// The end of stdin ends zot acp with status 0.
@@ -661,20 +649,8 @@ func TestDoorStdioSIGTERM(t *testing.T) {
 	home := doorDir(t)
 	cmd := exec.Command(zotBin, "acp", "--provider", "scripted", "--script", writeScript(t, home, 1000, 1, 100))
 	cmd.Env = doorEnv(home)
-	stdin, err := cmd.StdinPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
+	stdin, stdout, stderr := startPiped(t, cmd)
 	defer stdin.Close()
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	stderr := new(zotbin.Buffer)
-	cmd.Stderr = stderr
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
 	p := newDoorPeer(t, stdin, stdout)
 	p.call("1", "initialize", `{"protocolVersion":1,"clientCapabilities":{}}`)
 	f := p.call("2", "session/new", fmt.Sprintf(`{"cwd":%q,"mcpServers":[]}`, home))
@@ -697,7 +673,7 @@ func TestDoorStdioSIGTERM(t *testing.T) {
 	if ans.Error != nil || !strings.Contains(string(ans.Result), `"stopReason":"cancelled"`) {
 		t.Errorf("prompt at SIGTERM: %s, want stopReason cancelled", ans.raw)
 	}
-	err = endOf(t, cmd, stderr)
+	err := endOf(t, cmd, stderr)
 	if code := cmd.ProcessState.ExitCode(); code != 128+int(syscall.SIGTERM) {
 		t.Fatalf("zot acp after SIGTERM: %v (exit %d), want exit 143\n%s", err, code, stderr)
 	}

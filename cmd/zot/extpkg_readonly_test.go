@@ -6,8 +6,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"testing"
-
-	"zot.dev/zot/internal/zotbin"
 )
 
 // Tools written with zot_ext and zot-ext say they change nothing as Go's
@@ -63,14 +61,7 @@ await ext.run();
 	}}}})
 	cmd := exec.Command(zotBin, "acp", "--provider", "scripted", "--script", s)
 	cmd.Env = doorEnv(home, "PYTHONPATH="+mustAbs(t, "../../clients/python-ext"))
-	stdin, _ := cmd.StdinPipe()
-	stdout, _ := cmd.StdoutPipe()
-	stderr := new(zotbin.Buffer)
-	cmd.Stderr = stderr
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
+	stdin, stdout, stderr := startPiped(t, cmd)
 	p := checked(t, newDoorPeer(t, stdin, stdout))
 	p.call("1", "initialize", `{"protocolVersion":1,"clientCapabilities":{}}`, "")
 	f, _ := p.call("2", "session/new", fmt.Sprintf(`{"cwd":%q,"mcpServers":[]}`, t.TempDir()), "")

@@ -285,6 +285,32 @@ func wantResponse(t *testing.T, r *wire.Response, command string, success bool, 
 	}
 }
 
+// startPiped starts cmd with its stdin and stdout piped and its stderr
+// kept in a buffer; it is killed at cleanup unless the test waited for it.
+func startPiped(t *testing.T, cmd *exec.Cmd) (io.WriteCloser, io.ReadCloser, *zotbin.Buffer) {
+	t.Helper()
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	stderr := new(zotbin.Buffer)
+	cmd.Stderr = stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if cmd.ProcessState == nil {
+			_ = cmd.Process.Kill()
+			_ = cmd.Wait()
+		}
+	})
+	return stdin, stdout, stderr
+}
+
 // endOf waits for cmd, a zot whose input has ended, and returns what its
 // Wait returned. A zot that does not end within hangGuard is sent
 // SIGQUIT, so that its stderr (stderr, given as its Stderr) shows where
