@@ -100,6 +100,48 @@ func chunkText(frames []doorFrame, kind string) string {
 	return b.String()
 }
 
+// toolStatusInMode initializes p, opens a session with the session/new
+// params newParams, sets its mode and prompts "go" (id 4). It returns the
+// final status (completed, failed) of each tool call of the turn, by call
+// id, and the ids of the calls zot asked permission for, each allowed
+// once. stderr is zot's, shown when the prompt fails.
+func toolStatusInMode(t *testing.T, p *acpPeer, stderr fmt.Stringer, newParams, mode string) (status map[string]string, asked []string) {
+	t.Helper()
+	p.call("1", "initialize", `{"protocolVersion":1,"clientCapabilities":{}}`, "")
+	f, _ := p.call("2", "session/new", newParams, "")
+	id := sessionID(t, f)
+	if f, _ := p.call("3", "session/set_mode", fmt.Sprintf(`{"sessionId":%q,"modeId":%q}`, id, mode), ""); f.Error != nil {
+		t.Fatalf("set_mode: %s", f.raw)
+	}
+	p.send(fmt.Sprintf(`{"jsonrpc":"2.0","id":4,"method":"session/prompt","params":{"sessionId":%q,"prompt":[{"type":"text","text":"go"}]}}`, id))
+	var before []doorFrame
+	for {
+		f := p.next()
+		if f.Method == "" && string(f.ID) == "4" {
+			if f.Error != nil {
+				t.Fatalf("prompt: %s\n%s", f.raw, stderr)
+			}
+			break
+		}
+		if f.Method == "session/request_permission" {
+			var q struct {
+				ToolCall struct{ ToolCallID string } `json:"toolCall"`
+			}
+			_ = json.Unmarshal(f.Params, &q)
+			asked = append(asked, q.ToolCall.ToolCallID)
+			p.send(fmt.Sprintf(`{"jsonrpc":"2.0","id":%s,"result":{"outcome":{"outcome":"selected","optionId":"allow_once"}}}`, f.ID))
+		}
+		before = append(before, f)
+	}
+	status = map[string]string{}
+	for _, u := range updates(before) {
+		if u["sessionUpdate"] == "tool_call_update" && (u["status"] == "completed" || u["status"] == "failed") {
+			status[fmt.Sprint(u["toolCallId"])] = fmt.Sprint(u["status"])
+		}
+	}
+	return status, asked
+}
+
 // sessionID reads the sessionId of a session/new answer.
 func sessionID(t *testing.T, f doorFrame) string {
 	t.Helper()

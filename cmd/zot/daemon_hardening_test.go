@@ -632,39 +632,7 @@ func TestACPReadOnlyModeAndMCPTools(t *testing.T) {
 		t.Run(mode, func(t *testing.T) {
 			work := t.TempDir()
 			p, _, stderr := startACP(t, doorDir(t), "--provider", "scripted", "--script", s)
-			p.call("1", "initialize", `{"protocolVersion":1,"clientCapabilities":{}}`, "")
-			f, _ := p.call("2", "session/new", fmt.Sprintf(`{"cwd":%q,"mcpServers":[{"name":"srv","command":%q,"args":[],"env":[]}]}`, work, server), "")
-			id := sessionID(t, f)
-			if f, _ := p.call("3", "session/set_mode", fmt.Sprintf(`{"sessionId":%q,"modeId":%q}`, id, mode), ""); f.Error != nil {
-				t.Fatalf("set_mode: %s", f.raw)
-			}
-			var asked []string
-			p.send(fmt.Sprintf(`{"jsonrpc":"2.0","id":4,"method":"session/prompt","params":{"sessionId":%q,"prompt":[{"type":"text","text":"go"}]}}`, id))
-			var before []doorFrame
-			for {
-				f := p.next()
-				if f.Method == "" && string(f.ID) == "4" {
-					if f.Error != nil {
-						t.Fatalf("prompt: %s\n%s", f.raw, stderr)
-					}
-					break
-				}
-				if f.Method == "session/request_permission" {
-					var q struct {
-						ToolCall struct{ ToolCallID string } `json:"toolCall"`
-					}
-					_ = json.Unmarshal(f.Params, &q)
-					asked = append(asked, q.ToolCall.ToolCallID)
-					p.send(fmt.Sprintf(`{"jsonrpc":"2.0","id":%s,"result":{"outcome":{"outcome":"selected","optionId":"allow_once"}}}`, f.ID))
-				}
-				before = append(before, f)
-			}
-			status := map[string]string{}
-			for _, u := range updates(before) {
-				if u["sessionUpdate"] == "tool_call_update" && (u["status"] == "completed" || u["status"] == "failed") {
-					status[fmt.Sprint(u["toolCallId"])] = fmt.Sprint(u["status"])
-				}
-			}
+			status, asked := toolStatusInMode(t, p, stderr, fmt.Sprintf(`{"cwd":%q,"mcpServers":[{"name":"srv","command":%q,"args":[],"env":[]}]}`, work, server), mode)
 			if status["e1"] != "completed" {
 				t.Errorf("the read-only MCP tool: %q, want completed", status["e1"])
 			}

@@ -63,32 +63,9 @@ await ext.run();
 	cmd.Env = doorEnv(home, "PYTHONPATH="+mustAbs(t, "../../clients/python-ext"))
 	stdin, stdout, stderr := startPiped(t, cmd)
 	p := checked(t, newDoorPeer(t, stdin, stdout))
-	p.call("1", "initialize", `{"protocolVersion":1,"clientCapabilities":{}}`, "")
-	f, _ := p.call("2", "session/new", fmt.Sprintf(`{"cwd":%q,"mcpServers":[]}`, t.TempDir()), "")
-	id := sessionID(t, f)
-	if f, _ := p.call("3", "session/set_mode", fmt.Sprintf(`{"sessionId":%q,"modeId":"read_only"}`, id), ""); f.Error != nil {
-		t.Fatalf("set_mode: %s", f.raw)
-	}
-	p.send(fmt.Sprintf(`{"jsonrpc":"2.0","id":4,"method":"session/prompt","params":{"sessionId":%q,"prompt":[{"type":"text","text":"go"}]}}`, id))
-	var before []doorFrame
-	for {
-		f := p.next()
-		if f.Method == "" && string(f.ID) == "4" {
-			if f.Error != nil {
-				t.Fatalf("prompt: %s\n%s", f.raw, stderr)
-			}
-			break
-		}
-		if f.Method == "session/request_permission" {
-			t.Fatalf("asked in read_only mode: %s", f.raw)
-		}
-		before = append(before, f)
-	}
-	status := map[string]string{}
-	for _, u := range updates(before) {
-		if u["sessionUpdate"] == "tool_call_update" && (u["status"] == "completed" || u["status"] == "failed") {
-			status[fmt.Sprint(u["toolCallId"])] = fmt.Sprint(u["status"])
-		}
+	status, asked := toolStatusInMode(t, p, stderr, fmt.Sprintf(`{"cwd":%q,"mcpServers":[]}`, t.TempDir()), "read_only")
+	if len(asked) != 0 {
+		t.Fatalf("asked in read_only mode about %v", asked)
 	}
 	want := map[string]string{"pl": "completed", "pt": "failed", "nl": "completed", "nt": "failed"}
 	for id, w := range want {
