@@ -249,12 +249,14 @@ func startZotDaemon(t *testing.T, env []string, args ...string) *daemonProc {
 	return startDaemonCmd(t, cmd)
 }
 
-// startDaemonCmd starts cmd, a zot daemon, its stderr kept; it is killed
-// at cleanup.
+// startDaemonCmd starts cmd, a zot daemon, its stderr kept unless
+// cmd.Stderr is set already; it is killed at cleanup.
 func startDaemonCmd(t *testing.T, cmd *exec.Cmd) *daemonProc {
 	t.Helper()
 	d := &daemonProc{cmd: cmd, stderr: new(zotbin.Buffer), done: make(chan struct{})}
-	d.cmd.Stderr = d.stderr
+	if d.cmd.Stderr == nil {
+		d.cmd.Stderr = d.stderr
+	}
 	if err := d.cmd.Start(); err != nil {
 		t.Fatal(err)
 	}

@@ -17,8 +17,6 @@ import (
 	"sync"
 	"testing"
 	"time"
-
-	"zot.dev/zot/internal/zotbin"
 )
 
 // floodWindow is how long each flood is measured; the bounds below are
@@ -244,19 +242,10 @@ func TestExtensionNoticeFloodUnderDaemonIsBounded(t *testing.T) {
 // startZotDaemonWith is startZotDaemon with its stderr going to stderr.
 func startZotDaemonWith(t *testing.T, stderr io.Writer, env []string, args ...string) *daemonProc {
 	t.Helper()
-	d := &daemonProc{stderr: new(zotbin.Buffer), done: make(chan struct{})}
-	d.cmd = exec.Command(zotBin, append([]string{"daemon", "--provider", "scripted"}, args...)...)
-	d.cmd.Env = env
-	d.cmd.Stderr = stderr
-	if err := d.cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	go func() { d.err = d.cmd.Wait(); close(d.done) }()
-	t.Cleanup(func() {
-		_ = d.cmd.Process.Kill()
-		<-d.done
-	})
-	return d
+	cmd := exec.Command(zotBin, append([]string{"daemon", "--provider", "scripted"}, args...)...)
+	cmd.Env = env
+	cmd.Stderr = stderr
+	return startDaemonCmd(t, cmd)
 }
 
 // waitText waits until text was written to b.
