@@ -235,6 +235,11 @@ type throttledPeer struct {
 	rate  int64
 	since time.Time
 	got   int64 // bytes read since since
+	// epoch counts the calls of setRate: a read begun before the last
+	// one (a fast read still waiting when the rate was set) does not
+	// count against the new rate, or a large read in flight would
+	// hold the reader silent for long after it, as no slow client is.
+	epoch int
 }
 
 func newThrottledPeer(t *testing.T, conn net.Conn) *throttledPeer {
@@ -245,6 +250,7 @@ func newThrottledPeer(t *testing.T, conn net.Conn) *throttledPeer {
 		for {
 			n := len(buf)
 			tp.mu.Lock()
+			epoch := tp.epoch
 			if tp.rate > 0 {
 				allowed := int64(time.Since(tp.since).Seconds()*float64(tp.rate)) - tp.got
 				n = int(min(int64(n), allowed))
@@ -256,7 +262,9 @@ func newThrottledPeer(t *testing.T, conn net.Conn) *throttledPeer {
 			}
 			m, err := conn.Read(buf[:n])
 			tp.mu.Lock()
-			tp.got += int64(m)
+			if tp.epoch == epoch {
+				tp.got += int64(m)
+			}
 			tp.mu.Unlock()
 			if _, werr := pw.Write(buf[:m]); werr != nil {
 				return
@@ -277,6 +285,7 @@ func (tp *throttledPeer) setRate(rate int64) {
 	tp.mu.Lock()
 	defer tp.mu.Unlock()
 	tp.rate, tp.since, tp.got = rate, time.Now(), 0
+	tp.epoch++
 }
 
 // writeStoredSession writes a stored session of n prompts, each answered
