@@ -28,6 +28,7 @@ import (
 	"os"
 
 	"zot.dev/zot/sdk"
+	"zot.dev/zot/sdk/client"
 	"zot.dev/zot/sdk/rpcclient"
 	"zot.dev/zot/sdk/wire"
 )
@@ -47,7 +48,24 @@ func run(zot, dir string) error {
 		return err
 	}
 	defer rt.Close()
-	events, err := rt.Prompt(ctx, "hello", nil)
+	if err := hello(ctx, "sdk", rt); err != nil {
+		return err
+	}
+
+	c, err := rpcclient.Start(ctx, rpcclient.Options{Bin: zot, Args: []string{"--provider", "scripted", "--cwd", dir}})
+	if err != nil {
+		return err
+	}
+	defer c.Close()
+	if err := hello(ctx, "rpcclient", c); err != nil {
+		return err
+	}
+	return c.Close()
+}
+
+// hello prompts through either implementation of client.Client.
+func hello(ctx context.Context, name string, c client.Client) error {
+	events, err := c.Prompt(ctx, "hello", nil)
 	if err != nil {
 		return err
 	}
@@ -55,31 +73,18 @@ func run(zot, dir string) error {
 	for ev := range events {
 		last = ev
 	}
-	fmt.Printf("sdk: %s, %d messages\n", last.Type(), rt.State().MessageCount)
-
-	c, err := rpcclient.Start(ctx, rpcclient.Options{Bin: zot, Args: []string{"--provider", "scripted", "--cwd", dir}})
+	st, err := c.State(ctx)
 	if err != nil {
 		return err
 	}
-	defer c.Close()
-	s, err := c.Prompt(ctx, "hello", nil)
-	if err != nil {
-		return err
-	}
-	for ev, err := range s.All(ctx) {
-		if err != nil {
-			return err
-		}
-		last = ev
-	}
-	fmt.Printf("rpcclient: %s\n", last.Type())
-	return c.Close()
+	fmt.Printf("%s: %s, %d messages\n", name, last.Type(), st.MessageCount)
+	return nil
 }
 GO
 }
 
 check() { # what, output
-  local want=$'sdk: done, 4 messages\nrpcclient: done'
+  local want=$'sdk: done, 4 messages\nrpcclient: done, 4 messages'
   if [[ $2 != "$want" ]]; then
     printf 'test-sdk-outside: %s printed\n%s\nwant\n%s\n' "$1" "$2" "$want" >&2
     exit 1

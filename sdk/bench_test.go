@@ -23,7 +23,7 @@ func BenchmarkPrompt(b *testing.B) {
 	ctx := context.Background()
 	b.ReportAllocs()
 	for b.Loop() {
-		if err := rt.Clear(); err != nil {
+		if err := rt.Clear(context.Background()); err != nil {
 			b.Fatal(err)
 		}
 		events, err := rt.Prompt(ctx, "hello", nil)
@@ -61,7 +61,7 @@ func BenchmarkPromptLoopback(b *testing.B) {
 			n := 0
 			for b.Loop() {
 				if n++; n%100 == 0 {
-					if err := rt.Clear(); err != nil {
+					if err := rt.Clear(context.Background()); err != nil {
 						b.Fatal(err)
 					}
 				}

@@ -12,6 +12,7 @@ import (
 	"zot.dev/zot/internal/exthost"
 	"zot.dev/zot/internal/home"
 	"zot.dev/zot/internal/trust"
+	"zot.dev/zot/sdk/client"
 	"zot.dev/zot/sdk/extwire"
 	"zot.dev/zot/sdk/wire"
 )
@@ -86,12 +87,21 @@ func (r *Runtime) stopExtensions() {
 }
 
 // ErrNotFound is returned for a slash command no extension offers and a
-// panel no extension has open.
-var ErrNotFound = errors.New("zot: not found")
+// panel no extension has open. It is [client.ErrNotFound], an error of
+// code not_found, which rpcclient's answers of that code match too.
+var ErrNotFound = client.ErrNotFound
 
 // Extensions describes the extensions found, in load order, with their
 // state (starting, ready, failed, exited).
-func (r *Runtime) Extensions() []wire.ExtensionInfo {
+func (r *Runtime) Extensions(ctx context.Context) ([]wire.ExtensionInfo, error) {
+	if err := r.enter(ctx); err != nil {
+		return nil, err
+	}
+	return r.extensions(), nil
+}
+
+// extensions describes the extensions found.
+func (r *Runtime) extensions() []wire.ExtensionInfo {
 	if r.ext == nil {
 		return []wire.ExtensionInfo{}
 	}
@@ -99,11 +109,14 @@ func (r *Runtime) Extensions() []wire.ExtensionInfo {
 }
 
 // Commands lists the slash commands of the running extensions.
-func (r *Runtime) Commands() []wire.SlashCommand {
-	if r.ext == nil {
-		return []wire.SlashCommand{}
+func (r *Runtime) Commands(ctx context.Context) ([]wire.SlashCommand, error) {
+	if err := r.enter(ctx); err != nil {
+		return nil, err
 	}
-	return exthost.WireCommands(r.ext.Commands())
+	if r.ext == nil {
+		return []wire.SlashCommand{}, nil
+	}
+	return exthost.WireCommands(r.ext.Commands()), nil
 }
 
 // RunCommand runs an extension's slash command (name without the slash;
@@ -143,7 +156,10 @@ func (r *Runtime) RunCommand(ctx context.Context, name, args string) (wire.RunCo
 // …) to the extension whose panel panelID is open; it answers, if at
 // all, with a *wire.PanelRenderEvent or *wire.PanelCloseEvent through
 // ExtensionConfig.OnEvent.
-func (r *Runtime) PanelKey(panelID, key, text string) error {
+func (r *Runtime) PanelKey(ctx context.Context, panelID string, key wire.PanelKey, text string) error {
+	if err := r.enter(ctx); err != nil {
+		return err
+	}
 	if r.ext == nil {
 		return ErrNotFound
 	}
@@ -155,7 +171,10 @@ func (r *Runtime) PanelKey(panelID, key, text string) error {
 }
 
 // ClosePanel closes an open extension panel, as a user would.
-func (r *Runtime) ClosePanel(panelID string) error {
+func (r *Runtime) ClosePanel(ctx context.Context, panelID string) error {
+	if err := r.enter(ctx); err != nil {
+		return err
+	}
 	if r.ext == nil {
 		return ErrNotFound
 	}
@@ -170,7 +189,7 @@ func (r *Runtime) ReloadExtensions(ctx context.Context) ([]wire.ExtensionInfo, e
 	if r.isClosed() {
 		return nil, ErrClosed
 	}
-	if r.Busy() {
+	if r.sess.Busy() {
 		return nil, ErrBusy
 	}
 	if r.ext == nil {
@@ -179,7 +198,7 @@ func (r *Runtime) ReloadExtensions(ctx context.Context) ([]wire.ExtensionInfo, e
 	if err := r.ext.Reload(ctx); err != nil {
 		return nil, r.extErr(err)
 	}
-	return r.Extensions(), nil
+	return r.extensions(), nil
 }
 
 // extErr maps the extension host's errors to the SDK's.

@@ -79,10 +79,10 @@ func TestExtensions(t *testing.T) {
 	if err != nil || ch != nil || res.Action != wire.CommandActionDisplay || res.Text != "hello" || res.Extension != "py" {
 		t.Fatalf("display: %+v %v %v", res, ch, err)
 	}
-	if cmds := rt.Commands(); len(cmds) != 1 || cmds[0].Name != "hello-py" {
+	if cmds, _ := rt.Commands(context.Background()); len(cmds) != 1 || cmds[0].Name != "hello-py" {
 		t.Fatalf("commands: %+v", cmds)
 	}
-	if exts := rt.Extensions(); len(exts) != 1 || exts[0].State != "ready" || exts[0].Tools[0] != "py_echo" {
+	if exts, _ := rt.Extensions(context.Background()); len(exts) != 1 || exts[0].State != "ready" || exts[0].Tools[0] != "py_echo" {
 		t.Fatalf("extensions: %+v", exts)
 	}
 
@@ -90,20 +90,20 @@ func TestExtensions(t *testing.T) {
 	if err != nil || res.Panel == nil || res.Panel.ID != "p1" {
 		t.Fatalf("panel: %+v %v", res, err)
 	}
-	if err := rt.PanelKey("p1", "enter", ""); err != nil {
+	if err := rt.PanelKey(context.Background(), "p1", "enter", ""); err != nil {
 		t.Fatal(err)
 	}
 	r := got.wait(t, func(ev sdk.Event) bool { _, ok := ev.(*wire.PanelRenderEvent); return ok }).(*wire.PanelRenderEvent)
 	if r.Extension != "py" || r.Lines[0] != "key enter " {
 		t.Fatalf("render: %+v", r)
 	}
-	if err := rt.PanelKey("p1", "f13", ""); err == nil {
+	if err := rt.PanelKey(context.Background(), "p1", "f13", ""); err == nil {
 		t.Fatal("an unknown key is sent")
 	}
-	if err := rt.ClosePanel("p1"); err != nil {
+	if err := rt.ClosePanel(context.Background(), "p1"); err != nil {
 		t.Fatal(err)
 	}
-	if err := rt.ClosePanel("p1"); !errors.Is(err, sdk.ErrNotFound) {
+	if err := rt.ClosePanel(context.Background(), "p1"); !errors.Is(err, sdk.ErrNotFound) {
 		t.Fatalf("closing it again: %v", err)
 	}
 	if _, _, err := rt.RunCommand(ctx, "nope", ""); !errors.Is(err, sdk.ErrNotFound) {
@@ -142,8 +142,13 @@ func TestNoExtensions(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer rt.Close()
-	if len(rt.Commands()) != 0 || len(rt.Extensions()) != 0 {
-		t.Fatal("extensions without any configured")
+	cmds, err := rt.Commands(context.Background())
+	if err != nil || len(cmds) != 0 {
+		t.Fatalf("commands without any extension configured: %v %v", cmds, err)
+	}
+	exts, err := rt.Extensions(context.Background())
+	if err != nil || len(exts) != 0 {
+		t.Fatalf("extensions without any configured: %v %v", exts, err)
 	}
 	if _, _, err := rt.RunCommand(context.Background(), "x", ""); !errors.Is(err, sdk.ErrNotFound) {
 		t.Fatalf("run: %v", err)

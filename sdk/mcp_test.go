@@ -51,7 +51,7 @@ func TestMCPServersInTheSDK(t *testing.T) {
 	if !strings.Contains(got["a"], "echo: sdk") || !strings.Contains(got["b"], `{\"sum\":5}`) {
 		t.Fatalf("results = %v", got)
 	}
-	if st := rt.State(); st.McpServers == nil || *st.McpServers != 2 {
+	if st := must(rt.State(context.Background())); st.McpServers == nil || *st.McpServers != 2 {
 		t.Fatalf("state = %+v", st)
 	}
 
@@ -83,7 +83,7 @@ func TestRuntimeWithoutMCPServers(t *testing.T) {
 	if list := rt.MCPServers(); len(list) != 0 {
 		t.Fatalf("servers = %+v", list)
 	}
-	if st := rt.State(); st.McpServers != nil {
+	if st := must(rt.State(context.Background())); st.McpServers != nil {
 		t.Fatalf("state counts servers: %+v", st)
 	}
 	if err := rt.RemoveMCPServer("x"); !errors.Is(err, ErrNotFound) {

@@ -22,6 +22,7 @@ import (
 	"zot.dev/zot/internal/images"
 	"zot.dev/zot/internal/llm"
 	"zot.dev/zot/internal/models"
+	"zot.dev/zot/sdk/client"
 	"zot.dev/zot/sdk/wire"
 )
 
@@ -32,8 +33,23 @@ type Event = wire.Event
 // transcript or model changed, while another prompt or compaction runs.
 var ErrBusy = engine.ErrBusy
 
-// ErrClosed is returned by every call after Close.
-var ErrClosed = errors.New("zot: runtime closed")
+// ErrClosed is returned by every call after Close. It matches
+// [client.ErrClosed] with errors.Is, as rpcclient's does.
+var ErrClosed error = closedError("zot: runtime closed")
+
+// closedError is ErrClosed's type: its own message, matching
+// client.ErrClosed.
+type closedError string
+
+func (e closedError) Error() string { return string(e) }
+
+// Is reports whether target is client.ErrClosed.
+func (closedError) Is(target error) bool { return target == client.ErrClosed }
+
+// Runtime is a [client.Client]: a program written against that interface
+// runs zot in its own process through this package, or in a `zot rpc`
+// subprocess through package rpcclient, by changing one constructor.
+var _ client.Client = (*Runtime)(nil)
 
 // Version is zot's build version: the one stamped by zot's Makefile, else
 // the version of the zot.dev/zot module the program was built with (see
@@ -46,14 +62,10 @@ const ProtocolVersion = engine.ProtocolVersion
 // MaxImageBytes is the largest image a prompt may carry, decoded.
 const MaxImageBytes = images.MaxBytes
 
-// Image is an image attached to a prompt.
-type Image struct {
-	// MIMEType is the format the caller claims; the bytes are sniffed and
-	// only image/png, image/jpeg, image/gif and image/webp are accepted.
-	MIMEType string
-	// Data is the image's bytes.
-	Data []byte
-}
+// Image is an image attached to a prompt: its claimed MIMEType and its
+// bytes (sniffed; only image/png, image/jpeg, image/gif and image/webp are
+// accepted). It is [client.Image], which rpcclient takes too.
+type Image = client.Image
 
 // Runtime is an embedded agent. Its methods are safe for concurrent use.
 type Runtime struct {
@@ -182,27 +194,58 @@ func checkImages(list []Image) ([]llm.ImageBlock, error) {
 	return blocks, nil
 }
 
+// enter is the check every method of client.Client makes first, as a
+// call to another process would: it fails with ErrClosed after Close and
+// with ctx's error when ctx has ended. In process, nothing else of those
+// calls blocks.
+func (r *Runtime) enter(ctx context.Context) error {
+	if r.isClosed() {
+		return ErrClosed
+	}
+	return ctx.Err()
+}
+
 // Cancel aborts the running prompt or compaction, if any: its events end
 // with *wire.TurnEndEvent (stop "aborted") and *wire.DoneEvent. It reports
 // whether something was running.
-func (r *Runtime) Cancel() bool { return r.sess.Abort(false, nil).Aborted }
+func (r *Runtime) Cancel(ctx context.Context) (bool, error) {
+	if err := r.enter(ctx); err != nil {
+		return false, err
+	}
+	return r.sess.Abort(false, nil).Aborted, nil
+}
 
 // Busy reports whether a prompt or compaction runs.
-func (r *Runtime) Busy() bool { return r.sess.Busy() }
+func (r *Runtime) Busy(ctx context.Context) (bool, error) {
+	if err := r.enter(ctx); err != nil {
+		return false, err
+	}
+	return r.sess.Busy(), nil
+}
 
 // SetModel switches to another model of the same provider. It takes any
 // id Config.Model takes: the catalog is advisory, and a model it does not
 // list runs with its defaults (see ListModels). It fails with an
 // *UnknownModelError for an empty id, and ErrBusy while a prompt or
 // compaction runs.
-func (r *Runtime) SetModel(id string) error { return r.mapErr(r.sess.SetModel(id)) }
+func (r *Runtime) SetModel(ctx context.Context, id string) error {
+	if err := r.enter(ctx); err != nil {
+		return err
+	}
+	return r.mapErr(r.sess.SetModel(id))
+}
 
 // UnknownModelError is returned by SetModel when it is given no model id.
 type UnknownModelError = engine.UnknownModelError
 
 // Clear drops the transcript and resets the cumulative usage. It returns
 // ErrBusy while a prompt or compaction runs.
-func (r *Runtime) Clear() error { return r.mapErr(r.sess.Clear()) }
+func (r *Runtime) Clear(ctx context.Context) error {
+	if err := r.enter(ctx); err != nil {
+		return err
+	}
+	return r.mapErr(r.sess.Clear())
+}
 
 // SetMessages replaces the transcript with msgs, for an embedder that keeps
 // transcripts itself: give it what Messages returned (or the messages of
@@ -231,17 +274,30 @@ func (r *Runtime) mapErr(err error) error {
 }
 
 // State returns a snapshot of the runtime.
-func (r *Runtime) State() wire.StateResult {
+func (r *Runtime) State(ctx context.Context) (wire.StateResult, error) {
+	if err := r.enter(ctx); err != nil {
+		return wire.StateResult{}, err
+	}
 	st := r.sess.State()
 	st.McpServers = r.mcpCount()
-	return st
+	return st, nil
 }
 
 // Messages returns the transcript, oldest first.
-func (r *Runtime) Messages() []wire.Message { return r.sess.Messages() }
+func (r *Runtime) Messages(ctx context.Context) ([]wire.Message, error) {
+	if err := r.enter(ctx); err != nil {
+		return nil, err
+	}
+	return r.sess.Messages(), nil
+}
 
 // Cost returns the cumulative usage and cost since New or the last Clear.
-func (r *Runtime) Cost() wire.Usage { return r.sess.Usage() }
+func (r *Runtime) Cost(ctx context.Context) (wire.Usage, error) {
+	if err := r.enter(ctx); err != nil {
+		return wire.Usage{}, err
+	}
+	return r.sess.Usage(), nil
+}
 
 // Provider returns the provider id.
 func (r *Runtime) Provider() string { return r.sess.Provider() }
@@ -254,7 +310,12 @@ func (r *Runtime) CWD() string { return r.sess.CWD() }
 
 // ListModels returns the catalog's models of the runtime's provider, and
 // the current model also when the catalog does not list it, sorted by id.
-func (r *Runtime) ListModels() []wire.ModelInfo { return r.sess.Models() }
+func (r *Runtime) ListModels(ctx context.Context) ([]wire.ModelInfo, error) {
+	if err := r.enter(ctx); err != nil {
+		return nil, err
+	}
+	return r.sess.Models(), nil
+}
 
 // Close cancels any running prompt or compaction, waits for it to end
 // (its tool processes killed), and makes every later call fail with
@@ -281,5 +342,11 @@ func (r *Runtime) isClosed() bool {
 	return r.closed
 }
 
-// Wait blocks until the running prompt or compaction, if any, has ended.
-func (r *Runtime) Wait() { _ = r.sess.Wait(context.Background()) }
+// Wait blocks until the running prompt or compaction, if any, has ended,
+// or ctx ends.
+func (r *Runtime) Wait(ctx context.Context) error {
+	if err := r.enter(ctx); err != nil {
+		return err
+	}
+	return r.mapErr(r.sess.Wait(ctx))
+}

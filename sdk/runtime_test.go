@@ -91,7 +91,7 @@ func TestEventsAreTheWireLines(t *testing.T) {
 		}
 		seq = ev.GetSeq()
 	}
-	if st := rt.State(); st.Busy || st.MessageCount != 4 || st.Usage.CostUSD <= 0 {
+	if st := must(rt.State(context.Background())); st.Busy || st.MessageCount != 4 || st.Usage.CostUSD <= 0 {
 		t.Errorf("state after the prompt: %+v", st)
 	}
 }
@@ -108,10 +108,10 @@ func TestOverlapIsBusy(t *testing.T) {
 	if _, err := rt.Compact(context.Background(), ""); !errors.Is(err, ErrBusy) {
 		t.Errorf("overlapping Compact: %v", err)
 	}
-	if err := rt.Clear(); !errors.Is(err, ErrBusy) {
+	if err := rt.Clear(context.Background()); !errors.Is(err, ErrBusy) {
 		t.Errorf("Clear while busy: %v", err)
 	}
-	if err := rt.SetModel("scripted"); !errors.Is(err, ErrBusy) {
+	if err := rt.SetModel(context.Background(), "scripted"); !errors.Is(err, ErrBusy) {
 		t.Errorf("SetModel while busy: %v", err)
 	}
 	drain(t, ch)
@@ -133,7 +133,7 @@ func TestStalledConsumerDoesNotHoldTheRuntimePastItsContext(t *testing.T) {
 	time.Sleep(50 * time.Millisecond) // the consumer reads nothing
 	cancel()
 	deadline := time.Now().Add(guard)
-	for rt.Busy() {
+	for must(rt.Busy(context.Background())) {
 		if time.Now().After(deadline) {
 			t.Fatal("the runtime stayed busy after the context ended")
 		}
@@ -151,14 +151,14 @@ func TestStalledConsumerDoesNotHoldTheRuntimePastItsContext(t *testing.T) {
 
 func TestCancelAndClose(t *testing.T) {
 	rt := newScripted(t, slowScript, Config{})
-	if rt.Cancel() {
+	if must(rt.Cancel(context.Background())) {
 		t.Error("Cancel reported work while idle")
 	}
 	ch, err := rt.Prompt(context.Background(), "talk", nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !rt.Cancel() {
+	if !must(rt.Cancel(context.Background())) {
 		t.Error("Cancel found nothing running")
 	}
 	evs := drain(t, ch)
@@ -199,17 +199,17 @@ func TestPromptValidation(t *testing.T) {
 	if _, err := rt.Prompt(context.Background(), "x", []Image{{MIMEType: "image/png", Data: []byte("not an image")}}); err == nil {
 		t.Error("non-image accepted")
 	}
-	if err := rt.SetModel(""); err == nil {
+	if err := rt.SetModel(context.Background(), ""); err == nil {
 		t.Error("an empty model id was accepted")
 	}
 	// The catalog is advisory: any other id is taken, and listed.
-	if err := rt.SetModel("a-model-the-catalog-lacks"); err != nil {
+	if err := rt.SetModel(context.Background(), "a-model-the-catalog-lacks"); err != nil {
 		t.Errorf("SetModel of an uncatalogued model: %v", err)
 	}
-	if !slices.ContainsFunc(rt.ListModels(), func(m wire.ModelInfo) bool { return m.ID == "a-model-the-catalog-lacks" }) {
-		t.Errorf("ListModels lacks the current model: %+v", rt.ListModels())
+	if !slices.ContainsFunc(must(rt.ListModels(context.Background())), func(m wire.ModelInfo) bool { return m.ID == "a-model-the-catalog-lacks" }) {
+		t.Errorf("ListModels lacks the current model: %+v", must(rt.ListModels(context.Background())))
 	}
-	if models := rt.ListModels(); len(models) == 0 || models[0].Provider != "scripted" {
+	if models := must(rt.ListModels(context.Background())); len(models) == 0 || models[0].Provider != "scripted" {
 		t.Errorf("models %+v", models)
 	}
 }
@@ -326,7 +326,7 @@ func TestSetMessages(t *testing.T) {
 		t.Fatal(err)
 	}
 	drain(t, ch)
-	stored, err := json.Marshal(first.Messages())
+	stored, err := json.Marshal(must(first.Messages(context.Background())))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -343,7 +343,7 @@ func TestSetMessages(t *testing.T) {
 	if err := rt.SetMessages(msgs); err != nil {
 		t.Fatalf("SetMessages: %v", err)
 	}
-	if got, _ := json.Marshal(rt.Messages()); !bytes.Equal(got, stored) {
+	if got, _ := json.Marshal(must(rt.Messages(context.Background()))); !bytes.Equal(got, stored) {
 		t.Errorf("Messages after SetMessages =\n%s\nwant\n%s", got, stored)
 	}
 	ch, err = rt.Prompt(context.Background(), "and now?", nil)
@@ -353,27 +353,27 @@ func TestSetMessages(t *testing.T) {
 	if evs := drain(t, ch); evs[len(evs)-1].Type() != wire.TypeDoneEvent {
 		t.Fatalf("prompt after SetMessages ended with %s", evs[len(evs)-1].Type())
 	}
-	want := rt.Messages()
+	want := must(rt.Messages(context.Background()))
 	if len(want) <= len(msgs) {
 		t.Fatalf("the prompt added nothing: %d messages", len(want))
 	}
 	rt.Close()
 	resumed := newScripted(t, "", Config{SessionFile: file})
-	if got, _ := json.Marshal(resumed.Messages()); !bytes.Equal(got, mustJSON(t, want)) {
+	if got, _ := json.Marshal(must(resumed.Messages(context.Background()))); !bytes.Equal(got, mustJSON(t, want)) {
 		t.Errorf("the session file holds\n%s\nwant\n%s", got, mustJSON(t, want))
 	}
 
 	// A transcript a provider would refuse changes nothing.
-	before := mustJSON(t, resumed.Messages())
+	before := mustJSON(t, must(resumed.Messages(context.Background())))
 	err = resumed.SetMessages(msgs[:2]) // a tool call without its result
 	if err == nil || !strings.Contains(err.Error(), "no results") {
 		t.Errorf("SetMessages of a dangling tool call: %v", err)
 	}
-	if got := mustJSON(t, resumed.Messages()); !bytes.Equal(got, before) {
+	if got := mustJSON(t, must(resumed.Messages(context.Background()))); !bytes.Equal(got, before) {
 		t.Errorf("a refused SetMessages changed the transcript to\n%s", got)
 	}
-	if err := resumed.SetMessages(nil); err != nil || resumed.State().MessageCount != 0 {
-		t.Errorf("SetMessages(nil): %v, %d messages left", err, resumed.State().MessageCount)
+	if err := resumed.SetMessages(nil); err != nil || must(resumed.State(context.Background())).MessageCount != 0 {
+		t.Errorf("SetMessages(nil): %v, %d messages left", err, must(resumed.State(context.Background())).MessageCount)
 	}
 	resumed.Close()
 	if err := resumed.SetMessages(msgs); !errors.Is(err, ErrClosed) {
@@ -391,8 +391,8 @@ func TestSetMessagesWhileBusy(t *testing.T) {
 		t.Errorf("SetMessages while busy: %v, want ErrBusy", err)
 	}
 	drain(t, ch)
-	if rt.State().MessageCount != 2 {
-		t.Errorf("the refused SetMessages changed the transcript: %d messages", rt.State().MessageCount)
+	if must(rt.State(context.Background())).MessageCount != 2 {
+		t.Errorf("the refused SetMessages changed the transcript: %d messages", must(rt.State(context.Background())).MessageCount)
 	}
 }
 
@@ -403,4 +403,13 @@ func mustJSON(t *testing.T, v any) []byte {
 		t.Fatal(err)
 	}
 	return b
+}
+
+// must returns v, panicking on err: for the calls of an open Runtime,
+// which fail only after Close or with a context that has ended.
+func must[T any](v T, err error) T {
+	if err != nil {
+		panic(err)
+	}
+	return v
 }

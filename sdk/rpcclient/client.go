@@ -64,6 +64,11 @@ type Options struct {
 	// Close waits for it. The event also reaches its Stream as usual.
 	// Without it, answer with AnswerPermission.
 	OnPermissionRequest func(ctx context.Context, req *wire.PermissionRequestEvent) PermissionAnswer
+	// EventBuffer is the capacity of the channel Prompt, Compact and
+	// RunCommand return; 0 means 256. (Events wait in the client without
+	// bound before that channel, so a consumer that stops reading never
+	// holds up zot or the client's other commands.)
+	EventBuffer int
 }
 
 // PermissionAnswer is the answer to a permission_request: a Decision and,
@@ -88,10 +93,15 @@ type Client struct {
 	nextID  int64
 	pending map[wire.ID]chan *wire.Response
 	streams map[wire.ID]*Stream
-	gone    error // set once no command can be answered: ErrClosed or an ErrExited
+	idle    chan struct{} // closed when streams empties; nil while it is empty
+	gone    error         // set once no command can be answered: ErrClosed or an ErrExited
+	closed  bool          // Close has begun: no new forwarder starts
 
 	wg         sync.WaitGroup // the reader
 	readerDone chan struct{}
+
+	forwarders sync.WaitGroup // the goroutines feeding event channels (events.go)
+	closing    chan struct{}  // closed when Close begins
 
 	answering     sync.WaitGroup     // the OnPermissionRequest calls
 	answerCtx     context.Context    // theirs; ends at Close
@@ -155,6 +165,7 @@ func Start(ctx context.Context, opts Options) (*Client, error) {
 		pending:    make(map[wire.ID]chan *wire.Response),
 		streams:    make(map[wire.ID]*Stream),
 		readerDone: make(chan struct{}),
+		closing:    make(chan struct{}),
 	}
 	c.answerCtx, c.stopAnswering = context.WithCancel(context.Background())
 	c.wg.Go(c.read)
@@ -217,6 +228,7 @@ func (c *Client) shutdown(why error) {
 	}
 	pending, streams := c.pending, c.streams
 	c.pending, c.streams = map[wire.ID]chan *wire.Response{}, map[wire.ID]*Stream{}
+	c.idleLocked()
 	c.mu.Unlock()
 	for _, ch := range pending {
 		close(ch)
@@ -255,7 +267,7 @@ func (c *Client) dispatch(line []byte) {
 	c.mu.Lock()
 	s := c.streams[id]
 	if s != nil && ev.Type() == wire.TypeDoneEvent {
-		delete(c.streams, id)
+		c.dropStreamLocked(id)
 	}
 	c.mu.Unlock()
 	if s != nil {
@@ -301,6 +313,18 @@ func (c *Client) undecoded(line []byte, err error) wire.Event {
 // none of its events can be missed. A failed response is returned as an
 // *Error.
 func (c *Client) send(ctx context.Context, cmd wire.Command, stream *Stream) (*wire.Response, error) {
+	return c.sendIf(ctx, cmd, stream, nil)
+}
+
+// errSkipped is sendIf's error when its check said not to send.
+var errSkipped = errors.New("rpcclient: not sent")
+
+// sendIf is send, but when check is not nil it is called just before the
+// line is written, holding the lock that orders lines on stdin (and c.mu):
+// when it returns false nothing is written and sendIf returns errSkipped.
+// So what check sees of the registered streams is what the server has been
+// sent.
+func (c *Client) sendIf(ctx context.Context, cmd wire.Command, stream *Stream, check func() bool) (*wire.Response, error) {
 	ch := make(chan *wire.Response, 1)
 	c.mu.Lock()
 	if c.gone != nil {
@@ -315,11 +339,17 @@ func (c *Client) send(ctx context.Context, cmd wire.Command, stream *Stream) (*w
 	if stream != nil {
 		stream.ID = id
 		c.streams[id] = stream
+		if c.idle == nil {
+			c.idle = make(chan struct{})
+		}
 	}
 	c.mu.Unlock()
 
-	if err := c.write(cmd); err != nil {
+	if err := c.write(cmd, check); err != nil {
 		c.forget(id)
+		if errors.Is(err, errSkipped) {
+			return nil, err
+		}
 		return nil, fmt.Errorf("sending %s: %w", cmd.Type(), err)
 	}
 	select {
@@ -347,16 +377,41 @@ func (c *Client) send(ctx context.Context, cmd wire.Command, stream *Stream) (*w
 func (c *Client) forget(id wire.ID) {
 	c.mu.Lock()
 	delete(c.pending, id)
-	delete(c.streams, id)
+	c.dropStreamLocked(id)
 	c.mu.Unlock()
 }
 
-// write puts one command line on zot's stdin.
-func (c *Client) write(cmd wire.Command) error {
+// dropStreamLocked removes the stream of id; the caller holds c.mu.
+func (c *Client) dropStreamLocked(id wire.ID) {
+	delete(c.streams, id)
+	if len(c.streams) == 0 {
+		c.idleLocked()
+	}
+}
+
+// idleLocked tells Wait that no stream is left; the caller holds c.mu.
+func (c *Client) idleLocked() {
+	if c.idle != nil {
+		close(c.idle)
+		c.idle = nil
+	}
+}
+
+// write puts one command line on zot's stdin, if check (when not nil)
+// allows it; check runs with c.mu held.
+func (c *Client) write(cmd wire.Command, check func() bool) error {
 	b := cmd.AppendJSON(make([]byte, 0, 128))
 	b = append(b, '\n')
 	c.wmu.Lock()
 	defer c.wmu.Unlock()
+	if check != nil {
+		c.mu.Lock()
+		ok := check()
+		c.mu.Unlock()
+		if !ok {
+			return errSkipped
+		}
+	}
 	_, err := c.stdin.Write(b)
 	return err
 }
@@ -373,11 +428,14 @@ func (c *Client) Close() error {
 		if c.gone == nil {
 			c.gone = ErrClosed
 		}
+		c.closed = true
 		c.mu.Unlock()
+		close(c.closing)
 		// Closing stdin, Stop's first step, also unblocks a write in
 		// progress.
 		esc, waitErr := c.proc.Stop(context.Background())
 		c.wg.Wait()
+		c.forwarders.Wait()
 		c.stopAnswering()
 		c.answering.Wait()
 		within := "did not exit within " + closeTimeout(c.opts).String()

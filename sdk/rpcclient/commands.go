@@ -2,8 +2,10 @@ package rpcclient
 
 import (
 	"context"
+	"encoding/base64"
 	"fmt"
 
+	"zot.dev/zot/sdk/client"
 	"zot.dev/zot/sdk/wire"
 )
 
@@ -36,19 +38,56 @@ func (c *Client) Hello(ctx context.Context, token string) (*wire.HelloResult, er
 	return call[wire.HelloResult](ctx, c, &wire.HelloCommand{Token: token})
 }
 
-// Prompt sends a user message with optional images (base64 in Data). It
-// returns once zot has answered: the Stream's Start says whether the work
-// started or was queued behind other work. Read its events with Next, All
-// or Collect. If ctx ends before the answer, the prompt may still run; its
-// events are then dropped.
-func (c *Client) Prompt(ctx context.Context, message string, images []wire.ImageInput) (*Stream, error) {
+// Prompt sends a user message with optional images and returns once zot
+// has accepted it (queued behind other work, if any runs); the channel
+// carries the work's events and is closed after its done (see
+// [client.Client]). When ctx ends before the done, the work is aborted if
+// it is the only work this client has sent and not seen end (the
+// protocol's abort ends the running work, whichever it is); its events
+// still come, ending with turn_end (stop "aborted") and done. When zot
+// exits first, the channel ends with an error event (code "internal")
+// saying how, and a done.
+func (c *Client) Prompt(ctx context.Context, text string, images []client.Image) (<-chan wire.Event, error) {
+	in := make([]wire.ImageInput, len(images))
+	for i, img := range images {
+		in[i] = wire.ImageInput{MIMEType: img.MIMEType, Data: base64.StdEncoding.EncodeToString(img.Data)}
+	}
+	s, err := c.work(ctx, &wire.PromptCommand{Message: text, Images: in})
+	if err != nil {
+		return nil, err
+	}
+	return c.events(ctx, s), nil
+}
+
+// PromptStream sends a user message with optional images (base64 in
+// Data). It returns once zot has answered: the Stream's Start says whether
+// the work started or was queued behind other work. Read its events with
+// Next, All or Collect. If ctx ends before the answer, the prompt may still
+// run; its events are then dropped.
+//
+// Deprecated: Use Prompt, whose channel of events is the shape
+// [client.Client] shares with the in-process sdk.Runtime.
+func (c *Client) PromptStream(ctx context.Context, message string, images []wire.ImageInput) (*Stream, error) {
 	return c.work(ctx, &wire.PromptCommand{Message: message, Images: images})
 }
 
 // Compact summarises older messages into one, keeping a recent tail, with
 // optional instructions for the summary. Same lifecycle as Prompt; the
-// stream ends with compact_done (or error), then done.
-func (c *Client) Compact(ctx context.Context, instructions string) (*Stream, error) {
+// events end with compact_done (or error), then done.
+func (c *Client) Compact(ctx context.Context, instructions string) (<-chan wire.Event, error) {
+	s, err := c.work(ctx, &wire.CompactCommand{Instructions: instructions})
+	if err != nil {
+		return nil, err
+	}
+	return c.events(ctx, s), nil
+}
+
+// CompactStream is Compact returning a [*Stream], with PromptStream's
+// lifecycle.
+//
+// Deprecated: Use Compact, whose channel of events is the shape
+// [client.Client] shares with the in-process sdk.Runtime.
+func (c *Client) CompactStream(ctx context.Context, instructions string) (*Stream, error) {
 	return c.work(ctx, &wire.CompactCommand{Instructions: instructions})
 }
 
@@ -67,9 +106,35 @@ func (c *Client) work(ctx context.Context, cmd wire.Command) (*Stream, error) {
 	return s, nil
 }
 
+// Cancel aborts the running prompt or compact: its events end with
+// turn_end (stop "aborted") then done. Queued work keeps its place (see
+// CancelAll). It reports whether something was running.
+func (c *Client) Cancel(ctx context.Context) (bool, error) {
+	r, err := call[wire.AbortResult](ctx, c, &wire.AbortCommand{})
+	if err != nil {
+		return false, err
+	}
+	return r.Aborted, nil
+}
+
+// CancelAll aborts the running prompt or compact and drops the queued
+// ones, each ending with turn_end (stop "aborted") then done, in the order
+// they were sent. (An in-process sdk.Runtime queues nothing, so this is
+// the rpc client's own.)
+func (c *Client) CancelAll(ctx context.Context) (wire.AbortResult, error) {
+	all := true
+	r, err := call[wire.AbortResult](ctx, c, &wire.AbortCommand{All: &all})
+	if err != nil {
+		return wire.AbortResult{}, err
+	}
+	return *r, nil
+}
+
 // Abort cancels the running prompt or compact: its stream ends with
 // turn_end (stop "aborted") then done. With all, queued work is dropped
 // too, each ending the same way. It succeeds also when nothing runs.
+//
+// Deprecated: Use Cancel, or CancelAll to drop the queue too.
 func (c *Client) Abort(ctx context.Context, all bool) (*wire.AbortResult, error) {
 	cmd := &wire.AbortCommand{}
 	if all {
@@ -78,9 +143,47 @@ func (c *Client) Abort(ctx context.Context, all bool) (*wire.AbortResult, error)
 	return call[wire.AbortResult](ctx, c, cmd)
 }
 
+// Busy reports whether a prompt or compact runs or waits in zot's queue.
+func (c *Client) Busy(ctx context.Context) (bool, error) {
+	st, err := c.State(ctx)
+	return st.Busy, err
+}
+
+// Wait blocks until every prompt and compact this client sent has ended
+// (its done has arrived, or zot has gone), or ctx ends. Only this client
+// sends work to its zot, so zot is then idle.
+func (c *Client) Wait(ctx context.Context) error {
+	c.mu.Lock()
+	idle, closed := c.idle, c.closed
+	c.mu.Unlock()
+	if closed {
+		return ErrClosed
+	}
+	if idle == nil {
+		return nil
+	}
+	select {
+	case <-idle:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
 // State returns a snapshot of the runtime; answered also while busy.
-func (c *Client) State(ctx context.Context) (*wire.StateResult, error) {
-	return call[wire.StateResult](ctx, c, &wire.GetStateCommand{})
+func (c *Client) State(ctx context.Context) (wire.StateResult, error) {
+	r, err := call[wire.StateResult](ctx, c, &wire.GetStateCommand{})
+	if err != nil {
+		return wire.StateResult{}, err
+	}
+	return *r, nil
+}
+
+// Cost returns the cumulative usage and cost since zot started or the
+// last Clear (get_state's usage).
+func (c *Client) Cost(ctx context.Context) (wire.Usage, error) {
+	st, err := c.State(ctx)
+	return st.Usage, err
 }
 
 // Messages returns the whole transcript, oldest first.
@@ -99,23 +202,28 @@ func (c *Client) Clear(ctx context.Context) error {
 	return err
 }
 
-// SetModel switches to another model of the same provider and returns the
-// model now in use. It fails with wire.CodeUnknownModel or wire.CodeBusy.
-func (c *Client) SetModel(ctx context.Context, model string) (string, error) {
-	r, err := call[wire.SetModelResult](ctx, c, &wire.SetModelCommand{Model: model})
-	if err != nil {
-		return "", err
-	}
-	return r.Model, nil
+// SetModel switches to another model of the same provider (State then
+// says which). It fails with wire.CodeUnknownModel or wire.CodeBusy.
+func (c *Client) SetModel(ctx context.Context, id string) error {
+	_, err := call[wire.SetModelResult](ctx, c, &wire.SetModelCommand{Model: id})
+	return err
 }
 
-// Models lists the models of the current provider, sorted by id.
-func (c *Client) Models(ctx context.Context) ([]wire.ModelInfo, error) {
+// ListModels lists the models of the current provider, sorted by id.
+func (c *Client) ListModels(ctx context.Context) ([]wire.ModelInfo, error) {
 	r, err := call[wire.ModelsResult](ctx, c, &wire.GetModelsCommand{})
 	if err != nil {
 		return nil, err
 	}
 	return r.Models, nil
+}
+
+// Models lists the models of the current provider, sorted by id.
+//
+// Deprecated: Use ListModels, the name [client.Client] shares with the
+// in-process sdk.Runtime.
+func (c *Client) Models(ctx context.Context) ([]wire.ModelInfo, error) {
+	return c.ListModels(ctx)
 }
 
 // AnswerPermission answers the permission_request event whose

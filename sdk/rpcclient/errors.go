@@ -3,11 +3,23 @@ package rpcclient
 import (
 	"errors"
 
+	"zot.dev/zot/sdk/client"
 	"zot.dev/zot/sdk/wire"
 )
 
-// ErrClosed is returned for commands sent after [Client.Close].
-var ErrClosed = errors.New("rpcclient: client closed")
+// ErrClosed is returned for commands sent after [Client.Close]. It
+// matches [client.ErrClosed] with errors.Is, as the in-process Runtime's
+// does.
+var ErrClosed error = closedError("rpcclient: client closed")
+
+// closedError is ErrClosed's type: its own message, matching
+// client.ErrClosed.
+type closedError string
+
+func (e closedError) Error() string { return string(e) }
+
+// Is reports whether target is client.ErrClosed.
+func (closedError) Is(target error) bool { return target == client.ErrClosed }
 
 // ErrNotFound is Start's error when Options.Bin is empty, ZOT_BIN is
 // unset and there is no zot on PATH.
@@ -40,3 +52,8 @@ func errorOf(resp *wire.Response, command string) *Error {
 	}
 	return &Error{Code: code, Message: resp.Error, Command: command}
 }
+
+// Client is a [client.Client]: a program written against that interface
+// drives zot in a subprocess through this package, or in its own process
+// through package sdk, by changing one constructor.
+var _ client.Client = (*Client)(nil)

@@ -23,14 +23,11 @@ func Example() {
 	}
 	defer c.Close()
 
-	s, err := c.Prompt(ctx, "list the files", nil)
+	events, err := c.Prompt(ctx, "list the files", nil)
 	if err != nil {
 		log.Fatal(err)
 	}
-	for ev, err := range s.All(ctx) {
-		if err != nil {
-			log.Fatal(err)
-		}
+	for ev := range events { // closed after the done
 		switch ev := ev.(type) {
 		case *wire.TextDeltaEvent:
 			fmt.Print(ev.Delta)
@@ -51,7 +48,7 @@ func ExampleError() {
 	}
 	defer c.Close()
 
-	_, err = c.SetModel(ctx, "no-such-model")
+	err = c.SetModel(ctx, "") // an empty id names no model
 	var zerr *rpcclient.Error
 	if errors.As(err, &zerr) && zerr.Code == wire.CodeUnknownModel {
 		fmt.Println("no such model")

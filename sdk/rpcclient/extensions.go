@@ -27,28 +27,54 @@ func (c *Client) Extensions(ctx context.Context) ([]wire.ExtensionInfo, error) {
 
 // RunCommand runs an extension's slash command (name without the slash,
 // args the rest of the line) and returns what it answered. For action
-// "prompt" zot submits the prompt and the returned Stream carries its
-// events, as Prompt's does; for the other actions the Stream is nil and
+// "prompt" zot submits the prompt and the returned channel carries its
+// events, as Prompt's does; for the other actions the channel is nil and
 // the result holds the text or panel (the ext_display, ext_insert or
 // panel_open event that follows goes to Options.OnEvent, if at all). It
 // fails with wire.CodeNotFound for a command no extension offers and
 // wire.CodeExtensionError when the extension fails to answer.
-func (c *Client) RunCommand(ctx context.Context, name, args string) (*wire.RunCommandResult, *Stream, error) {
+func (c *Client) RunCommand(ctx context.Context, name, args string) (wire.RunCommandResult, <-chan wire.Event, error) {
+	res, s, err := c.runCommand(ctx, name, args)
+	if err != nil || s == nil {
+		return res, nil, err
+	}
+	return res, c.events(ctx, s), nil
+}
+
+// RunCommandStream is RunCommand returning the prompt's events as a
+// [*Stream].
+//
+// Deprecated: Use RunCommand, whose channel of events is the shape
+// [client.Client] shares with the in-process sdk.Runtime.
+func (c *Client) RunCommandStream(ctx context.Context, name, args string) (*wire.RunCommandResult, *Stream, error) {
+	res, s, err := c.runCommand(ctx, name, args)
+	if err != nil {
+		return nil, nil, err
+	}
+	return &res, s, nil
+}
+
+// runCommand sends run_command with a registered stream, kept only for
+// action "prompt".
+func (c *Client) runCommand(ctx context.Context, name, args string) (wire.RunCommandResult, *Stream, error) {
 	s := newStream(wire.TypeRunCommandCommand)
 	resp, err := c.send(ctx, &wire.RunCommandCommand{Name: name, Args: args}, s)
 	if err != nil {
-		return nil, nil, err
+		return wire.RunCommandResult{}, nil, err
 	}
 	res, err := resultOf[wire.RunCommandResult](resp)
 	if err != nil || res.Action != wire.CommandActionPrompt {
 		c.forget(s.ID)
-		return res, nil, err
+		if err != nil {
+			return wire.RunCommandResult{}, nil, err
+		}
+		return *res, nil, nil
 	}
 	s.Start = wire.StartResult{Queued: res.Queued, Position: res.Position}
 	if res.Started != nil {
 		s.Start.Started = *res.Started
 	}
-	return res, s, nil
+	return *res, s, nil
 }
 
 // PanelKey sends a key to an open extension panel; the extension answers,

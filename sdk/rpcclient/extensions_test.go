@@ -48,7 +48,7 @@ func TestExtensionHelpers(t *testing.T) {
 	defer c.Close()
 	ctx := ctx(t)
 
-	res, s, err := c.RunCommand(ctx, "hello-py", "display note")
+	res, s, err := c.RunCommandStream(ctx, "hello-py", "display note")
 	if err != nil || s != nil || res.Action != wire.CommandActionDisplay || res.Text != "note" {
 		t.Fatalf("display: %+v %v", res, err)
 	}
@@ -60,7 +60,7 @@ func TestExtensionHelpers(t *testing.T) {
 	if err != nil || len(exts) != 1 || exts[0].State != "ready" {
 		t.Fatalf("extensions: %+v %v", exts, err)
 	}
-	if res, _, err = c.RunCommand(ctx, "hello-py", "panel"); err != nil || res.Panel == nil {
+	if res, _, err = c.RunCommandStream(ctx, "hello-py", "panel"); err != nil || res.Panel == nil {
 		t.Fatalf("panel: %+v %v", res, err)
 	}
 	if err := c.PanelKey(ctx, "p1", wire.PanelKeyEsc, ""); err != nil {
@@ -86,10 +86,10 @@ func TestExtensionHelpers(t *testing.T) {
 		time.Sleep(10 * time.Millisecond)
 	}
 	wantCode(t, c.ClosePanel(ctx, "p1"), wire.CodeNotFound, "close_panel")
-	_, _, err = c.RunCommand(ctx, "nope", "")
+	_, _, err = c.RunCommandStream(ctx, "nope", "")
 	wantCode(t, err, wire.CodeNotFound, "run_command")
 
-	res, s, err = c.RunCommand(ctx, "hello-py", "go on")
+	res, s, err = c.RunCommandStream(ctx, "hello-py", "go on")
 	if err != nil || s == nil || !s.Start.Started || res.Text != "hi from py: go on" {
 		t.Fatalf("prompt: %+v %v", res, err)
 	}

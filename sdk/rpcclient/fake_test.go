@@ -64,7 +64,7 @@ func TestNewerServerEventsPassThrough(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer c.Close()
-	s, err := c.Prompt(ctx(t), "hi", nil)
+	s, err := c.PromptStream(ctx(t), "hi", nil)
 	if err != nil {
 		t.Fatal(err)
 	}

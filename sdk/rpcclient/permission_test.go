@@ -45,7 +45,7 @@ func TestOnPermissionRequest(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer c.Close()
-	s, err := c.Prompt(ctx(t), "go", nil)
+	s, err := c.PromptStream(ctx(t), "go", nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -77,7 +77,7 @@ func TestOnPermissionRequest(t *testing.T) {
 // from the stream and answers it itself; a second answer is refused.
 func TestAnswerPermission(t *testing.T) {
 	c := startZot(t, nil, "--script", writeScript(t, permissionScript), "--approve")
-	s, err := c.Prompt(ctx(t), "go", nil)
+	s, err := c.PromptStream(ctx(t), "go", nil)
 	if err != nil {
 		t.Fatal(err)
 	}

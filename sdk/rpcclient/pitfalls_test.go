@@ -18,7 +18,7 @@ func TestLargeImagePrompt(t *testing.T) {
 	png := make([]byte, size)
 	copy(png, "\x89PNG\r\n\x1a\n")
 	c := startZot(t, nil)
-	s, err := c.Prompt(ctx(t), "what is in this picture?", []wire.ImageInput{{MIMEType: "image/png", Data: base64.StdEncoding.EncodeToString(png)}})
+	s, err := c.PromptStream(ctx(t), "what is in this picture?", []wire.ImageInput{{MIMEType: "image/png", Data: base64.StdEncoding.EncodeToString(png)}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -45,11 +45,11 @@ func TestQueuedPrompt(t *testing.T) {
 		map[string]any{"steps": []any{map[string]any{"text": "the first answer, slowly", "chunk": 2, "delay_ms": 20}}},
 		map[string]any{"steps": []any{map[string]any{"echo": true}}},
 	}}))
-	first, err := c.Prompt(ctx(t), "first", nil)
+	first, err := c.PromptStream(ctx(t), "first", nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	second, err := c.Prompt(ctx(t), "second", nil)
+	second, err := c.PromptStream(ctx(t), "second", nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -81,7 +81,7 @@ func TestAbortMidTool(t *testing.T) {
 		map[string]any{"tool_calls": []any{map[string]any{"name": "bash", "args": map[string]any{"command": "sleep 30"}}}},
 		map[string]any{"text": "never reached"},
 	}}}}))
-	s, err := c.Prompt(ctx(t), "sleep", nil)
+	s, err := c.PromptStream(ctx(t), "sleep", nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -125,7 +125,7 @@ func TestAbortAllDropsTheQueue(t *testing.T) {
 	}}}}))
 	var streams []*Stream
 	for _, msg := range []string{"one", "two", "three"} {
-		s, err := c.Prompt(ctx(t), msg, nil)
+		s, err := c.PromptStream(ctx(t), msg, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -160,7 +160,7 @@ func TestCloseStopsRunningWork(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s, err := c.Prompt(ctx(t), "sleep", nil)
+	s, err := c.PromptStream(ctx(t), "sleep", nil)
 	if err != nil {
 		t.Fatal(err)
 	}

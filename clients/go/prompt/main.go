@@ -1,5 +1,6 @@
 // Command prompt runs one prompt through `zot rpc` with package rpcclient
-// and prints the answer:
+// and prints the answer (its printing is written against client.Client,
+// which an in-process sdk.Runtime implements too):
 //
 //	prompt [-zot PATH] [-- ZOT_FLAGS...] MESSAGE
 //
@@ -13,7 +14,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -22,6 +22,7 @@ import (
 	"strings"
 	"syscall"
 
+	"zot.dev/zot/sdk/client"
 	"zot.dev/zot/sdk/rpcclient"
 	"zot.dev/zot/sdk/wire"
 )
@@ -69,9 +70,10 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 }
 
 // prompt sends message and prints its events; it reports whether the
-// prompt failed.
-func prompt(ctx context.Context, c *rpcclient.Client, message string, stdout, stderr io.Writer) (failed bool) {
-	s, err := c.Prompt(ctx, message, nil)
+// prompt failed. When ctx ends (an interrupt) the client aborts the work,
+// whose events then end with turn_end (stop "aborted") and done.
+func prompt(ctx context.Context, c client.Client, message string, stdout, stderr io.Writer) (failed bool) {
+	events, err := c.Prompt(ctx, message, nil)
 	if err != nil {
 		fmt.Fprintln(stderr, "prompt:", err)
 		return true
@@ -87,15 +89,7 @@ func prompt(ctx context.Context, c *rpcclient.Client, message string, stdout, st
 		}
 		fmt.Fprintf(stderr, format, args...)
 	}
-	for ev, err := range s.All(ctx) {
-		if err != nil {
-			fmt.Fprintln(stderr, "prompt:", err)
-			if errors.Is(err, context.Canceled) {
-				// Interrupted: stop the work before Close waits for it.
-				_, _ = c.Abort(context.Background(), true)
-			}
-			return true
-		}
+	for ev := range events { // closed after the done
 		switch ev := ev.(type) {
 		case *wire.TextDeltaEvent:
 			if ev.Delta != "" && apart {
@@ -120,6 +114,11 @@ func prompt(ctx context.Context, c *rpcclient.Client, message string, stdout, st
 			note("[usage] in %d out %d cache %d/%d cost %s (total %s)\n",
 				ev.Input, ev.Output, ev.CacheRead, ev.CacheWrite,
 				money(ev.CostUSD, ev.CostUnknown), money(ev.Cumulative.CostUSD, ev.Cumulative.CostUnknown))
+		case *wire.TurnEndEvent:
+			if ev.Stop == wire.StopAborted {
+				failed = true
+				note("prompt: aborted\n")
+			}
 		case *wire.ErrorEvent:
 			failed = true
 			if ev.Code != "" {

@@ -1,0 +1,168 @@
+// Package client declares the one shape of a Go program's handle on a zot
+// agent, whichever way the agent runs: [zot.dev/zot/sdk.Runtime] runs it
+// inside the program, [zot.dev/zot/sdk/rpcclient.Client] drives a
+// `zot rpc` subprocess. Both implement [Client], with the same method
+// names, the same context arguments and the same event values (the
+// generated types of [zot.dev/zot/sdk/wire]), so a program written against
+// Client changes between them by changing one constructor:
+//
+//	var c client.Client
+//	c, err := sdk.New(sdk.Config{Provider: "scripted"}) // in process
+//	// c, err := rpcclient.Start(ctx, rpcclient.Options{Args: []string{"--provider", "scripted"}}) // out of process
+//
+// The interface lives in this small package, apart from both, because
+// each implementation pulls in what the other's users do not want: sdk
+// links the whole engine (providers, tools, the extension host), which a
+// program that only spawns `zot rpc` should not have to build, and
+// rpcclient is one program's view of a subprocess. This package imports
+// nothing but [zot.dev/zot/sdk/wire]. (The wire package itself is the
+// generated protocol: a hand-written interface there would read as part
+// of the protocol, which it is not.)
+//
+// The method names are those of zot's first Go SDK (Prompt, Cancel,
+// Compact, SetModel, State, Messages, Cost, ListModels, Close, and a
+// channel of events). Every method that may cross a process boundary takes
+// a context and returns an error, even where the in-process Runtime cannot
+// fail but for [ErrClosed] or the context.
+//
+// # What differs between the two
+//
+// The contract below holds for both. Where they differ, it is because
+// the protocol says so:
+//
+//   - Overlapping work. Runtime refuses a Prompt or Compact while other
+//     work runs, with an error matching [ErrBusy]; `zot rpc` queues it
+//     behind the running work (FIFO) and its events start when it runs.
+//     Clear and SetModel fail with ErrBusy on both while work runs.
+//   - A dead subprocess. When the `zot rpc` process exits before a piece
+//     of work's done, its channel gets a *wire.ErrorEvent (code
+//     "internal", saying how zot ended) and then a *wire.DoneEvent. An
+//     in-process Runtime has no such failure.
+//   - Cancelling by context. Both end a running prompt when the context
+//     given to Prompt ends. The rpc protocol's abort ends whatever work
+//     runs, so the rpc client sends it only while that work is the only
+//     one it has waiting; otherwise the work runs to its end. Cancel ends
+//     the running work in both.
+//
+// Only one of them has:
+//
+//   - Runtime: SetMessages (the protocol has no command to replace the
+//     transcript), Provider, Model and CWD without a round trip (State
+//     has them), the MCP servers as Go values (AddMCPServers takes
+//     sdk.MCPServer, a type of the engine's configuration), Config.Approve
+//     (a callback in the process).
+//   - rpcclient.Client: Hello and Ping (the handshake and a health check
+//     of a process), AnswerPermission and Options.OnPermissionRequest
+//     (approval over the wire), CancelAll (the queue exists only there),
+//     Done (the process's end).
+package client
+
+import (
+	"context"
+	"errors"
+
+	"zot.dev/zot/sdk/wire"
+)
+
+// Client is a zot agent a program drives: one provider, one model, one
+// working directory, one transcript. Its methods are safe for concurrent
+// use. Every event channel it returns carries the work's events in order,
+// ends with exactly one *wire.DoneEvent, and is then closed; a consumer
+// that stops reading never blocks the Client's other methods (a Cancel
+// still goes through).
+type Client interface {
+	// Prompt adds a user message with optional images and runs the agent
+	// until the model stops, the step limit is reached, or the work is
+	// cancelled (by Cancel, or by ctx ending). It returns once the work
+	// is accepted; the channel carries its events.
+	Prompt(ctx context.Context, text string, images []Image) (<-chan wire.Event, error)
+	// Compact summarises older messages into one, keeping a recent tail,
+	// with optional instructions for the summary. Its events end with
+	// *wire.CompactDoneEvent (or *wire.ErrorEvent), then *wire.DoneEvent.
+	Compact(ctx context.Context, instructions string) (<-chan wire.Event, error)
+	// Cancel ends the running prompt or compaction, if any: its events
+	// end with *wire.TurnEndEvent (stop "aborted") and *wire.DoneEvent.
+	// It reports whether something was running.
+	Cancel(ctx context.Context) (bool, error)
+	// Busy reports whether a prompt or compaction runs (or, over rpc,
+	// waits in the queue).
+	Busy(ctx context.Context) (bool, error)
+	// Wait blocks until no prompt or compaction runs or waits, or ctx
+	// ends.
+	Wait(ctx context.Context) error
+
+	// SetModel switches to another model of the same provider; it takes
+	// any id the provider may serve. It fails with ErrBusy while work
+	// runs, and with an error of code "unknown_model" for an empty id.
+	SetModel(ctx context.Context, id string) error
+	// Clear drops the transcript and the cumulative usage. It fails with
+	// ErrBusy while work runs.
+	Clear(ctx context.Context) error
+	// State returns a snapshot: provider, model, working directory,
+	// message count, busy, cumulative usage.
+	State(ctx context.Context) (wire.StateResult, error)
+	// Messages returns the transcript, oldest first.
+	Messages(ctx context.Context) ([]wire.Message, error)
+	// Cost returns the cumulative usage and cost since the start or the
+	// last Clear.
+	Cost(ctx context.Context) (wire.Usage, error)
+	// ListModels returns the models of the provider, sorted by id, the
+	// current one included.
+	ListModels(ctx context.Context) ([]wire.ModelInfo, error)
+
+	// Commands lists the slash commands of the running extensions.
+	Commands(ctx context.Context) ([]wire.SlashCommand, error)
+	// RunCommand runs an extension's slash command (name without the
+	// slash, args the rest of the line) and carries out its answer. For
+	// action "prompt" the prompt is started and the channel carries its
+	// events, as Prompt's does; for every other action the channel is
+	// nil and the result holds the text or panel to show. It fails with
+	// an error matching [ErrNotFound] for a command no extension offers.
+	RunCommand(ctx context.Context, name, args string) (wire.RunCommandResult, <-chan wire.Event, error)
+	// Extensions describes the extensions found, in load order, with
+	// their state.
+	Extensions(ctx context.Context) ([]wire.ExtensionInfo, error)
+	// ReloadExtensions stops the extensions, finds them again and starts
+	// them, and returns them once they are ready. It fails with ErrBusy
+	// while work runs.
+	ReloadExtensions(ctx context.Context) ([]wire.ExtensionInfo, error)
+	// PanelKey sends a key to the extension whose panel panelID is open
+	// (text is the character for wire.PanelKeyRune); the extension
+	// answers, if at all, with a *wire.PanelRenderEvent or
+	// *wire.PanelCloseEvent outside any work (each implementation's
+	// OnEvent option receives them). It fails with an error matching
+	// [ErrNotFound] when no such panel is open.
+	PanelKey(ctx context.Context, panelID string, key wire.PanelKey, text string) error
+	// ClosePanel closes an open extension panel, as a user would.
+	ClosePanel(ctx context.Context, panelID string) error
+
+	// Close cancels or finishes the running work, stops the extensions
+	// and the MCP servers, and makes every later call fail with an error
+	// matching [ErrClosed]. A channel of work still running still ends
+	// with its *wire.DoneEvent; events its consumer had not taken by
+	// then may be dropped. It is safe to call more than once.
+	Close() error
+}
+
+// Image is an image attached to a prompt.
+type Image struct {
+	// MIMEType is the format the caller claims; the bytes are sniffed and
+	// only image/png, image/jpeg, image/gif and image/webp are accepted.
+	MIMEType string
+	// Data is the image's bytes.
+	Data []byte
+}
+
+// ErrBusy matches, with errors.Is, every refusal because other work runs
+// (or, over rpc, waits): a Prompt or Compact of a Runtime, a Clear or
+// SetModel of either.
+var ErrBusy = wire.ErrBusy
+
+// ErrNotFound matches, with errors.Is, the error of a slash command no
+// extension offers and of a panel no extension has open, from either
+// implementation (its code is "not_found").
+var ErrNotFound = &wire.Error{Code: wire.CodeNotFound, Message: "zot: not found"}
+
+// ErrClosed matches, with errors.Is, the error of every call made after
+// Close, from either implementation.
+var ErrClosed = errors.New("zot: client closed")

@@ -1,0 +1,402 @@
+package client_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"image"
+	"image/color"
+	"image/png"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"zot.dev/zot/internal/zotbin"
+	"zot.dev/zot/sdk"
+	"zot.dev/zot/sdk/client"
+	"zot.dev/zot/sdk/rpcclient"
+	"zot.dev/zot/sdk/wire"
+)
+
+// zotBin is the binary rpcclient runs: $ZOT_BIN, or one built for the
+// tests.
+var zotBin string
+
+func TestMain(m *testing.M) {
+	// No zot the tests start may touch the user's home.
+	home, err := os.MkdirTemp("", "zot-client-home-")
+	if err != nil {
+		panic(err)
+	}
+	os.Setenv("ZOT_HOME", home)
+	os.Unsetenv("ZOTCORE_RPC_TOKEN")
+	code := zotbin.Main(m, &zotBin, false)
+	os.RemoveAll(home)
+	os.Exit(code)
+}
+
+// hangGuard bounds every wait; it only catches hangs, it times nothing.
+const hangGuard = 60 * time.Second
+
+// script answers the first three prompts at once and every later one
+// slowly (2 s of text in 2-byte pieces), so a cancel lands mid-stream.
+var script = map[string]any{"turns": []any{
+	map[string]any{"steps": []any{map[string]any{"text": "A small picture."}}},
+	map[string]any{"steps": []any{map[string]any{"text": "Two."}}},
+	map[string]any{"steps": []any{map[string]any{"text": "Three."}}},
+	map[string]any{"steps": []any{map[string]any{"text": strings.Repeat("slow ", 40), "chunk": 2, "delay_ms": 20}}},
+}}
+
+// setup is what both implementations are given: a working directory, the
+// script, and the Python test extension of package exthost.
+type setup struct {
+	cwd, script, ext string
+	pushed           *recorder
+}
+
+func newSetup(t *testing.T) setup {
+	t.Helper()
+	dir := t.TempDir()
+	data, err := json.Marshal(script)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := setup{cwd: filepath.Join(dir, "work"), script: filepath.Join(dir, "script.json"), ext: filepath.Join(dir, "py"), pushed: &recorder{}}
+	if err := os.WriteFile(s.script, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	extScript, err := filepath.Abs(filepath.Join("..", "..", "internal", "exthost", "testdata", "py", "ext.py"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	manifest, _ := json.Marshal(map[string]any{"name": "py", "exec": "python3", "args": []string{extScript, "ok", "py"}})
+	for _, d := range []string{s.cwd, s.ext} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.WriteFile(filepath.Join(s.ext, "extension.json"), manifest, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+// recorder keeps the events pushed outside any work (panels, notices).
+type recorder struct {
+	mu  sync.Mutex
+	evs []wire.Event
+}
+
+func (r *recorder) add(ev wire.Event) {
+	r.mu.Lock()
+	r.evs = append(r.evs, ev)
+	r.mu.Unlock()
+}
+
+// wait returns the first pushed event match accepts, failing the test
+// after the hang guard.
+func (r *recorder) wait(t *testing.T, what string, match func(wire.Event) bool) {
+	t.Helper()
+	deadline := time.Now().Add(hangGuard)
+	for time.Now().Before(deadline) {
+		r.mu.Lock()
+		found := slices.ContainsFunc(r.evs, match)
+		r.mu.Unlock()
+		if found {
+			return
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	t.Fatalf("no %s was pushed", what)
+}
+
+// The same scenario runs against both implementations of client.Client:
+// the in-process Runtime and a `zot rpc` subprocess.
+func TestOneShape(t *testing.T) {
+	t.Run("sdk.Runtime", func(t *testing.T) {
+		s := newSetup(t)
+		rt, err := sdk.New(sdk.Config{
+			Provider:   "scripted",
+			Script:     s.script,
+			CWD:        s.cwd,
+			Extensions: sdk.ExtensionConfig{Paths: []string{s.ext}, OnEvent: s.pushed.add},
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		scenario(t, rt, s)
+	})
+	t.Run("rpcclient.Client", func(t *testing.T) {
+		s := newSetup(t)
+		c, err := rpcclient.Start(context.Background(), rpcclient.Options{
+			Bin:     zotBin,
+			Args:    []string{"--provider", "scripted", "--script", s.script, "--cwd", s.cwd, "--ext", s.ext},
+			OnEvent: s.pushed.add,
+			OnBadLine: func(line []byte, err error) {
+				t.Errorf("stdout line is not a JSON object (%v): %q", err, line)
+			},
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		scenario(t, c, s)
+	})
+}
+
+// scenario drives c through everything both implementations do alike; it
+// closes c.
+func scenario(t *testing.T, c client.Client, s setup) {
+	ctx, cancel := context.WithTimeout(context.Background(), hangGuard)
+	defer cancel()
+	defer c.Close()
+
+	st, err := c.State(ctx)
+	if err != nil || st.Provider != "scripted" || st.Model != "scripted" || st.Busy || st.MessageCount != 0 {
+		t.Fatalf("state at start: %+v, %v", st, err)
+	}
+	models, err := c.ListModels(ctx)
+	if err != nil || !slices.ContainsFunc(models, func(m wire.ModelInfo) bool { return m.ID == "scripted" }) {
+		t.Errorf("models: %+v, %v", models, err)
+	}
+
+	// A prompt with an image: the transcript reports the image by size.
+	pic := tinyPNG(t)
+	evs := drain(t, must(c.Prompt(ctx, "look", []client.Image{{MIMEType: "image/png", Data: pic}})))
+	if got := text(evs); got != "A small picture." {
+		t.Errorf("answer %q", got)
+	}
+	msgs, err := c.Messages(ctx)
+	if err != nil || len(msgs) != 2 {
+		t.Fatalf("messages after one prompt: %d, %v", len(msgs), err)
+	}
+	img, ok := msgs[0].Content[len(msgs[0].Content)-1].(*wire.ImageBlock)
+	if !ok || img.MIMEType != "image/png" || img.Bytes != int64(len(pic)) {
+		t.Errorf("the prompt's image: %#v", msgs[0].Content)
+	}
+	cost, err := c.Cost(ctx)
+	if err != nil || cost.Input == 0 || cost.Output == 0 {
+		t.Errorf("cost after one prompt: %+v, %v", cost, err)
+	}
+
+	// Compaction, once it has more than its kept tail to summarise.
+	drain(t, must(c.Prompt(ctx, "two", nil)))
+	drain(t, must(c.Prompt(ctx, "three", nil)))
+	evs = drain(t, must(c.Compact(ctx, "keep the numbers")))
+	if cd, ok := find[*wire.CompactDoneEvent](evs); !ok || cd.Summary == "" || cd.MessagesBefore == nil || *cd.MessagesBefore != 6 {
+		t.Fatalf("compaction: %v", types(evs))
+	}
+	if st, err = c.State(ctx); err != nil || st.MessageCount >= 6 {
+		t.Errorf("compaction left %d messages (%v)", st.MessageCount, err)
+	}
+
+	// Extensions: a command that displays, one that opens a panel (keys
+	// and the close come back outside any work), one that prompts.
+	res, ch, err := c.RunCommand(ctx, "hello-py", "display note")
+	if err != nil || ch != nil || res.Action != wire.CommandActionDisplay || res.Text != "note" {
+		t.Fatalf("display command: %+v %v %v", res, ch, err)
+	}
+	cmds, err := c.Commands(ctx)
+	if err != nil || len(cmds) != 1 || cmds[0].Name != "hello-py" || cmds[0].Extension != "py" {
+		t.Errorf("commands: %+v, %v", cmds, err)
+	}
+	exts, err := c.Extensions(ctx)
+	if err != nil || len(exts) != 1 || exts[0].Name != "py" || exts[0].State != "ready" {
+		t.Errorf("extensions: %+v, %v", exts, err)
+	}
+	if res, _, err = c.RunCommand(ctx, "hello-py", "panel"); err != nil || res.Panel == nil {
+		t.Fatalf("panel command: %+v, %v", res, err)
+	}
+	if err := c.PanelKey(ctx, "p1", wire.PanelKeyEsc, ""); err != nil {
+		t.Fatal(err)
+	}
+	s.pushed.wait(t, "panel_close", func(ev wire.Event) bool {
+		pc, ok := ev.(*wire.PanelCloseEvent)
+		return ok && pc.PanelID == "p1"
+	})
+	if err := c.ClosePanel(ctx, "no-such-panel"); !errors.Is(err, client.ErrNotFound) {
+		t.Errorf("closing a panel nobody opened: %v", err)
+	}
+	if _, _, err := c.RunCommand(ctx, "no-such-command", ""); !errors.Is(err, client.ErrNotFound) {
+		t.Errorf("an unknown command: %v", err)
+	}
+	res, ch, err = c.RunCommand(ctx, "hello-py", "go")
+	if err != nil || res.Action != wire.CommandActionPrompt || ch == nil {
+		t.Fatalf("prompt command: %+v, %v", res, err)
+	}
+	if user, ok := find[*wire.UserMessageEvent](drain(t, ch)); !ok || textOf(user.Content) != "hi from py: go" {
+		t.Errorf("the command's prompt: %+v", user)
+	}
+	exts, err = c.ReloadExtensions(ctx)
+	if err != nil || len(exts) != 1 || exts[0].State != "ready" {
+		t.Errorf("reload: %+v, %v", exts, err)
+	}
+
+	// Busy: while a prompt runs, clear and set_model are refused; Cancel
+	// ends it, and Wait returns once it has.
+	ch = must(c.Prompt(ctx, "slow", nil))
+	first := <-ch
+	for first.Type() != wire.TypeTextDeltaEvent {
+		first = <-ch
+	}
+	if busy, err := c.Busy(ctx); err != nil || !busy {
+		t.Errorf("busy while streaming: %v, %v", busy, err)
+	}
+	if err := c.Clear(ctx); !errors.Is(err, client.ErrBusy) {
+		t.Errorf("clear while busy: %v", err)
+	}
+	if err := c.SetModel(ctx, "scripted"); !errors.Is(err, client.ErrBusy) {
+		t.Errorf("set model while busy: %v", err)
+	}
+	if ran, err := c.Cancel(ctx); err != nil || !ran {
+		t.Errorf("cancel: %v, %v", ran, err)
+	}
+	wantAborted(t, "cancelled", drain(t, ch))
+	if err := c.Wait(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if busy, err := c.Busy(ctx); err != nil || busy {
+		t.Errorf("busy after the cancel: %v, %v", busy, err)
+	}
+	if ran, err := c.Cancel(ctx); err != nil || ran {
+		t.Errorf("cancel while idle: %v, %v", ran, err)
+	}
+
+	// The prompt's context ending cancels it too.
+	pctx, pcancel := context.WithCancel(ctx)
+	ch = must(c.Prompt(pctx, "slow too", nil))
+	for ev := range ch {
+		if ev.Type() == wire.TypeTextDeltaEvent {
+			pcancel()
+			break
+		}
+	}
+	wantAborted(t, "cancelled by its context", drain(t, ch))
+	pcancel()
+
+	if err := c.SetModel(ctx, ""); err == nil {
+		t.Error("an empty model id was taken")
+	}
+	if err := c.SetModel(ctx, "scripted"); err != nil {
+		t.Error(err)
+	}
+	if err := c.Clear(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if st, err = c.State(ctx); err != nil || st.MessageCount != 0 || st.Usage.Input != 0 {
+		t.Errorf("state after clear: %+v, %v", st, err)
+	}
+
+	if err := c.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Close(); err != nil {
+		t.Errorf("second close: %v", err)
+	}
+	if _, err := c.State(ctx); !errors.Is(err, client.ErrClosed) {
+		t.Errorf("state after close: %v", err)
+	}
+	if _, err := c.Prompt(ctx, "late", nil); !errors.Is(err, client.ErrClosed) {
+		t.Errorf("prompt after close: %v", err)
+	}
+	if err := c.Wait(ctx); !errors.Is(err, client.ErrClosed) {
+		t.Errorf("wait after close: %v", err)
+	}
+}
+
+// must returns v, failing the test's goroutine on err.
+func must[T any](v T, err error) T {
+	if err != nil {
+		panic(err)
+	}
+	return v
+}
+
+// drain reads ch to its end and checks it ends with exactly one done.
+func drain(t *testing.T, ch <-chan wire.Event) []wire.Event {
+	t.Helper()
+	var evs []wire.Event
+	timeout := time.After(hangGuard)
+	for {
+		select {
+		case ev, ok := <-ch:
+			if !ok {
+				if n := len(evs); n == 0 || evs[n-1].Type() != wire.TypeDoneEvent {
+					t.Fatalf("events do not end with done: %v", types(evs))
+				}
+				return evs
+			}
+			if len(evs) > 0 && evs[len(evs)-1].Type() == wire.TypeDoneEvent {
+				t.Fatalf("an event after done: %v", ev.Type())
+			}
+			evs = append(evs, ev)
+		case <-timeout:
+			t.Fatalf("no done after %v", types(evs))
+		}
+	}
+}
+
+// wantAborted checks that evs end with turn_end (stop "aborted") and done.
+func wantAborted(t *testing.T, what string, evs []wire.Event) {
+	t.Helper()
+	n := len(evs)
+	if te, ok := evs[max(n-2, 0)].(*wire.TurnEndEvent); !ok || te.Stop != wire.StopAborted {
+		t.Errorf("%s prompt ended %v", what, types(evs[max(n-3, 0):]))
+	}
+}
+
+func types(evs []wire.Event) []string {
+	var out []string
+	for _, ev := range evs {
+		out = append(out, ev.Type())
+	}
+	return out
+}
+
+// text joins the text deltas of evs.
+func text(evs []wire.Event) string {
+	var b strings.Builder
+	for _, ev := range evs {
+		if d, ok := ev.(*wire.TextDeltaEvent); ok {
+			b.WriteString(d.Delta)
+		}
+	}
+	return b.String()
+}
+
+// textOf joins the text blocks of content.
+func textOf(content wire.ContentBlocks) string {
+	var b strings.Builder
+	for _, c := range content {
+		if tb, ok := c.(*wire.TextBlock); ok {
+			b.WriteString(tb.Text)
+		}
+	}
+	return b.String()
+}
+
+func find[T wire.Event](evs []wire.Event) (T, bool) {
+	for _, ev := range evs {
+		if v, ok := ev.(T); ok {
+			return v, true
+		}
+	}
+	var zero T
+	return zero, false
+}
+
+// tinyPNG is a 2×2 PNG.
+func tinyPNG(t *testing.T) []byte {
+	t.Helper()
+	m := image.NewRGBA(image.Rect(0, 0, 2, 2))
+	m.Set(0, 0, color.RGBA{R: 255, A: 255})
+	var b bytes.Buffer
+	if err := png.Encode(&b, m); err != nil {
+		t.Fatal(err)
+	}
+	return b.Bytes()
+}
