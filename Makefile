@@ -24,7 +24,7 @@ COMMIT      ?= $(shell git rev-parse HEAD 2>/dev/null)
 # runtime's own tables). CGO_ENABLED=0 makes a static binary: no dynamic
 # loader and no C library to map and start, and DNS through Go's own
 # resolver. `make build` and `make install` build the same binary.
-GO_LDFLAGS  := -s -w -X zot.dev/zot/internal/engine.Version=$(VERSION) -X zot.dev/zot/internal/buildinfo.Commit=$(COMMIT)
+GO_LDFLAGS  := -s -w -X zot.dev/zot/internal/buildinfo.Stamp=$(VERSION) -X zot.dev/zot/internal/buildinfo.Commit=$(COMMIT)
 GO_BUILD    := CGO_ENABLED=0 $(GO) build -ldflags '$(GO_LDFLAGS)'
 
 # Where `make install` puts zot: $GOBIN when set, else $(PREFIX)/bin.

@@ -32,6 +32,7 @@ import (
 	"time"
 
 	"zot.dev/zot/internal/acp"
+	"zot.dev/zot/internal/buildinfo"
 	"zot.dev/zot/internal/engine"
 	"zot.dev/zot/internal/exthost"
 	"zot.dev/zot/internal/jsonrpc"
@@ -121,7 +122,7 @@ func New(opts Options) (*Agent, error) {
 		opts.QueueUpdates = 256
 	}
 	if opts.Version == "" {
-		opts.Version = engine.Version
+		opts.Version = buildinfo.Version()
 	}
 	if err := os.MkdirAll(opts.SessionsDir, 0o700); err != nil {
 		return nil, fmt.Errorf("acpagent: sessions directory: %w", err)

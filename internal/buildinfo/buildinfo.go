@@ -6,11 +6,12 @@
 //
 // The Makefile sets two variables:
 //
-//	-X zot.dev/zot/internal/engine.Version=1.2.3
+//	-X zot.dev/zot/internal/buildinfo.Stamp=1.2.3
 //	-X zot.dev/zot/internal/buildinfo.Commit=<full commit hash>
 //
-// Read the version through [Version], never engine.Version directly: only
-// Version knows what an unstamped build is.
+// Read the version through [Version], never Stamp directly: only Version
+// knows what an unstamped build is. The package imports nothing of zot,
+// so every package may ask it.
 package buildinfo
 
 import (
@@ -18,15 +19,17 @@ import (
 	"runtime/debug"
 	"strings"
 	"sync"
-
-	"zot.dev/zot/internal/engine"
 )
+
+// Stamp is the version zot was built as, stamped by the Makefile; a
+// binary still holding its value in the source was built without the
+// Makefile's -ldflags.
+var Stamp = unstamped
 
 // Commit is the commit zot was built from, stamped by the Makefile.
 var Commit string
 
-// unstamped is engine.Version as written in the source: a binary still
-// holding it was built without the Makefile's -ldflags.
+// unstamped is Stamp as written in the source.
 const unstamped = "0.1.0-dev"
 
 // modulePath is zot's module, looked up among the binary's modules when
@@ -53,12 +56,12 @@ func Get() Info {
 	once.Do(func() {
 		// A build stamped with both (make build, make install) needs
 		// nothing of the build information, whose reading parses it all.
-		if engine.Version != unstamped && engine.Version != "" && Commit != "" {
-			cached = Info{Version: engine.Version, Commit: Commit}
+		if Stamp != unstamped && Stamp != "" && Commit != "" {
+			cached = Info{Version: Stamp, Commit: Commit}
 			return
 		}
 		bi, _ := debug.ReadBuildInfo()
-		cached = resolve(engine.Version, Commit, bi)
+		cached = resolve(Stamp, Commit, bi)
 	})
 	return cached
 }

@@ -40,9 +40,6 @@ import (
 	"zot.dev/zot/sdk/wire"
 )
 
-// Version is zot's build version.
-var Version = "0.1.0-dev"
-
 // ProtocolVersion is the major version of the wire protocol.
 const ProtocolVersion = 1
 
