@@ -478,16 +478,8 @@ func (s *session) submit(from *conn, w engine.Work) (*turn, error) {
 		s.turn = t
 		s.mu.Unlock()
 	})
-	switch {
-	case errors.Is(err, engine.ErrBusy):
-		return nil, appError(acp.ErrorKindBusy, s.id, "session %s runs a prompt; send again after its answer", s.id)
-	case errors.Is(err, engine.ErrClosed) && s.agent.isClosed():
-		// The daemon is stopping: the session still exists in its file.
-		return nil, jsonrpc.NewError(jsonrpc.CodeCancelled, jsonrpc.KindCancelled, "the daemon is shutting down").With("sessionId", s.id)
-	case errors.Is(err, engine.ErrClosed):
-		return nil, appError(acp.ErrorKindUnknownSession, s.id, "session %s is closed", s.id)
-	case err != nil:
-		return nil, jsonrpc.InvalidParams("prompt", "%v", err)
+	if err != nil {
+		return nil, s.agent.errorOf(err, s.id, "prompt")
 	}
 	return t, nil
 }

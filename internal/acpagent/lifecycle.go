@@ -1,12 +1,9 @@
 package acpagent
 
 import (
-	"errors"
 	"fmt"
 	"sync"
 
-	"zot.dev/zot/internal/acp"
-	"zot.dev/zot/internal/jsonrpc"
 	zsession "zot.dev/zot/internal/session"
 )
 
@@ -96,12 +93,8 @@ func (a *Agent) closeIfIdle(s *session) {
 // its lock meanwhile: a session another process holds (zot --session, a
 // daemon on the same zot home) is refused as session_locked and kept.
 func (a *Agent) removeFile(id string) error {
-	err := zsession.Remove(a.path(id))
-	switch {
-	case errors.Is(err, zsession.ErrLocked):
-		return appError(acp.ErrorKindSessionLocked, id, "%v", err)
-	case err != nil:
-		return jsonrpc.Internal(fmt.Errorf("deleting session %s: %w", id, err))
+	if err := zsession.Remove(a.path(id)); err != nil {
+		return a.errorOf(fmt.Errorf("deleting session %s: %w", id, err), id, "")
 	}
 	return nil
 }

@@ -2,7 +2,6 @@ package acpagent
 
 import (
 	"encoding/json"
-	"errors"
 	"fmt"
 	"slices"
 	"strconv"
@@ -286,11 +285,8 @@ func (h *conn) setConfigOption(req *jsonrpc.Request) jsonrpc.Reply {
 		empty := ""
 		level = &empty
 	}
-	switch err := s.eng.SetModelReasoning(model, level); {
-	case errors.Is(err, engine.ErrBusy):
-		return jsonrpc.Fail(appError(acp.ErrorKindBusy, s.id, "session %s runs a prompt; change the model after its answer", s.id))
-	case err != nil:
-		return jsonrpc.Fail(jsonrpc.InvalidParams("value", "%v", err))
+	if err := s.eng.SetModelReasoning(model, level); err != nil {
+		return jsonrpc.Fail(s.agent.errorOf(err, s.id, "value"))
 	}
 	raw := s.rawConfigOptions()
 	s.push(item{note: configUpdate{SessionID: s.id, Update: configUpdateBody{Kind: "config_option_update", ConfigOptions: raw}}})

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/base64"
 	"encoding/json"
-	"errors"
 	"strconv"
 	"strings"
 
@@ -186,11 +185,8 @@ func (h *conn) history(req *jsonrpc.Request) jsonrpc.Reply {
 			msgs = s.eng.Transcript()
 		} else if a.stored(p.SessionID) {
 			loaded, err := zsession.Load(a.path(p.SessionID))
-			if errors.Is(err, zsession.ErrCorrupt) {
-				return nil, corruptError(p.SessionID, err)
-			}
 			if err != nil {
-				return nil, jsonrpc.Internal(err)
+				return nil, a.errorOf(err, p.SessionID, "")
 			}
 			msgs = loaded
 		} else {

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"zot.dev/zot/internal/acp"
+	"zot.dev/zot/internal/engine"
 	"zot.dev/zot/internal/jsonrpc"
 	zsession "zot.dev/zot/internal/session"
 )
@@ -34,15 +35,12 @@ func (a *Agent) open(id, cwd string, fresh bool) (*session, error) {
 	// them too, unless they say they change nothing.
 	cfg.ApproveOtherTools = true
 	eng, err := a.opts.Host.NewSession(cfg)
-	switch {
-	case errors.Is(err, zsession.ErrLocked):
-		return nil, appError(acp.ErrorKindSessionLocked, id, "%v", err)
-	case errors.Is(err, zsession.ErrCorrupt):
-		return nil, corruptError(id, err)
-	case err != nil && strings.Contains(err.Error(), "working directory"):
-		return nil, jsonrpc.InvalidParams("cwd", "%v", err)
-	case err != nil:
-		return nil, jsonrpc.Internal(err)
+	if err != nil {
+		field := ""
+		if errors.Is(err, engine.ErrWorkDir) {
+			field = "cwd"
+		}
+		return nil, a.errorOf(err, id, field)
 	}
 	s := a.newSession(id, eng.CWD(), eng)
 	sp = s

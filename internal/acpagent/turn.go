@@ -7,7 +7,6 @@ import (
 	"strings"
 
 	"zot.dev/zot/internal/acp"
-	"zot.dev/zot/internal/jsonrpc"
 	"zot.dev/zot/sdk/wire"
 )
 
@@ -235,24 +234,5 @@ func turnError(sessionID string, code wire.ErrorCode, text string) error {
 	if text == "" {
 		text = "the turn failed"
 	}
-	kind := acp.ErrorKindInternal
-	switch code {
-	case wire.CodeProviderError:
-		kind = acp.ErrorKindProviderError
-	case wire.CodeInvalidParams:
-		// The request cannot be served as it stands (a compaction of a
-		// transcript too short to compact): the client's to change, not
-		// a fault inside zot.
-		return jsonrpc.NewError(jsonrpc.CodeInvalidParams, jsonrpc.KindInvalidParams, "%s", text).With("sessionId", sessionID)
-	}
-	return appError(kind, sessionID, "%s", text)
-}
-
-// appError is an error answer of kind, about session sessionID.
-func appError(kind acp.ErrorKind, sessionID, format string, args ...any) *jsonrpc.Error {
-	e := jsonrpc.NewError(int64(kind.Code()), string(kind), format, args...).WithRetryable(kind.Retryable())
-	if sessionID != "" {
-		e = e.With("sessionId", sessionID)
-	}
-	return e
+	return fromCode(code, sessionID, "", text)
 }

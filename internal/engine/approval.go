@@ -61,8 +61,8 @@ type Approval struct {
 type Approver func(ctx context.Context, req ApprovalRequest) Approval
 
 // ErrNoApprovalRequest is returned (wrapped) by Session.AnswerApproval when
-// no request of that id waits for an answer.
-var ErrNoApprovalRequest = errors.New("no such permission request")
+// no request of that id waits for an answer (code unknown_request).
+var ErrNoApprovalRequest = wire.Sentinel(wire.CodeUnknownRequest, "no such permission request")
 
 // approval is the interceptor that asks for approval: an Approver, or the
 // door, whose client answers each request's permission_request event

@@ -271,22 +271,27 @@ func (h *Host) Close() error {
 	return first
 }
 
+// ErrWorkDir is matched (errors.Is) by the error of NewSession for a
+// working directory that cannot be used: the caller's to change
+// (invalid_params), not a fault of zot's.
+var ErrWorkDir = wire.Sentinel(wire.CodeInvalidParams, "working directory")
+
 // workDir makes dir absolute (the process's directory when empty) and
 // checks that it is a directory.
 func workDir(dir string) (string, error) {
 	if dir == "" {
 		wd, err := os.Getwd()
 		if err != nil {
-			return "", fmt.Errorf("working directory: %w", err)
+			return "", fmt.Errorf("%w: %w", ErrWorkDir, err)
 		}
 		dir = wd
 	}
 	abs, err := filepath.Abs(dir)
 	if err != nil {
-		return "", fmt.Errorf("working directory: %w", err)
+		return "", fmt.Errorf("%w: %w", ErrWorkDir, err)
 	}
 	if st, err := os.Stat(abs); err != nil || !st.IsDir() {
-		return "", fmt.Errorf("working directory %s is not a directory", abs)
+		return "", fmt.Errorf("%w %s is not a directory", ErrWorkDir, abs)
 	}
 	return abs, nil
 }

@@ -256,7 +256,7 @@ func (s *Session) workFunc(w Work) (func(context.Context, func(wire.Event)) erro
 	case w.Prompt != nil:
 		in := *w.Prompt
 		if in.Text == "" && len(in.Images) == 0 {
-			return nil, errors.New("zot: empty prompt: give text or an image")
+			return nil, errEmptyPrompt
 		}
 		return func(ctx context.Context, emit func(wire.Event)) error {
 			return s.agent.Prompt(ctx, in.Text, in.Images, emit)
@@ -269,6 +269,9 @@ func (s *Session) workFunc(w Work) (func(context.Context, func(wire.Event)) erro
 	}
 	return nil, errors.New("engine: work is neither a prompt nor a compaction")
 }
+
+// errEmptyPrompt refuses a prompt with neither text nor an image.
+var errEmptyPrompt = wire.Sentinel(wire.CodeInvalidParams, "zot: empty prompt: give text or an image")
 
 // busyLocked reports whether work runs, waits, or is still to be ended.
 // The caller holds s.mu.
@@ -684,6 +687,10 @@ func (e *ReasoningError) Error() string { return e.Err.Error() }
 // Unwrap returns the underlying error.
 func (e *ReasoningError) Unwrap() error { return e.Err }
 
+// ErrorCode returns invalid_params: the caller asked for a level the model
+// does not take.
+func (e *ReasoningError) ErrorCode() wire.ErrorCode { return wire.CodeInvalidParams }
+
 // AnswerApproval answers the approval request id, which waits for the
 // door's answer (see SessionConfig.AnswerApprovals): the tool call it
 // holds goes on with ans. It fails with an error wrapping
@@ -730,6 +737,9 @@ func (e *UnknownModelError) Error() string {
 	}
 	return fmt.Sprintf("unknown model %q for provider %s (get_models lists them)", e.Model, e.Provider)
 }
+
+// ErrorCode returns unknown_model.
+func (e *UnknownModelError) ErrorCode() wire.ErrorCode { return wire.CodeUnknownModel }
 
 // persistAndSync is persist, then a sync of the file in the background.
 func (s *Session) persistAndSync() error {

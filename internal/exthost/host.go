@@ -168,9 +168,9 @@ func TrustNotice(d trust.Decision) Notice {
 // Errors of the host's calls.
 var (
 	// ErrUnknownCommand: no running extension offers the command.
-	ErrUnknownCommand = errors.New("no extension offers this command")
+	ErrUnknownCommand = wire.Sentinel(wire.CodeNotFound, "no extension offers this command")
 	// ErrUnknownPanel: no running extension has a panel of that id open.
-	ErrUnknownPanel = errors.New("no extension has this panel open")
+	ErrUnknownPanel = wire.Sentinel(wire.CodeNotFound, "no extension has this panel open")
 	// ErrClosed: the host was closed.
 	ErrClosed = errors.New("the extension host is closed")
 )

@@ -181,7 +181,7 @@ func Wire(list []ServerInfo) []wire.MCPServerInfo {
 // Errors of the Manager's calls.
 var (
 	// ErrUnknownServer: no server of that name.
-	ErrUnknownServer = errors.New("no MCP server of that name")
+	ErrUnknownServer = wire.Sentinel(wire.CodeNotFound, "no MCP server of that name")
 	// ErrClosed: the Manager was closed.
 	ErrClosed = errors.New("the MCP manager is closed")
 )

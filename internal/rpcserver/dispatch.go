@@ -2,7 +2,6 @@ package rpcserver
 
 import (
 	"context"
-	"errors"
 	"fmt"
 
 	"zot.dev/zot/internal/buildinfo"
@@ -112,7 +111,7 @@ func (s *Server) submit(id wire.ID, typ string, w engine.Work) {
 	w.Ready = s.ready
 	err := s.sess.Submit(w, engine.Queue, func(res wire.StartResult) { s.respond(id, typ, res) })
 	if err != nil {
-		s.fail(id, typ, wire.CodeInternal, "%s", oneLine(err))
+		s.failErr(id, typ, err)
 	}
 }
 
@@ -131,23 +130,13 @@ func nonNilMessages(m []wire.Message) []wire.Message {
 	return m
 }
 
-// failErr maps a session error to its code.
+// failErr answers a failed command with the code of its error
+// (wire.CodeOf).
 func (s *Server) failErr(id wire.ID, typ string, err error) {
-	var um *engine.UnknownModelError
-	var re *engine.ReasoningError
-	var we *wire.Error
-	switch {
-	case errors.Is(err, wire.ErrBusy):
-		s.fail(id, typ, wire.CodeBusy, "%s: a prompt or compact is running or queued", typ)
-	case errors.As(err, &um):
-		s.fail(id, typ, wire.CodeUnknownModel, "%s", oneLine(err))
-	case errors.As(err, &re):
-		s.fail(id, typ, wire.CodeInvalidParams, "%s", oneLine(err))
-	case errors.Is(err, engine.ErrNoApprovalRequest):
-		s.fail(id, typ, wire.CodeUnknownRequest, "%s", oneLine(err))
-	case errors.As(err, &we):
-		s.fail(id, typ, we.Code, "%s", oneLine(err))
-	default:
-		s.fail(id, typ, wire.CodeInternal, "%s", oneLine(err))
+	code := wire.CodeOf(err)
+	if code == wire.CodeBusy {
+		s.fail(id, typ, code, "%s: a prompt or compact is running or queued", typ)
+		return
 	}
+	s.fail(id, typ, code, "%s", oneLine(err))
 }

@@ -248,18 +248,19 @@ func (s *Server) runCommand(ctx context.Context, id wire.ID, typ string, c *wire
 		s.respond(id, typ, res)
 	})
 	if err != nil {
-		s.fail(id, typ, wire.CodeInternal, "%s", oneLine(err))
+		s.failErr(id, typ, err)
 	}
 }
 
-// extFail answers a failed extension command with its code.
+// extFail answers a failed extension command with its code (wire.CodeOf):
+// an error that carries none is the extension's failure to answer.
 func (s *Server) extFail(id wire.ID, typ string, err error) {
 	switch {
-	case errors.Is(err, exthost.ErrUnknownCommand), errors.Is(err, exthost.ErrUnknownPanel):
-		s.fail(id, typ, wire.CodeNotFound, "%s", oneLine(err))
 	case errors.Is(err, exthost.ErrClosed), errors.Is(err, context.Canceled):
 		s.fail(id, typ, wire.CodeInternal, "%s: the server is shutting down", typ)
-	default:
+	case wire.CodeOf(err) == wire.CodeInternal:
 		s.fail(id, typ, wire.CodeExtensionError, "%s", oneLine(err))
+	default:
+		s.failErr(id, typ, err)
 	}
 }

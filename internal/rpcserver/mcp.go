@@ -95,11 +95,7 @@ func (s *Server) dispatchMCP(cmd wire.Command) bool {
 			return true
 		}
 		if err := m.Remove(c.Name); err != nil {
-			code := wire.CodeInternal
-			if errors.Is(err, mcphost.ErrUnknownServer) {
-				code = wire.CodeNotFound
-			}
-			s.fail(id, typ, code, "%s", oneLine(err))
+			s.failErr(id, typ, err)
 			return true
 		}
 		s.respond(id, typ, wire.MCPServersResult{Servers: mcphost.Wire(m.List())})

@@ -284,3 +284,35 @@ func (w lockedWriter) Write(p []byte) (int, error) {
 	defer w.mu.Unlock()
 	return w.b.Write(p)
 }
+
+// TestFailuresCarryTheirCodes: a session's refusal reaches the client
+// with the code its error carries (wire.CodeOf), whichever call made it.
+func TestFailuresCarryTheirCodes(t *testing.T) {
+	s := serve(t, longScript, Options{ValidateOutput: true})
+	for _, tc := range []struct{ line, code, text string }{
+		{`{"type":"set_model","id":1,"model":""}`, "unknown_model", "no model id given"},
+		{`{"type":"set_model","id":2,"model":"scripted","reasoning":"xhigh"}`, "invalid_params", "xhigh"},
+		{`{"type":"answer_permission","id":3,"request_id":"perm-9","decision":"allow_once"}`, "unknown_request", "perm-9"},
+	} {
+		s.send(tc.line)
+		if m := s.next(); m["success"] != false || m["code"] != tc.code || !strings.Contains(m["error"].(string), tc.text) {
+			t.Errorf("%s: got %v, want code %s naming %q", tc.line, m, tc.code, tc.text)
+		}
+	}
+	s.send(`{"type":"prompt","id":"p","message":"hi"}`)
+	if m := s.next(); m["command"] != "prompt" {
+		t.Fatalf("prompt answer: %v", m)
+	}
+	s.send(`{"type":"clear","id":4}`)
+	for {
+		m := s.next()
+		if m["type"] != "response" {
+			continue
+		}
+		if m["code"] != "busy" || m["error"] != "clear: a prompt or compact is running or queued" {
+			t.Errorf("clear while busy: %v", m)
+		}
+		break
+	}
+	s.until("done")
+}
