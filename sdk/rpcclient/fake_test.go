@@ -17,8 +17,9 @@ import (
 
 // fakeServer plays a zot from a newer protocol version: its prompt events
 // include an unknown event type, a known event with an unknown field, one
-// with an unknown content block, and a stdout line that is not JSON.
-func fakeServer(in io.Reader, out io.Writer) int {
+// with an unknown content block, and a stdout line that is not JSON. In
+// mode "exit" it answers a prompt, sends one text delta and exits 1.
+func fakeServer(in io.Reader, out io.Writer, mode string) int {
 	sc := bufio.NewScanner(in)
 	w := bufio.NewWriter(out)
 	for sc.Scan() {
@@ -30,8 +31,14 @@ func fakeServer(in io.Reader, out io.Writer) int {
 			return 3
 		}
 		id := string(cmd.ID)
-		switch cmd.Type {
-		case "prompt":
+		switch {
+		case cmd.Type == "prompt" && mode == "exit":
+			fmt.Fprintf(w, `{"type":"response","id":%s,"command":"prompt","success":true,"data":{"started":true}}`+"\n", id)
+			fmt.Fprintf(w, `{"type":"text_delta","seq":1,"prompt_id":%s,"delta":"hi"}`+"\n", id)
+			w.Flush()
+			fmt.Fprintln(os.Stderr, "zot: the fake went away")
+			return 1
+		case cmd.Type == "prompt":
 			fmt.Fprintf(w, `{"type":"response","id":%s,"command":"prompt","success":true,"data":{"started":true,"lane":"fast"}}`+"\n", id)
 			fmt.Fprintf(w, `{"type":"future_event","seq":1,"prompt_id":%s,"payload":{"nested":[1,2]}}`+"\n", id)
 			fmt.Fprintf(w, `{"type":"text_delta","seq":2,"prompt_id":%s,"delta":"hi","confidence":0.9}`+"\n", id)

@@ -15,12 +15,13 @@ import (
 // zotBin is the binary under test: $ZOT_BIN, or one built for the tests.
 var zotBin string
 
-// fakeEnv makes the test binary act as a fake `zot rpc` (see fake_test.go).
+// fakeEnv makes the test binary act as a fake `zot rpc` (see fake_test.go):
+// "1" a newer server, "exit" one that exits in the middle of a prompt.
 const fakeEnv = "ZOT_RPCCLIENT_FAKE_SERVER"
 
 func TestMain(m *testing.M) {
-	if os.Getenv(fakeEnv) == "1" {
-		os.Exit(fakeServer(os.Stdin, os.Stdout))
+	if mode := os.Getenv(fakeEnv); mode != "" {
+		os.Exit(fakeServer(os.Stdin, os.Stdout, mode))
 	}
 	// Every zot the tests start inherits a scratch zot home (a test may
 	// still give its own in Options.Env): no test touches the user's.

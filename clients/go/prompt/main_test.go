@@ -89,3 +89,39 @@ func TestBadUseExitCodes(t *testing.T) {
 		t.Errorf("missing binary: exit %d, want 1; stderr:\n%s", code, stderr)
 	}
 }
+
+// cancelOnWrite is a writer that ends a context at its first write.
+type cancelOnWrite struct {
+	zotbin.Buffer
+	cancel context.CancelFunc
+}
+
+func (w *cancelOnWrite) Write(p []byte) (int, error) {
+	w.cancel()
+	return w.Buffer.Write(p)
+}
+
+// TestInterruptAborts: an interrupt (the context ending) mid-answer aborts
+// the prompt; the program says so and exits 1.
+func TestInterruptAborts(t *testing.T) {
+	t.Setenv("ZOTCORE_RPC_TOKEN", "")
+	os.Unsetenv("ZOTCORE_RPC_TOKEN")
+	script := filepath.Join(t.TempDir(), "script.json")
+	err := os.WriteFile(script, []byte(`{"turns":[{"steps":[{"text":"`+strings.Repeat("slow ", 200)+`","chunk":2,"delay_ms":20}]}]}`), 0o644)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	interrupt, stop := context.WithCancel(ctx)
+	defer stop()
+	stdout := &cancelOnWrite{cancel: stop}
+	var stderr zotbin.Buffer
+	code := run(interrupt, []string{"-zot", zotBin, "--", "--provider", "scripted", "--script", script, "--cwd", t.TempDir(), "talk"}, stdout, &stderr)
+	if code != 1 || !strings.Contains(stderr.String(), "prompt: aborted") {
+		t.Fatalf("exit %d; stderr:\n%s", code, stderr.String())
+	}
+	if n := len(stdout.String()); n == 0 || n >= len(strings.Repeat("slow ", 200)) {
+		t.Errorf("stdout has %d bytes of the answer, want some but not all", n)
+	}
+}
