@@ -148,6 +148,16 @@ func (g *docGen) events() {
 	}
 	g.p("")
 	g.p("Every event also carries `seq` and, when its command had an `id`, `prompt_id`.")
+	var drop []string
+	for _, v := range g.variants("Event") {
+		if v.Droppable {
+			drop = append(drop, v.TypeConst)
+		}
+	}
+	if len(drop) > 0 {
+		g.p("")
+		g.p("The schema marks %s droppable (`x-droppable`): they are dropped for a client that has fallen far behind in reading, rather than held for it. Every other event reaches every client, in `seq` order.", backtickList(drop))
+	}
 }
 
 func (g *docGen) content() {

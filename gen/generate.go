@@ -203,6 +203,9 @@ func (t Target) generate(fsys fs.FS) (map[string][]byte, error) {
 // check enforces the rules the generators rely on.
 func (m *Model) check() error {
 	for _, d := range m.sorted() {
+		if d.Droppable && len(d.Unions) == 0 {
+			return fmt.Errorf("%s: x-droppable marks a variant of a union, and %s is none", d.Name, d.Name)
+		}
 		if d.Kind != KindUnion {
 			continue
 		}

@@ -516,7 +516,31 @@ func (g *goGen) union(d *Def) error {
 	g.p("// MarshalJSON encodes the list as a JSON array.")
 	g.p("func (l %ss) MarshalJSON() ([]byte, error) { return l.AppendJSON(nil), nil }", d.Name)
 	g.p("")
+	g.droppable(d)
 	return g.unknown(d)
+}
+
+// droppable writes Droppable<Union>, which reports whether a value is of
+// a variant the schema marks `x-droppable`, when the union has any.
+func (g *goGen) droppable(d *Def) {
+	var cases []string
+	for _, v := range d.Variants {
+		if v.Droppable {
+			cases = append(cases, "*"+v.Name)
+		}
+	}
+	if len(cases) == 0 {
+		return
+	}
+	g.comment("", fmt.Sprintf("Droppable%s reports whether v is of a variant the schema marks droppable (`x-droppable`): one a server may drop for a reader that has fallen behind instead of waiting for it. Every other variant reaches every reader. The droppable variants are %s.", d.Name, strings.Join(cases, ", ")))
+	g.p("func Droppable%s(v %s) bool {", d.Name, d.Name)
+	g.p("\tswitch v.(type) {")
+	g.p("\tcase %s:", strings.Join(cases, ", "))
+	g.p("\t\treturn true")
+	g.p("\t}")
+	g.p("\treturn false")
+	g.p("}")
+	g.p("")
 }
 
 // unknownFields are the fields of every Unknown<Union> type besides the

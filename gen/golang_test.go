@@ -132,6 +132,9 @@ func TestSchemaRulesAreEnforced(t *testing.T) {
 		"union of open and strict variants": `{"U":{"description":"u","oneOf":[{"$ref":"#/$defs/A"},{"$ref":"#/$defs/B"}],"examples":[{"type":"a"}]},
 			"A":{"description":"a","type":"object","properties":{"type":{"const":"a","description":"t"}},"required":["type"],"additionalProperties":true,"examples":[{"type":"a"}]},
 			"B":{"description":"b","type":"object","properties":{"type":{"const":"b","description":"t"}},"required":["type"],"additionalProperties":false,"examples":[{"type":"b"}]}}`,
+		"x-droppable outside a union": `{"A":{"description":"a","x-droppable":true,"type":"object","properties":{"type":{"const":"a","description":"t"}},"required":["type"],"additionalProperties":false,"examples":[{"type":"a"}]}}`,
+		"x-droppable not a boolean": `{"U":{"description":"u","oneOf":[{"$ref":"#/$defs/A"}],"examples":[{"type":"a"}]},
+			"A":{"description":"a","x-droppable":"yes","type":"object","properties":{"type":{"const":"a","description":"t"}},"required":["type"],"additionalProperties":false,"examples":[{"type":"a"}]}}`,
 		"type list other than [T, null]": `{"A":{"description":"a","type":"object","properties":{"x":{"type":["string","integer"],"description":"x"}},"additionalProperties":true,"examples":[{}]}}`,
 	}
 	for name, defs := range cases {

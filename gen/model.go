@@ -117,6 +117,11 @@ type Def struct {
 	Check Constraints
 	// Result names the definition of a command's response data (`x-result`).
 	Result string
+	// Droppable marks a union variant that a server may drop for a reader
+	// that has fallen behind, rather than wait for it (`x-droppable`): a
+	// notice or a redraw that a later one replaces, never part of a
+	// reply or of a piece of work.
+	Droppable bool
 	// GoType is the hand-written Go type of a custom definition.
 	GoType string
 	// JSONTypes lists the JSON types a custom definition accepts.
@@ -306,6 +311,12 @@ func (m *Model) fill(d *Def, n *node) error {
 		d.Examples = append(d.Examples, e.raw)
 	}
 	d.Result = n.get("x-result").str()
+	if x := n.get("x-droppable"); x != nil {
+		if string(x.raw) != "true" && string(x.raw) != "false" {
+			return fmt.Errorf("x-droppable is %s, not a boolean", x.raw)
+		}
+		d.Droppable = string(x.raw) == "true"
+	}
 	switch {
 	case n.get("x-go-type") != nil:
 		d.Kind = KindCustom

@@ -37,10 +37,10 @@ type extDoor struct {
 }
 
 // ExtensionBacklogLimit is how many frames may wait for the client before
-// the events extensions push (notices, panel renders) are dropped: an
-// extension that floods a client that reads slowly must not grow zot's
-// memory without bound. Responses and the events of work are never
-// dropped.
+// the events the schema marks droppable (wire.DroppableEvent: notices,
+// panel renders) are dropped: an extension that floods a client that
+// reads slowly must not grow zot's memory without bound. Responses, the
+// events of work and every other event are never dropped.
 const ExtensionBacklogLimit = 4 * ndjson.DefaultHighWater
 
 // ExtensionLaunchDelay is how long after Serve starts the extensions are
@@ -115,7 +115,7 @@ func (s *Server) extEmit(ev wire.Event) {
 		}
 		return
 	}
-	if d.w.Backlog() >= ExtensionBacklogLimit {
+	if wire.DroppableEvent(ev) && d.w.Backlog() >= ExtensionBacklogLimit {
 		if d.dropped == 0 {
 			fmt.Fprintf(s.opts.Log, "zot: the client is not reading: dropping what extensions push until it catches up\n")
 		}

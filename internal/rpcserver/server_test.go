@@ -16,6 +16,7 @@ import (
 	"zot.dev/zot/internal/duplex"
 	"zot.dev/zot/internal/engine"
 	"zot.dev/zot/internal/exthost"
+	"zot.dev/zot/sdk/wire"
 )
 
 // guard bounds every wait in these tests; it only catches hangs.
@@ -264,12 +265,22 @@ func TestFloodingExtensionIsBounded(t *testing.T) {
 		t.Errorf("log %q", log.String())
 	}
 	logMu.Unlock()
+	// An event the schema does not mark droppable (what a slash command
+	// displays, answering the client) is not dropped by the flood.
+	s.srv.extEmit(&wire.ExtDisplayEvent{Extension: "flood", Text: "kept"})
 	s.send(`{"type":"ping","id":2}`)
+	kept := false
 	for {
 		m := s.next()
+		if m["type"] == "ext_display" && m["text"] == "kept" {
+			kept = true
+		}
 		if m["type"] == "response" && m["id"] == float64(2) {
 			break
 		}
+	}
+	if !kept {
+		t.Error("an ext_display, which the schema does not mark droppable, was dropped with the flood")
 	}
 }
 
