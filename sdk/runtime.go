@@ -73,7 +73,7 @@ type Runtime struct {
 	sess    *engine.Session
 	buffer  int
 	closing chan struct{}  // closed by Close
-	relays  sync.WaitGroup // relays still delivering a prompt's last events
+	relays  sync.WaitGroup // relays still delivering a prompt's last events (relay)
 	ext     *exthost.Host  // nil without extensions
 	mcp     mcpState       // the MCP servers (mcp.go)
 
@@ -164,21 +164,64 @@ func (r *Runtime) Compact(ctx context.Context, instructions string) (<-chan Even
 	return r.submit(engine.Work{Ctx: ctx, Compact: &engine.CompactInput{Instructions: instructions}})
 }
 
-// submit starts w with a relay to a new event channel.
+// submit starts w, its events relayed to a new channel.
 func (r *Runtime) submit(w engine.Work) (<-chan Event, error) {
 	if r.isClosed() {
 		return nil, ErrClosed
 	}
-	rl := newRelay(r.buffer, r.closing, &r.relays)
-	w.Sink = rl.sink
-	w.Ready = rl.ready
+	// The work waits while a channel's worth of events waits for the
+	// channel (and it is not aborted): a slow caller slows the agent down.
+	sub := engine.NewSubscription[Event](engine.SubscribeOptions{Buffer: r.buffer, Policy: engine.Block})
+	w.Events = sub
+	ch := make(chan Event, r.buffer)
+	r.relays.Add(1)
 	if err := r.sess.Submit(w, engine.RefuseBusy, nil); err != nil {
+		r.relays.Done()
 		if errors.Is(err, engine.ErrClosed) {
 			return nil, ErrClosed
 		}
 		return nil, err
 	}
-	return rl.ch, nil
+	go r.relay(sub, ch)
+	return ch, nil
+}
+
+// relay moves a prompt's events to its channel, in order, and closes the
+// channel after the done. When the Runtime closes while the caller is not
+// taking events, the events still waiting are dropped and the done takes
+// the place of the oldest event not taken: the channel always ends with
+// it.
+func (r *Runtime) relay(sub *engine.Subscription[Event], ch chan Event) {
+	defer r.relays.Done()
+	defer close(ch)
+	for {
+		// The session always ends the subscription after the done.
+		ev, err := sub.Next(context.Background())
+		if err != nil {
+			return
+		}
+		select {
+		case ch <- ev:
+			continue
+		case <-r.closing:
+		}
+		for ev.Type() != wire.TypeDoneEvent {
+			if ev, err = sub.Next(context.Background()); err != nil {
+				return
+			}
+		}
+		for {
+			select {
+			case ch <- ev:
+				return
+			default:
+			}
+			select {
+			case <-ch:
+			default:
+			}
+		}
+	}
 }
 
 // checkImages sniffs and bounds a prompt's images.

@@ -101,13 +101,19 @@ type Work struct {
 	// Ctx, when set, is the parent of the work's context: the work is
 	// aborted when it ends.
 	Ctx context.Context
-	// Sink receives the work's events. Required.
+	// Events receives the work's events, the done last; the session ends
+	// it after the done. The work waits for its room as its policy says.
+	// Exactly one of Events and Sink is set.
+	Events *Subscription[wire.Event]
+	// Sink receives the work's events, for a door that translates them
+	// into values of its own (onto a Subscription of those) or whose
+	// transport has a queue of its own (zot rpc's writer).
 	Sink Sink
 	// Ready, when set, is called before each event of the work but the
-	// done, outside every lock of the session: a door waits there for room
-	// in its output (returning when ctx, the work's context, ends), so a
-	// client that reads slowly slows the agent down and an abort is never
-	// held up by it.
+	// done, outside every lock of the session: a door with a Sink waits
+	// there for room in its output (returning when ctx, the work's
+	// context, ends), so a client that reads slowly slows the agent down
+	// and an abort is never held up by it.
 	Ready func(ctx context.Context)
 }
 
@@ -146,11 +152,13 @@ type Session struct {
 
 	// emitMu makes stamping an event and handing it on one step, so seq
 	// order is delivery order; taken inside mu, never the other way.
-	emitMu    sync.Mutex
-	seq       atomic.Int64
-	observers atomic.Pointer[[]observer]
-	obsMu     sync.Mutex
-	obsNext   uint64
+	emitMu sync.Mutex
+	seq    atomic.Int64
+	// subs are the observers and subscriptions that see every event;
+	// replaced whole under subMu, read without it.
+	subs    atomic.Pointer[[]subscriber]
+	subMu   sync.Mutex
+	subNext uint64
 
 	mu      sync.Mutex
 	current *job   // running, from the moment it is accepted or dequeued until its done is delivered
@@ -187,10 +195,12 @@ type job struct {
 	abortedEnd bool
 }
 
-// observer is a function that sees every event.
-type observer struct {
+// subscriber sees every event of the session: an observer's function
+// (Observe) or a subscription (Subscribe).
+type subscriber struct {
 	key uint64
 	fn  func(wire.Event)
+	sub *Subscription[wire.Event]
 }
 
 // Submit accepts a piece of work. When nothing else runs or waits it
@@ -205,8 +215,13 @@ func (s *Session) Submit(w Work, mode Mode, accepted func(wire.StartResult)) err
 	if err != nil {
 		return err
 	}
-	if w.Sink == nil {
-		return errors.New("engine: work has no sink")
+	switch {
+	case w.Events != nil && (w.Sink != nil || w.Ready != nil):
+		return errors.New("engine: work has both Events and a Sink")
+	case w.Events != nil:
+		w.Sink, w.Ready = eventsSink(w.Events)
+	case w.Sink == nil:
+		return errors.New("engine: work has no Events and no Sink")
 	}
 	parent := w.Ctx
 	if parent == nil {
@@ -403,11 +418,33 @@ func (s *Session) endDropped(j *job) {
 	s.finish(j)
 }
 
-// deliver stamps an event and hands it to the observers and the job's
-// sink, in one step with every other stamping (see Emit).
+// eventsSink returns the Sink and Ready of work whose events go to q.
+func eventsSink(q *Subscription[wire.Event]) (Sink, func(context.Context)) {
+	sink := func(_ context.Context, ev wire.Event) {
+		put(q, ev)
+		if _, last := ev.(*wire.DoneEvent); last {
+			q.End()
+		}
+	}
+	return sink, func(ctx context.Context) { _ = q.Wait(ctx) }
+}
+
+// deliver stamps an event and hands it to the observers, the
+// subscriptions and the job's sink, in one step with every other stamping
+// (see Emit). Before, outside every lock, the work waits for room in the
+// subscriptions and its own output, as their policies say.
 func (s *Session) deliver(j *job, ev wire.Event) {
-	if _, last := ev.(*wire.DoneEvent); !last && j.ready != nil {
-		j.ready(j.ctx)
+	if _, last := ev.(*wire.DoneEvent); !last {
+		if subs := s.subs.Load(); subs != nil {
+			for _, o := range *subs {
+				if o.sub != nil {
+					_ = o.sub.Wait(j.ctx)
+				}
+			}
+		}
+		if j.ready != nil {
+			j.ready(j.ctx)
+		}
 	}
 	s.emitMu.Lock()
 	defer s.emitMu.Unlock()
@@ -447,55 +484,92 @@ func (s *Session) settle(j *job, te *wire.TurnEndEvent) {
 	}
 }
 
-// observe shows ev to the observers. The caller holds s.emitMu.
+// observe shows ev to the observers and adds it to the subscriptions.
+// The caller holds s.emitMu.
 func (s *Session) observe(ev wire.Event) {
-	if obs := s.observers.Load(); obs != nil {
-		for _, o := range *obs {
-			o.fn(ev)
+	if subs := s.subs.Load(); subs != nil {
+		for _, o := range *subs {
+			if o.sub != nil {
+				put(o.sub, ev)
+			} else {
+				o.fn(ev)
+			}
 		}
 	}
 }
 
 // Emit writes an event that belongs to no piece of work (an extension's
 // notice, say): it is stamped with the session's next seq and no
-// prompt_id, shown to the observers and handed to send, in one step with
-// the stamping of every other event, so events reach their sinks in seq
-// order. send must not block for long (a door's Send that only queues).
+// prompt_id, shown to the observers, added to the subscriptions and
+// handed to send, in one step with the stamping of every other event, so
+// events reach their readers in seq order. Nothing waits for room: past a
+// subscription's bound the event is dropped if the schema marks its type
+// droppable (wire.DroppableEvent), kept otherwise. send, when not nil,
+// must not block for long (a door's Send that only queues).
 func (s *Session) Emit(ev wire.Event, send func(wire.Event)) {
 	s.emitMu.Lock()
 	defer s.emitMu.Unlock()
 	ev.SetSeq(s.seq.Add(1))
 	s.observe(ev)
-	send(ev)
+	if send != nil {
+		send(ev)
+	}
+}
+
+// Subscribe returns a subscription to every event of the session from now
+// on, stamped, in seq order: those of every piece of work (the work waits
+// for its room as opts.Policy says) and those given to Emit. The reader
+// takes them with Next and leaves with Close. When the session closes
+// the subscription ends: Next returns what waits, then io.EOF.
+func (s *Session) Subscribe(opts SubscribeOptions) *Subscription[wire.Event] {
+	q := NewSubscription[wire.Event](opts)
+	key := s.addSubscriber(subscriber{sub: q})
+	q.onClose = func() { s.removeSubscriber(key) }
+	s.mu.Lock()
+	closed := s.closed
+	s.mu.Unlock()
+	if closed {
+		q.End()
+	}
+	return q
 }
 
 // Observe adds fn to the functions that see every event of the session,
 // stamped, before it reaches the work's sink; fn is called on the
 // goroutine that emits, with the session's locks held, and must neither
 // block nor call back into the session: hand the event on to a queue of
-// your own. It returns the
-// function that stops the observing.
+// your own (or take a Subscription instead). It returns the function that
+// stops the observing.
 func (s *Session) Observe(fn func(wire.Event)) (stop func()) {
-	s.obsMu.Lock()
-	defer s.obsMu.Unlock()
-	s.obsNext++
-	key := s.obsNext
-	var list []observer
-	if cur := s.observers.Load(); cur != nil {
+	key := s.addSubscriber(subscriber{fn: fn})
+	return func() { s.removeSubscriber(key) }
+}
+
+// addSubscriber adds o to the subscribers and returns its key.
+func (s *Session) addSubscriber(o subscriber) uint64 {
+	s.subMu.Lock()
+	defer s.subMu.Unlock()
+	s.subNext++
+	o.key = s.subNext
+	var list []subscriber
+	if cur := s.subs.Load(); cur != nil {
 		list = slices.Clone(*cur)
 	}
-	list = append(list, observer{key: key, fn: fn})
-	s.observers.Store(&list)
-	return func() {
-		s.obsMu.Lock()
-		defer s.obsMu.Unlock()
-		cur := s.observers.Load()
-		if cur == nil {
-			return
-		}
-		list := slices.DeleteFunc(slices.Clone(*cur), func(o observer) bool { return o.key == key })
-		s.observers.Store(&list)
+	list = append(list, o)
+	s.subs.Store(&list)
+	return o.key
+}
+
+// removeSubscriber removes the subscriber of key, if it is there.
+func (s *Session) removeSubscriber(key uint64) {
+	s.subMu.Lock()
+	defer s.subMu.Unlock()
+	cur := s.subs.Load()
+	if cur == nil {
+		return
 	}
+	list := slices.DeleteFunc(slices.Clone(*cur), func(o subscriber) bool { return o.key == key })
+	s.subs.Store(&list)
 }
 
 // Abort cancels the running work, if any: it ends with turn_end{aborted}
@@ -595,6 +669,13 @@ func (s *Session) Close() error {
 		return nil
 	}
 	s.host.forget(s)
+	if subs := s.subs.Load(); subs != nil {
+		for _, o := range *subs {
+			if o.sub != nil {
+				o.sub.End()
+			}
+		}
+	}
 	spillErr := s.spills.Close()
 	if s.store != nil {
 		return errors.Join(s.store.Close(), spillErr)
