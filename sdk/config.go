@@ -2,6 +2,7 @@ package sdk
 
 import (
 	"context"
+	"net/http"
 	"time"
 
 	"zot.dev/zot/internal/engine"
@@ -27,6 +28,12 @@ type Config struct {
 	// Script is the path of a script for the scripted provider; empty
 	// plays the built-in script.
 	Script string
+	// HTTPClient sends the provider's requests: a proxy, a transport that
+	// records or counts them, other TLS settings. nil means zot's own,
+	// shared client (bounded dial, TLS and header waits, no overall
+	// timeout). Give a client without an overall Timeout: a streamed
+	// answer may take minutes; zot bounds a silent stream itself.
+	HTTPClient *http.Client
 	// ModelsFile is a JSON file of models that add to or override the
 	// built-in catalog; empty means none.
 	ModelsFile string

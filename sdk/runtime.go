@@ -100,6 +100,7 @@ func New(cfg Config) (*Runtime, error) {
 		Providers: map[string]engine.ProviderSettings{
 			cfg.Provider: {APIKey: cfg.APIKey, BaseURL: cfg.BaseURL, Script: cfg.Script},
 		},
+		HTTPClient: cfg.HTTPClient,
 	})
 	sc := engine.SessionConfig{
 		Provider:           cfg.Provider,

@@ -24,6 +24,7 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"net/http"
 	"os"
 	"path/filepath"
 	"slices"
@@ -33,6 +34,7 @@ import (
 	"zot.dev/zot/internal/agent"
 	"zot.dev/zot/internal/llm"
 	"zot.dev/zot/internal/models"
+	"zot.dev/zot/internal/provider/httpcall"
 	"zot.dev/zot/internal/registry"
 	"zot.dev/zot/internal/session"
 	"zot.dev/zot/internal/sysprompt"
@@ -61,6 +63,13 @@ type HostConfig struct {
 	// Providers holds the settings of each provider by name. A provider
 	// without an entry is reached with no key at its vendor's endpoint.
 	Providers map[string]ProviderSettings
+	// HTTPClient sends the requests of every session's provider (a
+	// session's own SessionConfig.HTTPClient wins): a proxy, a transport
+	// that records or counts, other TLS settings. nil means one client
+	// shared by the process, with bounded dial, TLS and header waits and
+	// no overall timeout (a stream is long); a client given here should
+	// have no overall Timeout either.
+	HTTPClient *http.Client
 }
 
 // Host holds what the sessions of one process share. It is safe for
@@ -68,6 +77,7 @@ type HostConfig struct {
 type Host struct {
 	catalog   *models.Catalog
 	providers map[string]ProviderSettings
+	client    *http.Client
 
 	mu       sync.Mutex
 	sessions map[*Session]struct{}
@@ -79,6 +89,7 @@ func NewHost(cfg HostConfig) *Host {
 	h := &Host{
 		catalog:   cfg.Catalog,
 		providers: maps.Clone(cfg.Providers),
+		client:    cfg.HTTPClient,
 		sessions:  make(map[*Session]struct{}),
 	}
 	if h.catalog == nil {
@@ -123,10 +134,15 @@ func modelInfo(m models.Model) wire.ModelInfo {
 // buildProvider makes a provider client for one session. Clients are not
 // shared between sessions: each keeps per-conversation state (the
 // encodings of its last request; the scripted provider's place in its
-// script). Connections are shared all the same, through one HTTP client.
-func (h *Host) buildProvider(name string) (llm.Provider, error) {
+// script). Connections are shared all the same, through one HTTP client:
+// the session's, else the host's, else the process's.
+func (h *Host) buildProvider(name string, client *http.Client) (llm.Provider, error) {
 	set := h.providers[name]
-	return registry.Build(registry.Spec{Name: name, APIKey: set.APIKey, BaseURL: set.BaseURL, ScriptPath: set.Script})
+	if client == nil {
+		client = h.client
+	}
+	return registry.Build(registry.Spec{Name: name, APIKey: set.APIKey, BaseURL: set.BaseURL, ScriptPath: set.Script,
+		HTTP: httpcall.Options{HTTPClient: client}})
 }
 
 // NewSession starts a session: it resolves the working directory, the
@@ -157,7 +173,7 @@ func (h *Host) NewSession(cfg SessionConfig) (*Session, error) {
 			return nil, fmt.Errorf("provider %s has no default model; give a model", cfg.Provider)
 		}
 	}
-	p, err := h.buildProvider(cfg.Provider)
+	p, err := h.buildProvider(cfg.Provider, cfg.HTTPClient)
 	if err != nil {
 		return nil, err
 	}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net/http"
 	"slices"
 	"strings"
 	"sync"
@@ -77,6 +78,9 @@ type SessionConfig struct {
 	// Log receives diagnostics (tool name conflicts, say); nil discards
 	// them.
 	Log io.Writer
+	// HTTPClient sends this session's provider requests; nil means the
+	// host's (HostConfig.HTTPClient).
+	HTTPClient *http.Client
 }
 
 // Sink receives the events of one piece of work, in order, on the
