@@ -166,9 +166,9 @@ func (r *Runtime) AddMCPServers(ctx context.Context, servers ...MCPServer) error
 // from the next model call on, and it is stopped once its running calls
 // have ended. It fails with an error wrapping ErrNotFound when there is no
 // server of that name.
-func (r *Runtime) RemoveMCPServer(name string) error {
-	if r.isClosed() {
-		return ErrClosed
+func (r *Runtime) RemoveMCPServer(ctx context.Context, name string) error {
+	if err := r.enter(ctx); err != nil {
+		return err
 	}
 	m := r.manager()
 	if m == nil {
@@ -185,12 +185,15 @@ func (r *Runtime) RemoveMCPServer(name string) error {
 
 // MCPServers lists the MCP servers, sorted by name, with their status
 // and the names the model sees for their tools (as mcp_list does).
-func (r *Runtime) MCPServers() []wire.MCPServerInfo {
+func (r *Runtime) MCPServers(ctx context.Context) ([]wire.MCPServerInfo, error) {
+	if err := r.enter(ctx); err != nil {
+		return nil, err
+	}
 	m := r.manager()
 	if m == nil {
-		return []wire.MCPServerInfo{}
+		return []wire.MCPServerInfo{}, nil
 	}
-	return mcphost.Wire(m.List())
+	return mcphost.Wire(m.List()), nil
 }
 
 // WaitMCP waits until every MCP server is ready or has failed, at most

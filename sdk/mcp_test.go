@@ -59,14 +59,14 @@ func TestMCPServersInTheSDK(t *testing.T) {
 		t.Fatal(err)
 	}
 	rt.WaitMCP(context.Background())
-	list := rt.MCPServers()
+	list := must(rt.MCPServers(context.Background()))
 	if len(list) != 3 || list[1].Name != "more" || list[1].Status != "ready" || len(list[1].Tools) == 0 {
 		t.Fatalf("servers = %+v", list)
 	}
-	if err := rt.RemoveMCPServer("more"); err != nil {
+	if err := rt.RemoveMCPServer(context.Background(), "more"); err != nil {
 		t.Fatal(err)
 	}
-	if err := rt.RemoveMCPServer("more"); !errors.Is(err, ErrNotFound) {
+	if err := rt.RemoveMCPServer(context.Background(), "more"); !errors.Is(err, ErrNotFound) {
 		t.Fatalf("removing twice: %v", err)
 	}
 	if err := rt.AddMCPServers(context.Background(), MCPServer{Name: "bad"}); err == nil {
@@ -80,13 +80,13 @@ func TestMCPServersInTheSDK(t *testing.T) {
 
 func TestRuntimeWithoutMCPServers(t *testing.T) {
 	rt := newScripted(t, "", Config{})
-	if list := rt.MCPServers(); len(list) != 0 {
+	if list := must(rt.MCPServers(context.Background())); len(list) != 0 {
 		t.Fatalf("servers = %+v", list)
 	}
 	if st := must(rt.State(context.Background())); st.McpServers != nil {
 		t.Fatalf("state counts servers: %+v", st)
 	}
-	if err := rt.RemoveMCPServer("x"); !errors.Is(err, ErrNotFound) {
+	if err := rt.RemoveMCPServer(context.Background(), "x"); !errors.Is(err, ErrNotFound) {
 		t.Fatalf("remove = %v", err)
 	}
 }

@@ -48,9 +48,10 @@
 //
 //   - Runtime: SetMessages (the protocol has no command to replace the
 //     transcript), Provider, Model and CWD without a round trip (State
-//     has them), the MCP servers as Go values (AddMCPServers takes
-//     sdk.MCPServer, a type of the engine's configuration), Config.Approve
-//     (a callback in the process).
+//     has them), WaitMCP, Config.Approve (a callback in the process).
+//     Both add MCP servers with AddMCPServers, but each in its own type
+//     (sdk.MCPServer has a time.Duration timeout and Go maps; rpcclient
+//     takes the wire's wire.MCPServer), so that method is not in Client.
 //   - rpcclient.Client: Hello and Ping (the handshake and a health check
 //     of a process), AnswerPermission and Options.OnPermissionRequest
 //     (approval over the wire), CancelAll (the queue exists only there),
@@ -135,6 +136,14 @@ type Client interface {
 	PanelKey(ctx context.Context, panelID string, key wire.PanelKey, text string) error
 	// ClosePanel closes an open extension panel, as a user would.
 	ClosePanel(ctx context.Context, panelID string) error
+
+	// MCPServers lists the MCP servers, sorted by name, with their
+	// status and the names the model sees for their tools.
+	MCPServers(ctx context.Context) ([]wire.MCPServerInfo, error)
+	// RemoveMCPServer removes an MCP server: its tools are no longer
+	// offered from the next model call on. It fails with an error
+	// matching [ErrNotFound] when no server has that name.
+	RemoveMCPServer(ctx context.Context, name string) error
 
 	// Close cancels or finishes the running work, stops the extensions
 	// and the MCP servers, and makes every later call fail with an error

@@ -5,10 +5,12 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"image"
 	"image/color"
 	"image/png"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -37,6 +39,9 @@ func TestMain(m *testing.M) {
 	os.Unsetenv("ZOTCORE_RPC_TOKEN")
 	code := zotbin.Main(m, &zotBin, false)
 	os.RemoveAll(home)
+	if mcpDir != "" {
+		os.RemoveAll(mcpDir)
+	}
 	os.Exit(code)
 }
 
@@ -53,11 +58,30 @@ var script = map[string]any{"turns": []any{
 }}
 
 // setup is what both implementations are given: a working directory, the
-// script, and the Python test extension of package exthost.
+// script, the Python test extension of package exthost, and an mcpServers
+// file naming package mcphost's test MCP server as "t".
 type setup struct {
-	cwd, script, ext string
-	pushed           *recorder
+	cwd, script, ext, mcp string
+	pushed                *recorder
 }
+
+// mcpDir holds the test MCP server once it is built.
+var mcpDir string
+
+// mcpServer is the test MCP server, built once.
+var mcpServer = sync.OnceValues(func() (string, error) {
+	dir, err := os.MkdirTemp("", "zot-client-mcp-")
+	if err != nil {
+		return "", err
+	}
+	mcpDir = dir
+	bin := filepath.Join(dir, "mcpserver")
+	out, err := exec.Command("go", "build", "-o", bin, "../../internal/mcphost/testdata/mcpserver").CombinedOutput()
+	if err != nil {
+		return "", fmt.Errorf("building the test MCP server: %v\n%s", err, out)
+	}
+	return bin, nil
+})
 
 func newSetup(t *testing.T) setup {
 	t.Helper()
@@ -66,8 +90,16 @@ func newSetup(t *testing.T) setup {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s := setup{cwd: filepath.Join(dir, "work"), script: filepath.Join(dir, "script.json"), ext: filepath.Join(dir, "py"), pushed: &recorder{}}
+	s := setup{cwd: filepath.Join(dir, "work"), script: filepath.Join(dir, "script.json"), ext: filepath.Join(dir, "py"), mcp: filepath.Join(dir, "mcp.json"), pushed: &recorder{}}
 	if err := os.WriteFile(s.script, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	bin, err := mcpServer()
+	if err != nil {
+		t.Fatal(err)
+	}
+	servers, _ := json.Marshal(map[string]any{"mcpServers": map[string]any{"t": map[string]any{"command": bin}}})
+	if err := os.WriteFile(s.mcp, servers, 0o644); err != nil {
 		t.Fatal(err)
 	}
 	extScript, err := filepath.Abs(filepath.Join("..", "..", "internal", "exthost", "testdata", "py", "ext.py"))
@@ -125,6 +157,7 @@ func TestOneShape(t *testing.T) {
 			Script:     s.script,
 			CWD:        s.cwd,
 			Extensions: sdk.ExtensionConfig{Paths: []string{s.ext}, OnEvent: s.pushed.add},
+			MCP:        sdk.MCPOptions{Files: []string{s.mcp}},
 		})
 		if err != nil {
 			t.Fatal(err)
@@ -135,7 +168,7 @@ func TestOneShape(t *testing.T) {
 		s := newSetup(t)
 		c, err := rpcclient.Start(context.Background(), rpcclient.Options{
 			Bin:     zotBin,
-			Args:    []string{"--provider", "scripted", "--script", s.script, "--cwd", s.cwd, "--ext", s.ext},
+			Args:    []string{"--provider", "scripted", "--script", s.script, "--cwd", s.cwd, "--ext", s.ext, "--mcp-config", s.mcp},
 			OnEvent: s.pushed.add,
 			OnBadLine: func(line []byte, err error) {
 				t.Errorf("stdout line is not a JSON object (%v): %q", err, line)
@@ -181,6 +214,11 @@ func scenario(t *testing.T, c client.Client, s setup) {
 	cost, err := c.Cost(ctx)
 	if err != nil || cost.Input == 0 || cost.Output == 0 {
 		t.Errorf("cost after one prompt: %+v, %v", cost, err)
+	}
+	// The prompt waited for the MCP server to start.
+	servers, err := c.MCPServers(ctx)
+	if err != nil || len(servers) != 1 || servers[0].Name != "t" || servers[0].Status != "ready" || !slices.Contains(servers[0].Tools, "mcp__t__echo") {
+		t.Errorf("MCP servers: %+v, %v", servers, err)
 	}
 
 	// Compaction, once it has more than its kept tail to summarise.
@@ -289,6 +327,13 @@ func scenario(t *testing.T, c client.Client, s setup) {
 	}
 	if st, err = c.State(ctx); err != nil || st.MessageCount != 0 || st.Usage.Input != 0 {
 		t.Errorf("state after clear: %+v, %v", st, err)
+	}
+
+	if err := c.RemoveMCPServer(ctx, "t"); err != nil {
+		t.Error(err)
+	}
+	if err := c.RemoveMCPServer(ctx, "t"); !errors.Is(err, client.ErrNotFound) {
+		t.Errorf("removing an MCP server twice: %v", err)
 	}
 
 	if err := c.Close(); err != nil {
