@@ -85,6 +85,12 @@ type Config struct {
 	// ApprovalTools are the tools whose calls need approval; nil means
 	// write, edit and bash.
 	ApprovalTools []string
+	// Permission is the first permission mode, named as zot's
+	// --permission flag names it: "ask" (mode ask: Approve answers each
+	// call), "allow" (mode auto: every call runs) or "deny" (mode
+	// read_only, and SetMode takes no other). Empty means ask when Approve
+	// is set, else allow. Runtime.SetMode changes the mode later.
+	Permission string
 	// ApprovalTimeout bounds one approval; 0 means no bound but the
 	// prompt's own context.
 	ApprovalTimeout time.Duration

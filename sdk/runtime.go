@@ -122,6 +122,13 @@ func New(cfg Config) (*Runtime, error) {
 	if cfg.Approve != nil {
 		sc.Approve = cfg.Approve
 	}
+	if cfg.Permission != "" {
+		mode, locked, err := engine.ModeOfPermission(cfg.Permission)
+		if err != nil {
+			return nil, fmt.Errorf("zot: Config.Permission: %w", err)
+		}
+		sc.Mode, sc.LockMode = mode, locked
+	}
 	sess, err := host.NewSession(sc)
 	if err != nil {
 		return nil, fmt.Errorf("zot: %w", err)

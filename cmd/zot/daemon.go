@@ -25,8 +25,6 @@ import (
 // flags, which set the defaults of every session a client opens.
 func doorFlags() []cli.Flag {
 	return []cli.Flag{
-		&cli.StringFlag{Name: "permission", Value: "ask", Local: true,
-			Usage: "before write, edit and bash: ask the client (session/request_permission), allow, or deny"},
 		&cli.DurationFlag{Name: "client-stall-timeout", Value: jsonrpc.DefaultStallTimeout, Local: true,
 			Usage: "how long a client may read nothing while its outgoing queue is full before it is disconnected"},
 	}
@@ -48,7 +46,7 @@ func doorAllowed(extra ...string) []string {
 			out = append(out, n)
 		}
 	}
-	return append(append(out, "max-line-bytes", "permission", "client-stall-timeout", "ext", "no-ext", "ext-start-timeout", "trust-project"), extra...)
+	return append(append(out, "max-line-bytes", "client-stall-timeout", "ext", "no-ext", "ext-start-timeout", "trust-project"), extra...)
 }
 
 func daemonCommand(std streams) *cli.Command {
@@ -116,12 +114,6 @@ func newDoor(cmd *cli.Command, std streams) (*door, error) {
 			return nil, usagef("--%s does not apply to zot %s: each client's session/new gives the session its cwd", n, cmd.Name)
 		}
 	}
-	perm := cmd.String("permission")
-	switch perm {
-	case "ask", "allow", "deny":
-	default:
-		return nil, usagef("--permission must be ask, allow or deny, got %q", perm)
-	}
 	limit := cmd.Int("max-line-bytes")
 	if limit < 1024 {
 		return nil, usagef("--max-line-bytes must be at least 1024")
@@ -156,6 +148,14 @@ func newDoor(cmd *cli.Command, std streams) (*door, error) {
 			cfg.Provider: {APIKey: cfg.APIKey, BaseURL: cfg.BaseURL, Script: cfg.Script},
 		},
 	})
+	// The daemon's sessions ask the client by default (--permission ask).
+	perm := "ask"
+	switch {
+	case cfg.Mode == engine.ModeAuto:
+		perm = "allow"
+	case cfg.LockMode:
+		perm = "deny"
+	}
 	defaults := cfg.SessionConfig
 	defaults.CWD = ""
 	defaults.Log = std.err

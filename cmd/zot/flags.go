@@ -53,6 +53,8 @@ func agentFlags() []cli.Flag {
 		&cli.BoolFlag{Name: "no-session", Usage: "keep the transcript in memory only (the default)"},
 		&cli.StringFlag{Name: "session", Usage: "keep the transcript in this file: resume it, and append every message (synced)"},
 		&cli.BoolFlag{Name: "continue", Usage: "resume the newest session of the working directory (kept under the zot home), or start one there"},
+		&cli.StringFlag{Name: "permission", Usage: "the first permission mode, for write, edit, bash and tools that may change things: ask (the client answers each; the default of zot daemon and zot acp), allow (mode auto: run all; the default of zot rpc and -p) or deny (mode read_only, and no other)"},
+		&cli.BoolFlag{Name: "approve", Usage: "the same as --permission ask: ask the client before each write, edit and bash call (zot rpc: permission_request, answered with answer_permission)"},
 	}, mcpFlags()...)
 }
 
@@ -61,8 +63,7 @@ func agentFlags() []cli.Flag {
 func rpcFlags() []cli.Flag {
 	return append([]cli.Flag{
 		&cli.IntFlag{Name: "max-line-bytes", Value: 64 << 20, Usage: "rpc mode: the longest input line accepted; longer lines get line_too_long"},
-		&cli.BoolFlag{Name: "approve", Usage: "rpc mode: ask the client before each write, edit and bash call (permission_request, answered with answer_permission)"},
-		&cli.DurationFlag{Name: "approval-timeout", Value: 5 * time.Minute, Usage: "rpc mode, with --approve: how long a call waits for its answer before it is rejected; 0 waits until an abort"},
+		&cli.DurationFlag{Name: "approval-timeout", Value: 5 * time.Minute, Usage: "rpc mode, with --approve or --permission ask: how long a call waits for its answer before it is rejected; 0 waits until an abort"},
 	}, extFlags()...)
 }
 
@@ -136,6 +137,7 @@ func runtimeConfig(cmd *cli.Command, stderr io.Writer) (agentConfig, error) {
 		Script:     cmd.String("script"),
 		ModelsFile: cmd.String("models-file"),
 	}
+	var err error
 	cfg.SessionConfig = engine.SessionConfig{
 		Provider:           cfg.Provider,
 		Model:              cmd.String("model"),
@@ -147,6 +149,12 @@ func runtimeConfig(cmd *cli.Command, stderr io.Writer) (agentConfig, error) {
 		NoTools:            cmd.Bool("no-tools"),
 		AutoCompactOff:     cmd.Bool("no-auto-compact"),
 	}
+	if cfg.Mode, cfg.LockMode, err = permissionFlags(cmd); err != nil {
+		return cfg, err
+	}
+	// Extension and MCP tools may change anything: the mode decides for
+	// them too, unless they say they change nothing.
+	cfg.ApproveOtherTools = true
 	if cmd.IsSet("tools") {
 		if cfg.NoTools {
 			return cfg, &exitError{code: 2, msg: "--tools and --no-tools contradict each other"}
@@ -223,6 +231,27 @@ func runtimeConfig(cmd *cli.Command, stderr io.Writer) (agentConfig, error) {
 		cfg.APIKey = cmd.String("api-key") // a keyless server may still take one
 	}
 	return cfg, nil
+}
+
+// permissionFlags returns the first permission mode --permission or
+// --approve chooses, and whether the session is locked in it; "" when
+// neither is given (each door has its default).
+func permissionFlags(cmd *cli.Command) (engine.PermissionMode, bool, error) {
+	policy := cmd.String("permission")
+	if cmd.Bool("approve") {
+		if cmd.IsSet("permission") && policy != "ask" {
+			return "", false, usagef("--approve means --permission ask; it contradicts --permission %s", policy)
+		}
+		policy = "ask"
+	}
+	if policy == "" && !cmd.IsSet("permission") {
+		return "", false, nil
+	}
+	mode, locked, err := engine.ModeOfPermission(policy)
+	if err != nil {
+		return "", false, usagef("--permission must be ask, allow or deny, got %q", policy)
+	}
+	return mode, locked, nil
 }
 
 // joinPrompts joins the --append-system-prompt texts in the order given,

@@ -8,6 +8,7 @@ import (
 
 	"github.com/urfave/cli/v3"
 
+	"zot.dev/zot/internal/engine"
 	"zot.dev/zot/internal/rpcserver"
 )
 
@@ -27,16 +28,19 @@ func serveRPC(ctx context.Context, cmd *cli.Command, io streams) error {
 	if tokenSet && token == "" {
 		return &exitError{code: 2, msg: "ZOTCORE_RPC_TOKEN is set but empty: set a token, or unset it to serve without authentication"}
 	}
-	// --approve: write, edit and bash wait for the client's answer to
-	// their permission_request.
-	if cmd.Bool("approve") {
-		cfg.AnswerApprovals = true
-		cfg.ApprovalTimeout = cmd.Duration("approval-timeout")
-		if cfg.ApprovalTimeout < 0 {
-			return &exitError{code: 2, msg: "--approval-timeout must not be negative"}
-		}
-	} else if cmd.IsSet("approval-timeout") {
-		return &exitError{code: 2, msg: "--approval-timeout only applies with --approve"}
+	// The client can answer permission requests (answer_permission)
+	// whatever the first mode: set_mode may ask later. Without
+	// --permission or --approve every call runs (mode auto).
+	cfg.AnswerApprovals = true
+	if cfg.Mode == "" {
+		cfg.Mode = engine.ModeAuto
+	}
+	cfg.ApprovalTimeout = cmd.Duration("approval-timeout")
+	if cfg.ApprovalTimeout < 0 {
+		return &exitError{code: 2, msg: "--approval-timeout must not be negative"}
+	}
+	if cmd.IsSet("approval-timeout") && cfg.Mode != engine.ModeAsk {
+		return &exitError{code: 2, msg: "--approval-timeout only applies with --approve or --permission ask"}
 	}
 	host, sess, err := startSession(cfg, io.err)
 	if err != nil {

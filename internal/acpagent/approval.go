@@ -17,23 +17,18 @@ var permissionOptions = []acp.PermissionOption{
 	{OptionID: "reject_always", Name: "Reject always", Kind: acp.PermissionOptionKindRejectAlways},
 }
 
-// needsApproval reports whether a call of tool waits for the session's
-// permission policy.
+// needsApproval reports whether a call of tool waits for a decision:
+// the client's answer, or the mode's refusal.
 func (s *session) needsApproval(tool string) bool {
-	return s.eng.Approves(tool) && s.modeAsks(tool)
+	return !s.eng.RunsUnasked(tool)
 }
 
-// approver is the engine Approver of a session under the ask or deny
-// policy. *sp is set once the session exists (before any prompt).
+// approver is the engine Approver of a session: asked only for the calls
+// the session's mode leaves to the client. *sp is set once the session
+// exists (before any prompt).
 func (a *Agent) approver(sp **session) engine.Approver {
 	return func(ctx context.Context, req engine.ApprovalRequest) engine.Approval {
 		s := *sp
-		if a.opts.Permission == PermissionDeny {
-			return engine.Approval{Decision: engine.Reject, Reason: "the daemon runs with --permission deny"}
-		}
-		if ans, ok := s.modeDecides(req.Tool); ok {
-			return ans
-		}
 		ans := s.ask(ctx, req)
 		if ans.Decision != engine.Reject {
 			s.push(item{update: &acp.SessionUpdate{ToolCallUpdate: &acp.ToolCallUpdate{

@@ -333,22 +333,18 @@ func runModel(_ *conn, s *session, args string) (string, error) {
 
 // runMode serves /mode [id].
 func runMode(_ *conn, s *session, args string) (string, error) {
-	modes := s.agent.modes()
 	if args == "" {
 		var b strings.Builder
 		fmt.Fprintf(&b, "Mode: %s. Modes:", s.mode())
-		for _, m := range modes {
-			fmt.Fprintf(&b, "\n- %s: %s", m.ID, *m.Description)
+		for _, m := range s.eng.Modes() {
+			fmt.Fprintf(&b, "\n- %s: %s", m.ID, m.Description)
 		}
 		return b.String(), nil
 	}
-	if !slices.ContainsFunc(modes, func(m acp.SessionMode) bool { return string(m.ID) == args }) {
+	if err := s.eng.SetMode(engine.PermissionMode(args)); err != nil {
 		return fmt.Sprintf("%q is not a mode of this session; /mode lists them.", args), nil
 	}
-	s.mu.Lock()
-	s.x.mode = args
-	s.mu.Unlock()
-	s.push(item{update: &acp.SessionUpdate{CurrentModeUpdate: &acp.CurrentModeUpdate{CurrentModeID: acp.SessionModeId(args)}}})
+	s.tellMode()
 	return "Mode: " + args + ".", nil
 }
 

@@ -13,39 +13,29 @@ import (
 	"zot.dev/zot/internal/jsonrpc"
 )
 
-// Session modes: how the permission policy treats write, edit and bash,
+// Session modes: the engine's permission modes (engine.AllModes),
 // chosen per session with session/set_mode. The daemon's --permission
 // gives the first mode of every session: ask → ask, allow → auto,
 // deny → read_only; under deny read_only is the only mode.
 const (
 	// ModeAsk asks the client before each write, edit and bash call,
 	// and each call of an extension or MCP tool that may change things.
-	ModeAsk = "ask"
+	ModeAsk = string(engine.ModeAsk)
 	// ModeAcceptEdits runs write and edit without asking and asks before
 	// bash.
-	ModeAcceptEdits = "accept_edits"
+	ModeAcceptEdits = string(engine.ModeAcceptEdits)
 	// ModeAuto runs every call without asking.
-	ModeAuto = "auto"
+	ModeAuto = string(engine.ModeAuto)
 	// ModeReadOnly refuses every write, edit and bash call, and every
 	// extension or MCP tool that does not say it changes nothing.
-	ModeReadOnly = "read_only"
+	ModeReadOnly = string(engine.ModeReadOnly)
 )
 
 func ptr[T any](v T) *T { return &v }
 
-// allModes are the modes a session offers, in the order a client shows
-// them.
-var allModes = []acp.SessionMode{
-	{ID: ModeAsk, Name: "Ask", Description: ptr("Ask before every file change and command")},
-	{ID: ModeAcceptEdits, Name: "Accept edits", Description: ptr("Change files without asking; ask before commands")},
-	{ID: ModeAuto, Name: "Full auto", Description: ptr("Change files and run commands without asking")},
-	{ID: ModeReadOnly, Name: "Read only", Description: ptr("Refuse file changes and commands")},
-}
-
-// sessionExtras is the state of a session that modes, model choice,
-// commands, plans and client terminals keep; guarded by session.mu.
+// sessionExtras is the state of a session that model choice, commands,
+// plans and client terminals keep; guarded by session.mu.
 type sessionExtras struct {
-	mode      string                    // the current mode; "" until first asked
 	terminals map[string]acp.TerminalId // tool call id → the client terminal it runs in
 	title     string                    // the first line of the first prompt (plan.go)
 	ext       *exthost.Host             // the session's extensions; nil without (commands.go)
@@ -53,65 +43,21 @@ type sessionExtras struct {
 	unheard   []item                    // notices no client heard yet (notify.go)
 }
 
-// modes returns the modes this daemon offers.
-func (a *Agent) modes() []acp.SessionMode {
-	if a.opts.Permission == PermissionDeny {
-		return allModes[3:]
+// acpModes returns the engine's modes in their ACP form.
+func acpModes(list []engine.ModeInfo) []acp.SessionMode {
+	out := make([]acp.SessionMode, len(list))
+	for i, m := range list {
+		out[i] = acp.SessionMode{ID: acp.SessionModeId(m.ID), Name: m.Name, Description: ptr(m.Description)}
 	}
-	return allModes
-}
-
-// initialMode is the mode of a new session.
-func (a *Agent) initialMode() string {
-	switch a.opts.Permission {
-	case PermissionAllow:
-		return ModeAuto
-	case PermissionDeny:
-		return ModeReadOnly
-	}
-	return ModeAsk
+	return out
 }
 
 // mode returns the session's current mode.
-func (s *session) mode() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.x.mode == "" {
-		s.x.mode = s.agent.initialMode()
-	}
-	return s.x.mode
-}
+func (s *session) mode() string { return string(s.eng.Mode()) }
 
 // modeState is the session's modes for session/new, load and resume.
 func (s *session) modeState() *acp.SessionModeState {
-	return &acp.SessionModeState{CurrentModeID: acp.SessionModeId(s.mode()), AvailableModes: s.agent.modes()}
-}
-
-// modeAsks reports whether a call of tool, one the session's approval
-// covers (write, edit, bash, and extension and MCP tools that do not say
-// they change nothing), waits for the client's answer (or for its
-// refusal) under the current mode. Extension and MCP tools count as
-// commands: accept_edits asks before them as before bash.
-func (s *session) modeAsks(tool string) bool {
-	switch s.mode() {
-	case ModeAuto:
-		return false
-	case ModeAcceptEdits:
-		return tool != "write" && tool != "edit"
-	}
-	return true
-}
-
-// modeDecides returns the answer the current mode gives a call without
-// asking the client; ok is false when the client is to be asked.
-func (s *session) modeDecides(tool string) (engine.Approval, bool) {
-	switch mode := s.mode(); {
-	case mode == ModeReadOnly:
-		return engine.Approval{Decision: engine.Reject, Reason: "the session is in read-only mode"}, true
-	case !s.modeAsks(tool):
-		return engine.Approval{Decision: engine.AllowOnce}, true
-	}
-	return engine.Approval{}, false
+	return &acp.SessionModeState{CurrentModeID: acp.SessionModeId(s.mode()), AvailableModes: acpModes(s.eng.Modes())}
 }
 
 // setMode serves session/set_mode: the session's mode changes, and
@@ -125,18 +71,16 @@ func (h *conn) setMode(req *jsonrpc.Request) jsonrpc.Reply {
 	if err != nil {
 		return jsonrpc.Fail(err)
 	}
-	if !slices.ContainsFunc(h.agent.modes(), func(m acp.SessionMode) bool { return m.ID == p.ModeID }) {
-		ids := make([]string, 0, len(allModes))
-		for _, m := range h.agent.modes() {
-			ids = append(ids, string(m.ID))
-		}
-		return jsonrpc.Fail(jsonrpc.InvalidParams("modeId", "%q is not a mode of this session (%v)", p.ModeID, ids))
+	if err := s.eng.SetMode(engine.PermissionMode(p.ModeID)); err != nil {
+		return jsonrpc.Fail(jsonrpc.InvalidParams("modeId", "%v", err))
 	}
-	s.mu.Lock()
-	s.x.mode = string(p.ModeID)
-	s.mu.Unlock()
-	s.push(item{update: &acp.SessionUpdate{CurrentModeUpdate: &acp.CurrentModeUpdate{CurrentModeID: p.ModeID}}})
+	s.tellMode()
 	return jsonrpc.Result(acp.SetSessionModeResponse{})
+}
+
+// tellMode tells every client of the session its mode.
+func (s *session) tellMode() {
+	s.push(item{update: &acp.SessionUpdate{CurrentModeUpdate: &acp.CurrentModeUpdate{CurrentModeID: acp.SessionModeId(s.mode())}}})
 }
 
 // The ids of the config options: the model, and the reasoning level

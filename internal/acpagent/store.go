@@ -30,7 +30,8 @@ func (a *Agent) open(id, cwd string, fresh bool) (*session, error) {
 	cfg.SessionFile = a.path(id)
 	cfg.Log = a.opts.Log
 	var sp *session
-	cfg.Approve = a.approver(&sp) // the session's mode decides, and may change
+	cfg.Approve = a.approver(&sp)                                          // asked for what the session's mode leaves to the client
+	cfg.Mode, cfg.LockMode, _ = engine.ModeOfPermission(a.opts.Permission) // checked by New
 	// Extension and MCP tools may change anything: the mode decides for
 	// them too, unless they say they change nothing.
 	cfg.ApproveOtherTools = true

@@ -76,19 +76,24 @@ type approval struct {
 	// too (SessionConfig.ApproveOtherTools).
 	other func(tool string) bool
 
+	// locked: the mode cannot change (--permission deny).
+	locked bool
+
 	mu      sync.Mutex
+	mode    PermissionMode           // decides before anybody is asked (modes.go)
 	always  map[string]bool          // tools allowed for the rest of the session
 	issued  int                      // requests numbered so far
 	waiting map[string]chan Approval // requests the door may answer, by id
 	ended   string                   // when set, no answer can come: requests are rejected with this reason
 }
 
-func newApproval(ask Approver, byAnswer bool, timeout time.Duration, tools []string) *approval {
+func newApproval(ask Approver, byAnswer bool, timeout time.Duration, tools []string, mode PermissionMode, locked bool) *approval {
 	if tools == nil {
 		tools = DefaultApprovalTools
 	}
 	return &approval{
 		ask: ask, byAnswer: byAnswer, timeout: timeout, tools: slices.Clone(tools),
+		mode: mode, locked: locked,
 		always: make(map[string]bool), waiting: make(map[string]chan Approval),
 	}
 }
@@ -114,18 +119,35 @@ func (a *approval) interceptor() agent.Interceptor {
 	}
 }
 
-// beforeTool numbers the request, delivers its permission_request event
-// into the running work, and waits for the answer: the Approver's, or the
-// door's. A request the door may answer is open from before its event is
+// beforeTool lets the session's mode decide first; what the mode leaves
+// to ask is numbered, its permission_request event delivered into the
+// running work, and the answer awaited: the Approver's, or the door's. A
+// request the door may answer is open from before its event is
 // delivered, so an answer can never arrive too early.
 func (a *approval) beforeTool(ctx context.Context, call agent.ToolCall) agent.Verdict {
 	if !a.covers(call.Name) {
 		return agent.Verdict{}
 	}
 	a.mu.Lock()
+	switch decide(a.mode, call.Name) {
+	case modeRuns:
+		a.mu.Unlock()
+		return agent.Verdict{}
+	case modeRefuses:
+		a.mu.Unlock()
+		reason := "the session is in read-only mode"
+		if a.locked {
+			reason += " (zot runs with --permission deny)"
+		}
+		return agent.Verdict{Block: true, Reason: reason}
+	}
 	if a.always[call.Name] {
 		a.mu.Unlock()
 		return agent.Verdict{}
+	}
+	if a.ask == nil && !a.byAnswer {
+		a.mu.Unlock()
+		return agent.Verdict{Block: true, Reason: "the session is in " + string(a.mode) + " mode and nobody can answer its permission requests here"}
 	}
 	if a.ended != "" {
 		why := a.ended

@@ -188,23 +188,27 @@ func (h *Host) NewSession(cfg SessionConfig) (*Session, error) {
 		return nil, err
 	}
 	chain := new(agent.Chain)
-	if cfg.Approve != nil || cfg.AnswerApprovals {
-		s.approval = newApproval(cfg.Approve, cfg.AnswerApprovals, cfg.ApprovalTimeout, cfg.ApprovalTools)
-		if cfg.ApproveOtherTools {
-			builtins := make(map[string]bool, len(builtin))
-			for _, t := range builtin {
-				builtins[t.Name()] = true
-			}
-			s.approval.other = func(name string) bool {
-				if builtins[name] {
-					return false
-				}
-				t, ok := toolset.View().Lookup(name)
-				return ok && !tools.IsReadOnly(t)
-			}
-		}
-		chain.Add(s.approval.interceptor())
+	mode, err := firstMode(cfg)
+	if err != nil {
+		return nil, err
 	}
+	// The approval step is always in the chain: the mode may change at
+	// any time (modes.go), and it decides before anybody is asked.
+	s.approval = newApproval(cfg.Approve, cfg.AnswerApprovals, cfg.ApprovalTimeout, cfg.ApprovalTools, mode, cfg.LockMode)
+	if cfg.ApproveOtherTools {
+		builtins := make(map[string]bool, len(builtin))
+		for _, t := range builtin {
+			builtins[t.Name()] = true
+		}
+		s.approval.other = func(name string) bool {
+			if builtins[name] {
+				return false
+			}
+			t, ok := toolset.View().Lookup(name)
+			return ok && !tools.IsReadOnly(t)
+		}
+	}
+	chain.Add(s.approval.interceptor())
 	model := h.catalog.Resolve(cfg.Provider, modelID)
 	if err := model.TakesEffort(cfg.Reasoning); err != nil {
 		// Said as the user asked it, not as the agent's own error.

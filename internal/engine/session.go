@@ -72,6 +72,12 @@ type SessionConfig struct {
 	// built in and does not say it changes nothing (tools.IsReadOnly):
 	// extension and MCP tools, which may change anything.
 	ApproveOtherTools bool
+	// Mode is the first permission mode (modes.go); empty means ask when
+	// Approve or AnswerApprovals is set, else auto.
+	Mode PermissionMode
+	// LockMode keeps the session in Mode: it offers no other
+	// (--permission deny).
+	LockMode bool
 	// ApprovalTimeout bounds one approval; when it passes the call is
 	// rejected. 0 means no bound but the prompt's own (an abort rejects).
 	ApprovalTimeout time.Duration
@@ -151,7 +157,7 @@ type Session struct {
 	cwd      string
 	log      io.Writer
 	store    *session.File // nil without a session file
-	approval *approval     // nil when no call needs approval
+	approval *approval     // the mode and, when somebody answers, the approvals
 	spills   *tools.Spills // bash's spill files, removed by Close
 
 	// emitMu makes stamping an event and handing it on one step, so seq
@@ -782,7 +788,7 @@ func (e *ReasoningError) ErrorCode() wire.ErrorCode { return wire.CodeInvalidPar
 // ErrNoApprovalRequest when no request of that id waits: it never
 // existed, was already answered, timed out, or its work was aborted.
 func (s *Session) AnswerApproval(id string, ans Approval) error {
-	if s.approval == nil || !s.approval.byAnswer {
+	if !s.approval.byAnswer {
 		return fmt.Errorf("%w: %q (this session asks for no answers)", ErrNoApprovalRequest, id)
 	}
 	return s.approval.answer(id, ans)
@@ -793,7 +799,7 @@ func (s *Session) AnswerApproval(id string, ans Approval) error {
 // later one, are rejected at once with why, and no later one is asked
 // for. Work then runs to its end instead of waiting for answers.
 func (s *Session) EndApprovals(why string) {
-	if s.approval != nil && s.approval.byAnswer {
+	if s.approval.byAnswer {
 		s.approval.end(why)
 	}
 }
@@ -863,6 +869,7 @@ func (s *Session) State() wire.StateResult {
 		Busy:         busy,
 		Queued:       &queued,
 		Usage:        s.agent.Usage(),
+		Mode:         s.Mode(),
 	}
 }
 
@@ -881,7 +888,7 @@ func (s *Session) MessageCount() int { return s.agent.MessageCount() }
 // Approves reports whether a call of tool goes through the session's
 // approval (ApprovalTools, ApproveOtherTools).
 func (s *Session) Approves(tool string) bool {
-	return s.approval != nil && s.approval.covers(tool)
+	return s.approval.covers(tool)
 }
 
 // Usage returns the cumulative usage and cost since the start or the last

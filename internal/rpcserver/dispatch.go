@@ -81,6 +81,12 @@ func (s *Server) dispatch(cmd wire.Command) {
 			return
 		}
 		s.respond(id, typ, wire.SetModelResult{Model: s.sess.Model(), Reasoning: wire.ReasoningLevel(s.sess.Reasoning())})
+	case *wire.SetModeCommand:
+		if err := s.sess.SetMode(c.Mode); err != nil {
+			s.fail(id, typ, wire.CodeInvalidParams, "%s", oneLine(err))
+			return
+		}
+		s.respond(id, typ, modeResult(s.sess))
 	case *wire.GetModelsCommand:
 		s.respond(id, typ, wire.ModelsResult{Models: s.sess.Models()})
 	case *wire.AnswerPermissionCommand:
@@ -122,6 +128,16 @@ func (s *Server) ready(ctx context.Context) { _ = s.w.Wait(ctx) }
 
 // sink writes the events of work; it never blocks.
 func (s *Server) sink(_ context.Context, ev wire.Event) { s.w.Send(ev) }
+
+// modeResult is the answer to set_mode: the mode and those offered.
+func modeResult(sess *engine.Session) wire.SetModeResult {
+	offered := sess.Modes()
+	res := wire.SetModeResult{Mode: sess.Mode(), Modes: make([]wire.PermissionMode, len(offered))}
+	for i, m := range offered {
+		res.Modes[i] = m.ID
+	}
+	return res
+}
 
 func nonNilMessages(m []wire.Message) []wire.Message {
 	if m == nil {
