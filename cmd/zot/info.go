@@ -109,6 +109,23 @@ func yesNo(b bool) string {
 	return "no"
 }
 
+// showRootHelp writes zot's help: the library's rendering of the root
+// command, then rootHelpTail. It replaces cli.ShowRootCommandHelp rather
+// than giving the root a template of its own: zot is built without the
+// library's text/template renderer (the urfave_cli_no_template build tag;
+// see the Makefile), which knows only the default layouts, and the tail is
+// built only when help is shown, never at start.
+func showRootHelp(cmd *cli.Command) error {
+	if err := cli.DefaultShowRootCommandHelp(cmd); err != nil {
+		return err
+	}
+	if cmd != cmd.Root() {
+		return nil
+	}
+	_, err := io.WriteString(cmd.Root().Writer, rootHelpTail())
+	return err
+}
+
 // rootHelpTail is the end of zot --help: examples and the environment
 // zot reads.
 func rootHelpTail() string {

@@ -122,6 +122,8 @@ func report(err error, stderr *os.File) int {
 func newApp(std streams, args []string) *cli.Command {
 	// --version prints what `zot version` does.
 	cli.VersionPrinter = func(cmd *cli.Command) { printVersion(cmd.Root().Writer, false) }
+	// zot's help ends with examples and the environment (showRootHelp).
+	cli.ShowRootCommandHelp = showRootHelp
 	// A repeatable flag is shown once in help, its usage says so.
 	stringify := cli.FlagStringer
 	cli.FlagStringer = func(f cli.Flag) string { return repeatPlaceholder().ReplaceAllString(stringify(f), "") }
@@ -140,11 +142,7 @@ zot version                  print the version`,
 		ErrWriter:                 std.err,
 		EnableShellCompletion:     true,
 		DisableSliceFlagSeparator: true,
-		// The end of the help (examples, environment) is written only
-		// when help is shown: ExtraInfo is called then, never at start.
-		CustomRootCommandHelpTemplate: cli.RootCommandHelpTemplate + `{{index ExtraInfo "tail"}}`,
-		ExtraInfo:                     func() map[string]string { return map[string]string{"tail": rootHelpTail()} },
-		Flags:                         slices.Concat(modeFlags(), outputFlags(), agentFlags(), rpcFlags()),
+		Flags:                     slices.Concat(modeFlags(), outputFlags(), agentFlags(), rpcFlags()),
 		Action: func(ctx context.Context, cmd *cli.Command) error {
 			prompt := cmd.String("print")
 			switch {

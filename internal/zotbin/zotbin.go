@@ -11,6 +11,11 @@ import (
 	"testing"
 )
 
+// Tags are the build tags zot is built with, the Makefile's GO_TAGS (a
+// test of cmd/zot holds the two together), so that the tests run the
+// binary users install.
+const Tags = "urfave_cli_no_template"
+
 // Main is a TestMain body: it sets *path to the binary, runs the tests
 // and removes a binary it built. race builds it with the race detector.
 // It returns the exit code for os.Exit.
@@ -26,7 +31,7 @@ func Main(m *testing.M, path *string, race bool) int {
 	}
 	defer os.RemoveAll(dir)
 	*path = filepath.Join(dir, "zot")
-	args := []string{"build", "-o", *path}
+	args := []string{"build", "-tags", Tags, "-o", *path}
 	if race {
 		args = append(args, "-race")
 	}
