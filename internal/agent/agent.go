@@ -91,6 +91,12 @@ type Config struct {
 	// Interceptors, when set, is the chain that steers the loop; nil means
 	// an empty chain (see Agent.Interceptors).
 	Interceptors *Chain
+	// ModelMiddleware wraps every model call, the first outermost (see
+	// ModelMiddleware): a prompt's steps and compaction's summaries.
+	ModelMiddleware []ModelMiddleware
+	// ToolMiddleware wraps every tool call that runs, the first outermost
+	// (see ToolMiddleware).
+	ToolMiddleware []ToolMiddleware
 	// AutoCompactOff turns automatic compaction off.
 	AutoCompactOff bool
 	// CompactThreshold is the share of the model's context window above
@@ -108,9 +114,13 @@ type Config struct {
 // Agent runs prompts on a transcript. See the package documentation for
 // which methods may overlap.
 type Agent struct {
-	provider  llm.Provider
-	toolset   *ToolSet
-	chain     *Chain
+	provider llm.Provider
+	toolset  *ToolSet
+	chain    *Chain
+	// modelCall makes model calls through the model middleware; nil
+	// without any. toolCall runs tool calls through the tool middleware.
+	modelCall ModelFunc
+	toolCall  ToolFunc
 	system    func() string
 	maxSteps  int
 	maxTokens int
@@ -178,6 +188,7 @@ func New(cfg Config) (*Agent, error) {
 	if a.chain == nil {
 		a.chain = new(Chain)
 	}
+	a.useMiddleware(cfg.ModelMiddleware, cfg.ToolMiddleware)
 	if a.system == nil {
 		a.system = sysprompt.Builder(sysprompt.Options{Tools: a.toolset.View().Tools(), Now: cfg.Now})
 	}

@@ -72,7 +72,7 @@ func (r *run) compact(instructions string) error {
 		total models.Totals
 	)
 	res, err := compact.Compact(r.ctx, msgs, compact.Options{
-		Provider:     a.provider,
+		Provider:     compactionProvider{a},
 		Model:        model,
 		Instructions: instructions,
 		KeepTail:     a.keepTail,

@@ -47,7 +47,7 @@ func (p *promptRun) call(step int) (*stepResult, error) {
 	}
 	model.Describe(req)
 	c := &collector{emit: p.emit}
-	resp, err := p.stream(req, c)
+	resp, err := p.stream(step, req, c)
 	if err != nil && !c.hasStarted() && p.ctx.Err() == nil && !a.autoOff && !p.overflowRetried && contextOverflow(err) {
 		// The request no longer fits the context window: compact once and
 		// try again with the shorter transcript.
@@ -58,7 +58,7 @@ func (p *promptRun) call(step int) (*stepResult, error) {
 		case cerr == nil:
 			req.Messages = a.snapshot()
 			c = &collector{emit: p.emit}
-			resp, err = p.stream(req, c)
+			resp, err = p.stream(step, req, c)
 		}
 	}
 	if err != nil && !c.hasStarted() && p.ctx.Err() == nil && !p.boundRetried && boundRejected(err) && sendsThinking(req.Messages) {
@@ -70,7 +70,7 @@ func (p *promptRun) call(step int) (*stepResult, error) {
 		a.dropThinking(a.provider.Name())
 		req.Messages = a.snapshot()
 		c = &collector{emit: p.emit}
-		resp, err = p.stream(req, c)
+		resp, err = p.stream(step, req, c)
 	}
 	if resp == nil {
 		resp = &llm.Response{}
@@ -168,14 +168,15 @@ func (a *Agent) priced(m models.Model) models.Model {
 	return m.At(a.timeNow())
 }
 
-// stream calls the provider, turning a panic in it into an error.
-func (p *promptRun) stream(req *llm.Request, c *collector) (resp *llm.Response, err error) {
+// stream makes the model call of step (through the model middleware),
+// turning a panic in the provider or a middleware into an error.
+func (p *promptRun) stream(step int, req *llm.Request, c *collector) (resp *llm.Response, err error) {
 	defer func() {
 		if v := recover(); v != nil {
 			resp, err = nil, &Error{Code: wire.CodeInternal, Message: oneLine(fmt.Sprintf("provider %s panicked: %s", p.a.provider.Name(), panicText(v)))}
 		}
 	}()
-	return p.a.provider.Stream(p.ctx, req, c.sink)
+	return p.a.callModel(p.ctx, ModelCall{Kind: ModelCallTurn, Provider: p.a.provider.Name(), Step: step, Request: req}, c.sink)
 }
 
 // keep adds an assistant message to the transcript and emits it as

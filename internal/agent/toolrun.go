@@ -62,15 +62,16 @@ func (p *promptRun) runTool(c *llm.ToolCallBlock, view *ToolView) tools.Result {
 			args = v.Args
 		}
 	}
-	return p.invoke(tool, c.ID, args)
+	return p.invoke(tool, c.ID, c.Name, args)
 }
 
-// invoke runs tool, forwarding its progress as tool_progress events until
-// it returns. A Go error or a panic becomes an error result.
-func (p *promptRun) invoke(tool tools.Tool, id string, args json.RawMessage) (res tools.Result) {
+// invoke runs tool (through the tool middleware), forwarding its
+// progress as tool_progress events until it returns. A Go error or a
+// panic becomes an error result.
+func (p *promptRun) invoke(tool tools.Tool, id, name string, args json.RawMessage) (res tools.Result) {
 	var gate sync.Mutex
 	open := true
-	call := tools.Call{ID: id, Args: args, Progress: func(text string) {
+	run := ToolRun{ID: id, Name: name, Args: args, tool: tool, Progress: func(text string) {
 		gate.Lock()
 		defer gate.Unlock()
 		if open && text != "" {
@@ -85,7 +86,7 @@ func (p *promptRun) invoke(tool tools.Tool, id string, args json.RawMessage) (re
 			res = tools.Errorf(fmt.Sprintf("the %s tool failed: panic: %s", tool.Name(), panicText(v)))
 		}
 	}()
-	res, err := tool.Run(p.ctx, call)
+	res, err := p.a.toolCall(p.ctx, run)
 	if err != nil {
 		if p.ctx.Err() != nil {
 			return tools.Errorf("aborted: " + llm.ErrorText(err))
