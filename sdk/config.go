@@ -95,6 +95,15 @@ type Config struct {
 	// prompt's own context.
 	ApprovalTimeout time.Duration
 
+	// ModelMiddleware wraps every model call, the first outermost: it
+	// sees the request, the stream's events as they pass, the response,
+	// the time taken and the error, and may answer in the call's place
+	// (see ModelMiddleware).
+	ModelMiddleware []ModelMiddleware
+	// ToolMiddleware wraps every tool call that runs, after Approve, the
+	// first outermost (see ToolMiddleware).
+	ToolMiddleware []ToolMiddleware
+
 	// Extensions are the extensions the Runtime runs (docs/extensions.md);
 	// the zero value runs none.
 	Extensions ExtensionConfig

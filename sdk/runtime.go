@@ -118,6 +118,8 @@ func New(cfg Config) (*Runtime, error) {
 		SessionFile:        cfg.SessionFile,
 		ApprovalTools:      cfg.ApprovalTools,
 		ApprovalTimeout:    cfg.ApprovalTimeout,
+		ModelMiddleware:    cfg.ModelMiddleware,
+		ToolMiddleware:     cfg.ToolMiddleware,
 	}
 	if cfg.Approve != nil {
 		sc.Approve = cfg.Approve

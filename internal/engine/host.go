@@ -219,6 +219,8 @@ func (h *Host) NewSession(cfg SessionConfig) (*Session, error) {
 		Model:            model,
 		ToolSet:          toolset,
 		Interceptors:     chain,
+		ModelMiddleware:  cfg.ModelMiddleware,
+		ToolMiddleware:   cfg.ToolMiddleware,
 		System:           systemPrompt(cfg, cwd, toolset),
 		MaxSteps:         cfg.MaxSteps,
 		Reasoning:        cfg.Reasoning,

@@ -87,6 +87,13 @@ type SessionConfig struct {
 	// HTTPClient sends this session's provider requests; nil means the
 	// host's (HostConfig.HTTPClient).
 	HTTPClient *http.Client
+	// ModelMiddleware wraps each model call of the session, the first
+	// outermost (agent.ModelMiddleware): tracing, caching, recording and
+	// replaying. The stream's events flow through it to the session.
+	ModelMiddleware []agent.ModelMiddleware
+	// ToolMiddleware wraps each tool call that runs, after the
+	// interceptors and the approval (agent.ToolMiddleware).
+	ToolMiddleware []agent.ToolMiddleware
 }
 
 // Sink receives the events of one piece of work, in order, on the
