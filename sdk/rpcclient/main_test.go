@@ -54,7 +54,7 @@ func cleanEnv() []string {
 }
 
 // writeScript writes a scripted-provider script and returns its path.
-func writeScript(t *testing.T, script any) string {
+func writeScript(t testing.TB, script any) string {
 	t.Helper()
 	data, err := json.Marshal(script)
 	if err != nil {
