@@ -47,8 +47,9 @@
 // Only one of them has:
 //
 //   - Runtime: SetMessages (the protocol has no command to replace the
-//     transcript), Provider, Model and CWD without a round trip (State
-//     has them), WaitMCP, Config.Approve (a callback in the process).
+//     transcript), Provider, Model, CWD, Mode and Modes without a round
+//     trip (State has the first four; the answer to rpc's set_mode lists
+//     the modes), WaitMCP, Config.Approve (a callback in the process).
 //     Both add MCP servers with AddMCPServers, but each in its own type
 //     (sdk.MCPServer has a time.Duration timeout and Go maps; rpcclient
 //     takes the wire's wire.MCPServer), so that method is not in Client.
@@ -96,11 +97,17 @@ type Client interface {
 	// any id the provider may serve. It fails with ErrBusy while work
 	// runs, and with an error of code "unknown_model" for an empty id.
 	SetModel(ctx context.Context, id string) error
+	// SetMode switches the permission mode (ask, accept_edits, auto,
+	// read_only): what a call of write, edit, bash and the other tools
+	// that change things needs before it runs. The next such call sees it,
+	// also while work runs. It fails for a mode the client does not offer.
+	// State says the mode in use.
+	SetMode(ctx context.Context, mode wire.PermissionMode) error
 	// Clear drops the transcript and the cumulative usage. It fails with
 	// ErrBusy while work runs.
 	Clear(ctx context.Context) error
-	// State returns a snapshot: provider, model, working directory,
-	// message count, busy, cumulative usage.
+	// State returns a snapshot: provider, model, permission mode, working
+	// directory, message count, busy, cumulative usage.
 	State(ctx context.Context) (wire.StateResult, error)
 	// Messages returns the transcript, oldest first.
 	Messages(ctx context.Context) ([]wire.Message, error)

@@ -316,6 +316,18 @@ func scenario(t *testing.T, c client.Client, s setup) {
 	wantAborted(t, "cancelled by its context", drain(t, ch))
 	pcancel()
 
+	if err := c.SetMode(ctx, wire.PermissionModeReadOnly); err != nil {
+		t.Error(err)
+	}
+	if st, err = c.State(ctx); err != nil || st.Mode != wire.PermissionModeReadOnly {
+		t.Errorf("state after set_mode: %+v, %v", st, err)
+	}
+	if err := c.SetMode(ctx, "sometimes"); err == nil {
+		t.Error("a mode nobody offers was taken")
+	}
+	if err := c.SetMode(ctx, wire.PermissionModeAuto); err != nil {
+		t.Error(err)
+	}
 	if err := c.SetModel(ctx, ""); err == nil {
 		t.Error("an empty model id was taken")
 	}

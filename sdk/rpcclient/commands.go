@@ -209,6 +209,15 @@ func (c *Client) SetModel(ctx context.Context, id string) error {
 	return err
 }
 
+// SetMode switches zot's permission mode (set_mode): ask, accept_edits,
+// auto or read_only; the next call that needs a decision sees it, also
+// while work runs. It fails with wire.CodeInvalidParams for a mode zot
+// does not offer (under --permission deny it offers only read_only).
+func (c *Client) SetMode(ctx context.Context, mode wire.PermissionMode) error {
+	_, err := call[wire.SetModeResult](ctx, c, &wire.SetModeCommand{Mode: mode})
+	return err
+}
+
 // ListModels lists the models of the current provider, sorted by id.
 func (c *Client) ListModels(ctx context.Context) ([]wire.ModelInfo, error) {
 	r, err := call[wire.ModelsResult](ctx, c, &wire.GetModelsCommand{})
