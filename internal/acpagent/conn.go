@@ -427,11 +427,11 @@ func (h *conn) promptNow(s *session, p acp.PromptRequest) jsonrpc.Reply {
 	if err != nil {
 		return jsonrpc.Fail(err)
 	}
-	t, err := s.submit(h, engine.Work{Prompt: in})
+	// The title is pushed as the turn starts, before any update of it.
+	t, err := s.submitThen(h, engine.Work{Prompt: in}, func() { s.titleFrom(p.Prompt) }) // plan.go
 	if err != nil {
 		return jsonrpc.Fail(err)
 	}
-	s.titleFrom(p.Prompt) // plan.go
 	return jsonrpc.Async(func(ctx context.Context) (any, error) {
 		if err := h.await(ctx, s, t); err != nil {
 			return nil, err
@@ -466,6 +466,12 @@ func cancelledByClient(ctx context.Context) bool {
 
 // submit starts work on the session, refused as busy when a turn runs.
 func (s *session) submit(from *conn, w engine.Work) (*turn, error) {
+	return s.submitThen(from, w, nil)
+}
+
+// submitThen is submit that calls started, when not nil, as the work
+// starts: before any update of it is pushed.
+func (s *session) submitThen(from *conn, w engine.Work, started func()) (*turn, error) {
 	t := &turn{s: s, from: from, done: make(chan struct{})}
 	if m, ok := s.agent.opts.Host.Catalog().Lookup(s.eng.Provider(), s.eng.Model()); ok {
 		t.contextSz = int64(m.ContextWindow)
@@ -477,6 +483,9 @@ func (s *session) submit(from *conn, w engine.Work) (*turn, error) {
 		s.mu.Lock()
 		s.turn = t
 		s.mu.Unlock()
+		if started != nil {
+			started()
+		}
 	})
 	if err != nil {
 		return nil, s.agent.errorOf(err, s.id, "prompt")
