@@ -1,0 +1,190 @@
+package doortest
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"sync"
+	"testing"
+
+	"zot.dev/zot/internal/acpagent"
+	"zot.dev/zot/internal/duplex"
+	"zot.dev/zot/internal/engine"
+	"zot.dev/zot/internal/exthost"
+	"zot.dev/zot/internal/jsonrpc"
+	"zot.dev/zot/internal/rpcserver"
+	"zot.dev/zot/internal/schemacheck"
+	"zot.dev/zot/sdk/wire"
+)
+
+func TestMain(m *testing.M) {
+	// Nothing here may touch the real home.
+	home, err := os.MkdirTemp("", "zot-doortest-home-")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	os.Setenv("ZOT_HOME", home)
+	code := m.Run()
+	os.RemoveAll(home)
+	os.Exit(code)
+}
+
+// extDir is the test extension's folder.
+func extDir(t *testing.T) string {
+	t.Helper()
+	d, err := filepath.Abs(filepath.Join("testdata", "ext"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return d
+}
+
+// extConfig is the extension host's configuration of a session that runs
+// the test extension.
+func extConfig(t *testing.T, log io.Writer) exthost.Config {
+	return exthost.Config{
+		Discovery: exthost.Discovery{Paths: []string{extDir(t)}},
+		Version:   "test",
+		Log:       log,
+	}
+}
+
+// testLog collects a door's diagnostics and shows them when the test
+// fails.
+type testLog struct {
+	mu sync.Mutex
+	b  []byte
+}
+
+func (l *testLog) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.b = append(l.b, p...)
+	return len(p), nil
+}
+
+func newTestLog(t *testing.T) *testLog {
+	l := &testLog{}
+	t.Cleanup(func() {
+		if t.Failed() {
+			l.mu.Lock()
+			defer l.mu.Unlock()
+			t.Logf("the door's log:\n%s", l.b)
+		}
+	})
+	return l
+}
+
+// newHost is a Host whose scripted provider plays dir/script.json.
+func newHost(t *testing.T, dir string) *engine.Host {
+	host := engine.NewHost(engine.HostConfig{Providers: map[string]engine.ProviderSettings{"scripted": {Script: filepath.Join(dir, "script.json")}}})
+	t.Cleanup(func() { host.Close() })
+	return host
+}
+
+// startRPC serves zot rpc over an in-memory pair: one Session in dir, its
+// extensions when o.ext, answering approvals through the client when
+// o.approve. Every frame the server writes is checked against the schema.
+func startRPC(t *testing.T, dir string, o doorOptions) *door {
+	t.Helper()
+	log := newTestLog(t)
+	host := newHost(t, dir)
+	sess, err := host.NewSession(engine.SessionConfig{Provider: "scripted", CWD: dir, AnswerApprovals: o.approve})
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := rpcserver.New(sess, rpcserver.Options{Log: log})
+	var exts *exthost.Host
+	if o.ext {
+		cfg := extConfig(t, log)
+		cfg.Notify = srv.ExtensionNotice
+		exts = exthost.New(sess, cfg)
+		srv.SetExtensions(exts)
+	}
+	client, server := duplex.Pair()
+	ctx, cancel := context.WithCancel(context.Background())
+	served := make(chan error, 1)
+	go func() {
+		err := srv.Serve(ctx, server, server)
+		server.CloseWrite()
+		served <- err
+	}()
+	t.Cleanup(func() {
+		cancel()
+		client.Close()
+		if err := <-served; err != nil && err != context.Canceled {
+			t.Errorf("Serve: %v", err)
+		}
+		if exts != nil {
+			exts.Close(context.Background())
+		}
+	})
+	return &door{
+		conn: newFrameConn(t, client),
+		dir:  dir,
+		check: func(fromClient bool, frame []byte) error {
+			if fromClient {
+				return wire.ValidateCommand(frame)
+			}
+			return wire.ValidateFrame(frame)
+		},
+	}
+}
+
+// startACP serves the Agent Client Protocol over an in-memory pair, as
+// zot daemon serves one connection: sessions open in dir with policy
+// o.permission and, when o.ext, the test extension. Every frame both ways
+// is checked against ACP's schema.
+func startACP(t *testing.T, dir string, o doorOptions) *door {
+	t.Helper()
+	log := newTestLog(t)
+	host := newHost(t, dir)
+	opts := acpagent.Options{
+		Host:        host,
+		Defaults:    engine.SessionConfig{Provider: "scripted"},
+		Permission:  o.permission,
+		SessionsDir: filepath.Join(t.TempDir(), "sessions"),
+		Version:     "test",
+		Log:         log,
+	}
+	if o.ext {
+		opts.Extensions = func(string) exthost.Config { return extConfig(t, log) }
+	}
+	a, err := acpagent.New(opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	client, server := duplex.Pair()
+	conn := jsonrpc.NewConn(server, jsonrpc.Peer{Transport: "test", Label: "doortest"}, a.Handler, jsonrpc.Options{Log: log})
+	conv := &schemacheck.ACPConversation{}
+	t.Cleanup(func() {
+		conn.Close()
+		conn.Wait()
+		client.Close()
+		ctx, cancel := context.WithTimeout(context.Background(), guard)
+		defer cancel()
+		if err := a.Close(ctx); err != nil {
+			t.Errorf("closing the agent: %v", err)
+		}
+		if err := conv.Err(); err != nil {
+			t.Error(err)
+		}
+	})
+	return &door{
+		conn: newFrameConn(t, client),
+		dir:  dir,
+		check: func(fromClient bool, frame []byte) error {
+			conv.Frame(fromClient, frame)
+			return nil
+		},
+	}
+}
+
+// TestRPCTranscripts replays testdata/rpc through zot rpc's server.
+func TestRPCTranscripts(t *testing.T) { replayAll(t, "rpc", startRPC) }
+
+// TestACPTranscripts replays testdata/acp through the ACP agent.
+func TestACPTranscripts(t *testing.T) { replayAll(t, "acp", startACP) }
