@@ -15,7 +15,7 @@ import (
 )
 
 // session is one open ACP session: an engine Session, the connections
-// that have it open, and the queue its updates go through.
+// that have it open, and the subscription its updates go through.
 type session struct {
 	agent *Agent
 	id    string
@@ -44,19 +44,19 @@ type session struct {
 	closing      bool
 	x            sessionExtras // modes, terminals, title (modes.go)
 
-	// The update queue: Sink appends (never blocks), the forwarder takes.
-	qmu   sync.Mutex
-	queue []item
-	wake  chan struct{} // an item was added
-	space chan struct{} // an item was taken
-	stop  chan struct{} // closed by close: the forwarder ends once the queue is empty
-	done  chan struct{} // closed when the forwarder ended
+	// The updates, in order: the turn's Sink and the door's own requests
+	// push (never blocking), the forwarder takes; the turn waits for room
+	// (Work.Ready), so a client that reads slowly slows this session down
+	// and nothing else.
+	q    *engine.Subscription[item]
+	stop chan struct{} // closed by close: the forwarder ends once the queue is empty
+	done chan struct{} // closed when the forwarder ended
 
 	// The forwarder's own (encode.go): the heads of text chunks' params.
 	heads [2][]byte
 }
 
-// item is one entry of a session's update queue.
+// item is one entry of a session's updates.
 type item struct {
 	update  *acp.SessionUpdate
 	only    *conn         // when set, the update goes to this connection only (a replay)
@@ -84,8 +84,7 @@ func (a *Agent) newSession(id, cwd string, eng *engine.Session) *session {
 	s := &session{
 		agent: a, id: id, cwd: cwd, eng: eng,
 		rejectAlways: map[string]bool{},
-		wake:         make(chan struct{}, 1),
-		space:        make(chan struct{}, 1),
+		q:            engine.NewSubscription[item](engine.SubscribeOptions{Buffer: a.opts.QueueUpdates, Policy: engine.Block}),
 		stop:         make(chan struct{}),
 		done:         make(chan struct{}),
 	}
@@ -96,37 +95,16 @@ func (a *Agent) newSession(id, cwd string, eng *engine.Session) *session {
 	return s
 }
 
-// push adds items to the queue; it never blocks.
+// push adds items to the updates; it never blocks.
 func (s *session) push(items ...item) {
-	s.qmu.Lock()
-	s.queue = append(s.queue, items...)
-	s.qmu.Unlock()
-	select {
-	case s.wake <- struct{}{}:
-	default:
+	for _, it := range items {
+		s.q.Push(it)
 	}
 }
 
-// ready waits until the queue has room or ctx ends: the engine calls it
-// before each event (Work.Ready), so a client that reads slowly slows
-// this session down and nothing else.
-func (s *session) ready(ctx context.Context) {
-	for {
-		s.qmu.Lock()
-		n := len(s.queue)
-		s.qmu.Unlock()
-		if n < s.agent.opts.QueueUpdates {
-			return
-		}
-		select {
-		case <-s.space:
-		case <-ctx.Done():
-			return
-		case <-s.done:
-			return
-		}
-	}
-}
+// ready waits until the updates have room, or ctx ends, or the session
+// is closed: the turn's Work.Ready.
+func (s *session) ready(ctx context.Context) { _ = s.q.Wait(ctx) }
 
 // flush waits until every item queued so far was handed on, or ctx ends.
 func (s *session) flush(ctx context.Context) error {
@@ -143,41 +121,21 @@ func (s *session) flush(ctx context.Context) error {
 }
 
 // forward hands each queued update, in order, to the connections that
-// have the session open. It ends when the session is closed and its
-// queue is empty.
+// have the session open. It ends when the session is closed and every
+// update was handed on.
 func (s *session) forward(counted bool) {
 	if counted {
 		defer s.agent.wg.Done()
 	}
 	defer close(s.done)
-	// The queue is taken whole, and handed on item by item: one lock per
-	// batch, and two buffers that take turns instead of a queue that
-	// reallocates as it is consumed from its head.
-	var spare []item
+	// The updates are taken in batches, and handed on item by item: one
+	// lock per batch, and two buffers that take turns.
+	var batch []item
 	var targets []*conn
 	for {
-		s.qmu.Lock()
-		if len(s.queue) == 0 {
-			s.qmu.Unlock()
-			select {
-			case <-s.wake:
-				continue
-			case <-s.stop:
-				s.qmu.Lock()
-				empty := len(s.queue) == 0
-				s.qmu.Unlock()
-				if empty {
-					return
-				}
-				continue
-			}
-		}
-		batch := s.queue
-		s.queue = spare[:0]
-		s.qmu.Unlock()
-		select {
-		case s.space <- struct{}{}:
-		default:
+		var err error
+		if batch, err = s.q.Take(context.Background(), batch); err != nil {
+			return // closed, every update handed on
 		}
 		for i := 0; i < len(batch); {
 			n := 1
@@ -195,9 +153,8 @@ func (s *session) forward(counted bool) {
 			i += n
 		}
 		clear(targets[:cap(targets)])
-		spare = batch
-		if cap(spare) > 4*s.agent.opts.QueueUpdates {
-			spare = nil // a replay's long batch is not kept by an idle session
+		if cap(batch) > 4*s.agent.opts.QueueUpdates {
+			batch = nil // a replay's long batch is not kept by an idle session
 		}
 	}
 }
@@ -414,10 +371,7 @@ func (s *session) close() error {
 	s.stopExtensions() // commands.go
 	err := errors.Join(s.eng.Close(), mcpErr)
 	close(s.stop)
-	select {
-	case s.wake <- struct{}{}:
-	default:
-	}
+	s.q.End()
 	<-s.done
 	return err
 }
