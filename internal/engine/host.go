@@ -250,9 +250,16 @@ func (h *Host) NewSession(cfg SessionConfig) (*Session, error) {
 		}
 		s.store = f
 	}
+	if err := s.startPlugins(cfg); err != nil { // extensions.go
+		if s.store != nil {
+			s.store.Close()
+		}
+		return nil, err
+	}
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	if h.closed {
+		_ = s.closePlugins()
 		if s.store != nil {
 			s.store.Close()
 		}

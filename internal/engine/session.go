@@ -94,6 +94,17 @@ type SessionConfig struct {
 	// ToolMiddleware wraps each tool call that runs, after the
 	// interceptors and the approval (agent.ToolMiddleware).
 	ToolMiddleware []agent.ToolMiddleware
+
+	// Extensions are the session's extensions, MCPServers and MCP its MCP
+	// servers (extensions.go, mcp.go).
+	Extensions ExtensionConfig
+	MCPServers []MCPServer
+	MCP        MCPOptions
+	// DeferStart holds the extensions and MCP servers back until Launch,
+	// or until something needs them (a prompt, a command, listing them),
+	// so that a door answers its first command before they compete with
+	// it for the machine.
+	DeferStart bool
 }
 
 // Sink receives the events of one piece of work, in order, on the
@@ -166,6 +177,7 @@ type Session struct {
 	store    *session.File // nil without a session file
 	approval *approval     // the mode and, when somebody answers, the approvals
 	spills   *tools.Spills // bash's spill files, removed by Close
+	plug     plugins       // its extensions and MCP servers (extensions.go)
 
 	// emitMu makes stamping an event and handing it on one step, so seq
 	// order is delivery order; taken inside mu, never the other way.
@@ -686,6 +698,7 @@ func (s *Session) Close() error {
 		return nil
 	}
 	s.host.forget(s)
+	plugErr := s.closePlugins() // extensions.go
 	if subs := s.subs.Load(); subs != nil {
 		for _, o := range *subs {
 			if o.sub != nil {
@@ -695,9 +708,9 @@ func (s *Session) Close() error {
 	}
 	spillErr := s.spills.Close()
 	if s.store != nil {
-		return errors.Join(s.store.Close(), spillErr)
+		return errors.Join(s.store.Close(), spillErr, plugErr)
 	}
-	return spillErr
+	return errors.Join(spillErr, plugErr)
 }
 
 // Clear drops the transcript and resets the cumulative usage. It returns
@@ -877,6 +890,7 @@ func (s *Session) State() wire.StateResult {
 		Queued:       &queued,
 		Usage:        s.agent.Usage(),
 		Mode:         s.Mode(),
+		McpServers:   s.plug.mcpCount(),
 	}
 }
 

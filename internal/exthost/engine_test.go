@@ -3,55 +3,69 @@ package exthost
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
-	"zot.dev/zot/internal/engine"
+	"zot.dev/zot/internal/agent"
+	"zot.dev/zot/internal/models"
+	"zot.dev/zot/internal/registry"
 	"zot.dev/zot/sdk/wire"
 )
 
-// engineSession is a real session on the scripted provider playing
-// script in a temporary directory.
-func engineSession(t *testing.T, script string) *engine.Session {
+// loopSession is a real agent loop on the scripted provider, over the
+// fake session's tool set, chain and observers: what the host sees of an
+// engine Session (which imports this package, so the tests cannot).
+type loopSession struct {
+	*fakeSession
+	agent *agent.Agent
+}
+
+// engineSession is a loop on the scripted provider playing script in a
+// temporary directory.
+func engineSession(t *testing.T, script string) *loopSession {
 	t.Helper()
-	dir := t.TempDir()
-	p := filepath.Join(dir, "script.json")
+	fs := newFakeSession(t)
+	p := filepath.Join(fs.cwd, "script.json")
 	if err := os.WriteFile(p, []byte(script), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	h := engine.NewHost(engine.HostConfig{Providers: map[string]engine.ProviderSettings{"scripted": {Script: p}}})
-	s, err := h.NewSession(engine.SessionConfig{Provider: "scripted", CWD: dir})
+	prov, err := registry.Build(registry.Spec{Name: "scripted", ScriptPath: p})
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { h.Close() })
-	return s
+	cat := models.Builtin()
+	id, _ := cat.Default("scripted")
+	a, err := agent.New(agent.Config{Provider: prov, Model: cat.Resolve("scripted", id), ToolSet: fs.tools, Interceptors: fs.chain})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &loopSession{fakeSession: fs, agent: a}
 }
 
+// Messages returns the transcript in its wire form.
+func (s *loopSession) Messages() []wire.Message { return s.agent.Messages() }
+
 // prompt runs one prompt and returns its events.
-func prompt(t *testing.T, s *engine.Session, text string) []wire.Event {
+func prompt(t *testing.T, s *loopSession, text string) []wire.Event {
 	t.Helper()
 	var evs []wire.Event
-	done := make(chan struct{})
-	err := s.Submit(engine.Work{
-		Prompt: &engine.PromptInput{Text: text},
-		Sink: func(_ context.Context, ev wire.Event) {
-			evs = append(evs, ev)
-			if _, ok := ev.(*wire.DoneEvent); ok {
-				close(done)
-			}
-		},
-	}, engine.Queue, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	select {
-	case <-done:
-	case <-time.After(30 * time.Second):
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	err := s.agent.Prompt(ctx, text, nil, func(ev wire.Event) {
+		s.emit(ev)
+		evs = append(evs, ev)
+	})
+	if ctx.Err() != nil {
 		t.Fatal("the prompt did not end")
+	}
+	var ae *agent.Error
+	if errors.As(err, &ae) {
+		// As the engine reports a run's error.
+		evs = append(evs, &wire.ErrorEvent{Message: ae.Error(), Code: ae.Code})
 	}
 	return evs
 }
