@@ -18,7 +18,6 @@ import (
 
 	"zot.dev/zot/internal/buildinfo"
 	"zot.dev/zot/internal/engine"
-	"zot.dev/zot/internal/exthost"
 	"zot.dev/zot/internal/images"
 	"zot.dev/zot/internal/llm"
 	"zot.dev/zot/internal/models"
@@ -74,8 +73,6 @@ type Runtime struct {
 	buffer  int
 	closing chan struct{}  // closed by Close
 	relays  sync.WaitGroup // relays still delivering a prompt's last events (relay)
-	ext     *exthost.Host  // nil without extensions
-	mcp     mcpState       // the MCP servers (mcp.go)
 
 	mu     sync.Mutex
 	closed bool
@@ -120,6 +117,9 @@ func New(cfg Config) (*Runtime, error) {
 		ApprovalTimeout:    cfg.ApprovalTimeout,
 		ModelMiddleware:    cfg.ModelMiddleware,
 		ToolMiddleware:     cfg.ToolMiddleware,
+		Extensions:         cfg.Extensions,
+		MCPServers:         cfg.MCPServers,
+		MCP:                cfg.MCP,
 	}
 	if cfg.Approve != nil {
 		sc.Approve = cfg.Approve
@@ -139,14 +139,10 @@ func New(cfg Config) (*Runtime, error) {
 	if size <= 0 {
 		size = 256
 	}
-	r := &Runtime{host: host, sess: sess, buffer: size, closing: make(chan struct{})}
-	if err := r.startMCP(cfg); err != nil {
-		r.stopMCP()
-		host.Close()
-		return nil, err
-	}
-	r.startExtensions(cfg.Extensions)
-	return r, nil
+	// What extensions and MCP servers push goes to their OnEvent
+	// functions (the session calls them); the Runtime keeps none of it.
+	sess.SetNoticeSink(engine.NoticeSink{})
+	return &Runtime{host: host, sess: sess, buffer: size, closing: make(chan struct{})}, nil
 }
 
 // Prompt adds a user message and runs the agent until the model stops,
@@ -331,9 +327,7 @@ func (r *Runtime) State(ctx context.Context) (wire.StateResult, error) {
 	if err := r.enter(ctx); err != nil {
 		return wire.StateResult{}, err
 	}
-	st := r.sess.State()
-	st.McpServers = r.mcpCount()
-	return st, nil
+	return r.sess.State(), nil
 }
 
 // Messages returns the transcript, oldest first.
@@ -382,9 +376,7 @@ func (r *Runtime) Close() error {
 		close(r.closing)
 	}
 	r.mu.Unlock()
-	r.stopExtensions()
-	r.stopMCP()
-	err := r.host.Close()
+	err := r.host.Close() // the session's extensions and MCP servers stop with it
 	r.relays.Wait()
 	return err
 }

@@ -159,6 +159,8 @@ func newDoor(cmd *cli.Command, std streams) (*door, error) {
 	defaults := cfg.SessionConfig
 	defaults.CWD = ""
 	defaults.Log = std.err
+	// Each session/new names its MCP servers; none are found in files.
+	defaults.MCP = engine.MCPOptions{}
 	agent, err := acpagent.New(acpagent.Options{
 		Host:        host,
 		Defaults:    defaults,
@@ -166,7 +168,6 @@ func newDoor(cmd *cli.Command, std streams) (*door, error) {
 		SessionsDir: h.Sessions(),
 		Version:     buildVersion(),
 		Log:         std.err,
-		Extensions:  doorExtensions(cmd, std.err), // door_ext.go
 		AuthMethods: authMethods(cfg.Provider),
 		Auth: func() error {
 			if missingKey != nil {

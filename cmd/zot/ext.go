@@ -1,25 +1,17 @@
 package main
 
 import (
-	"context"
-	"fmt"
 	"io"
 	"path/filepath"
-	"strings"
-	"sync"
-	"time"
 
 	"github.com/urfave/cli/v3"
 
-	"zot.dev/zot/internal/buildinfo"
 	"zot.dev/zot/internal/engine"
 	"zot.dev/zot/internal/exthost"
-	"zot.dev/zot/internal/rpcserver"
-	"zot.dev/zot/internal/trust"
-	"zot.dev/zot/sdk/extwire"
 )
 
-// extFlags choose the extensions rpc mode and print mode load.
+// extFlags choose the extensions rpc mode, print mode and the daemon
+// load.
 func extFlags() []cli.Flag {
 	return []cli.Flag{
 		&cli.StringSliceFlag{Name: "ext", Aliases: []string{"e"}, Usage: "rpc and print mode: load the extension in this folder (or this extension.json) first; repeatable (zot ext list lists it too)"},
@@ -29,82 +21,48 @@ func extFlags() []cli.Flag {
 	}
 }
 
-// startExtensions attaches the session's extensions to srv: the --ext
-// ones, then, unless --no-ext, the project's and the user's. srv starts
-// them in the background once it serves; what they push reaches its
-// client.
-func startExtensions(cmd *cli.Command, sess *engine.Session, srv *rpcserver.Server, gate *trust.Gate, stderr io.Writer) *exthost.Host {
-	h := exthost.New(sess, extConfig(cmd, sess, srv.ExtensionNotice, gate, stderr))
-	srv.SetExtensions(h)
-	return h
-}
-
-// startPrintExtensions starts print mode's extensions, found as rpc mode
-// finds them, at once: the prompt waits for their handshakes, so the
-// model sees their tools. What they push (notices; print mode shows no
-// panels) goes to stderr, one line each.
-func startPrintExtensions(cmd *cli.Command, sess *engine.Session, gate *trust.Gate, stderr io.Writer) *exthost.Host {
-	var mu sync.Mutex
-	notify := func(n exthost.Notice) {
-		if n.Kind != exthost.NoticeNotify || n.Logged {
-			return
+// pluginConfig is what the flags say of a session's extensions and MCP
+// servers, the same for every door: the --ext extensions, then, unless
+// --no-ext, the session directory's .zot/extensions (when the folder is
+// trusted: internal/trust) and the zot home's; the MCP servers of the
+// zot home's mcp.json and the project's .zot/mcp.json (unless
+// --strict-mcp-config), under each --mcp-config file. The engine finds
+// and starts them for each session, in its own working directory.
+func pluginConfig(cmd *cli.Command, stderr io.Writer) (engine.ExtensionConfig, engine.MCPOptions) {
+	paths := cmd.StringSlice("ext")
+	for i, p := range paths {
+		if abs, err := filepath.Abs(p); err == nil {
+			paths[i] = abs
 		}
-		level := n.Level
-		if level == "" {
-			level = extwire.NotifyLevelInfo
-		}
-		mu.Lock()
-		defer mu.Unlock()
-		fmt.Fprintf(stderr, "[%s] %s: %s\n", n.Extension, level, oneLineText(n.Message))
 	}
-	return exthost.Start(sess, extConfig(cmd, sess, notify, gate, stderr))
-}
-
-// oneLineText keeps a notice on one line of stderr.
-func oneLineText(s string) string {
-	return strings.Join(strings.Fields(strings.ReplaceAll(s, "\n", " ")), " ")
-}
-
-// extConfig is the extension host's configuration the flags give.
-func extConfig(cmd *cli.Command, sess *engine.Session, notify func(exthost.Notice), gate *trust.Gate, stderr io.Writer) exthost.Config {
-	cfg := exthost.Config{
-		Discovery: exthost.Discovery{Paths: cmd.StringSlice("ext")},
-		Version:   buildinfo.Version(),
-		Log:       stderr,
-		Notify:    notify,
-		// checkExtStartTimeout refused a bad value before
-		StartTimeout: cmd.Duration("ext-start-timeout"),
+	ext := engine.ExtensionConfig{
+		Paths:        paths,
+		Discover:     !cmd.Bool("no-ext"),
+		TrustProject: cmd.Bool("trust-project"),
+		// checkPluginFlags refused a bad value before
+		HandshakeTimeout:     cmd.Duration("ext-start-timeout"),
+		HandshakeTimeoutName: "--ext-start-timeout",
+	}
+	mcp := engine.MCPOptions{
+		Files:        cmd.StringSlice("mcp-config"),
+		Discover:     !cmd.Bool("strict-mcp-config"),
+		StartTimeout: cmd.Duration("mcp-start-timeout"),
 	}
 	if h, err := zotHome(stderr); err == nil {
-		cfg.LogDir = h.Logs()
-		if !cmd.Bool("no-ext") {
-			cfg.GlobalDir = h.Extensions()
-		}
+		ext.Home = h.Dir
+		mcp.LogDir = h.Logs()
 	}
-	if !cmd.Bool("no-ext") {
-		cfg.ProjectDir = filepath.Join(sess.CWD(), trust.ExtensionsDir)
-		cfg.Trust = gate
-	}
-	return cfg
+	return ext, mcp
 }
 
-// checkExtStartTimeout refuses an --ext-start-timeout that is not
-// positive.
-func checkExtStartTimeout(cmd *cli.Command) error {
+// checkPluginFlags refuses an --ext-start-timeout or --mcp-start-timeout
+// that is not positive.
+func checkPluginFlags(cmd *cli.Command) error {
 	if cmd.Duration("ext-start-timeout") <= 0 {
 		return &exitError{code: 2, msg: "--ext-start-timeout must be positive"}
 	}
+	if cmd.Duration("mcp-start-timeout") <= 0 {
+		return &exitError{code: 2, msg: "--mcp-start-timeout must be positive"}
+	}
 	return nil
-}
-
-// stopExtensions stops the extensions by their shutdown ladder, all at
-// once; whatever is left after a few seconds is killed.
-func stopExtensions(h *exthost.Host) { stopExtensionsWithin(h, 5*time.Second) }
-
-// stopExtensionsWithin stops the extensions by their shutdown ladder and
-// kills what is left after d.
-func stopExtensionsWithin(h *exthost.Host, d time.Duration) {
-	ctx, cancel := context.WithTimeout(context.Background(), d)
-	defer cancel()
-	h.Close(ctx)
 }

@@ -128,7 +128,7 @@ func runtimeConfig(cmd *cli.Command, stderr io.Writer) (agentConfig, error) {
 	if p := cmd.String("provider"); !registry.Known(p) {
 		return agentConfig{}, &exitError{code: 2, msg: (&registry.UnknownError{Name: p}).Error()}
 	}
-	if err := checkExtStartTimeout(cmd); err != nil {
+	if err := checkPluginFlags(cmd); err != nil { // ext.go
 		return agentConfig{}, err
 	}
 	cfg := agentConfig{
@@ -155,6 +155,7 @@ func runtimeConfig(cmd *cli.Command, stderr io.Writer) (agentConfig, error) {
 	// Extension and MCP tools may change anything: the mode decides for
 	// them too, unless they say they change nothing.
 	cfg.ApproveOtherTools = true
+	cfg.Extensions, cfg.MCP = pluginConfig(cmd, stderr) // ext.go
 	if cmd.IsSet("tools") {
 		if cfg.NoTools {
 			return cfg, &exitError{code: 2, msg: "--tools and --no-tools contradict each other"}

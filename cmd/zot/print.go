@@ -3,6 +3,8 @@ package main
 import (
 	"bufio"
 	"context"
+	"fmt"
+	"strings"
 	"syscall"
 	"time"
 
@@ -29,15 +31,15 @@ func printMode(ctx context.Context, cmd *cli.Command, prompt string, io streams)
 	if err != nil {
 		return err
 	}
-	gate := projectTrust(cmd, io.err)
-	exts := startPrintExtensions(cmd, sess, gate, io.err)
-	// Notices about MCP servers go to stderr only (the manager logs them).
-	mcp, err := startMCP(cmd, sess, nil, false, gate, nil, io.err)
-	if err != nil {
-		host.Close()
-		return err
-	}
-	defer mcp.Close()
+	// What extensions push (notices; print mode shows no panels) goes to
+	// stderr, one line each; what zot logged there already is left out.
+	sess.SetNoticeSink(engine.NoticeSink{Send: func(n engine.Notice) {
+		e, ok := n.Event.(*wire.ExtNotifyEvent)
+		if !ok || n.Logged {
+			return
+		}
+		fmt.Fprintf(io.err, "[%s] %s: %s\n", e.Extension, e.Level, oneLineText(e.Message))
+	}})
 	p := &printer{out: bufio.NewWriterSize(io.out, 32<<10), asJSON: cmd.Bool("json"), endsWithText: true}
 	// The done is written here, not in the sink: the session hands it
 	// over with its lock held, and stdout may be slow.
@@ -54,7 +56,6 @@ func printMode(ctx context.Context, cmd *cli.Command, prompt string, io streams)
 		},
 	}, engine.RefuseBusy, nil)
 	if err != nil {
-		stopExtensions(exts)
 		host.Close()
 		return &exitError{code: 1, msg: err.Error()}
 	}
@@ -68,12 +69,13 @@ func printMode(ctx context.Context, cmd *cli.Command, prompt string, io streams)
 		select {
 		case done = <-finished:
 		case <-time.After(printSignalGrace):
-			stopExtensionsWithin(exts, printSignalGrace)
+			stop, cancel := context.WithTimeout(context.Background(), printSignalGrace)
+			defer cancel()
+			_ = sess.StopExtensions(stop)
 			return &exitError{code: 128 + signalNumber(ctx)}
 		}
 	}
-	stopExtensions(exts)
-	host.Close()
+	host.Close() // the session's extensions and MCP servers stop with it
 	p.event(done)
 	if !p.asJSON && !p.endsWithText {
 		p.out.WriteString("\n")
@@ -154,4 +156,9 @@ func signalNumber(context.Context) int {
 		return int(n)
 	}
 	return int(syscall.SIGINT)
+}
+
+// oneLineText keeps a notice on one line of stderr.
+func oneLineText(s string) string {
+	return strings.Join(strings.Fields(strings.ReplaceAll(s, "\n", " ")), " ")
 }

@@ -42,6 +42,10 @@ func serveRPC(ctx context.Context, cmd *cli.Command, io streams) error {
 	if cmd.IsSet("approval-timeout") && cfg.Mode != engine.ModeAsk {
 		return &exitError{code: 2, msg: "--approval-timeout only applies with --approve or --permission ask"}
 	}
+	// The extensions and MCP servers start shortly after the first
+	// command is read (rpcserver.ExtensionLaunchDelay), or at the first
+	// that needs them.
+	cfg.DeferStart = true
 	host, sess, err := startSession(cfg, io.err)
 	if err != nil {
 		return err
@@ -53,20 +57,8 @@ func serveRPC(ctx context.Context, cmd *cli.Command, io streams) error {
 		// A debugging aid: check every outbound frame against the schema.
 		ValidateOutput: os.Getenv("ZOT_VALIDATE") == "1",
 	})
-	// One gate for the run: a folder not trusted is told once, by
-	// whichever of the MCP servers and the extensions meets it first.
-	gate := projectTrust(cmd, io.err)
-	mcp, err := startMCP(cmd, sess, srv.MCPNotice, true, gate, srv.ExtensionNotice, io.err)
-	if err != nil {
-		host.Close()
-		return err
-	}
-	srv.SetMCP(mcp)
-	exts := startExtensions(cmd, sess, srv, gate, io.err)
 	err = srv.Serve(ctx, io.in, io.out)
-	stopExtensions(exts)
-	mcp.Close()
-	host.Close()
+	host.Close() // the session's extensions and MCP servers stop with it
 	switch {
 	case err == nil:
 		return nil

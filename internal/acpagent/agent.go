@@ -34,7 +34,6 @@ import (
 	"zot.dev/zot/internal/acp"
 	"zot.dev/zot/internal/buildinfo"
 	"zot.dev/zot/internal/engine"
-	"zot.dev/zot/internal/exthost"
 	"zot.dev/zot/internal/jsonrpc"
 )
 
@@ -65,11 +64,6 @@ type Options struct {
 	Version string
 	// Log receives diagnostics; nil discards them.
 	Log io.Writer
-	// Extensions, when set, gives the extension host configuration of a
-	// session in directory cwd (Discovery, Version, LogDir, Log); the
-	// session's extensions add tools and slash commands. Nil: sessions
-	// have no extensions.
-	Extensions func(cwd string) exthost.Config
 	// QueueUpdates bounds the updates waiting in one session's queue
 	// before the engine waits for the client; 0 means 256.
 	QueueUpdates int

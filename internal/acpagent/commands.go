@@ -7,14 +7,11 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
-	"sync"
 
 	"zot.dev/zot/internal/acp"
-	"zot.dev/zot/internal/agent"
 	"zot.dev/zot/internal/engine"
-	"zot.dev/zot/internal/exthost"
 	"zot.dev/zot/internal/jsonrpc"
-	extwire "zot.dev/zot/sdk/extwire"
+	"zot.dev/zot/sdk/wire"
 )
 
 // Slash commands. A session offers zot's built-in commands and the
@@ -59,13 +56,11 @@ func (s *session) commands() []command {
 		b := &builtins[i]
 		out = append(out, command{name: b.name, description: b.description, hint: b.hint, builtin: b})
 	}
-	if h := s.extensions(); h != nil {
-		for _, c := range h.Commands() {
-			if slices.ContainsFunc(builtins, func(b builtin) bool { return b.name == c.Name }) {
-				continue
-			}
-			out = append(out, command{name: c.Name, description: c.Description, hint: "arguments (optional)", extension: c.Extension})
+	for _, c := range s.eng.ExtensionCommands() {
+		if slices.ContainsFunc(builtins, func(b builtin) bool { return b.name == c.Name }) {
+			continue
 		}
+		out = append(out, command{name: c.Name, description: c.Description, hint: "arguments (optional)", extension: c.Extension})
 	}
 	return out
 }
@@ -112,77 +107,34 @@ func (h *conn) announce(s *session, r jsonrpc.Reply) jsonrpc.Reply {
 	})
 }
 
-// extensions returns the session's extension host, nil when it has none.
-func (s *session) extensions() *exthost.Host {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.x.ext
-}
-
-// startExtensions attaches the extensions the agent's Options.Extensions
-// finds for the session's directory; once they are ready, every client
-// of the session is told the commands again. Nothing is started when no
-// extension is found, so an idle session without extensions costs
-// nothing more.
-func (s *session) startExtensions() {
-	if s.agent.opts.Extensions == nil {
-		return
-	}
-	cfg := s.agent.opts.Extensions(s.cwd)
-	if f := exthost.Find(cfg.Discovery); len(f.Specs) == 0 && f.Untrusted == nil {
-		return
-	}
-	cfg.Notify = s.extensionNotice // notify.go
-	h := exthost.New(s.eng, cfg)
-	// The commands are told once the extensions are ready: by whichever
-	// comes first, the goroutine below or the first turn, which waits for
-	// them at the extensions' gate and tells the commands right after it,
-	// so a client sees them before the turn's answer.
-	var once sync.Once
-	tell := func() {
-		once.Do(func() {
-			select {
-			case <-s.stop:
-			default:
-				s.tellCommands(nil)
-			}
-		})
-	}
-	remove := s.eng.Interceptors().Add(agent.Interceptor{
-		Name:       "extension commands told",
-		Order:      exthost.OrderReady,
-		Timeout:    -1, // it never blocks
-		BeforeTurn: func(context.Context, int) agent.Verdict { tell(); return agent.Verdict{} },
+// watchExtensions tells every client of the session the commands again
+// whenever its extensions change, and makes the session's notices its
+// clients' _zot/notify: once they are ready (at the latest as
+// the first turn starts, so a client sees them before the turn's
+// answer), and after /reload. The engine starts and stops them with the
+// session.
+func (s *session) watchExtensions() {
+	s.eng.SetNoticeSink(engine.NoticeSink{Send: s.engineNotice}) // notify.go
+	stop := s.eng.OnExtensionsChanged(func() {
+		select {
+		case <-s.stop:
+		default:
+			s.tellCommands(nil)
+		}
 	})
 	s.mu.Lock()
-	s.x.ext, s.x.extTold = h, remove
+	s.x.extTold = stop
 	s.mu.Unlock()
-	h.Launch()
-	if !s.agent.track() {
-		return // the agent is closing: nobody is left to tell
-	}
-	go func() {
-		defer s.agent.wg.Done()
-		h.WaitReady(s.agent.ctx)
-		tell()
-	}()
 }
 
-// stopExtensions stops the session's extensions, if any.
-func (s *session) stopExtensions() {
+// unwatchExtensions stops telling the commands.
+func (s *session) unwatchExtensions() {
 	s.mu.Lock()
-	remove := s.x.extTold
+	stop := s.x.extTold
 	s.x.extTold = nil
 	s.mu.Unlock()
-	if remove != nil {
-		remove()
-	}
-	if h := s.extensions(); h != nil {
-		ctx, cancel := context.WithTimeout(context.Background(), clientTimeout)
-		defer cancel()
-		if err := h.Close(ctx); err != nil {
-			s.agent.logf("session %s: stopping extensions: %v", s.id, err)
-		}
+	if stop != nil {
+		stop()
 	}
 }
 
@@ -273,24 +225,20 @@ func (h *conn) runCommand(s *session, c command, args string) jsonrpc.Reply {
 // extensionCommand runs an extension's command: it returns the text to
 // show, or the prompt to run.
 func extensionCommand(ctx context.Context, s *session, c command, args string) (reply, prompt string, err error) {
-	h := s.extensions()
-	if h == nil {
-		return "", "", appError(acp.ErrorKindInternal, s.id, "/%s: the session's extensions have stopped", c.name)
-	}
-	cmd, r, err := h.RunCommand(ctx, c.name, args)
+	out, err := s.eng.RunExtensionCommand(ctx, c.name, args)
 	if err != nil {
+		if errors.Is(err, engine.ErrClosed) {
+			return "", "", appError(acp.ErrorKindInternal, s.id, "/%s: the session's extensions have stopped", c.name)
+		}
 		return "", "", jsonrpc.NewError(int64(acp.ErrorKindInternal.Code()), string(acp.ErrorKindInternal), "/%s: %v", c.name, err)
 	}
-	res, _ := exthost.Outcome(cmd, r)
-	switch r.Action {
-	case extwire.CommandActionPrompt:
-		if res.Text == "" {
-			return "/" + c.name + ": the extension's prompt is empty", "", nil
-		}
+	res := out.Result
+	switch res.Action {
+	case wire.CommandActionPrompt:
 		return "", res.Text, nil
-	case extwire.CommandActionDisplay, extwire.CommandActionInsert:
+	case wire.CommandActionDisplay, wire.CommandActionInsert:
 		return res.Text, "", nil
-	case extwire.CommandActionOpenPanel:
+	case wire.CommandActionOpenPanel:
 		return "/" + c.name + ": the extension opened a panel, which ACP clients cannot show", "", nil
 	}
 	if res.Error != "" {
@@ -349,23 +297,16 @@ func runMode(_ *conn, s *session, args string) (string, error) {
 }
 
 // runReload serves /reload: the extensions stop, are found again and
-// start; every client is told the commands again.
+// start; every client is told the commands again (watchExtensions).
 func runReload(_ *conn, s *session, _ string) (string, error) {
-	h := s.extensions()
-	if h == nil {
-		s.startExtensions()
-		if s.extensions() == nil {
-			s.tellCommands(nil)
-			return "No extension was found for " + filepath.Clean(s.cwd) + ".", nil
-		}
-		return "The extensions were started.", nil
-	}
 	ctx, cancel := context.WithTimeout(s.agent.ctx, 4*clientTimeout)
 	defer cancel()
-	if err := h.Reload(ctx); err != nil {
+	list, err := s.eng.ReloadExtensions(ctx)
+	if err != nil {
 		return "", jsonrpc.Internal(fmt.Errorf("reloading the extensions: %w", err))
 	}
-	s.tellCommands(nil)
-	n := len(h.Extensions())
-	return fmt.Sprintf("The extensions were reloaded (%d).", n), nil
+	if len(list) == 0 {
+		return "No extension was found for " + filepath.Clean(s.cwd) + ".", nil
+	}
+	return fmt.Sprintf("The extensions were reloaded (%d).", len(list)), nil
 }

@@ -397,12 +397,12 @@ func (h *conn) prompt(req *jsonrpc.Request) jsonrpc.Reply {
 	}
 	if _, _, slash := slashWords(p.Prompt); slash {
 		if _, _, known := s.slashCommand(p.Prompt); !known {
-			if x := s.extensions(); x != nil && x.Starting() {
+			if s.eng.ExtensionsStarting() {
 				// It may name a command of an extension that is still
 				// starting: it is answered once they have started, as
 				// every prompt waits for them.
 				return jsonrpc.Async(func(ctx context.Context) (any, error) {
-					x.WaitReady(ctx)
+					s.eng.WaitExtensions(ctx)
 					if err := ctx.Err(); err != nil {
 						return nil, err
 					}

@@ -2,9 +2,11 @@ package acpagent
 
 import (
 	"context"
+	"errors"
 	"strconv"
 
 	"zot.dev/zot/internal/acp"
+	"zot.dev/zot/internal/engine"
 	"zot.dev/zot/internal/jsonrpc"
 	"zot.dev/zot/internal/mcphost"
 )
@@ -49,25 +51,17 @@ func headers(list []acp.HttpHeader) map[string]string {
 	return out
 }
 
-// startMCP attaches the session's MCP servers; they start in the
-// background and their tools join from the next model call (the first
-// prompt waits for servers still starting, a bounded time).
-func (s *session) startMCP(servers []mcphost.Server) error {
+// startMCP adds the session's MCP servers; they start in the background
+// and their tools join from the next model call (the first prompt waits
+// for servers still starting, a bounded time).
+func (s *session) startMCP(servers []engine.MCPServer) error {
 	if len(servers) == 0 {
 		return nil
 	}
-	s.mu.Lock()
-	if s.mcp == nil {
-		s.mcp = mcphost.New(s.eng, mcphost.Config{
-			Log:           s.agent.opts.Log,
-			Notify:        func(n mcphost.Notice) { s.agent.logf("session %s: MCP %s: %s", s.id, n.Server, n.Message) },
-			ClientName:    "zot",
-			ClientVersion: s.agent.opts.Version,
-		})
-	}
-	m := s.mcp
-	s.mu.Unlock()
-	if err := m.AddServers(context.Background(), servers); err != nil {
+	if err := s.eng.AddMCPServers(context.Background(), servers); err != nil {
+		if errors.Is(err, engine.ErrClosed) {
+			return jsonrpc.Internal(err)
+		}
 		return jsonrpc.InvalidParams("mcpServers", "%v", err)
 	}
 	return nil

@@ -9,7 +9,6 @@ import (
 
 	"zot.dev/zot/internal/acp"
 	"zot.dev/zot/internal/engine"
-	"zot.dev/zot/internal/exthost"
 	"zot.dev/zot/internal/jsonrpc"
 )
 
@@ -38,8 +37,7 @@ func ptr[T any](v T) *T { return &v }
 type sessionExtras struct {
 	terminals map[string]acp.TerminalId // tool call id → the client terminal it runs in
 	title     string                    // the first line of the first prompt (plan.go)
-	ext       *exthost.Host             // the session's extensions; nil without (commands.go)
-	extTold   func()                    // removes the interceptor that tells their commands (commands.go)
+	extTold   func()                    // stops telling the extensions' commands (commands.go)
 	unheard   []item                    // notices no client heard yet (notify.go)
 }
 

@@ -1,32 +1,17 @@
 package acpagent
 
 import (
+	"strings"
+
 	"zot.dev/zot/internal/acp"
+	"zot.dev/zot/internal/engine"
 	"zot.dev/zot/internal/exthost"
+	"zot.dev/zot/sdk/wire"
 )
 
 // maxUnheard bounds the notices a session keeps while no client has it
 // open, to tell the first one that does.
 const maxUnheard = 32
-
-// notify tells every client of the session a notice, as a _zot/notify
-// notification. One that finds no client (an extension that failed to
-// start, or a folder not trusted, before the session/new answer attached
-// anybody) is kept, and told to the next client that opens the session
-// right after its answer.
-func (s *session) notify(n acp.ZotNotifyNotification) {
-	id := s.id
-	n.SessionID = &id
-	it := item{note: n, method: acp.MethodZotNotify, keep: true}
-	s.mu.Lock()
-	if len(s.clients) == 0 {
-		s.keepUnheardLocked(&it)
-		s.mu.Unlock()
-		return
-	}
-	s.mu.Unlock()
-	s.push(it)
-}
 
 // keepUnheardLocked keeps a notice no client heard; the caller holds
 // s.mu.
@@ -48,25 +33,36 @@ func (s *session) tellUnheard(c *conn) {
 	}
 }
 
-// extensionNotice turns what the session's extensions push into what its
-// clients are told: a notice (their own notify, or zot's report that one
-// failed to start or crashed) becomes _zot/notify, and goes to the log
-// unless the host logged it already. Panels have no ACP form.
-func (s *session) extensionNotice(n exthost.Notice) {
-	if n.Kind != exthost.NoticeNotify {
+// engineNotice turns what the session's extensions and MCP servers push
+// into what its clients are told: a notice (an extension's notify, zot's
+// report that one failed to start or crashed, an MCP server's notice, a
+// folder not trusted) becomes _zot/notify, and goes to the log unless
+// zot logged it already. It is called with the engine's stamping lock
+// held, so it only queues (the forwarder keeps it for the next client
+// when none has the session open). Panels have no ACP form here.
+func (s *session) engineNotice(n engine.Notice) {
+	e, ok := n.Event.(*wire.ExtNotifyEvent)
+	if !ok {
 		return
 	}
 	if !n.Logged {
-		s.agent.logf("session %s: extension %s: %s", s.id, n.Extension, oneLine(n.Message))
+		s.agent.logf("session %s: extension %s: %s", s.id, e.Extension, oneLine(e.Message))
 	}
-	level := acp.NotifyLevel(n.Level)
+	level := acp.NotifyLevel(e.Level)
 	if level == "" {
 		level = acp.NotifyLevelInfo
 	}
-	if n.Source == exthost.SourceTrust {
-		s.notify(acp.ZotNotifyNotification{Level: level, Message: n.Message, Source: acp.NotifySourceTrust})
-		return
+	id := s.id
+	note := acp.ZotNotifyNotification{SessionID: &id, Level: level, Message: e.Message, Source: acp.NotifySourceExtension}
+	switch {
+	case e.Source == exthost.SourceTrust:
+		note.Source = acp.NotifySourceTrust
+	case strings.HasPrefix(e.Source, "mcp:"):
+		name := strings.TrimPrefix(e.Source, "mcp:")
+		note.Source, note.Name = acp.NotifySourceMCP, &name
+	default:
+		name := e.Extension
+		note.Name = &name
 	}
-	name := n.Extension
-	s.notify(acp.ZotNotifyNotification{Level: level, Message: n.Message, Source: acp.NotifySourceExtension, Name: &name})
+	s.push(item{note: note, method: acp.MethodZotNotify, keep: true})
 }

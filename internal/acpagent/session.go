@@ -10,7 +10,6 @@ import (
 	"zot.dev/zot/internal/engine"
 	"zot.dev/zot/internal/jsonrpc"
 	"zot.dev/zot/internal/llm"
-	"zot.dev/zot/internal/mcphost"
 	"zot.dev/zot/sdk/wire"
 )
 
@@ -21,7 +20,6 @@ type session struct {
 	id    string
 	cwd   string
 	eng   *engine.Session
-	mcp   *mcphost.Manager // nil until the session is given MCP servers
 
 	mu      sync.Mutex
 	clients []*conn // connections that have it open, in the order they opened it
@@ -361,15 +359,8 @@ func (s *session) close() error {
 		<-s.done
 		return nil
 	}
-	s.mu.Lock()
-	m := s.mcp
-	s.mu.Unlock()
-	var mcpErr error
-	if m != nil {
-		mcpErr = m.Close()
-	}
-	s.stopExtensions() // commands.go
-	err := errors.Join(s.eng.Close(), mcpErr)
+	s.unwatchExtensions() // commands.go
+	err := s.eng.Close()  // its extensions and MCP servers stop with it
 	close(s.stop)
 	s.q.End()
 	<-s.done

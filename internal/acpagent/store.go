@@ -61,7 +61,7 @@ func (a *Agent) open(id, cwd string, fresh bool) (*session, error) {
 	a.sessions[id] = s
 	a.mu.Unlock()
 	s.addPlanTool()     // plan.go
-	s.startExtensions() // commands.go
+	s.watchExtensions() // commands.go
 	return s, nil
 }
 

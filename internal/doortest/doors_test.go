@@ -3,7 +3,6 @@ package doortest
 import (
 	"context"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"sync"
@@ -12,7 +11,6 @@ import (
 	"zot.dev/zot/internal/acpagent"
 	"zot.dev/zot/internal/duplex"
 	"zot.dev/zot/internal/engine"
-	"zot.dev/zot/internal/exthost"
 	"zot.dev/zot/internal/jsonrpc"
 	"zot.dev/zot/internal/rpcserver"
 	"zot.dev/zot/internal/schemacheck"
@@ -42,14 +40,10 @@ func extDir(t *testing.T) string {
 	return d
 }
 
-// extConfig is the extension host's configuration of a session that runs
+// extConfig is the configuration of a session's extensions that runs
 // the test extension.
-func extConfig(t *testing.T, log io.Writer) exthost.Config {
-	return exthost.Config{
-		Discovery: exthost.Discovery{Paths: []string{extDir(t)}},
-		Version:   "test",
-		Log:       log,
-	}
+func extConfig(t *testing.T) engine.ExtensionConfig {
+	return engine.ExtensionConfig{Paths: []string{extDir(t)}}
 }
 
 // testLog collects a door's diagnostics and shows them when the test
@@ -92,18 +86,15 @@ func startRPC(t *testing.T, dir string, o doorOptions) *door {
 	t.Helper()
 	log := newTestLog(t)
 	host := newHost(t, dir)
-	sess, err := host.NewSession(engine.SessionConfig{Provider: "scripted", CWD: dir, AnswerApprovals: o.approve})
+	cfg := engine.SessionConfig{Provider: "scripted", CWD: dir, AnswerApprovals: o.approve, Log: log, DeferStart: true}
+	if o.ext {
+		cfg.Extensions = extConfig(t)
+	}
+	sess, err := host.NewSession(cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
 	srv := rpcserver.New(sess, rpcserver.Options{Log: log})
-	var exts *exthost.Host
-	if o.ext {
-		cfg := extConfig(t, log)
-		cfg.Notify = srv.ExtensionNotice
-		exts = exthost.New(sess, cfg)
-		srv.SetExtensions(exts)
-	}
 	client, server := duplex.Pair()
 	ctx, cancel := context.WithCancel(context.Background())
 	served := make(chan error, 1)
@@ -117,9 +108,6 @@ func startRPC(t *testing.T, dir string, o doorOptions) *door {
 		client.Close()
 		if err := <-served; err != nil && err != context.Canceled {
 			t.Errorf("Serve: %v", err)
-		}
-		if exts != nil {
-			exts.Close(context.Background())
 		}
 	})
 	return &door{
@@ -142,16 +130,17 @@ func startACP(t *testing.T, dir string, o doorOptions) *door {
 	t.Helper()
 	log := newTestLog(t)
 	host := newHost(t, dir)
+	defaults := engine.SessionConfig{Provider: "scripted"}
+	if o.ext {
+		defaults.Extensions = extConfig(t)
+	}
 	opts := acpagent.Options{
 		Host:        host,
-		Defaults:    engine.SessionConfig{Provider: "scripted"},
+		Defaults:    defaults,
 		Permission:  o.permission,
 		SessionsDir: filepath.Join(t.TempDir(), "sessions"),
 		Version:     "test",
 		Log:         log,
-	}
-	if o.ext {
-		opts.Extensions = func(string) exthost.Config { return extConfig(t, log) }
 	}
 	a, err := acpagent.New(opts)
 	if err != nil {

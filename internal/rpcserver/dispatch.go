@@ -58,7 +58,7 @@ func (s *Server) dispatch(cmd wire.Command) {
 		// dropped work's endings always follow it.
 		s.sess.Abort(c.All != nil && *c.All, func(res wire.AbortResult) { s.respond(id, typ, res) })
 	case *wire.GetStateCommand:
-		s.respond(id, typ, s.state())
+		s.respond(id, typ, s.sess.State())
 	case *wire.GetMessagesCommand:
 		s.respond(id, typ, wire.MessagesResult{Messages: nonNilMessages(s.sess.Messages())})
 	case *wire.ClearCommand:

@@ -8,31 +8,26 @@ import (
 	"time"
 
 	"zot.dev/zot/internal/engine"
-	"zot.dev/zot/internal/exthost"
 	"zot.dev/zot/internal/ndjson"
 	"zot.dev/zot/sdk/extwire"
 	"zot.dev/zot/sdk/wire"
 )
 
-// extDoor is the door's side of the extensions: their commands
+// extDoor is the door's side of the session's extensions: their commands
 // (get_commands, run_command, panel_key, close_panel, get_extensions,
-// reload_extensions) and the events they push. The zero value serves
-// without extensions.
+// reload_extensions) and the notices they push, which the session hands
+// to the door's writer. The extensions themselves are the Session's.
 type extDoor struct {
-	host *exthost.Host
-
-	mu    sync.Mutex
-	w     *ndjson.Writer // set once Serve has started
-	early []wire.Event   // events pushed before Serve started
-
 	// The goroutines of run_command and reload_extensions, which wait on
 	// extensions: ctx ends and wg is waited for when Serve ends.
 	ctx    context.Context
 	cancel context.CancelFunc
 	wg     sync.WaitGroup
 	launch *time.Timer // starts the extensions (see ExtensionLaunchDelay)
-	// dropped counts pushed events dropped because the client was not
-	// reading; the first drop is logged.
+
+	mu sync.Mutex
+	// dropped counts notices dropped because the client was not reading;
+	// the first drop is logged.
 	dropped int
 }
 
@@ -43,36 +38,40 @@ type extDoor struct {
 // events of work and every other event are never dropped.
 const ExtensionBacklogLimit = 4 * ndjson.DefaultHighWater
 
-// ExtensionLaunchDelay is how long after Serve starts the extensions are
-// started, unless a command that needs them comes first (a prompt, a
-// slash command, listing them): so that zot answers its first command
-// (hello, ping, get_state) before they compete with it for the machine.
+// ExtensionLaunchDelay is how long after Serve starts the session's
+// extensions and MCP servers are started (when the session holds them
+// back: engine.SessionConfig.DeferStart), unless a command that needs
+// them comes first (a prompt, a slash command, listing them): so that zot
+// answers its first command (hello, ping, get_state) before they compete
+// with it for the machine.
 const ExtensionLaunchDelay = 20 * time.Millisecond
 
-// SetExtensions gives the server the extension host of its session;
-// call it before Serve. Its notices should reach ExtensionNotice. Serve
-// launches the extensions (see ExtensionLaunchDelay) if nothing did
-// before.
-func (s *Server) SetExtensions(h *exthost.Host) { s.ext.host = h }
-
-// ExtensionNotice writes what an extension pushed as its event. It is
-// safe to call before Serve (the events wait for it) and from any
-// goroutine, and never blocks.
-func (s *Server) ExtensionNotice(n exthost.Notice) { s.extEmit(n.Event()) }
-
-// serve starts writing extension events to w, those pushed before first.
-func (d *extDoor) serve(w *ndjson.Writer, sess *engine.Session) {
+// serveExtensions makes the writer the destination of the session's notices (those
+// pushed before go first) and launches what the session holds back.
+func (s *Server) serveExtensions() {
+	d := &s.ext
 	d.ctx, d.cancel = context.WithCancel(context.Background())
-	if d.host != nil {
-		d.launch = time.AfterFunc(ExtensionLaunchDelay, d.host.Launch)
+	s.sess.SetNoticeSink(engine.NoticeSink{
+		Send: func(n engine.Notice) { s.w.Send(n.Event) },
+		Full: s.noticesFull,
+	})
+	d.launch = time.AfterFunc(ExtensionLaunchDelay, s.sess.Launch)
+}
+
+// noticesFull reports whether the client is so far behind that a notice
+// is to be dropped.
+func (s *Server) noticesFull() bool {
+	if s.w.Backlog() < ExtensionBacklogLimit {
+		return false
 	}
+	d := &s.ext
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	d.w = w
-	for _, ev := range d.early {
-		sess.Emit(ev, func(ev wire.Event) { w.Send(ev) })
+	if d.dropped == 0 {
+		fmt.Fprintf(s.opts.Log, "zot: the client is not reading: dropping what extensions push until it catches up\n")
 	}
-	d.early = nil
+	d.dropped++
+	return true
 }
 
 // drain waits for the extension commands under way to be answered, or
@@ -104,103 +103,57 @@ func (d *extDoor) stop() {
 	d.wg.Wait()
 }
 
-// extEmit stamps ev with the session's next seq and writes it.
-func (s *Server) extEmit(ev wire.Event) {
-	d := &s.ext
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	if d.w == nil {
-		if len(d.early) < 1000 {
-			d.early = append(d.early, ev)
-		}
-		return
-	}
-	if wire.DroppableEvent(ev) && d.w.Backlog() >= ExtensionBacklogLimit {
-		if d.dropped == 0 {
-			fmt.Fprintf(s.opts.Log, "zot: the client is not reading: dropping what extensions push until it catches up\n")
-		}
-		d.dropped++
-		return
-	}
-	s.sess.Emit(ev, func(ev wire.Event) { d.w.Send(ev) })
-}
-
 // dispatchExtension answers the extension commands; it reports false for
 // any other command.
 func (s *Server) dispatchExtension(cmd wire.Command) bool {
 	id, typ := cmd.GetID(), cmd.Type()
-	h := s.ext.host
 	switch c := cmd.(type) {
 	case *wire.GetCommandsCommand:
-		if h == nil {
-			s.respond(id, typ, wire.CommandsResult{Commands: exthost.WireCommands(nil)})
+		if !s.sess.ExtensionsStarting() {
+			s.respond(id, typ, wire.CommandsResult{Commands: s.sess.ExtensionCommands()})
 			return true
 		}
 		// The list is of the extensions once they have started (or
 		// failed): the reader serves other commands meanwhile.
 		s.extAsync(func(ctx context.Context) {
-			h.WaitReady(ctx)
-			s.respond(id, typ, wire.CommandsResult{Commands: exthost.WireCommands(h.Commands())})
+			s.sess.WaitExtensions(ctx)
+			s.respond(id, typ, wire.CommandsResult{Commands: s.sess.ExtensionCommands()})
 		})
 	case *wire.GetExtensionsCommand:
-		var list []exthost.Info
-		if h != nil {
-			list = h.Extensions()
-		}
-		s.respond(id, typ, wire.ExtensionsResult{Extensions: exthost.WireExtensions(list)})
+		s.respond(id, typ, wire.ExtensionsResult{Extensions: s.sess.Extensions()})
 	case *wire.RunCommandCommand:
-		if h == nil {
-			s.fail(id, typ, wire.CodeNotFound, "no extension offers /%s: zot runs without extensions", c.Name)
-			return true
-		}
 		s.extAsync(func(ctx context.Context) { s.runCommand(ctx, id, typ, c) })
 	case *wire.PanelKeyCommand:
-		if err := s.panelCall(func() error { return h.PanelKey(c.PanelID, extwire.KeyName(c.Key), c.Text) }); err != nil {
+		if err := s.sess.PanelKey(c.PanelID, extwire.KeyName(c.Key), c.Text); err != nil {
 			s.extFail(id, typ, err)
 			return true
 		}
 		s.respond(id, typ, nil)
 	case *wire.ClosePanelCommand:
-		owner := ""
-		err := s.panelCall(func() error {
-			var err error
-			owner, err = h.ClosePanel(c.PanelID)
-			return err
-		})
+		owner, err := s.sess.ClosePanel(c.PanelID)
 		if err != nil {
 			s.extFail(id, typ, err)
 			return true
 		}
 		s.respond(id, typ, nil)
-		s.extEmit(&wire.PanelCloseEvent{PromptID: id, Extension: owner, PanelID: c.PanelID})
+		s.sess.Notice(&wire.PanelCloseEvent{PromptID: id, Extension: owner, PanelID: c.PanelID})
 	case *wire.ReloadExtensionsCommand:
 		if s.sess.Busy() {
 			s.fail(id, typ, wire.CodeBusy, "%s: a prompt or compact is running or queued", typ)
 			return true
 		}
-		if h == nil {
-			s.respond(id, typ, wire.ExtensionsResult{Extensions: []wire.ExtensionInfo{}})
-			return true
-		}
 		s.extAsync(func(ctx context.Context) {
-			if err := h.Reload(ctx); err != nil {
+			list, err := s.sess.ReloadExtensions(ctx)
+			if err != nil {
 				s.extFail(id, typ, err)
 				return
 			}
-			s.respond(id, typ, wire.ExtensionsResult{Extensions: exthost.WireExtensions(h.Extensions())})
+			s.respond(id, typ, wire.ExtensionsResult{Extensions: list})
 		})
 	default:
 		return false
 	}
 	return true
-}
-
-// panelCall runs f, or fails as not found without extensions.
-func (s *Server) panelCall(f func() error) error {
-	if s.ext.host == nil {
-		return exthost.ErrUnknownPanel
-	}
-	return f()
 }
 
 // extAsync runs f on a goroutine the server waits for as it ends: the
@@ -220,26 +173,18 @@ func (s *Server) extAsync(f func(ctx context.Context)) {
 
 // runCommand runs a slash command and carries out its answer.
 func (s *Server) runCommand(ctx context.Context, id wire.ID, typ string, c *wire.RunCommandCommand) {
-	cmd, r, err := s.ext.host.RunCommand(ctx, c.Name, c.Args)
+	out, err := s.sess.RunExtensionCommand(ctx, c.Name, c.Args)
 	if err != nil {
 		s.extFail(id, typ, err)
 		return
 	}
-	res, ev := exthost.Outcome(cmd, r)
+	res := out.Result
 	if res.Action != wire.CommandActionPrompt {
 		s.respond(id, typ, res)
-		if ev != nil {
+		if ev := out.Event; ev != nil {
 			ev.SetPromptID(id)
-			s.extEmit(ev)
+			s.sess.Notice(ev)
 		}
-		return
-	}
-	if res.Text == "" {
-		res.Action = wire.CommandActionNoop
-		if res.Error == "" {
-			res.Error = "the extension's prompt is empty"
-		}
-		s.respond(id, typ, res)
 		return
 	}
 	work := engine.Work{ID: id, Prompt: &engine.PromptInput{Text: res.Text}, Sink: s.sink, Ready: s.ready}
@@ -256,7 +201,7 @@ func (s *Server) runCommand(ctx context.Context, id wire.ID, typ string, c *wire
 // an error that carries none is the extension's failure to answer.
 func (s *Server) extFail(id wire.ID, typ string, err error) {
 	switch {
-	case errors.Is(err, exthost.ErrClosed), errors.Is(err, context.Canceled):
+	case errors.Is(err, engine.ErrClosed), errors.Is(err, context.Canceled):
 		s.fail(id, typ, wire.CodeInternal, "%s: the server is shutting down", typ)
 	case wire.CodeOf(err) == wire.CodeInternal:
 		s.fail(id, typ, wire.CodeExtensionError, "%s", oneLine(err))

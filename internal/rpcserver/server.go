@@ -71,8 +71,7 @@ type Server struct {
 
 	stopReading atomic.Bool // set at shutdown: lines read later are ignored
 
-	ext extDoor // the extensions' commands and events (extensions.go)
-	mcp mcpDoor // the MCP servers' commands (mcp.go)
+	ext extDoor // the extensions' commands and notices (extensions.go)
 }
 
 // New returns a Server for sess.
@@ -106,8 +105,7 @@ func (s *Server) Serve(ctx context.Context, in io.Reader, out io.Writer) error {
 		}
 	}
 	s.w = ndjson.NewWriter(out, wopts)
-	s.ext.serve(s.w, s.sess)
-	s.serveMCP()
+	s.serveExtensions() // extensions.go
 
 	// The reader answers each line itself, in order.
 	readDone := make(chan error, 1)
@@ -152,7 +150,6 @@ func (s *Server) Serve(ctx context.Context, in io.Reader, out io.Writer) error {
 	// it wants zot gone, and a client that stopped reading must not keep
 	// it alive.
 	s.ext.stop() // extension commands still waiting are cancelled and answered
-	s.stopMCP()
 	flush := s.opts.FlushTimeout
 	if ctx.Err() != nil {
 		flush = min(flush, SignalFlushTimeout)

@@ -15,7 +15,6 @@ import (
 
 	"zot.dev/zot/internal/duplex"
 	"zot.dev/zot/internal/engine"
-	"zot.dev/zot/internal/exthost"
 	"zot.dev/zot/sdk/wire"
 )
 
@@ -255,7 +254,7 @@ func TestFloodingExtensionIsBounded(t *testing.T) {
 	s.send(`{"type":"ping","id":1}`)
 	s.next()
 	for i := range 50_000 {
-		s.srv.ExtensionNotice(exthost.Notice{Extension: "flood", Message: fmt.Sprint("note ", i)})
+		s.srv.sess.Notice(&wire.ExtNotifyEvent{Extension: "flood", Level: "info", Message: fmt.Sprint("note ", i)})
 	}
 	if n := s.srv.w.Backlog(); n > ExtensionBacklogLimit+16 {
 		t.Errorf("backlog %d after a flood, limit %d", n, ExtensionBacklogLimit)
@@ -267,7 +266,7 @@ func TestFloodingExtensionIsBounded(t *testing.T) {
 	logMu.Unlock()
 	// An event the schema does not mark droppable (what a slash command
 	// displays, answering the client) is not dropped by the flood.
-	s.srv.extEmit(&wire.ExtDisplayEvent{Extension: "flood", Text: "kept"})
+	s.srv.sess.Notice(&wire.ExtDisplayEvent{Extension: "flood", Text: "kept"})
 	s.send(`{"type":"ping","id":2}`)
 	kept := false
 	for {
