@@ -56,7 +56,15 @@ func (s *Server) dispatch(cmd wire.Command) {
 		// The answer is written before the work is cancelled, under the
 		// lock that orders endings: the aborted work's ending and the
 		// dropped work's endings always follow it.
-		s.sess.Abort(c.All != nil && *c.All, func(res wire.AbortResult) { s.respond(id, typ, res) })
+		answer := func(res wire.AbortResult) { s.respond(id, typ, res) }
+		switch all := c.All != nil && *c.All; {
+		case c.PromptID.IsZero():
+			s.sess.Abort(all, answer)
+		case all:
+			s.fail(id, typ, wire.CodeInvalidParams, "abort: all and prompt_id do not go together")
+		default:
+			s.sess.AbortWork(c.PromptID, answer)
+		}
 	case *wire.GetStateCommand:
 		s.respond(id, typ, s.sess.State())
 	case *wire.GetMessagesCommand:

@@ -38,11 +38,10 @@
 //     of work's done, its channel gets a *wire.ErrorEvent (code
 //     "internal", saying how zot ended) and then a *wire.DoneEvent. An
 //     in-process Runtime has no such failure.
-//   - Cancelling by context. Both end a running prompt when the context
-//     given to Prompt ends. The rpc protocol's abort ends whatever work
-//     runs, so the rpc client sends it only while that work is the only
-//     one it has waiting; otherwise the work runs to its end. Cancel ends
-//     the running work in both.
+//   - Cancelling by context. Both cancel a prompt when the context given
+//     to Prompt ends, and only that prompt (the rpc client sends abort
+//     with its prompt_id): running, it ends aborted; queued behind other
+//     work in `zot rpc`, it is dropped and ends the same way.
 //
 // Only one of them has:
 //
@@ -55,8 +54,8 @@
 //     takes the wire's wire.MCPServer), so that method is not in Client.
 //   - rpcclient.Client: Hello and Ping (the handshake and a health check
 //     of a process), AnswerPermission and Options.OnPermissionRequest
-//     (approval over the wire), CancelAll (the queue exists only there),
-//     Done (the process's end).
+//     (approval over the wire), CancelAll and CancelWork (the queue
+//     exists only there), Done (the process's end).
 package client
 
 import (

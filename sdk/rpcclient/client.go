@@ -313,18 +313,6 @@ func (c *Client) undecoded(line []byte, err error) wire.Event {
 // none of its events can be missed. A failed response is returned as an
 // *Error.
 func (c *Client) send(ctx context.Context, cmd wire.Command, stream *Stream) (*wire.Response, error) {
-	return c.sendIf(ctx, cmd, stream, nil)
-}
-
-// errSkipped is sendIf's error when its check said not to send.
-var errSkipped = errors.New("rpcclient: not sent")
-
-// sendIf is send, but when check is not nil it is called just before the
-// line is written, holding the lock that orders lines on stdin (and c.mu):
-// when it returns false nothing is written and sendIf returns errSkipped.
-// So what check sees of the registered streams is what the server has been
-// sent.
-func (c *Client) sendIf(ctx context.Context, cmd wire.Command, stream *Stream, check func() bool) (*wire.Response, error) {
 	ch := make(chan *wire.Response, 1)
 	c.mu.Lock()
 	if c.gone != nil {
@@ -345,11 +333,8 @@ func (c *Client) sendIf(ctx context.Context, cmd wire.Command, stream *Stream, c
 	}
 	c.mu.Unlock()
 
-	if err := c.write(cmd, check); err != nil {
+	if err := c.write(cmd); err != nil {
 		c.forget(id)
-		if errors.Is(err, errSkipped) {
-			return nil, err
-		}
 		return nil, fmt.Errorf("sending %s: %w", cmd.Type(), err)
 	}
 	select {
@@ -397,21 +382,12 @@ func (c *Client) idleLocked() {
 	}
 }
 
-// write puts one command line on zot's stdin, if check (when not nil)
-// allows it; check runs with c.mu held.
-func (c *Client) write(cmd wire.Command, check func() bool) error {
+// write puts one command line on zot's stdin.
+func (c *Client) write(cmd wire.Command) error {
 	b := cmd.AppendJSON(make([]byte, 0, 128))
 	b = append(b, '\n')
 	c.wmu.Lock()
 	defer c.wmu.Unlock()
-	if check != nil {
-		c.mu.Lock()
-		ok := check()
-		c.mu.Unlock()
-		if !ok {
-			return errSkipped
-		}
-	}
 	_, err := c.stdin.Write(b)
 	return err
 }

@@ -41,11 +41,10 @@ func (c *Client) Hello(ctx context.Context, token string) (*wire.HelloResult, er
 // Prompt sends a user message with optional images and returns once zot
 // has accepted it (queued behind other work, if any runs); the channel
 // carries the work's events and is closed after its done (see
-// [client.Client]). When ctx ends before the done, the work is aborted if
-// it is the only work this client has sent and not seen end (the
-// protocol's abort ends the running work, whichever it is); its events
-// still come, ending with turn_end (stop "aborted") and done. When zot
-// exits first, the channel ends with an error event (code "internal")
+// [client.Client]). When ctx ends before the done, the work, and only it,
+// is cancelled (CancelWork): running, its events end with turn_end (stop
+// "aborted") and done; queued, it is dropped and ends the same way. When
+// zot exits first, the channel ends with an error event (code "internal")
 // saying how, and a done.
 func (c *Client) Prompt(ctx context.Context, text string, images []client.Image) (<-chan wire.Event, error) {
 	in := make([]wire.ImageInput, len(images))
@@ -124,6 +123,20 @@ func (c *Client) Cancel(ctx context.Context) (bool, error) {
 func (c *Client) CancelAll(ctx context.Context) (wire.AbortResult, error) {
 	all := true
 	r, err := call[wire.AbortResult](ctx, c, &wire.AbortCommand{All: &all})
+	if err != nil {
+		return wire.AbortResult{}, err
+	}
+	return *r, nil
+}
+
+// CancelWork cancels only the work of the prompt, compact or run_command
+// whose id is promptID (a Stream's ID, the prompt_id of its events):
+// running, it is aborted; queued, it is dropped, ending with turn_end
+// (stop "aborted") and done after the running work's done; ended, it is
+// left alone (the result's Aborted false, Dropped 0). Unlike Cancel, it
+// never reaches the work after the one meant, however late it comes.
+func (c *Client) CancelWork(ctx context.Context, promptID wire.ID) (wire.AbortResult, error) {
+	r, err := call[wire.AbortResult](ctx, c, &wire.AbortCommand{PromptID: promptID})
 	if err != nil {
 		return wire.AbortResult{}, err
 	}

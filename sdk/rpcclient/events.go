@@ -13,8 +13,8 @@ const defaultEventBuffer = 256
 
 // events returns a channel that a goroutine of the Client's fills with
 // s's events, in order, closing it after the done. When ctx ends before
-// the done, the work is cancelled if that can be done without reaching
-// other work (see cancelWork); its events still come, up to the done.
+// the done, the work is cancelled (see cancelWork); its events still come,
+// up to the done.
 func (c *Client) events(ctx context.Context, s *Stream) <-chan wire.Event {
 	size := c.opts.EventBuffer
 	if size <= 0 {
@@ -130,13 +130,8 @@ func (s *Stream) ending(why error) []wire.Event {
 	return []wire.Event{e, d}
 }
 
-// cancelWork sends abort for s's work when the abort can reach nothing
-// else: when s is the only work this client has sent and not seen end.
-// (Only this client sends work to its zot, and the protocol's abort ends
-// the running work, whichever it is: with other work sent, the abort could
-// land on the next one as s ends.) The check and the write hold the lock
-// that orders lines on stdin, so work sent after it comes after the abort.
+// cancelWork aborts s's work, and only it (abort with its prompt_id):
+// running it ends aborted, queued it is dropped, ended it is left alone.
 func (c *Client) cancelWork(s *Stream) {
-	only := func() bool { return len(c.streams) == 1 && c.streams[s.ID] == s }
-	_, _ = c.sendIf(context.Background(), &wire.AbortCommand{}, nil, only)
+	_, _ = c.CancelWork(context.Background(), s.ID)
 }

@@ -73,45 +73,68 @@ func TestChannelEndsWhenZotExits(t *testing.T) {
 	}
 }
 
-// A prompt's context ending aborts it only when the abort can reach no
-// other work: with a prompt queued behind, the running one goes on.
-func TestContextAbortsOnlyItsOwnWork(t *testing.T) {
+// A prompt's context ending cancels that prompt and no other: queued, it
+// is dropped; running, it is aborted; the work around it runs on.
+func TestContextCancelsOnlyItsOwnWork(t *testing.T) {
 	c := startZot(t, nil, "--script", slowScript(t))
+	prompt := func(ctx context.Context, text string) <-chan wire.Event {
+		t.Helper()
+		ch, err := c.Prompt(ctx, text, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return ch
+	}
 	firstCtx, cancelFirst := context.WithCancel(ctx(t))
 	defer cancelFirst()
-	first, err := c.Prompt(firstCtx, "one", nil)
-	if err != nil {
-		t.Fatal(err)
-	}
 	secondCtx, cancelSecond := context.WithCancel(ctx(t))
 	defer cancelSecond()
-	second, err := c.Prompt(secondCtx, "two", nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	first := prompt(firstCtx, "one")
+	second := prompt(secondCtx, "two")
+	third := prompt(ctx(t), "three")
+
+	cancelSecond() // queued: dropped
 	for ev := range first {
 		if ev.Type() == wire.TypeTextDeltaEvent {
 			break
 		}
 	}
-	cancelFirst()
-	if evs := drainChan(t, first); stop(evs) != wire.StopEndTurn {
-		t.Errorf("the first prompt, with another queued, ended %q", stop(evs))
+	cancelFirst() // running: aborted
+	if evs := drainChan(t, first); stop(evs) != wire.StopAborted {
+		t.Errorf("the first prompt ended %q", stop(evs))
 	}
-	for ev := range second {
-		if ev.Type() == wire.TypeTextDeltaEvent {
-			break
-		}
+	evs := drainChan(t, second)
+	if stop(evs) != wire.StopAborted {
+		t.Errorf("the second prompt ended %q", stop(evs))
 	}
-	cancelSecond() // alone now: aborted
-	if evs := drainChan(t, second); stop(evs) != wire.StopAborted {
-		t.Errorf("the second prompt, alone, ended %q", stop(evs))
+	if _, ran := find[*wire.UserMessageEvent](evs); ran {
+		t.Errorf("the dropped prompt ran: %v", types(evs))
+	}
+	if evs := drainChan(t, third); stop(evs) != wire.StopEndTurn {
+		t.Errorf("the third prompt ended %q", stop(evs))
 	}
 	if err := c.Wait(ctx(t)); err != nil {
 		t.Fatal(err)
 	}
 	if busy, err := c.Busy(ctx(t)); err != nil || busy {
-		t.Errorf("busy after both: %v %v", busy, err)
+		t.Errorf("busy after all three: %v %v", busy, err)
+	}
+}
+
+// CancelWork of a prompt that has ended reaches no other work.
+func TestCancelWorkOfEndedWork(t *testing.T) {
+	c := startZot(t, nil, "--script", slowScript(t))
+	done := collect(t, must(c.PromptStream(ctx(t), "one", nil)))
+	s := must(c.PromptStream(ctx(t), "two", nil))
+	if _, err := s.Next(ctx(t)); err != nil {
+		t.Fatal(err)
+	}
+	res, err := c.CancelWork(ctx(t), done[0].GetPromptID())
+	if err != nil || res.Aborted || res.Dropped != 0 {
+		t.Errorf("cancelling ended work: %+v, %v", res, err)
+	}
+	if evs := collect(t, s); stop(evs) != wire.StopEndTurn {
+		t.Errorf("the running prompt ended %q", stop(evs))
 	}
 }
 
