@@ -12,7 +12,7 @@ import (
 )
 
 // toolByName returns the built-in tool name configured with cfg.
-func toolByName(t *testing.T, cfg Config, name string) Tool {
+func toolByName(t testing.TB, cfg Config, name string) Tool {
 	t.Helper()
 	for _, tl := range Builtins(cfg) {
 		if tl.Name() == name {
