@@ -97,7 +97,7 @@ func endpoint(base string) string {
 func (p *Provider) Stream(ctx context.Context, req *llm.Request, sink llm.Sink) (*llm.Response, error) {
 	body, prefix, err := buildPayload(req, &p.tools, &p.msgs)
 	if err != nil {
-		return failed(nil), fmt.Errorf("%s: building request: %w", providerName, err)
+		return httpcall.Failed(nil), fmt.Errorf("%s: building request: %w", providerName, err)
 	}
 	header := http.Header{}
 	if p.apiKey != "" {
@@ -106,54 +106,27 @@ func (p *Provider) Stream(ctx context.Context, req *llm.Request, sink llm.Sink) 
 	header.Set("anthropic-version", p.version)
 	header.Set("content-type", "application/json")
 
-	if sink == nil {
-		sink = func(llm.Event) {}
-	}
 	once := p.attemptOptions(req)
-	var asm *assembler
-	err = httpcall.Call(ctx, p.opt, httpcall.Attempt{
+	resp, err := httpcall.StreamModel(ctx, httpcall.ModelCall{
+		Options: p.opt,
 		Open: func(ctx context.Context) (*httpcall.Stream, error) {
-			asm = newAssembler(sink)
 			return httpcall.PostFrom(ctx, providerName, p.url, header, body, once, decodeError)
 		},
-		Started: func() { sink(llm.Event{Kind: llm.EventStart}) },
-		Read: func(s *httpcall.Stream) (bool, error) {
-			err := asm.run(s)
-			return asm.reported, err
-		},
-	})
-	if err != nil {
-		resp := failed(asm)
-		if ctx.Err() != nil {
-			resp.Stop = llm.StopAborted
-		}
-		return resp, err
+		Assembler: func(sink llm.Sink) httpcall.Assembler { return newAssembler(sink) },
+	}, sink)
+	if err == nil {
+		stamp(&resp.Message, req.Model, prefix)
 	}
-	resp := asm.response()
-	stamp(&resp.Message, req.Model, prefix)
-	return resp, nil
+	return resp, err
 }
 
-// attemptOptions are the options of one attempt of req: Call owns the
-// attempt budget, and a call that may think gets the longer idle timeout
-// unless the options set one.
+// attemptOptions are the options of one attempt of req: a call that may
+// think gets the longer idle timeout unless the options set one.
 func (p *Provider) attemptOptions(req *llm.Request) httpcall.Options {
-	once := p.opt
-	once.MaxAttempts = 1
-	if thinks(req) && once.IdleTimeout == 0 {
-		once.IdleTimeout = thinkingIdleTimeout
+	if thinks(req) {
+		return p.opt.Once(thinkingIdleTimeout)
 	}
-	return once
-}
-
-// failed returns the partial response of a failed call.
-func failed(asm *assembler) *llm.Response {
-	if asm == nil {
-		return &llm.Response{Message: llm.Message{Role: llm.RoleAssistant}, Stop: llm.StopError}
-	}
-	resp := asm.response()
-	resp.Stop = llm.StopError
-	return resp
+	return p.opt.Once(0)
 }
 
 // decodeError reads an Anthropic error body:

@@ -88,14 +88,17 @@ type assembler struct {
 
 func newAssembler(sink llm.Sink) *assembler { return &assembler{sink: sink} }
 
+// Reported says whether an event beyond EventStart reached the sink.
+func (a *assembler) Reported() bool { return a.reported }
+
 // emit reports an event to the sink.
 func (a *assembler) emit(ev llm.Event) {
 	a.reported = true
 	a.sink(ev)
 }
 
-// run reads s until message_stop or an error.
-func (a *assembler) run(s *httpcall.Stream) error {
+// Run reads s until message_stop or an error.
+func (a *assembler) Run(s *httpcall.Stream) error {
 	for !a.done {
 		ev, err := s.Next()
 		if errors.Is(err, io.EOF) {
@@ -250,11 +253,11 @@ func (a *assembler) addUsage(u *wireUsage) {
 	set(&a.usage.CacheWrite, u.CacheCreationInputTokens)
 }
 
-// response assembles what has arrived. A tool call whose block never
+// Response assembles what has arrived. A tool call whose block never
 // stopped is left out (its arguments are incomplete), unless the output
 // limit ended the message: then it, and a call whose arguments are not
 // JSON, is kept as cut, so the model learns why it did not run.
-func (a *assembler) response() *llm.Response {
+func (a *assembler) Response() *llm.Response {
 	cut := a.done && stopReason(a.stop, false) == llm.StopLength
 	msg := llm.Message{Role: llm.RoleAssistant}
 	hasTools := false

@@ -232,13 +232,13 @@ func TestShouldRetryHeader(t *testing.T) {
 func TestContextWindowExceeded(t *testing.T) {
 	a := newAssembler(func(llm.Event) {})
 	a.stop, a.done = "model_context_window_exceeded", true
-	resp := a.response()
+	resp := a.Response()
 	if resp.Stop != llm.StopLength || !resp.ContextFull || resp.Reason != llm.ContextFullReason {
 		t.Fatalf("stop %q full %v reason %q", resp.Stop, resp.ContextFull, resp.Reason)
 	}
 	a = newAssembler(func(llm.Event) {})
 	a.stop, a.done = "max_tokens", true
-	if resp := a.response(); resp.ContextFull {
+	if resp := a.Response(); resp.ContextFull {
 		t.Fatal("max_tokens taken for a full context window")
 	}
 }

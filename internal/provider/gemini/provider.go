@@ -89,37 +89,21 @@ func (p *Provider) endpoint(model string) string {
 func (p *Provider) Stream(ctx context.Context, req *llm.Request, sink llm.Sink) (*llm.Response, error) {
 	body, err := buildPayload(req, &p.tools, &p.msgs)
 	if err != nil {
-		return failed(nil), fmt.Errorf("%s: building request: %w", providerName, err)
-	}
-	if sink == nil {
-		sink = func(llm.Event) {}
+		return httpcall.Failed(nil), fmt.Errorf("%s: building request: %w", providerName, err)
 	}
 	target := p.endpoint(req.Model)
-	once := p.opt
-	once.MaxAttempts = 1 // Call below owns the attempt budget
-	if (req.ReasoningModel || req.Reasoning != "") && once.IdleTimeout == 0 {
-		once.IdleTimeout = thinkingIdleTimeout
+	var idle time.Duration
+	if req.ReasoningModel || req.Reasoning != "" {
+		idle = thinkingIdleTimeout
 	}
-	var asm *assembler
-	err = httpcall.Call(ctx, p.opt, httpcall.Attempt{
+	once := p.opt.Once(idle)
+	return httpcall.StreamModel(ctx, httpcall.ModelCall{
+		Options: p.opt,
 		Open: func(ctx context.Context) (*httpcall.Stream, error) {
-			asm = newAssembler(sink)
 			return p.post(ctx, target, body, once)
 		},
-		Started: func() { sink(llm.Event{Kind: llm.EventStart}) },
-		Read: func(s *httpcall.Stream) (bool, error) {
-			err := asm.run(s)
-			return asm.reported, err
-		},
-	})
-	if err != nil {
-		resp := failed(asm)
-		if ctx.Err() != nil {
-			resp.Stop = llm.StopAborted
-		}
-		return resp, err
-	}
-	return asm.response(), nil
+		Assembler: func(sink llm.Sink) httpcall.Assembler { return newAssembler(sink) },
+	}, sink)
 }
 
 // post makes one request. Gemini states the delay it wants in the error
@@ -141,16 +125,6 @@ func (p *Provider) post(ctx context.Context, target string, body httpcall.Body, 
 		le.RetryAfter = delay
 	}
 	return s, err
-}
-
-// failed returns the partial response of a failed call.
-func failed(asm *assembler) *llm.Response {
-	if asm == nil {
-		return &llm.Response{Message: llm.Message{Role: llm.RoleAssistant}, Stop: llm.StopError}
-	}
-	resp := asm.response()
-	resp.Stop = llm.StopError
-	return resp
 }
 
 // wireError is a Google API error object:

@@ -82,15 +82,18 @@ type assembler struct {
 
 func newAssembler(sink llm.Sink) *assembler { return &assembler{sink: sink} }
 
+// Reported says whether an event beyond EventStart reached the sink.
+func (a *assembler) Reported() bool { return a.reported }
+
 // emit reports an event to the sink.
 func (a *assembler) emit(ev llm.Event) {
 	a.reported = true
 	a.sink(ev)
 }
 
-// run reads s to its end. Gemini has no end marker: a stream that ends
+// Run reads s to its end. Gemini has no end marker: a stream that ends
 // before a chunk gave a finish reason was cut.
-func (a *assembler) run(s *httpcall.Stream) error {
+func (a *assembler) Run(s *httpcall.Stream) error {
 	for {
 		ev, err := s.Next()
 		if errors.Is(err, io.EOF) {
@@ -243,9 +246,9 @@ func (a *assembler) call(p *partIn) {
 	a.emit(llm.Event{Kind: llm.EventToolEnd, ToolID: id})
 }
 
-// response assembles what has arrived. A text block's signature follows
+// Response assembles what has arrived. A text block's signature follows
 // it as a ThinkingBlock with only the signature.
-func (a *assembler) response() *llm.Response {
+func (a *assembler) Response() *llm.Response {
 	msg := llm.Message{Role: llm.RoleAssistant}
 	hasTools := false
 	for _, b := range a.blocks {

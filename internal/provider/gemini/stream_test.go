@@ -123,13 +123,13 @@ func TestFinishReasons(t *testing.T) {
 		if err := a.handle(chunk(f, "")); err != nil {
 			t.Fatalf("%s: %v", f, err)
 		}
-		if resp := a.response(); resp.Stop != llm.StopRefusal || resp.Reason != f {
+		if resp := a.Response(); resp.Stop != llm.StopRefusal || resp.Reason != f {
 			t.Errorf("%s: stop %q reason %q", f, resp.Stop, resp.Reason)
 		}
 	}
 	a := newAssembler(func(llm.Event) {})
 	a.handle(chunk("SAFETY", "Harassment"))
-	if resp := a.response(); resp.Reason != "SAFETY: Harassment" {
+	if resp := a.Response(); resp.Reason != "SAFETY: Harassment" {
 		t.Errorf("reason with message: %q", resp.Reason)
 	}
 	for _, f := range failures {
@@ -151,7 +151,7 @@ func TestFinishReasons(t *testing.T) {
 	if err := a.handle(chunk("A_REASON_NOT_YET_INVENTED", "")); err != nil {
 		t.Fatal(err)
 	}
-	if resp := a.response(); resp.Stop != llm.StopEndTurn || resp.Message.Text() != "Par" {
+	if resp := a.Response(); resp.Stop != llm.StopEndTurn || resp.Message.Text() != "Par" {
 		t.Errorf("unknown reason: stop %q", resp.Stop)
 	}
 	a = newAssembler(func(llm.Event) {})
@@ -181,7 +181,7 @@ func TestOtherCandidatesIgnored(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if resp := a.response(); resp.Message.Text() != "mine" || a.finish != "STOP" {
+	if resp := a.Response(); resp.Message.Text() != "mine" || a.finish != "STOP" {
 		t.Fatalf("response %s finish %q", providertest.Dump(resp.Message.Content), a.finish)
 	}
 }

@@ -107,46 +107,20 @@ func (p *Provider) Stream(ctx context.Context, req *llm.Request, sink llm.Sink) 
 	}
 	body, err := buildPayload(req, p.name, &p.tools, &p.msgs)
 	if err != nil {
-		return p.failed(nil), fmt.Errorf("%s: building request: %w", p.name, err)
+		return httpcall.Failed(nil), fmt.Errorf("%s: building request: %w", p.name, err)
 	}
-	if sink == nil {
-		sink = func(llm.Event) {}
+	var idle time.Duration
+	if req.ReasoningModel {
+		idle = reasoningIdleTimeout
 	}
-	once := p.opt
-	once.MaxAttempts = 1 // Call below owns the attempt budget
-	if req.ReasoningModel && once.IdleTimeout == 0 {
-		once.IdleTimeout = reasoningIdleTimeout
-	}
-	var asm *assembler
-	err = httpcall.Call(ctx, p.opt, httpcall.Attempt{
+	once := p.opt.Once(idle)
+	return httpcall.StreamModel(ctx, httpcall.ModelCall{
+		Options: p.opt,
 		Open: func(ctx context.Context) (*httpcall.Stream, error) {
-			asm = newAssembler(p.name, sink)
 			return httpcall.PostFrom(ctx, p.name, p.url, p.header, body, once, decodeError)
 		},
-		Started: func() { sink(llm.Event{Kind: llm.EventStart}) },
-		Read: func(s *httpcall.Stream) (bool, error) {
-			err := asm.run(s)
-			return asm.reported, err
-		},
-	})
-	if err != nil {
-		resp := p.failed(asm)
-		if ctx.Err() != nil {
-			resp.Stop = llm.StopAborted
-		}
-		return resp, err
-	}
-	return asm.response(), nil
-}
-
-// failed returns the partial response of a failed call.
-func (p *Provider) failed(asm *assembler) *llm.Response {
-	if asm == nil {
-		return &llm.Response{Message: llm.Message{Role: llm.RoleAssistant}, Stop: llm.StopError}
-	}
-	resp := asm.response()
-	resp.Stop = llm.StopError
-	return resp
+		Assembler: func(sink llm.Sink) httpcall.Assembler { return newAssembler(p.name, sink) },
+	}, sink)
 }
 
 // wireError is the error object of an error body or an error chunk:

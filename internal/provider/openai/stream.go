@@ -81,15 +81,19 @@ func newAssembler(provider string, sink llm.Sink) *assembler {
 	return &assembler{provider: provider, sink: sink, byIndex: map[int]*toolCall{}}
 }
 
+// Reported says whether an event beyond EventStart reached the sink.
+func (a *assembler) Reported() bool { return a.reported }
+
+// emit reports an event to the sink.
 func (a *assembler) emit(ev llm.Event) {
 	a.reported = true
 	a.sink(ev)
 }
 
-// run reads s until [DONE] or an error. A body that ends without [DONE]
+// Run reads s until [DONE] or an error. A body that ends without [DONE]
 // after a finish_reason arrived is complete (some compatible servers never
 // send [DONE]); one that ends before any finish_reason was cut.
-func (a *assembler) run(s *httpcall.Stream) error {
+func (a *assembler) Run(s *httpcall.Stream) error {
 	for !a.done {
 		ev, err := s.Next()
 		if errors.Is(err, io.EOF) {
@@ -277,9 +281,9 @@ func retryableCode(code json.RawMessage) bool {
 	return false
 }
 
-// response assembles what has arrived. Tool calls that never ended are
+// Response assembles what has arrived. Tool calls that never ended are
 // left out: their arguments are incomplete.
-func (a *assembler) response() *llm.Response {
+func (a *assembler) Response() *llm.Response {
 	msg := llm.Message{Role: llm.RoleAssistant}
 	hasTools := false
 	for _, p := range a.parts {

@@ -122,7 +122,7 @@ func TestToolFragmentsWithoutIndexOrID(t *testing.T) {
 	// A server that sends no index and no id.
 	a.toolFragment(nil, "", "three", `{}`)
 	a.endCalls()
-	calls := a.response().Message.ToolCalls()
+	calls := a.Response().Message.ToolCalls()
 	got := []string{}
 	for _, c := range calls {
 		got = append(got, c.ID+" "+c.Name+" "+string(c.Args))

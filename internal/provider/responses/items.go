@@ -215,8 +215,8 @@ func (a *assembler) itemDone(e *streamEvent) error {
 	return nil
 }
 
-// response assembles what has arrived.
-func (a *assembler) response() *llm.Response {
+// Response assembles what has arrived.
+func (a *assembler) Response() *llm.Response {
 	msg := llm.Message{Role: llm.RoleAssistant}
 	hasTools := false
 	var refusal []string

@@ -101,50 +101,24 @@ func endpoint(base string) string {
 func (p *Provider) Stream(ctx context.Context, req *llm.Request, sink llm.Sink) (*llm.Response, error) {
 	body, err := buildPayload(req, p.name, &p.tools, &p.msgs)
 	if err != nil {
-		return failed(nil), fmt.Errorf("%s: building request: %w", p.name, err)
+		return httpcall.Failed(nil), fmt.Errorf("%s: building request: %w", p.name, err)
 	}
-	if sink == nil {
-		sink = func(llm.Event) {}
+	var idle time.Duration
+	if reasons(req) {
+		idle = reasoningIdleTimeout
 	}
-	once := p.opt
-	once.MaxAttempts = 1 // Call below owns the attempt budget
-	if reasons(req) && once.IdleTimeout == 0 {
-		once.IdleTimeout = reasoningIdleTimeout
-	}
-	var asm *assembler
-	err = httpcall.Call(ctx, p.opt, httpcall.Attempt{
+	once := p.opt.Once(idle)
+	return httpcall.StreamModel(ctx, httpcall.ModelCall{
+		Options: p.opt,
 		Open: func(ctx context.Context) (*httpcall.Stream, error) {
-			asm = newAssembler(p.name, sink)
 			return httpcall.PostFrom(ctx, p.name, p.url, p.header, body, once, decodeError)
 		},
-		Started: func() { sink(llm.Event{Kind: llm.EventStart}) },
-		Read: func(s *httpcall.Stream) (bool, error) {
-			err := asm.run(s)
-			return asm.reported, err
-		},
-	})
-	if err != nil {
-		resp := failed(asm)
-		if ctx.Err() != nil {
-			resp.Stop = llm.StopAborted
-		}
-		return resp, err
-	}
-	return asm.response(), nil
+		Assembler: func(sink llm.Sink) httpcall.Assembler { return newAssembler(p.name, sink) },
+	}, sink)
 }
 
 // reasons reports whether a call asks for reasoning.
 func reasons(req *llm.Request) bool { return req.ReasoningModel || req.Reasoning != "" }
-
-// failed returns the partial response of a failed call.
-func failed(asm *assembler) *llm.Response {
-	if asm == nil {
-		return &llm.Response{Message: llm.Message{Role: llm.RoleAssistant}, Stop: llm.StopError}
-	}
-	resp := asm.response()
-	resp.Stop = llm.StopError
-	return resp
-}
 
 // wireError is an error object: {"message":"...","type":"...","code":...}.
 // code may be a string, a number or null.

@@ -85,14 +85,17 @@ func newAssembler(provider string, sink llm.Sink) *assembler {
 	return &assembler{provider: provider, sink: sink}
 }
 
+// Reported says whether an event beyond EventStart reached the sink.
+func (a *assembler) Reported() bool { return a.reported }
+
 // emit reports an event to the sink.
 func (a *assembler) emit(ev llm.Event) {
 	a.reported = true
 	a.sink(ev)
 }
 
-// run reads s until the response's terminal event or an error.
-func (a *assembler) run(s *httpcall.Stream) error {
+// Run reads s until the response's terminal event or an error.
+func (a *assembler) Run(s *httpcall.Stream) error {
 	for !a.done {
 		ev, err := s.Next()
 		if errors.Is(err, io.EOF) {

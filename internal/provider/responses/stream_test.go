@@ -153,7 +153,7 @@ func TestItemFoundByIDWithoutIndex(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if resp := a.response(); resp.Message.Text() != "hi" || !a.done {
+	if resp := a.Response(); resp.Message.Text() != "hi" || !a.done {
 		t.Fatalf("response = %s", providertest.Dump(resp.Message.Content))
 	}
 }
@@ -185,7 +185,7 @@ func TestRawReasoningAndSummary(t *testing.T) {
 		t.Errorf("thinking shown %q", shown.String())
 	}
 	want := &llm.ThinkingBlock{Provider: "openai-responses", Text: "sum\n\nmore", ID: "rs_1"}
-	if got := a.response().Message.Content; len(got) != 1 || !reflect.DeepEqual(got[0], want) {
+	if got := a.Response().Message.Content; len(got) != 1 || !reflect.DeepEqual(got[0], want) {
 		t.Errorf("content = %s", providertest.Dump(got))
 	}
 }
