@@ -6,9 +6,12 @@
 // generated types of [zot.dev/zot/sdk/wire]), so a program written against
 // Client changes between them by changing one constructor:
 //
-//	var c client.Client
-//	c, err := sdk.New(sdk.Config{Provider: "scripted"}) // in process
-//	// c, err := rpcclient.Start(ctx, rpcclient.Options{Args: []string{"--provider", "scripted"}}) // out of process
+//	impl, err := sdk.New(sdk.Config{Provider: "scripted"}) // in process
+//	// impl, err := rpcclient.Start(ctx, rpcclient.Options{Args: []string{"--provider", "scripted"}}) // out of process
+//	if err != nil {
+//		return err
+//	}
+//	var c client.Client = impl // after the error check: a nil pointer makes a non-nil interface
 //
 // The interface lives in this small package, apart from both, because
 // each implementation pulls in what the other's users do not want: sdk
