@@ -72,11 +72,24 @@ func newTestLog(t *testing.T) *testLog {
 	return l
 }
 
-// newHost is a Host whose scripted provider plays dir/script.json.
-func newHost(t *testing.T, dir string) *engine.Host {
-	host := engine.NewHost(engine.HostConfig{Providers: map[string]engine.ProviderSettings{"scripted": {Script: filepath.Join(dir, "script.json")}}})
+// newHost is a Host whose scripted provider plays dir/script.json, or,
+// with o.baseURL, whose anthropic provider is served there.
+func newHost(t *testing.T, dir string, o doorOptions) *engine.Host {
+	providers := map[string]engine.ProviderSettings{"scripted": {Script: filepath.Join(dir, "script.json")}}
+	if o.baseURL != "" {
+		providers["anthropic"] = engine.ProviderSettings{BaseURL: o.baseURL, APIKey: "test-key"}
+	}
+	host := engine.NewHost(engine.HostConfig{Providers: providers})
 	t.Cleanup(func() { host.Close() })
 	return host
+}
+
+// provider is the provider of the door's sessions.
+func (o doorOptions) provider() string {
+	if o.baseURL != "" {
+		return "anthropic"
+	}
+	return "scripted"
 }
 
 // startRPC serves zot rpc over an in-memory pair: one Session in dir, its
@@ -85,8 +98,8 @@ func newHost(t *testing.T, dir string) *engine.Host {
 func startRPC(t *testing.T, dir string, o doorOptions) *door {
 	t.Helper()
 	log := newTestLog(t)
-	host := newHost(t, dir)
-	cfg := engine.SessionConfig{Provider: "scripted", CWD: dir, AnswerApprovals: o.approve, Log: log, DeferStart: true}
+	host := newHost(t, dir, o)
+	cfg := engine.SessionConfig{Provider: o.provider(), CWD: dir, AnswerApprovals: o.approve, Log: log, DeferStart: true}
 	if o.ext {
 		cfg.Extensions = extConfig(t)
 	}
@@ -129,8 +142,8 @@ func startRPC(t *testing.T, dir string, o doorOptions) *door {
 func startACP(t *testing.T, dir string, o doorOptions) *door {
 	t.Helper()
 	log := newTestLog(t)
-	host := newHost(t, dir)
-	defaults := engine.SessionConfig{Provider: "scripted"}
+	host := newHost(t, dir, o)
+	defaults := engine.SessionConfig{Provider: o.provider()}
 	if o.ext {
 		defaults.Extensions = extConfig(t)
 	}

@@ -184,6 +184,7 @@ type doorOptions struct {
 	ext        bool   // "ext": the session runs testdata/ext
 	approve    bool   // "approve": rpc's --approve
 	permission string // "permission <mode>": acp's permission policy
+	baseURL    string // not in transcripts: the anthropic provider's server
 }
 
 func parseDoorOptions(text string) (doorOptions, error) {

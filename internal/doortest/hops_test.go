@@ -1,0 +1,292 @@
+package doortest
+
+import (
+	"bufio"
+	"bytes"
+	"flag"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime/trace"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+)
+
+// hopsDir turns TestPromptHops on: it writes there, for each door, the
+// package boundaries one prompt crosses (docs/architecture.md, "One
+// prompt, hop by hop").
+var hopsDir = flag.String("hops", "", "count the hops of one prompt through each door and write them to this directory")
+
+// hopRuns is how many times TestPromptHops measures each door.
+const hopRuns = 5
+
+// TestPromptHops counts the hops of one prompt through each door: the
+// calls from a function of one zot package to a function of another on
+// the stacks that carry it, stitched across goroutines by the runtime's
+// execution tracer (a goroutine's creation and every wake-up record the
+// stack of the goroutine that caused them, so a queue's hand-off shows
+// who put the item in it).
+//
+// In: from the prompt's bytes reaching the door to the model request
+// reaching the provider's server. Out: from the server writing one text
+// delta to the client reading the frame that carries it. Each window is
+// traced alone, after the door went quiet; the frames of every zot
+// package but the transport (duplex, standing for the pipe or socket) and
+// this package are kept, in order, and each adjacent pair of frames of
+// two packages is one hop (counted once however often it recurs); the
+// stacks of goroutines already waiting when a window opens are left out.
+// A hop
+// counts when every one of hopRuns runs shows it.
+//
+// It runs only with -hops DIR (a measurement, not a check): go test
+// ./internal/doortest -run TestPromptHops -hops /tmp/hops
+func TestPromptHops(t *testing.T) {
+	if *hopsDir == "" {
+		t.Skip("a measurement: run with -hops DIR")
+	}
+	if err := os.MkdirAll(*hopsDir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, d := range []struct {
+		name  string
+		start func(*testing.T, string, doorOptions) *door
+		open  []string // frames that open a session, each answered before the next
+		frame string   // the prompt
+		reply string   // a pattern of the frame that ends the prompt
+	}{
+		{"rpc", startRPC, []string{`{"type":"hello","id":"h"}`}, `{"type":"prompt","id":"p1","message":"hi"}`, `"type":"done"`},
+		{"acp", startACP, []string{
+			`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":1,"clientCapabilities":{}}}`,
+			`{"jsonrpc":"2.0","id":2,"method":"session/new","params":{"cwd":"$DIR","mcpServers":[]}}`,
+		}, `{"jsonrpc":"2.0","id":3,"method":"session/prompt","params":{"sessionId":"$SID","prompt":[{"type":"text","text":"hi"}]}}`, `"stopReason"`},
+	} {
+		t.Run(d.name, func(t *testing.T) {
+			// A side call shows on a stack only when something blocks or
+			// wakes inside it, which depends on timing: what every run
+			// shows is the chain that carries the prompt.
+			var in, out []string
+			for i := range hopRuns {
+				i1, o1 := measureHops(t, d.start, d.open, d.frame, d.reply)
+				if i == 0 {
+					in, out = i1, o1
+					continue
+				}
+				in = slices.DeleteFunc(in, func(h string) bool { return !slices.Contains(i1, h) })
+				out = slices.DeleteFunc(out, func(h string) bool { return !slices.Contains(o1, h) })
+			}
+			var b strings.Builder
+			for _, w := range []struct {
+				name string
+				hops []string
+			}{{"in", in}, {"out", out}} {
+				fmt.Fprintf(&b, "## %s: %d hops across %d packages\n", w.name, len(w.hops), len(packagesOf(w.hops)))
+				fmt.Fprintf(&b, "packages: %s\n", strings.Join(packagesOf(w.hops), ", "))
+				for _, h := range w.hops {
+					fmt.Fprintf(&b, "- %s\n", h)
+				}
+			}
+			path := filepath.Join(*hopsDir, d.name+".md")
+			if err := os.WriteFile(path, []byte(b.String()), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			t.Logf("%s: in %d, out %d (%s)", d.name, len(in), len(out), path)
+			// The chains reach from the door to the provider and back.
+			for _, want := range []string{"internal/engine", "internal/provider/"} {
+				if !slices.ContainsFunc(in, func(h string) bool { return strings.Contains(h, want) }) {
+					t.Errorf("in: no hop reaches %s", want)
+				}
+			}
+		})
+	}
+}
+
+// measureHops runs one prompt through a door whose anthropic provider is
+// a loopback server, tracing the in and out windows, and returns the hops
+// of each.
+func measureHops(t *testing.T, start func(*testing.T, string, doorOptions) *door, open []string, prompt, reply string) (in, out []string) {
+	// Anthropic's Messages stream, from the anthropic provider's fixture
+	// (text.sse): before the first delta, the delta, the rest.
+	sse, err := os.ReadFile(filepath.Join("..", "provider", "anthropic", "testdata", "text.sse"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	first := bytes.Index(sse, []byte("event: content_block_delta"))
+	second := first + bytes.Index(sse[first+1:], []byte("event: ")) + 1
+	parts := [][]byte{sse[:first], sse[first:second], sse[second:]}
+
+	arrived := make(chan struct{})
+	send := make(chan int)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		close(arrived)
+		w.Header().Set("Content-Type", "text/event-stream")
+		for i := range parts {
+			<-send
+			w.Write(parts[i])
+			w.(http.Flusher).Flush()
+		}
+	}))
+	t.Cleanup(srv.Close)
+
+	dir := t.TempDir()
+	d := start(t, dir, doorOptions{baseURL: srv.URL, permission: "allow"})
+	norm := newNormalizer(dir)
+	quiet := func() { time.Sleep(300 * time.Millisecond) }
+	readUntil := func(pattern string) {
+		t.Helper()
+		for {
+			f := d.conn.next(0)
+			if f == nil {
+				t.Fatalf("the output ended before %s", pattern)
+			}
+			norm.value(f) // learns the session id
+			if bytes.Contains(f, []byte(pattern)) {
+				return
+			}
+		}
+	}
+	for _, f := range open {
+		d.conn.send([]byte(norm.expand(f, nil)))
+		readUntil(`"id":`)
+	}
+	quiet()
+
+	inTrace := filepath.Join(t.TempDir(), "in.trace")
+	stop := startTrace(t, inTrace)
+	d.conn.send([]byte(norm.expand(prompt, nil)))
+	<-arrived
+	stop()
+
+	send <- 0 // up to the first delta
+	quiet()
+	outTrace := filepath.Join(t.TempDir(), "out.trace")
+	stop = startTrace(t, outTrace)
+	send <- 1
+	readUntil(`Hello`)
+	stop()
+	send <- 2
+	readUntil(reply)
+	return hopsOf(t, inTrace), hopsOf(t, outTrace)
+}
+
+// startTrace starts the execution tracer writing to path and returns
+// what stops it.
+func startTrace(t *testing.T, path string) func() {
+	f, err := os.Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := trace.Start(f); err != nil {
+		t.Fatal(err)
+	}
+	return func() {
+		trace.Stop()
+		f.Close()
+	}
+}
+
+// hopsOf reads a trace's stacks (with go tool trace) and returns its
+// hops, sorted: "caller → callee" for each adjacent pair of kept frames
+// of two packages.
+func hopsOf(t *testing.T, path string) []string {
+	cmd := exec.Command("go", "tool", "trace", "-d=parsed", path)
+	outp, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("go tool trace: %v", err)
+	}
+	seen := map[string]bool{}
+	var stack []string // innermost first
+	flush := func() {
+		var kept []string
+		for i := len(stack) - 1; i >= 0; i-- {
+			if keepFrame(stack[i]) {
+				kept = append(kept, stack[i])
+			}
+		}
+		for i := 1; i < len(kept); i++ {
+			if pkgOf(kept[i-1]) != pkgOf(kept[i]) {
+				seen[short(kept[i-1])+" → "+short(kept[i])] = true
+			}
+		}
+		stack = stack[:0]
+	}
+	sc := bufio.NewScanner(bytes.NewReader(outp))
+	sc.Buffer(nil, 1<<20)
+	// The goroutines' states when tracing starts (transitions from
+	// Undetermined) are what was under way before the window: left out.
+	inStack, before := false, false
+	for sc.Scan() {
+		line := sc.Text()
+		switch {
+		case strings.HasSuffix(line, "Stack="):
+			flush()
+			inStack = true
+		case inStack && strings.HasPrefix(line, "\t\t"):
+		case inStack && strings.HasPrefix(line, "\t"):
+			if before {
+				continue
+			}
+			fn, _, _ := strings.Cut(strings.TrimPrefix(line, "\t"), " @ ")
+			stack = append(stack, fn)
+		default:
+			flush()
+			inStack = false
+			if strings.HasPrefix(line, "M=") {
+				before = strings.Contains(line, " Undetermined->")
+			}
+		}
+	}
+	flush()
+	hops := make([]string, 0, len(seen))
+	for h := range seen {
+		hops = append(hops, h)
+	}
+	slices.Sort(hops)
+	return hops
+}
+
+const module = "zot.dev/zot/"
+
+// keepFrame says whether a frame is zot's own, outside the transport
+// and the tests.
+func keepFrame(fn string) bool {
+	if !strings.HasPrefix(fn, module) {
+		return false
+	}
+	p := pkgOf(fn)
+	return p != "internal/duplex" && p != "internal/doortest"
+}
+
+// pkgOf is the package of a frame's function, relative to the module.
+func pkgOf(fn string) string {
+	fn = strings.TrimPrefix(fn, module)
+	slash := strings.LastIndex(fn, "/")
+	dot := strings.Index(fn[slash+1:], ".")
+	if dot < 0 {
+		return fn
+	}
+	return fn[:slash+1+dot]
+}
+
+// short is a frame's function without the module.
+func short(fn string) string { return strings.TrimPrefix(fn, module) }
+
+// packagesOf lists the packages the hops cross, sorted.
+func packagesOf(hops []string) []string {
+	set := map[string]bool{}
+	for _, h := range hops {
+		a, b, _ := strings.Cut(h, " → ")
+		set[pkgOf(module+a)] = true
+		set[pkgOf(module+b)] = true
+	}
+	out := make([]string, 0, len(set))
+	for p := range set {
+		out = append(out, p)
+	}
+	slices.Sort(out)
+	return out
+}
