@@ -1,0 +1,36 @@
+package main
+
+import (
+	"fmt"
+	"os/exec"
+	"path/filepath"
+	"testing"
+)
+
+// TestACPErrorCodes: the engine's refusals reach an ACP client as the
+// JSON-RPC code and data.kind of their protocol code, with the field and
+// session named: a working directory that does not exist is the client's
+// invalid_params about cwd, not a fault of zot's.
+func TestACPErrorCodes(t *testing.T) {
+	home := doorDir(t)
+	cmd := exec.Command(zotBin, "acp", "--provider", "scripted")
+	cmd.Env = doorEnv(home)
+	stdin, stdout, stderr := startPiped(t, cmd)
+	p := newDoorPeer(t, stdin, stdout)
+	if f := p.call("1", "initialize", `{"protocolVersion":1,"clientCapabilities":{}}`); f.Error != nil {
+		t.Fatalf("initialize: %s", f.raw)
+	}
+	missing := filepath.Join(home, "no", "such", "dir")
+	f := p.call("2", "session/new", fmt.Sprintf(`{"cwd":%q,"mcpServers":[]}`, missing))
+	if f.Error == nil || f.Error.Code != -32602 || f.Error.Data["kind"] != "invalid_params" || f.Error.Data["field"] != "cwd" {
+		t.Errorf("session/new in a missing directory: %s, want -32602 invalid_params naming cwd", f.raw)
+	}
+	f = p.call("3", "session/new", fmt.Sprintf(`{"cwd":%q,"mcpServers":[]}`, home))
+	if f.Error != nil {
+		t.Fatalf("session/new: %s", f.raw)
+	}
+	_ = stdin.Close()
+	if err := endOf(t, cmd, stderr); err != nil {
+		t.Fatalf("zot acp at the end of stdin: %v\n%s", err, stderr)
+	}
+}
