@@ -182,6 +182,7 @@ func startACP(t *testing.T, dir string, o doorOptions) *door {
 			conv.Frame(fromClient, frame)
 			return nil
 		},
+		skip: func(frame []byte) { conv.Skip(true, frame) },
 	}
 }
 

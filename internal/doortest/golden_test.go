@@ -31,6 +31,8 @@ const guard = 60 * time.Second
 //	door         options of the door, one a line (see doorOptions)
 //	steps        what the client does, one step a line:
 //	               send <json>       write a frame ($DIR, $SID, $REQ expand)
+//	               send-bad <json>   write a frame the schema refuses, on
+//	                                 purpose (not checked)
 //	               until <k=v>...    read frames up to one whose fields at
 //	                                 the dotted paths k hold v (compared
 //	                                 after normalising)
@@ -177,6 +179,8 @@ type door struct {
 	dir  string // the session's working directory
 	// check, when set, checks a frame against the door's schema.
 	check func(fromClient bool, frame []byte) error
+	// skip, when set, is told of a client frame sent unchecked.
+	skip func(frame []byte)
 }
 
 // doorOptions are the lines of a transcript's door section.
@@ -253,7 +257,9 @@ func replay(t *testing.T, path string, start func(t *testing.T, dir string, o do
 		verb, arg, _ := strings.Cut(line, " ")
 		switch verb {
 		case "send":
-			r.send(arg)
+			r.send(arg, true)
+		case "send-bad":
+			r.send(arg, false)
 		case "until":
 			r.until(n+1, arg, false)
 		case "until-all":
@@ -293,13 +299,16 @@ type player struct {
 	closed bool
 }
 
-func (p *player) send(arg string) {
+func (p *player) send(arg string, check bool) {
 	p.t.Helper()
 	frame := []byte(p.norm.expand(arg, p.last))
 	if !json.Valid(frame) {
 		p.t.Fatalf("send: not JSON: %s", frame)
 	}
-	if p.d.check != nil {
+	if !check && p.d.skip != nil {
+		p.d.skip(frame)
+	}
+	if check && p.d.check != nil {
 		if err := p.d.check(true, frame); err != nil {
 			p.t.Errorf("the client's frame breaks the schema: %v: %s", err, frame)
 		}
