@@ -306,3 +306,61 @@ func TestSDKExtensionCommand(t *testing.T) {
 		t.Errorf("an unknown command: %v", err)
 	}
 }
+
+// TestSDKModes: the permission mode decides before Approve is asked:
+// read_only refuses a write, accept_edits runs it, ask asks; an unknown
+// mode is a *ModeError.
+func TestSDKModes(t *testing.T) {
+	asked := 0
+	rt, dir := newRuntime(t, `{"turns":[{"steps":[
+ {"tool_calls":[{"id":"w1","name":"write","args":{"path":"a.txt","content":"a"}}]},
+ {"text":"ok"}]}]}`, func(c *sdk.Config) {
+		c.Approve = func(context.Context, sdk.ApprovalRequest) sdk.Approval {
+			asked++ // Approve is called from the agent's goroutine, one call at a time
+			return sdk.Approval{Decision: sdk.AllowOnce}
+		}
+	})
+	ctx := context.Background()
+	result := func() *wire.ToolResultEvent {
+		t.Helper()
+		ch, err := rt.Prompt(ctx, "write", nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, ev := range drain(t, ch) {
+			if r, ok := ev.(*wire.ToolResultEvent); ok {
+				return r
+			}
+		}
+		t.Fatal("no tool_result")
+		return nil
+	}
+	if err := rt.SetMode(ctx, sdk.ModeReadOnly); err != nil {
+		t.Fatal(err)
+	}
+	if r := result(); !r.IsError || asked != 0 {
+		t.Errorf("read_only: %+v, asked %d", r, asked)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "a.txt")); !os.IsNotExist(err) {
+		t.Errorf("read_only let the write run: %v", err)
+	}
+	if err := rt.SetMode(ctx, sdk.ModeAcceptEdits); err != nil {
+		t.Fatal(err)
+	}
+	if r := result(); r.IsError || asked != 0 {
+		t.Errorf("accept_edits: %+v, asked %d", r, asked)
+	}
+	if err := rt.SetMode(ctx, sdk.ModeAsk); err != nil {
+		t.Fatal(err)
+	}
+	if r := result(); r.IsError || asked != 1 {
+		t.Errorf("ask: %+v, asked %d", r, asked)
+	}
+	var me *sdk.ModeError
+	if err := rt.SetMode(ctx, "yolo"); !errors.As(err, &me) {
+		t.Errorf("an unknown mode: %v", err)
+	}
+	if rt.Mode() != sdk.ModeAsk {
+		t.Errorf("mode %q", rt.Mode())
+	}
+}
