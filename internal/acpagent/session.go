@@ -93,12 +93,8 @@ func (a *Agent) newSession(id, cwd string, eng *engine.Session) *session {
 	return s
 }
 
-// push adds items to the updates; it never blocks.
-func (s *session) push(items ...item) {
-	for _, it := range items {
-		s.q.Push(it)
-	}
-}
+// push adds items to the updates, together; it never blocks.
+func (s *session) push(items ...item) { s.q.PushAll(items) }
 
 // ready waits until the updates have room, or ctx ends, or the session
 // is closed: the turn's Work.Ready.

@@ -118,6 +118,23 @@ func (q *Subscription[T]) Push(v T) bool {
 	return true
 }
 
+// PushAll adds vs, in order and in one step (no value pushed meanwhile
+// comes between them), and never blocks. It reports false, dropping vs,
+// once the subscription has ended.
+func (q *Subscription[T]) PushAll(vs []T) bool {
+	q.mu.Lock()
+	if q.end != nil {
+		q.mu.Unlock()
+		return false
+	}
+	for _, v := range vs {
+		q.appendLocked(v)
+	}
+	q.mu.Unlock()
+	q.poke()
+	return true
+}
+
 // Offer adds v unless the buffer is full or the subscription has ended;
 // it never blocks, and reports whether v was added. A value it drops is
 // counted (Dropped).

@@ -309,9 +309,9 @@ func TestSubscriptionReaderSide(t *testing.T) {
 	if err != nil || fmt.Sprint(batch) != "[0 1 2 3 4]" {
 		t.Fatalf("Take: %v %v", batch, err)
 	}
-	q.Push(5)
+	q.PushAll([]int{5, 6})
 	next, err := q.Take(context.Background(), batch)
-	if err != nil || fmt.Sprint(next) != "[5]" {
+	if err != nil || fmt.Sprint(next) != "[5 6]" {
 		t.Fatalf("second Take: %v %v", next, err)
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Millisecond)
