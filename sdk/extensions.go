@@ -33,36 +33,42 @@ func (r *Runtime) Extensions(ctx context.Context) ([]wire.ExtensionInfo, error) 
 	return r.sess.Extensions(), nil
 }
 
-// Commands lists the slash commands of the running extensions.
+// Commands lists the slash commands, as every door of zot lists them:
+// zot's own (help, compact, clear, model, mode, reload; Source
+// "builtin"), then those of the running extensions.
 func (r *Runtime) Commands(ctx context.Context) ([]wire.SlashCommand, error) {
 	if err := r.enter(ctx); err != nil {
 		return nil, err
 	}
-	return r.sess.ExtensionCommands(), nil
+	return r.sess.Commands(), nil
 }
 
-// RunCommand runs an extension's slash command (name without the slash;
-// args the rest of the line) and carries out its answer, as `zot rpc`'s
-// run_command does. For action "prompt" the prompt is started and its
+// RunCommand runs a slash command, zot's own or an extension's (name
+// without the slash; args the rest of the line), and carries out its
+// answer, as `zot rpc`'s run_command does. For action "prompt" (an
+// extension's) and "compact" (/compact) the work is started and its
 // events come on the returned channel, as Prompt's do (ErrBusy while
 // another prompt runs); for every other action the channel is nil and the
-// result holds the text or panel to show. It waits for the extensions'
-// handshakes first; it fails with ErrNotFound for a command no extension
-// offers, and with the extension's failure when it crashes or does not
-// answer in time.
+// result holds the text or panel to show. An extension's command waits
+// for the extensions' handshakes first; it fails with ErrNotFound for a
+// command nobody offers, ErrBusy for /clear, /model id and /reload while
+// a prompt runs, and with the extension's failure when it crashes or
+// does not answer in time.
 func (r *Runtime) RunCommand(ctx context.Context, name, args string) (wire.RunCommandResult, <-chan Event, error) {
 	if r.isClosed() {
 		return wire.RunCommandResult{}, nil, ErrClosed
 	}
-	out, err := r.sess.RunExtensionCommand(ctx, name, args)
+	out, err := r.sess.RunCommand(ctx, name, args)
 	if err != nil {
 		return wire.RunCommandResult{}, nil, r.mapErr(err)
 	}
 	res := out.Result
-	if res.Action != wire.CommandActionPrompt {
+	if out.Work == nil {
 		return res, nil, nil
 	}
-	ch, err := r.Prompt(ctx, res.Text, nil)
+	w := *out.Work
+	w.Ctx = ctx
+	ch, err := r.submit(w)
 	if err != nil {
 		return res, nil, err
 	}
@@ -91,8 +97,14 @@ func (r *Runtime) ClosePanel(ctx context.Context, panelID string) error {
 	if err := r.enter(ctx); err != nil {
 		return err
 	}
-	_, err := r.sess.ClosePanel(panelID)
-	return r.mapErr(err)
+	owner, err := r.sess.ClosePanel(panelID)
+	if err != nil {
+		return r.mapErr(err)
+	}
+	// Told as every door tells it: Config.Extensions.OnEvent gets the
+	// panel_close, and the session's open panels lose it.
+	r.sess.Notice(&wire.PanelCloseEvent{Extension: owner, PanelID: panelID})
+	return nil
 }
 
 // ReloadExtensions stops every extension, finds them again and starts

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -79,7 +80,8 @@ func TestExtensions(t *testing.T) {
 	if err != nil || ch != nil || res.Action != wire.CommandActionDisplay || res.Text != "hello" || res.Extension != "py" {
 		t.Fatalf("display: %+v %v %v", res, ch, err)
 	}
-	if cmds, _ := rt.Commands(context.Background()); len(cmds) != 1 || cmds[0].Name != "hello-py" {
+	// zot's own commands first, then the extension's.
+	if cmds, _ := rt.Commands(context.Background()); len(cmds) != 7 || cmds[0].Name != "help" || cmds[6].Name != "hello-py" || cmds[6].Source != wire.CommandSourceExtension {
 		t.Fatalf("commands: %+v", cmds)
 	}
 	if exts, _ := rt.Extensions(context.Background()); len(exts) != 1 || exts[0].State != "ready" || exts[0].Tools[0] != "py_echo" {
@@ -143,7 +145,7 @@ func TestNoExtensions(t *testing.T) {
 	}
 	defer rt.Close()
 	cmds, err := rt.Commands(context.Background())
-	if err != nil || len(cmds) != 0 {
+	if err != nil || len(cmds) != 6 || slices.ContainsFunc(cmds, func(c wire.SlashCommand) bool { return c.Source != wire.CommandSourceBuiltin }) {
 		t.Fatalf("commands without any extension configured: %v %v", cmds, err)
 	}
 	exts, err := rt.Extensions(context.Background())

@@ -613,7 +613,7 @@ export class ZotClient extends EventEmitter {
       this._streams.delete(id);
       throw err;
     }
-    if (result.action !== "prompt") {
+    if (result.action !== "prompt" && result.action !== "compact") {
       this._streams.delete(id);
       return { result, stream: null };
     }

@@ -83,7 +83,7 @@ func TestExtensionsOverRPC(t *testing.T) {
 	}
 
 	r, _ = p.call(`{"id":"2","type":"get_commands"}`)
-	if !strings.Contains(string(r.Data), `{"name":"hello-py","description":"say hi","extension":"py"}`) {
+	if !strings.Contains(string(r.Data), `{"name":"hello-py","description":"say hi","extension":"py","source":"extension","hint":"arguments (optional)"}`) {
 		t.Fatalf("get_commands: %s", r.Data)
 	}
 	r, _ = p.call(`{"id":"3","type":"get_extensions"}`)

@@ -4,8 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"path/filepath"
-	"slices"
 	"strings"
 
 	"zot.dev/zot/internal/acp"
@@ -22,60 +20,18 @@ import (
 // instead of going to the model; any other text starting with / is an
 // ordinary prompt.
 
-// builtin is one of zot's own slash commands.
-type builtin struct {
-	name, description, hint string
-	run                     func(h *conn, s *session, args string) (reply string, err error)
-}
-
-// builtins are zot's own commands, in the order clients list them.
-var builtins []builtin
-
-func init() {
-	builtins = []builtin{
-		{"compact", "Summarize the conversation so far to free the model's context", "instructions for the summary (optional)", nil},
-		{"clear", "Start the conversation over (the session keeps its id and settings)", "", runClear},
-		{"model", "Show the models of this provider, or switch to one", "model id", runModel},
-		{"mode", "Show the permission modes, or switch to one", "ask, accept_edits, auto or read_only", runMode},
-		{"reload", "Restart this session's extensions (they are found again)", "", runReload},
-	}
-}
-
-// command is one entry of a session's command list.
-type command struct {
-	name, description, hint string
-	builtin                 *builtin
-	extension               string // the extension that offers it
-}
-
-// commands lists the session's commands: the built-ins, then the
-// extensions' (an extension command named like a built-in is left out).
-func (s *session) commands() []command {
-	out := make([]command, 0, len(builtins)+4)
-	for i := range builtins {
-		b := &builtins[i]
-		out = append(out, command{name: b.name, description: b.description, hint: b.hint, builtin: b})
-	}
-	for _, c := range s.eng.ExtensionCommands() {
-		if slices.ContainsFunc(builtins, func(b builtin) bool { return b.name == c.Name }) {
-			continue
-		}
-		out = append(out, command{name: c.Name, description: c.Description, hint: "arguments (optional)", extension: c.Extension})
-	}
-	return out
-}
-
-// commandsUpdate is the session's available_commands_update.
+// commandsUpdate is the session's available_commands_update: the
+// engine's list (the built-ins, then the extensions').
 func (s *session) commandsUpdate() *acp.SessionUpdate {
-	list := s.commands()
+	list := s.eng.Commands()
 	out := make([]acp.AvailableCommand, 0, len(list))
 	for _, c := range list {
-		ac := acp.AvailableCommand{Name: c.name, Description: c.description}
-		if c.description == "" {
-			ac.Description = "/" + c.name + " (from " + c.extension + ")"
+		ac := acp.AvailableCommand{Name: c.Name, Description: c.Description}
+		if c.Description == "" {
+			ac.Description = "/" + c.Name + " (from " + c.Extension + ")"
 		}
-		if c.hint != "" {
-			ac.Input = acp.AvailableCommandInput(fmt.Sprintf(`{"hint":%q}`, c.hint))
+		if c.Hint != "" {
+			ac.Input = acp.AvailableCommandInput(fmt.Sprintf(`{"hint":%q}`, c.Hint))
 		}
 		out = append(out, ac)
 	}
@@ -98,6 +54,7 @@ func (h *conn) announce(s *session, r jsonrpc.Reply) jsonrpc.Reply {
 		s.answered(h)
 		s.tellUnheard(h) // notify.go
 		s.tellCommands(h)
+		s.tellPanels(h) // panels.go
 		if title := s.title(); title != "" {
 			s.push(item{update: &acp.SessionUpdate{SessionInfoUpdate: &acp.SessionInfoUpdate{Title: &title}}, only: h})
 		}
@@ -144,17 +101,12 @@ func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
 // slashCommand returns the command a prompt names, with the rest of its
 // text, when the prompt is one text block starting with /name of the
 // session's list.
-func (s *session) slashCommand(prompt []acp.ContentBlock) (command, string, bool) {
+func (s *session) slashCommand(prompt []acp.ContentBlock) (string, string, bool) {
 	name, args, ok := slashWords(prompt)
-	if !ok {
-		return command{}, "", false
+	if !ok || !s.eng.HasCommand(name) {
+		return "", "", false
 	}
-	for _, c := range s.commands() {
-		if c.name == name {
-			return c, strings.TrimSpace(args), true
-		}
-	}
-	return command{}, "", false
+	return name, strings.TrimSpace(args), true
 }
 
 // slashWords splits a prompt that is one text block starting with / into
@@ -171,48 +123,40 @@ func slashWords(prompt []acp.ContentBlock) (name, args string, ok bool) {
 	return name, args, true
 }
 
-// runCommand serves a prompt that names a command: /compact and an
-// extension's prompt run as a turn; the others answer with a message
-// (agent_message_chunk) and end the turn at once.
-func (h *conn) runCommand(s *session, c command, args string) jsonrpc.Reply {
-	if c.builtin != nil && c.builtin.name == "compact" {
-		t, err := s.submit(h, engine.Work{Compact: &engine.CompactInput{Instructions: args}})
+// runCommand serves a prompt that names a command: the engine runs it,
+// and the door shows what it answers. The work it asks for (/compact, an
+// extension's prompt) runs as a turn; any other answer is a message
+// (agent_message_chunk) that ends the turn at once, and a panel it opens
+// is told as _zot/panel/opened. What it changed is told to every client of
+// the session (the mode, the model's config options, the commands).
+func (h *conn) runCommand(s *session, name, args string) jsonrpc.Reply {
+	if name == "compact" {
+		// Submitted at once, as a prompt is, so that it keeps its place
+		// among the requests that follow.
+		out, err := s.eng.RunCommand(context.Background(), name, args)
 		if err != nil {
-			return jsonrpc.Fail(err)
+			return jsonrpc.Fail(s.agent.errorOf(err, s.id, ""))
 		}
-		return jsonrpc.Async(func(ctx context.Context) (any, error) {
-			if err := h.await(ctx, s, t); err != nil {
-				return nil, err
-			}
-			return t.result()
-		})
+		return h.runWork(s, *out.Work)
 	}
 	if s.eng.Busy() {
-		return jsonrpc.Fail(appError(acp.ErrorKindBusy, s.id, "session %s runs a prompt; send /%s after its answer", s.id, c.name))
+		return jsonrpc.Fail(appError(acp.ErrorKindBusy, s.id, "session %s runs a prompt; send /%s after its answer", s.id, name))
 	}
 	return jsonrpc.Async(func(ctx context.Context) (any, error) {
-		var reply string
-		var err error
-		if c.builtin != nil {
-			reply, err = c.builtin.run(h, s, args)
-		} else {
-			var prompt string
-			reply, prompt, err = extensionCommand(ctx, s, c, args)
-			if err == nil && prompt != "" {
-				t, err := s.submit(h, engine.Work{Prompt: &engine.PromptInput{Text: prompt}})
-				if err != nil {
-					return nil, err
-				}
-				if err := h.await(ctx, s, t); err != nil {
-					return nil, err
-				}
-				return t.result()
-			}
+		if name == "reload" {
+			var cancel context.CancelFunc
+			ctx, cancel = context.WithTimeout(ctx, 4*clientTimeout)
+			defer cancel()
 		}
+		out, err := s.eng.RunCommand(ctx, name, args)
 		if err != nil {
-			return nil, err
+			return nil, commandError(s, name, err)
 		}
-		if reply != "" {
+		s.tellChanges(out.Changed)
+		if out.Work != nil {
+			return h.runWork(s, *out.Work).Await(ctx)
+		}
+		if reply := commandReply(s, name, out); reply != "" {
 			s.push(item{update: &acp.SessionUpdate{AgentMessageChunk: textChunk(reply)}, only: h})
 		}
 		if err := s.flush(ctx); err != nil {
@@ -222,91 +166,56 @@ func (h *conn) runCommand(s *session, c command, args string) jsonrpc.Reply {
 	})
 }
 
-// extensionCommand runs an extension's command: it returns the text to
-// show, or the prompt to run.
-func extensionCommand(ctx context.Context, s *session, c command, args string) (reply, prompt string, err error) {
-	out, err := s.eng.RunExtensionCommand(ctx, c.name, args)
+// runWork submits the work a command asked for and answers once its
+// turn has ended.
+func (h *conn) runWork(s *session, w engine.Work) jsonrpc.Reply {
+	t, err := s.submit(h, w)
 	if err != nil {
-		if errors.Is(err, engine.ErrClosed) {
-			return "", "", appError(acp.ErrorKindInternal, s.id, "/%s: the session's extensions have stopped", c.name)
-		}
-		return "", "", jsonrpc.NewError(int64(acp.ErrorKindInternal.Code()), string(acp.ErrorKindInternal), "/%s: %v", c.name, err)
+		return jsonrpc.Fail(err)
 	}
+	return jsonrpc.Async(func(ctx context.Context) (any, error) {
+		if err := h.await(ctx, s, t); err != nil {
+			return nil, err
+		}
+		return t.result()
+	})
+}
+
+// commandReply is the text a command's answer shows the client that
+// sent it.
+func commandReply(s *session, name string, out engine.CommandRun) string {
 	res := out.Result
-	switch res.Action {
-	case wire.CommandActionPrompt:
-		return "", res.Text, nil
-	case wire.CommandActionDisplay, wire.CommandActionInsert:
-		return res.Text, "", nil
-	case wire.CommandActionOpenPanel:
-		return "/" + c.name + ": the extension opened a panel, which ACP clients cannot show", "", nil
+	switch {
+	case res.Error != "" && res.Extension == "":
+		return res.Error // zot's own commands say what went wrong in full
+	case res.Error != "":
+		return "/" + name + ": " + res.Error
+	case res.Action == wire.CommandActionOpenPanel && res.Panel != nil:
+		s.openPanel(res.Extension, *res.Panel, nil) // panels.go
+		return ""
 	}
-	if res.Error != "" {
-		return "/" + c.name + ": " + res.Error, "", nil
-	}
-	return "", "", nil
+	return res.Text
 }
 
-// runClear serves /clear.
-func runClear(_ *conn, s *session, _ string) (string, error) {
-	if err := s.eng.Clear(); err != nil {
-		if errors.Is(err, engine.ErrBusy) {
-			return "", appError(acp.ErrorKindBusy, s.id, "session %s runs a prompt; send /clear after its answer", s.id)
-		}
-		return "", jsonrpc.Internal(err)
+// commandError is the JSON-RPC error of a command that failed.
+func commandError(s *session, name string, err error) error {
+	switch {
+	case errors.Is(err, engine.ErrBusy):
+		return appError(acp.ErrorKindBusy, s.id, "session %s runs a prompt; send /%s after its answer", s.id, name)
+	case errors.Is(err, engine.ErrClosed):
+		return appError(acp.ErrorKindInternal, s.id, "/%s: the session's extensions have stopped", name)
 	}
-	return "The conversation was cleared.", nil
+	return appError(acp.ErrorKindInternal, s.id, "/%s: %v", name, err)
 }
 
-// runModel serves /model [id].
-func runModel(_ *conn, s *session, args string) (string, error) {
-	opt := s.configOptions()[0]
-	if args == "" {
-		var b strings.Builder
-		fmt.Fprintf(&b, "Model: %s. Models of %s:", opt.CurrentValue, s.eng.Provider())
-		for _, c := range opt.Options {
-			fmt.Fprintf(&b, "\n- %s (%s)", c.Value, c.Description)
-		}
-		return b.String(), nil
+// tellChanges tells every client of the session what a command changed.
+func (s *session) tellChanges(c engine.Changes) {
+	if c.Mode {
+		s.tellMode()
 	}
-	if !slices.ContainsFunc(opt.Options, func(c configChoice) bool { return c.Value == args }) {
-		return fmt.Sprintf("%q is not a %s model; /model lists them.", args, s.eng.Provider()), nil
+	if c.Model {
+		s.push(item{note: configUpdate{SessionID: s.id, Update: configUpdateBody{Kind: "config_option_update", ConfigOptions: s.rawConfigOptions()}}})
 	}
-	if err := s.eng.SetModel(args); err != nil {
-		return "", jsonrpc.Internal(err)
-	}
-	s.push(item{note: configUpdate{SessionID: s.id, Update: configUpdateBody{Kind: "config_option_update", ConfigOptions: s.rawConfigOptions()}}})
-	return "Model: " + args + ".", nil
-}
-
-// runMode serves /mode [id].
-func runMode(_ *conn, s *session, args string) (string, error) {
-	if args == "" {
-		var b strings.Builder
-		fmt.Fprintf(&b, "Mode: %s. Modes:", s.mode())
-		for _, m := range s.eng.Modes() {
-			fmt.Fprintf(&b, "\n- %s: %s", m.ID, m.Description)
-		}
-		return b.String(), nil
-	}
-	if err := s.eng.SetMode(engine.PermissionMode(args)); err != nil {
-		return fmt.Sprintf("%q is not a mode of this session; /mode lists them.", args), nil
-	}
-	s.tellMode()
-	return "Mode: " + args + ".", nil
-}
-
-// runReload serves /reload: the extensions stop, are found again and
-// start; every client is told the commands again (watchExtensions).
-func runReload(_ *conn, s *session, _ string) (string, error) {
-	ctx, cancel := context.WithTimeout(s.agent.ctx, 4*clientTimeout)
-	defer cancel()
-	list, err := s.eng.ReloadExtensions(ctx)
-	if err != nil {
-		return "", jsonrpc.Internal(fmt.Errorf("reloading the extensions: %w", err))
-	}
-	if len(list) == 0 {
-		return "No extension was found for " + filepath.Clean(s.cwd) + ".", nil
-	}
-	return fmt.Sprintf("The extensions were reloaded (%d).", len(list)), nil
+	// New commands are told by watchExtensions, as the engine reports
+	// the extensions changed.
 }

@@ -74,6 +74,10 @@ func (h *conn) Handle(ctx context.Context, c *jsonrpc.Conn, req *jsonrpc.Request
 		return h.models(req)
 	case acp.MethodZotSessionCompact:
 		return h.compact(req)
+	case acp.MethodZotPanelKey:
+		return h.panelKey(req) // panels.go
+	case acp.MethodZotPanelClose:
+		return h.panelClose(req)
 	}
 	return jsonrpc.Fail(jsonrpc.MethodNotFound(req.Method))
 }
@@ -417,8 +421,8 @@ func (h *conn) prompt(req *jsonrpc.Request) jsonrpc.Reply {
 // promptNow answers a prompt as the session's commands are now: a slash
 // command of their list runs, anything else is submitted to the agent.
 func (h *conn) promptNow(s *session, p acp.PromptRequest) jsonrpc.Reply {
-	if c, args, ok := s.slashCommand(p.Prompt); ok {
-		return h.runCommand(s, c, args) // commands.go
+	if name, args, ok := s.slashCommand(p.Prompt); ok {
+		return h.runCommand(s, name, args) // commands.go
 	}
 	if err := h.needsAuth(); err != nil {
 		return jsonrpc.Fail(err)

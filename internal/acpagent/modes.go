@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"slices"
-	"strconv"
 	"strings"
 
 	"zot.dev/zot/internal/acp"
@@ -122,11 +121,7 @@ func (s *session) configOptions() []configOption {
 	seen := false
 	for _, m := range list {
 		seen = seen || m.ID == current
-		d := strconv.FormatInt(m.ContextWindow/1000, 10) + "k context"
-		if m.Reasoning {
-			d += ", reasoning"
-		}
-		choices = append(choices, configChoice{Value: m.ID, Name: m.ID, Description: d})
+		choices = append(choices, configChoice{Value: m.ID, Name: m.ID, Description: engine.ModelSummary(m)})
 	}
 	if !seen {
 		choices = append([]configChoice{{Value: current, Name: current}}, choices...)

@@ -39,8 +39,12 @@ func (s *session) tellUnheard(c *conn) {
 // folder not trusted) becomes _zot/notify, and goes to the log unless
 // zot logged it already. It is called with the engine's stamping lock
 // held, so it only queues (the forwarder keeps it for the next client
-// when none has the session open). Panels have no ACP form here.
+// when none has the session open). A panel's redraw or close becomes
+// its notification (panels.go).
 func (s *session) engineNotice(n engine.Notice) {
+	if s.panelNotice(n.Event) { // panels.go
+		return
+	}
 	e, ok := n.Event.(*wire.ExtNotifyEvent)
 	if !ok {
 		return

@@ -250,6 +250,8 @@ func (h *Host) NewSession(cfg SessionConfig) (*Session, error) {
 		}
 		s.store = f
 	}
+	// The open panels follow their redraws and closes (panels.go).
+	s.Observe(s.panels.observe)
 	if err := s.startPlugins(cfg); err != nil { // extensions.go
 		if s.store != nil {
 			s.store.Close()

@@ -178,6 +178,8 @@ type Session struct {
 	approval *approval     // the mode and, when somebody answers, the approvals
 	spills   *tools.Spills // bash's spill files, removed by Close
 	plug     plugins       // its extensions and MCP servers (extensions.go)
+	cmds     commandState  // its slash commands (commands.go)
+	panels   panelState    // its open panels (panels.go)
 
 	// emitMu makes stamping an event and handing it on one step, so seq
 	// order is delivery order; taken inside mu, never the other way.

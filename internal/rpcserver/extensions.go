@@ -110,14 +110,14 @@ func (s *Server) dispatchExtension(cmd wire.Command) bool {
 	switch c := cmd.(type) {
 	case *wire.GetCommandsCommand:
 		if !s.sess.ExtensionsStarting() {
-			s.respond(id, typ, wire.CommandsResult{Commands: s.sess.ExtensionCommands()})
+			s.respond(id, typ, wire.CommandsResult{Commands: s.sess.Commands()})
 			return true
 		}
 		// The list is of the extensions once they have started (or
 		// failed): the reader serves other commands meanwhile.
 		s.extAsync(func(ctx context.Context) {
 			s.sess.WaitExtensions(ctx)
-			s.respond(id, typ, wire.CommandsResult{Commands: s.sess.ExtensionCommands()})
+			s.respond(id, typ, wire.CommandsResult{Commands: s.sess.Commands()})
 		})
 	case *wire.GetExtensionsCommand:
 		s.respond(id, typ, wire.ExtensionsResult{Extensions: s.sess.Extensions()})
@@ -171,15 +171,17 @@ func (s *Server) extAsync(f func(ctx context.Context)) {
 	}()
 }
 
-// runCommand runs a slash command and carries out its answer.
+// runCommand runs a slash command, zot's own or an extension's, and
+// carries out its answer: the answer and the event that shows it, or the
+// work it asks for (a prompt, a compaction), queued.
 func (s *Server) runCommand(ctx context.Context, id wire.ID, typ string, c *wire.RunCommandCommand) {
-	out, err := s.sess.RunExtensionCommand(ctx, c.Name, c.Args)
+	out, err := s.sess.RunCommand(ctx, c.Name, c.Args)
 	if err != nil {
 		s.extFail(id, typ, err)
 		return
 	}
 	res := out.Result
-	if res.Action != wire.CommandActionPrompt {
+	if out.Work == nil {
 		s.respond(id, typ, res)
 		if ev := out.Event; ev != nil {
 			ev.SetPromptID(id)
@@ -187,7 +189,8 @@ func (s *Server) runCommand(ctx context.Context, id wire.ID, typ string, c *wire
 		}
 		return
 	}
-	work := engine.Work{ID: id, Prompt: &engine.PromptInput{Text: res.Text}, Sink: s.sink, Ready: s.ready}
+	work := *out.Work
+	work.ID, work.Sink, work.Ready = id, s.sink, s.ready
 	err = s.sess.Submit(work, engine.Queue, func(sr wire.StartResult) {
 		res.Started, res.Queued, res.Position = &sr.Started, sr.Queued, sr.Position
 		s.respond(id, typ, res)

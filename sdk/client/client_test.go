@@ -239,7 +239,8 @@ func scenario(t *testing.T, c client.Client, s setup) {
 		t.Fatalf("display command: %+v %v %v", res, ch, err)
 	}
 	cmds, err := c.Commands(ctx)
-	if err != nil || len(cmds) != 1 || cmds[0].Name != "hello-py" || cmds[0].Extension != "py" {
+	// zot's own commands first, then the extension's.
+	if err != nil || len(cmds) != 7 || cmds[0].Name != "help" || cmds[6].Name != "hello-py" || cmds[6].Extension != "py" {
 		t.Errorf("commands: %+v, %v", cmds, err)
 	}
 	exts, err := c.Extensions(ctx)
@@ -268,6 +269,10 @@ func scenario(t *testing.T, c client.Client, s setup) {
 	}
 	if user, ok := find[*wire.UserMessageEvent](drain(t, ch)); !ok || textOf(user.Content) != "hi from py: go" {
 		t.Errorf("the command's prompt: %+v", user)
+	}
+	// zot's own: /mode answers with a text.
+	if res, ch, err = c.RunCommand(ctx, "mode", ""); err != nil || ch != nil || !strings.Contains(res.Text, "Mode: ") {
+		t.Errorf("/mode: %+v, %v", res, err)
 	}
 	exts, err = c.ReloadExtensions(ctx)
 	if err != nil || len(exts) != 1 || exts[0].State != "ready" {

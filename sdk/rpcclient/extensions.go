@@ -25,10 +25,11 @@ func (c *Client) Extensions(ctx context.Context) ([]wire.ExtensionInfo, error) {
 	return r.Extensions, nil
 }
 
-// RunCommand runs an extension's slash command (name without the slash,
-// args the rest of the line) and returns what it answered. For action
-// "prompt" zot submits the prompt and the returned channel carries its
-// events, as Prompt's does; for the other actions the channel is nil and
+// RunCommand runs a slash command, zot's own or an extension's (name
+// without the slash, args the rest of the line), and returns what it
+// answered. For action "prompt" (and "compact", zot's /compact) zot
+// submits the work and the returned channel carries its events, as
+// Prompt's does; for the other actions the channel is nil and
 // the result holds the text or panel (the ext_display, ext_insert or
 // panel_open event that follows goes to Options.OnEvent, if at all). It
 // fails with wire.CodeNotFound for a command no extension offers and
@@ -55,7 +56,7 @@ func (c *Client) RunCommandStream(ctx context.Context, name, args string) (*wire
 }
 
 // runCommand sends run_command with a registered stream, kept only for
-// action "prompt".
+// the actions that start work: "prompt" and "compact".
 func (c *Client) runCommand(ctx context.Context, name, args string) (wire.RunCommandResult, *Stream, error) {
 	s := newStream(wire.TypeRunCommandCommand)
 	resp, err := c.send(ctx, &wire.RunCommandCommand{Name: name, Args: args}, s)
@@ -63,7 +64,7 @@ func (c *Client) runCommand(ctx context.Context, name, args string) (wire.RunCom
 		return wire.RunCommandResult{}, nil, err
 	}
 	res, err := resultOf[wire.RunCommandResult](resp)
-	if err != nil || res.Action != wire.CommandActionPrompt {
+	if err != nil || (res.Action != wire.CommandActionPrompt && res.Action != wire.CommandActionCompact) {
 		c.forget(s.ID)
 		if err != nil {
 			return wire.RunCommandResult{}, nil, err

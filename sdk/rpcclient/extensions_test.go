@@ -53,7 +53,8 @@ func TestExtensionHelpers(t *testing.T) {
 		t.Fatalf("display: %+v %v", res, err)
 	}
 	cmds, err := c.Commands(ctx)
-	if err != nil || len(cmds) != 1 || cmds[0].Extension != "py" {
+	// zot's own commands first, then the extension's.
+	if err != nil || len(cmds) != 7 || cmds[0].Source != wire.CommandSourceBuiltin || cmds[6].Extension != "py" {
 		t.Fatalf("commands: %+v %v", cmds, err)
 	}
 	exts, err := c.Extensions(ctx)
@@ -99,5 +100,17 @@ func TestExtensionHelpers(t *testing.T) {
 	}
 	if exts, err = c.ReloadExtensions(ctx); err != nil || len(exts) != 1 || exts[0].State != "ready" {
 		t.Fatalf("reload: %+v %v", exts, err)
+	}
+	// zot's /compact is work: its events come on the channel, done last.
+	cres, ch, err := c.RunCommand(ctx, "compact", "")
+	if err != nil || ch == nil || cres.Action != wire.CommandActionCompact {
+		t.Fatalf("/compact: %+v %v", cres, err)
+	}
+	var last wire.Event
+	for ev := range ch {
+		last = ev
+	}
+	if last == nil || last.Type() != wire.TypeDoneEvent {
+		t.Fatalf("/compact's events ended with %v", last)
 	}
 }

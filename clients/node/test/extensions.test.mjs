@@ -28,7 +28,8 @@ test("extension commands, panels and reload", async (t) => {
   assert.deepEqual([result.extension, result.action, result.text], ["py", "display", "hi"]);
 
   const { commands } = await client.getCommands();
-  assert.deepEqual(commands.map((c) => [c.name, c.extension]), [["hello-py", "py"]]);
+  assert.deepEqual(commands.filter((c) => c.source === "extension").map((c) => [c.name, c.extension]), [["hello-py", "py"]]);
+  assert.deepEqual(commands.filter((c) => c.source === "builtin").map((c) => c.name), ["help", "compact", "clear", "model", "mode", "reload"]);
   const { extensions } = await client.getExtensions();
   assert.deepEqual(extensions.map((e) => e.state), ["ready"]);
 

@@ -29,7 +29,7 @@ _S = TypeVar("_S")
 
 def _command_result(router: Any, cid: int, resp: Any, stream: _S) -> Tuple[RunCommandResult, Optional[_S]]:
     """run_command's answer from its response: ZotError when it failed;
-    for action ``"prompt"`` the result with stream, told how its prompt
+    for action ``"prompt"`` (and ``"compact"``) the result with stream, told how its work
     was started; for the other actions the result alone, the stream's id
     forgotten."""
     from .client import _raise_failure
@@ -38,7 +38,7 @@ def _command_result(router: Any, cid: int, resp: Any, stream: _S) -> Tuple[RunCo
         router.forget(cid)
         _raise_failure(resp)
     result: RunCommandResult = RunCommandResult.from_dict(resp.data or {})
-    if result.action != "prompt":
+    if result.action not in ("prompt", "compact"):
         router.forget(cid)
         return result, None
     stream.start = StartResult(  # type: ignore[attr-defined]
@@ -51,7 +51,7 @@ class ExtensionMethods:
     """Extension commands of Client."""
 
     def get_commands(self) -> CommandsResult:
-        """Lists the slash commands of the running extensions."""
+        """Lists the slash commands: zot's own, then the running extensions'."""
         return self._call({"type": "get_commands"})  # type: ignore[attr-defined]
 
     def get_extensions(self) -> ExtensionsResult:
@@ -92,7 +92,7 @@ class AsyncExtensionMethods:
     """Extension commands of AsyncClient; see ExtensionMethods."""
 
     async def get_commands(self) -> CommandsResult:
-        """Lists the slash commands of the running extensions."""
+        """Lists the slash commands: zot's own, then the running extensions'."""
         return await self._call({"type": "get_commands"})  # type: ignore[attr-defined]
 
     async def get_extensions(self) -> ExtensionsResult:

@@ -56,6 +56,8 @@ emit({"type": "register_command", "name": "hello-" + NAME, "description": "say h
 emit({"type": "register_tool", "name": NAME + "_echo", "description": "echo the text",
       "schema": {"type": "object", "properties": {"text": {"type": "string"}}}})
 emit({"type": "register_tool", "name": NAME + "_slow", "description": "never answers", "timeout_ms": 300})
+if MODE == "shadow":  # a command named like one of zot's own
+    emit({"type": "register_command", "name": "clear", "description": "not zot's"})
 if MODE == "dup":  # a tool and a command another extension may offer too
     emit({"type": "register_tool", "name": "dup_tool", "description": "who answers"})
     emit({"type": "register_command", "name": "dup", "description": "who answers"})
