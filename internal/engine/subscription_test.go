@@ -344,3 +344,38 @@ func TestSubscriptionReaderSide(t *testing.T) {
 		t.Errorf("Next after Close: %v", err)
 	}
 }
+
+// BenchmarkSubscription moves events from a producer that waits for room
+// (Block) to a reader, one at a time (Next) and in batches (Take).
+func BenchmarkSubscription(b *testing.B) {
+	ev := &wire.TextDeltaEvent{Delta: "x"}
+	for _, batch := range []bool{false, true} {
+		name := map[bool]string{false: "next", true: "take"}[batch]
+		b.Run(name, func(b *testing.B) {
+			q := NewSubscription[wire.Event](SubscribeOptions{Buffer: 256, Policy: Block})
+			done := make(chan struct{})
+			go func() {
+				defer close(done)
+				var buf []wire.Event
+				for {
+					var err error
+					if batch {
+						buf, err = q.Take(context.Background(), buf)
+					} else {
+						_, err = q.Next(context.Background())
+					}
+					if err != nil {
+						return
+					}
+				}
+			}()
+			b.ReportAllocs()
+			for b.Loop() {
+				_ = q.Wait(context.Background())
+				q.Push(ev)
+			}
+			q.End()
+			<-done
+		})
+	}
+}
