@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -91,5 +92,38 @@ func TestPermissionFlagsInEveryDoor(t *testing.T) {
 	bad := start(t, nil, rpcArgs(t, "--approve", "--permission", "allow")...)
 	if code := bad.wait(); code != 2 {
 		t.Errorf("--approve --permission allow: exit %d, want 2 (usage)", code)
+	}
+}
+
+// TestACPPermissionFlags: zot acp takes --approve (mode ask) and
+// --permission deny (read_only, the only mode offered, and a write is
+// refused without asking the client).
+func TestACPPermissionFlags(t *testing.T) {
+	p, _, _ := startACP(t, doorDir(t), "--provider", "scripted", "--approve")
+	p.call("1", "initialize", `{"protocolVersion":1}`, "")
+	f, _ := p.call("2", "session/new", fmt.Sprintf(`{"cwd":%q,"mcpServers":[]}`, t.TempDir()), "")
+	if !strings.Contains(string(f.Result), `"currentModeId":"ask"`) {
+		t.Errorf("zot acp --approve: %s", f.Result)
+	}
+
+	work := t.TempDir()
+	d, _, stderr := startACP(t, doorDir(t), "--provider", "scripted", "--script", approvalScript(t), "--permission", "deny")
+	d.call("1", "initialize", `{"protocolVersion":1}`, "")
+	f, _ = d.call("2", "session/new", fmt.Sprintf(`{"cwd":%q,"mcpServers":[]}`, work), "")
+	if !strings.Contains(string(f.Result), `"currentModeId":"read_only","availableModes":[{"id":"read_only","name":"Read only","description":"Refuse file changes and commands"}]`) {
+		t.Errorf("zot acp --permission deny: %s", f.Result)
+	}
+	id := sessionID(t, f)
+	f, before := d.call("3", "session/prompt", fmt.Sprintf(`{"sessionId":%q,"prompt":[{"type":"text","text":"go"}]}`, id), "")
+	if f.Error != nil {
+		t.Fatalf("prompt: %s\n%s", f.raw, stderr)
+	}
+	for _, b := range before {
+		if b.Method == "session/request_permission" {
+			t.Error("read_only asked the client")
+		}
+	}
+	if _, err := os.Stat(filepath.Join(work, "a.txt")); err == nil {
+		t.Error("--permission deny let the write run")
 	}
 }
