@@ -2,11 +2,16 @@ package doortest
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"sync"
 	"testing"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"zot.dev/zot/internal/acpagent"
 	"zot.dev/zot/internal/duplex"
@@ -38,6 +43,27 @@ func extDir(t *testing.T) string {
 		t.Fatal(err)
 	}
 	return d
+}
+
+// echoMCP serves, on loopback, a streamable HTTP MCP server named "echo"
+// with one tool, echo, and returns the server as a session names it.
+func echoMCP(t *testing.T) engine.MCPServer {
+	t.Helper()
+	srv := mcp.NewServer(&mcp.Implementation{Name: "echoer", Version: "1.0.0"}, nil)
+	srv.AddTool(&mcp.Tool{Name: "echo", Description: "Says the text back.", InputSchema: json.RawMessage(`{"type":"object","properties":{"text":{"type":"string"}}}`)},
+		func(_ context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			var args struct{ Text string }
+			_ = json.Unmarshal(req.Params.Arguments, &args)
+			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "mcp echo: " + args.Text}}}, nil
+		})
+	hs := httptest.NewServer(mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv }, nil))
+	t.Cleanup(func() {
+		// The client's event stream may still be open: Close would wait
+		// for it.
+		hs.CloseClientConnections()
+		hs.Close()
+	})
+	return engine.MCPServer{Name: "echo", URL: hs.URL}
 }
 
 // extConfig is the configuration of a session's extensions that runs
@@ -103,6 +129,9 @@ func startRPC(t *testing.T, dir string, o doorOptions) *door {
 	if o.ext {
 		cfg.Extensions = extConfig(t)
 	}
+	if o.mcp {
+		cfg.MCPServers = []engine.MCPServer{echoMCP(t)}
+	}
 	sess, err := host.NewSession(cfg)
 	if err != nil {
 		t.Fatal(err)
@@ -146,6 +175,11 @@ func startACP(t *testing.T, dir string, o doorOptions) *door {
 	defaults := engine.SessionConfig{Provider: o.provider()}
 	if o.ext {
 		defaults.Extensions = extConfig(t)
+	}
+	if o.mcp {
+		// Every session of the agent gets the server, as if each
+		// session/new had named it.
+		defaults.MCPServers = []engine.MCPServer{echoMCP(t)}
 	}
 	opts := acpagent.Options{
 		Host:        host,

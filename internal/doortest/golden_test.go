@@ -186,6 +186,7 @@ type door struct {
 // doorOptions are the lines of a transcript's door section.
 type doorOptions struct {
 	ext        bool   // "ext": the session runs testdata/ext
+	mcp        bool   // "mcp": the session has the MCP server echoMCP serves
 	approve    bool   // "approve": rpc's --approve
 	permission string // "permission <mode>": acp's permission policy
 	baseURL    string // not in transcripts: the anthropic provider's server
@@ -199,6 +200,8 @@ func parseDoorOptions(text string) (doorOptions, error) {
 		case len(f) == 0 || strings.HasPrefix(f[0], "#"):
 		case f[0] == "ext" && len(f) == 1:
 			o.ext = true
+		case f[0] == "mcp" && len(f) == 1:
+			o.mcp = true
 		case f[0] == "approve" && len(f) == 1:
 			o.approve = true
 		case f[0] == "permission" && len(f) == 2:

@@ -111,15 +111,24 @@ func rpcEvents(t *testing.T, name string) (script string, events []string) {
 
 // TestSDKEventsAreRPCEvents: the Go SDK delivers a prompt's events as the
 // same values, in the same order, with the same seq, as zot rpc writes
-// them (the rpc transcripts hold what rpc wrote).
+// them (the rpc transcripts hold what rpc wrote); "plugins" with the
+// session's extension and MCP server, configured as the SDK takes them.
 func TestSDKEventsAreRPCEvents(t *testing.T) {
-	for _, name := range []string{"prompt", "toolcall"} {
+	plugins := func(c *sdk.Config) {
+		c.Extensions = sdk.ExtensionConfig{Paths: []string{extDir(t)}}
+		c.MCPServers = []sdk.MCPServer{echoMCP(t)}
+	}
+	for _, tc := range []struct {
+		name string
+		edit func(*sdk.Config)
+	}{{"prompt", nil}, {"toolcall", nil}, {"plugins", plugins}} {
+		name := tc.name
 		t.Run(name, func(t *testing.T) {
 			script, want := rpcEvents(t, name)
 			if len(want) == 0 {
 				t.Fatal("the rpc transcript has no events")
 			}
-			rt, dir := newRuntime(t, script, nil)
+			rt, dir := newRuntime(t, script, tc.edit)
 			first := strings.TrimPrefix(want[0], "< ")
 			var um struct {
 				Content []struct{ Text string } `json:"content"`

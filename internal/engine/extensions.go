@@ -119,6 +119,7 @@ type plugins struct {
 	launched bool             // Launch was called (or nothing is held back)
 	stopped  bool
 	changed  []changeFn      // OnExtensionsChanged
+	missed   bool            // they changed while changed was empty
 	next     uint64          // keys of changed
 	tellOnce func()          // tells changed once the first set is ready
 	untell   func()          // takes tellOnce's interceptor out
@@ -226,6 +227,7 @@ func (p *plugins) extensionsChanged() {
 	p.mu.Lock()
 	list := slices.Clone(p.changed)
 	stopped := p.stopped
+	p.missed = len(list) == 0 && !stopped
 	p.mu.Unlock()
 	if stopped {
 		return
@@ -271,8 +273,10 @@ func (s *Session) Launch() {
 // OnExtensionsChanged registers fn, called when the session's extensions
 // (and so their commands) change: once the first set is ready (at the
 // latest as the first turn starts, before its first step), and after
-// each ReloadExtensions. fn runs on a goroutine of the session and must
-// not block for long. It returns the function that unregisters fn.
+// each ReloadExtensions; when they changed before any function was
+// registered, fn is also called once before OnExtensionsChanged returns.
+// fn runs on a goroutine of the session and must not block for long. It
+// returns the function that unregisters fn.
 func (s *Session) OnExtensionsChanged(fn func()) (stop func()) {
 	p := &s.plug
 	p.mu.Lock()
@@ -280,6 +284,15 @@ func (s *Session) OnExtensionsChanged(fn func()) (stop func()) {
 	p.next++
 	key := p.next
 	p.changed = append(p.changed, changeFn{key: key, fn: fn})
+	missed := p.missed
+	p.missed = false
+	if missed {
+		// They changed before anyone listened (an extension that was
+		// ready before its door registered): fn hears of it now.
+		p.mu.Unlock()
+		fn()
+		p.mu.Lock()
+	}
 	return func() {
 		p.mu.Lock()
 		defer p.mu.Unlock()
