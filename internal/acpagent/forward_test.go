@@ -7,6 +7,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"zot.dev/zot/internal/acp"
 )
 
 // lockedBuffer is a log that goroutines may write at once.
@@ -38,6 +40,10 @@ func TestUpdateForNobodyIsNotEncoded(t *testing.T) {
 	cl := ta.connect()
 	cl.init()
 	s := ta.a.lookup(cl.newSession(t.TempDir()))
+	// The session reaches its client from the step that follows its
+	// answer on the connection, before the connection's next request is
+	// read: once a later request is answered, the client is its client.
+	cl.must(acp.MethodZotStatus, nil, nil)
 	s.mu.Lock()
 	only := s.clients[0]
 	s.mu.Unlock()
