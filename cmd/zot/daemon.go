@@ -102,10 +102,11 @@ and exits 0.`,
 // door is what both commands build from the flags: the host every
 // session shares, the agent serving ACP, and the connections' options.
 type door struct {
-	host   *engine.Host
-	agent  *acpagent.Agent
-	rpc    jsonrpc.Options
-	closed sync.Once
+	host    *engine.Host
+	agent   *acpagent.Agent
+	rpc     jsonrpc.Options
+	maxLine int // the longest line a client may send (--max-line-bytes)
+	closed  sync.Once
 }
 
 func newDoor(cmd *cli.Command, std streams) (*door, error) {
@@ -180,7 +181,7 @@ func newDoor(cmd *cli.Command, std streams) (*door, error) {
 		host.Close()
 		return nil, &exitError{code: 1, msg: err.Error()}
 	}
-	return &door{host: host, agent: agent, rpc: jsonrpc.Options{MaxLineBytes: limit, StallTimeout: stall, Log: std.err}}, nil
+	return &door{host: host, agent: agent, maxLine: limit, rpc: jsonrpc.Options{StallTimeout: stall, Log: std.err}}, nil
 }
 
 // authMethods are what initialize advertises for provider: for one
@@ -224,11 +225,12 @@ func serveDaemon(ctx context.Context, cmd *cli.Command, std streams) error {
 	}
 	defer d.close(std)
 	err = daemon.Run(ctx, daemon.Options{
-		Ephemeral:  cmd.Bool("ephemeral"),
-		Busy:       d.agent.Busy, // a turn whose client left ends before an ephemeral daemon does
-		NewHandler: d.agent.Handler,
-		RPC:        d.rpc,
-		Log:        std.err,
+		Ephemeral:    cmd.Bool("ephemeral"),
+		Busy:         d.agent.Busy, // a turn whose client left ends before an ephemeral daemon does
+		NewHandler:   d.agent.Handler,
+		RPC:          d.rpc,
+		MaxLineBytes: d.maxLine,
+		Log:          std.err,
 		// Turns end and their prompts answer "cancelled" while the
 		// clients still listen.
 		Stopping: func(context.Context) { d.close(std) },
@@ -272,7 +274,7 @@ func serveACP(ctx context.Context, cmd *cli.Command, std streams) error {
 	}
 	defer d.close(std)
 	s := &stdio{std: std, closed: make(chan struct{})}
-	c := jsonrpc.NewConn(s, jsonrpc.Peer{Transport: "stdio", UID: os.Getuid(), PID: os.Getppid(), Label: "stdio"},
+	c := jsonrpc.NewConn(jsonrpc.NDJSON(s, d.maxLine), jsonrpc.Peer{Transport: "stdio", UID: os.Getuid(), PID: os.Getppid(), Label: "stdio"},
 		d.agent.Handler, d.rpc)
 	select {
 	case <-c.Done():

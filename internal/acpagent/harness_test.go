@@ -13,7 +13,6 @@ import (
 	"time"
 
 	"zot.dev/zot/internal/acp"
-	"zot.dev/zot/internal/duplex"
 	"zot.dev/zot/internal/engine"
 	"zot.dev/zot/internal/jsonrpc"
 	"zot.dev/zot/internal/schemacheck"
@@ -29,6 +28,10 @@ type testAgent struct {
 	dir   string
 	conv  *schemacheck.ACPConversation
 	conns []*jsonrpc.Conn
+	// agentTap and clientTap, when set, see the messages of each
+	// connection made after they were set, at the agent's end and at the
+	// client's.
+	agentTap, clientTap func(jsonrpc.Traffic)
 }
 
 // newTestAgent starts an agent playing script (JSON) in dir (a new one
@@ -106,7 +109,13 @@ func (ta *testAgent) connect() *client {
 	})
 	cl := &client{t: ta.t}
 	cl.permission = func(context.Context, acp.RequestPermissionRequest) string { return "allow_once" }
-	a, b := duplex.Pair()
+	a, b := jsonrpc.NewPipe()
+	if ta.agentTap != nil {
+		a = jsonrpc.Tap(a, ta.agentTap)
+	}
+	if ta.clientTap != nil {
+		b = jsonrpc.Tap(b, ta.clientTap)
+	}
 	agentConn := jsonrpc.NewConn(a, jsonrpc.Peer{Transport: "test", Label: "test"}, ta.a.Handler, jsonrpc.Options{
 		Check: func(frame []byte) error { conv.Frame(false, frame); return nil },
 	})

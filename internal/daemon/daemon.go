@@ -56,6 +56,9 @@ type Options struct {
 	NewHandler jsonrpc.NewHandler
 	// RPC configures each connection.
 	RPC jsonrpc.Options
+	// MaxLineBytes bounds the lines clients send (package jsonrpc's
+	// NDJSON transport); 0 means jsonrpc.DefaultMaxLineBytes.
+	MaxLineBytes int
 	// Log receives the daemon's log lines; nil discards them.
 	Log io.Writer
 	// Ready, when set, is called once the socket accepts clients, with
@@ -180,7 +183,7 @@ func Run(ctx context.Context, opts Options) error {
 		}
 		stopServe()
 	}()
-	err = jsonrpc.Serve(serveCtx, ep, opts.NewHandler, opts.RPC, hooks)
+	err = jsonrpc.Serve(serveCtx, jsonrpc.NDJSONListener(ep, opts.MaxLineBytes), opts.NewHandler, opts.RPC, hooks)
 	close(served)
 	wg.Wait()
 	track.stop()

@@ -23,8 +23,8 @@ import (
 var maxSocketPath = len(syscall.RawSockaddrUnix{}.Path) - 1
 
 // Endpoint is a listening socket and the lock that makes it this
-// process's. It is a jsonrpc.Listener: Accept yields only clients of the
-// daemon's own uid.
+// process's. It is a jsonrpc.StreamListener: Accept yields only clients
+// of the daemon's own uid.
 type Endpoint struct {
 	path string
 	l    *net.UnixListener

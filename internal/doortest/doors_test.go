@@ -194,7 +194,7 @@ func startACP(t *testing.T, dir string, o doorOptions) *door {
 		t.Fatal(err)
 	}
 	client, server := duplex.Pair()
-	conn := jsonrpc.NewConn(server, jsonrpc.Peer{Transport: "test", Label: "doortest"}, a.Handler, jsonrpc.Options{Log: log})
+	conn := jsonrpc.NewConn(jsonrpc.NDJSON(server, 0), jsonrpc.Peer{Transport: "test", Label: "doortest"}, a.Handler, jsonrpc.Options{Log: log})
 	conv := &schemacheck.ACPConversation{}
 	t.Cleanup(func() {
 		conn.Close()

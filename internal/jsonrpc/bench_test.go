@@ -11,7 +11,7 @@ import (
 )
 
 // socketPair returns the two ends of a Unix socket connection.
-func socketPair(b *testing.B) (server, client net.Conn) {
+func socketPair(b testing.TB) (server, client net.Conn) {
 	b.Helper()
 	dir, err := os.MkdirTemp("", "jb")
 	if err != nil {
@@ -43,7 +43,7 @@ const benchRequest = `{"jsonrpc":"2.0","id":1,"method":"echo","params":{"session
 // Unix socket.
 func BenchmarkRoundTrip(b *testing.B) {
 	server, client := socketPair(b)
-	c := NewConn(server, Peer{Transport: "unix"}, Static(HandlerFunc(testHandler)), Options{})
+	c := NewConn(NDJSON(server, 0), Peer{Transport: "unix"}, Static(HandlerFunc(testHandler)), Options{})
 	defer func() { client.Close(); _ = c.Wait() }()
 	r := bufio.NewReader(client)
 	b.ReportAllocs()
@@ -93,7 +93,7 @@ func BenchmarkRoundTripFloor(b *testing.B) {
 // socket.
 func BenchmarkNotify(b *testing.B) {
 	server, client := socketPair(b)
-	c := NewConn(server, Peer{Transport: "unix"}, Static(HandlerFunc(testHandler)), Options{})
+	c := NewConn(NDJSON(server, 0), Peer{Transport: "unix"}, Static(HandlerFunc(testHandler)), Options{})
 	defer func() { client.Close(); _ = c.Wait() }()
 	type chunk struct {
 		SessionID string `json:"sessionId"`

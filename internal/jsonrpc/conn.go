@@ -17,7 +17,7 @@ import (
 	"zot.dev/zot/internal/ndjson"
 )
 
-// Defaults of Options.
+// Defaults of Options, and of NDJSON's line limit.
 const (
 	DefaultMaxLineBytes = ndjson.DefaultMaxLine
 	DefaultQueueFrames  = 1024
@@ -26,12 +26,10 @@ const (
 	DefaultMaxInFlight  = 1024
 )
 
-// Options configures a Conn. The zero value is ready to use.
+// Options configures a Conn. The zero value is ready to use. The
+// longest incoming message is the transport's to bound (NDJSON's
+// maxLine).
 type Options struct {
-	// MaxLineBytes is the longest incoming line; a longer one is answered
-	// with -32600 (kind line_too_long) and skipped. 0 means
-	// DefaultMaxLineBytes.
-	MaxLineBytes int
 	// QueueFrames and QueueBytes bound the outgoing queue; a sender waits
 	// while it is full. 0 means DefaultQueueFrames, DefaultQueueBytes. One
 	// frame is always let into an empty queue, whatever its size.
@@ -61,9 +59,6 @@ type Options struct {
 }
 
 func (o Options) withDefaults() Options {
-	if o.MaxLineBytes <= 0 {
-		o.MaxLineBytes = DefaultMaxLineBytes
-	}
 	if o.QueueFrames <= 0 {
 		o.QueueFrames = DefaultQueueFrames
 	}
@@ -183,7 +178,7 @@ type answer struct {
 
 // Conn is one client connection. Its methods are safe for concurrent use.
 type Conn struct {
-	rwc     io.ReadWriteCloser
+	t       Transport
 	peer    Peer
 	opts    Options
 	handler Handler
@@ -206,15 +201,15 @@ type Conn struct {
 	err  error // set before done is closed
 }
 
-// NewConn serves rwc: it calls nh for the connection's Handler and
-// starts reading. The Conn owns rwc and closes it when it ends.
-func NewConn(rwc io.ReadWriteCloser, peer Peer, nh NewHandler, opts Options) *Conn {
+// NewConn serves t: it calls nh for the connection's Handler and starts
+// reading. The Conn owns t and closes it when it ends.
+func NewConn(t Transport, peer Peer, nh NewHandler, opts Options) *Conn {
 	opts = opts.withDefaults()
 	if peer.Label == "" {
 		peer.Label = peer.Transport
 	}
 	c := &Conn{
-		rwc:      rwc,
+		t:        t,
 		peer:     peer,
 		opts:     opts,
 		inflight: make(map[string]context.CancelCauseFunc),
@@ -229,7 +224,7 @@ func NewConn(rwc io.ReadWriteCloser, peer Peer, nh NewHandler, opts Options) *Co
 			_ = c.Notify(c.ctx, "$/cancel_request", map[string]string{"requestId": id})
 		},
 	})
-	c.out = newOutbox(rwc, opts, c.abort, c.logf)
+	c.out = newOutbox(t, opts, c.abort, c.logf)
 	c.handler = nh(c)
 	go c.run()
 	return c
@@ -272,13 +267,13 @@ func (c *Conn) Close() error {
 // the end of the client's input: calls to the client fail), lets the
 // requests under way finish, writes their answers and closes. When ctx
 // ends first it closes at once, as Close does. It returns Wait's error.
-// A stream that cannot stop only its reading (no CloseRead method) is
+// A transport that cannot stop only its reading (no CloseRead method) is
 // closed at once.
 func (c *Conn) Shutdown(ctx context.Context) error {
 	if dl, ok := ctx.Deadline(); ok {
 		c.Hurry(time.Until(dl))
 	}
-	if cr, ok := c.rwc.(interface{ CloseRead() error }); !ok || cr.CloseRead() != nil {
+	if cr, ok := c.t.(halfCloser); !ok || cr.CloseRead() != nil {
 		_ = c.Close()
 	}
 	select {
@@ -300,7 +295,7 @@ func (c *Conn) Hurry(d time.Duration) { c.out.hurry(d) }
 // abort ends the connection with cause (the first cause is kept).
 func (c *Conn) abort(cause error) {
 	c.cancel(cause)
-	_ = c.rwc.Close() // unblocks the reader and a stuck write
+	_ = c.t.Close() // unblocks the reader and a stuck write
 }
 
 // Notify sends a notification. params is encoded at once, with
@@ -378,7 +373,7 @@ func (c *Conn) run() {
 	c.jobs.Wait()
 	c.out.close()
 	c.out.waitDone("at the end")
-	_ = c.rwc.Close()
+	_ = c.t.Close()
 	<-c.out.done
 	if cause == nil {
 		cause = c.out.Err()
@@ -391,31 +386,30 @@ func (c *Conn) run() {
 	close(c.done)
 }
 
-// read reads and dispatches lines until the end of input (nil) or an
-// error (the cause).
+// read reads and dispatches messages until the end of input (nil) or
+// an error (the cause).
 func (c *Conn) read() error {
-	r := ndjson.NewReader(c.rwc, c.opts.MaxLineBytes)
 	for {
-		line, err := r.Next()
+		msg, err := c.t.Read(c.ctx)
 		if c.ctx.Err() != nil {
 			return context.Cause(c.ctx)
 		}
-		switch {
-		case errors.Is(err, ndjson.ErrLineTooLong):
-			e := NewError(CodeInvalidRequest, KindLineTooLong, "the line is longer than %d bytes; it was skipped", c.opts.MaxLineBytes)
-			c.send(errorFrame(nullID, e.With("limit", c.opts.MaxLineBytes)))
-			continue
-		case errors.Is(err, io.EOF):
-			return nil
-		case err != nil:
+		if err != nil {
+			var tooLong *TooLongError
+			switch {
+			case errors.As(err, &tooLong):
+				e := NewError(CodeInvalidRequest, KindLineTooLong, "the line is longer than %d bytes; it was skipped", tooLong.Limit)
+				c.send(errorFrame(nullID, e.With("limit", tooLong.Limit)))
+				continue
+			case errors.Is(err, io.EOF):
+				return nil
+			}
 			return fmt.Errorf("reading from the client: %w", err)
 		}
-		if len(bytes.TrimSpace(line)) == 0 {
+		if len(bytes.TrimSpace(msg)) == 0 {
 			continue
 		}
-		// A long line's buffer is handed over rather than reused: its
-		// params are then read where they stand, not copied.
-		c.dispatch(line, r.Detach())
+		c.dispatch(msg)
 	}
 }
 
@@ -428,8 +422,8 @@ func (c *Conn) send(frame []byte) {
 	}
 }
 
-func (c *Conn) dispatch(line []byte, owned bool) {
-	p := parse(line, owned)
+func (c *Conn) dispatch(msg []byte) {
+	p := parse(msg)
 	switch {
 	case p.fail != nil && p.quiet:
 		c.logf("ignoring a notification: %v", p.fail)

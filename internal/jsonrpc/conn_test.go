@@ -102,8 +102,14 @@ func testHandler(ctx context.Context, c *Conn, req *Request) Reply {
 
 func serve(t *testing.T, h Handler, opts Options) (*client, *Conn) {
 	t.Helper()
+	return serveLines(t, h, opts, 0)
+}
+
+// serveLines is serve with lines of up to maxLine bytes.
+func serveLines(t *testing.T, h Handler, opts Options, maxLine int) (*client, *Conn) {
+	t.Helper()
 	a, b := net.Pipe()
-	c := NewConn(a, Peer{Transport: "pipe"}, Static(h), opts)
+	c := NewConn(NDJSON(a, maxLine), Peer{Transport: "pipe"}, Static(h), opts)
 	t.Cleanup(func() {
 		_ = b.Close()
 		_ = c.Close()
@@ -113,7 +119,7 @@ func serve(t *testing.T, h Handler, opts Options) (*client, *Conn) {
 }
 
 func TestErrorsAnsweredAndNextLineServed(t *testing.T) {
-	cl, _ := serve(t, HandlerFunc(testHandler), Options{MaxLineBytes: 256})
+	cl, _ := serveLines(t, HandlerFunc(testHandler), Options{}, 256)
 	cases := []struct {
 		line string
 		id   string
@@ -275,7 +281,7 @@ func (h halfClosed) Close() error { return h.PipeWriter.Close() }
 func TestHalfCloseStillAnswers(t *testing.T) {
 	pr, pw := io.Pipe()
 	in := strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"stream","params":{"N":3}}` + "\n")
-	c := NewConn(halfClosed{in, pw}, Peer{Transport: "pipe"}, Static(HandlerFunc(testHandler)), Options{})
+	c := NewConn(NDJSON(halfClosed{in, pw}, 0), Peer{Transport: "pipe"}, Static(HandlerFunc(testHandler)), Options{})
 	out, err := io.ReadAll(pr)
 	if err != nil {
 		t.Fatal(err)
@@ -332,7 +338,7 @@ func TestTooManyRequestsRefused(t *testing.T) {
 // not when the client left after it was sent without answering.
 func TestCallSaysWhetherTheRequestWasSent(t *testing.T) {
 	server, client := net.Pipe()
-	c := NewConn(server, Peer{Transport: "pipe"}, Static(HandlerFunc(testHandler)), Options{})
+	c := NewConn(NDJSON(server, 0), Peer{Transport: "pipe"}, Static(HandlerFunc(testHandler)), Options{})
 	got := make(chan struct{})
 	go func() {
 		defer close(got)

@@ -12,7 +12,7 @@ import (
 // Encoded params go on the wire byte for byte.
 func TestNotifyEncodedAsIs(t *testing.T) {
 	a, b := duplex.Pair()
-	c := NewConn(a, Peer{Transport: "test", Label: "test"}, Static(HandlerFunc(func(context.Context, *Conn, *Request) Reply { return Result(nil) })), Options{})
+	c := NewConn(NDJSON(a, 0), Peer{Transport: "test", Label: "test"}, Static(HandlerFunc(func(context.Context, *Conn, *Request) Reply { return Result(nil) })), Options{})
 	defer func() { c.Close(); c.Wait() }()
 	if err := c.Notify(context.Background(), "session/update", Encoded(`{"text":"a\u2028b"}`)); err != nil {
 		t.Fatal(err)
@@ -37,7 +37,7 @@ func TestNotifyEncodedAsIs(t *testing.T) {
 func TestThenSendsAfterTheAnswer(t *testing.T) {
 	a, b := duplex.Pair()
 	var c *Conn
-	c = NewConn(a, Peer{Transport: "test", Label: "test"}, Static(HandlerFunc(func(ctx context.Context, _ *Conn, req *Request) Reply {
+	c = NewConn(NDJSON(a, 0), Peer{Transport: "test", Label: "test"}, Static(HandlerFunc(func(ctx context.Context, _ *Conn, req *Request) Reply {
 		after := func() { _ = c.Notify(context.Background(), "after/"+req.Method, nil) }
 		if req.Method == "async" {
 			return Async(func(context.Context) (any, error) { return "late", nil }).Then(after)

@@ -28,7 +28,7 @@ func ExampleNewConn() {
 		}
 		return jsonrpc.Fail(jsonrpc.MethodNotFound(req.Method))
 	})
-	conn := jsonrpc.NewConn(server, jsonrpc.Peer{Transport: "pipe"}, jsonrpc.Static(h), jsonrpc.Options{})
+	conn := jsonrpc.NewConn(jsonrpc.NDJSON(server, 0), jsonrpc.Peer{Transport: "pipe"}, jsonrpc.Static(h), jsonrpc.Options{})
 
 	r := bufio.NewReader(client)
 	for _, line := range []string{

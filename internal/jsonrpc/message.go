@@ -55,10 +55,10 @@ func (r *rawRef) UnmarshalJSON(b []byte) error {
 	return nil
 }
 
-// parse reads one line. Decoding is case-sensitive: "Method" is not
-// "method". When owned is set the line is the caller's to keep, and the
-// long members (params, result) are slices of it; else they are copies.
-func parse(line []byte, owned bool) parsed {
+// parse reads one message, which it keeps: the long members (params,
+// result) are slices of it. Decoding is case-sensitive: "Method" is not
+// "method".
+func parse(line []byte) parsed {
 	if !utf8.Valid(line) {
 		return parsed{fail: NewError(CodeParseError, KindInvalidUTF8, "the line is not valid UTF-8"), id: nullID}
 	}
@@ -72,12 +72,6 @@ func parse(line []byte, owned bool) parsed {
 			return parsed{fail: NewError(CodeInvalidRequest, KindInvalidRequest, "a message is a JSON object, got %s", wirecodec.JSONKind(trimmed)), id: nullID}
 		}
 		return parsed{fail: NewError(CodeParseError, KindMalformedJSON, "the line is not JSON: %v", err), id: nullID}
-	}
-	keep := func(r rawRef) json.RawMessage {
-		if owned || r == nil {
-			return json.RawMessage(r)
-		}
-		return bytes.Clone(r)
 	}
 	idRaw0, hasID := m["id"]
 	idRaw := json.RawMessage(idRaw0)
@@ -94,7 +88,7 @@ func parse(line []byte, owned bool) parsed {
 	methodRaw, hasMethod := m["method"]
 	if !hasMethod {
 		res0, hasResult := m["result"]
-		res := keep(res0)
+		res := json.RawMessage(res0)
 		errRaw, hasError := m["error"]
 		if !hasResult && !hasError {
 			return parsed{fail: invalidRequest("method", "is missing"), id: id}
@@ -126,7 +120,7 @@ func parse(line []byte, owned bool) parsed {
 		req.ID = id
 	}
 	if p0, ok := m["params"]; ok {
-		p := bytes.TrimSpace(keep(p0))
+		p := bytes.TrimSpace(json.RawMessage(p0))
 		if k := wirecodec.JSONKind(p); k != "object" && k != "array" {
 			return parsed{fail: InvalidParams("params", "must be an object or an array, got %s", k), id: id, quiet: !hasID}
 		}

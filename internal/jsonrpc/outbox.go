@@ -3,28 +3,19 @@ package jsonrpc
 import (
 	"context"
 	"fmt"
-	"io"
 	"runtime"
 	"sync"
 	"time"
 )
 
-// pieceBytes is the largest write: a write says nothing until it has
-// written it all, and the kernel frees what a write queued only once the
-// client has read all of it (a socket's buffer, a pipe's page), so the
-// client's progress is seen a piece at a time. At 2 KiB, a client that
-// reads 400 bytes a second completes a piece every 5 s.
-const pieceBytes = 2 << 10
-
 // outbox is a connection's bounded outgoing queue and its one writer
 // goroutine. Frames are written in the order they were queued. The queue
-// is one buffer of frames, each followed by its LF, which the writer
-// takes whole and writes with one Write while the next fills the buffer
-// it wrote before: a frame is copied once, into the queue, or encoded
-// there directly (sendFunc).
+// is one Batch, which the writer takes whole and hands to the transport
+// with one Write while the next fills the batch it wrote before: a frame
+// is copied once, into the queue, or encoded there directly (sendFunc).
 type outbox struct {
-	w         io.Writer
-	unsent    func() (int, bool) // see unsentProbe; nil when unknown
+	t         Transport
+	unsent    func() (int, bool) // the transport's Unread; nil when unknown
 	maxFrames int
 	maxBytes  int
 	onFail    func(error) // called once, on the writer's first error or a stall
@@ -32,8 +23,7 @@ type outbox struct {
 	log       func(format string, args ...any)
 
 	mu      sync.Mutex
-	queue   []byte // the queued frames, each with its LF
-	frames  int    // how many frames queue holds
+	queue   *Batch // the queued frames
 	closing bool
 	err     error // set once: later frames are refused
 	// taken is when the client last made progress: the writer took a
@@ -45,9 +35,9 @@ type outbox struct {
 	// lastUnsent is what unsent said at the last look.
 	lastUnsent int
 	writing    bool // the writer is writing a batch
-	// spare is the buffer the writer wrote last, given back to the
-	// queue when the writer takes the next batch.
-	spare []byte
+	// spare is the batch the writer wrote last, given back to the queue
+	// when the writer takes the next one.
+	spare *Batch
 	// room, made by a sender that waits for room (nil while none does),
 	// is closed when the queue empties.
 	room chan struct{}
@@ -55,9 +45,9 @@ type outbox struct {
 	done chan struct{} // closed when the writer has ended
 }
 
-func newOutbox(w io.Writer, opts Options, onFail func(error), log func(string, ...any)) *outbox {
+func newOutbox(t Transport, opts Options, onFail func(error), log func(string, ...any)) *outbox {
 	o := &outbox{
-		w:         w,
+		t:         t,
 		maxFrames: opts.QueueFrames,
 		maxBytes:  opts.QueueBytes,
 		stall:     opts.StallTimeout,
@@ -68,7 +58,19 @@ func newOutbox(w io.Writer, opts Options, onFail func(error), log func(string, .
 		wake:      make(chan struct{}, 1),
 		done:      make(chan struct{}),
 	}
-	o.unsent = unsentProbe(w)
+	if u, ok := t.(unreader); ok {
+		if _, ok := u.Unread(); ok {
+			o.unsent = u.Unread
+		}
+	}
+	progress := func() {
+		// The client took part of a batch.
+		o.mu.Lock()
+		o.taken = time.Now()
+		o.mu.Unlock()
+	}
+	o.queue = &Batch{progress: progress}
+	o.spare = &Batch{progress: progress}
 	go o.run()
 	return o
 }
@@ -76,7 +78,8 @@ func newOutbox(w io.Writer, opts Options, onFail func(error), log func(string, .
 // fullLocked reports whether a frame of n bytes must wait. One frame is
 // always let into an empty queue, however big.
 func (o *outbox) fullLocked(n int) bool {
-	return o.frames > 0 && (o.frames >= o.maxFrames || len(o.queue)+n > o.maxBytes)
+	frames := o.queue.Len()
+	return frames > 0 && (frames >= o.maxFrames || o.queue.Size()+n > o.maxBytes)
 }
 
 // send queues frame, waiting while the queue is full until ctx ends. When
@@ -117,19 +120,18 @@ func (o *outbox) sendFuncs(ctx context.Context, n int, size func(i int) int, app
 		}
 		from := i
 		for ; i < n && !o.fullLocked(size(i)+1); i++ {
-			if o.frames == 0 {
+			if o.queue.Len() == 0 {
 				// The stall clock starts when the writer has work.
 				o.taken = time.Now()
 			}
-			start := len(o.queue)
-			o.queue = appendFrame(o.queue, i)
+			o.queue.data = appendFrame(o.queue.data, i)
+			o.queue.endMessage()
 			if o.check != nil {
-				if err := o.check(o.queue[start:]); err != nil {
-					o.log("outgoing frame fails its check: %v: %s", err, o.queue[start:])
+				frame := o.queue.Message(o.queue.Len() - 1)
+				if err := o.check(frame); err != nil {
+					o.log("outgoing frame fails its check: %v: %s", err, frame)
 				}
 			}
-			o.queue = append(o.queue, '\n')
-			o.frames++
 		}
 		if i > from {
 			o.mu.Unlock()
@@ -174,7 +176,7 @@ func (o *outbox) fail(err error) {
 		return
 	}
 	o.err = err
-	o.queue, o.frames = nil, 0
+	o.queue.data, o.queue.ends = nil, nil
 	o.openRoomLocked()
 	o.mu.Unlock()
 	o.poke()
@@ -256,7 +258,7 @@ func (o *outbox) close() {
 func (o *outbox) flushed() bool {
 	o.mu.Lock()
 	defer o.mu.Unlock()
-	return o.err != nil || (o.frames == 0 && !o.writing)
+	return o.err != nil || (o.queue.Len() == 0 && !o.writing)
 }
 
 // Err returns the outbox's error, or nil.
@@ -272,29 +274,35 @@ func (o *outbox) run() {
 	defer close(o.done)
 	for {
 		o.mu.Lock()
-		for o.frames == 0 && !o.closing && o.err == nil {
+		for o.queue.Len() == 0 && !o.closing && o.err == nil {
 			o.mu.Unlock()
 			<-o.wake
 			o.mu.Lock()
 		}
-		if o.err != nil || o.frames == 0 {
+		if o.err != nil || o.queue.Len() == 0 {
 			o.mu.Unlock()
 			return
 		}
-		batch, frames := o.queue, o.frames
-		o.queue, o.frames = o.spare[:0], 0
-		o.spare = nil
+		batch := o.queue
+		o.queue, o.spare = o.spare, nil
+		o.queue.Reset()
 		o.taken = time.Now()
 		o.writing = true
 		o.openRoomLocked()
 		o.mu.Unlock()
 
-		err := o.write(batch)
+		// What was queued is written for as long as the transport lives,
+		// even after the connection's reading failed: a write that waits
+		// ends when the transport is closed (Conn.abort), not with a
+		// context.
+		err := o.t.Write(context.Background(), batch)
+		frames := batch.Len()
+		if cap(batch.data) > 1<<20 {
+			batch.data = nil // a huge frame's buffer is not kept
+		}
 		o.mu.Lock()
 		o.writing = false
-		if cap(batch) <= 1<<20 {
-			o.spare = batch // a huge frame's buffer is not kept
-		}
+		o.spare = batch
 		o.mu.Unlock()
 		if err != nil {
 			o.fail(fmt.Errorf("writing to the client: %w", err))
@@ -307,26 +315,6 @@ func (o *outbox) run() {
 			runtime.Gosched()
 		}
 	}
-}
-
-// write writes b a piece at a time, marking the client's progress as
-// each piece goes out. A reader that reads steadily, however slowly, is
-// never taken for one that stopped.
-func (o *outbox) write(b []byte) error {
-	for len(b) > 0 {
-		piece := b[:min(len(b), pieceBytes)]
-		n, err := o.w.Write(piece)
-		b = b[n:]
-		if err != nil {
-			return err
-		}
-		if len(b) > 0 {
-			o.mu.Lock()
-			o.taken = time.Now()
-			o.mu.Unlock()
-		}
-	}
-	return nil
 }
 
 // lookLocked counts it as the client's progress when the kernel holds

@@ -16,7 +16,10 @@ func TestSendFuncsLongerThanTheQueue(t *testing.T) {
 	r, w := io.Pipe()
 	defer r.Close()
 	failed := make(chan error, 1)
-	o := newOutbox(w, Options{QueueFrames: 3, QueueBytes: 1 << 20, StallTimeout: time.Minute}, func(err error) { failed <- err }, t.Logf)
+	o := newOutbox(NDJSON(struct {
+		io.Reader
+		io.WriteCloser
+	}{eof{}, w}, 0), Options{QueueFrames: 3, QueueBytes: 1 << 20, StallTimeout: time.Minute}, func(err error) { failed <- err }, t.Logf)
 	const n = 50
 	sent := make(chan error, 1)
 	go func() {
@@ -47,3 +50,8 @@ func TestSendFuncsLongerThanTheQueue(t *testing.T) {
 	default:
 	}
 }
+
+// eof is an input that has ended.
+type eof struct{}
+
+func (eof) Read([]byte) (int, error) { return 0, io.EOF }

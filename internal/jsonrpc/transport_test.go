@@ -48,7 +48,7 @@ func TestServeAnswersWorkUnderWayWhenStopping(t *testing.T) {
 	ctx, stop := context.WithCancel(context.Background())
 	served := make(chan error)
 	go func() {
-		served <- Serve(ctx, unixListener{l}, Static(h), Options{}, ServeHooks{
+		served <- Serve(ctx, NDJSONListener(unixListener{l}, 0), Static(h), Options{}, ServeHooks{
 			Opened: func(*Conn) { opened++ },
 			Closed: func(*Conn) { closed++ },
 		})
