@@ -34,6 +34,10 @@ type Target struct {
 	// types ([GoTypesFile]) and validators ([GoValidatorsFile]),
 	// GoPackage its name.
 	GoDir, GoPackage string
+	// GoRules names a variable of the Go package, written by hand, of
+	// checks the generator does not express (see [GoValidators]); ""
+	// for none.
+	GoRules string
 	// Docs are the documents with sections generated from the schema.
 	Docs []DocTarget
 	// Python is the module of the Python package's types (the client's
@@ -67,6 +71,7 @@ var Targets = []Target{
 		Schema:    "schema/rpc",
 		GoDir:     "sdk/wire",
 		GoPackage: "wire",
+		GoRules:   "schemaRules",
 		Docs: []DocTarget{{
 			Path:     "docs/rpc.md",
 			Sections: []string{"commands", "events", "content", "errors", "stop", "reference"},
@@ -168,7 +173,7 @@ func (t Target) generate(fsys fs.FS) (map[string][]byte, error) {
 			return nil, fmt.Errorf("generating Go: %w", err)
 		}
 		out[path.Join(t.GoDir, GoTypesFile)] = src
-		if src, err = GoValidators(m, t.GoPackage); err != nil {
+		if src, err = GoValidators(m, t.GoPackage, t.GoRules); err != nil {
 			return nil, fmt.Errorf("generating Go validators: %w", err)
 		}
 		out[path.Join(t.GoDir, GoValidatorsFile)] = src

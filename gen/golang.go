@@ -40,15 +40,46 @@ func GoTypes(m *Model, pkg string) ([]byte, error) {
 }
 
 // GoValidators writes the Go validators: one function per definition that
-// checks a decoded JSON value against it, and the tables ValidateDef and
-// its kin in the package look them up in.
-func GoValidators(m *Model, pkg string) ([]byte, error) {
+// checks a decoded JSON value against it, the tables they are looked up
+// in, and the entry points every protocol package has alike over
+// package wirecodec's shared code (ValidationError, ValidateDef and the
+// unexported validateVariant and validators). rules names a variable
+// the package defines by hand, a map[string]func(v any) []string of
+// checks the generator does not express ([wirecodec.Validators].Rules);
+// "" when there is none.
+func GoValidators(m *Model, pkg, rules string) ([]byte, error) {
 	g := &goGen{m: m}
+	g.validationEntry(rules)
 	g.validationTables()
 	if err := g.validators(); err != nil {
 		return nil, err
 	}
 	return g.file(pkg)
+}
+
+// validationEntry writes the entry points of the validators.
+func (g *goGen) validationEntry(rules string) {
+	g.p("// ValidationError reports a message that does not match its schema. Its")
+	g.p("// Error is one line: the JSON path of each problem and what is wrong there.")
+	g.p("type ValidationError = wirecodec.ValidationError")
+	g.p("")
+	g.p("// validators are the checks below, with the tables they are found by.")
+	if rules != "" {
+		g.p("var validators = &wirecodec.Validators{ByDef: validatorsByDef, Unions: unionVariants, Rules: %s}", rules)
+	} else {
+		g.p("var validators = &wirecodec.Validators{ByDef: validatorsByDef, Unions: unionVariants}")
+	}
+	g.p("")
+	g.p("// ValidateDef checks data against the named definition of %s.", g.m.title())
+	g.p("// The checks are generated from the schema and report problems as JSON")
+	g.p("// pointers, in the words of a JSON Schema validator; the tests hold them to")
+	g.p("// its verdicts. A mismatch is a *ValidationError.")
+	g.p("func ValidateDef(def string, data []byte) error { return validators.Def(def, data) }")
+	g.p("")
+	g.p("// validateVariant validates data against the variant of union named by")
+	g.p("// its `type`.")
+	g.p("func validateVariant(union string, data []byte) error { return validators.Variant(union, data) }")
+	g.p("")
 }
 
 // file returns the formatted Go file of package pkg holding what g has

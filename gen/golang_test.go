@@ -51,7 +51,7 @@ func TestGoGolden(t *testing.T) {
 		t.Fatal(err)
 	}
 	golden(t, "tiny/want_types_go.txt", src)
-	src, err = GoValidators(loadTiny(t), "tiny")
+	src, err = GoValidators(loadTiny(t), "tiny", "")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -64,7 +64,7 @@ func (g *goGen) validators() error {
 	}
 	g.openFields(defs)
 	g.p("// validatorsByDef maps every definition's name to its validator.")
-	g.p("var validatorsByDef = map[string]func(v any, at *wirecodec.Loc, errs *[]string){")
+	g.p("var validatorsByDef = map[string]wirecodec.Check{")
 	for _, d := range defs {
 		g.p("\t%q: validate%s,", d.Name, d.Name)
 	}

@@ -7,6 +7,23 @@ import (
 	"zot.dev/zot/internal/wirecodec"
 )
 
+// ValidationError reports a message that does not match its schema. Its
+// Error is one line: the JSON path of each problem and what is wrong there.
+type ValidationError = wirecodec.ValidationError
+
+// validators are the checks below, with the tables they are found by.
+var validators = &wirecodec.Validators{ByDef: validatorsByDef, Unions: unionVariants}
+
+// ValidateDef checks data against the named definition of zot's extension protocol.
+// The checks are generated from the schema and report problems as JSON
+// pointers, in the words of a JSON Schema validator; the tests hold them to
+// its verdicts. A mismatch is a *ValidationError.
+func ValidateDef(def string, data []byte) error { return validators.Def(def, data) }
+
+// validateVariant validates data against the variant of union named by
+// its `type`.
+func validateVariant(union string, data []byte) error { return validators.Variant(union, data) }
+
 // unionVariants maps each union's name to its variants' definition
 // names by `type` value.
 var unionVariants = map[string]map[string]string{
@@ -42,7 +59,7 @@ var unionVariants = map[string]map[string]string{
 }
 
 // validatorsByDef maps every definition's name to its validator.
-var validatorsByDef = map[string]func(v any, at *wirecodec.Loc, errs *[]string){
+var validatorsByDef = map[string]wirecodec.Check{
 	"CancelFrame":                 validateCancelFrame,
 	"CommandAction":               validateCommandAction,
 	"CommandInvokedFrame":         validateCommandInvokedFrame,

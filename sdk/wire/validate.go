@@ -1,65 +1,17 @@
 package wire
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
 	"slices"
 	"sort"
-	"strings"
 
 	"zot.dev/zot/internal/wirecodec"
 )
 
-// ValidationError reports a message that does not match its schema. Its
-// Error is one line: the JSON path of each problem and what is wrong there.
-type ValidationError struct {
-	Def      string   // the definition checked against, e.g. "PromptCommand"
-	Problems []string // "at /images/0/data: got number, want string"
-}
-
-// Error returns the message of the ValidationError.
-func (e *ValidationError) Error() string {
-	const max = 3
-	ps := e.Problems
-	more := ""
-	if len(ps) > max {
-		more = fmt.Sprintf("; and %d more", len(ps)-max)
-		ps = ps[:max]
-	}
-	return strings.Join(ps, "; ") + more
-}
-
-// ValidateDef checks data against the named schema definition (e.g.
-// "Message" or "StateResult"). The checks are generated from the schema
-// and report problems as JSON pointers; package schemacheck runs the same
-// checks with a full JSON Schema validator, and the tests hold the two to
-// the same verdicts.
-func ValidateDef(def string, data []byte) error {
-	check, ok := validatorsByDef[def]
-	if !ok {
-		return fmt.Errorf("no schema definition %q", def)
-	}
-	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.UseNumber()
-	var v any
-	if err := dec.Decode(&v); err != nil {
-		return &ValidationError{Def: def, Problems: []string{"invalid JSON: " + err.Error()}}
-	}
-	if dec.More() {
-		return &ValidationError{Def: def, Problems: []string{"invalid JSON: data after the value"}}
-	}
-	var problems []string
-	check(v, nil, &problems)
-	if def == "Response" {
-		problems = append(problems, responseRules(v)...)
-	}
-	if len(problems) > 0 {
-		sort.Strings(problems)
-		return &ValidationError{Def: def, Problems: problems}
-	}
-	return nil
-}
+// schemaRules are the checks of the schema the generated validators do
+// not make (validators.Rules).
+var schemaRules = map[string]func(v any) []string{"Response": responseRules}
 
 // responseRules checks what the schema's if/then/else says of a
 // response: a failure has `error` and `code`, a success has neither.
@@ -92,20 +44,6 @@ func responseRules(v any) []string {
 	return nil
 }
 
-// validateVariant validates data against the variant of union named by
-// its `type`.
-func validateVariant(union string, data []byte) error {
-	typ, err := wirecodec.PeekType(data)
-	if err != nil {
-		return err
-	}
-	def, ok := unionVariants[union][typ]
-	if !ok {
-		return &UnknownTypeError{Union: union, Type: typ}
-	}
-	return ValidateDef(def, data)
-}
-
 // ValidateCommand checks a command line against the schema of the command
 // its `type` names.
 func ValidateCommand(data []byte) error { return validateVariant("Command", data) }
@@ -135,11 +73,8 @@ func ReadCommand(data []byte) (Command, []string, error) {
 		return nil, nil, err
 	}
 	v := t.v
-	var problems []string
-	validatorsByDef[def](v, nil, &problems)
-	if len(problems) > 0 {
-		sort.Strings(problems)
-		return nil, nil, &ValidationError{Def: def, Problems: problems}
+	if err := validators.Value(def, v); err != nil {
+		return nil, nil, err
 	}
 	var unknown []string
 	longs := t.longs
@@ -169,14 +104,9 @@ func readTree(def string, data []byte) (tree, error) {
 	if json.Valid(data) {
 		return decodeTree(data), nil
 	}
-	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.UseNumber()
-	var v any
-	if err := dec.Decode(&v); err != nil {
-		return tree{}, &ValidationError{Def: def, Problems: []string{"invalid JSON: " + err.Error()}}
-	}
-	if dec.More() {
-		return tree{}, &ValidationError{Def: def, Problems: []string{"invalid JSON: data after the value"}}
+	v, err := wirecodec.DecodeValue(def, data)
+	if err != nil {
+		return tree{}, err
 	}
 	return tree{v: v}, nil
 }
