@@ -11,23 +11,11 @@ import (
 	"zot.dev/zot/internal/jsonrpc"
 )
 
-// Session modes: the engine's permission modes (engine.AllModes),
-// chosen per session with session/set_mode. The daemon's --permission
-// gives the first mode of every session: ask → ask, allow → auto,
-// deny → read_only; under deny read_only is the only mode.
-const (
-	// ModeAsk asks the client before each write, edit and bash call,
-	// and each call of an extension or MCP tool that may change things.
-	ModeAsk = string(engine.ModeAsk)
-	// ModeAcceptEdits runs write and edit without asking and asks before
-	// bash.
-	ModeAcceptEdits = string(engine.ModeAcceptEdits)
-	// ModeAuto runs every call without asking.
-	ModeAuto = string(engine.ModeAuto)
-	// ModeReadOnly refuses every write, edit and bash call, and every
-	// extension or MCP tool that does not say it changes nothing.
-	ModeReadOnly = string(engine.ModeReadOnly)
-)
+// Session modes are the engine's permission modes (engine.AllModes),
+// chosen per session with session/set_mode or /mode and told with
+// current_mode_update. The daemon's --permission gives the first mode of
+// every session: ask (and --approve) → ask, allow → auto, deny →
+// read_only; under deny read_only is the only mode.
 
 func ptr[T any](v T) *T { return &v }
 
