@@ -191,8 +191,7 @@ func childrenRSS(pid int) (total int64, count int) {
 			}
 		}
 	}
-	var under func(p int) bool
-	under = func(p int) bool {
+	under := func(p int) bool {
 		for i := 0; i < 64 && p > 1; i++ {
 			p = parent[p]
 			if p == pid {
