@@ -2,7 +2,9 @@ package tools
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
+	"io"
 	"os"
 	"strings"
 	"sync"
@@ -63,6 +65,37 @@ func (c *outputCapture) Write(p []byte) (int, error) {
 		}
 	}
 	return len(p), nil
+}
+
+// captureBufSize is the size of the buffers ReadFrom reads a command's
+// output with: os/exec's own copy uses the same.
+const captureBufSize = 32 << 10
+
+// captureBuffers are ReadFrom's read buffers, reused from one command to
+// the next.
+var captureBuffers = sync.Pool{New: func() any { return new([captureBufSize]byte) }}
+
+// ReadFrom implements io.ReaderFrom: os/exec copies a command's output
+// from its pipe through it, into a buffer reused across commands, instead
+// of through a new 32 KiB buffer per command. Like Write, it reports no
+// failure of its own; a failed read of r is returned.
+func (c *outputCapture) ReadFrom(r io.Reader) (int64, error) {
+	buf := captureBuffers.Get().(*[captureBufSize]byte)
+	defer captureBuffers.Put(buf)
+	var total int64
+	for {
+		n, err := r.Read(buf[:])
+		if n > 0 {
+			_, _ = c.Write(buf[:n])
+			total += int64(n)
+		}
+		if errors.Is(err, io.EOF) {
+			return total, nil
+		}
+		if err != nil {
+			return total, err
+		}
+	}
 }
 
 // fillHead moves as much of p into the head as the limits allow and

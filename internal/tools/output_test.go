@@ -1,12 +1,15 @@
 package tools
 
 import (
+	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
+	"testing/iotest"
 )
 
 func TestOutputCaptureSmallOutputIsWhole(t *testing.T) {
@@ -183,5 +186,33 @@ func TestSpillsCloseRemovesTheirFiles(t *testing.T) {
 	}
 	if entries, _ := os.ReadDir(parent); len(entries) != 0 {
 		t.Errorf("a spill after Close left %v", entries)
+	}
+}
+
+// os/exec copies a command's output through ReadFrom when the writer has
+// one: every chunk must land as through Write, and a failed read must be
+// returned, not taken for the end.
+func TestOutputCaptureReadFrom(t *testing.T) {
+	var sb strings.Builder
+	for i := 0; i < 1500; i++ {
+		fmt.Fprintf(&sb, "%d\n", i)
+	}
+	c := newOutputCapture(spillIn(t.TempDir()), nil)
+	n, err := io.Copy(c, iotest.HalfReader(strings.NewReader(sb.String())))
+	if err != nil || n != int64(sb.Len()) {
+		t.Fatalf("io.Copy = %d, %v; want %d, nil", n, err, sb.Len())
+	}
+	if got := c.finish(); got != sb.String() {
+		t.Errorf("output changed")
+	}
+
+	c = newOutputCapture(spillIn(t.TempDir()), nil)
+	boom := errors.New("boom")
+	n, err = c.ReadFrom(io.MultiReader(strings.NewReader("partial\n"), iotest.ErrReader(boom)))
+	if !errors.Is(err, boom) || n != 8 {
+		t.Fatalf("ReadFrom = %d, %v; want 8, %v", n, err, boom)
+	}
+	if got := c.finish(); got != "partial\n" {
+		t.Errorf("got %q", got)
 	}
 }
