@@ -20,6 +20,8 @@ import type {
   PingResult,
   Response,
   SetModelResult,
+  SetModeResult,
+  PermissionMode,
   StartResult,
   StateResult,
 } from "./types.js";
@@ -173,11 +175,13 @@ export declare class ZotClient {
   clear(): Promise<void>;
   /** Switches model within the provider; fails with `unknown_model`. */
   setModel(model: string): Promise<SetModelResult>;
+  /** Switches the permission mode; fails with `invalid_params` for a mode not offered. */
+  setMode(mode: PermissionMode): Promise<SetModeResult>;
   /** The provider's models. */
   getModels(): Promise<ModelsResult>;
   /** Health check. */
   ping(): Promise<PingResult>;
-  /** The slash commands of the running extensions. */
+  /** The slash commands: zot's own, then the running extensions'. */
   getCommands(): Promise<CommandsResult>;
   /** The extensions zot found, in load order, with their state. */
   getExtensions(): Promise<ExtensionsResult>;

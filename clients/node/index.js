@@ -571,6 +571,16 @@ export class ZotClient extends EventEmitter {
     return this.request("set_model", { model });
   }
 
+  /**
+   * Switches the permission mode: "ask", "accept_edits", "auto" or
+   * "read_only"; resolves to the SetModeResult ({mode, modes}), rejects
+   * with `invalid_params` for a mode the session does not offer.
+   * @param {string} mode
+   */
+  setMode(mode) {
+    return this.request("set_mode", { mode });
+  }
+
   /** The provider's models: resolves to the ModelsResult ({models}). */
   getModels() {
     return this.request("get_models");

@@ -66,6 +66,9 @@ test("every command answers with its result", async (t) => {
   const models = await client.getModels();
   assert.ok(models.models.some((m) => m.id === "scripted" && m.provider === "scripted"));
   assert.deepEqual(await client.setModel("scripted"), { model: "scripted" });
+  assert.equal((await client.setMode("read_only")).mode, "read_only");
+  assert.equal((await client.getState()).mode, "read_only");
+  assert.deepEqual((await client.setMode("auto")).modes, ["ask", "accept_edits", "auto", "read_only"]);
 
   let state = await client.getState();
   assert.equal(state.provider, "scripted");

@@ -180,6 +180,9 @@ class PromptTest(ZotTestCase):
         models = c.get_models()
         self.assertIn("scripted", [m.id for m in models.models])
         self.assertEqual(c.set_model("scripted").model, "scripted")
+        self.assertEqual(c.set_mode("read_only").mode, "read_only")
+        self.assertEqual(c.get_state().mode, "read_only")
+        self.assertEqual(c.set_mode("auto").modes, ["ask", "accept_edits", "auto", "read_only"])
 
         state = c.get_state()
         self.assertIsInstance(state, z.StateResult)

@@ -45,6 +45,7 @@ from .types import (
     PingResult,
     Response,
     SetModelResult,
+    SetModeResult,
     StartResult,
     StateResult,
     parse_result,
@@ -329,6 +330,11 @@ class AsyncClient(AsyncExtensionMethods, AsyncMCPMethods):
     async def set_model(self, model: str) -> SetModelResult:
         """Switches model; ZotError ``unknown_model`` or ``busy``."""
         return await self._call({"type": "set_model", "model": model})
+
+    async def set_mode(self, mode: str) -> SetModeResult:
+        """Switches the permission mode (ask, accept_edits, auto,
+        read_only); ZotError ``invalid_params`` for a mode not offered."""
+        return await self._call({"type": "set_mode", "mode": mode})
 
     async def get_models(self) -> ModelsResult:
         """Lists the provider's models."""

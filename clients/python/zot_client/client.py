@@ -49,6 +49,7 @@ from .types import (
     PingResult,
     Response,
     SetModelResult,
+    SetModeResult,
     StartResult,
     StateResult,
     parse_result,
@@ -359,6 +360,11 @@ class Client(ExtensionMethods, MCPMethods):
     def set_model(self, model: str) -> SetModelResult:
         """Switches model; ZotError ``unknown_model`` or ``busy``."""
         return self._call({"type": "set_model", "model": model})
+
+    def set_mode(self, mode: str) -> SetModeResult:
+        """Switches the permission mode (ask, accept_edits, auto,
+        read_only); ZotError ``invalid_params`` for a mode not offered."""
+        return self._call({"type": "set_mode", "mode": mode})
 
     def get_models(self) -> ModelsResult:
         """Lists the provider's models."""
