@@ -20,7 +20,6 @@ import (
 	"zot.dev/zot/internal/engine"
 	"zot.dev/zot/internal/images"
 	"zot.dev/zot/internal/llm"
-	"zot.dev/zot/internal/models"
 	"zot.dev/zot/sdk/client"
 	"zot.dev/zot/sdk/wire"
 )
@@ -84,54 +83,8 @@ func New(cfg Config) (*Runtime, error) {
 	if cfg.Provider == "" {
 		return nil, errors.New("zot: Config.Provider is required")
 	}
-	var catalog *models.Catalog
-	if cfg.ModelsFile != "" {
-		c, err := models.Load(cfg.ModelsFile)
-		if err != nil {
-			return nil, fmt.Errorf("zot: models file: %w", err)
-		}
-		catalog = c
-	}
-	host := engine.NewHost(engine.HostConfig{
-		Catalog: catalog,
-		Providers: map[string]engine.ProviderSettings{
-			cfg.Provider: {APIKey: cfg.APIKey, BaseURL: cfg.BaseURL, Script: cfg.Script},
-		},
-		HTTPClient: cfg.HTTPClient,
-	})
-	sc := engine.SessionConfig{
-		Provider:           cfg.Provider,
-		Model:              cfg.Model,
-		CWD:                cfg.CWD,
-		SystemPrompt:       cfg.SystemPrompt,
-		AppendSystemPrompt: cfg.AppendSystemPrompt,
-		Reasoning:          cfg.Reasoning,
-		MaxSteps:           cfg.MaxSteps,
-		Tools:              cfg.Tools,
-		NoTools:            cfg.NoTools,
-		BashTimeout:        cfg.BashTimeout,
-		AutoCompactOff:     cfg.AutoCompactOff,
-		CompactThreshold:   cfg.CompactThreshold,
-		SessionFile:        cfg.SessionFile,
-		ApprovalTools:      cfg.ApprovalTools,
-		ApprovalTimeout:    cfg.ApprovalTimeout,
-		ModelMiddleware:    cfg.ModelMiddleware,
-		ToolMiddleware:     cfg.ToolMiddleware,
-		Extensions:         cfg.Extensions,
-		MCPServers:         cfg.MCPServers,
-		MCP:                cfg.MCP,
-	}
-	if cfg.Approve != nil {
-		sc.Approve = cfg.Approve
-	}
-	if cfg.Permission != "" {
-		mode, locked, err := engine.ModeOfPermission(cfg.Permission)
-		if err != nil {
-			return nil, fmt.Errorf("zot: Config.Permission: %w", err)
-		}
-		sc.Mode, sc.LockMode = mode, locked
-	}
-	sess, err := host.NewSession(sc)
+	host := engine.NewHost(engine.HostConfig{})
+	sess, err := host.NewSession(cfg)
 	if err != nil {
 		return nil, fmt.Errorf("zot: %w", err)
 	}

@@ -110,7 +110,9 @@ func onlyFlags(cmd *cli.Command, mode string, allowed []string, also ...string) 
 }
 
 // agentConfig is what the agent flags configure: the provider's settings
-// and the session's.
+// (for the host: they shadow the session configuration's fields of the
+// same names, which stay empty so that the host's apply) and the
+// session's.
 type agentConfig struct {
 	Provider   string
 	BaseURL    string

@@ -103,8 +103,12 @@ func (h *Host) Catalog() *models.Catalog { return h.catalog }
 
 // Models returns the catalog's models of provider, sorted by id, in their
 // wire form.
-func (h *Host) Models(provider string) []wire.ModelInfo {
-	list := h.catalog.List(provider)
+func (h *Host) Models(provider string) []wire.ModelInfo { return catalogModels(h.catalog, provider) }
+
+// catalogModels returns catalog's models of provider, sorted by id, in
+// their wire form.
+func catalogModels(catalog *models.Catalog, provider string) []wire.ModelInfo {
+	list := catalog.List(provider)
 	out := make([]wire.ModelInfo, 0, len(list))
 	for _, m := range list {
 		out = append(out, modelInfo(m))
@@ -136,8 +140,16 @@ func modelInfo(m models.Model) wire.ModelInfo {
 // encodings of its last request; the scripted provider's place in its
 // script). Connections are shared all the same, through one HTTP client:
 // the session's, else the host's, else the process's.
-func (h *Host) buildProvider(name string, client *http.Client) (llm.Provider, error) {
+// The session's own settings (SessionConfig.APIKey, BaseURL, Script)
+// win over the host's, each where it is set.
+func (h *Host) buildProvider(cfg SessionConfig) (llm.Provider, error) {
+	name, client := cfg.Provider, cfg.HTTPClient
 	set := h.providers[name]
+	for _, o := range []struct{ own, host *string }{{&cfg.APIKey, &set.APIKey}, {&cfg.BaseURL, &set.BaseURL}, {&cfg.Script, &set.Script}} {
+		if *o.own != "" {
+			*o.host = *o.own
+		}
+	}
 	if client == nil {
 		client = h.client
 	}
@@ -166,14 +178,25 @@ func (h *Host) NewSession(cfg SessionConfig) (*Session, error) {
 	if err != nil {
 		return nil, err
 	}
+	catalog := h.catalog
+	if cfg.ModelsFile != "" {
+		if catalog, err = models.Load(cfg.ModelsFile); err != nil {
+			return nil, fmt.Errorf("models file: %w", err)
+		}
+	}
+	if cfg.Permission != "" {
+		if cfg.Mode, cfg.LockMode, err = ModeOfPermission(cfg.Permission); err != nil {
+			return nil, fmt.Errorf("the permission policy (Permission): %w", err)
+		}
+	}
 	modelID := cfg.Model
 	if modelID == "" {
 		var ok bool
-		if modelID, ok = h.catalog.Default(cfg.Provider); !ok {
+		if modelID, ok = catalog.Default(cfg.Provider); !ok {
 			return nil, fmt.Errorf("provider %s has no default model; give a model", cfg.Provider)
 		}
 	}
-	p, err := h.buildProvider(cfg.Provider, cfg.HTTPClient)
+	p, err := h.buildProvider(cfg)
 	if err != nil {
 		return nil, err
 	}
@@ -182,7 +205,7 @@ func (h *Host) NewSession(cfg SessionConfig) (*Session, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &Session{host: h, provider: cfg.Provider, cwd: cwd, log: cfg.Log, spills: spills}
+	s := &Session{host: h, catalog: catalog, provider: cfg.Provider, cwd: cwd, log: cfg.Log, spills: spills}
 	toolset, err := agent.NewToolSet(builtin, s.toolConflict)
 	if err != nil {
 		return nil, err
@@ -209,7 +232,7 @@ func (h *Host) NewSession(cfg SessionConfig) (*Session, error) {
 		}
 	}
 	chain.Add(s.approval.interceptor())
-	model := h.catalog.Resolve(cfg.Provider, modelID)
+	model := catalog.Resolve(cfg.Provider, modelID)
 	if err := model.TakesEffort(cfg.Reasoning); err != nil {
 		// Said as the user asked it, not as the agent's own error.
 		return nil, &ReasoningError{Err: err}

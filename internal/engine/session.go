@@ -14,6 +14,7 @@ import (
 
 	"zot.dev/zot/internal/agent"
 	"zot.dev/zot/internal/llm"
+	"zot.dev/zot/internal/models"
 	"zot.dev/zot/internal/session"
 	"zot.dev/zot/internal/tools"
 	"zot.dev/zot/sdk/wire"
@@ -26,44 +27,88 @@ var ErrBusy = wire.ErrBusy
 // ErrClosed is returned by every call after Close.
 var ErrClosed = errors.New("zot: session closed")
 
-// SessionConfig configures one session. A zero field takes the default
-// its comment states.
+// SessionConfig configures one session. It is also the Go SDK's Config
+// (sdk.Config is this type), so one definition serves every door. A zero
+// field takes the default its comment states; nothing else is read (no
+// environment variables, no files under the user's home).
 type SessionConfig struct {
-	// Provider is the provider id. Required.
+	// Provider is the provider id: anthropic, openai, openai-responses,
+	// gemini or scripted. Required.
 	Provider string
 	// Model is the model id; empty means the provider's default model.
+	// Ids the catalog does not know are allowed (see docs/providers.md).
 	Model string
+	// APIKey is the provider credential. Empty means the host's
+	// (ProviderSettings.APIKey); with neither, none is sent, which only
+	// works for the scripted provider and for servers behind BaseURL that
+	// need no key.
+	APIKey string
+	// BaseURL overrides the provider's endpoint (see docs/providers.md for
+	// each vendor's convention); empty means the host's setting.
+	BaseURL string
+	// Script is the path of a script for the scripted provider; empty
+	// means the host's setting, else the built-in script.
+	Script string
+	// HTTPClient sends the provider's requests: a proxy, a transport that
+	// records or counts them, other TLS settings. nil means the host's
+	// (HostConfig.HTTPClient), else zot's own shared client (bounded
+	// dial, TLS and header waits, no overall timeout). Give a client
+	// without an overall Timeout: a streamed answer may take minutes; zot
+	// bounds a silent stream itself.
+	HTTPClient *http.Client
+	// ModelsFile is a JSON file of models that add to or override the
+	// built-in catalog for this session; empty means the host's catalog.
+	ModelsFile string
+
+	// SessionFile, when set, keeps the transcript in this file: it is
+	// resumed from the file when the session starts, and every message
+	// is appended (and synced) when the prompt, compaction or clear that
+	// made it ends. Empty means the transcript lives in memory only.
+	SessionFile string
+
 	// CWD is the working directory of the tools; empty means the
-	// process's. It is made absolute.
+	// process's working directory. It is made absolute.
 	CWD string
 	// SystemPrompt replaces zot's default identity prompt.
 	SystemPrompt string
 	// AppendSystemPrompt is added after the system prompt.
 	AppendSystemPrompt string
-	// Reasoning is the reasoning level (llm.ReasoningLevels), "" for the
-	// model's default; the model must take it.
+	// Reasoning is the reasoning level: none, minimal, low, medium, high,
+	// xhigh or max, as the model takes them (get_models lists each
+	// model's reasoning_levels); empty leaves the model's default.
 	Reasoning string
 	// MaxSteps bounds the model calls of one prompt; 0 means 50.
 	MaxSteps int
-	// Tools names the built-in tools the model may use; nil means all.
+	// Tools names the tools the model may use; nil means all built-in
+	// tools (read, write, edit, bash, grep, find, ls). Unknown names are
+	// an error.
 	Tools []string
 	// NoTools turns every built-in tool off.
 	NoTools bool
 	// BashTimeout is the default timeout of a bash call; 0 means 120s.
 	BashTimeout time.Duration
+
 	// AutoCompactOff turns automatic compaction off.
 	AutoCompactOff bool
 	// CompactThreshold is the share of the context window above which a
 	// prompt's end triggers compaction; 0 means 0.85.
 	CompactThreshold float64
-	// SessionFile, when set, keeps the transcript in this file.
-	SessionFile string
-	// Approve, when set, is asked before each call of an ApprovalTools
-	// tool (see Approver).
+
+	// EventBuffer is the capacity of each prompt's event channel the Go
+	// SDK returns; 0 means 256. (The engine's own doors do not read it.)
+	EventBuffer int
+
+	// Approve, when set, is asked before every call of an ApprovalTools
+	// tool, and the call waits for its answer (see Approver). ctx ends
+	// when the prompt is cancelled or ApprovalTimeout passes; the call is
+	// then rejected whatever Approve answers. It is called from the
+	// agent's goroutine, one call at a time. nil runs every call without
+	// asking.
 	Approve Approver
 	// AnswerApprovals, instead of Approve, leaves each approval to the
 	// door: the call waits until the door answers the request's
-	// permission_request event with AnswerApproval (zot rpc --approve).
+	// permission_request event with Session.AnswerApproval (zot rpc
+	// --approve).
 	AnswerApprovals bool
 	// ApprovalTools are the tools whose calls need approval; nil means
 	// write, edit and bash.
@@ -72,8 +117,15 @@ type SessionConfig struct {
 	// built in and does not say it changes nothing (tools.IsReadOnly):
 	// extension and MCP tools, which may change anything.
 	ApproveOtherTools bool
-	// Mode is the first permission mode (modes.go); empty means ask when
-	// Approve or AnswerApprovals is set, else auto.
+	// Permission is the first permission mode, named as zot's
+	// --permission flag names it: "ask" (mode ask: each call is asked
+	// for), "allow" (mode auto: every call runs) or "deny" (mode
+	// read_only, and SetMode takes no other). When set it decides Mode
+	// and LockMode; an unknown name fails the session's start.
+	Permission string
+	// Mode is the first permission mode (modes.go), when Permission does
+	// not name it; empty means ask when Approve or AnswerApprovals is
+	// set, else auto.
 	Mode PermissionMode
 	// LockMode keeps the session in Mode: it offers no other
 	// (--permission deny).
@@ -81,30 +133,35 @@ type SessionConfig struct {
 	// ApprovalTimeout bounds one approval; when it passes the call is
 	// rejected. 0 means no bound but the prompt's own (an abort rejects).
 	ApprovalTimeout time.Duration
-	// Log receives diagnostics (tool name conflicts, say); nil discards
-	// them.
-	Log io.Writer
-	// HTTPClient sends this session's provider requests; nil means the
-	// host's (HostConfig.HTTPClient).
-	HTTPClient *http.Client
-	// ModelMiddleware wraps each model call of the session, the first
-	// outermost (agent.ModelMiddleware): tracing, caching, recording and
-	// replaying. The stream's events flow through it to the session.
+
+	// ModelMiddleware wraps every model call, the first outermost: it
+	// sees the request, the stream's events as they pass, the response,
+	// the time taken and the error, and may answer in the call's place
+	// (agent.ModelMiddleware): tracing, caching, recording and replaying.
 	ModelMiddleware []agent.ModelMiddleware
-	// ToolMiddleware wraps each tool call that runs, after the
-	// interceptors and the approval (agent.ToolMiddleware).
+	// ToolMiddleware wraps every tool call that runs, after the
+	// interceptors and the approval, the first outermost
+	// (agent.ToolMiddleware).
 	ToolMiddleware []agent.ToolMiddleware
 
-	// Extensions are the session's extensions, MCPServers and MCP its MCP
-	// servers (extensions.go, mcp.go).
+	// Extensions are the session's extensions (docs/extensions.md); the
+	// zero value runs none (extensions.go).
 	Extensions ExtensionConfig
+	// MCPServers are MCP servers whose tools the model is offered
+	// (docs/mcp.md); they start in the background as the session starts
+	// (mcp.go).
 	MCPServers []MCPServer
-	MCP        MCPOptions
+	// MCP tunes them and names mcpServers files to load.
+	MCP MCPOptions
 	// DeferStart holds the extensions and MCP servers back until Launch,
 	// or until something needs them (a prompt, a command, listing them),
 	// so that a door answers its first command before they compete with
 	// it for the machine.
 	DeferStart bool
+
+	// Log receives diagnostics (tool name conflicts, an extension that
+	// failed to start, say); nil discards them.
+	Log io.Writer
 }
 
 // Sink receives the events of one piece of work, in order, on the
@@ -170,6 +227,7 @@ const (
 // Session is one conversation. Its methods are safe for concurrent use.
 type Session struct {
 	host     *Host
+	catalog  *models.Catalog // the host's, or SessionConfig.ModelsFile's
 	agent    *agent.Agent
 	provider string
 	cwd      string
@@ -776,7 +834,7 @@ func (s *Session) SetModelReasoning(id string, level *string) error {
 	if id == "" {
 		return &UnknownModelError{Provider: s.provider}
 	}
-	m := s.host.catalog.Resolve(s.provider, id)
+	m := s.catalog.Resolve(s.provider, id)
 	l := s.agent.Reasoning()
 	if level != nil {
 		l = *level
@@ -931,7 +989,7 @@ func (s *Session) CWD() string { return s.cwd }
 // by id, with the current model among them also when the catalog does not
 // list it.
 func (s *Session) Models() []wire.ModelInfo {
-	list := s.host.Models(s.provider)
+	list := catalogModels(s.catalog, s.provider)
 	cur := s.agent.Model()
 	i, found := slices.BinarySearchFunc(list, cur.ID, func(m wire.ModelInfo, id string) int { return strings.Compare(m.ID, id) })
 	if !found {
