@@ -54,3 +54,30 @@ func ExampleNewConn() {
 	// {"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"the line is not JSON: invalid character 'o' in literal null (expecting 'u')","data":{"kind":"malformed_json","retryable":false}}}
 	// <nil>
 }
+
+// Two Conns in one process over an in-memory pipe, the client's end
+// tapped: the tap sees each message the client wrote and read.
+func ExampleTap() {
+	a, b := jsonrpc.NewPipe()
+	echo := jsonrpc.HandlerFunc(func(ctx context.Context, c *jsonrpc.Conn, req *jsonrpc.Request) jsonrpc.Reply {
+		return jsonrpc.Result(req.Params)
+	})
+	server := jsonrpc.NewConn(a, jsonrpc.Peer{Transport: "memory"}, jsonrpc.Static(echo), jsonrpc.Options{})
+
+	rec := &jsonrpc.Recorder{Max: 100}
+	client := jsonrpc.NewConn(jsonrpc.Tap(b, rec.Record), jsonrpc.Peer{Transport: "memory"}, jsonrpc.Static(echo), jsonrpc.Options{})
+	res, err := client.Call(context.Background(), "echo", []string{"hi"})
+	fmt.Println(string(res), err)
+	_ = client.Close()
+	_ = client.Wait()
+	_ = server.Wait()
+
+	traffic, _ := rec.Traffic()
+	for _, tr := range traffic {
+		fmt.Println(tr.Dir, string(tr.Message))
+	}
+	// Output:
+	// ["hi"] <nil>
+	// out {"jsonrpc":"2.0","id":"zot-1","method":"echo","params":["hi"]}
+	// in {"jsonrpc":"2.0","id":"zot-1","result":["hi"]}
+}
