@@ -25,6 +25,23 @@ var hopsDir = flag.String("hops", "", "count the hops of one prompt through each
 // hopRuns is how many times TestPromptHops measures each door.
 const hopRuns = 5
 
+// recorderHooks start and stop the recording of every call between two
+// zot packages; set only in the instrumented copy of the tree that
+// bench/cmd/zot-hops makes.
+type recorderHooks struct {
+	start func()
+	stop  func() []string
+}
+
+// callRecorder is set by bench/cmd/zot-hops's copy of the tree.
+var callRecorder recorderHooks
+
+// hopWindows are what one run measures: by window (in, out), the hops on
+// the stacks and, with the recorder, every call.
+type hopWindows struct {
+	in, out, inCalls, outCalls []string
+}
+
 // TestPromptHops counts the hops of one prompt through each door: the
 // calls from a function of one zot package to a function of another on
 // the stacks that carry it, stitched across goroutines by the runtime's
@@ -68,33 +85,40 @@ func TestPromptHops(t *testing.T) {
 		t.Run(d.name, func(t *testing.T) {
 			// A side call shows on a stack only when something blocks or
 			// wakes inside it, which depends on timing: what every run
-			// shows is the chain that carries the prompt.
-			var in, out []string
+			// shows is the chain that carries the prompt. Likewise the
+			// calls: those every run makes.
+			var w hopWindows
 			for i := range hopRuns {
-				i1, o1 := measureHops(t, d.start, d.open, d.frame, d.reply)
+				r := measureHops(t, d.start, d.open, d.frame, d.reply)
 				if i == 0 {
-					in, out = i1, o1
+					w = r
 					continue
 				}
-				in = slices.DeleteFunc(in, func(h string) bool { return !slices.Contains(i1, h) })
-				out = slices.DeleteFunc(out, func(h string) bool { return !slices.Contains(o1, h) })
+				w.in = intersect(w.in, r.in)
+				w.out = intersect(w.out, r.out)
+				w.inCalls = intersect(w.inCalls, r.inCalls)
+				w.outCalls = intersect(w.outCalls, r.outCalls)
 			}
 			var b strings.Builder
-			for _, w := range []struct {
+			for _, sec := range []struct {
 				name string
 				hops []string
-			}{{"in", in}, {"out", out}} {
-				fmt.Fprintf(&b, "## %s: %d hops across %d packages\n", w.name, len(w.hops), len(packagesOf(w.hops)))
-				fmt.Fprintf(&b, "packages: %s\n", strings.Join(packagesOf(w.hops), ", "))
-				for _, h := range w.hops {
+			}{{"in, every call", w.inCalls}, {"out, every call", w.outCalls}, {"in, on the stacks", w.in}, {"out, on the stacks", w.out}} {
+				if sec.hops == nil {
+					continue // no recorder: run through bench/cmd/zot-hops
+				}
+				fmt.Fprintf(&b, "## %s: %d hops across %d packages\n", sec.name, len(sec.hops), len(packagesOf(sec.hops)))
+				fmt.Fprintf(&b, "packages: %s\n", strings.Join(packagesOf(sec.hops), ", "))
+				for _, h := range sec.hops {
 					fmt.Fprintf(&b, "- %s\n", h)
 				}
 			}
+			in, out := w.in, w.out
 			path := filepath.Join(*hopsDir, d.name+".md")
 			if err := os.WriteFile(path, []byte(b.String()), 0o644); err != nil {
 				t.Fatal(err)
 			}
-			t.Logf("%s: in %d, out %d (%s)", d.name, len(in), len(out), path)
+			t.Logf("%s: on the stacks in %d, out %d; every call in %d, out %d (%s)", d.name, len(in), len(out), len(w.inCalls), len(w.outCalls), path)
 			// The chains reach from the door to the provider and back.
 			for _, want := range []string{"internal/engine", "internal/provider/"} {
 				if !slices.ContainsFunc(in, func(h string) bool { return strings.Contains(h, want) }) {
@@ -105,10 +129,18 @@ func TestPromptHops(t *testing.T) {
 	}
 }
 
+// intersect keeps the hops of a that b has too.
+func intersect(a, b []string) []string {
+	if a == nil {
+		return nil
+	}
+	return slices.DeleteFunc(a, func(h string) bool { return !slices.Contains(b, h) })
+}
+
 // measureHops runs one prompt through a door whose anthropic provider is
-// a loopback server, tracing the in and out windows, and returns the hops
-// of each.
-func measureHops(t *testing.T, start func(*testing.T, string, doorOptions) *door, open []string, prompt, reply string) (in, out []string) {
+// a loopback server, tracing the in and out windows (and recording their
+// calls, with the recorder), and returns the hops of each.
+func measureHops(t *testing.T, start func(*testing.T, string, doorOptions) *door, open []string, prompt, reply string) hopWindows {
 	// Anthropic's Messages stream, from the anthropic provider's fixture
 	// (text.sse): before the first delta, the delta, the rest.
 	sse, err := os.ReadFile(filepath.Join("..", "provider", "anthropic", "testdata", "text.sse"))
@@ -155,22 +187,44 @@ func measureHops(t *testing.T, start func(*testing.T, string, doorOptions) *door
 	}
 	quiet()
 
+	var w hopWindows
 	inTrace := filepath.Join(t.TempDir(), "in.trace")
 	stop := startTrace(t, inTrace)
-	d.conn.send([]byte(norm.expand(prompt, nil)))
-	<-arrived
+	record(func() {
+		d.conn.send([]byte(norm.expand(prompt, nil)))
+		<-arrived
+	}, &w.inCalls)
 	stop()
 
 	send <- 0 // up to the first delta
 	quiet()
 	outTrace := filepath.Join(t.TempDir(), "out.trace")
 	stop = startTrace(t, outTrace)
-	send <- 1
-	readUntil(`Hello`)
+	record(func() {
+		send <- 1
+		readUntil(`Hello`)
+	}, &w.outCalls)
 	stop()
 	send <- 2
 	readUntil(reply)
-	return hopsOf(t, inTrace), hopsOf(t, outTrace)
+	w.in, w.out = hopsOf(t, inTrace), hopsOf(t, outTrace)
+	return w
+}
+
+// record runs window with the recorder on, when there is one, and sets
+// *calls to the calls recorded, sorted.
+func record(window func(), calls *[]string) {
+	if callRecorder.start == nil {
+		window()
+		return
+	}
+	callRecorder.start()
+	window()
+	*calls = callRecorder.stop()
+	if *calls == nil {
+		*calls = []string{}
+	}
+	slices.Sort(*calls)
 }
 
 // startTrace starts the execution tracer writing to path and returns
