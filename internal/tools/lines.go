@@ -100,6 +100,9 @@ func (r *lineReader) count(ctx context.Context) (int, error) {
 
 // truncateRunes cuts b to at most n runes. It reports whether it cut.
 func truncateRunes(b []byte, n int) ([]byte, bool) {
+	if len(b) <= n {
+		return b, false // every rune takes at least a byte
+	}
 	i := 0
 	for k := 0; k < n; k++ {
 		if i >= len(b) {

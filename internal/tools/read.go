@@ -128,7 +128,7 @@ func (t *readTool) readFrom(ctx context.Context, r io.Reader, shown string, size
 	if looksBinary(head) {
 		return Errorf(fmt.Sprintf("%s is a binary file (%d bytes); read shows only text files and images", shown, size)), nil
 	}
-	return readText(ctx, br, cr, shown, offset, limit)
+	return readText(ctx, br, cr, shown, size, offset, limit)
 }
 
 // readBuffers are the read buffers of readFrom: a read is done with its
@@ -157,8 +157,9 @@ func (t *readTool) readImage(r io.Reader, shown, mime string, size int64) (Resul
 }
 
 // readText formats lines offset..offset+limit-1 of br, which reads from
-// cr, with line numbers.
-func readText(ctx context.Context, br *bufio.Reader, cr *capReader, shown string, offset, limit int) (Result, error) {
+// cr, with line numbers. size is the file's size, 0 when not known: the
+// output is sized from it.
+func readText(ctx context.Context, br *bufio.Reader, cr *capReader, shown string, size int64, offset, limit int) (Result, error) {
 	lr := &lineReader{br: br, keepBytes: readMaxLineRunes * 4}
 	skipped, err := lr.skip(ctx, offset-1)
 	if errors.Is(err, errCapped) {
@@ -201,7 +202,7 @@ func readText(ctx context.Context, br *bufio.Reader, cr *capReader, shown string
 			return finishRead(ctx, lr, cr, &out, shown, offset, last, 1)
 		}
 		if out.Cap() == 0 {
-			out.Grow(readOutputCap / 16)
+			out.Grow(outputSize(size, offset))
 		}
 		out.Write(entry)
 		last++
@@ -216,6 +217,17 @@ func readText(ctx context.Context, br *bufio.Reader, cr *capReader, shown string
 		return Errorf(fmt.Sprintf("offset %d is beyond the end of %s (%d lines)", offset, shown, offset-1)), nil
 	}
 	return finishRead(ctx, lr, cr, &out, shown, offset, last, 0)
+}
+
+// outputSize is the room to make for the numbered lines of a file of
+// size bytes read from line offset: the whole file with a number for
+// about every 40 bytes when it is read from its start, so a small file's
+// output is written without growing; 1/16 of the cap otherwise.
+func outputSize(size int64, offset int) int {
+	if offset != 1 || size <= 0 {
+		return readOutputCap / 16
+	}
+	return int(min(size+size/4+64, readOutputCap))
 }
 
 // finishRead adds the continuation footer when lines remain after last.
