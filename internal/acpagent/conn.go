@@ -241,7 +241,7 @@ func (h *conn) sessionNew(req *jsonrpc.Request) jsonrpc.Reply {
 	if err := checkCWD(p.CWD); err != nil {
 		return jsonrpc.Fail(err)
 	}
-	servers, err := mcpServers(p.MCPServers)
+	servers, err := h.agent.mcpServers(p.MCPServers)
 	if err != nil {
 		return jsonrpc.Fail(err)
 	}
@@ -278,7 +278,7 @@ func (h *conn) sessionLoad(req *jsonrpc.Request) jsonrpc.Reply {
 	if err := checkCWD(p.CWD); err != nil {
 		return jsonrpc.Fail(err)
 	}
-	servers, err := mcpServers(p.MCPServers)
+	servers, err := h.agent.mcpServers(p.MCPServers)
 	if err != nil {
 		return jsonrpc.Fail(err)
 	}
@@ -320,7 +320,7 @@ func (h *conn) sessionResume(req *jsonrpc.Request) jsonrpc.Reply {
 	if err := checkCWD(p.CWD); err != nil {
 		return jsonrpc.Fail(err)
 	}
-	servers, err := mcpServers(p.MCPServers)
+	servers, err := h.agent.mcpServers(p.MCPServers)
 	if err != nil {
 		return jsonrpc.Fail(err)
 	}

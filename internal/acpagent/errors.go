@@ -31,6 +31,8 @@ func (a *Agent) errorOf(err error, sessionID, field string) *jsonrpc.Error {
 	case errors.Is(err, engine.ErrClosed) && a.isClosed():
 		// The daemon is stopping: the session still exists in its file.
 		return withSession(jsonrpc.NewError(jsonrpc.CodeCancelled, jsonrpc.KindCancelled, "the daemon is shutting down"), sessionID)
+	case errors.Is(err, engine.ErrClosed) && sessionID == "":
+		return appError(acp.ErrorKindUnknownSession, "", "the session is closed")
 	case errors.Is(err, engine.ErrClosed):
 		return appError(acp.ErrorKindUnknownSession, sessionID, "session %s is closed", sessionID)
 	}

@@ -2,18 +2,16 @@ package acpagent
 
 import (
 	"context"
-	"errors"
 	"strconv"
 
 	"zot.dev/zot/internal/acp"
 	"zot.dev/zot/internal/engine"
-	"zot.dev/zot/internal/jsonrpc"
 	"zot.dev/zot/internal/mcphost"
 )
 
 // mcpServers converts ACP's mcpServers to the engine's, checked; a
 // server that does not fit is an invalid_params error naming it.
-func mcpServers(list []acp.McpServer) ([]mcphost.Server, error) {
+func (a *Agent) mcpServers(list []acp.McpServer) ([]mcphost.Server, error) {
 	out := make([]mcphost.Server, 0, len(list))
 	for i, m := range list {
 		var s mcphost.Server
@@ -32,7 +30,7 @@ func mcpServers(list []acp.McpServer) ([]mcphost.Server, error) {
 			s = mcphost.Server{Name: m.SSE.Name, Type: mcphost.TransportSSE, URL: m.SSE.URL, Headers: headers(m.SSE.Headers)}
 		}
 		if err := s.Validate(); err != nil {
-			return nil, jsonrpc.InvalidParams("mcpServers["+strconv.Itoa(i)+"]", "%v", err)
+			return nil, a.errorOf(err, "", "mcpServers["+strconv.Itoa(i)+"]")
 		}
 		out = append(out, s)
 	}
@@ -59,10 +57,8 @@ func (s *session) startMCP(servers []engine.MCPServer) error {
 		return nil
 	}
 	if err := s.eng.AddMCPServers(context.Background(), servers); err != nil {
-		if errors.Is(err, engine.ErrClosed) {
-			return jsonrpc.Internal(err)
-		}
-		return jsonrpc.InvalidParams("mcpServers", "%v", err)
+		// Not named by the session: the request that opened it fails.
+		return s.agent.errorOf(err, "", "mcpServers")
 	}
 	return nil
 }

@@ -57,7 +57,7 @@ func (h *conn) setMode(req *jsonrpc.Request) jsonrpc.Reply {
 		return jsonrpc.Fail(err)
 	}
 	if err := s.eng.SetMode(engine.PermissionMode(p.ModeID)); err != nil {
-		return jsonrpc.Fail(jsonrpc.InvalidParams("modeId", "%v", err))
+		return jsonrpc.Fail(s.agent.errorOf(err, s.id, "modeId"))
 	}
 	s.tellMode()
 	return jsonrpc.Result(acp.SetSessionModeResponse{})

@@ -2,9 +2,12 @@ package engine
 
 import (
 	"errors"
+	"fmt"
 	"path/filepath"
 	"testing"
 
+	"zot.dev/zot/internal/agent"
+	"zot.dev/zot/internal/mcphost"
 	"zot.dev/zot/sdk/wire"
 )
 
@@ -28,6 +31,7 @@ func TestErrorsCarryCodes(t *testing.T) {
 		{"empty model id", s.SetModel(""), wire.CodeUnknownModel},
 		{"reasoning level", s.SetModelReasoning("scripted", &level), wire.CodeInvalidParams},
 		{"no approval request", s.AnswerApproval("perm-1", Approval{Decision: AllowOnce}), wire.CodeUnknownRequest},
+		{"unknown mode", s.SetMode("yolo"), wire.CodeInvalidParams},
 		{"missing working directory", badDir, wire.CodeInvalidParams},
 	} {
 		if got := wire.CodeOf(tc.err); got != tc.want {
@@ -41,4 +45,30 @@ func TestErrorsCarryCodes(t *testing.T) {
 		t.Errorf("clear while busy: %v has code %q", err, wire.CodeOf(err))
 	}
 	c.waitDone(t)
+}
+
+// TestErrorEventCode: the error event of failed work carries the code
+// wire.CodeOf gives its error, as every door's answers do: the agent's
+// errors keep theirs (and their own message), an error of another
+// package that carries a code keeps it wherever it is wrapped, and one
+// that carries none is internal.
+func TestErrorEventCode(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		err  error
+		code wire.ErrorCode
+		msg  string
+	}{
+		{"agent", &agent.Error{Code: wire.CodeProviderError, Message: "HTTP 503"}, wire.CodeProviderError, "HTTP 503"},
+		{"agent, wrapped", fmt.Errorf("step 3: %w", &agent.Error{Code: wire.CodeMaxSteps, Message: "stopped after 3 steps"}), wire.CodeMaxSteps, "stopped after 3 steps"},
+		{"panic", &agent.Error{Code: wire.CodeInternal, Message: "internal error: boom"}, wire.CodeInternal, "internal error: boom"},
+		{"sentinel of another package", fmt.Errorf("tool server: %w", mcphost.ErrUnknownServer), wire.CodeNotFound, "tool server: no MCP server of that name"},
+		{"typed error of another package", &mcphost.ConfigError{Err: errors.New("an MCP server has no name")}, wire.CodeInvalidParams, "an MCP server has no name"},
+		{"no code", errors.New("disk full"), wire.CodeInternal, "disk full"},
+	} {
+		ev := errorEvent(tc.err)
+		if ev.Code != tc.code || ev.Message != tc.msg {
+			t.Errorf("%s: error event {%q, %q}, want {%q, %q}", tc.name, ev.Code, ev.Message, tc.code, tc.msg)
+		}
+	}
 }

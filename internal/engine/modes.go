@@ -79,6 +79,9 @@ func (e *ModeError) Error() string {
 	return fmt.Sprintf("%q is not a permission mode (%s)", e.Mode, strings.Join(ids, ", "))
 }
 
+// ErrorCode returns invalid_params: the mode is the caller's to change.
+func (e *ModeError) ErrorCode() wire.ErrorCode { return wire.CodeInvalidParams }
+
 // modeVerdict is what the mode decides about a covered call of tool
 // before anybody is asked: run it, refuse it (with why), or ask.
 type modeVerdict int

@@ -1013,11 +1013,14 @@ func (s *Session) toolConflict(name, kept, dropped string) {
 	}
 }
 
-// errorEvent turns a run's error into its wire form.
+// errorEvent turns a run's error into its wire form: its code is
+// wire.CodeOf's, as every door's answers are; its message the agent's
+// own when the agent reported it.
 func errorEvent(err error) *wire.ErrorEvent {
+	msg := err.Error()
 	var ae *agent.Error
 	if errors.As(err, &ae) {
-		return &wire.ErrorEvent{Message: ae.Error(), Code: ae.Code}
+		msg = ae.Error()
 	}
-	return &wire.ErrorEvent{Message: err.Error(), Code: wire.CodeInternal}
+	return &wire.ErrorEvent{Message: msg, Code: wire.CodeOf(err)}
 }

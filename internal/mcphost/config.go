@@ -81,8 +81,30 @@ func (s Server) Kind() string {
 	return TransportStdio
 }
 
-// Validate reports the first problem that makes s unusable.
+// Validate reports the first problem that makes s unusable, as an
+// error with the code invalid_params (wire.CodeOf): whoever gave s is
+// to change it.
 func (s Server) Validate() error {
+	if err := s.validate(); err != nil {
+		return &ConfigError{Err: err}
+	}
+	return nil
+}
+
+// ConfigError says a server's configuration cannot be used.
+type ConfigError struct{ Err error }
+
+// Error returns the message of the ConfigError.
+func (e *ConfigError) Error() string { return e.Err.Error() }
+
+// Unwrap returns the underlying error.
+func (e *ConfigError) Unwrap() error { return e.Err }
+
+// ErrorCode returns invalid_params: the configuration is its giver's to
+// change.
+func (e *ConfigError) ErrorCode() wire.ErrorCode { return wire.CodeInvalidParams }
+
+func (s Server) validate() error {
 	if strings.TrimSpace(s.Name) == "" {
 		return errors.New("an MCP server has no name")
 	}
@@ -271,19 +293,20 @@ func Merge(base, over []Server) []Server {
 	return out
 }
 
-// FromWire returns the server w describes (mcp_add's form), checked.
+// FromWire returns the server w describes (mcp_add's form), checked: a
+// server that cannot be used is a *ConfigError.
 func FromWire(w wire.MCPServer) (Server, error) {
 	s := Server{Name: w.Name, Type: w.Type, Command: w.Command, Args: w.Args, CWD: w.CWD, URL: w.URL}
 	var err error
 	if s.Env, err = stringMap(w.Env); err != nil {
-		return Server{}, fmt.Errorf("MCP server %q: env: %w", w.Name, err)
+		return Server{}, &ConfigError{Err: fmt.Errorf("MCP server %q: env: %w", w.Name, err)}
 	}
 	if s.Headers, err = stringMap(w.Headers); err != nil {
-		return Server{}, fmt.Errorf("MCP server %q: headers: %w", w.Name, err)
+		return Server{}, &ConfigError{Err: fmt.Errorf("MCP server %q: headers: %w", w.Name, err)}
 	}
 	if w.Timeout != nil {
 		if *w.Timeout < 0 {
-			return Server{}, fmt.Errorf("MCP server %q: negative timeout", w.Name)
+			return Server{}, &ConfigError{Err: fmt.Errorf("MCP server %q: negative timeout", w.Name)}
 		}
 		s.Timeout = millis(float64(*w.Timeout))
 	}

@@ -91,7 +91,7 @@ func (s *Server) dispatch(cmd wire.Command) {
 		s.respond(id, typ, wire.SetModelResult{Model: s.sess.Model(), Reasoning: wire.ReasoningLevel(s.sess.Reasoning())})
 	case *wire.SetModeCommand:
 		if err := s.sess.SetMode(c.Mode); err != nil {
-			s.fail(id, typ, wire.CodeInvalidParams, "%s", oneLine(err))
+			s.failErr(id, typ, err) // invalid_params for a mode the session does not offer
 			return
 		}
 		s.respond(id, typ, modeResult(s.sess))

@@ -2,6 +2,7 @@ package rpcserver
 
 import (
 	"context"
+	"fmt"
 
 	"zot.dev/zot/internal/engine"
 	"zot.dev/zot/internal/mcphost"
@@ -21,7 +22,7 @@ func (s *Server) dispatchMCP(cmd wire.Command) bool {
 		for i, w := range c.Servers {
 			srv, err := mcphost.FromWire(w)
 			if err != nil {
-				s.fail(id, typ, wire.CodeInvalidParams, "servers[%d]: %s", i, oneLine(err))
+				s.failErr(id, typ, fmt.Errorf("servers[%d]: %w", i, err)) // invalid_params
 				return true
 			}
 			list = append(list, srv)
