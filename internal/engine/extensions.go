@@ -106,10 +106,12 @@ func (c ExtensionConfig) hostConfig(cwd string, gate *trust.Gate, p *plugins) ex
 // plugins are a session's extensions and MCP servers, and the notices
 // they push.
 type plugins struct {
-	sess *Session
-	cfg  SessionConfig // its Extensions, MCPServers, MCP and DeferStart
-	log  io.Writer
-	gate *trust.Gate // decides the project's extensions and MCP servers
+	sess       *Session
+	extCfg     ExtensionConfig
+	mcpCfg     MCPOptions
+	deferStart bool
+	log        io.Writer
+	gate       *trust.Gate // decides the project's extensions and MCP servers; nil when neither is discovered
 
 	notices notices
 
@@ -123,7 +125,7 @@ type plugins struct {
 	next     uint64          // keys of changed
 	tellOnce func()          // tells changed once the first set is ready
 	untell   func()          // takes tellOnce's interceptor out
-	ctx      context.Context // ends when the plugins stop
+	ctx      context.Context // ends when the plugins stop; made with the first waiter
 	cancel   context.CancelFunc
 	wg       sync.WaitGroup // the goroutines that wait for the extensions
 }
@@ -139,17 +141,18 @@ type changeFn struct {
 func (s *Session) startPlugins(cfg SessionConfig) error {
 	p := &s.plug
 	p.sess = s
-	p.cfg = cfg
+	p.extCfg, p.mcpCfg, p.deferStart = cfg.Extensions, cfg.MCP, cfg.DeferStart
 	p.log = writerOf(cfg.Log)
 	p.notices.sess = s
 	p.notices.onExt, p.notices.onMCP = cfg.Extensions.OnEvent, cfg.MCP.OnEvent
-	p.ctx, p.cancel = context.WithCancel(context.Background())
 	p.launched = !cfg.DeferStart
-	p.gate = &trust.Gate{All: cfg.Extensions.TrustProject}
-	if h := cfg.Extensions.Home; h != "" {
-		p.gate.Store = &trust.Store{File: home.Home{Dir: h}.TrustFile()}
+	if cfg.Extensions.Discover || cfg.MCP.Discover {
+		p.gate = &trust.Gate{All: cfg.Extensions.TrustProject}
+		if h := cfg.Extensions.Home; h != "" {
+			p.gate.Store = &trust.Store{File: home.Home{Dir: h}.TrustFile()}
+		}
 	}
-	if err := p.startMCP(); err != nil {
+	if err := p.startMCP(cfg.MCPServers); err != nil {
 		p.stop(context.Background())
 		return err
 	}
@@ -162,12 +165,12 @@ func (s *Session) startPlugins(cfg SessionConfig) error {
 // once, nothing is attached when no extension is found, so that a
 // session without any costs nothing more.
 func (p *plugins) startExtensions() {
-	c := p.cfg.Extensions
+	c := p.extCfg
 	if !c.on() {
 		return
 	}
 	hc := c.hostConfig(p.sess.cwd, p.gate, p)
-	if !p.cfg.DeferStart && len(c.Paths) == 0 {
+	if !p.deferStart && len(c.Paths) == 0 {
 		if f := exthost.Find(hc.Discovery); len(f.Specs) == 0 && f.Untrusted == nil {
 			return
 		}
@@ -177,7 +180,7 @@ func (p *plugins) startExtensions() {
 	p.ext = h
 	p.mu.Unlock()
 	p.watchReady(h)
-	if p.cfg.DeferStart {
+	if p.deferStart {
 		return
 	}
 	h.Launch()
@@ -198,7 +201,7 @@ func (p *plugins) watchReady(h *exthost.Host) {
 	})
 	p.mu.Lock()
 	p.untell = remove
-	if !p.cfg.DeferStart {
+	if !p.deferStart {
 		p.waitReadyLocked(h, tell)
 	} else {
 		p.tellOnce = tell
@@ -212,11 +215,15 @@ func (p *plugins) waitReadyLocked(h *exthost.Host, tell func()) {
 	if p.stopped {
 		return
 	}
+	if p.ctx == nil {
+		p.ctx, p.cancel = context.WithCancel(context.Background())
+	}
+	ctx := p.ctx
 	p.wg.Add(1)
 	go func() {
 		defer p.wg.Done()
-		h.WaitReady(p.ctx)
-		if p.ctx.Err() == nil {
+		h.WaitReady(ctx)
+		if ctx.Err() == nil {
 			tell()
 		}
 	}()
@@ -429,7 +436,7 @@ func (s *Session) ReloadExtensions(ctx context.Context) ([]wire.ExtensionInfo, e
 	p := &s.plug
 	h := p.host()
 	if h == nil {
-		if !p.cfg.Extensions.on() {
+		if !p.extCfg.on() {
 			return []wire.ExtensionInfo{}, nil
 		}
 		p.mu.Lock()
@@ -493,13 +500,15 @@ func (s *Session) StopExtensions(ctx context.Context) error {
 // anything.
 func (p *plugins) stop(ctx context.Context) error {
 	p.mu.Lock()
-	if p.stopped || p.cancel == nil {
+	if p.stopped || p.sess == nil {
 		p.stopped = true
 		p.mu.Unlock()
 		return nil
 	}
 	p.stopped = true
-	p.cancel()
+	if p.cancel != nil {
+		p.cancel()
+	}
 	h, m, untell := p.ext, p.mcp, p.untell
 	p.untell = nil
 	p.mu.Unlock()

@@ -56,12 +56,12 @@ type MCPOptions struct {
 // startMCP adds the servers the configuration names: the discovered ones,
 // then the files', then SessionConfig.MCPServers, a later one winning per
 // name. Nothing is attached when there are none.
-func (p *plugins) startMCP() error {
-	o := p.cfg.MCP
+func (p *plugins) startMCP(servers []MCPServer) error {
+	o := p.mcpCfg
 	var list []mcphost.Server
 	if o.Discover {
 		homeFile := ""
-		if h := p.cfg.Extensions.Home; h != "" {
+		if h := p.extCfg.Home; h != "" {
 			homeFile = home.Home{Dir: h}.MCPConfig()
 		}
 		found, problems, untrusted := mcphost.DiscoverTrusted(p.sess.cwd, homeFile, p.gate)
@@ -82,12 +82,12 @@ func (p *plugins) startMCP() error {
 		}
 		list = mcphost.Merge(list, more)
 	}
-	for _, s := range p.cfg.MCPServers {
+	for _, s := range servers {
 		if err := s.Validate(); err != nil {
 			return err
 		}
 	}
-	list = mcphost.Merge(list, p.cfg.MCPServers)
+	list = mcphost.Merge(list, servers)
 	if len(list) == 0 {
 		return nil
 	}
@@ -105,7 +105,7 @@ func (p *plugins) manager(create bool) (*mcphost.Manager, error) {
 	if p.stopped {
 		return nil, ErrClosed
 	}
-	o := p.cfg.MCP
+	o := p.mcpCfg
 	p.mcp = mcphost.New(p.sess, mcphost.Config{
 		Log:           p.log,
 		Notify:        func(n mcphost.Notice) { p.notices.push(n.Event(), true) }, // the manager logs each
