@@ -3,6 +3,7 @@ package acpagent
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"testing"
 
 	"zot.dev/zot/internal/acp"
@@ -24,8 +25,17 @@ func TestTapSeesEveryMessageOfASession(t *testing.T) {
 	if stop, err := cl.prompt(id, "write the file"); err != nil || stop != acp.StopReasonEndTurn {
 		t.Fatalf("prompt: %v %v", stop, err)
 	}
+	// A frame the agent wrote after the answer (none is expected) would
+	// be on its way: wait until each end has seen as many messages each
+	// way as the other sent.
+	waitFor(t, "both ends to have seen the same messages", func() bool {
+		agent, _ := agentSide.Traffic()
+		client, _ := clientSide.Traffic()
+		return len(messages(agent, jsonrpc.Out)) == len(messages(client, jsonrpc.In)) &&
+			len(messages(agent, jsonrpc.In)) == len(messages(client, jsonrpc.Out))
+	})
 	cl.mu.Lock()
-	updates, asked := len(cl.updates), len(cl.asked)
+	asked := len(cl.asked)
 	cl.mu.Unlock()
 	if asked != 1 {
 		t.Fatalf("%d permission requests, want 1", asked)
@@ -84,9 +94,12 @@ func TestTapSeesEveryMessageOfASession(t *testing.T) {
 	if calls != 1 || methods[acp.MethodSessionRequestPermission] != 1 || answers != 1 {
 		t.Errorf("the agent made %d calls (%v) and read %d answers; want one permission request and its answer", calls, methods, answers)
 	}
-	if notes != updates {
-		t.Errorf("the tap saw %d session/update notifications, the client handled %d", notes, updates)
-	}
+	// The client handles a message just after its tap saw it.
+	waitFor(t, fmt.Sprintf("the client to handle the %d session/update notifications the tap saw", notes), func() bool {
+		cl.mu.Lock()
+		defer cl.mu.Unlock()
+		return len(cl.updates) == notes
+	})
 }
 
 // messages returns the messages of one direction.
