@@ -45,9 +45,11 @@ export type ClientErrorCode =
 /** Options of one prompt or compaction. */
 export interface WorkOptions {
   /**
-   * Aborting it aborts this work: `abort` is sent once the work runs, and
-   * the stream ends with `turn_end` (stop `aborted`) and `done`. Already
-   * aborted: nothing is sent and the stream fails with code `aborted`.
+   * Aborting it cancels this work alone: `abort` is sent with its
+   * `prompt_id`, which aborts it when it runs and drops it when it waits in
+   * the queue; the stream ends with `turn_end` (stop `aborted`) and `done`.
+   * Already aborted: nothing is sent and the stream fails with code
+   * `aborted`.
    */
   signal?: AbortSignal;
 }
@@ -163,8 +165,13 @@ export declare class ZotClient {
   answerPermission(requestId: string, decision: PermissionDecision, reason?: string): Promise<void>;
   /** Sends a prompt; iterate the stream for its events. */
   prompt(message: string, images?: ImageInput[], options?: WorkOptions): PromptStream;
-  /** Cancels the running work; with `all`, drops queued work too. */
-  abort(options?: { all?: boolean }): Promise<AbortResult>;
+  /**
+   * Cancels the running work; with `all`, drops queued work too. With
+   * `promptId` (a stream's `id`), cancels only that command's work: aborted
+   * when it runs, dropped when it waits, left alone when it has ended; not
+   * with `all` (`invalid_params`).
+   */
+  abort(options?: { all?: boolean; promptId?: string | number }): Promise<AbortResult>;
   /** Compacts the transcript; same lifecycle as prompt. */
   compact(instructions?: string, options?: WorkOptions): PromptStream;
   /** A snapshot of the runtime. */

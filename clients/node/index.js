@@ -213,8 +213,6 @@ export class ZotClient extends EventEmitter {
     this._stderrTail = "";
     /** Whether the process and its pipes keep Node's event loop alive. */
     this._held = true;
-    /** @type {Set<PromptStream>} streams to abort once they run */
-    this._abortWhenRunning = new Set();
     /** Answers permission_request events, when given. */
     this._onPermissionRequest = options.onPermissionRequest;
   }
@@ -354,10 +352,6 @@ export class ZotClient extends EventEmitter {
     if (frame.type === "permission_request" && this._onPermissionRequest) this._answerRequest(frame);
     const stream = this._streams.get(frame.prompt_id);
     if (!stream) return;
-    if (this._abortWhenRunning.delete(stream) && frame.type !== "done") {
-      // Its first event: the work runs now, so an abort reaches it.
-      this.abort().catch(() => {});
-    }
     if (frame.type === "done") this._streams.delete(frame.prompt_id);
     stream._push(frame);
     this._hold();
@@ -470,11 +464,12 @@ export class ZotClient extends EventEmitter {
    * Sends a prompt. The returned stream is iterated for its events; `start`
    * resolves to the StartResult ({started:true} or {started:false, queued:true, position}).
    *
-   * With `options.signal`, aborting the signal aborts this work: the client
-   * sends `abort` once the work runs (at once if it does; when it waits in
-   * the queue, as soon as it starts), and the stream ends as every aborted
-   * work does, with `turn_end` (stop `aborted`) and `done`. A signal already
-   * aborted sends nothing: the stream fails with code `aborted`.
+   * With `options.signal`, aborting the signal cancels this work alone: the
+   * client sends `abort` with its `prompt_id`, which aborts it when it runs
+   * and drops it when it waits in the queue (it never runs), and the stream
+   * ends as every aborted work does, with `turn_end` (stop `aborted`) and
+   * `done`; other work is never cut. A signal already aborted sends
+   * nothing: the stream fails with code `aborted`.
    * @param {string} message
    * @param {{mime_type?: string, data: string}[]} [images] base64 images
    * @param {{signal?: AbortSignal}} [options]
@@ -510,10 +505,7 @@ export class ZotClient extends EventEmitter {
     if (signal) {
       const onAbort = () => this._abortStream(stream);
       signal.addEventListener("abort", onAbort, { once: true });
-      stream._onSettle = () => {
-        signal.removeEventListener("abort", onAbort);
-        this._abortWhenRunning.delete(stream);
-      };
+      stream._onSettle = () => signal.removeEventListener("abort", onAbort);
     }
     promise.then(
       (data) => stream._started(data),
@@ -528,24 +520,28 @@ export class ZotClient extends EventEmitter {
   }
 
   /**
-   * Aborts one work item: at once when it is the one running (the oldest
-   * open stream: work runs in the order it was sent), else when its first
-   * event shows it runs.
+   * Cancels one work item by its id: aborted when it runs, dropped when it
+   * waits in the queue.
    * @param {PromptStream} stream
    */
   _abortStream(stream) {
     if (stream._finished || !this._streams.has(stream.id)) return;
-    const oldest = this._streams.values().next().value;
-    if (oldest === stream) this.abort().catch(() => {});
-    else this._abortWhenRunning.add(stream);
+    this.abort({ promptId: stream.id }).catch(() => {});
   }
 
   /**
    * Cancels the running prompt or compact; with `all`, drops the queue too.
-   * @param {{all?: boolean}} [options]
+   * With `promptId` (a stream's `id`), cancels only the work of that command:
+   * aborted when it runs, dropped when it waits, left alone when it has
+   * ended; not with `all` (`invalid_params`).
+   * @param {{all?: boolean, promptId?: string | number}} [options]
    */
   abort(options = {}) {
-    return this.request("abort", options.all ? { all: true } : {});
+    /** @type {Record<string, unknown>} */
+    const fields = {};
+    if (options.all) fields.all = true;
+    if (options.promptId !== undefined) fields.prompt_id = options.promptId;
+    return this.request("abort", fields);
   }
 
   /** A snapshot of the runtime. */

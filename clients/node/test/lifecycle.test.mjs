@@ -94,25 +94,47 @@ test("aborting a prompt's signal aborts it: turn_end aborted, then done", async 
   assert.equal((await client.getState()).busy, false);
 });
 
-test("a queued prompt's signal aborts that prompt once it runs, not the one running", async (t) => {
+test("a queued prompt's signal drops that prompt at once, not the one running nor the one behind", async (t) => {
   const script = writeScript(t, {
     turns: [
       { steps: [{ text: "one two three four five six", chunk: 2, delay_ms: 40 }] },
-      { steps: [{ text: "second answer", chunk: 1, delay_ms: 40 }] },
+      { steps: [{ text: "next answer", chunk: 1, delay_ms: 40 }] },
     ],
   });
   const client = await openClient(t, { args: ["--script", script] });
   const controller = new AbortController();
   const running = client.prompt("first");
   const queued = client.prompt("second", undefined, { signal: controller.signal });
+  const behind = client.prompt("third");
   assert.equal((await queued.start).queued, true);
   controller.abort();
   const first = await guard(running.collect(), "running prompt");
   assert.equal(first.at(-2).stop, "end_turn", `the running prompt was cut: ${types(first)}`);
   assert.equal(textOf(first), "one two three four five six");
   const second = await guard(queued.collect(), "queued prompt");
-  assert.deepEqual(types(second.slice(-2)), ["turn_end", "done"]);
-  assert.equal(second.at(-2).stop, "aborted");
+  assert.deepEqual(types(second), ["turn_end", "done"], "the dropped prompt never ran");
+  assert.equal(second[0].stop, "aborted");
+  const third = await guard(behind.collect(), "prompt behind it");
+  assert.equal(textOf(third), "next answer");
+  const said = (await client.getMessages()).messages.flatMap((m) => m.content.map((b) => b.text));
+  assert.ok(!said.includes("second"), `the dropped prompt reached the transcript: ${said}`);
+});
+
+test("abort with promptId cancels that work alone, and leaves ended work alone", async (t) => {
+  const script = writeScript(t, {
+    turns: [{ steps: [{ tool_calls: [{ name: "bash", args: { command: "sleep 30" } }] }, { text: "never reached" }] }, { steps: [{ echo: true }] }],
+  });
+  const client = await openClient(t, { args: ["--script", script] });
+  const running = client.prompt("sleep");
+  const waiting = client.prompt("wait");
+  assert.equal((await waiting.start).position, 1);
+  assert.deepEqual(await client.abort({ promptId: waiting.id }), { aborted: false, dropped: 1 });
+  assert.deepEqual(await client.abort({ promptId: running.id }), { aborted: true, dropped: 0 });
+  const events = await guard(running.collect(), "aborted prompt");
+  assert.equal(events.at(-2).stop, "aborted");
+  assert.deepEqual(types(await guard(waiting.collect(), "dropped prompt")), ["turn_end", "done"]);
+  assert.deepEqual(await client.abort({ promptId: running.id }), { aborted: false, dropped: 0 });
+  await assert.rejects(client.abort({ all: true, promptId: running.id }), (err) => err instanceof ZotError && err.code === "invalid_params");
 });
 
 test("a signal aborted before the prompt sends nothing", async (t) => {

@@ -103,6 +103,28 @@ class AsyncClientTest(AsyncTestCase):
             self.assertEqual(rest[-2].stop, "aborted")
             self.assertEqual(text_of(await second.collect()), "You said: second")
 
+    async def test_cancel_one_prompt_by_id(self):
+        async with self.real(SLEEP_SCRIPT) as c:
+            running = await c.prompt("sleep")
+            waiting = await c.prompt("second")
+            behind = await c.prompt("third")
+            self.assertEqual((waiting.position, behind.position), (1, 2))
+            self.assertEqual(await waiting.cancel(), z.AbortResult(aborted=False, dropped=1))
+            self.assertEqual(await running.cancel(), z.AbortResult(aborted=True, dropped=0))
+            events = await running.collect()
+            self.assertEqual(events[-2].stop, "aborted")
+            events = await waiting.collect()
+            self.assertEqual(event_types(events), ["turn_end", "done"], "dropped work never ran")
+            self.assertEqual(text_of(await behind.collect()), "You said: third")
+            self.assertEqual(await running.cancel(), z.AbortResult(aborted=False, dropped=0))
+            # A stream cancelled before it was sent is never sent.
+            unsent = c.prompt("never")
+            self.assertEqual(await unsent.cancel(), z.AbortResult(aborted=False, dropped=0))
+            with self.assertRaises(z.ZotError) as cm:
+                await unsent.collect()
+            self.assertEqual(cm.exception.code, "aborted")
+            self.assertNotIn("never", repr((await c.get_messages()).messages), "a cancelled stream was sent")
+
     async def test_concurrent_requests(self):
         async with self.real(ECHO_SCRIPT) as c:
             results = await asyncio.gather(*(c.ping() for _ in range(20)), c.get_state())

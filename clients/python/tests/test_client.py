@@ -301,6 +301,31 @@ class PromptTest(ZotTestCase):
             self.assertEqual(events[-2].stop, "aborted")
         self.assertFalse(c.get_state().busy)
 
+    def test_cancel_one_prompt_by_id(self):
+        c = self.client(SLEEP_SCRIPT)
+        running = c.prompt("sleep")
+        waiting = c.prompt("second")
+        behind = c.prompt("third")
+        self.assertEqual((waiting.position, behind.position), (1, 2))
+        # The queued prompt alone is dropped: the running one goes on, the
+        # one behind it keeps its turn.
+        self.assertEqual(waiting.cancel(), z.AbortResult(aborted=False, dropped=1))
+        self.assertEqual(c.abort(prompt_id=running.id), z.AbortResult(aborted=True, dropped=0))
+        events = running.collect()
+        self.assertEqual(event_types(events)[-2:], ["turn_end", "done"])
+        self.assertEqual(events[-2].stop, "aborted")
+        events = waiting.collect()
+        self.assertEqual(event_types(events), ["turn_end", "done"], "dropped work never ran")
+        self.assertEqual(events[0].stop, "aborted")
+        self.assertEqual(text_of(behind.collect()), "You said: third")
+        # Work that has ended is left alone, and so is whatever runs now.
+        later = c.prompt("fourth")
+        self.assertEqual(running.cancel(), z.AbortResult(aborted=False, dropped=0))
+        self.assertEqual(text_of(later.collect()), "You said: fourth")
+        with self.assertRaises(z.ZotError) as cm:
+            c.abort(all=True, prompt_id=later.id)
+        self.assertEqual(cm.exception.code, "invalid_params")
+
     def test_ten_mib_image_round_trips(self):
         c = self.client(ECHO_SCRIPT)
         data = big_png(TEN_MIB)

@@ -94,6 +94,7 @@ class AsyncPromptStream:
         self._queue: "asyncio.Queue[Any]" = asyncio.Queue()
         self._sent: Optional["asyncio.Task[None]"] = None
         self._finished = False
+        self._cancelled = False
 
     @property
     def started(self) -> bool:
@@ -117,6 +118,9 @@ class AsyncPromptStream:
 
     async def send(self) -> "AsyncPromptStream":
         """Sends the command (once) and waits for its response."""
+        if self._cancelled and self._sent is None:
+            self._finished = True
+            raise ZotError("aborted", "cancelled before it was sent", self.command)
         if self._sent is None:
             self._sent = asyncio.ensure_future(self._client._start(self))
         await asyncio.shield(self._sent)
@@ -147,6 +151,19 @@ class AsyncPromptStream:
     async def collect(self) -> List[Event]:
         """Reads the rest of the stream and returns its events, done last."""
         return [ev async for ev in self]
+
+    async def cancel(self) -> AbortResult:
+        """Cancels this work alone (``abort`` with its ``prompt_id``):
+        aborted if it runs, dropped from the queue if it waits (``dropped``
+        1); either way the stream ends with ``turn_end`` (aborted) then
+        ``done``. Work that has ended is left alone, and other work is never
+        cut. A stream not sent yet is never sent: awaiting or iterating it
+        raises ZotError ``aborted``."""
+        if self._sent is None:
+            self._cancelled = True
+            return AbortResult(aborted=False, dropped=0)
+        await asyncio.shield(self._sent)
+        return await self._client.abort(prompt_id=self.id)
 
     def _put(self, item: Any) -> None:
         self._queue.put_nowait(item)
@@ -306,12 +323,17 @@ class AsyncClient(AsyncExtensionMethods, AsyncMCPMethods):
             cmd["instructions"] = instructions
         return AsyncPromptStream(self, cmd, next(self._ids))
 
-    async def abort(self, all: bool = False) -> AbortResult:  # noqa: A002 - the wire's name
+    async def abort(self, all: bool = False, prompt_id: Any = None) -> AbortResult:  # noqa: A002 - the wire's name
         """Cancels the running prompt or compact; with all, drops the
-        queue too."""
+        queue too. With prompt_id (a stream's ``id``), cancels only the
+        work of that command: aborted if it runs, dropped if it waits, left
+        alone if it has ended (``AsyncPromptStream.cancel`` sends this); not
+        with all (ZotError ``invalid_params``)."""
         cmd: Dict[str, Any] = {"type": "abort"}
         if all:
             cmd["all"] = True
+        if prompt_id is not None:
+            cmd["prompt_id"] = prompt_id
         return await self._call(cmd)
 
     async def get_state(self) -> StateResult:

@@ -98,13 +98,20 @@ class PromptStream:
         start: The server's answer: started now, or queued at a position.
     """
 
-    def __init__(self, cid: Any, command: str, timeout: Optional[float]) -> None:
+    def __init__(
+        self,
+        cid: Any,
+        command: str,
+        timeout: Optional[float],
+        abort: Optional[Callable[..., AbortResult]] = None,
+    ) -> None:
         self.id = cid
         self.command = command
         self.start: StartResult = StartResult(started=False)
         self._queue: "queue.Queue[Any]" = queue.Queue()
         self._timeout = timeout
         self._finished = False
+        self._abort = abort
 
     @property
     def started(self) -> bool:
@@ -148,6 +155,17 @@ class PromptStream:
     def collect(self) -> List[Event]:
         """Reads the rest of the stream and returns its events, done last."""
         return list(self)
+
+    def cancel(self) -> AbortResult:
+        """Cancels this work alone (``abort`` with its ``prompt_id``):
+        aborted if it runs, dropped from the queue if it waits (``dropped``
+        1); either way the stream ends with ``turn_end`` (aborted) then
+        ``done``. Work that has ended is left alone (``aborted`` false,
+        ``dropped`` 0), and other work is never cut, even when this work
+        ends as the abort is sent."""
+        if self._abort is None:
+            raise RuntimeError("this stream belongs to no client")
+        return self._abort(prompt_id=self.id)
 
     def _put(self, item: Any) -> None:
         self._queue.put(item)
@@ -336,13 +354,18 @@ class Client(ExtensionMethods, MCPMethods):
             cmd["instructions"] = instructions
         return self._start(cmd)
 
-    def abort(self, all: bool = False) -> AbortResult:  # noqa: A002 - the wire's name
+    def abort(self, all: bool = False, prompt_id: Any = None) -> AbortResult:  # noqa: A002 - the wire's name
         """Cancels the running prompt or compact; with all, drops the queue
-        too. The cancelled streams end with ``turn_end`` (aborted) then
-        ``done``."""
+        too. With prompt_id (a stream's ``id``), cancels only the work of
+        that command: aborted if it runs, dropped if it waits, left alone
+        if it has ended (``PromptStream.cancel`` sends this); not with all
+        (ZotError ``invalid_params``). The cancelled streams end with
+        ``turn_end`` (aborted) then ``done``."""
         cmd: Dict[str, Any] = {"type": "abort"}
         if all:
             cmd["all"] = True
+        if prompt_id is not None:
+            cmd["prompt_id"] = prompt_id
         return self._call(cmd)
 
     def get_state(self) -> StateResult:
@@ -396,7 +419,7 @@ class Client(ExtensionMethods, MCPMethods):
 
     def _start(self, cmd: Dict[str, Any]) -> PromptStream:
         cid = next(self._ids)
-        stream = PromptStream(cid, cmd["type"], self._event_timeout)
+        stream = PromptStream(cid, cmd["type"], self._event_timeout, self.abort)
         resp = self._send(cmd, stream, cid)
         if not resp.success:
             self._router.forget(cid)
