@@ -10,6 +10,8 @@ import (
 	"zot.dev/zot/internal/provider/httpcall"
 	"zot.dev/zot/internal/provider/providertest"
 	"zot.dev/zot/internal/provider/reqbody"
+	"zot.dev/zot/internal/sysprompt"
+	"zot.dev/zot/internal/tools"
 )
 
 // BenchmarkHandleTextDelta measures decoding one content_block_delta
@@ -85,7 +87,7 @@ func BenchmarkBuildRequest(b *testing.B) {
 		if m.Role == llm.RoleAssistant {
 			probe := bound
 			probe.Messages = bound.Messages
-			_, prefix, err := buildPayload(&probe, &tools, nil)
+			_, prefix, err := buildPayload(&probe, nil, &tools, nil)
 			if err != nil {
 				b.Fatal(err)
 			}
@@ -98,7 +100,7 @@ func BenchmarkBuildRequest(b *testing.B) {
 		var msgs reqbody.MessageCache
 		b.ReportAllocs()
 		for b.Loop() {
-			p, _, err := buildPayload(&bound, &tools, &msgs)
+			p, _, err := buildPayload(&bound, nil, &tools, &msgs)
 			if err != nil {
 				b.Fatal(err)
 			}
@@ -107,4 +109,61 @@ func BenchmarkBuildRequest(b *testing.B) {
 			}
 		}
 	})
+}
+
+// BenchmarkBuildToolTripRequest measures encoding the body of the call
+// that follows a read tool's result, in a short session like the tool
+// round trips of `make bench`: zot's system prompt and built-in tools, a
+// prompt and five bash and five read round trips (a 7 KB file each), with
+// the provider's caches as a session uses them ("head" adds the cache of
+// the members before the messages).
+func BenchmarkBuildToolTripRequest(b *testing.B) {
+	builtins := tools.Builtins(tools.Config{CWD: "/project"})
+	req := &llm.Request{
+		Model:  "claude-sonnet-4-5",
+		System: sysprompt.Build(sysprompt.Options{CWD: "/project", Tools: builtins}),
+	}
+	for _, t := range builtins {
+		req.Tools = append(req.Tools, llm.ToolSpec{Name: t.Name(), Description: t.Description(), Schema: t.Schema()})
+	}
+	file := strings.Repeat("     1\ta line of the benchmark's text file, with some words in it\n", 120)
+	req.Messages = []llm.Message{
+		{Role: llm.RoleUser, Content: []llm.Block{&llm.TextBlock{Text: "hello"}}},
+		{Role: llm.RoleAssistant, Content: []llm.Block{&llm.TextBlock{Text: "Hello! How can I help?"}}},
+	}
+	for i := range 10 {
+		id := fmt.Sprintf("toolu_%d", i)
+		call, out := &llm.ToolCallBlock{ID: id, Name: "bash", Args: []byte(`{"command":"echo hi"}`)}, "hi\n[exit code 0]"
+		if i%2 == 1 {
+			call, out = &llm.ToolCallBlock{ID: id, Name: "read", Args: []byte(`{"path":"/project/notes.txt"}`)}, file
+		}
+		req.Messages = append(req.Messages,
+			llm.Message{Role: llm.RoleUser, Content: []llm.Block{&llm.TextBlock{Text: "Run the tool, please."}}},
+			llm.Message{Role: llm.RoleAssistant, Content: []llm.Block{call}},
+			llm.Message{Role: llm.RoleTool, Content: []llm.Block{&llm.ToolResultBlock{CallID: id, Name: call.Name, Content: []llm.Block{&llm.TextBlock{Text: out}}}}},
+			llm.Message{Role: llm.RoleAssistant, Content: []llm.Block{&llm.TextBlock{Text: "The tool said: " + out[:10]}}},
+		)
+	}
+	req.Messages = req.Messages[:len(req.Messages)-1] // the call after the last result
+	for _, withHead := range []bool{false, true} {
+		name := "cached"
+		if withHead {
+			name = "cached head"
+		}
+		b.Run(name, func(b *testing.B) {
+			var heads headCache
+			var tools reqbody.ToolCache
+			var msgs reqbody.MessageCache
+			h := &heads
+			if !withHead {
+				h = nil
+			}
+			b.ReportAllocs()
+			for b.Loop() {
+				if _, _, err := buildPayload(req, h, &tools, &msgs); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
 }

@@ -111,7 +111,7 @@ const cacheMark = `,"cache_control":{"type":"ephemeral"}`
 // from tools when it has not changed and each message's from msgs when it
 // was sent before (nil caches: always encode).
 func buildRequestCached(req *llm.Request, tools *reqbody.ToolCache, msgs *reqbody.MessageCache) ([]byte, error) {
-	p, _, err := buildPayload(req, tools, msgs)
+	p, _, err := buildPayload(req, nil, tools, msgs)
 	if err != nil {
 		return nil, err
 	}
@@ -124,7 +124,10 @@ func buildRequestCached(req *llm.Request, tools *reqbody.ToolCache, msgs *reqbod
 // bound.go), for the thinking blocks of the answer; "" otherwise. Thinking
 // blocks that may not be sent back (of another model, or bound to a
 // prefix that changed) are left out, with every later one.
-func buildPayload(req *llm.Request, tools *reqbody.ToolCache, msgs *reqbody.MessageCache) (*reqbody.Payload, string, error) {
+//
+// The head (the members before the messages) is taken from heads when the
+// last request had the same one (nil: always encoded).
+func buildPayload(req *llm.Request, heads *headCache, tools *reqbody.ToolCache, msgs *reqbody.MessageCache) (*reqbody.Payload, string, error) {
 	w := wireRequest{
 		Model:  req.Model,
 		Stream: true,
@@ -132,10 +135,12 @@ func buildPayload(req *llm.Request, tools *reqbody.ToolCache, msgs *reqbody.Mess
 	if err := setThinking(&w, req); err != nil {
 		return nil, "", err
 	}
-	if req.System != "" {
-		w.System = []wireBlock{{Type: "text", Text: req.System, CacheControl: ephemeral}}
-	}
-	head, err := json.Marshal(w)
+	head, err := heads.Get(keyOf(&w), req.System, func() ([]byte, error) {
+		if req.System != "" {
+			w.System = []wireBlock{{Type: "text", Text: req.System, CacheControl: ephemeral}}
+		}
+		return json.Marshal(w)
+	})
 	if err != nil {
 		return nil, "", fmt.Errorf("encoding json: %w", err)
 	}
@@ -168,6 +173,32 @@ func buildPayload(req *llm.Request, tools *reqbody.ToolCache, msgs *reqbody.Mess
 		return appendMessages(b, messages, frags, &splices)
 	}, rawTools)
 	return reqbody.NewPayload(raw, &splices), prefix, nil
+}
+
+// headCache holds the last request's head.
+type headCache = reqbody.HeadCache[headKey]
+
+// headKey is what a request's head is made of besides its system prompt:
+// the members of a wireRequest without System, by value.
+type headKey struct {
+	model, effort string
+	maxTokens     int
+	thinking      wireThinking
+	thinks        bool // thinking is set
+	configured    bool // output_config is set
+	stream        bool
+}
+
+// keyOf returns the key of w's head.
+func keyOf(w *wireRequest) headKey {
+	k := headKey{model: w.Model, maxTokens: w.MaxTokens, stream: w.Stream}
+	if w.Thinking != nil {
+		k.thinking, k.thinks = *w.Thinking, true
+	}
+	if w.OutputConfig != nil {
+		k.effort, k.configured = w.OutputConfig.Effort, true
+	}
+	return k
 }
 
 // setThinking sets the thinking, effort and max_tokens of w. A model whose

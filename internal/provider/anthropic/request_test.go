@@ -157,7 +157,7 @@ func TestLongTextEncodedInPlace(t *testing.T) {
 	var tools reqbody.ToolCache
 	var msgs reqbody.MessageCache
 	for round := range 2 {
-		p, _, err := buildPayload(req, &tools, &msgs)
+		p, _, err := buildPayload(req, nil, &tools, &msgs)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -240,6 +240,43 @@ func TestLevelsNotTaken(t *testing.T) {
 		var w wireRequest
 		if err := setThinking(&w, &tc.req); err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%+v: %v", tc.req, err)
+		}
+	}
+}
+
+// TestHeadCachedMatchesFresh: one head cache across requests whose model,
+// reasoning, output limit and system prompt change gives each request the
+// body a fresh encoding gives it.
+func TestHeadCachedMatchesFresh(t *testing.T) {
+	var heads headCache
+	var tools reqbody.ToolCache
+	var msgs reqbody.MessageCache
+	base := fullTranscript()
+	steps := []func(r *llm.Request){
+		func(*llm.Request) {},
+		func(*llm.Request) {},
+		func(r *llm.Request) { r.System = "You are zot, in another folder." },
+		func(r *llm.Request) { r.Reasoning = "low" },
+		func(r *llm.Request) { r.Reasoning = "none" },
+		func(r *llm.Request) { r.ReasoningControl, r.Reasoning = llm.ReasoningBudget, "medium" },
+		func(r *llm.Request) { r.MaxTokens = 1234 },
+		func(r *llm.Request) { r.Model = "claude-other" },
+		func(r *llm.Request) { r.System = "" },
+		func(*llm.Request) {},
+	}
+	req := *base
+	for i, change := range steps {
+		change(&req)
+		p, _, err := buildPayload(&req, &heads, &tools, &msgs)
+		if err != nil {
+			t.Fatalf("step %d: %v", i, err)
+		}
+		fresh, err := buildRequest(&req)
+		if err != nil {
+			t.Fatalf("step %d: %v", i, err)
+		}
+		if got := p.Bytes(); string(got) != string(fresh) {
+			t.Fatalf("step %d: body with the head cache differs:\n%s\nfresh:\n%s", i, got, fresh)
 		}
 	}
 }
