@@ -156,34 +156,40 @@ func (s *Session) startPlugins(cfg SessionConfig) error {
 		p.stop(context.Background())
 		return err
 	}
-	p.startExtensions()
-	return nil
+	return p.startExtensions() // nothing has stopped them yet: never fails
 }
 
 // startExtensions attaches the extension host. Held back (DeferStart),
 // the host is attached and finds its extensions at Launch; started at
 // once, nothing is attached when no extension is found, so that a
-// session without any costs nothing more.
-func (p *plugins) startExtensions() {
+// session without any costs nothing more. Once the plugins have stopped
+// it attaches nothing and returns ErrClosed: what it started then would
+// outlive the session.
+func (p *plugins) startExtensions() error {
 	c := p.extCfg
 	if !c.on() {
-		return
+		return nil
 	}
 	hc := c.hostConfig(p.sess.cwd, p.gate, p)
 	if !p.deferStart && len(c.Paths) == 0 {
 		if f := exthost.Find(hc.Discovery); len(f.Specs) == 0 && f.Untrusted == nil {
-			return
+			return nil
 		}
 	}
 	h := exthost.New(p.sess, hc)
 	p.mu.Lock()
+	if p.stopped {
+		p.mu.Unlock()
+		return errors.Join(ErrClosed, h.Close(context.Background()))
+	}
 	p.ext = h
 	p.mu.Unlock()
 	p.watchReady(h)
 	if p.deferStart {
-		return
+		return nil
 	}
 	h.Launch()
+	return nil
 }
 
 // watchReady tells OnExtensionsChanged once the extensions are ready,
@@ -425,7 +431,9 @@ func (s *Session) ClosePanel(panelID string) (extension string, err error) {
 // paths, the folders as they are now) and starts them, and returns them
 // once they are ready (or their handshake timeout has passed); then the
 // OnExtensionsChanged functions are called. A session that found none
-// looks again. It returns ErrBusy while work runs or waits.
+// looks again. It returns ErrBusy while work runs or waits, and ErrClosed
+// once the session is closed or its extensions were stopped
+// (StopExtensions).
 func (s *Session) ReloadExtensions(ctx context.Context) ([]wire.ExtensionInfo, error) {
 	s.mu.Lock()
 	err := s.idleLocked()
@@ -440,9 +448,15 @@ func (s *Session) ReloadExtensions(ctx context.Context) ([]wire.ExtensionInfo, e
 			return []wire.ExtensionInfo{}, nil
 		}
 		p.mu.Lock()
+		stopped := p.stopped
 		p.launched = true
 		p.mu.Unlock()
-		p.startExtensions()
+		if stopped {
+			return nil, ErrClosed
+		}
+		if err := p.startExtensions(); err != nil {
+			return nil, err
+		}
 		if h = p.host(); h == nil {
 			p.extensionsChanged()
 			return []wire.ExtensionInfo{}, nil

@@ -277,3 +277,34 @@ func onePID(t *testing.T, folder string, old ...int) int {
 		time.Sleep(10 * time.Millisecond)
 	}
 }
+
+// Once StopExtensions has stopped a session's extensions, a reload starts
+// none: an extension it would find (here one that appeared in the
+// project after the start found none) would outlive the session, as
+// Close stops only what was there when they stopped.
+func TestReloadAfterStopExtensionsStartsNone(t *testing.T) {
+	s := newSession(t, "", func(c *SessionConfig) {
+		c.Extensions = ExtensionConfig{Discover: true, TrustProject: true}
+	})
+	if err := s.StopExtensions(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	folder := pyExtension(t, filepath.Join(s.CWD(), ".zot", "extensions"), "late", "ok")
+	t.Cleanup(func() {
+		for _, pid := range extPIDs(t, folder) {
+			if p, err := os.FindProcess(pid); err == nil {
+				_ = p.Kill()
+			}
+		}
+	})
+	list, err := s.ReloadExtensions(context.Background())
+	if !errors.Is(err, ErrClosed) {
+		t.Errorf("reload after StopExtensions: %+v, %v; want ErrClosed", list, err)
+	}
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if left := extPIDs(t, folder); len(left) > 0 {
+		t.Fatalf("the extension (pids %v) was started after its session's extensions stopped, and outlived the session", left)
+	}
+}
