@@ -103,15 +103,16 @@ func New(cfg Config) (*Runtime, error) {
 // carries the events and is closed after the *wire.DoneEvent. A consumer
 // that stops reading stalls the run only until ctx is cancelled or the
 // Runtime is closed. Prompt returns ErrBusy while another prompt or
-// compaction runs.
+// compaction runs, and an error of code invalid_params for a prompt with
+// neither text nor an image, invalid_image for an image it cannot take
+// (wire.CodeOf), as zot rpc does.
 func (r *Runtime) Prompt(ctx context.Context, text string, images []Image) (<-chan Event, error) {
 	blocks, err := checkImages(images)
 	if err != nil {
 		return nil, err
 	}
-	if text == "" && len(blocks) == 0 {
-		return nil, errors.New("zot: empty prompt: give text or an image")
-	}
+	// The engine refuses a prompt with neither text nor an image
+	// (invalid_params), as it does for every door.
 	return r.submit(engine.Work{Ctx: ctx, Prompt: &engine.PromptInput{Text: text, Images: blocks}})
 }
 
@@ -183,13 +184,14 @@ func (r *Runtime) relay(sub *engine.Subscription[Event], ch chan Event) {
 	}
 }
 
-// checkImages sniffs and bounds a prompt's images.
+// checkImages sniffs and bounds a prompt's images. Its error carries
+// invalid_image, the code zot rpc refuses the same image with.
 func checkImages(list []Image) ([]llm.ImageBlock, error) {
 	blocks := make([]llm.ImageBlock, 0, len(list))
 	for i, img := range list {
 		b, err := images.Check(img.MIMEType, img.Data)
 		if err != nil {
-			return nil, fmt.Errorf("image %d: %w", i, err)
+			return nil, &wire.Error{Code: wire.CodeInvalidImage, Message: fmt.Sprintf("image %d: %v", i, err), Err: err}
 		}
 		blocks = append(blocks, b)
 	}
