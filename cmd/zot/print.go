@@ -41,33 +41,39 @@ func printMode(ctx context.Context, cmd *cli.Command, prompt string, io streams)
 		fmt.Fprintf(io.err, "[%s] %s: %s\n", e.Extension, e.Level, oneLineText(e.Message))
 	}})
 	p := &printer{out: bufio.NewWriterSize(io.out, 32<<10), asJSON: cmd.Bool("json"), endsWithText: true}
-	// The done is written here, not in the sink: the session hands it
-	// over with its lock held, and stdout may be slow.
-	finished := make(chan wire.Event, 1)
-	err = sess.Submit(engine.Work{
-		Ctx:    ctx,
-		Prompt: &engine.PromptInput{Text: prompt},
-		Sink: func(_ context.Context, ev wire.Event) {
-			if _, last := ev.(*wire.DoneEvent); last {
-				finished <- ev
-				return
-			}
-			p.event(ev)
-		},
-	}, engine.RefuseBusy, nil)
+	events := engine.NewSubscription[wire.Event](engine.SubscribeOptions{Policy: engine.Block})
+	err = sess.Submit(engine.Work{Ctx: ctx, Prompt: &engine.PromptInput{Text: prompt}, Events: events}, engine.RefuseBusy, nil)
 	if err != nil {
 		host.Close()
 		return &exitError{code: 1, msg: err.Error()}
 	}
+	// The events are printed as they come, outside the session's locks: a
+	// slow stdout makes the work wait for room, and holds nothing else
+	// up. The done is written last, once the session has stopped.
 	var done wire.Event
+	printed := make(chan struct{})
+	go func() {
+		defer close(printed)
+		for {
+			ev, err := events.Next(context.Background())
+			if err != nil {
+				return // after the done: the session ends the events there
+			}
+			if _, last := ev.(*wire.DoneEvent); last {
+				done = ev
+				return
+			}
+			p.event(ev)
+		}
+	}()
 	select {
-	case done = <-finished:
+	case <-printed:
 	case <-ctx.Done():
 		// Interrupted: the work is aborting. A stdout nobody reads can hold
 		// the printer in a write; after a short grace zot goes anyway (its
 		// tools die with it).
 		select {
-		case done = <-finished:
+		case <-printed:
 		case <-time.After(printSignalGrace):
 			stop, cancel := context.WithTimeout(context.Background(), printSignalGrace)
 			defer cancel()
@@ -93,8 +99,8 @@ func printMode(ctx context.Context, cmd *cli.Command, prompt string, io streams)
 	return nil
 }
 
-// printer writes print mode's output as the events come. It runs on the
-// session's worker, one event at a time.
+// printer writes print mode's output as the events come, one event at a
+// time.
 type printer struct {
 	out          *bufio.Writer
 	asJSON       bool
