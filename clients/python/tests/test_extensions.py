@@ -82,6 +82,9 @@ class ExtensionMethodsTest(ExtensionTestCase):
         events = stream.collect()
         self.assertEqual(events[-1].TYPE, "done")
         self.assertEqual(events[0].prompt_id, stream.id)
+        # A command's prompt is cancelled by its id as any prompt is: it
+        # has ended, so it is left alone.
+        self.assertEqual(stream.cancel(), z.AbortResult(aborted=False, dropped=0))
 
         exts = c.reload_extensions().extensions
         self.assertEqual([e.state for e in exts], ["ready"])

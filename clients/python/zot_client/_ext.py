@@ -68,7 +68,7 @@ class ExtensionMethods:
         from .client import PromptStream
 
         cid = next(self._ids)  # type: ignore[attr-defined]
-        stream = PromptStream(cid, "run_command", self._event_timeout)  # type: ignore[attr-defined]
+        stream = PromptStream(cid, "run_command", self._event_timeout, self.abort)  # type: ignore[attr-defined]
         resp = self._send({"type": "run_command", "name": name, "args": args}, stream, cid)  # type: ignore[attr-defined]
         return _command_result(self._router, cid, resp, stream)  # type: ignore[attr-defined]
 
