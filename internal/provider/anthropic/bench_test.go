@@ -87,7 +87,7 @@ func BenchmarkBuildRequest(b *testing.B) {
 		if m.Role == llm.RoleAssistant {
 			probe := bound
 			probe.Messages = bound.Messages
-			_, prefix, err := buildPayload(&probe, nil, &tools, nil)
+			_, prefix, err := buildPayload(&probe, caches{tools: &tools})
 			if err != nil {
 				b.Fatal(err)
 			}
@@ -100,7 +100,7 @@ func BenchmarkBuildRequest(b *testing.B) {
 		var msgs reqbody.MessageCache
 		b.ReportAllocs()
 		for b.Loop() {
-			p, _, err := buildPayload(&bound, nil, &tools, &msgs)
+			p, _, err := buildPayload(&bound, caches{tools: &tools, msgs: &msgs})
 			if err != nil {
 				b.Fatal(err)
 			}
@@ -116,7 +116,8 @@ func BenchmarkBuildRequest(b *testing.B) {
 // round trips of `make bench`: zot's system prompt and built-in tools, a
 // prompt and five bash and five read round trips (a 7 KB file each), with
 // the provider's caches as a session uses them ("head" adds the cache of
-// the members before the messages).
+// the members before the messages; "buffer" the reuse of the buffer of
+// the body sent before).
 func BenchmarkBuildToolTripRequest(b *testing.B) {
 	builtins := tools.Builtins(tools.Config{CWD: "/project"})
 	req := &llm.Request{
@@ -145,24 +146,34 @@ func BenchmarkBuildToolTripRequest(b *testing.B) {
 		)
 	}
 	req.Messages = req.Messages[:len(req.Messages)-1] // the call after the last result
-	for _, withHead := range []bool{false, true} {
-		name := "cached"
-		if withHead {
-			name = "cached head"
-		}
+	for _, name := range []string{"cached", "cached head", "cached head buffer"} {
 		b.Run(name, func(b *testing.B) {
 			var heads headCache
 			var tools reqbody.ToolCache
 			var msgs reqbody.MessageCache
-			h := &heads
-			if !withHead {
-				h = nil
+			var bufs reqbody.Buffers
+			c := caches{tools: &tools, msgs: &msgs}
+			if name != "cached" {
+				c.head = &heads
+			}
+			if name == "cached head buffer" {
+				c.bufs = &bufs
 			}
 			b.ReportAllocs()
 			for b.Loop() {
-				if _, _, err := buildPayload(req, h, &tools, &msgs); err != nil {
+				p, _, err := buildPayload(req, c)
+				if err != nil {
 					b.Fatal(err)
 				}
+				// Sent: the transport reads the body and closes it.
+				r := p.Reader()
+				if _, err := io.Copy(io.Discard, r); err != nil {
+					b.Fatal(err)
+				}
+				if c, ok := r.(io.Closer); ok {
+					c.Close()
+				}
+				p.Release()
 			}
 		})
 	}

@@ -60,6 +60,7 @@ type Provider struct {
 	url     string
 	version string
 	opt     httpcall.Options
+	bufs    reqbody.Buffers      // the buffer of the last body sent
 	head    headCache            // the encoded head of the last request
 	tools   reqbody.ToolCache    // the encoded tool list of the last request
 	msgs    reqbody.MessageCache // the encoded messages of the last request
@@ -96,10 +97,11 @@ func endpoint(base string) string {
 // event, a cut stream) re-issues the whole call as long as nothing beyond
 // EventStart has been reported; EventStart itself is reported once.
 func (p *Provider) Stream(ctx context.Context, req *llm.Request, sink llm.Sink) (*llm.Response, error) {
-	body, prefix, err := buildPayload(req, &p.head, &p.tools, &p.msgs)
+	body, prefix, err := buildPayload(req, caches{head: &p.head, tools: &p.tools, msgs: &p.msgs, bufs: &p.bufs})
 	if err != nil {
 		return httpcall.Failed(nil), fmt.Errorf("%s: building request: %w", providerName, err)
 	}
+	defer body.Release()
 	header := http.Header{}
 	if p.apiKey != "" {
 		header.Set("x-api-key", p.apiKey)

@@ -111,7 +111,7 @@ const cacheMark = `,"cache_control":{"type":"ephemeral"}`
 // from tools when it has not changed and each message's from msgs when it
 // was sent before (nil caches: always encode).
 func buildRequestCached(req *llm.Request, tools *reqbody.ToolCache, msgs *reqbody.MessageCache) ([]byte, error) {
-	p, _, err := buildPayload(req, nil, tools, msgs)
+	p, _, err := buildPayload(req, caches{tools: tools, msgs: msgs})
 	if err != nil {
 		return nil, err
 	}
@@ -125,9 +125,10 @@ func buildRequestCached(req *llm.Request, tools *reqbody.ToolCache, msgs *reqbod
 // blocks that may not be sent back (of another model, or bound to a
 // prefix that changed) are left out, with every later one.
 //
-// The head (the members before the messages) is taken from heads when the
-// last request had the same one (nil: always encoded).
-func buildPayload(req *llm.Request, heads *headCache, tools *reqbody.ToolCache, msgs *reqbody.MessageCache) (*reqbody.Payload, string, error) {
+// The caches of c that are not nil are used: see caches. With c.bufs the
+// payload is recycled (reqbody.Payload.Recycle): release it once sent.
+func buildPayload(req *llm.Request, c caches) (*reqbody.Payload, string, error) {
+	heads, tools, msgs, bufs := c.head, c.tools, c.msgs, c.bufs
 	w := wireRequest{
 		Model:  req.Model,
 		Stream: true,
@@ -169,10 +170,25 @@ func buildPayload(req *llm.Request, heads *headCache, tools *reqbody.ToolCache, 
 	}
 	size := reqbody.Size(frags) + inPlaceLen(messages, frags) + len(cacheMark)
 	var splices reqbody.Splices
-	raw := reqbody.Body(head, "messages", size, func(b []byte) []byte {
+	raw := bufs.Body(head, "messages", size, func(b []byte) []byte {
 		return appendMessages(b, messages, frags, &splices)
 	}, rawTools)
-	return reqbody.NewPayload(raw, &splices), prefix, nil
+	p := reqbody.NewPayload(raw, &splices)
+	if bufs != nil {
+		p.Recycle(bufs)
+	}
+	return p, prefix, nil
+}
+
+// caches are what a provider keeps from one request to the next to build
+// the next: the head (the members before the messages), the tool list,
+// each message's encoding, and the buffer of the last body sent. A nil
+// one is not used: what it would keep is encoded or allocated afresh.
+type caches struct {
+	head  *headCache
+	tools *reqbody.ToolCache
+	msgs  *reqbody.MessageCache
+	bufs  *reqbody.Buffers
 }
 
 // headCache holds the last request's head.

@@ -157,7 +157,7 @@ func TestLongTextEncodedInPlace(t *testing.T) {
 	var tools reqbody.ToolCache
 	var msgs reqbody.MessageCache
 	for round := range 2 {
-		p, _, err := buildPayload(req, nil, &tools, &msgs)
+		p, _, err := buildPayload(req, caches{tools: &tools, msgs: &msgs})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -267,7 +267,7 @@ func TestHeadCachedMatchesFresh(t *testing.T) {
 	req := *base
 	for i, change := range steps {
 		change(&req)
-		p, _, err := buildPayload(&req, &heads, &tools, &msgs)
+		p, _, err := buildPayload(&req, caches{head: &heads, tools: &tools, msgs: &msgs})
 		if err != nil {
 			t.Fatalf("step %d: %v", i, err)
 		}

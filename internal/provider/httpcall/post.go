@@ -78,7 +78,7 @@ func postOnce(ctx context.Context, provider, url string, header http.Header, bod
 		// net/http knows the length and how to start over only for its
 		// own reader types.
 		req.ContentLength = body.Len()
-		req.GetBody = func() (io.ReadCloser, error) { return io.NopCloser(body.Reader()), nil }
+		req.GetBody = func() (io.ReadCloser, error) { return readCloser(body.Reader()), nil }
 		if req.ContentLength == 0 {
 			req.Body = http.NoBody
 		}
@@ -126,4 +126,14 @@ func checkURL(raw string) error {
 		return fmt.Errorf("invalid url %q: no host", raw)
 	}
 	return nil
+}
+
+// readCloser returns r as an io.ReadCloser: itself when it is one (a body
+// whose reader tells it when the transport is done with it), else with a
+// Close that does nothing.
+func readCloser(r io.Reader) io.ReadCloser {
+	if rc, ok := r.(io.ReadCloser); ok {
+		return rc
+	}
+	return io.NopCloser(r)
 }

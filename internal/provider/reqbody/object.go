@@ -79,8 +79,17 @@ func AppendGroupedWith(b []byte, frags [][]byte, role func(i int) string, member
 // size bytes, or the buffer grows), and "tools" with the encoded tool list
 // tools when it is not nil.
 func Body(head []byte, member string, size int, appendList func([]byte) []byte, tools []byte) []byte {
+	return body(make([]byte, 0, bodySize(head, member, size, tools)), head, member, appendList, tools)
+}
+
+// bodySize is the room [Body] needs.
+func bodySize(head []byte, member string, size int, tools []byte) int {
+	return len(head) + len(member) + size + len(tools) + len(`,"":,"tools":}`)
+}
+
+// body is Body written into b, an empty buffer.
+func body(b, head []byte, member string, appendList func([]byte) []byte, tools []byte) []byte {
 	head = bytes.TrimRight(head, " \n")
-	b := make([]byte, 0, len(head)+len(member)+size+len(tools)+len(`,"":,"tools":}`))
 	b = append(b, head[:len(head)-1]...)
 	b = appendList(appendName(b, member))
 	if tools != nil {

@@ -49,6 +49,7 @@ type Payload struct {
 	raw     []byte
 	splices []splice // in order of at
 	size    int64
+	recycling
 }
 
 // splice is a text encoded as a JSON string at offset at of raw.
@@ -110,10 +111,17 @@ func (p *Payload) Len() int64 { return p.size }
 // Reader returns a reader of the body from its start; each call gives a
 // new one, so a retried request sends the body again.
 func (p *Payload) Reader() io.Reader {
+	var r io.Reader
 	if len(p.splices) == 0 {
-		return bytes.NewReader(p.raw)
+		r = bytes.NewReader(p.raw)
+	} else {
+		r = &payloadReader{p: p}
 	}
-	return &payloadReader{p: p}
+	if p.bufs == nil {
+		return r
+	}
+	p.refs.Add(1)
+	return &closingReader{p: p, r: r}
 }
 
 // Bytes returns the whole body in one slice.
