@@ -115,6 +115,8 @@ type plugins struct {
 
 	notices notices
 
+	reloading sync.Mutex // serialises ReloadExtensions
+
 	mu       sync.Mutex
 	ext      *exthost.Host    // nil while no extension was found
 	mcp      *mcphost.Manager // nil until the first server is added
@@ -435,13 +437,15 @@ func (s *Session) ClosePanel(panelID string) (extension string, err error) {
 // once the session is closed or its extensions were stopped
 // (StopExtensions).
 func (s *Session) ReloadExtensions(ctx context.Context) ([]wire.ExtensionInfo, error) {
+	p := &s.plug
+	p.reloading.Lock() // one reload at a time: a session that found none makes one host
+	defer p.reloading.Unlock()
 	s.mu.Lock()
 	err := s.idleLocked()
 	s.mu.Unlock()
 	if err != nil {
 		return nil, err
 	}
-	p := &s.plug
 	h := p.host()
 	if h == nil {
 		if !p.extCfg.on() {
@@ -449,11 +453,12 @@ func (s *Session) ReloadExtensions(ctx context.Context) ([]wire.ExtensionInfo, e
 		}
 		p.mu.Lock()
 		stopped := p.stopped
-		p.launched = true
 		p.mu.Unlock()
 		if stopped {
 			return nil, ErrClosed
 		}
+		// Only a session that starts its extensions at once can have
+		// none attached: it looks again.
 		if err := p.startExtensions(); err != nil {
 			return nil, err
 		}
@@ -461,7 +466,10 @@ func (s *Session) ReloadExtensions(ctx context.Context) ([]wire.ExtensionInfo, e
 			p.extensionsChanged()
 			return []wire.ExtensionInfo{}, nil
 		}
+		// Those found now are told as the first set is: once ready
+		// (watchReady).
 		h.WaitReady(ctx)
+		return s.Extensions(), ctx.Err()
 	} else if err := h.Reload(ctx); err != nil {
 		return nil, extError(err)
 	}
@@ -553,4 +561,12 @@ func (s *Session) closePlugins() error {
 	ctx, cancel := context.WithTimeout(context.Background(), StopTimeout)
 	defer cancel()
 	return s.plug.stop(ctx)
+}
+
+// writerOf returns w, or a writer that discards when w is nil.
+func writerOf(w io.Writer) io.Writer {
+	if w == nil {
+		return io.Discard
+	}
+	return w
 }

@@ -308,3 +308,45 @@ func TestReloadAfterStopExtensionsStartsNone(t *testing.T) {
 		t.Fatalf("the extension (pids %v) was started after its session's extensions stopped, and outlived the session", left)
 	}
 }
+
+// A session that found no extension looks again at ReloadExtensions:
+// one added to the project since starts, and OnExtensionsChanged is told
+// once it is ready, once.
+func TestReloadFindsNewExtensions(t *testing.T) {
+	s := newSession(t, "", func(c *SessionConfig) {
+		c.Extensions = ExtensionConfig{Discover: true, TrustProject: true}
+	})
+	var mu sync.Mutex
+	told := 0
+	s.OnExtensionsChanged(func() { mu.Lock(); told++; mu.Unlock() })
+	if list := s.Extensions(); len(list) != 0 {
+		t.Fatalf("extensions before: %+v", list)
+	}
+	pyExtension(t, filepath.Join(s.CWD(), ".zot", "extensions"), "late", "ok")
+	list, err := s.ReloadExtensions(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(list) != 1 || list[0].Name != "late" || list[0].State != "ready" {
+		t.Fatalf("extensions after the reload: %+v", list)
+	}
+	deadline := time.Now().Add(guard)
+	for {
+		mu.Lock()
+		n := told
+		mu.Unlock()
+		if n == 1 {
+			break
+		}
+		if n > 1 || time.Now().After(deadline) {
+			t.Fatalf("OnExtensionsChanged was called %d times", n)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	time.Sleep(50 * time.Millisecond)
+	mu.Lock()
+	defer mu.Unlock()
+	if told != 1 {
+		t.Fatalf("OnExtensionsChanged was called %d times", told)
+	}
+}

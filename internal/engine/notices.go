@@ -1,20 +1,11 @@
 package engine
 
 import (
-	"io"
 	"strings"
 	"sync"
 
 	"zot.dev/zot/sdk/wire"
 )
-
-// writerOf returns w, or a writer that discards when w is nil.
-func writerOf(w io.Writer) io.Writer {
-	if w == nil {
-		return io.Discard
-	}
-	return w
-}
 
 // Notice is an event that belongs to no piece of work, pushed by the
 // session's extensions or MCP servers (or by the door, for the answer of
