@@ -71,7 +71,7 @@ func (h *conn) announce(s *session, r jsonrpc.Reply) jsonrpc.Reply {
 // answer), and after /reload. The engine starts and stops them with the
 // session.
 func (s *session) watchExtensions() {
-	s.eng.SetNoticeSink(engine.NoticeSink{Send: s.engineNotice}) // notify.go
+	s.eng.SetNoticeSink(engine.NoticeSink{Send: s.engineNotice, Full: s.noticesFull}) // notify.go
 	stop := s.eng.OnExtensionsChanged(func() {
 		select {
 		case <-s.stop:

@@ -9,6 +9,27 @@ import (
 	"zot.dev/zot/sdk/wire"
 )
 
+// maxQueuedNotices is, in Options.QueueUpdates, how many updates may wait
+// in a session before the notices the schema marks droppable
+// (wire.DroppableEvent: an extension's notify, a panel's redraw or close)
+// are dropped: an extension that floods a client that reads slowly must
+// not grow the daemon's memory without bound. The updates of work and
+// every other update are never dropped.
+const maxQueuedNotices = 4
+
+// noticesFull reports whether the session's updates are so far behind
+// that a droppable notice is dropped; the first drop of the session is
+// logged.
+func (s *session) noticesFull() bool {
+	if s.q.Len() < maxQueuedNotices*s.agent.opts.QueueUpdates {
+		return false
+	}
+	if !s.droppedNotices.Swap(true) {
+		s.agent.logf("session %s: its clients are not reading: dropping what extensions push until they catch up", s.id)
+	}
+	return true
+}
+
 // maxUnheard bounds the notices a session keeps while no client has it
 // open, to tell the first one that does.
 const maxUnheard = 32

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"slices"
 	"sync"
+	"sync/atomic"
 
 	"zot.dev/zot/internal/acp"
 	"zot.dev/zot/internal/engine"
@@ -49,6 +50,9 @@ type session struct {
 	q    *engine.Subscription[item]
 	stop chan struct{} // closed by close: the forwarder ends once the queue is empty
 	done chan struct{} // closed when the forwarder ended
+
+	// droppedNotices is set once a notice was dropped (noticesFull).
+	droppedNotices atomic.Bool
 
 	// The forwarder's own (encode.go): the heads of text chunks' params.
 	heads [2][]byte
