@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -174,5 +175,22 @@ func TestExtensionCommandsAndPanels(t *testing.T) {
 	notices.wait(t, "panel_close", func(ev wire.Event) bool { _, ok := ev.(*wire.PanelCloseEvent); return ok })
 	if p := s.Panels(); len(p) != 0 {
 		t.Fatalf("panels after the extension closed it: %+v", p)
+	}
+}
+
+// A panel's redraw or close that the door drops (its client reads too
+// slowly: NoticeSink.Full) still changes the session's open panels, so a
+// client told of them later is not shown a panel that closed, or lines
+// it no longer draws.
+func TestDroppedPanelNoticesStillChangePanels(t *testing.T) {
+	s := newSession(t, "", nil)
+	s.SetNoticeSink(NoticeSink{Send: func(Notice) { t.Error("a notice the door drops was sent") }, Full: func() bool { return true }})
+	s.panels.opened("ext", wire.Panel{ID: "a", Lines: []string{"old"}})
+	s.panels.opened("ext", wire.Panel{ID: "b", Lines: []string{"b"}})
+	s.plug.notices.push(&wire.PanelRenderEvent{Extension: "ext", PanelID: "a", Lines: []string{"new"}}, true)
+	s.plug.notices.push(&wire.PanelCloseEvent{Extension: "ext", PanelID: "b"}, true)
+	got := s.Panels()
+	if len(got) != 1 || got[0].Panel.ID != "a" || !slices.Equal(got[0].Panel.Lines, []string{"new"}) {
+		t.Fatalf("open panels %+v; want only a, drawing new", got)
 	}
 }

@@ -29,7 +29,8 @@ type NoticeSink struct {
 	Send func(Notice)
 	// Full, when set, is asked before a notice the schema marks droppable
 	// (wire.DroppableEvent: ext_notify, panel_render, panel_close) is
-	// stamped: true drops it, so that an extension that floods a client
+	// stamped: true drops it (the session's open panels still follow a
+	// dropped redraw or close: Panels), so that an extension that floods a client
 	// that reads slowly cannot grow zot's memory without bound. Every
 	// other event (the answer of a command a client asked for, say) is
 	// never dropped.
@@ -91,6 +92,9 @@ func (n *notices) push(ev wire.Event, logged bool) {
 // sendLocked stamps x and hands it on. The caller holds n.mu.
 func (n *notices) sendLocked(x Notice) {
 	if n.sink != nil && n.sink.Full != nil && wire.DroppableEvent(x.Event) && n.sink.Full() {
+		// The door drops it, but the session's open panels still
+		// change: a client told of them later sees them as they are.
+		n.sess.panels.observe(x.Event)
 		return
 	}
 	n.sess.Emit(x.Event, func(ev wire.Event) {
