@@ -2,8 +2,6 @@ package sdk
 
 import (
 	"context"
-	"fmt"
-	"slices"
 
 	"zot.dev/zot/internal/engine"
 	"zot.dev/zot/sdk/client"
@@ -80,16 +78,13 @@ func (r *Runtime) RunCommand(ctx context.Context, name, args string) (wire.RunCo
 // PanelKey sends a key ("up", "down", "enter", "esc", "rune" with text,
 // …) to the extension whose panel panelID is open; it answers, if at
 // all, with a *wire.PanelRenderEvent or *wire.PanelCloseEvent through
-// ExtensionConfig.OnEvent.
+// ExtensionConfig.OnEvent. A key that is not one of wire.PanelKey's
+// values fails with wire.CodeInvalidParams and is sent to no extension.
 func (r *Runtime) PanelKey(ctx context.Context, panelID string, key wire.PanelKey, text string) error {
 	if err := r.enter(ctx); err != nil {
 		return err
 	}
-	k := extwire.KeyName(key)
-	if !slices.Contains(extwire.KeyNameValues, k) {
-		return fmt.Errorf("zot: unknown key %q (one of up, down, left, right, enter, esc, tab, pageup, pagedown, home, end, backspace, delete, rune)", key)
-	}
-	return r.mapErr(r.sess.PanelKey(panelID, k, text))
+	return r.mapErr(r.sess.PanelKey(panelID, extwire.KeyName(key), text))
 }
 
 // ClosePanel closes an open extension panel, as a user would.

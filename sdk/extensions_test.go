@@ -99,8 +99,8 @@ func TestExtensions(t *testing.T) {
 	if r.Extension != "py" || r.Lines[0] != "key enter " {
 		t.Fatalf("render: %+v", r)
 	}
-	if err := rt.PanelKey(context.Background(), "p1", "f13", ""); err == nil {
-		t.Fatal("an unknown key is sent")
+	if err := rt.PanelKey(context.Background(), "p1", "f13", ""); err == nil || wire.CodeOf(err) != wire.CodeInvalidParams {
+		t.Fatalf("an unknown key: %v (code %q), want invalid_params", err, wire.CodeOf(err))
 	}
 	if err := rt.ClosePanel(context.Background(), "p1"); err != nil {
 		t.Fatal(err)

@@ -1,7 +1,10 @@
 package acpagent
 
 import (
+	"errors"
+
 	"zot.dev/zot/internal/acp"
+	"zot.dev/zot/internal/engine"
 	"zot.dev/zot/internal/jsonrpc"
 	"zot.dev/zot/sdk/extwire"
 	"zot.dev/zot/sdk/wire"
@@ -98,8 +101,11 @@ func (h *conn) panelClose(req *jsonrpc.Request) jsonrpc.Reply {
 }
 
 // panelError is the answer to a panel request that failed: a panel not
-// open is the client's mistake.
+// open, or a key the protocol does not have, is the client's mistake.
 func panelError(s *session, err error) *jsonrpc.Error {
+	if errors.Is(err, engine.ErrUnknownKey) {
+		return withSession(jsonrpc.InvalidParams("key", "%v", err), s.id)
+	}
 	if wire.CodeOf(err) == wire.CodeNotFound {
 		return withSession(jsonrpc.InvalidParams("panelId", "%v", err), s.id)
 	}

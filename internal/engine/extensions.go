@@ -7,6 +7,7 @@ import (
 	"io"
 	"path/filepath"
 	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -377,6 +378,9 @@ var (
 	// answer: it crashed, did not answer in time, or answered with
 	// something the protocol does not allow (code extension_error).
 	ErrExtension error = &wire.Error{Code: wire.CodeExtensionError, Message: "zot: extension failed"}
+	// ErrUnknownKey refuses a panel key that is not one of the
+	// protocol's (extwire.KeyNameValues).
+	ErrUnknownKey = wire.Sentinel(wire.CodeInvalidParams, "unknown panel key")
 )
 
 // RunExtensionCommand invokes an extension's slash command name with args
@@ -407,8 +411,13 @@ func (s *Session) RunExtensionCommand(ctx context.Context, name, args string) (C
 // PanelKey sends a key ("up", "down", "enter", "esc", "rune" with text,
 // …) to the extension whose panel panelID is open; the extension answers,
 // if at all, with a panel_render or panel_close notice. It fails with an
-// error wrapping ErrNotFound when no extension has that panel open.
+// error wrapping ErrNotFound when no extension has that panel open, and
+// with one wrapping ErrUnknownKey (invalid_params) for a key that is not
+// one of the protocol's, which no extension is sent.
 func (s *Session) PanelKey(panelID string, key extwire.KeyName, text string) error {
+	if !slices.Contains(extwire.KeyNameValues, key) {
+		return fmt.Errorf("%w %q: one of %s", ErrUnknownKey, key, keyNames)
+	}
 	h := s.plug.host()
 	if h == nil {
 		return &kindError{kind: ErrNotFound, err: fmt.Errorf("%w: %q", exthost.ErrUnknownPanel, panelID)}
@@ -496,6 +505,15 @@ func extError(err error) error {
 // kindError is err, also matching kind with errors.Is: its text is
 // err's.
 type kindError struct{ kind, err error }
+
+// keyNames lists the panel keys for an error message.
+var keyNames = func() string {
+	names := make([]string, len(extwire.KeyNameValues))
+	for i, k := range extwire.KeyNameValues {
+		names[i] = string(k)
+	}
+	return strings.Join(names, ", ")
+}()
 
 func (e *kindError) Error() string   { return e.err.Error() }
 func (e *kindError) Unwrap() []error { return []error{e.kind, e.err} }
