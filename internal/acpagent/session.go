@@ -48,7 +48,7 @@ type session struct {
 	// (Work.Ready), so a client that reads slowly slows this session down
 	// and nothing else.
 	q    *engine.Subscription[item]
-	stop chan struct{} // closed by close: the forwarder ends once the queue is empty
+	stop chan struct{} // closed by close: the commands are no longer told (commands.go)
 	done chan struct{} // closed when the forwarder ended
 
 	// droppedNotices is set once a notice was dropped (noticesFull).

@@ -21,6 +21,7 @@ const (
 	Out
 )
 
+// String returns "in" or "out".
 func (d Direction) String() string {
 	switch d {
 	case In:

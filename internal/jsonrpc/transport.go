@@ -64,6 +64,7 @@ type TooLongError struct {
 	Limit int
 }
 
+// Error says how long a message may be.
 func (e *TooLongError) Error() string {
 	return fmt.Sprintf("a message is longer than %d bytes; it was skipped", e.Limit)
 }
