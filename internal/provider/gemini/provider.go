@@ -54,6 +54,7 @@ type Provider struct {
 	base   string
 	header http.Header
 	opt    httpcall.Options
+	bufs   reqbody.Buffers   // the buffer of the last body sent
 	tools  reqbody.ToolCache // the encoded tool list of the last request
 	msgs   messageCaches     // the encoded messages of the last request
 }
@@ -87,10 +88,11 @@ func (p *Provider) endpoint(model string) string {
 // call as long as nothing beyond EventStart has been reported; EventStart
 // itself is reported once.
 func (p *Provider) Stream(ctx context.Context, req *llm.Request, sink llm.Sink) (*llm.Response, error) {
-	body, err := buildPayload(req, &p.tools, &p.msgs)
+	body, err := buildPayload(req, &p.tools, &p.msgs, &p.bufs)
 	if err != nil {
 		return httpcall.Failed(nil), fmt.Errorf("%s: building request: %w", providerName, err)
 	}
+	defer body.Release()
 	target := p.endpoint(req.Model)
 	var idle time.Duration
 	if req.ReasoningModel || req.Reasoning != "" {

@@ -121,7 +121,7 @@ type messageCaches [2]reqbody.MessageCache
 // its schema conversion) taken from tools when it has not changed and each
 // message's from msgs when it was sent before (nil caches: always encode).
 func buildRequestCached(req *llm.Request, tools *reqbody.ToolCache, msgs *messageCaches) ([]byte, error) {
-	p, err := buildPayload(req, tools, msgs)
+	p, err := buildPayload(req, tools, msgs, nil)
 	if err != nil {
 		return nil, err
 	}
@@ -130,7 +130,10 @@ func buildRequestCached(req *llm.Request, tools *reqbody.ToolCache, msgs *messag
 
 // buildPayload is buildRequestCached with the long texts of the body left
 // to be encoded as it is sent.
-func buildPayload(req *llm.Request, tools *reqbody.ToolCache, msgs *messageCaches) (*reqbody.Payload, error) {
+//
+// With bufs the body is built in the buffer of one sent before and the
+// payload is recycled (reqbody.Payload.Recycle): release it once sent.
+func buildPayload(req *llm.Request, tools *reqbody.ToolCache, msgs *messageCaches, bufs *reqbody.Buffers) (*reqbody.Payload, error) {
 	var w wireRequest
 	if req.System != "" {
 		w.SystemInstruction = &wireContent{Parts: []wirePart{{Text: req.System}}}
@@ -208,7 +211,7 @@ func buildPayload(req *llm.Request, tools *reqbody.ToolCache, msgs *messageCache
 		}
 	}
 	var splices reqbody.Splices
-	raw := reqbody.Body(head, "contents", size, func(b []byte) []byte {
+	raw := bufs.Body(head, "contents", size, func(b []byte) []byte {
 		return reqbody.AppendGroupedWith(b, frags, role, "parts", func(b []byte, i int, f []byte) []byte {
 			if reqbody.IsInPlace(f) {
 				return appendLongUser(b, &transcript[i], &splices)
@@ -216,7 +219,11 @@ func buildPayload(req *llm.Request, tools *reqbody.ToolCache, msgs *messageCache
 			return append(b, f...)
 		})
 	}, rawTools)
-	return reqbody.NewPayload(raw, &splices), nil
+	p := reqbody.NewPayload(raw, &splices)
+	if bufs != nil {
+		p.Recycle(bufs)
+	}
+	return p, nil
 }
 
 // appendLongUser appends the parts of m, a user message of only text, as

@@ -290,6 +290,6 @@ func TestLongTextSplicedIntoBody(t *testing.T) {
 	providertest.LongTextSpliced(t, "gemini-test", "", `{"role":"user","parts":[`, encode, func() (func(*llm.Request) (*reqbody.Payload, error), func() int) {
 		var tools reqbody.ToolCache
 		var msgs messageCaches
-		return func(req *llm.Request) (*reqbody.Payload, error) { return buildPayload(req, &tools, &msgs) }, nil
+		return func(req *llm.Request) (*reqbody.Payload, error) { return buildPayload(req, &tools, &msgs, nil) }, nil
 	})
 }

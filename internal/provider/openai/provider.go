@@ -62,6 +62,7 @@ type Provider struct {
 	header    http.Header
 	opt       httpcall.Options
 	responses llm.Provider         // see Config.Responses
+	bufs      reqbody.Buffers      // the buffer of the last body sent
 	tools     reqbody.ToolCache    // the encoded tool list of the last request
 	msgs      reqbody.MessageCache // the encoded messages of the last request
 }
@@ -105,10 +106,11 @@ func (p *Provider) Stream(ctx context.Context, req *llm.Request, sink llm.Sink) 
 	if req.NoChatToolsReasoning && p.responses != nil {
 		return p.responses.Stream(ctx, req, sink)
 	}
-	body, err := buildPayload(req, p.name, &p.tools, &p.msgs)
+	body, err := buildPayload(req, p.name, &p.tools, &p.msgs, &p.bufs)
 	if err != nil {
 		return httpcall.Failed(nil), fmt.Errorf("%s: building request: %w", p.name, err)
 	}
+	defer body.Release()
 	var idle time.Duration
 	if req.ReasoningModel {
 		idle = reasoningIdleTimeout

@@ -90,7 +90,7 @@ const effortNone = "none"
 // was sent before (nil caches: always encode). A cache must only ever see
 // one provider id.
 func buildRequestCached(req *llm.Request, provider string, tools *reqbody.ToolCache, msgs *reqbody.MessageCache) ([]byte, error) {
-	p, err := buildPayload(req, provider, tools, msgs)
+	p, err := buildPayload(req, provider, tools, msgs, nil)
 	if err != nil {
 		return nil, err
 	}
@@ -99,7 +99,10 @@ func buildRequestCached(req *llm.Request, provider string, tools *reqbody.ToolCa
 
 // buildPayload is buildRequestCached with the long texts of the body left
 // to be encoded as it is sent.
-func buildPayload(req *llm.Request, provider string, tools *reqbody.ToolCache, msgs *reqbody.MessageCache) (*reqbody.Payload, error) {
+//
+// With bufs the body is built in the buffer of one sent before and the
+// payload is recycled (reqbody.Payload.Recycle): release it once sent.
+func buildPayload(req *llm.Request, provider string, tools *reqbody.ToolCache, msgs *reqbody.MessageCache, bufs *reqbody.Buffers) (*reqbody.Payload, error) {
 	w := wireRequest{
 		Model:         req.Model,
 		Stream:        true,
@@ -149,7 +152,7 @@ func buildPayload(req *llm.Request, provider string, tools *reqbody.ToolCache, m
 		}
 	}
 	var splices reqbody.Splices
-	raw := reqbody.Body(head, "messages", size, func(b []byte) []byte {
+	raw := bufs.Body(head, "messages", size, func(b []byte) []byte {
 		return reqbody.AppendArrayWith(b, sys, frags, func(b []byte, i int, f []byte) []byte {
 			if reqbody.IsInPlace(f) {
 				return appendLongUser(b, &req.Messages[i], &splices)
@@ -157,7 +160,11 @@ func buildPayload(req *llm.Request, provider string, tools *reqbody.ToolCache, m
 			return append(b, f...)
 		})
 	}, rawTools)
-	return reqbody.NewPayload(raw, &splices), nil
+	p := reqbody.NewPayload(raw, &splices)
+	if bufs != nil {
+		p.Recycle(bufs)
+	}
+	return p, nil
 }
 
 // appendLongUser appends the chat message of m, a user message of only

@@ -58,6 +58,7 @@ type Provider struct {
 	url    string
 	header http.Header
 	opt    httpcall.Options
+	bufs   reqbody.Buffers      // the buffer of the last body sent
 	tools  reqbody.ToolCache    // the encoded tool list of the last request
 	msgs   reqbody.MessageCache // the encoded input items of the last request
 }
@@ -99,10 +100,11 @@ func endpoint(base string) string {
 // nothing beyond EventStart has been reported; EventStart itself is
 // reported once.
 func (p *Provider) Stream(ctx context.Context, req *llm.Request, sink llm.Sink) (*llm.Response, error) {
-	body, err := buildPayload(req, p.name, &p.tools, &p.msgs)
+	body, err := buildPayload(req, p.name, &p.tools, &p.msgs, &p.bufs)
 	if err != nil {
 		return httpcall.Failed(nil), fmt.Errorf("%s: building request: %w", p.name, err)
 	}
+	defer body.Release()
 	var idle time.Duration
 	if reasons(req) {
 		idle = reasoningIdleTimeout

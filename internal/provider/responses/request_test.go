@@ -198,6 +198,8 @@ func TestLongTextSplicedIntoBody(t *testing.T) {
 	providertest.LongTextSpliced(t, "gpt-test", "", ",", encode, func() (func(*llm.Request) (*reqbody.Payload, error), func() int) {
 		var tools reqbody.ToolCache
 		var msgs reqbody.MessageCache
-		return func(req *llm.Request) (*reqbody.Payload, error) { return buildPayload(req, "openai", &tools, &msgs) }, msgs.Reused
+		return func(req *llm.Request) (*reqbody.Payload, error) {
+			return buildPayload(req, "openai", &tools, &msgs, nil)
+		}, msgs.Reused
 	})
 }
