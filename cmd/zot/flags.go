@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"os"
@@ -16,7 +17,6 @@ import (
 	"zot.dev/zot/internal/home"
 	"zot.dev/zot/internal/llm"
 	"zot.dev/zot/internal/registry"
-	"zot.dev/zot/internal/session"
 	"zot.dev/zot/internal/tools"
 )
 
@@ -51,7 +51,7 @@ func agentFlags() []cli.Flag {
 		&cli.StringFlag{Name: "models-file", Usage: "JSON file of models that add to or override the catalog"},
 		&cli.BoolFlag{Name: "no-auto-compact", Usage: "never compact the transcript automatically"},
 		&cli.BoolFlag{Name: "no-session", Usage: "keep the transcript in memory only (the default)"},
-		&cli.StringFlag{Name: "session", Usage: "keep the transcript in this file: resume it, and append every message (synced)"},
+		&cli.StringFlag{Name: "session", Usage: "keep the transcript in this session: a stored session's id (zot sessions list) or a file; resume it, and append every message (synced)"},
 		&cli.BoolFlag{Name: "continue", Usage: "resume the newest session of the working directory (kept under the zot home), or start one there"},
 		&cli.StringFlag{Name: "permission", Usage: "the first permission mode, for write, edit, bash and tools that may change things: ask (the client answers each; the default of zot daemon and zot acp), allow (mode auto: run all; the default of zot rpc and -p) or deny (mode read_only, and no other)"},
 		&cli.BoolFlag{Name: "approve", Usage: "the same as --permission ask: ask the client before each write, edit and bash call (zot rpc: permission_request, answered with answer_permission)"},
@@ -182,8 +182,12 @@ func runtimeConfig(cmd *cli.Command, stderr io.Writer) (agentConfig, error) {
 	case cmd.IsSet("session") && cmd.Bool("continue"):
 		return cfg, &exitError{code: 2, msg: "--session and --continue contradict each other"}
 	case cmd.IsSet("session"):
-		if cfg.SessionFile = cmd.String("session"); cfg.SessionFile == "" {
-			return cfg, &exitError{code: 2, msg: "--session needs a file name"}
+		name := cmd.String("session")
+		if name == "" {
+			return cfg, &exitError{code: 2, msg: "--session needs a session id or a file name"}
+		}
+		if cfg.SessionFile, err = storedSessionFile(context.Background(), name, stderr); err != nil { // sessions.go
+			return cfg, err
 		}
 	case cmd.Bool("continue"):
 		cwd := cfg.CWD
@@ -194,15 +198,13 @@ func runtimeConfig(cmd *cli.Command, stderr io.Writer) (agentConfig, error) {
 		if err != nil {
 			return cfg, &exitError{code: 2, msg: err.Error()}
 		}
-		h, err := zotHome(stderr)
+		s, err := openStore(context.Background(), stderr) // sessions.go
 		if err != nil {
+			return cfg, err
+		}
+		if cfg.SessionFile, err = s.Newest(context.Background(), abs); err != nil {
 			return cfg, &exitError{code: 1, msg: err.Error()}
 		}
-		path, err := session.Newest(session.DirFor(h.Dir, abs), time.Now())
-		if err != nil {
-			return cfg, &exitError{code: 1, msg: err.Error()}
-		}
-		cfg.SessionFile = path
 	}
 	if cfg.MaxSteps < 1 {
 		return cfg, &exitError{code: 2, msg: fmt.Sprintf("--max-steps must be at least 1, got %d", cfg.MaxSteps)}

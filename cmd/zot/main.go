@@ -192,8 +192,9 @@ first command must be a hello carrying that token. zot --rpc is the same.`,
 			},
 			daemonCommand(std),
 			acpCommand(std),
-			trustCommand(std),   // trust.go
-			untrustCommand(std), // trust.go
+			trustCommand(std),    // trust.go
+			untrustCommand(std),  // trust.go
+			sessionsCommand(std), // sessions.go
 			{
 				Name:            "models",
 				HideHelpCommand: true,

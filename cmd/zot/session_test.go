@@ -63,7 +63,7 @@ func TestContinueKeepsDirectoriesApart(t *testing.T) {
 			t.Fatalf("zot in %s: %v\n%s", d, err, out)
 		}
 	}
-	files, _ := filepath.Glob(filepath.Join(home, "sessions", "*", "*.jsonl"))
+	files, _ := filepath.Glob(filepath.Join(home, "sessions", "*.jsonl"))
 	if len(files) != 2 {
 		t.Fatalf("session files: %v", files)
 	}
