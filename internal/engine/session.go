@@ -612,8 +612,8 @@ func (s *Session) Emit(ev wire.Event, send func(wire.Event)) {
 // the subscription ends: Next returns what waits, then io.EOF.
 func (s *Session) Subscribe(opts SubscribeOptions) *Subscription[wire.Event] {
 	q := NewSubscription[wire.Event](opts)
-	key := s.addSubscriber(subscriber{sub: q})
-	q.onClose = func() { s.removeSubscriber(key) }
+	q.onClose = func() { s.removeSubscription(q) }
+	s.addSubscriber(subscriber{sub: q})
 	s.mu.Lock()
 	closed := s.closed
 	s.mu.Unlock()
@@ -651,13 +651,24 @@ func (s *Session) addSubscriber(o subscriber) uint64 {
 
 // removeSubscriber removes the subscriber of key, if it is there.
 func (s *Session) removeSubscriber(key uint64) {
+	s.dropSubscribers(func(o subscriber) bool { return o.key == key })
+}
+
+// removeSubscription removes subscription q, if it is there: its reader
+// closed it, or it was disconnected.
+func (s *Session) removeSubscription(q *Subscription[wire.Event]) {
+	s.dropSubscribers(func(o subscriber) bool { return o.sub == q })
+}
+
+// dropSubscribers removes the subscribers gone says are gone.
+func (s *Session) dropSubscribers(gone func(subscriber) bool) {
 	s.subMu.Lock()
 	defer s.subMu.Unlock()
 	cur := s.subs.Load()
-	if cur == nil {
+	if cur == nil || !slices.ContainsFunc(*cur, gone) {
 		return
 	}
-	list := slices.DeleteFunc(slices.Clone(*cur), func(o subscriber) bool { return o.key == key })
+	list := slices.DeleteFunc(slices.Clone(*cur), gone)
 	s.subs.Store(&list)
 }
 

@@ -23,7 +23,8 @@ const (
 	// Disconnect makes the work wait as Block does, but no longer than
 	// the stall timeout: a reader that took nothing for that long is
 	// disconnected. Its waiting values are dropped, every later one is
-	// too, and Next returns ErrStalled.
+	// too, Next returns ErrStalled, and a session (Session.Subscribe)
+	// forgets it at once.
 	Disconnect
 )
 
@@ -77,7 +78,7 @@ type Subscription[T any] struct {
 	limit   int
 	policy  Policy
 	stall   time.Duration
-	onClose func() // set by Session.Subscribe: forget the subscription
+	onClose func() // set by Session.Subscribe before it is shared: forget the subscription
 
 	mu      sync.Mutex
 	items   []T
@@ -204,6 +205,9 @@ func (q *Subscription[T]) Wait(ctx context.Context) error {
 			return ctx.Err()
 		case <-stall:
 			q.stop(ErrStalled)
+			if q.onClose != nil {
+				q.onClose() // the session forgets a reader it disconnected
+			}
 			return ErrStalled
 		}
 	}

@@ -188,6 +188,14 @@ func TestDisconnectPolicyDropsAStalledReader(t *testing.T) {
 	if n := stalled.Len(); n != 0 {
 		t.Errorf("%d events still held for the stalled subscriber", n)
 	}
+	// The session forgets the disconnected subscriber at once, though
+	// its reader has not closed it: a long-lived session does not keep
+	// one entry per client that stalled.
+	for _, o := range *s.subs.Load() {
+		if o.sub == stalled {
+			t.Error("the session still has the stalled subscriber")
+		}
+	}
 }
 
 // TestOnlyMarkedTypesAreDropped: past the bound, what the schema marks
