@@ -50,8 +50,10 @@ type hopWindows struct {
 // who put the item in it).
 //
 // In: from the prompt's bytes reaching the door to the model request
-// reaching the provider's server. Out: from the server writing one text
-// delta to the client reading the frame that carries it. Each window is
+// reaching the provider's server, and what the door does meanwhile (the
+// server answers nothing until the door is quiet). Out: from the server
+// writing one text delta to the client reading the frame that carries
+// it, until the door is quiet. Each window is
 // traced alone, after the door went quiet; the frames of every zot
 // package but the transport (duplex, standing for the pipe or socket) and
 // this package are kept, in order, and each adjacent pair of frames of
@@ -71,15 +73,22 @@ func TestPromptHops(t *testing.T) {
 	}
 	for _, d := range []struct {
 		name  string
+		ext   bool // the session runs the test extension
 		start func(*testing.T, string, doorOptions) *door
-		open  []string // frames that open a session, each answered before the next
+		open  []string // frames that open a session, each answered before the next ("" waits for the extension's command to be listed)
 		frame string   // the prompt
 		reply string   // a pattern of the frame that ends the prompt
 	}{
-		{"rpc", startRPC, []string{`{"type":"hello","id":"h"}`}, `{"type":"prompt","id":"p1","message":"hi"}`, `"type":"done"`},
-		{"acp", startACP, []string{
+		{"rpc", false, startRPC, []string{`{"type":"hello","id":"h"}`}, `{"type":"prompt","id":"p1","message":"hi"}`, `"type":"done"`},
+		{"rpc-ext", true, startRPC, []string{`{"type":"hello","id":"h"}`, `{"type":"get_commands","id":"c"}`}, `{"type":"prompt","id":"p1","message":"hi"}`, `"type":"done"`},
+		{"acp", false, startACP, []string{
 			`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":1,"clientCapabilities":{}}}`,
 			`{"jsonrpc":"2.0","id":2,"method":"session/new","params":{"cwd":"$DIR","mcpServers":[]}}`,
+		}, `{"jsonrpc":"2.0","id":3,"method":"session/prompt","params":{"sessionId":"$SID","prompt":[{"type":"text","text":"hi"}]}}`, `"stopReason"`},
+		{"acp-ext", true, startACP, []string{
+			`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":1,"clientCapabilities":{}}}`,
+			`{"jsonrpc":"2.0","id":2,"method":"session/new","params":{"cwd":"$DIR","mcpServers":[]}}`,
+			"",
 		}, `{"jsonrpc":"2.0","id":3,"method":"session/prompt","params":{"sessionId":"$SID","prompt":[{"type":"text","text":"hi"}]}}`, `"stopReason"`},
 	} {
 		t.Run(d.name, func(t *testing.T) {
@@ -89,7 +98,7 @@ func TestPromptHops(t *testing.T) {
 			// calls: those every run makes.
 			var w hopWindows
 			for i := range hopRuns {
-				r := measureHops(t, d.start, d.open, d.frame, d.reply)
+				r := measureHops(t, d.start, d.ext, d.open, d.frame, d.reply)
 				if i == 0 {
 					w = r
 					continue
@@ -140,7 +149,7 @@ func intersect(a, b []string) []string {
 // measureHops runs one prompt through a door whose anthropic provider is
 // a loopback server, tracing the in and out windows (and recording their
 // calls, with the recorder), and returns the hops of each.
-func measureHops(t *testing.T, start func(*testing.T, string, doorOptions) *door, open []string, prompt, reply string) hopWindows {
+func measureHops(t *testing.T, start func(*testing.T, string, doorOptions) *door, ext bool, open []string, prompt, reply string) hopWindows {
 	// Anthropic's Messages stream, from the anthropic provider's fixture
 	// (text.sse): before the first delta, the delta, the rest.
 	sse, err := os.ReadFile(filepath.Join("..", "provider", "anthropic", "testdata", "text.sse"))
@@ -165,7 +174,7 @@ func measureHops(t *testing.T, start func(*testing.T, string, doorOptions) *door
 	t.Cleanup(srv.Close)
 
 	dir := t.TempDir()
-	d := start(t, dir, doorOptions{baseURL: srv.URL, permission: "allow"})
+	d := start(t, dir, doorOptions{baseURL: srv.URL, permission: "allow", ext: ext})
 	norm := newNormalizer(dir)
 	quiet := func() { time.Sleep(300 * time.Millisecond) }
 	readUntil := func(pattern string) {
@@ -182,6 +191,11 @@ func measureHops(t *testing.T, start func(*testing.T, string, doorOptions) *door
 		}
 	}
 	for _, f := range open {
+		if f == "" {
+			// The extension is ready: the prompt does not wait for it.
+			readUntil(`"name":"greet"`)
+			continue
+		}
 		d.conn.send([]byte(norm.expand(f, nil)))
 		readUntil(`"id":`)
 	}
@@ -193,6 +207,7 @@ func measureHops(t *testing.T, start func(*testing.T, string, doorOptions) *door
 	record(func() {
 		d.conn.send([]byte(norm.expand(prompt, nil)))
 		<-arrived
+		quiet() // what the door sends meanwhile (a title, the prompt's first events)
 	}, &w.inCalls)
 	stop()
 
@@ -203,6 +218,7 @@ func measureHops(t *testing.T, start func(*testing.T, string, doorOptions) *door
 	record(func() {
 		send <- 1
 		readUntil(`Hello`)
+		quiet()
 	}, &w.outCalls)
 	stop()
 	send <- 2
