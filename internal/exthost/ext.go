@@ -728,6 +728,22 @@ func (e *ext) send(f extwire.HostFrame) error {
 	return out.send(f)
 }
 
+// sendIfRoom is send for a frame the user's input makes (a panel key):
+// when the extension has not read its last outboxHighWater frames, f is
+// refused with ErrNotReading instead of waiting in zot's memory.
+func (e *ext) sendIfRoom(f extwire.HostFrame) error {
+	e.mu.Lock()
+	out := e.out
+	e.mu.Unlock()
+	if out == nil {
+		return errors.New("not running")
+	}
+	if out.full() {
+		return fmt.Errorf("extension %s: %w", e.name, ErrNotReading)
+	}
+	return out.send(f)
+}
+
 // request sends the frame build makes with a fresh id and waits for its
 // answer, at most timeout (0: until ctx ends). Giving up sends cancel.
 func (e *ext) request(ctx context.Context, timeout time.Duration, build func(id string) extwire.HostFrame) (extwire.ExtensionFrame, error) {

@@ -171,6 +171,9 @@ var (
 	ErrUnknownCommand = wire.Sentinel(wire.CodeNotFound, "no extension offers this command")
 	// ErrUnknownPanel: no running extension has a panel of that id open.
 	ErrUnknownPanel = wire.Sentinel(wire.CodeNotFound, "no extension has this panel open")
+	// ErrNotReading: the extension has not read the frames sent to it
+	// before (up to its backlog), so a key for its panel is not sent.
+	ErrNotReading = errors.New("it does not read its input: the key was not sent")
 	// ErrClosed: the host was closed.
 	ErrClosed = errors.New("the extension host is closed")
 )
@@ -477,13 +480,15 @@ func unknownActionError(ext, name string, r *extwire.CommandResponseFrame) error
 	return err
 }
 
-// PanelKey sends a key to the extension whose panel panelID is open.
+// PanelKey sends a key to the extension whose panel panelID is open. It
+// fails with ErrNotReading, the key not sent, when that extension has not
+// read its backlog of frames.
 func (h *Host) PanelKey(panelID string, key extwire.KeyName, text string) error {
 	e := h.panelOwner(panelID)
 	if e == nil {
 		return fmt.Errorf("%w: %q", ErrUnknownPanel, panelID)
 	}
-	return e.send(&extwire.PanelKeyFrame{PanelID: panelID, Key: key, Text: text})
+	return e.sendIfRoom(&extwire.PanelKeyFrame{PanelID: panelID, Key: key, Text: text})
 }
 
 // ClosePanel tells the extension whose panel panelID is open that the

@@ -107,6 +107,14 @@ func (o *outbox) hasRoom() bool {
 	return o.stateLocked() == nil && o.frames < outboxHighWater
 }
 
+// full reports whether the outbox takes frames but outboxHighWater of
+// them wait already.
+func (o *outbox) full() bool {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	return o.stateLocked() == nil && o.frames >= outboxHighWater
+}
+
 // poke wakes the goroutine if it sleeps.
 func (o *outbox) poke() {
 	select {
