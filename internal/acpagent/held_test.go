@@ -3,6 +3,8 @@ package acpagent
 import (
 	"context"
 	"fmt"
+	"runtime"
+	"strings"
 	"testing"
 	"time"
 
@@ -62,4 +64,47 @@ func TestUpdatesHeldUntilTheAnswerAreBounded(t *testing.T) {
 	// From now on it gets what comes at once.
 	s.push(item{update: &acp.SessionUpdate{AgentMessageChunk: textChunk("after")}})
 	waitFor(t, "an update after the answer", func() bool { return len(second.updatesOf(id)) == maxHeld+1 })
+}
+
+// A client that sends session/prompt right after session/load, without
+// waiting for the load's answer, gets the prompt's updates (held for it
+// until that answer) before the prompt's answer, as every client gets a
+// turn's updates before its answer.
+func TestPromptSentWithLoadIsAnsweredAfterItsUpdates(t *testing.T) {
+	ta := newTestAgent(t, "", `{"turns":[{"steps":[{"echo":true}]}]}`, "allow")
+	first := ta.connect()
+	first.init()
+	cwd := t.TempDir()
+	const rounds = 25
+	for i := range rounds {
+		id := first.newSession(cwd)
+		if _, err := first.prompt(id, "one"); err != nil {
+			t.Fatal(err)
+		}
+		s := ta.a.lookup(id)
+		second := ta.connect()
+		second.init()
+		loaded := make(chan error, 1)
+		go func() {
+			loaded <- second.call(acp.MethodSessionLoad, acp.LoadSessionRequest{SessionID: acp.SessionId(id), CWD: cwd, MCPServers: []acp.McpServer{}}, nil)
+		}()
+		// The prompt follows as soon as the load has attached the
+		// connection: its answer may not be queued yet.
+		deadline := time.Now().Add(30 * time.Second)
+		for s.clientCount() < 2 {
+			if time.Now().After(deadline) {
+				t.Fatal("session/load never attached the connection")
+			}
+			runtime.Gosched()
+		}
+		if _, err := second.prompt(id, fmt.Sprintf("two %d", i)); err != nil {
+			t.Fatal(err)
+		}
+		if got := second.text(id, "agent"); !strings.Contains(got, fmt.Sprintf("You said: two %d", i)) {
+			t.Fatalf("round %d: the prompt was answered before its updates arrived; the agent's text so far: %q", i, got)
+		}
+		if err := <-loaded; err != nil {
+			t.Fatal(err)
+		}
+	}
 }

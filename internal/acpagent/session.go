@@ -60,10 +60,13 @@ type session struct {
 
 // item is one entry of a session's updates.
 type item struct {
-	update  *acp.SessionUpdate
-	only    *conn         // when set, the update goes to this connection only (a replay)
-	except  *conn         // when set, the update goes to every connection but this one
-	barrier chan struct{} // when set, closed once every item before it was handed on
+	update *acp.SessionUpdate
+	only   *conn // when set, the update goes to this connection only (a replay)
+	except *conn // when set, the update goes to every connection but this one
+	// barrier, when set, is closed once every item before it was handed
+	// on; with only set, once they were handed on to only, which may
+	// mean after only's opening answer (a turn's end: see sink).
+	barrier chan struct{}
 	// answered, when set, is a client whose opening answer is queued:
 	// the updates held back for it are handed on, and it gets them all
 	// from here on (session.answered).
@@ -162,6 +165,19 @@ func (s *session) forward(counted bool) {
 func (s *session) hand(it *item, targets []*conn) []*conn {
 	switch {
 	case it.barrier != nil:
+		if it.only != nil {
+			s.mu.Lock()
+			held, ok := s.unanswered[it.only]
+			if ok {
+				// Updates for only are held until its opening answer;
+				// this barrier follows them.
+				s.unanswered[it.only] = append(held, *it)
+			}
+			s.mu.Unlock()
+			if ok {
+				return targets
+			}
+		}
 		close(it.barrier)
 	case it.answered != nil:
 		c := it.answered
@@ -325,8 +341,19 @@ func (s *session) detach(c *conn) int {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.clients = slices.DeleteFunc(s.clients, func(x *conn) bool { return x == c })
+	releaseBarriers(s.unanswered[c])
 	delete(s.unanswered, c)
 	return len(s.clients)
+}
+
+// releaseBarriers closes the barriers among held, whose updates will not
+// be handed on: their client left, or the session closed.
+func releaseBarriers(held []item) {
+	for i := range held {
+		if held[i].barrier != nil {
+			close(held[i].barrier)
+		}
+	}
 }
 
 // release detaches c; when no connection has the session open any more,
@@ -364,6 +391,12 @@ func (s *session) close() error {
 	close(s.stop)
 	s.q.End()
 	<-s.done
+	s.mu.Lock()
+	for c, held := range s.unanswered {
+		releaseBarriers(held)
+		s.unanswered[c] = nil
+	}
+	s.mu.Unlock()
 	return err
 }
 
@@ -429,13 +462,15 @@ func (s *session) sink(t *turn) engine.Sink {
 		}
 		if _, last := ev.(*wire.DoneEvent); last {
 			// The answer waits for this barrier: every update of the turn
-			// is then queued on the connections before it.
+			// is then queued on the connections before it, on the
+			// prompting client's after its opening answer too (a client
+			// that sent session/load and session/prompt at once).
 			s.mu.Lock()
 			if s.turn == t {
 				s.turn = nil
 			}
 			s.mu.Unlock()
-			s.push(item{barrier: t.done})
+			s.push(item{barrier: t.done, only: t.from})
 		}
 	}
 }
