@@ -7,6 +7,7 @@ import (
 
 	"zot.dev/zot/internal/engine"
 	"zot.dev/zot/internal/jsonrpc"
+	"zot.dev/zot/internal/mcphost"
 	zsession "zot.dev/zot/internal/session"
 	"zot.dev/zot/sdk/wire"
 )
@@ -35,6 +36,8 @@ func TestErrorOf(t *testing.T) {
 		{"damaged file", false, &zsession.CorruptError{Path: "/h/s1.jsonl", Line: 7, Err: errors.New("bad json")}, "", 1007, "session_corrupt", false, map[string]any{"sessionId": "s1", "file": "/h/s1.jsonl", "line": 7}},
 		{"closed session", false, engine.ErrClosed, "", -32002, "unknown_session", false, map[string]any{"sessionId": "s1"}},
 		{"closed by the daemon stopping", true, engine.ErrClosed, "", -32800, "cancelled", false, map[string]any{"sessionId": "s1"}},
+		{"a mode the session lacks", false, &engine.ModeError{Mode: "yolo", Offered: []engine.PermissionMode{"ask", "auto"}}, "modeId", -32602, "invalid_params", false, map[string]any{"sessionId": "s1", "field": "modeId"}},
+		{"an MCP server not usable", false, &mcphost.ConfigError{Err: errors.New("an MCP server has no name")}, "mcpServers[0]", -32602, "invalid_params", false, map[string]any{"sessionId": "s1", "field": "mcpServers[0]"}},
 		{"a fault", false, errors.New("disk on fire"), "prompt", -32603, "internal", false, map[string]any{"sessionId": "s1"}},
 		{"an answer already made", false, fmt.Errorf("set_mode: %w", own), "", -32602, "invalid_params", false, map[string]any{"field": "modeId"}},
 	} {
