@@ -139,16 +139,10 @@ func newDoor(cmd *cli.Command, std streams) (*door, error) {
 	if err != nil {
 		return nil, &exitError{code: 1, msg: err.Error()}
 	}
-	catalog, err := loadCatalog(cfg.ModelsFile, h, std.err)
+	host, err := newHost(cfg, h, std.err) // flags.go
 	if err != nil {
 		return nil, err
 	}
-	host := engine.NewHost(engine.HostConfig{
-		Catalog: catalog,
-		Providers: map[string]engine.ProviderSettings{
-			cfg.Provider: {APIKey: cfg.APIKey, BaseURL: cfg.BaseURL, Script: cfg.Script},
-		},
-	})
 	// The daemon's sessions ask the client by default (--permission ask).
 	perm := "ask"
 	switch {
@@ -157,7 +151,7 @@ func newDoor(cmd *cli.Command, std streams) (*door, error) {
 	case cfg.LockMode:
 		perm = "deny"
 	}
-	defaults := cfg.SessionConfig
+	defaults := sessionOfHost(cfg)
 	defaults.CWD = ""
 	defaults.Log = std.err
 	// Each session/new names its MCP servers; none are found in files.

@@ -109,18 +109,12 @@ func onlyFlags(cmd *cli.Command, mode string, allowed []string, also ...string) 
 	return nil
 }
 
-// agentConfig is what the agent flags configure: the provider's settings
-// (for the host: they shadow the session configuration's fields of the
-// same names, which stay empty so that the host's apply) and the
-// session's.
-type agentConfig struct {
-	Provider   string
-	BaseURL    string
-	Script     string
-	APIKey     string
-	ModelsFile string
-	engine.SessionConfig
-}
+// agentConfig is what the agent flags configure: one session
+// configuration, the one every door uses. Its provider settings (APIKey,
+// BaseURL, Script) and ModelsFile are also the host's (newHost), which
+// serves every session of the daemon and loads the models file with the
+// zot home's models cache.
+type agentConfig = engine.SessionConfig
 
 // runtimeConfig builds the configuration from the flags, resolving the
 // API key from the flag, the environment or the auth file. When the key is
@@ -133,15 +127,12 @@ func runtimeConfig(cmd *cli.Command, stderr io.Writer) (agentConfig, error) {
 	if err := checkPluginFlags(cmd); err != nil { // ext.go
 		return agentConfig{}, err
 	}
-	cfg := agentConfig{
-		Provider:   cmd.String("provider"),
-		BaseURL:    cmd.String("base-url"),
-		Script:     cmd.String("script"),
-		ModelsFile: cmd.String("models-file"),
-	}
 	var err error
-	cfg.SessionConfig = engine.SessionConfig{
-		Provider:           cfg.Provider,
+	cfg := agentConfig{
+		Provider:           cmd.String("provider"),
+		BaseURL:            cmd.String("base-url"),
+		Script:             cmd.String("script"),
+		ModelsFile:         cmd.String("models-file"),
 		Model:              cmd.String("model"),
 		CWD:                cmd.String("cwd"),
 		SystemPrompt:       cmd.String("system-prompt"),
@@ -274,23 +265,40 @@ func joinPrompts(texts []string) string {
 // startSession builds the host and the one session a command serves.
 func startSession(cfg agentConfig, log io.Writer) (*engine.Host, *engine.Session, error) {
 	h, _ := home.Current() // without a home, no cached model list
-	catalog, err := loadCatalog(cfg.ModelsFile, h, log)
+	host, err := newHost(cfg, h, log)
 	if err != nil {
 		return nil, nil, err
 	}
-	host := engine.NewHost(engine.HostConfig{
-		Catalog: catalog,
-		Providers: map[string]engine.ProviderSettings{
-			cfg.Provider: {APIKey: cfg.APIKey, BaseURL: cfg.BaseURL, Script: cfg.Script},
-		},
-	})
-	sc := cfg.SessionConfig
+	sc := sessionOfHost(cfg)
 	sc.Log = log
 	sess, err := host.NewSession(sc)
 	if err != nil {
 		return nil, nil, &exitError{code: 1, msg: err.Error()}
 	}
 	return host, sess, nil
+}
+
+// newHost is the host of cfg: its provider's settings, and the catalog
+// with cfg's models file and the zot home's models cache.
+func newHost(cfg agentConfig, h home.Home, log io.Writer) (*engine.Host, error) {
+	catalog, err := loadCatalog(cfg.ModelsFile, h, log)
+	if err != nil {
+		return nil, err
+	}
+	return engine.NewHost(engine.HostConfig{
+		Catalog: catalog,
+		Providers: map[string]engine.ProviderSettings{
+			cfg.Provider: {APIKey: cfg.APIKey, BaseURL: cfg.BaseURL, Script: cfg.Script},
+		},
+	}), nil
+}
+
+// sessionOfHost is cfg for a session of newHost(cfg): the models file is
+// the host's already (with the models cache), not loaded again per
+// session.
+func sessionOfHost(cfg agentConfig) engine.SessionConfig {
+	cfg.ModelsFile = ""
+	return cfg
 }
 
 // homeNotice makes the legacy-directory notice print once per process.
