@@ -294,3 +294,60 @@ func TestSessionsWritersAtOnce(t *testing.T) {
 	}
 	checkIndex(t, filepath.Join(home, "sessions", "index.json"), n)
 }
+
+// TestACPListsEverySession: session/list shows the daemon's sessions,
+// print mode's, and those of print mode's old layout, which load; zot
+// sessions list shows the same.
+func TestACPListsEverySession(t *testing.T) {
+	home := doorDir(t)
+	root := t.TempDir()
+	old, printed := filepath.Join(root, "old"), filepath.Join(root, "printed")
+	os.MkdirAll(old, 0o700)
+	os.MkdirAll(printed, 0o700)
+	printContinue(t, home, printed, "from print mode")
+	// Written after print mode ran: the daemon moves it in.
+	writeOldPrintSession(t, home, old, "20250101T000000Z", "from the old layout")
+
+	a := startACPProc(t, home, "--provider", "scripted")
+	p := a.peer
+	if f, _ := p.call("1", "initialize", `{"protocolVersion":1,"clientCapabilities":{}}`, ""); f.Error != nil {
+		t.Fatalf("initialize: %s", f.raw)
+	}
+	id := sessionID(t, first(p.call("2", "session/new", fmt.Sprintf(`{"cwd":%q,"mcpServers":[]}`, root), "")))
+	if f, _ := p.call("3", "session/prompt", fmt.Sprintf(`{"sessionId":%q,"prompt":[{"type":"text","text":"from the daemon"}]}`, id), "allow_once"); f.Error != nil {
+		t.Fatalf("prompt: %s", f.raw)
+	}
+	f, _ := p.call("4", "session/list", `{}`, "")
+	var list struct {
+		Sessions []struct {
+			SessionID string `json:"sessionId"`
+			CWD       string `json:"cwd"`
+			Title     string `json:"title"`
+		} `json:"sessions"`
+	}
+	if f.Error != nil || json.Unmarshal(f.Result, &list) != nil {
+		t.Fatalf("session/list: %s", f.raw)
+	}
+	byTitle := map[string]string{}
+	for _, s := range list.Sessions {
+		byTitle[s.Title] = s.SessionID
+	}
+	for _, want := range []string{"from the old layout", "from print mode", "from the daemon"} {
+		if byTitle[want] == "" {
+			t.Errorf("session/list lacks %q: %s", want, f.raw)
+		}
+	}
+	if f, _ := p.call("5", "session/list", fmt.Sprintf(`{"cwd":%q}`, old), ""); !strings.Contains(string(f.Result), byTitle["from the old layout"]) || strings.Contains(string(f.Result), id) {
+		t.Errorf("session/list of %s: %s", old, f.raw)
+	}
+	if f, _ := p.call("6", "session/load", fmt.Sprintf(`{"sessionId":%q,"cwd":%q,"mcpServers":[]}`, byTitle["from the old layout"], old), ""); f.Error != nil {
+		t.Errorf("session/load of a moved session: %s", f.raw)
+	}
+	a.stdin.Close()
+	if err := endOf(t, a.cmd, a.stderr); err != nil {
+		t.Fatalf("zot acp: %v\n%s", err, a.stderr)
+	}
+	if got := listSessionsJSON(t, home); len(got) != 3 {
+		t.Errorf("zot sessions list: %+v", got)
+	}
+}

@@ -21,13 +21,9 @@ package acpagent
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
-	"os"
-	"path/filepath"
 	"sync"
 	"time"
 
@@ -35,6 +31,7 @@ import (
 	"zot.dev/zot/internal/buildinfo"
 	"zot.dev/zot/internal/engine"
 	"zot.dev/zot/internal/jsonrpc"
+	"zot.dev/zot/internal/store"
 )
 
 // Permission policies of Options.Permission.
@@ -58,7 +55,8 @@ type Options struct {
 	// Permission is the policy for write, edit and bash: ask (the
 	// default), allow or deny.
 	Permission string
-	// SessionsDir holds one <sessionId>.jsonl file per session. Required.
+	// SessionsDir is the session store's folder (internal/store): one
+	// <sessionId>.jsonl file per session, every door's. Required.
 	SessionsDir string
 	// Version is zot's version, shown in initialize and status.
 	Version string
@@ -83,6 +81,7 @@ type Options struct {
 // It is safe for concurrent use.
 type Agent struct {
 	opts    Options
+	store   *store.Store // the sessions of SessionsDir and their index
 	started time.Time
 	ctx     context.Context // ends at Close: forwarders stop
 	cancel  context.CancelFunc
@@ -118,11 +117,14 @@ func New(opts Options) (*Agent, error) {
 	if opts.Version == "" {
 		opts.Version = buildinfo.Version()
 	}
-	if err := os.MkdirAll(opts.SessionsDir, 0o700); err != nil {
-		return nil, fmt.Errorf("acpagent: sessions directory: %w", err)
+	// Opening the store moves the sessions of older layouts in, so
+	// session/list shows them with the daemon's own.
+	st, err := store.Open(context.Background(), opts.SessionsDir, opts.Log)
+	if err != nil {
+		return nil, fmt.Errorf("acpagent: %w", err)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
-	return &Agent{opts: opts, started: time.Now(), ctx: ctx, cancel: cancel, sessions: map[string]*session{}}, nil
+	return &Agent{opts: opts, store: st, started: time.Now(), ctx: ctx, cancel: cancel, sessions: map[string]*session{}}, nil
 }
 
 // Handler returns the handler of a new connection (a jsonrpc.NewHandler).
@@ -176,48 +178,19 @@ func (a *Agent) logf(format string, args ...any) {
 	fmt.Fprintf(a.opts.Log, "zot daemon: "+format+"\n", args...)
 }
 
-// validSessionID reports whether id has the form of the ids this agent
-// makes: a letter or digit, then up to 127 letters, digits, '_' or '-'.
-// An id of another form names no session (and never a path outside
-// SessionsDir). A loop, not a regexp: the bounded repetition compiled into
-// a large program at every zot start, about 1.3 ms and 119 KB.
-func validSessionID(id string) bool {
-	if len(id) == 0 || len(id) > 128 {
-		return false
-	}
-	for i := 0; i < len(id); i++ {
-		c := id[i]
-		switch {
-		case c >= 'a' && c <= 'z', c >= 'A' && c <= 'Z', c >= '0' && c <= '9':
-		case (c == '_' || c == '-') && i > 0:
-		default:
-			return false
-		}
-	}
-	return true
-}
+// validSessionID reports whether id has the form of a session id (see
+// store.ValidID): an id of another form names no session, and never a
+// path outside SessionsDir.
+func validSessionID(id string) bool { return store.ValidID(id) }
 
-// newSessionID returns a fresh id: the creation time, so that ids sort
-// by age, and 64 random bits.
-func newSessionID() string {
-	var b [8]byte
-	_, _ = rand.Read(b[:]) // never fails (crypto/rand)
-	return time.Now().UTC().Format("20060102T150405Z") + "-" + hex.EncodeToString(b[:])
-}
+// newSessionID returns a fresh id (store.NewID).
+func newSessionID() string { return store.NewID() }
 
 // path returns the file of session id.
-func (a *Agent) path(id string) string {
-	return filepath.Join(a.opts.SessionsDir, id+".jsonl")
-}
+func (a *Agent) path(id string) string { return a.store.Path(id) }
 
 // stored reports whether session id has a file.
-func (a *Agent) stored(id string) bool {
-	if !validSessionID(id) {
-		return false
-	}
-	st, err := os.Stat(a.path(id))
-	return err == nil && st.Mode().IsRegular()
-}
+func (a *Agent) stored(id string) bool { return a.store.Has(id) }
 
 // lookup returns the open session id, or nil.
 func (a *Agent) lookup(id string) *session {

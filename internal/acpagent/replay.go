@@ -150,7 +150,7 @@ func (h *conn) sessionList(req *jsonrpc.Request) jsonrpc.Reply {
 	if p.Cursor != nil {
 		cursor = *p.Cursor
 	}
-	return jsonrpc.Async(func(context.Context) (any, error) { return h.agent.list(cwd, cursor) })
+	return jsonrpc.Async(func(ctx context.Context) (any, error) { return h.agent.list(ctx, cwd, cursor) })
 }
 
 // historyPage is the default page of _zot/session/history.

@@ -1,11 +1,10 @@
 package acpagent
 
 import (
+	"context"
 	"encoding/base64"
 	"errors"
 	"fmt"
-	"os"
-	"path/filepath"
 	"runtime"
 	"sort"
 	"strconv"
@@ -16,6 +15,7 @@ import (
 	"zot.dev/zot/internal/engine"
 	"zot.dev/zot/internal/jsonrpc"
 	zsession "zot.dev/zot/internal/session"
+	"zot.dev/zot/internal/store"
 )
 
 // open makes the engine session of id, with its file, and registers it,
@@ -120,17 +120,11 @@ func (a *Agent) delete(id string) error {
 // listPage is how many sessions one session/list answer holds.
 const listPage = 100
 
-// storedSession is a session file, for session/list.
-type storedSession struct {
-	id      string
-	info    zsession.Info
-	updated time.Time
-}
-
-// list serves session/list: the stored sessions, newest first, a page at
-// a time, those of one working directory when cwd is set. The cursor is
-// the position of the next page in that order.
-func (a *Agent) list(cwd, cursor string) (acp.ListSessionsResponse, error) {
+// list serves session/list: the stored sessions (the store's, every
+// door's), newest first, a page at a time, those of one working directory
+// when cwd is set. The cursor is the position of the next page in that
+// order.
+func (a *Agent) list(ctx context.Context, cwd, cursor string) (acp.ListSessionsResponse, error) {
 	start := 0
 	if cursor != "" {
 		raw, err := base64.RawURLEncoding.DecodeString(cursor)
@@ -140,44 +134,24 @@ func (a *Agent) list(cwd, cursor string) (acp.ListSessionsResponse, error) {
 		}
 		start = n
 	}
-	entries, err := os.ReadDir(a.opts.SessionsDir)
+	all, err := a.store.List(ctx, store.Filter{CWD: cwd})
 	if err != nil {
-		return acp.ListSessionsResponse{}, jsonrpc.Internal(fmt.Errorf("listing sessions: %w", err))
+		return acp.ListSessionsResponse{}, jsonrpc.Internal(err)
 	}
-	var all []storedSession
-	for _, e := range entries {
-		id, ok := strings.CutSuffix(e.Name(), ".jsonl")
-		if !ok || !validSessionID(id) || !e.Type().IsRegular() {
-			continue
-		}
-		st, err := e.Info()
-		if err != nil {
-			continue
-		}
-		info, err := zsession.ReadInfo(filepath.Join(a.opts.SessionsDir, e.Name()))
-		if err != nil {
-			a.logf("listing: %v", err)
-			continue
-		}
-		if cwd != "" && filepath.Clean(info.CWD) != filepath.Clean(cwd) {
-			continue
-		}
-		all = append(all, storedSession{id: id, info: info, updated: st.ModTime()})
-	}
-	sort.Slice(all, func(i, j int) bool {
-		if !all[i].updated.Equal(all[j].updated) {
-			return all[i].updated.After(all[j].updated)
-		}
-		return all[i].id > all[j].id
-	})
 	out := acp.ListSessionsResponse{Sessions: []acp.SessionInfo{}}
 	if start > len(all) {
 		start = len(all)
 	}
 	end := min(start+listPage, len(all))
 	for _, s := range all[start:end] {
-		updated := s.updated.UTC().Format(time.RFC3339)
-		out.Sessions = append(out.Sessions, acp.SessionInfo{SessionID: acp.SessionId(s.id), CWD: s.info.CWD, UpdatedAt: &updated})
+		info := acp.SessionInfo{SessionID: acp.SessionId(s.ID), CWD: s.CWD}
+		updated := s.Updated.UTC().Format(time.RFC3339)
+		info.UpdatedAt = &updated
+		if s.Title != "" {
+			title := s.Title
+			info.Title = &title
+		}
+		out.Sessions = append(out.Sessions, info)
 	}
 	if end < len(all) {
 		next := base64.RawURLEncoding.EncodeToString([]byte("o:" + strconv.Itoa(end)))
