@@ -310,6 +310,11 @@ func (r *Runtime) Model() string { return r.sess.Model() }
 // CWD returns the absolute working directory of the tools.
 func (r *Runtime) CWD() string { return r.sess.CWD() }
 
+// SessionID is the session's id in Config.SessionStore (the id to give
+// Config.SessionID to resume it, and the one `zot sessions list` shows);
+// "" when the Config names no store.
+func (r *Runtime) SessionID() string { return r.sess.StoredID() }
+
 // ListModels returns the catalog's models of the runtime's provider, and
 // the current model also when the catalog does not list it, sorted by id.
 func (r *Runtime) ListModels(ctx context.Context) ([]wire.ModelInfo, error) {

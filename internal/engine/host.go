@@ -178,6 +178,10 @@ func (h *Host) NewSession(cfg SessionConfig) (*Session, error) {
 	if err != nil {
 		return nil, err
 	}
+	storedID, err := storedSession(&cfg) // stored.go
+	if err != nil {
+		return nil, err
+	}
 	catalog := h.catalog
 	if cfg.ModelsFile != "" {
 		if catalog, err = models.Load(cfg.ModelsFile); err != nil {
@@ -205,7 +209,7 @@ func (h *Host) NewSession(cfg SessionConfig) (*Session, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &Session{host: h, catalog: catalog, provider: cfg.Provider, cwd: cwd, log: cfg.Log, spills: spills}
+	s := &Session{host: h, catalog: catalog, provider: cfg.Provider, cwd: cwd, log: cfg.Log, spills: spills, storedID: storedID}
 	toolset, err := agent.NewToolSet(builtin, s.toolConflict)
 	if err != nil {
 		return nil, err

@@ -65,6 +65,15 @@ type SessionConfig struct {
 	// is appended (and synced) when the prompt, compaction or clear that
 	// made it ends. Empty means the transcript lives in memory only.
 	SessionFile string
+	// SessionStore, when set, keeps the transcript in that session store
+	// (internal/store: a folder such as <zot home>/sessions, which every
+	// door shares and `zot sessions list` lists): the session SessionID
+	// names, resumed, or a new one with a fresh id (Session.StoredID).
+	// It and SessionFile exclude each other.
+	SessionStore string
+	// SessionID names the stored session to resume; only with
+	// SessionStore. A new session of that id is made when there is none.
+	SessionID string
 
 	// CWD is the working directory of the tools; empty means the
 	// process's working directory. It is made absolute.
@@ -233,6 +242,7 @@ type Session struct {
 	cwd      string
 	log      io.Writer
 	store    *session.File // nil without a session file
+	storedID string        // the id in SessionConfig.SessionStore, or ""
 	approval *approval     // the mode and, when somebody answers, the approvals
 	spills   *tools.Spills // bash's spill files, removed by Close
 	plug     plugins       // its extensions and MCP servers (extensions.go)
