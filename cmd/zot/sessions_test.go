@@ -351,3 +351,37 @@ func TestACPListsEverySession(t *testing.T) {
 		t.Errorf("zot sessions list: %+v", got)
 	}
 }
+
+// TestSessionsKilledWriter: a zot rpc --continue killed mid-answer leaves
+// a session the store lists with every committed message, and the next
+// --continue in that folder resumes it.
+func TestSessionsKilledWriter(t *testing.T) {
+	root := t.TempDir()
+	home := filepath.Join(root, "home")
+	cwd := filepath.Join(root, "proj")
+	os.MkdirAll(cwd, 0o700)
+	s := script(t, map[string]any{"turns": []any{
+		map[string]any{"steps": []any{map[string]any{"text": "First answer."}}},
+		map[string]any{"steps": []any{map[string]any{"text": "a slow second answer that never ends in time", "chunk": 2, "delay_ms": 50}}},
+	}})
+	p := start(t, []string{"ZOT_HOME=" + home}, "rpc", "--provider", "scripted", "--cwd", cwd, "--script", s, "--continue")
+	p.send(`{"id":"1","type":"prompt","message":"look"}`)
+	p.response()
+	p.untilDone()
+	p.send(`{"id":"2","type":"prompt","message":"again"}`)
+	p.response()
+	p.until("text_delta")
+	if err := p.cmd.Process.Kill(); err != nil {
+		t.Fatal(err)
+	}
+	p.wait()
+
+	list := listSessionsJSON(t, home, "--cwd", cwd)
+	if len(list) != 1 || list[0].Messages != 3 || list[0].Title != "look" || list[0].Error != "" {
+		t.Fatalf("after the kill: %+v", list)
+	}
+	printContinue(t, home, cwd, "resumed")
+	if got := listSessionsJSON(t, home, "--cwd", cwd); len(got) != 1 || got[0].ID != list[0].ID || got[0].Messages <= 3 {
+		t.Errorf("after --continue: %+v", got)
+	}
+}

@@ -1,10 +1,13 @@
 package store
 
 import (
+	"bufio"
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -23,6 +26,10 @@ const (
 	indexName = "index.json"
 	lockName  = ".index.lock"
 )
+
+// maxIndexBytes bounds the index read: far more than the entries of a
+// hundred thousand sessions take.
+const maxIndexBytes = 256 << 20
 
 // indexVersion is the format of index.json this package writes; an index
 // of another version is rebuilt.
@@ -80,7 +87,14 @@ func (s *Store) refresh(ctx context.Context) ([]Entry, error) {
 // readIndex reads index.json into a table by id; ok is false when it is
 // missing, does not decode or is of another version (then it is rebuilt).
 func (s *Store) readIndex() (map[string]indexEntry, bool) {
-	data, err := os.ReadFile(filepath.Join(s.dir, indexName))
+	path := filepath.Join(s.dir, indexName)
+	// Checked before reading, so that a named pipe or a huge file in
+	// its place is rebuilt over, never waited on.
+	if st, err := os.Lstat(path); err == nil && (!st.Mode().IsRegular() || st.Size() > maxIndexBytes) {
+		fmt.Fprintf(s.log, "zot: session index %s is not a regular file of at most %d MiB (rebuilding it)\n", path, maxIndexBytes>>20)
+		return nil, false
+	}
+	data, err := os.ReadFile(path)
 	if err != nil {
 		if !errors.Is(err, fs.ErrNotExist) {
 			fmt.Fprintf(s.log, "zot: session index: %v (rebuilding it)\n", err)
@@ -150,26 +164,101 @@ func (s *Store) describe(id string, st fs.FileInfo) Entry {
 	if e.Created.IsZero() {
 		e.Created = timeOfID(id, e.Updated)
 	}
-	msgs, err := session.Load(path)
-	if err != nil {
+	if err := summarize(path, &e); err != nil {
 		e.Error = err.Error()
-		return e
-	}
-	e.Messages = len(msgs)
-	for _, m := range msgs {
-		if e.Title == "" && m.Role == llm.RoleUser && m.Meta["compaction"] != "true" {
-			e.Title = titleOf(m)
-		}
-		if m.Role != llm.RoleAssistant {
-			continue
-		}
-		for _, b := range m.Content {
-			if t, ok := b.(*llm.ThinkingBlock); ok && t.Model != "" {
-				e.Model = t.Model
-			}
-		}
 	}
 	return e
+}
+
+// The prefixes of the lines of a session file, as internal/session
+// writes them (encoding/json, fields in their declared order).
+var (
+	userLine      = []byte(`{"role":"user"`)
+	assistantLine = []byte(`{"role":"assistant"`)
+	roleLine      = []byte(`{"role":`)
+	resetLine     = []byte(`{"reset":true`)
+	modelKey      = []byte(`"model":"`)
+)
+
+// summarize counts the messages of the session file at path and finds
+// its title and model, reading it a line at a time: each line is
+// checked to be JSON, only the line the title comes from is decoded,
+// so a listing costs far less than loading the transcript. A torn last
+// line is ignored, as loading it does; a reset line (files of format 0)
+// starts the transcript again.
+func summarize(path string, e *Entry) error {
+	f, err := os.Open(path)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	br := bufio.NewReaderSize(f, 64<<10)
+	var buf []byte
+	for n := 1; ; n++ {
+		line, err := br.ReadSlice('\n')
+		if errors.Is(err, bufio.ErrBufferFull) {
+			buf = append(buf[:0], line...)
+			for errors.Is(err, bufio.ErrBufferFull) {
+				line, err = br.ReadSlice('\n')
+				buf = append(buf, line...)
+			}
+			line = buf
+		}
+		if err == io.EOF {
+			return nil // the end, or a torn last line
+		}
+		if err != nil {
+			return fmt.Errorf("reading %s: %w", path, err)
+		}
+		line = bytes.TrimSpace(line)
+		if len(line) == 0 {
+			continue
+		}
+		if !json.Valid(line) {
+			return fmt.Errorf("session file %s: line %d does not decode", path, n)
+		}
+		switch {
+		case bytes.HasPrefix(line, resetLine):
+			e.Messages, e.Title = 0, ""
+		case bytes.HasPrefix(line, userLine):
+			e.Messages++
+			if e.Title == "" {
+				e.Title = titleOfLine(line)
+			}
+		case bytes.HasPrefix(line, assistantLine):
+			e.Messages++
+			if i := bytes.LastIndex(line, modelKey); i >= 0 {
+				rest := line[i+len(modelKey):]
+				if j := bytes.IndexByte(rest, '"'); j > 0 {
+					e.Model = string(rest[:j])
+				}
+			}
+		case bytes.HasPrefix(line, roleLine):
+			e.Messages++
+		}
+	}
+}
+
+// titleOfLine is the title a user message's line gives: its first text,
+// unless it is a compaction's summary.
+func titleOfLine(line []byte) string {
+	var m struct {
+		Meta    map[string]string `json:"meta"`
+		Content []struct {
+			Type string `json:"type"`
+			Text string `json:"text"`
+		} `json:"content"`
+	}
+	if json.Unmarshal(line, &m) != nil || m.Meta["compaction"] == "true" {
+		return ""
+	}
+	msg := llm.Message{Role: llm.RoleUser}
+	for _, b := range m.Content {
+		if b.Type == "text" {
+			msg.Content = append(msg.Content, &llm.TextBlock{Text: b.Text})
+		}
+	}
+	return titleOf(msg)
 }
 
 // titleOf is the first text of m on one line, at most titleRunes long.

@@ -239,3 +239,20 @@ func TestNewest(t *testing.T) {
 		t.Errorf("newest: %q, want %q", again, p)
 	}
 }
+
+// An index that is not a regular file is rebuilt over, never read.
+func TestIndexThatIsNoFileIsReplaced(t *testing.T) {
+	dir := t.TempDir()
+	s := open(t, dir)
+	write(t, s.Path(NewID()), "/w", 1)
+	if err := mkfifo(filepath.Join(dir, indexName)); err != nil {
+		t.Skip("no named pipes:", err)
+	}
+	list, err := s.List(context.Background(), Filter{})
+	if err != nil || len(list) != 1 {
+		t.Fatalf("%v %+v", err, list)
+	}
+	if _, ok := s.readIndex(); !ok {
+		t.Error("the index was not replaced")
+	}
+}
