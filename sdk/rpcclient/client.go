@@ -87,7 +87,8 @@ type Client struct {
 	stdin  io.WriteCloser
 	out    io.Reader // zot's stdout
 
-	wmu sync.Mutex // one command line at a time on stdin
+	wturn   chan struct{}  // a token while a command line is written: one at a time
+	writers sync.WaitGroup // the writes of command lines (see write)
 
 	mu      sync.Mutex
 	nextID  int64
@@ -166,6 +167,7 @@ func Start(ctx context.Context, opts Options) (*Client, error) {
 		streams:    make(map[wire.ID]*Stream),
 		readerDone: make(chan struct{}),
 		closing:    make(chan struct{}),
+		wturn:      make(chan struct{}, 1),
 	}
 	c.answerCtx, c.stopAnswering = context.WithCancel(context.Background())
 	c.wg.Go(c.read)
@@ -324,6 +326,7 @@ func (c *Client) send(ctx context.Context, cmd wire.Command, stream *Stream) (*w
 	id := wire.NumberID(c.nextID)
 	cmd.SetID(id)
 	c.pending[id] = ch
+	c.writers.Add(1) // before Close can wait for the writes: c.gone is nil
 	if stream != nil {
 		stream.ID = id
 		c.streams[id] = stream
@@ -333,7 +336,7 @@ func (c *Client) send(ctx context.Context, cmd wire.Command, stream *Stream) (*w
 	}
 	c.mu.Unlock()
 
-	if err := c.write(cmd); err != nil {
+	if err := c.write(ctx, cmd); err != nil {
 		c.forget(id)
 		return nil, fmt.Errorf("sending %s: %w", cmd.Type(), err)
 	}
@@ -382,14 +385,40 @@ func (c *Client) idleLocked() {
 	}
 }
 
-// write puts one command line on zot's stdin.
-func (c *Client) write(cmd wire.Command) error {
+// write puts one command line on zot's stdin, one line at a time; the
+// caller has counted it in c.writers. When ctx ends before zot takes the
+// line (it stopped reading its input), write returns ctx's error and
+// leaves the line to a goroutine of its own, which writes it whole once
+// zot reads again, or fails once Close closes zot's stdin; Close waits
+// for it.
+func (c *Client) write(ctx context.Context, cmd wire.Command) error {
 	b := cmd.AppendJSON(make([]byte, 0, 128))
 	b = append(b, '\n')
-	c.wmu.Lock()
-	defer c.wmu.Unlock()
-	_, err := c.stdin.Write(b)
-	return err
+	select {
+	case c.wturn <- struct{}{}:
+	case <-ctx.Done():
+		c.writers.Done()
+		return ctx.Err()
+	}
+	if ctx.Done() == nil { // nothing to give up for: write here
+		_, err := c.stdin.Write(b)
+		<-c.wturn
+		c.writers.Done()
+		return err
+	}
+	done := make(chan error, 1)
+	go func() {
+		defer c.writers.Done()
+		_, err := c.stdin.Write(b)
+		<-c.wturn
+		done <- err
+	}()
+	select {
+	case err := <-done:
+		return err
+	case <-ctx.Done():
+		return ctx.Err()
+	}
 }
 
 // Close ends zot: it closes zot's stdin (zot then finishes its running and
@@ -411,6 +440,7 @@ func (c *Client) Close() error {
 		// progress.
 		esc, waitErr := c.proc.Stop(context.Background())
 		c.wg.Wait()
+		c.writers.Wait()
 		c.forwarders.Wait()
 		c.stopAnswering()
 		c.answering.Wait()
