@@ -385,3 +385,25 @@ func TestSessionsKilledWriter(t *testing.T) {
 		t.Errorf("after --continue: %+v", got)
 	}
 }
+
+// TestSessionsOnlyWhenAsked: zot rpc and zot -p write no session
+// without --continue or --session.
+func TestSessionsOnlyWhenAsked(t *testing.T) {
+	root := t.TempDir()
+	home := filepath.Join(root, "home")
+	s := script(t, map[string]any{"turns": []any{map[string]any{"steps": []any{map[string]any{"text": "ok"}}}}})
+	if _, errOut, code := runExt(t, []string{"ZOT_HOME=" + home}, root, "-p", "hi", "--provider", "scripted", "--script", s); code != 0 {
+		t.Fatalf("zot -p: exit %d %s", code, errOut)
+	}
+	p := start(t, []string{"ZOT_HOME=" + home}, "rpc", "--provider", "scripted", "--cwd", root, "--script", s)
+	p.send(`{"id":"1","type":"prompt","message":"hi"}`)
+	p.response()
+	p.untilDone()
+	p.stdin.Close()
+	if code := p.exit(); code != 0 {
+		t.Fatalf("zot rpc: exit %d", code)
+	}
+	if files, _ := filepath.Glob(filepath.Join(home, "sessions", "*")); len(files) != 0 {
+		t.Errorf("written without being asked: %v", files)
+	}
+}
