@@ -221,7 +221,7 @@ func TestSessionsIndexSurvivesDamage(t *testing.T) {
 		if err := cmd.Start(); err != nil {
 			t.Fatal(err)
 		}
-		time.Sleep(time.Duration(i) * time.Millisecond)
+		time.Sleep(time.Duration(i*4) * time.Millisecond) // before zot reads anything, and while it writes the index
 		cmd.Process.Signal(syscall.SIGKILL)
 		cmd.Wait()
 	}
