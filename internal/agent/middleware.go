@@ -17,7 +17,9 @@ import (
 //
 // A chain is fixed when the agent is made (Config.ModelMiddleware,
 // Config.ToolMiddleware). The first middleware of a chain is the
-// outermost: it sees the call first and its result last.
+// outermost: it sees the call first and its result last. A middleware
+// returns once its ctx ends: an aborted prompt ends only when the call it
+// is in returns.
 
 // ModelCallKind says why a model call is made.
 type ModelCallKind string
