@@ -2,7 +2,6 @@ package acpagent
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"strings"
 
@@ -150,7 +149,7 @@ func (h *conn) runCommand(s *session, name, args string) jsonrpc.Reply {
 		}
 		out, err := s.eng.RunCommand(ctx, name, args)
 		if err != nil {
-			return nil, commandError(s, name, err)
+			return nil, s.agent.errorOf(fmt.Errorf("/%s: %w", name, err), s.id, "")
 		}
 		s.tellChanges(out.Changed)
 		if out.Work != nil {
@@ -195,17 +194,6 @@ func commandReply(s *session, name string, out engine.CommandRun) string {
 		return ""
 	}
 	return res.Text
-}
-
-// commandError is the JSON-RPC error of a command that failed.
-func commandError(s *session, name string, err error) error {
-	switch {
-	case errors.Is(err, engine.ErrBusy):
-		return appError(acp.ErrorKindBusy, s.id, "session %s runs a prompt; send /%s after its answer", s.id, name)
-	case errors.Is(err, engine.ErrClosed):
-		return appError(acp.ErrorKindInternal, s.id, "/%s: the session's extensions have stopped", name)
-	}
-	return appError(acp.ErrorKindInternal, s.id, "/%s: %v", name, err)
 }
 
 // tellChanges tells every client of the session what a command changed.
