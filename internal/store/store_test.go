@@ -256,3 +256,40 @@ func TestIndexThatIsNoFileIsReplaced(t *testing.T) {
 		t.Error("the index was not replaced")
 	}
 }
+
+// The entry's count and title agree with what loading the file gives,
+// after a rewrite (compaction) and in a file of format 0 with reset lines.
+func TestEntryAgreesWithLoad(t *testing.T) {
+	dir := t.TempDir()
+	s := open(t, dir)
+	id := NewID()
+	f, _, err := session.Open(s.Path(id), session.Options{CWD: "/w"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	user := func(text string) llm.Message {
+		return llm.Message{Role: llm.RoleUser, Content: []llm.Block{&llm.TextBlock{Text: text}}}
+	}
+	answer := llm.Message{Role: llm.RoleAssistant, Content: []llm.Block{&llm.TextBlock{Text: "a"}}}
+	f.Save([]llm.Message{user("one"), answer, user("two"), answer})
+	summary := user("summary of one and two")
+	summary.Meta = map[string]string{"compaction": "true"}
+	f.Save([]llm.Message{summary, user("three"), answer}) // rewritten whole
+	f.Close()
+	old := "20240101T000000Z-000000000000aaaa"
+	os.WriteFile(s.Path(old), []byte(`{"role":"user","content":[{"type":"text","text":"gone"}]}`+"\n"+`{"reset":true}`+"\n"+
+		`{"role":"user","content":[{"type":"text","text":"kept"}]}`+"\n"+`{"role":"assistant","content":[{"type":"text","text":"a"}]}`+"\n"+`{"role":"user","cont`), 0o600)
+	list, err := s.List(context.Background(), Filter{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range list {
+		msgs, err := session.Load(e.Path)
+		if err != nil || e.Messages != len(msgs) || e.Error != "" {
+			t.Errorf("%s: %d messages (%s), loading gives %d (%v)", e.ID, e.Messages, e.Error, len(msgs), err)
+		}
+		if want := map[string]string{id: "three", old: "kept"}[e.ID]; e.Title != want {
+			t.Errorf("%s: title %q, want %q", e.ID, e.Title, want)
+		}
+	}
+}
