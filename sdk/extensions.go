@@ -16,7 +16,7 @@ import (
 // starts them at New and stops them at Close.
 type ExtensionConfig = engine.ExtensionConfig
 
-// ErrNotFound is returned for a slash command no extension offers, a
+// ErrNotFound is returned for a slash command neither zot nor an extension offers, a
 // panel no extension has open, and an MCP server the Runtime does not
 // have. It is [client.ErrNotFound], an error of code not_found, which
 // rpcclient's answers of that code match too.

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"sync"
 
+	"zot.dev/zot/internal/exthost"
 	"zot.dev/zot/sdk/wire"
 )
 
@@ -133,13 +134,14 @@ func (s *Session) shadowed(c wire.SlashCommand) {
 	}
 }
 
-// RunCommand runs the slash command name with args (the rest of the
-// command line): one of zot's own, or an extension's (it waits for the
+// RunCommand runs the slash command name (with or without its leading
+// slash) with args (the rest of the command line): one of zot's own, or an extension's (it waits for the
 // extensions first, as a prompt does). It fails with an error wrapping
 // ErrNotFound for a command nobody offers, ErrBusy for clear, model <id>
 // and reload while work runs or waits, ErrExtension when an extension
 // fails, and ErrClosed once the session is closed.
 func (s *Session) RunCommand(ctx context.Context, name, args string) (CommandRun, error) {
+	name = strings.TrimPrefix(name, "/")
 	args = strings.TrimSpace(args)
 	if i := slices.IndexFunc(builtinCommands, func(b builtinCommand) bool { return b.name == name }); i >= 0 {
 		s.mu.Lock()
@@ -151,6 +153,10 @@ func (s *Session) RunCommand(ctx context.Context, name, args string) (CommandRun
 		return builtinCommands[i].run(ctx, s, args)
 	}
 	out, err := s.RunExtensionCommand(ctx, name, args)
+	if errors.Is(err, exthost.ErrUnknownCommand) {
+		// Neither zot nor an extension offers it: say where the list is.
+		return CommandRun{}, &kindError{kind: ErrNotFound, err: fmt.Errorf("unknown command /%s: /help lists zot's and the extensions' commands", name)}
+	}
 	if err != nil {
 		return CommandRun{}, err
 	}

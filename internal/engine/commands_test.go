@@ -61,6 +61,12 @@ func TestBuiltinCommands(t *testing.T) {
 	if d, ok := run.Event.(*wire.ExtDisplayEvent); !ok || d.Text != run.Result.Text {
 		t.Errorf("/help event %#v", run.Event)
 	}
+	if slashed, err := s.RunCommand(ctx, "/help", ""); err != nil || slashed.Result.Text != run.Result.Text {
+		t.Errorf("/help named with its slash: %+v %v", slashed.Result, err)
+	}
+	if _, err := s.RunCommand(ctx, "nosuch", ""); !errors.Is(err, ErrNotFound) || wire.CodeOf(err) != wire.CodeNotFound || !strings.Contains(err.Error(), "unknown command /nosuch: /help lists") {
+		t.Errorf("an unknown command: %v (code %s)", err, wire.CodeOf(err))
+	}
 
 	run, err = s.RunCommand(ctx, "mode", " read_only ")
 	if err != nil || !run.Changed.Mode || s.Mode() != ModeReadOnly || run.Result.Text != "Mode: read_only." {

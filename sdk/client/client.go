@@ -127,7 +127,7 @@ type Client interface {
 	// action "prompt" the prompt is started and the channel carries its
 	// events, as Prompt's does; for every other action the channel is
 	// nil and the result holds the text or panel to show. It fails with
-	// an error matching [ErrNotFound] for a command no extension offers.
+	// an error matching [ErrNotFound] for a command neither zot nor an extension offers.
 	RunCommand(ctx context.Context, name, args string) (wire.RunCommandResult, <-chan wire.Event, error)
 	// Extensions describes the extensions found, in load order, with
 	// their state.

@@ -32,7 +32,7 @@ func (c *Client) Extensions(ctx context.Context) ([]wire.ExtensionInfo, error) {
 // Prompt's does; for the other actions the channel is nil and
 // the result holds the text or panel (the ext_display, ext_insert or
 // panel_open event that follows goes to Options.OnEvent, if at all). It
-// fails with wire.CodeNotFound for a command no extension offers and
+// fails with wire.CodeNotFound for a command neither zot nor an extension offers and
 // wire.CodeExtensionError when the extension fails to answer.
 func (c *Client) RunCommand(ctx context.Context, name, args string) (wire.RunCommandResult, <-chan wire.Event, error) {
 	res, s, err := c.runCommand(ctx, name, args)

@@ -63,7 +63,7 @@ class ExtensionMethods:
         the rest of the line). Returns the result and, for action
         ``"prompt"``, the stream of the prompt zot submitted (None for the
         other actions, whose text or panel is in the result). ZotError
-        ``not_found`` for a command no extension offers, ``extension_error``
+        ``not_found`` for a command neither zot nor an extension offers, ``extension_error``
         when the extension fails to answer."""
         from .client import PromptStream
 
