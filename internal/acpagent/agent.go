@@ -143,12 +143,9 @@ func (a *Agent) Close(ctx context.Context) error {
 		list = append(list, s)
 	}
 	a.mu.Unlock()
-	var first error
-	for _, s := range list {
-		if err := s.close(); err != nil && first == nil {
-			first = err
-		}
-	}
+	// Sessions close side by side: each may wait up to its extensions'
+	// stop timeout, which one after another would add up.
+	first := engine.CloseAll(list, (*session).close)
 	a.cancel()
 	done := make(chan struct{})
 	go func() { a.wg.Wait(); close(done) }()

@@ -320,13 +320,37 @@ func (h *Host) Close() error {
 	h.closed = true
 	list := slices.Collect(maps.Keys(h.sessions))
 	h.mu.Unlock()
-	var first error
-	for _, s := range list {
-		if err := s.Close(); err != nil && first == nil {
-			first = err
+	// Sessions close side by side: each may wait up to StopTimeout for
+	// its extensions and MCP servers, which one after another would add
+	// up.
+	return CloseAll(list, (*Session).Close)
+}
+
+// closeParallel bounds how many sessions CloseAll closes at once.
+const closeParallel = 16
+
+// CloseAll calls close on every item, up to 16 at once, and returns the
+// first error in the order of items. It returns when every call has.
+func CloseAll[T any](items []T, close func(T) error) error {
+	errs := make([]error, len(items))
+	slots := make(chan struct{}, closeParallel)
+	var wg sync.WaitGroup
+	for i, it := range items {
+		slots <- struct{}{}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			defer func() { <-slots }()
+			errs[i] = close(it)
+		}()
+	}
+	wg.Wait()
+	for _, err := range errs {
+		if err != nil {
+			return err
 		}
 	}
-	return first
+	return nil
 }
 
 // ErrWorkDir is matched (errors.Is) by the error of NewSession for a
