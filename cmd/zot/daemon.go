@@ -14,7 +14,7 @@ import (
 	"github.com/urfave/cli/v3"
 
 	"zot.dev/zot/internal/acp"
-	"zot.dev/zot/internal/acpagent"
+	"zot.dev/zot/internal/acpserver"
 	"zot.dev/zot/internal/daemon"
 	"zot.dev/zot/internal/engine"
 	"zot.dev/zot/internal/jsonrpc"
@@ -103,7 +103,7 @@ and exits 0.`,
 // session shares, the agent serving ACP, and the connections' options.
 type door struct {
 	host    *engine.Host
-	agent   *acpagent.Agent
+	agent   *acpserver.Agent
 	rpc     jsonrpc.Options
 	maxLine int // the longest line a client may send (--max-line-bytes)
 	closed  sync.Once
@@ -156,7 +156,7 @@ func newDoor(cmd *cli.Command, std streams) (*door, error) {
 	defaults.Log = std.err
 	// Each session/new names its MCP servers; none are found in files.
 	defaults.MCP = engine.MCPOptions{}
-	agent, err := acpagent.New(acpagent.Options{
+	agent, err := acpserver.New(acpserver.Options{
 		Host:        host,
 		Defaults:    defaults,
 		Permission:  perm,

@@ -5,7 +5,7 @@ import (
 	"testing"
 
 	"zot.dev/zot/internal/llm"
-	"zot.dev/zot/internal/session"
+	"zot.dev/zot/internal/sessionfile"
 )
 
 // TestRPCSessionKilledMidTurnLosesNoCommittedMessage: zot rpc --session
@@ -31,7 +31,7 @@ func TestRPCSessionKilledMidTurnLosesNoCommittedMessage(t *testing.T) {
 	}
 	p.wait()
 
-	msgs, err := session.Load(file)
+	msgs, err := sessionfile.Load(file)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -15,7 +15,7 @@ import (
 	"github.com/urfave/cli/v3"
 
 	"zot.dev/zot/internal/llm"
-	"zot.dev/zot/internal/session"
+	"zot.dev/zot/internal/sessionfile"
 	"zot.dev/zot/internal/store"
 )
 
@@ -103,7 +103,7 @@ the daemon always, zot -p and zot rpc with --continue or --session.`,
 					}
 					var msgs []llm.Message
 					if e.Error == "" {
-						if msgs, err = session.Load(e.Path); err != nil {
+						if msgs, err = sessionfile.Load(e.Path); err != nil {
 							e.Error = err.Error()
 						}
 					}

@@ -13,7 +13,7 @@ import (
 	"time"
 
 	"zot.dev/zot/internal/llm"
-	"zot.dev/zot/internal/session"
+	"zot.dev/zot/internal/sessionfile"
 )
 
 // listedSession is an entry of `zot sessions list --json`.
@@ -122,11 +122,11 @@ func TestSessionsListAndShow(t *testing.T) {
 
 // writeOldPrintSession writes a session the way print mode's --continue
 // wrote it before the one layout: sessions/<folder key>/<time>.jsonl,
-// through internal/session.
+// through internal/sessionfile.
 func writeOldPrintSession(t *testing.T, home, cwd, stamp, prompt string) string {
 	t.Helper()
-	path := filepath.Join(session.DirFor(home, cwd), stamp+".jsonl")
-	f, _, err := session.Open(path, session.Options{CWD: cwd})
+	path := filepath.Join(sessionfile.DirFor(home, cwd), stamp+".jsonl")
+	f, _, err := sessionfile.Open(path, sessionfile.Options{CWD: cwd})
 	if err != nil {
 		t.Fatal(err)
 	}

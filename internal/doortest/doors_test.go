@@ -13,7 +13,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"zot.dev/zot/internal/acpagent"
+	"zot.dev/zot/internal/acpserver"
 	"zot.dev/zot/internal/duplex"
 	"zot.dev/zot/internal/engine"
 	"zot.dev/zot/internal/jsonrpc"
@@ -181,7 +181,7 @@ func startACP(t *testing.T, dir string, o doorOptions) *door {
 		// session/new had named it.
 		defaults.MCPServers = []engine.MCPServer{echoMCP(t)}
 	}
-	opts := acpagent.Options{
+	opts := acpserver.Options{
 		Host:        host,
 		Defaults:    defaults,
 		Permission:  o.permission,
@@ -189,7 +189,7 @@ func startACP(t *testing.T, dir string, o doorOptions) *door {
 		Version:     "test",
 		Log:         log,
 	}
-	a, err := acpagent.New(opts)
+	a, err := acpserver.New(opts)
 	if err != nil {
 		t.Fatal(err)
 	}

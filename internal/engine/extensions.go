@@ -119,7 +119,7 @@ type plugins struct {
 	reloading sync.Mutex // serialises ReloadExtensions
 
 	mu       sync.Mutex
-	ext      *exthost.Host    // nil while no extension was found
+	ext      *exthost.Manager // nil while no extension was found
 	mcp      *mcphost.Manager // nil until the first server is added
 	launched bool             // Launch was called (or nothing is held back)
 	stopped  bool
@@ -199,7 +199,7 @@ func (p *plugins) startExtensions() error {
 // by whichever comes first: a goroutine that waits for them, or the
 // first turn, which waits for them at the extensions' gate (so a door
 // hears of their commands before the turn's answer).
-func (p *plugins) watchReady(h *exthost.Host) {
+func (p *plugins) watchReady(h *exthost.Manager) {
 	var once sync.Once
 	tell := func() { once.Do(p.extensionsChanged) }
 	remove := p.sess.Interceptors().Add(agent.Interceptor{
@@ -220,7 +220,7 @@ func (p *plugins) watchReady(h *exthost.Host) {
 
 // waitReadyLocked starts the goroutine that calls tell once h's
 // extensions are ready. The caller holds p.mu.
-func (p *plugins) waitReadyLocked(h *exthost.Host, tell func()) {
+func (p *plugins) waitReadyLocked(h *exthost.Manager, tell func()) {
 	if p.stopped {
 		return
 	}
@@ -254,7 +254,7 @@ func (p *plugins) extensionsChanged() {
 }
 
 // host returns the extension host, nil when the session has none.
-func (p *plugins) host() *exthost.Host {
+func (p *plugins) host() *exthost.Manager {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	return p.ext

@@ -36,7 +36,7 @@ import (
 	"zot.dev/zot/internal/models"
 	"zot.dev/zot/internal/provider/httpcall"
 	"zot.dev/zot/internal/registry"
-	"zot.dev/zot/internal/session"
+	"zot.dev/zot/internal/sessionfile"
 	"zot.dev/zot/internal/sysprompt"
 	"zot.dev/zot/internal/tools"
 	"zot.dev/zot/sdk/wire"
@@ -259,7 +259,7 @@ func (h *Host) NewSession(cfg SessionConfig) (*Session, error) {
 	}
 	s.agent = a
 	if cfg.SessionFile != "" {
-		f, msgs, err := session.Open(cfg.SessionFile, session.Options{CWD: cwd})
+		f, msgs, err := sessionfile.Open(cfg.SessionFile, sessionfile.Options{CWD: cwd})
 		if err != nil {
 			return nil, err
 		}
@@ -268,7 +268,7 @@ func (h *Host) NewSession(cfg SessionConfig) (*Session, error) {
 			if errors.As(err, &te) {
 				// A file whose messages do not hold together is damaged
 				// data, named by its line, not a fault of zot's.
-				err = &session.CorruptError{Path: cfg.SessionFile, Line: f.Line(te.Index), Err: te.Err}
+				err = &sessionfile.CorruptError{Path: cfg.SessionFile, Line: f.Line(te.Index), Err: te.Err}
 			} else {
 				err = fmt.Errorf("resuming %s: %w", cfg.SessionFile, err)
 			}

@@ -15,7 +15,7 @@ import (
 	"zot.dev/zot/internal/agent"
 	"zot.dev/zot/internal/llm"
 	"zot.dev/zot/internal/models"
-	"zot.dev/zot/internal/session"
+	"zot.dev/zot/internal/sessionfile"
 	"zot.dev/zot/internal/tools"
 	"zot.dev/zot/sdk/wire"
 )
@@ -241,13 +241,13 @@ type Session struct {
 	provider string
 	cwd      string
 	log      io.Writer
-	store    *session.File // nil without a session file
-	storedID string        // the id in SessionConfig.SessionStore, or ""
-	approval *approval     // the mode and, when somebody answers, the approvals
-	spills   *tools.Spills // bash's spill files, removed by Close
-	plug     plugins       // its extensions and MCP servers (extensions.go)
-	cmds     commandState  // its slash commands (commands.go)
-	panels   panelState    // its open panels (panels.go)
+	store    *sessionfile.File // nil without a session file
+	storedID string            // the id in SessionConfig.SessionStore, or ""
+	approval *approval         // the mode and, when somebody answers, the approvals
+	spills   *tools.Spills     // bash's spill files, removed by Close
+	plug     plugins           // its extensions and MCP servers (extensions.go)
+	cmds     commandState      // its slash commands (commands.go)
+	panels   panelState        // its open panels (panels.go)
 
 	// emitMu makes stamping an event and handing it on one step, so seq
 	// order is delivery order; taken inside mu, never the other way.

@@ -34,7 +34,7 @@ func reportMedian(b *testing.B, f func()) {
 
 // benchHost starts the Go test extension on a fake session and waits for
 // it.
-func benchHost(b *testing.B) (*fakeSession, *Host) {
+func benchHost(b *testing.B) (*fakeSession, *Manager) {
 	b.Helper()
 	sess := newFakeSession(b)
 	cfg, _, _ := testConfig(b, goExt(b, b.TempDir(), "gx"))

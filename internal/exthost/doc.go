@@ -2,7 +2,7 @@
 // speak the extension protocol (schema/ext, docs/extensions.md) as
 // newline-delimited JSON over their stdin and stdout.
 //
-// A [Host] finds the extensions ([Discover]: the explicit ones, then the
+// A [Manager] finds the extensions ([Discover]: the explicit ones, then the
 // project's ./.zot/extensions, then $ZOT_HOME/extensions; the first of a
 // name wins), starts them concurrently, each in its own folder (the
 // manifest's; hello_ack tells it the session's directory), and attaches each to the session once it has said hello and
@@ -15,8 +15,8 @@
 //     (allow by default, block with `fail_closed`);
 //   - the lifecycle events it subscribed to reach it in order through a
 //     session observer;
-//   - its slash commands and panels are reached through [Host.RunCommand],
-//     [Host.PanelKey] and [Host.ClosePanel], and what it pushes (notices,
+//   - its slash commands and panels are reached through [Manager.RunCommand],
+//     [Manager.PanelKey] and [Manager.ClosePanel], and what it pushes (notices,
 //     panel redraws) through [Config.Notify].
 //
 // One misbehaving extension never stalls or crashes the agent: every

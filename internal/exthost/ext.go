@@ -40,7 +40,7 @@ func (s state) String() string {
 
 // ext is one extension process.
 type ext struct {
-	h     *Host
+	h     *Manager
 	spec  Spec
 	name  string
 	index int
@@ -90,7 +90,7 @@ const maxNotices = 20
 // maxPending bounds the events kept for an extension that is starting.
 const maxPending = 256
 
-func newExt(h *Host, s Spec, index int) *ext {
+func newExt(h *Manager, s Spec, index int) *ext {
 	e := &ext{
 		h:         h,
 		spec:      s,

@@ -265,7 +265,7 @@ func testConfig(t testing.TB, paths ...string) (Config, *notices, *syncBuffer) {
 }
 
 // start starts a host and closes it at the end of the test.
-func start(t testing.TB, sess Session, cfg Config) *Host {
+func start(t testing.TB, sess Session, cfg Config) *Manager {
 	t.Helper()
 	h := Start(sess, cfg)
 	t.Cleanup(func() {

@@ -46,7 +46,7 @@ type Session interface {
 	CWD() string
 }
 
-// Config configures a Host. A zero duration takes its default.
+// Config configures a Manager. A zero duration takes its default.
 type Config struct {
 	// Discovery says where extensions are found; with nothing set, no
 	// extension loads.
@@ -190,9 +190,9 @@ const orderGate = -1 << 30
 // the prompt; OrderReady puts it before every extension's.
 const OrderReady = orderGate + 1
 
-// Host runs the extensions of one session. Its methods are safe for
+// Manager runs the extensions of one session. Its methods are safe for
 // concurrent use.
-type Host struct {
+type Manager struct {
 	cfg  Config
 	sess Session
 
@@ -218,7 +218,7 @@ type Host struct {
 
 // Start finds the extensions cfg names and starts them, concurrently, for
 // sess: New, then Launch.
-func Start(sess Session, cfg Config) *Host {
+func Start(sess Session, cfg Config) *Manager {
 	h := New(sess, cfg)
 	h.Launch()
 	return h
@@ -228,9 +228,9 @@ func Start(sess Session, cfg Config) *Host {
 // does, and so does anything that needs them (a prompt, a command,
 // listing them), so that a door can answer its first command before the
 // extensions compete with it for the machine.
-func New(sess Session, cfg Config) *Host {
+func New(sess Session, cfg Config) *Manager {
 	cfg.defaults()
-	h := &Host{cfg: cfg, sess: sess, panels: map[string]*ext{}}
+	h := &Manager{cfg: cfg, sess: sess, panels: map[string]*ext{}}
 	h.exts.Store(new([]*ext))
 	// The gate runs as a prompt starts, before its first turn_start:
 	// the extensions it starts (or waits for) are in the chain and
@@ -249,7 +249,7 @@ func New(sess Session, cfg Config) *Host {
 // at once. They join the session as they become ready, and the first
 // prompt waits for them (at most the handshake timeout). Only the first
 // call does anything.
-func (h *Host) Launch() {
+func (h *Manager) Launch() {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	if h.launched || h.closed {
@@ -261,7 +261,7 @@ func (h *Host) Launch() {
 
 // launchLocked discovers the extensions and starts them. The caller holds
 // h.mu.
-func (h *Host) launchLocked() {
+func (h *Manager) launchLocked() {
 	found := Find(h.cfg.Discovery)
 	specs, problems, notes := found.Specs, found.Problems, found.Notes
 	if d := found.Untrusted; d != nil && h.cfg.Trust.FirstReport(*d) {
@@ -306,13 +306,13 @@ func (h *Host) launchLocked() {
 }
 
 // current returns the current extensions in load order.
-func (h *Host) current() []*ext { return *h.exts.Load() }
+func (h *Manager) current() []*ext { return *h.exts.Load() }
 
 // awaitReady waits until every current extension is ready or has failed,
 // or until ctx ends. Each extension is failed or taken as ready at its
 // own deadlines (its start timeout, then the ready timeout); the wait
 // ends at the latest of them, and a little later, all the same.
-func (h *Host) awaitReady(ctx context.Context) {
+func (h *Manager) awaitReady(ctx context.Context) {
 	h.Launch()
 	h.mu.Lock()
 	longest := h.cfg.StartTimeout
@@ -348,7 +348,7 @@ func (h *Host) awaitReady(ctx context.Context) {
 
 // Starting reports whether an extension is yet to be started, or started
 // and neither ready nor failed.
-func (h *Host) Starting() bool {
+func (h *Manager) Starting() bool {
 	h.mu.Lock()
 	launched, closed := h.launched, h.closed
 	h.mu.Unlock()
@@ -370,7 +370,7 @@ func (h *Host) Starting() bool {
 
 // WaitReady waits as every prompt does as it starts: until every
 // extension is ready or has failed, or until ctx ends.
-func (h *Host) WaitReady(ctx context.Context) { h.awaitReady(ctx) }
+func (h *Manager) WaitReady(ctx context.Context) { h.awaitReady(ctx) }
 
 // Info describes one extension.
 type Info struct {
@@ -387,7 +387,7 @@ type Info struct {
 }
 
 // Extensions describes the current extensions in load order.
-func (h *Host) Extensions() []Info {
+func (h *Manager) Extensions() []Info {
 	h.Launch()
 	var out []Info
 	for _, e := range h.current() {
@@ -405,7 +405,7 @@ type Command struct {
 
 // Commands lists the commands of the ready extensions, in load order; of
 // two commands with one name, the extension loaded first keeps it.
-func (h *Host) Commands() []Command {
+func (h *Manager) Commands() []Command {
 	h.Launch()
 	var out []Command
 	seen := map[string]bool{}
@@ -427,7 +427,7 @@ func (h *Host) Commands() []Command {
 // opens is remembered, so PanelKey reaches its extension. The answer's
 // action is the caller's to carry out: submit the prompt, show the text,
 // open the panel.
-func (h *Host) RunCommand(ctx context.Context, name, args string) (Command, *extwire.CommandResponseFrame, error) {
+func (h *Manager) RunCommand(ctx context.Context, name, args string) (Command, *extwire.CommandResponseFrame, error) {
 	if h.isClosed() {
 		return Command{}, nil, ErrClosed
 	}
@@ -483,7 +483,7 @@ func unknownActionError(ext, name string, r *extwire.CommandResponseFrame) error
 // PanelKey sends a key to the extension whose panel panelID is open. It
 // fails with ErrNotReading, the key not sent, when that extension has not
 // read its backlog of frames.
-func (h *Host) PanelKey(panelID string, key extwire.KeyName, text string) error {
+func (h *Manager) PanelKey(panelID string, key extwire.KeyName, text string) error {
 	e := h.panelOwner(panelID)
 	if e == nil {
 		return fmt.Errorf("%w: %q", ErrUnknownPanel, panelID)
@@ -493,7 +493,7 @@ func (h *Host) PanelKey(panelID string, key extwire.KeyName, text string) error 
 
 // ClosePanel tells the extension whose panel panelID is open that the
 // user closed it, forgets the panel, and returns the extension's name.
-func (h *Host) ClosePanel(panelID string) (string, error) {
+func (h *Manager) ClosePanel(panelID string) (string, error) {
 	e := h.panelOwner(panelID)
 	if e == nil {
 		return "", fmt.Errorf("%w: %q", ErrUnknownPanel, panelID)
@@ -502,14 +502,14 @@ func (h *Host) ClosePanel(panelID string) (string, error) {
 	return e.name, e.send(&extwire.HostPanelCloseFrame{PanelID: panelID})
 }
 
-func (h *Host) trackPanel(id string, e *ext) {
+func (h *Manager) trackPanel(id string, e *ext) {
 	h.mu.Lock()
 	h.panels[id] = e
 	h.mu.Unlock()
 }
 
 // untrackPanel forgets panel id if e owns it.
-func (h *Host) untrackPanel(id string, e *ext) {
+func (h *Manager) untrackPanel(id string, e *ext) {
 	h.mu.Lock()
 	if h.panels[id] == e {
 		delete(h.panels, id)
@@ -517,7 +517,7 @@ func (h *Host) untrackPanel(id string, e *ext) {
 	h.mu.Unlock()
 }
 
-func (h *Host) panelOwner(id string) *ext {
+func (h *Manager) panelOwner(id string) *ext {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	return h.panels[id]
@@ -525,7 +525,7 @@ func (h *Host) panelOwner(id string) *ext {
 
 // forgetPanels drops the panels of e, which has stopped, and says they
 // closed.
-func (h *Host) forgetPanels(e *ext) {
+func (h *Manager) forgetPanels(e *ext) {
 	var closed []string
 	h.mu.Lock()
 	for id, o := range h.panels {
@@ -541,7 +541,7 @@ func (h *Host) forgetPanels(e *ext) {
 	}
 }
 
-func (h *Host) byName(name string) *ext {
+func (h *Manager) byName(name string) *ext {
 	for _, e := range h.current() {
 		if e.name == name {
 			return e
@@ -550,14 +550,14 @@ func (h *Host) byName(name string) *ext {
 	return nil
 }
 
-func (h *Host) isClosed() bool {
+func (h *Manager) isClosed() bool {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	return h.closed
 }
 
 // notify hands n to Config.Notify.
-func (h *Host) notify(n Notice) {
+func (h *Manager) notify(n Notice) {
 	if h.cfg.Notify != nil {
 		h.cfg.Notify(n)
 	}
@@ -567,7 +567,7 @@ func (h *Host) notify(n Notice) {
 // paths, the folders as they are now) and starts them, then waits for
 // their handshakes as a prompt would. The caller makes sure no prompt
 // runs.
-func (h *Host) Reload(ctx context.Context) error {
+func (h *Manager) Reload(ctx context.Context) error {
 	h.reloading.Lock()
 	defer h.reloading.Unlock()
 	if h.isClosed() {
@@ -589,7 +589,7 @@ func (h *Host) Reload(ctx context.Context) error {
 
 // stopAll stops the current extensions, concurrently, and takes their
 // interceptors out.
-func (h *Host) stopAll(ctx context.Context) {
+func (h *Manager) stopAll(ctx context.Context) {
 	h.mu.Lock()
 	removes := h.removes
 	h.removes = nil
@@ -613,7 +613,7 @@ func (h *Host) stopAll(ctx context.Context) {
 // takes the host out of the session: its tools, interceptors and
 // observer. When ctx ends first, what is left is killed. Close may be
 // called more than once.
-func (h *Host) Close(ctx context.Context) error {
+func (h *Manager) Close(ctx context.Context) error {
 	h.reloading.Lock()
 	defer h.reloading.Unlock()
 	h.mu.Lock()
@@ -642,7 +642,7 @@ func (h *Host) Close(ctx context.Context) error {
 // observe sends the session's lifecycle events to the extensions that
 // subscribed to them. It runs on the goroutine that emits and never
 // blocks.
-func (h *Host) observe(ev wire.Event) {
+func (h *Manager) observe(ev wire.Event) {
 	list := h.current()
 	if len(list) == 0 {
 		return

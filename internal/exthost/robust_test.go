@@ -11,7 +11,7 @@ import (
 )
 
 // pidOf returns the process id of the named extension.
-func pidOf(t testing.TB, h *Host, name string) int {
+func pidOf(t testing.TB, h *Manager, name string) int {
 	t.Helper()
 	e := h.byName(name)
 	if e == nil {

@@ -17,7 +17,7 @@ import (
 
 	"zot.dev/zot/internal/atomicfile"
 	"zot.dev/zot/internal/llm"
-	"zot.dev/zot/internal/session"
+	"zot.dev/zot/internal/sessionfile"
 )
 
 // indexName and lockName are the index and its lock file, in the
@@ -155,7 +155,7 @@ const titleRunes = 80
 func (s *Store) describe(id string, st fs.FileInfo) Entry {
 	path := s.Path(id)
 	e := Entry{ID: id, Path: path, Updated: st.ModTime().UTC(), size: st.Size(), mtime: st.ModTime().UnixNano()}
-	info, err := session.ReadInfo(path)
+	info, err := sessionfile.ReadInfo(path)
 	if err != nil {
 		e.Error = err.Error()
 		return e
@@ -170,7 +170,7 @@ func (s *Store) describe(id string, st fs.FileInfo) Entry {
 	return e
 }
 
-// The prefixes of the lines of a session file, as internal/session
+// The prefixes of the lines of a session file, as internal/sessionfile
 // writes them (encoding/json, fields in their declared order).
 var (
 	userLine      = []byte(`{"role":"user"`)

@@ -2,7 +2,7 @@
 // their index.
 //
 // Every door keeps its sessions in one folder, <zot home>/sessions, one
-// file per session named <id>.jsonl (the format of internal/session).
+// file per session named <id>.jsonl (the format of internal/sessionfile).
 // The index, sessions/index.json, lists them (id, title, working
 // directory, created, updated, message count, model, parent) and is
 // derived data: each file's entry is trusted only while the file's size

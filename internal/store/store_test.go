@@ -10,14 +10,14 @@ import (
 	"time"
 
 	"zot.dev/zot/internal/llm"
-	"zot.dev/zot/internal/session"
+	"zot.dev/zot/internal/sessionfile"
 )
 
 // write makes a session file at path holding n exchanges, the way every
-// door writes one (internal/session).
+// door writes one (internal/sessionfile).
 func write(t *testing.T, path, cwd string, n int) {
 	t.Helper()
-	f, _, err := session.Open(path, session.Options{CWD: cwd})
+	f, _, err := sessionfile.Open(path, sessionfile.Options{CWD: cwd})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -128,7 +128,7 @@ func TestDamagedSessionIsListedWithItsError(t *testing.T) {
 // sessions/<folder key>/<time>.jsonl.
 func oldPrint(t *testing.T, home, cwd, stamp string, n int) string {
 	t.Helper()
-	path := filepath.Join(session.DirFor(home, cwd), stamp+".jsonl")
+	path := filepath.Join(sessionfile.DirFor(home, cwd), stamp+".jsonl")
 	write(t, path, cwd, n)
 	return path
 }
@@ -191,7 +191,7 @@ func TestHeldOldFileStaysUntilFree(t *testing.T) {
 	home := t.TempDir()
 	dir := filepath.Join(home, "sessions")
 	p := oldPrint(t, home, "/w", "20250101T000000Z", 1)
-	f, _, err := session.Open(p, session.Options{CWD: "/w"})
+	f, _, err := sessionfile.Open(p, sessionfile.Options{CWD: "/w"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -263,7 +263,7 @@ func TestEntryAgreesWithLoad(t *testing.T) {
 	dir := t.TempDir()
 	s := open(t, dir)
 	id := NewID()
-	f, _, err := session.Open(s.Path(id), session.Options{CWD: "/w"})
+	f, _, err := sessionfile.Open(s.Path(id), sessionfile.Options{CWD: "/w"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -284,7 +284,7 @@ func TestEntryAgreesWithLoad(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, e := range list {
-		msgs, err := session.Load(e.Path)
+		msgs, err := sessionfile.Load(e.Path)
 		if err != nil || e.Messages != len(msgs) || e.Error != "" {
 			t.Errorf("%s: %d messages (%s), loading gives %d (%v)", e.ID, e.Messages, e.Error, len(msgs), err)
 		}

@@ -1,0 +1,110 @@
+package acpserver
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+
+	"zot.dev/zot/internal/acp"
+	"zot.dev/zot/internal/engine"
+)
+
+// The options of every session/request_permission, by id.
+var permissionOptions = []acp.PermissionOption{
+	{OptionID: "allow_once", Name: "Allow once", Kind: acp.PermissionOptionKindAllowOnce},
+	{OptionID: "allow_always", Name: "Allow always", Kind: acp.PermissionOptionKindAllowAlways},
+	{OptionID: "reject_once", Name: "Reject once", Kind: acp.PermissionOptionKindRejectOnce},
+	{OptionID: "reject_always", Name: "Reject always", Kind: acp.PermissionOptionKindRejectAlways},
+}
+
+// needsApproval reports whether a call of tool waits for a decision:
+// the client's answer, or the mode's refusal.
+func (s *acpSession) needsApproval(tool string) bool {
+	return !s.eng.RunsUnasked(tool)
+}
+
+// approver is the engine Approver of a session: asked only for the calls
+// the session's mode leaves to the client. *sp is set once the session
+// exists (before any prompt).
+func (a *Agent) approver(sp **acpSession) engine.Approver {
+	return func(ctx context.Context, req engine.ApprovalRequest) engine.Approval {
+		s := *sp
+		ans := s.ask(ctx, req)
+		if ans.Decision != engine.Reject {
+			s.push(item{update: &acp.SessionUpdate{ToolCallUpdate: &acp.ToolCallUpdate{
+				ToolCallID: acp.ToolCallId(req.ToolCallID),
+				Status:     acp.ToolCallStatusInProgress,
+			}}})
+		}
+		return ans
+	}
+}
+
+// ask asks the client that sent the running prompt whether the call may
+// run, after every update before it reached that client. A "reject
+// always" answer is remembered for the rest of the session; "allow
+// always" the engine remembers.
+func (s *acpSession) ask(ctx context.Context, req engine.ApprovalRequest) engine.Approval {
+	s.mu.Lock()
+	rejected := s.rejectAlways[req.Tool]
+	var from *conn
+	if s.turn != nil {
+		from = s.turn.from
+	}
+	s.mu.Unlock()
+	if rejected {
+		return engine.Approval{Decision: engine.Reject, Reason: "the user rejected every " + req.Tool + " call of this session"}
+	}
+	if from == nil {
+		return engine.Approval{Decision: engine.Reject, Reason: "no client can answer"}
+	}
+	if err := s.flush(ctx); err != nil {
+		return engine.Approval{Decision: engine.Reject, Reason: err.Error()}
+	}
+	select {
+	case <-from.c.Done():
+		return engine.Approval{Decision: engine.Reject, Reason: "the client that sent the prompt has left"}
+	default:
+	}
+	title, path := (&turn{s: s}).describe(req.Tool, req.Args)
+	tc := acp.ToolCallUpdate{
+		ToolCallID: acp.ToolCallId(req.ToolCallID),
+		Title:      &title,
+		Kind:       kindOf(req.Tool),
+		Status:     acp.ToolCallStatusPending,
+		RawInput:   req.Args,
+	}
+	if path != "" {
+		tc.Locations = []acp.ToolCallLocation{{Path: path}}
+	}
+	raw, err := from.c.Call(ctx, acp.MethodSessionRequestPermission, acp.RequestPermissionRequest{
+		SessionID: acp.SessionId(s.id),
+		ToolCall:  tc,
+		Options:   permissionOptions,
+	})
+	if err != nil {
+		return engine.Approval{Decision: engine.Reject, Reason: fmt.Sprintf("no answer: %v", err)}
+	}
+	var res acp.RequestPermissionResponse
+	if err := json.Unmarshal(raw, &res); err != nil {
+		s.agent.logf("session %s: a permission answer that does not decode: %v", s.id, err)
+		return engine.Approval{Decision: engine.Reject, Reason: "the client's answer did not decode"}
+	}
+	if res.Outcome.Selected == nil {
+		return engine.Approval{Decision: engine.Reject, Reason: "cancelled"}
+	}
+	switch res.Outcome.Selected.OptionID {
+	case "allow_once":
+		return engine.Approval{Decision: engine.AllowOnce}
+	case "allow_always":
+		return engine.Approval{Decision: engine.AllowAlways}
+	case "reject_always":
+		s.mu.Lock()
+		s.rejectAlways[req.Tool] = true
+		s.mu.Unlock()
+	case "reject_once":
+	default:
+		return engine.Approval{Decision: engine.Reject, Reason: fmt.Sprintf("the client chose an option that was not offered (%q)", res.Outcome.Selected.OptionID)}
+	}
+	return engine.Approval{Decision: engine.Reject}
+}

@@ -1,0 +1,476 @@
+package acpserver
+
+import (
+	"context"
+	"errors"
+	"slices"
+	"sync"
+	"sync/atomic"
+
+	"zot.dev/zot/internal/acp"
+	"zot.dev/zot/internal/engine"
+	"zot.dev/zot/internal/jsonrpc"
+	"zot.dev/zot/internal/llm"
+	"zot.dev/zot/sdk/wire"
+)
+
+// session is one open ACP session: an engine Session, the connections
+// that have it open, and the subscription its updates go through.
+type acpSession struct {
+	agent *Agent
+	id    string
+	cwd   string
+	eng   *engine.Session
+
+	mu      sync.Mutex
+	clients []*conn // connections that have it open, in the order they opened it
+	// unanswered are the clients whose session/new, load or resume
+	// answer is not queued yet, with the updates for everyone held back
+	// for them meanwhile: a client learns of a session by its answer,
+	// before any update of it. Only what is queued for it alone (a
+	// replay) reaches it before; the rest follows the answer, in order
+	// (answered).
+	unanswered map[*conn][]item
+	turn       *turn // the running prompt or compaction, nil when idle
+	// pins counts requests that found or opened the session and have not
+	// yet attached their connection (or given up): it is not closed
+	// under them (lifecycle.go).
+	pins int
+	// rejectAlways are the tools the user rejected for the rest of the
+	// session ("reject always"); allowAlways those allowed (the engine
+	// remembers them too, this is for the answer's bookkeeping).
+	rejectAlways map[string]bool
+	closing      bool
+	x            sessionExtras // modes, terminals, title (modes.go)
+
+	// The updates, in order: the turn's Sink and the door's own requests
+	// push (never blocking), the forwarder takes; the turn waits for room
+	// (Work.Ready), so a client that reads slowly slows this session down
+	// and nothing else.
+	q    *engine.Subscription[item]
+	stop chan struct{} // closed by close: the commands are no longer told (commands.go)
+	done chan struct{} // closed when the forwarder ended
+
+	// droppedNotices is set once a notice was dropped (noticesFull).
+	droppedNotices atomic.Bool
+
+	// The forwarder's own (encode.go): the heads of text chunks' params.
+	heads [2][]byte
+}
+
+// item is one entry of a session's updates.
+type item struct {
+	update *acp.SessionUpdate
+	only   *conn // when set, the update goes to this connection only (a replay)
+	except *conn // when set, the update goes to every connection but this one
+	// barrier, when set, is closed once every item before it was handed
+	// on; with only set, once they were handed on to only, which may
+	// mean after only's opening answer (a turn's end: see sink).
+	barrier chan struct{}
+	// answered, when set, is a client whose opening answer is queued:
+	// the updates held back for it are handed on, and it gets them all
+	// from here on (session.answered).
+	answered *conn
+	note     any    // when set, sent as the params of a session/update as is (to every connection)
+	method   string // when set, the method note is sent as, instead of session/update
+	keep     bool   // a note kept for the next client when no client has the session open (notify.go)
+	// text, when update, note and barrier are unset, is a text chunk of
+	// the agent's answer (of its thought, with thought set): the deltas
+	// of a turn, most of what it sends, need no SessionUpdate.
+	text    string
+	thought bool
+	// replay, when set, is a transcript told again to only (a
+	// session/load), a message at a time (handReplay).
+	replay []llm.Message
+}
+
+// newSession wraps an engine session and starts its forwarder.
+func (a *Agent) newSession(id, cwd string, eng *engine.Session) *acpSession {
+	s := &acpSession{
+		agent: a, id: id, cwd: cwd, eng: eng,
+		rejectAlways: map[string]bool{},
+		q:            engine.NewSubscription[item](engine.SubscribeOptions{Buffer: a.opts.QueueUpdates, Policy: engine.Block}),
+		stop:         make(chan struct{}),
+		done:         make(chan struct{}),
+	}
+	// Once the agent is closing, the forwarder is not counted: its owner
+	// is then the close that the caller makes at once, which waits for
+	// s.done.
+	go s.forward(a.track())
+	return s
+}
+
+// push adds items to the updates, together; it never blocks.
+func (s *acpSession) push(items ...item) { s.q.PushAll(items) }
+
+// ready waits until the updates have room, or ctx ends, or the session
+// is closed: the turn's Work.Ready.
+func (s *acpSession) ready(ctx context.Context) { _ = s.q.Wait(ctx) }
+
+// flush waits until every item queued so far was handed on, or ctx ends.
+func (s *acpSession) flush(ctx context.Context) error {
+	ch := make(chan struct{})
+	s.push(item{barrier: ch})
+	select {
+	case <-ch:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-s.done:
+		return errors.New("the session is closed")
+	}
+}
+
+// forward hands each queued update, in order, to the connections that
+// have the session open. It ends when the session is closed and every
+// update was handed on.
+func (s *acpSession) forward(counted bool) {
+	if counted {
+		defer s.agent.wg.Done()
+	}
+	defer close(s.done)
+	// The updates are taken in batches, and handed on item by item: one
+	// lock per batch, and two buffers that take turns.
+	var batch []item
+	var targets []*conn
+	for {
+		var err error
+		if batch, err = s.q.Take(context.Background(), batch); err != nil {
+			return // closed, every update handed on
+		}
+		for i := 0; i < len(batch); {
+			n := 1
+			if plainChunk(&batch[i]) {
+				for i+n < len(batch) && plainChunk(&batch[i+n]) {
+					n++
+				}
+			}
+			if n > 1 {
+				targets = s.handChunks(batch[i:i+n], targets[:0])
+			} else {
+				targets = s.hand(&batch[i], targets[:0])
+			}
+			clear(batch[i : i+n])
+			i += n
+		}
+		clear(targets[:cap(targets)])
+		if cap(batch) > 4*s.agent.opts.QueueUpdates {
+			batch = nil // a replay's long batch is not kept by an idle session
+		}
+	}
+}
+
+// hand hands one queued item on; targets is scratch space for the
+// connections it goes to, returned for reuse.
+func (s *acpSession) hand(it *item, targets []*conn) []*conn {
+	switch {
+	case it.barrier != nil:
+		if it.only != nil {
+			s.mu.Lock()
+			held, ok := s.unanswered[it.only]
+			if ok {
+				// Updates for only are held until its opening answer;
+				// this barrier follows them.
+				s.unanswered[it.only] = append(held, *it)
+			}
+			s.mu.Unlock()
+			if ok {
+				return targets
+			}
+		}
+		close(it.barrier)
+	case it.answered != nil:
+		c := it.answered
+		s.mu.Lock()
+		held, ok := s.unanswered[c]
+		delete(s.unanswered, c)
+		s.mu.Unlock()
+		if !ok {
+			return targets // it left meanwhile
+		}
+		for i := range held {
+			held[i].only = c
+			targets = s.hand(&held[i], targets[:0])
+		}
+	case it.replay != nil:
+		s.handReplay(it.replay, it.only)
+	case it.update != nil || it.note != nil || it.text != "":
+		if it.only != nil {
+			targets = append(targets, it.only)
+		} else {
+			s.mu.Lock()
+			for _, c := range s.clients {
+				if c == it.except {
+					continue
+				}
+				if held, ok := s.unanswered[c]; ok {
+					s.holdLocked(c, held, it)
+					continue
+				}
+				targets = append(targets, c)
+			}
+			if len(s.clients) == 0 && it.keep {
+				s.keepUnheardLocked(it)
+			}
+			s.mu.Unlock()
+		}
+		if len(targets) == 0 {
+			// Nobody to tell (the prompt's own text, told to the other
+			// clients of a session that has none): not encoded at all.
+			return targets
+		}
+		if it.update == nil && it.note == nil && len(targets) == 1 {
+			if err := s.sendText(targets[0], it.text, it.thought); err != nil {
+				s.sendFailed(targets[0], err)
+			}
+			return targets
+		}
+		frame, err := s.frame(it) // encoded once for every connection (encode.go)
+		if err != nil {
+			s.agent.logf("session %s: %v", s.id, err)
+			return targets
+		}
+		for _, c := range targets {
+			// Send waits while the client's queue is full; a client
+			// that stops reading is dropped by its connection, which
+			// ends this wait.
+			if err := c.c.Send(s.agent.ctx, frame); err != nil {
+				s.sendFailed(c, err)
+			}
+		}
+	}
+	return targets
+}
+
+// sendFailed logs that an update could not be handed to c, once per
+// connection: after a write error every later frame to it fails the same
+// way (a client that left in the middle of replaying a long session
+// would otherwise leave a line per message). A connection that ended
+// (ErrClosed) is not logged at all: its end is.
+func (s *acpSession) sendFailed(c *conn, err error) {
+	if errors.Is(err, jsonrpc.ErrClosed) || c.sendFailed.Swap(true) {
+		return
+	}
+	s.agent.logf("session %s: update to %s: %v (later updates that fail to reach it are not logged)", s.id, c.c.Peer().Label, err)
+}
+
+// plainChunk reports whether it is a text chunk for every connection.
+func plainChunk(it *item) bool {
+	return it.text != "" && it.update == nil && it.note == nil && it.barrier == nil && it.only == nil && it.except == nil
+}
+
+// handChunks hands on a run of text chunks (plainChunk): to a session's
+// only client under one lock of its queue, else one by one.
+func (s *acpSession) handChunks(run []item, targets []*conn) []*conn {
+	s.mu.Lock()
+	targets = append(targets, s.clients...)
+	holding := len(s.unanswered) > 0
+	s.mu.Unlock()
+	if len(targets) != 1 || holding {
+		for i := range run {
+			targets = s.hand(&run[i], targets[:0])
+		}
+		return targets
+	}
+	c := targets[0]
+	err := c.c.SendNotifications(s.agent.ctx, acp.MethodSessionUpdate, len(run),
+		func(i int) int { return s.textParamsSize(run[i].text, run[i].thought) },
+		func(b []byte, i int) []byte { return s.appendTextParams(b, run[i].text, run[i].thought) })
+	if err != nil {
+		s.sendFailed(c, err)
+	}
+	return targets
+}
+
+// attach records that c has the session open, dropping the pin of the
+// request that found it. c is told nothing of the session but what is
+// queued for it alone until answered(c).
+func (s *acpSession) attach(c *conn) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.pins > 0 {
+		s.pins--
+	}
+	if !slices.Contains(s.clients, c) {
+		s.clients = append(s.clients, c)
+		if s.unanswered == nil {
+			s.unanswered = map[*conn][]item{}
+		}
+		s.unanswered[c] = nil
+	}
+}
+
+// answered records that the answer that opened the session for c is
+// queued: the updates held back for c follow it, in order, and the
+// session's updates go to c from then on. It goes through the queue, so
+// that what the forwarder hands on before it is held and what it hands
+// on after goes to c at once.
+func (s *acpSession) answered(c *conn) {
+	s.push(item{answered: c})
+}
+
+// maxHeld bounds the updates held back for a client until its opening
+// answer: more (another client's long turn during a long replay) are
+// dropped for it, and logged.
+const maxHeld = 4096
+
+// holdLocked holds it back for c, whose opening answer is not queued
+// yet; the caller holds s.mu.
+func (s *acpSession) holdLocked(c *conn, held []item, it *item) {
+	if len(held) >= maxHeld {
+		if len(held) == maxHeld {
+			s.agent.logf("session %s: more than %d updates arrived before the answer to %s; later ones are not sent to it", s.id, maxHeld, c.c.Peer().Label)
+			s.unanswered[c] = append(held, item{}) // logged once
+		}
+		return
+	}
+	s.unanswered[c] = append(held, *it)
+}
+
+// hasClientBesides reports whether a connection other than c has the
+// session open.
+func (s *acpSession) hasClientBesides(c *conn) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return len(s.clients) > 1 || (len(s.clients) == 1 && s.clients[0] != c)
+}
+
+// detach records that c no longer has the session open, and reports how
+// many connections still do.
+func (s *acpSession) detach(c *conn) int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.clients = slices.DeleteFunc(s.clients, func(x *conn) bool { return x == c })
+	releaseBarriers(s.unanswered[c])
+	delete(s.unanswered, c)
+	return len(s.clients)
+}
+
+// releaseBarriers closes the barriers among held, whose updates will not
+// be handed on: their client left, or the session closed.
+func releaseBarriers(held []item) {
+	for i := range held {
+		if held[i].barrier != nil {
+			close(held[i].barrier)
+		}
+	}
+}
+
+// release detaches c; when no connection has the session open any more,
+// the session is closed once its running turn (which finishes into the
+// file) has ended, unless a connection opened it again meanwhile.
+func (s *acpSession) release(c *conn) {
+	if s.detach(c) > 0 {
+		return
+	}
+	a := s.agent
+	if !a.track() {
+		return // Close is closing every session
+	}
+	go func() {
+		defer a.wg.Done()
+		_ = s.eng.Wait(a.ctx)
+		a.closeIfIdle(s)
+	}()
+}
+
+// close ends the session: its running turn is cancelled (and ends into
+// the file), the file is closed, and the forwarder ends once it has
+// handed on what was queued.
+func (s *acpSession) close() error {
+	s.mu.Lock()
+	already := s.closing
+	s.closing = true
+	s.mu.Unlock()
+	if already {
+		<-s.done
+		return nil
+	}
+	s.unwatchExtensions() // commands.go
+	err := s.eng.Close()  // its extensions and MCP servers stop with it
+	close(s.stop)
+	s.q.End()
+	<-s.done
+	s.mu.Lock()
+	for c, held := range s.unanswered {
+		releaseBarriers(held)
+		s.unanswered[c] = nil
+	}
+	s.mu.Unlock()
+	return err
+}
+
+// clientCount returns how many connections have the session open.
+func (s *acpSession) clientCount() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return len(s.clients)
+}
+
+// status is the session's line in _zot/status.
+func (s *acpSession) status() acp.SessionStatus {
+	st := s.eng.State()
+	return acp.SessionStatus{
+		SessionID:    s.id,
+		CWD:          s.cwd,
+		Busy:         st.Busy,
+		Clients:      int64(s.clientCount()),
+		MessageCount: st.MessageCount,
+	}
+}
+
+// engineEvents is the Sink of one turn: it turns each engine event into
+// the updates it stands for and queues them.
+func (s *acpSession) sink(t *turn) engine.Sink {
+	return func(_ context.Context, ev wire.Event) {
+		// A message committed to the transcript is in the session file
+		// before its event comes here (engine.Session.Save).
+		var except *conn
+		if um, ok := ev.(*wire.UserMessageEvent); ok && s.hasClientBesides(t.from) {
+			// The client that sent the prompt has it; the others that
+			// have the session open are told what was asked.
+			except = t.from
+			var ups []acp.SessionUpdate
+			for _, b := range um.Content {
+				if tb, ok := b.(*wire.TextBlock); ok && tb.Text != "" {
+					ups = append(ups, acp.SessionUpdate{UserMessageChunk: textChunk(tb.Text)})
+				}
+			}
+			for i := range ups {
+				s.push(item{update: &ups[i], except: except})
+			}
+		}
+		switch e := ev.(type) {
+		case *wire.TextDeltaEvent:
+			if e.Delta != "" {
+				s.push(item{text: e.Delta})
+			}
+			return
+		case *wire.ThinkingDeltaEvent:
+			if e.Delta != "" {
+				s.push(item{text: e.Delta, thought: true})
+			}
+			return
+		}
+		ups := t.translate(ev)
+		if len(ups) > 0 {
+			items := make([]item, len(ups))
+			for i := range ups {
+				items[i] = item{update: &ups[i]}
+			}
+			s.push(items...)
+		}
+		if _, last := ev.(*wire.DoneEvent); last {
+			// The answer waits for this barrier: every update of the turn
+			// is then queued on the connections before it, on the
+			// prompting client's after its opening answer too (a client
+			// that sent session/load and session/prompt at once).
+			s.mu.Lock()
+			if s.turn == t {
+				s.turn = nil
+			}
+			s.mu.Unlock()
+			s.push(item{barrier: t.done, only: t.from})
+		}
+	}
+}

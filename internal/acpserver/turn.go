@@ -1,0 +1,238 @@
+package acpserver
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"zot.dev/zot/internal/acp"
+	"zot.dev/zot/sdk/wire"
+)
+
+// turn is one prompt (or compaction) of a session: who sent it, and what
+// its events said about how it ended.
+type turn struct {
+	s    *acpSession
+	from *conn         // the connection whose request started it
+	done chan struct{} // closed once its last update was handed on
+
+	// Set by translate, on the session's worker; read after done.
+	stop      wire.StopReason
+	errCode   wire.ErrorCode
+	errText   string
+	messages  int64 // compaction: messages after it
+	calls     map[string]*toolCall
+	contextSz int64 // the model's context window, for usage_update
+}
+
+// toolCall is what a turn remembers of a tool call between its tool_call
+// and its result.
+type toolCall struct {
+	name    string
+	path    string  // the file it acts on, when it names one
+	oldText *string // write/edit: the file before the call (nil: it did not exist)
+	diff    bool    // write/edit: show a diff with the result
+}
+
+// maxDiffBytes bounds the files a diff is shown for.
+const maxDiffBytes = 1 << 20
+
+// translate returns the ACP updates an engine event stands for. Text and
+// thinking deltas are not among them: the sink queues them as text items.
+func (t *turn) translate(ev wire.Event) []acp.SessionUpdate {
+	switch e := ev.(type) {
+	case *wire.ToolCallEvent:
+		return t.toolCall(e)
+	case *wire.ToolResultEvent:
+		return t.toolResult(e)
+	case *wire.UsageEvent:
+		return []acp.SessionUpdate{{UsageUpdate: t.usage(e)}}
+	case *wire.TurnEndEvent:
+		if e.Stop != wire.StopToolUse {
+			t.stop = e.Stop
+			if e.Error != "" && t.errText == "" && e.Stop == wire.StopError {
+				t.errText = e.Error
+			}
+		}
+	case *wire.ErrorEvent:
+		t.errCode, t.errText = e.Code, e.Message
+	case *wire.CompactDoneEvent:
+		if e.MessagesAfter != nil {
+			t.messages = *e.MessagesAfter
+		}
+	}
+	return nil
+}
+
+// textChunk is a chunk of text content.
+func textChunk(text string) *acp.ContentChunk {
+	return &acp.ContentChunk{Content: acp.ContentBlock{Text: &acp.TextContent{Text: text}}}
+}
+
+// toolKinds maps zot's built-in tools to ACP's tool kinds.
+var toolKinds = map[string]acp.ToolKind{
+	"read": acp.ToolKindRead, "ls": acp.ToolKindRead,
+	"write": acp.ToolKindEdit, "edit": acp.ToolKindEdit,
+	"bash": acp.ToolKindExecute,
+	"grep": acp.ToolKindSearch, "find": acp.ToolKindSearch,
+}
+
+// kindOf returns the ACP kind of tool name.
+func kindOf(name string) acp.ToolKind {
+	if k, ok := toolKinds[name]; ok {
+		return k
+	}
+	return acp.ToolKindOther
+}
+
+// callArgs are the arguments of the built-in tools this package reads.
+type callArgs struct {
+	Path    string `json:"path"`
+	Command string `json:"command"`
+	Pattern string `json:"pattern"`
+}
+
+// describe returns a call's title and the absolute path it acts on, if any.
+func (t *turn) describe(name string, args json.RawMessage) (string, string) {
+	var a callArgs
+	_ = json.Unmarshal(args, &a) // a call with odd arguments still gets a title
+	path := ""
+	if a.Path != "" {
+		path = a.Path
+		if !filepath.IsAbs(path) {
+			path = filepath.Join(t.s.cwd, path)
+		}
+	}
+	switch {
+	case name == "bash" && a.Command != "":
+		cmd := a.Command
+		if i := strings.IndexByte(cmd, '\n'); i >= 0 {
+			cmd = cmd[:i] + " …"
+		}
+		if len(cmd) > 120 {
+			cmd = cmd[:120] + "…"
+		}
+		return "bash: " + cmd, ""
+	case a.Path != "":
+		return name + " " + a.Path, path
+	case a.Pattern != "":
+		return name + " " + a.Pattern, path
+	}
+	return name, path
+}
+
+// toolCall announces a call: pending, and in progress at once unless it
+// waits for approval (the approval step then says in_progress).
+func (t *turn) toolCall(e *wire.ToolCallEvent) []acp.SessionUpdate {
+	title, path := t.describe(e.Name, e.Args)
+	tc := &toolCall{name: e.Name, path: path}
+	if (e.Name == "write" || e.Name == "edit") && path != "" {
+		tc.diff = true
+		if st, err := os.Stat(path); err == nil && st.Mode().IsRegular() && st.Size() <= maxDiffBytes {
+			if b, err := os.ReadFile(path); err == nil {
+				old := string(b)
+				tc.oldText = &old
+			}
+		} else if err == nil {
+			tc.diff = false // not a file a diff can show
+		}
+	}
+	if t.calls == nil {
+		t.calls = map[string]*toolCall{}
+	}
+	t.calls[e.ID] = tc
+	call := &acp.ToolCall{
+		ToolCallID: acp.ToolCallId(e.ID),
+		Title:      title,
+		Kind:       kindOf(e.Name),
+		Status:     acp.ToolCallStatusPending,
+		RawInput:   e.Args,
+	}
+	if path != "" {
+		call.Locations = []acp.ToolCallLocation{{Path: path}}
+	}
+	ups := []acp.SessionUpdate{{ToolCall: call}}
+	if !t.s.needsApproval(e.Name) {
+		ups = append(ups, acp.SessionUpdate{ToolCallUpdate: &acp.ToolCallUpdate{
+			ToolCallID: acp.ToolCallId(e.ID),
+			Status:     acp.ToolCallStatusInProgress,
+		}})
+	}
+	return ups
+}
+
+// toolResult ends a call: completed or failed, with its output as text
+// and, for a write or edit that succeeded, the diff.
+func (t *turn) toolResult(e *wire.ToolResultEvent) []acp.SessionUpdate {
+	status := acp.ToolCallStatusCompleted
+	if e.IsError {
+		status = acp.ToolCallStatusFailed
+	}
+	var text strings.Builder
+	for _, b := range e.Content {
+		if tb, ok := b.(*wire.TextBlock); ok {
+			if text.Len() > 0 {
+				text.WriteByte('\n')
+			}
+			text.WriteString(tb.Text)
+		}
+	}
+	var content []acp.ToolCallContent
+	if t.s != nil {
+		content = t.s.terminalContent(e.ID)
+	}
+	if tc := t.calls[e.ID]; tc != nil && tc.diff && !e.IsError {
+		if b, err := os.ReadFile(tc.path); err == nil && len(b) <= maxDiffBytes {
+			content = append(content, acp.ToolCallContent{Diff: &acp.Diff{Path: tc.path, OldText: tc.oldText, NewText: string(b)}})
+		}
+	}
+	if text.Len() > 0 {
+		content = append(content, acp.ToolCallContent{Content: &acp.Content{Content: acp.ContentBlock{Text: &acp.TextContent{Text: text.String()}}}})
+	}
+	up := &acp.ToolCallUpdate{ToolCallID: acp.ToolCallId(e.ID), Status: status, Content: content}
+	if tc := t.calls[e.ID]; tc != nil && tc.path != "" {
+		up.Locations = []acp.ToolCallLocation{{Path: tc.path}}
+	}
+	delete(t.calls, e.ID)
+	return []acp.SessionUpdate{{ToolCallUpdate: up}}
+}
+
+// usage is a usage event as usage_update: the tokens of the last model
+// call (what the context holds now), the model's window, and the
+// session's cumulative cost, left out when calls of a model without known
+// prices make it unknown (ACP's cost has no way to say a total is only
+// a part).
+func (t *turn) usage(e *wire.UsageEvent) *acp.UsageUpdate {
+	used := e.Input + e.CacheRead + e.CacheWrite + e.Output
+	u := &acp.UsageUpdate{Used: used, Size: t.contextSz}
+	if e.Cumulative.CostUSD > 0 && (e.Cumulative.CostUnknown == nil || !*e.Cumulative.CostUnknown) {
+		u.Cost = &acp.Cost{Amount: e.Cumulative.CostUSD, Currency: "USD"}
+	}
+	return u
+}
+
+// result is the turn's answer to session/prompt, once done is closed.
+func (t *turn) result() (*acp.PromptResponse, error) {
+	switch {
+	case t.stop == wire.StopAborted:
+		return &acp.PromptResponse{StopReason: acp.StopReasonCancelled}, nil
+	case t.errCode == wire.CodeMaxSteps:
+		return &acp.PromptResponse{StopReason: acp.StopReasonMaxTurnRequests}, nil
+	case t.errCode != "" || t.stop == wire.StopError:
+		return nil, turnError(t.s.id, t.errCode, t.errText)
+	case t.stop == wire.StopLength:
+		return &acp.PromptResponse{StopReason: acp.StopReasonMaxTokens}, nil
+	case t.stop == wire.StopRefusal:
+		return &acp.PromptResponse{StopReason: acp.StopReasonRefusal}, nil
+	}
+	return &acp.PromptResponse{StopReason: acp.StopReasonEndTurn}, nil
+}
+
+// turnError is the error answer of a turn that failed.
+func turnError(sessionID string, code wire.ErrorCode, text string) error {
+	if text == "" {
+		text = "the turn failed"
+	}
+	return fromCode(code, sessionID, "", text)
+}

@@ -1,6 +1,0 @@
-//go:build !unix
-
-package session
-
-// openNonblock is zero where opening a file has no non-blocking mode.
-const openNonblock = 0

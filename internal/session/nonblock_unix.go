@@ -1,9 +1,0 @@
-//go:build unix
-
-package session
-
-import "syscall"
-
-// openNonblock makes opening a named pipe return at once instead of
-// waiting for the other end; reads and writes of regular files ignore it.
-const openNonblock = syscall.O_NONBLOCK
