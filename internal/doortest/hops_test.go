@@ -18,8 +18,8 @@ import (
 )
 
 // hopsDir turns TestPromptHops on: it writes there, for each door, the
-// package boundaries one prompt crosses (docs/architecture.md, "One
-// prompt, hop by hop").
+// package boundaries one prompt crosses (docs/architecture.md, "The
+// hops of one prompt, counted").
 var hopsDir = flag.String("hops", "", "count the hops of one prompt through each door and write them to this directory")
 
 // hopRuns is how many times TestPromptHops measures each door.

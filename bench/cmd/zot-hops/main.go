@@ -2,7 +2,7 @@
 // one prompt goes through zot rpc and through ACP: every call site in a
 // function of one zot package that calls a function of another, each
 // counted once however often it runs (docs/architecture.md, "The hops of
-// one prompt").
+// one prompt, counted").
 //
 //	go run ./bench/cmd/zot-hops -out /tmp/hops
 //
