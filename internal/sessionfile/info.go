@@ -16,6 +16,23 @@ type Info struct {
 	CWD string
 	// Created is when the file was created; zero when unknown.
 	Created time.Time
+	// Parent is the id of the session this one was forked from; empty
+	// when it was not forked.
+	Parent string
+	// ForkIndex is the position (from 0) in the parent's transcript of
+	// the message the session was forked at, -1 when it was not forked;
+	// ForkMessage is that message's id (MessageID).
+	ForkIndex   int
+	ForkMessage string
+}
+
+// info is what h says about its file.
+func (h *header) info() Info {
+	in := Info{CWD: h.CWD, Created: h.Created, Parent: h.Parent, ForkIndex: -1, ForkMessage: h.ForkMessage}
+	if h.Parent != "" && h.ForkIndex != nil {
+		in.ForkIndex = *h.ForkIndex
+	}
+	return in
 }
 
 // maxHeaderLine bounds the header line ReadInfo reads.
@@ -23,7 +40,8 @@ const maxHeaderLine = 64 << 10
 
 // ReadInfo reads the header of the session file at path without reading
 // its messages, so listing many sessions stays cheap. A file without a
-// header (format 0) gives the zero Info.
+// header (format 0) gives the Info of a session
+// with no directory, no creation time and no parent.
 func ReadInfo(path string) (Info, error) {
 	// Checked before opening, so a named pipe in its place cannot hang us.
 	st, err := os.Stat(path)
@@ -44,7 +62,7 @@ func ReadInfo(path string) (Info, error) {
 	}
 	var r record
 	if json.Unmarshal(line, &r) != nil || r.Session == nil {
-		return Info{}, nil
+		return Info{ForkIndex: -1}, nil
 	}
-	return Info{CWD: r.Session.CWD, Created: r.Session.Created}, nil
+	return r.Session.info(), nil
 }

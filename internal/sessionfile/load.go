@@ -22,10 +22,21 @@ type header struct {
 	Version int       `json:"version"`
 	CWD     string    `json:"cwd,omitempty"`
 	Created time.Time `json:"created,omitzero"`
+	// Parent, ForkIndex and ForkMessage say where a forked session came
+	// from (see Options).
+	Parent      string `json:"parent_id,omitempty"`
+	ForkIndex   *int   `json:"fork_index,omitempty"`
+	ForkMessage string `json:"fork_message_id,omitempty"`
 }
 
-func newHeader(cwd string) header {
-	return header{Version: version, CWD: cwd, Created: time.Now().UTC().Truncate(time.Second)}
+func newHeader(opt Options) header {
+	h := header{Version: version, CWD: opt.CWD, Created: time.Now().UTC().Truncate(time.Second)}
+	if opt.Parent != "" {
+		h.Parent, h.ForkMessage = opt.Parent, opt.ForkMessage
+		i := opt.ForkIndex
+		h.ForkIndex = &i
+	}
+	return h
 }
 
 // line is h as a line of the file.

@@ -53,6 +53,14 @@ type Options struct {
 	// CWD is the working directory of the session, recorded in the
 	// header of a new file.
 	CWD string
+	// Parent is the id of the session a new file was forked from; empty
+	// for a session that was not forked. ForkIndex is the position in
+	// the parent's transcript (from 0) of the message it was forked at,
+	// and ForkMessage that message's id (MessageID): the new session holds
+	// the parent's messages before it. Both are recorded only with Parent.
+	Parent      string
+	ForkIndex   int
+	ForkMessage string
 }
 
 // File is an open session file. Its methods may be called from several
@@ -171,7 +179,7 @@ func openLocked(path string, opt Options) (*File, []llm.Message, error) {
 	if c.hdr != nil {
 		s.hdr = *c.hdr
 	} else {
-		s.hdr = newHeader(opt.CWD)
+		s.hdr = newHeader(opt)
 	}
 	var fix []byte
 	switch {

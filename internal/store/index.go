@@ -33,7 +33,7 @@ const maxIndexBytes = 256 << 20
 
 // indexVersion is the format of index.json this package writes; an index
 // of another version is rebuilt.
-const indexVersion = 1
+const indexVersion = 2
 
 // indexFile is index.json.
 type indexFile struct {
@@ -161,6 +161,13 @@ func (s *Store) describe(id string, st fs.FileInfo) Entry {
 		return e
 	}
 	e.CWD, e.Created = info.CWD, info.Created
+	if info.Parent != "" {
+		e.Parent, e.ForkMessage = info.Parent, info.ForkMessage
+		if info.ForkIndex >= 0 {
+			i := info.ForkIndex
+			e.ForkIndex = &i
+		}
+	}
 	if e.Created.IsZero() {
 		e.Created = timeOfID(id, e.Updated)
 	}

@@ -61,8 +61,14 @@ type Entry struct {
 	Messages int `json:"message_count"`
 	// Model is the model that last answered, where the file records it.
 	Model string `json:"model,omitempty"`
-	// Parent is the id of the session this one was forked from.
+	// Parent is the id of the session this one was forked from; empty
+	// for a session that was not forked.
 	Parent string `json:"parent_id,omitempty"`
+	// ForkIndex is, for a fork, the position (from 0) in the parent's
+	// transcript of the user prompt it was forked at (the fork holds the
+	// messages before it); ForkMessage is that prompt's MessageID.
+	ForkIndex   *int   `json:"fork_index,omitempty"`
+	ForkMessage string `json:"fork_message_id,omitempty"`
 	// Error says why the file could not be read (a damaged line, say);
 	// the entry then holds what its header told.
 	Error string `json:"error,omitempty"`
