@@ -116,13 +116,15 @@ func chainTool(inner ToolFunc, mw []ToolMiddleware) ToolFunc {
 	return inner
 }
 
-// callModel makes a model call through the model middleware; without any
-// it is the provider's Stream.
-func (a *Agent) callModel(ctx context.Context, call ModelCall, sink llm.Sink) (*llm.Response, error) {
+// callModel makes a model call of kind (at step, for a turn) through the
+// model middleware; without any it is the provider's Stream, called
+// straight away: the ModelCall that describes the call to a middleware
+// is made only for one.
+func (a *Agent) callModel(ctx context.Context, kind ModelCallKind, step int, req *llm.Request, sink llm.Sink) (*llm.Response, error) {
 	if a.modelCall == nil {
-		return a.provider.Stream(ctx, call.Request, sink)
+		return a.provider.Stream(ctx, req, sink)
 	}
-	return a.modelCall(ctx, call, sink)
+	return a.modelCall(ctx, ModelCall{Kind: kind, Provider: a.provider.Name(), Step: step, Request: req}, sink)
 }
 
 // streamProvider makes the provider's call: the innermost ModelFunc.
@@ -147,7 +149,7 @@ func (p compactionProvider) Name() string { return p.a.provider.Name() }
 
 // Stream makes one summarising call.
 func (p compactionProvider) Stream(ctx context.Context, req *llm.Request, sink llm.Sink) (*llm.Response, error) {
-	return p.a.callModel(ctx, ModelCall{Kind: ModelCallCompaction, Provider: p.a.provider.Name(), Request: req}, sink)
+	return p.a.callModel(ctx, ModelCallCompaction, 0, req, sink)
 }
 
 // runTool runs a tool call: the innermost ToolFunc.

@@ -176,7 +176,7 @@ func (p *promptRun) stream(step int, req *llm.Request, c *collector) (resp *llm.
 			resp, err = nil, &Error{Code: wire.CodeInternal, Message: oneLine(fmt.Sprintf("provider %s panicked: %s", p.a.provider.Name(), panicText(v)))}
 		}
 	}()
-	return p.a.callModel(p.ctx, ModelCall{Kind: ModelCallTurn, Provider: p.a.provider.Name(), Step: step, Request: req}, c.sink)
+	return p.a.callModel(p.ctx, ModelCallTurn, step, req, c.sink)
 }
 
 // keep adds an assistant message to the transcript and emits it as

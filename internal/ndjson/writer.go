@@ -397,3 +397,7 @@ func (w *Writer) fail(err error) {
 	w.broadcastLocked()
 	w.mu.Unlock()
 }
+
+// Ready is Wait for a producer that only waits for room and learns of a
+// failure elsewhere (an engine.Work's Ready).
+func (w *Writer) Ready(ctx context.Context) { _ = w.Wait(ctx) }

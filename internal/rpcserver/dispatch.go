@@ -11,10 +11,9 @@ import (
 	"zot.dev/zot/sdk/wire"
 )
 
-// dispatch answers one valid, authorised command.
-func (s *Server) dispatch(cmd wire.Command) {
-	id := cmd.GetID()
-	typ := cmd.Type()
+// dispatch answers one valid, authorised command, whose id and type
+// handle has read.
+func (s *Server) dispatch(cmd wire.Command, id wire.ID, typ string) {
 	switch c := cmd.(type) {
 	case *wire.HelloCommand:
 		if c.ProtocolVersion != nil && *c.ProtocolVersion > engine.ProtocolVersion {
@@ -122,17 +121,15 @@ func (s *Server) dispatch(cmd wire.Command) {
 // a position) is written before any of its events.
 func (s *Server) submit(id wire.ID, typ string, w engine.Work) {
 	w.Sink = s.sink
-	w.Ready = s.ready
+	// Before each event the work waits for room in the output (while it
+	// is not aborted), so a client that reads slowly slows the agent
+	// down instead of growing the queue.
+	w.Ready = s.w.Ready
 	err := s.sess.Submit(w, engine.Queue, func(res wire.StartResult) { s.respond(id, typ, res) })
 	if err != nil {
 		s.failErr(id, typ, err)
 	}
 }
-
-// ready waits for room in the output before an event of work (while the
-// work is not aborted), so a client that reads slowly slows the agent
-// down instead of growing the queue.
-func (s *Server) ready(ctx context.Context) { _ = s.w.Wait(ctx) }
 
 // sink writes the events of work; it never blocks.
 func (s *Server) sink(_ context.Context, ev wire.Event) { s.w.Send(ev) }

@@ -190,7 +190,7 @@ func (s *Server) runCommand(ctx context.Context, id wire.ID, typ string, c *wire
 		return
 	}
 	work := *out.Work
-	work.ID, work.Sink, work.Ready = id, s.sink, s.ready
+	work.ID, work.Sink, work.Ready = id, s.sink, s.w.Ready
 	err = s.sess.Submit(work, engine.Queue, func(sr wire.StartResult) {
 		res.Started, res.Queued, res.Position = &sr.Started, sr.Queued, sr.Position
 		s.respond(id, typ, res)

@@ -272,7 +272,7 @@ func (s *Server) handle(line []byte) error {
 		s.failSync(id, typ, wire.CodeAuthRequired, "authentication required: send hello with the token first")
 		return ErrUnauthorized
 	}
-	s.dispatch(cmd)
+	s.dispatch(cmd, id, typ)
 	return nil
 }
 

@@ -73,7 +73,7 @@ func ReadCommand(data []byte) (Command, []string, error) {
 		return nil, nil, err
 	}
 	v := t.v
-	if err := validators.Value(def, v); err != nil {
+	if err := checkCommand(def, v); err != nil {
 		return nil, nil, err
 	}
 	var unknown []string
@@ -92,6 +92,22 @@ func ReadCommand(data []byte) (Command, []string, error) {
 	}
 	sort.Strings(unknown)
 	return cmd, slices.Compact(unknown), nil
+}
+
+// checkCommand is validators.Value for a command, made here: a server
+// checks every line it reads, and the generated check of a command is
+// this package's own, so it is called straight away.
+func checkCommand(def string, v any) error {
+	var problems []string
+	validatorsByDef[def](v, nil, &problems)
+	if rule := schemaRules[def]; rule != nil {
+		problems = append(problems, rule(v)...)
+	}
+	if len(problems) == 0 {
+		return nil
+	}
+	sort.Strings(problems)
+	return &ValidationError{Def: def, Problems: problems}
 }
 
 // readTree decodes a command line into the tree its checks walk. Valid

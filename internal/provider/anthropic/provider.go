@@ -109,12 +109,9 @@ func (p *Provider) Stream(ctx context.Context, req *llm.Request, sink llm.Sink) 
 	header.Set("anthropic-version", p.version)
 	header.Set("content-type", "application/json")
 
-	once := p.attemptOptions(req)
 	resp, err := httpcall.StreamModel(ctx, httpcall.ModelCall{
-		Options: p.opt,
-		Open: func(ctx context.Context) (*httpcall.Stream, error) {
-			return httpcall.PostFrom(ctx, providerName, p.url, header, body, once, decodeError)
-		},
+		Provider: providerName, URL: p.url, Header: header, Body: body, DecodeError: decodeError,
+		Options: p.opt, Idle: idleTimeout(req),
 		Assembler: func(sink llm.Sink) httpcall.Assembler { return newAssembler(sink) },
 	}, sink)
 	if err == nil {
@@ -123,13 +120,13 @@ func (p *Provider) Stream(ctx context.Context, req *llm.Request, sink llm.Sink) 
 	return resp, err
 }
 
-// attemptOptions are the options of one attempt of req: a call that may
-// think gets the longer idle timeout unless the options set one.
-func (p *Provider) attemptOptions(req *llm.Request) httpcall.Options {
+// idleTimeout is the idle timeout of an attempt of req when the options
+// set none: a call that may think gets the longer one.
+func idleTimeout(req *llm.Request) time.Duration {
 	if thinks(req) {
-		return p.opt.Once(thinkingIdleTimeout)
+		return thinkingIdleTimeout
 	}
-	return p.opt.Once(0)
+	return 0
 }
 
 // decodeError reads an Anthropic error body:

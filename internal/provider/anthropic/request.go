@@ -170,13 +170,9 @@ func buildPayload(req *llm.Request, c caches) (*reqbody.Payload, string, error) 
 	}
 	size := reqbody.Size(frags) + inPlaceLen(messages, frags) + len(cacheMark)
 	var splices reqbody.Splices
-	raw := bufs.Body(head, "messages", size, func(b []byte) []byte {
+	p := bufs.Payload(head, "messages", size, func(b []byte) []byte {
 		return appendMessages(b, messages, frags, &splices)
-	}, rawTools)
-	p := reqbody.NewPayload(raw, &splices)
-	if bufs != nil {
-		p.Recycle(bufs)
-	}
+	}, rawTools, &splices)
 	return p, prefix, nil
 }
 

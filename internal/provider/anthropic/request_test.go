@@ -215,12 +215,12 @@ func TestThinkingIdleTimeout(t *testing.T) {
 		{"none", llm.Request{Reasoning: "none"}, 0},
 		{"plain", llm.Request{}, 0},
 	} {
-		if got := p.attemptOptions(&tc.req).IdleTimeout; got != tc.want {
+		if got := p.opt.Once(idleTimeout(&tc.req)).IdleTimeout; got != tc.want {
 			t.Errorf("%s: idle timeout %v, want %v", tc.name, got, tc.want)
 		}
 	}
 	set := New(Config{Options: httpcall.Options{IdleTimeout: time.Second}})
-	if got := set.attemptOptions(&llm.Request{ReasoningModel: true}).IdleTimeout; got != time.Second {
+	if got := set.opt.Once(idleTimeout(&llm.Request{ReasoningModel: true})).IdleTimeout; got != time.Second {
 		t.Errorf("a set timeout became %v", got)
 	}
 }

@@ -98,10 +98,9 @@ func (p *Provider) Stream(ctx context.Context, req *llm.Request, sink llm.Sink) 
 	if req.ReasoningModel || req.Reasoning != "" {
 		idle = thinkingIdleTimeout
 	}
-	once := p.opt.Once(idle)
 	return httpcall.StreamModel(ctx, httpcall.ModelCall{
-		Options: p.opt,
-		Open: func(ctx context.Context) (*httpcall.Stream, error) {
+		Options: p.opt, Idle: idle,
+		Open: func(ctx context.Context, once httpcall.Options) (*httpcall.Stream, error) {
 			return p.post(ctx, target, body, once)
 		},
 		Assembler: func(sink llm.Sink) httpcall.Assembler { return newAssembler(sink) },

@@ -211,18 +211,14 @@ func buildPayload(req *llm.Request, tools *reqbody.ToolCache, msgs *messageCache
 		}
 	}
 	var splices reqbody.Splices
-	raw := bufs.Body(head, "contents", size, func(b []byte) []byte {
+	p := bufs.Payload(head, "contents", size, func(b []byte) []byte {
 		return reqbody.AppendGroupedWith(b, frags, role, "parts", func(b []byte, i int, f []byte) []byte {
 			if reqbody.IsInPlace(f) {
 				return appendLongUser(b, &transcript[i], &splices)
 			}
 			return append(b, f...)
 		})
-	}, rawTools)
-	p := reqbody.NewPayload(raw, &splices)
-	if bufs != nil {
-		p.Recycle(bufs)
-	}
+	}, rawTools, &splices)
 	return p, nil
 }
 

@@ -2,6 +2,7 @@ package httpcall
 
 import (
 	"context"
+	"net/http"
 	"time"
 
 	"zot.dev/zot/internal/llm"
@@ -22,14 +23,28 @@ type Assembler interface {
 	Response() *llm.Response
 }
 
-// ModelCall is one streamed model call, as a provider describes it: how to
-// post an attempt and how to read one. StreamModel does the rest.
+// ModelCall is one streamed model call, as a provider describes it: what
+// each attempt posts and how to read one. StreamModel does the rest.
 type ModelCall struct {
+	// Provider names the provider in errors.
+	Provider string
+	// URL, Header and Body are what each attempt posts (PostFrom).
+	URL    string
+	Header http.Header
+	Body   Body
+	// DecodeError reads the vendor's error type and message from an
+	// error body; nil reads none.
+	DecodeError func(status int, body []byte) (kind, message string)
 	// Options are the call's: the attempt budget, backoff, the client.
 	Options Options
-	// Open posts one attempt of the request (with options from
-	// Options.Once: the call owns the attempt budget).
-	Open func(ctx context.Context) (*Stream, error)
+	// Idle is an attempt's idle timeout when Options sets none (a call
+	// that may think before its first byte waits longer); 0 keeps the
+	// default.
+	Idle time.Duration
+	// Open, when set, posts one attempt in place of PostFrom, with opt
+	// (Options.Once(Idle): the call owns the attempt budget): for a
+	// vendor that says more in its error bodies than DecodeError returns.
+	Open func(ctx context.Context, opt Options) (*Stream, error)
 	// Assembler returns the assembler of a new attempt, which reports to
 	// sink.
 	Assembler func(sink llm.Sink) Assembler
@@ -47,11 +62,15 @@ func StreamModel(ctx context.Context, call ModelCall, sink llm.Sink) (*llm.Respo
 	if sink == nil {
 		sink = func(llm.Event) {}
 	}
+	once := call.Options.Once(call.Idle)
 	var asm Assembler
 	err := Call(ctx, call.Options, Attempt{
 		Open: func(ctx context.Context) (*Stream, error) {
 			asm = call.Assembler(sink)
-			return call.Open(ctx)
+			if call.Open != nil {
+				return call.Open(ctx, once)
+			}
+			return PostFrom(ctx, call.Provider, call.URL, call.Header, call.Body, once, call.DecodeError)
 		},
 		Started: func() { sink(llm.Event{Kind: llm.EventStart}) },
 		Read: func(s *Stream) (bool, error) {

@@ -54,10 +54,8 @@ func TestStreamModel(t *testing.T) {
 		var evs []llm.Event
 		attempts := 0
 		resp, err := StreamModel(ctx, ModelCall{
+			Provider: "test", URL: srv.URL, Body: bytesBody("{}"),
 			Options: opt,
-			Open: func(ctx context.Context) (*Stream, error) {
-				return Post(ctx, "test", srv.URL, nil, []byte("{}"), opt.Once(0), nil)
-			},
 			Assembler: func(sink llm.Sink) Assembler {
 				attempts++
 				a := &textAssembler{sink: sink}
@@ -96,8 +94,8 @@ func TestStreamModel(t *testing.T) {
 	// No sink: nothing to report to, the answer all the same.
 	resp, err = StreamModel(context.Background(), ModelCall{
 		Options: opt,
-		Open: func(ctx context.Context) (*Stream, error) {
-			return Post(ctx, "test", srv.URL, nil, []byte("{}"), opt.Once(0), nil)
+		Open: func(ctx context.Context, once Options) (*Stream, error) {
+			return Post(ctx, "test", srv.URL, nil, []byte("{}"), once, nil)
 		},
 		Assembler: func(sink llm.Sink) Assembler { return &textAssembler{sink: sink} },
 	}, nil)

@@ -20,11 +20,16 @@ type Buffers struct {
 	spare []byte
 }
 
-// Body is [Body] built in a buffer of b's when one is large enough.
-// Hand the result to [NewPayload] and [Payload.Recycle] so the buffer
-// comes back once the body has been sent.
-func (b *Buffers) Body(head []byte, member string, size int, appendList func([]byte) []byte, tools []byte) []byte {
-	return body(b.take(bodySize(head, member, size, tools)), head, member, appendList, tools)
+// Payload is [Body] built in a buffer of b's when one is large enough,
+// with the texts of s (nil: none) put in at their places ([NewPayload]).
+// With a b that is not nil the payload is recycled ([Payload.Recycle]):
+// its buffer comes back to b once it has been sent and released.
+func (b *Buffers) Payload(head []byte, member string, size int, appendList func([]byte) []byte, tools []byte, s *Splices) *Payload {
+	p := NewPayload(body(b.take(bodySize(head, member, size, tools)), head, member, appendList, tools), s)
+	if b != nil {
+		p.Recycle(b)
+	}
+	return p
 }
 
 // take returns an empty buffer of at least n bytes of capacity. A new one

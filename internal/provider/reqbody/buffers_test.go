@@ -10,12 +10,9 @@ import (
 
 // build makes a recycled payload of bufs whose messages are text.
 func build(bufs *Buffers, text string) *Payload {
-	raw := bufs.Body([]byte(`{"model":"m"}`), "messages", len(text)+2, func(b []byte) []byte {
+	return bufs.Payload([]byte(`{"model":"m"}`), "messages", len(text)+2, func(b []byte) []byte {
 		return append(append(append(b, '"'), text...), '"')
-	}, []byte(`[]`))
-	p := NewPayload(raw, nil)
-	p.Recycle(bufs)
-	return p
+	}, []byte(`[]`), nil)
 }
 
 func read(t *testing.T, r io.Reader) string {

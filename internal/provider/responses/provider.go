@@ -109,12 +109,9 @@ func (p *Provider) Stream(ctx context.Context, req *llm.Request, sink llm.Sink) 
 	if reasons(req) {
 		idle = reasoningIdleTimeout
 	}
-	once := p.opt.Once(idle)
 	return httpcall.StreamModel(ctx, httpcall.ModelCall{
-		Options: p.opt,
-		Open: func(ctx context.Context) (*httpcall.Stream, error) {
-			return httpcall.PostFrom(ctx, p.name, p.url, p.header, body, once, decodeError)
-		},
+		Provider: p.name, URL: p.url, Header: p.header, Body: body, DecodeError: decodeError,
+		Options: p.opt, Idle: idle,
 		Assembler: func(sink llm.Sink) httpcall.Assembler { return newAssembler(p.name, sink) },
 	}, sink)
 }

@@ -157,18 +157,14 @@ func buildPayload(req *llm.Request, provider string, tools *reqbody.ToolCache, m
 		}
 	}
 	var splices reqbody.Splices
-	raw := bufs.Body(head, "input", size, func(b []byte) []byte {
+	p := bufs.Payload(head, "input", size, func(b []byte) []byte {
 		return reqbody.AppendArrayWith(b, nil, frags, func(b []byte, i int, f []byte) []byte {
 			if reqbody.IsInPlace(f) {
 				return appendLongUser(b, &req.Messages[i], &splices)
 			}
 			return append(b, f...)
 		})
-	}, rawTools)
-	p := reqbody.NewPayload(raw, &splices)
-	if bufs != nil {
-		p.Recycle(bufs)
-	}
+	}, rawTools, &splices)
 	return p, nil
 }
 
