@@ -93,7 +93,7 @@ func TestUsageErrors(t *testing.T) {
 		{[]string{"-x", "-p", "hi"}, "unknown flag -x", "zot"},
 		{[]string{"rpc", "--foo"}, "unknown flag --foo", "zot rpc"},
 		{[]string{"rpc", "-p", "hi"}, "unknown flag -p", "zot rpc"},
-		{[]string{"bogus"}, `unknown command "bogus"`, "zot"},
+		{[]string{"bogus"}, `unknown command "bogus" (not a terminal, so it is not taken as a prompt: zot -p "bogus" runs it once)`, "zot"},
 		{[]string{"help", "bogus"}, `unknown command "bogus"`, "zot"},
 		{[]string{"rpc", "extra"}, `zot rpc takes no arguments, got "extra"`, "zot rpc"},
 		{[]string{"-p"}, "flag -p needs a value", "zot"},

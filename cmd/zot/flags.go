@@ -52,7 +52,7 @@ func agentFlags() []cli.Flag {
 		&cli.BoolFlag{Name: "no-auto-compact", Usage: "never compact the transcript automatically"},
 		&cli.BoolFlag{Name: "no-session", Usage: "keep the transcript in memory only (the default)"},
 		&cli.StringFlag{Name: "session", Usage: "keep the transcript in this session: a stored session's id (zot sessions list) or a file; resume it, and append every message (synced)"},
-		&cli.BoolFlag{Name: "continue", Usage: "resume the newest session of the working directory (kept under the zot home), or start one there"},
+		&cli.BoolFlag{Name: "continue", Aliases: []string{"c"}, Usage: "resume the newest session of the working directory (kept under the zot home), or start one there"},
 		&cli.StringFlag{Name: "permission", Usage: "the first permission mode, for write, edit, bash and tools that may change things: ask (the client answers each; the default of zot daemon and zot acp), allow (mode auto: run all; the default of zot rpc and -p) or deny (mode read_only, and no other)"},
 		&cli.BoolFlag{Name: "approve", Usage: "the same as --permission ask: ask the client before each write, edit and bash call (zot rpc: permission_request, answered with answer_permission)"},
 	}, mcpFlags()...)

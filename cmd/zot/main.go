@@ -130,7 +130,8 @@ func newApp(std streams, args []string) *cli.Command {
 	root := &cli.Command{
 		Name:  "zot",
 		Usage: "an agent runtime that other programs embed",
-		UsageText: `zot -p "prompt" [options]   run one prompt and print the answer
+		UsageText: `zot ["prompt"] [options]    chat in the terminal (-c continues, -r resumes a session)
+zot -p "prompt" [options]   run one prompt and print the answer
 zot rpc [options]            serve the NDJSON protocol on stdin/stdout
 zot daemon [options]         serve the Agent Client Protocol on a Unix socket
 zot acp [options]            serve the Agent Client Protocol on stdin/stdout
@@ -142,7 +143,7 @@ zot version                  print the version`,
 		ErrWriter:                 std.err,
 		EnableShellCompletion:     true,
 		DisableSliceFlagSeparator: true,
-		Flags:                     slices.Concat(modeFlags(), outputFlags(), agentFlags(), rpcFlags()),
+		Flags:                     slices.Concat(modeFlags(), outputFlags(), agentFlags(), rpcFlags(), terminalFlags()),
 		Action: func(ctx context.Context, cmd *cli.Command) error {
 			prompt := cmd.String("print")
 			switch {
@@ -165,10 +166,7 @@ zot version                  print the version`,
 			case cmd.IsSet("json"):
 				return usagef(`--json needs -p "prompt", or goes with zot models or zot version`)
 			}
-			if cmd.Args().Len() > 0 {
-				return usagef("unknown command %q", cmd.Args().First())
-			}
-			return cli.ShowRootCommandHelp(cmd)
+			return rootDefault(ctx, cmd, std) // terminal.go
 		},
 		Commands: []*cli.Command{
 			extCommand(std),

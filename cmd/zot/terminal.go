@@ -1,0 +1,247 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/charmbracelet/x/term"
+	"github.com/urfave/cli/v3"
+
+	"zot.dev/zot/internal/acpserver"
+	"zot.dev/zot/internal/engine"
+	"zot.dev/zot/internal/jsonrpc"
+	"zot.dev/zot/internal/registry"
+	"zot.dev/zot/internal/trust"
+	"zot.dev/zot/internal/tui"
+	"zot.dev/zot/internal/tui/style"
+)
+
+// terminalFlags are the root's flags that only the terminal client reads.
+func terminalFlags() []cli.Flag {
+	return []cli.Flag{
+		&cli.BoolFlag{Name: "resume", Aliases: []string{"r"}, Local: true,
+			Usage: "terminal: pick one of this folder's sessions to open"},
+		&cli.BoolFlag{Name: "yolo", Local: true,
+			Usage: "terminal: run every tool call without asking (--permission allow)"},
+		&cli.BoolFlag{Name: "no-yolo", Local: true,
+			Usage: "terminal: ask before each write, edit and bash call (--permission ask, the terminal's default)"},
+	}
+}
+
+// isTerminal reports whether stdin and stdout are both a terminal.
+func isTerminal(std streams) bool {
+	return term.IsTerminal(std.in.Fd()) && term.IsTerminal(std.out.Fd())
+}
+
+// rootDefault is what zot does with no mode flag: the terminal client
+// on a terminal (the arguments are the prompt it starts with); else,
+// as before, the help (no arguments) or a usage error, saying why.
+func rootDefault(ctx context.Context, cmd *cli.Command, std streams) error {
+	if isTerminal(std) {
+		return runTerminal(ctx, cmd, std)
+	}
+	if cmd.Args().Len() > 0 {
+		return usagef("unknown command %q (not a terminal, so it is not taken as a prompt: zot -p %q runs it once)", cmd.Args().First(), strings.Join(cmd.Args().Slice(), " "))
+	}
+	for _, n := range flagNames(terminalFlags()) {
+		if cmd.IsSet(n) {
+			return usagef("--%s needs a terminal: stdin and stdout are not both one", n)
+		}
+	}
+	fmt.Fprintln(std.err, "zot: stdin or stdout is not a terminal, so the interactive client does not start; zot -p \"prompt\" runs one prompt, zot rpc serves a program")
+	return cli.ShowRootCommandHelp(cmd)
+}
+
+// terminalPermission is the permission policy of the terminal's
+// sessions: ask unless the flags say otherwise.
+func terminalPermission(cmd *cli.Command, cfg agentConfig) (string, error) {
+	yolo, noYolo := cmd.Bool("yolo"), cmd.Bool("no-yolo")
+	if yolo && noYolo {
+		return "", usagef("--yolo and --no-yolo contradict each other")
+	}
+	perm := acpserver.PermissionAsk
+	if cmd.IsSet("permission") || cmd.Bool("approve") {
+		switch {
+		case cfg.LockMode:
+			perm = acpserver.PermissionDeny
+		case cfg.Mode == engine.ModeAuto:
+			perm = acpserver.PermissionAllow
+		}
+		if (yolo && perm != acpserver.PermissionAllow) || (noYolo && perm != acpserver.PermissionAsk) {
+			return "", usagef("--yolo and --no-yolo mean --permission allow and ask; they contradict --permission %s", cmd.String("permission"))
+		}
+	}
+	if yolo {
+		perm = acpserver.PermissionAllow
+	}
+	return perm, nil
+}
+
+// runTerminal opens the terminal client over an ACP server in this
+// process.
+func runTerminal(ctx context.Context, cmd *cli.Command, std streams) error {
+	allowed := slices.Concat(flagNames(agentFlags(), terminalFlags(), extFlags()), []string{"approval-timeout"})
+	if err := onlyFlags(cmd, "the terminal client", allowed); err != nil {
+		return err
+	}
+	if cmd.IsSet("continue") && cmd.Bool("resume") {
+		return usagef("--continue and --resume contradict each other")
+	}
+	if cmd.IsSet("session") && (cmd.Bool("continue") || cmd.Bool("resume")) {
+		return usagef("--session contradicts --continue and --resume")
+	}
+	if cmd.Bool("no-session") {
+		return usagef("--no-session does not apply to the terminal client: its sessions are kept in the session store (zot sessions)")
+	}
+	cfg, err := runtimeConfig(cmd, std.err)
+	var missing *registry.MissingKeyError
+	if errors.As(err, &missing) {
+		return &exitError{code: 1, msg: firstRun(missing)}
+	}
+	if err != nil {
+		return err
+	}
+	perm, err := terminalPermission(cmd, cfg)
+	if err != nil {
+		return err
+	}
+	cwd := cfg.CWD
+	if cwd == "" {
+		if cwd, err = os.Getwd(); err != nil {
+			return &exitError{code: 1, msg: err.Error()}
+		}
+	}
+	if cwd, err = filepath.Abs(cwd); err != nil {
+		return &exitError{code: 1, msg: err.Error()}
+	}
+	if !cmd.Bool("trust-project") {
+		askTrust(cwd, std)
+	}
+	h, err := zotHome(std.err)
+	if err != nil {
+		return &exitError{code: 1, msg: err.Error()}
+	}
+	host, err := newHost(cfg, h, std.err)
+	if err != nil {
+		return err
+	}
+	defaults := sessionOfHost(cfg)
+	defaults.CWD, defaults.SessionFile = "", ""
+	// The engine's diagnostics would draw over the screen: they go to
+	// the terminal's log file.
+	logFile, logPath := terminalLog(h.Logs())
+	defer logFile.Close()
+	defaults.Log = logFile
+	agent, err := acpserver.New(acpserver.Options{
+		Host: host, Defaults: defaults, Permission: perm, SessionsDir: h.Sessions(),
+		Version: buildVersion(), Log: logFile,
+	})
+	if err != nil {
+		host.Close()
+		return &exitError{code: 1, msg: err.Error()}
+	}
+	defer func() {
+		stop, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		if err := agent.Close(stop); err != nil {
+			fmt.Fprintln(std.err, "zot: ending the session:", err)
+		}
+		host.Close()
+	}()
+	server, client := jsonrpc.NewPipe()
+	conn := jsonrpc.NewConn(server, jsonrpc.Peer{Transport: "memory", UID: os.Getuid(), PID: os.Getpid(), Label: "terminal"}, agent.Handler, jsonrpc.Options{Log: logFile})
+	defer func() { _ = conn.Close(); _ = conn.Wait() }()
+	start := tui.Start{Continue: cmd.Bool("continue"), Resume: cmd.Bool("resume")}
+	if cmd.IsSet("session") {
+		start.SessionID = cmd.String("session")
+	}
+	err = tui.Run(ctx, tui.Options{
+		Transport: client,
+		CWD:       cwd,
+		Prompt:    strings.Join(cmd.Args().Slice(), " "),
+		Start:     start,
+		Version:   buildVersion(),
+		Theme:     style.FromEnv(os.Getenv),
+		Input:     std.in,
+		Output:    std.out,
+	})
+	if err != nil {
+		return &exitError{code: 1, msg: fmt.Sprintf("%v (the log: %s)", err, logPath)}
+	}
+	return nil
+}
+
+// terminalLog opens the file the terminal's diagnostics go to:
+// terminal.log in the zot home's logs, else nowhere.
+func terminalLog(dir string) (*os.File, string) {
+	path := filepath.Join(dir, "terminal.log")
+	if err := os.MkdirAll(dir, 0o700); err == nil {
+		if f, err := os.OpenFile(path, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600); err == nil {
+			return f, path
+		}
+	}
+	f, _ := os.Open(os.DevNull)
+	return f, os.DevNull
+}
+
+// firstRun is what the terminal says when the provider has no key.
+func firstRun(missing *registry.MissingKeyError) string {
+	vars := "its API key"
+	if p, ok := registry.Find(missing.Provider); ok && len(p.KeyVars) > 0 {
+		vars = strings.Join(p.KeyVars, " or ")
+	}
+	return fmt.Sprintf(`no API key for %s yet.
+  Set %s in your environment (export %s=...), pass --api-key,
+  or choose another provider with --provider (zot models lists them).
+  To try zot with no key at all: zot --provider scripted`, missing.Provider, vars, firstVar(vars))
+}
+
+func firstVar(vars string) string {
+	v, _, _ := strings.Cut(vars, " or ")
+	if v == "its API key" {
+		return "KEY"
+	}
+	return v
+}
+
+// askTrust asks, once for a folder whose own extensions or MCP servers
+// are not trusted yet, whether to trust it; yes records it in the trust
+// store (zot untrust forgets it).
+func askTrust(cwd string, std streams) {
+	h, err := zotHome(std.err)
+	if err != nil {
+		return
+	}
+	store := &trust.Store{File: h.TrustFile()}
+	d := (&trust.Gate{Store: store}).Check(cwd)
+	if d.Allowed || d.Err != nil || d.Project.Foreign != "" {
+		return
+	}
+	var what []string
+	if len(d.Project.Extensions) > 0 {
+		what = append(what, "extensions ("+strings.Join(d.Project.Extensions, ", ")+")")
+	}
+	if d.Project.MCP {
+		what = append(what, "MCP servers (.zot/mcp.json)")
+	}
+	why := "has"
+	if d.Changed {
+		why = "changed its"
+	}
+	fmt.Fprintf(std.out, "%s %s its own %s, which run as you.\nTrust this folder and run them? [y/N] ", d.Project.Dir, why, strings.Join(what, " and "))
+	line, _ := bufio.NewReader(std.in).ReadString('\n')
+	if a := strings.ToLower(strings.TrimSpace(line)); a == "y" || a == "yes" {
+		if _, err := store.Trust(d.Project); err != nil {
+			fmt.Fprintln(std.out, "zot: could not record the trust:", err)
+		}
+		return
+	}
+	fmt.Fprintln(std.out, "Not trusted: they stay off (zot trust to change your mind).")
+}

@@ -1,0 +1,468 @@
+package tui
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	tea "charm.land/bubbletea/v2"
+
+	"zot.dev/zot/internal/acp"
+	"zot.dev/zot/internal/tui/acpclient"
+	"zot.dev/zot/internal/tui/render"
+	"zot.dev/zot/internal/tui/style"
+)
+
+// Messages the model gets besides the terminal's.
+type (
+	// eventMsg is what the agent sent.
+	eventMsg struct{ ev acpclient.Event }
+	// readyMsg: the session is open.
+	readyMsg struct {
+		s   acpclient.Session
+		err error
+	}
+	// listedMsg: the sessions a picker offers.
+	listedMsg struct {
+		list []acp.SessionInfo
+		err  error
+	}
+	// promptDoneMsg: the agent answered session/prompt.
+	promptDoneMsg struct {
+		stop acp.StopReason
+		err  error
+	}
+	// printedMsg: the lines handed to the terminal are in its scrollback.
+	printedMsg struct{}
+	// tickMsg moves the spinner.
+	tickMsg struct{}
+	// errMsg is a failed call, shown as a line.
+	errMsg struct{ err error }
+	// optionsMsg: the config options after a change.
+	optionsMsg struct{ opts []acpclient.ConfigOption }
+)
+
+// doubleCtrlC is how soon a second Ctrl-C must follow the first to exit
+// during a turn.
+const doubleCtrlC = time.Second
+
+// model is the client's state. Its methods run on the program's one
+// goroutine; calls to the agent run in commands.
+type model struct {
+	o     Options
+	c     *acpclient.Client
+	t     *style.Theme
+	fatal error // why the client ended, when it failed
+
+	width, height int
+
+	// The session.
+	sessionID string
+	modes     []acp.SessionMode
+	mode      string
+	options   []acpclient.ConfigOption
+	commands  []acp.AvailableCommand
+	title     string
+	usage     *acp.UsageUpdate
+	ready     bool
+
+	// The turn.
+	busy      bool
+	started   time.Time
+	spin      int
+	ticking   bool
+	cancelled bool
+	queued    []string // prompts typed while a turn runs, sent in order after it
+
+	// What is shown: finished lines go to the scrollback through
+	// toPrint; segs is the turn's output not printed yet.
+	md       *render.Markdown
+	segs     []*segment
+	toPrint  []string
+	inFlight []string // handed to the terminal, not yet confirmed
+	printing bool
+
+	in        lineInput
+	lastCtrlC time.Time
+	status    string // a one-line hint over the footer ("press Ctrl-C again to exit")
+
+	perms   []acpclient.Permission // waiting for an answer, the first shown
+	permSel int
+	panel   *acp.PanelFrame
+	picker  *picker
+	quit    bool
+}
+
+func newModel(o Options) *model {
+	t := style.New(o.Theme)
+	m := &model{o: o, t: t, width: 80, height: 24}
+	if o.Width > 0 {
+		m.width, m.height = o.Width, o.Height
+	}
+	m.md = render.NewMarkdown(t, m.width)
+	m.in.SetWidth(m.width)
+	if o.Prompt != "" {
+		m.in.SetValue(o.Prompt)
+	}
+	return m
+}
+
+func (m *model) Init() tea.Cmd {
+	m.toPrint = append(m.toPrint, m.o.Intro...)
+	return tea.Batch(m.flush(), m.open())
+}
+
+// open opens the session Options.Start names.
+func (m *model) open() tea.Cmd {
+	c, o := m.c, m.o
+	return func() tea.Msg {
+		ctx := context.Background()
+		if _, err := c.Initialize(ctx, o.Version); err != nil {
+			return readyMsg{err: fmt.Errorf("the agent did not answer initialize: %w", err)}
+		}
+		switch {
+		case o.Start.SessionID != "":
+			s, err := c.LoadSession(ctx, o.Start.SessionID, o.CWD)
+			return readyMsg{s: s, err: err}
+		case o.Start.Resume:
+			cwd := o.CWD
+			if o.Attach {
+				cwd = ""
+			}
+			list, err := c.ListSessions(ctx, cwd)
+			return listedMsg{list: list, err: err}
+		case o.Start.Continue:
+			list, err := c.ListSessions(ctx, o.CWD)
+			if err != nil {
+				return readyMsg{err: err}
+			}
+			if len(list) > 0 {
+				s, err := c.LoadSession(ctx, string(newest(list).SessionID), o.CWD)
+				return readyMsg{s: s, err: err}
+			}
+		}
+		s, err := c.NewSession(ctx, o.CWD)
+		return readyMsg{s: s, err: err}
+	}
+}
+
+// newest is the session updated last.
+func newest(list []acp.SessionInfo) acp.SessionInfo {
+	best := list[0]
+	for _, s := range list[1:] {
+		if s.UpdatedAt != nil && (best.UpdatedAt == nil || *s.UpdatedAt > *best.UpdatedAt) {
+			best = s
+		}
+	}
+	return best
+}
+
+func (m *model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
+	switch msg := msg.(type) {
+	case tea.WindowSizeMsg:
+		m.width, m.height = max(msg.Width, 20), max(msg.Height, 5)
+		m.md.SetWidth(m.width - 2)
+		m.in.SetWidth(m.width)
+		return m, nil
+	case tea.KeyPressMsg:
+		return m, m.key(msg)
+	case tea.PasteMsg:
+		if m.panel == nil && m.picker == nil && len(m.perms) == 0 {
+			m.in.Insert(msg.Content)
+		}
+		return m, nil
+	case eventMsg:
+		return m, m.event(msg.ev)
+	case readyMsg:
+		if msg.err != nil {
+			m.fatal = fmt.Errorf("opening the session: %w", msg.err)
+			m.quit = true
+			return m, m.leave()
+		}
+		m.setSession(msg.s)
+		return m, m.flush()
+	case listedMsg:
+		if msg.err != nil {
+			m.fatal = fmt.Errorf("listing the sessions: %w", msg.err)
+			m.quit = true
+			return m, m.leave()
+		}
+		if len(msg.list) == 0 {
+			m.note(m.t.Faint.Render("No earlier session in this folder: a new one starts."))
+			return m, tea.Batch(m.flush(), m.openNew())
+		}
+		m.picker = sessionPicker(msg.list, m.o.Attach)
+		return m, nil
+	case promptDoneMsg:
+		return m, m.turnDone(msg)
+	case printedMsg:
+		m.inFlight, m.printing = nil, false
+		return m, m.flush()
+	case tickMsg:
+		m.ticking = false
+		if !m.busy {
+			return m, nil
+		}
+		m.spin++
+		return m, m.tick()
+	case errMsg:
+		m.note(m.t.Error.Render(m.t.G.Failed + " " + msg.err.Error()))
+		return m, m.flush()
+	case optionsMsg:
+		if msg.opts != nil {
+			m.options = msg.opts
+		}
+		return m, nil
+	}
+	return m, nil
+}
+
+// openNew opens a new session (after a picker found none or was left).
+func (m *model) openNew() tea.Cmd {
+	c, cwd := m.c, m.o.CWD
+	return func() tea.Msg {
+		s, err := c.NewSession(context.Background(), cwd)
+		return readyMsg{s: s, err: err}
+	}
+}
+
+func (m *model) setSession(s acpclient.Session) {
+	m.sessionID = s.ID
+	m.ready = true
+	if s.Modes != nil {
+		m.modes = s.Modes.AvailableModes
+		m.mode = string(s.Modes.CurrentModeID)
+	}
+	if s.Options != nil {
+		m.options = s.Options
+	}
+	m.endSegments()
+}
+
+// leave ends the program, printing what is left first.
+func (m *model) leave() tea.Cmd {
+	m.quit = true
+	m.endSegments()
+	m.drain()
+	if len(m.toPrint) > 0 || m.printing {
+		return m.flush()
+	}
+	return tea.Quit
+}
+
+// tick schedules the spinner's next frame.
+func (m *model) tick() tea.Cmd {
+	if m.ticking {
+		return nil
+	}
+	m.ticking = true
+	return tea.Tick(100*time.Millisecond, func(time.Time) tea.Msg { return tickMsg{} })
+}
+
+// send sends text as a prompt (or runs a command of the client's own).
+func (m *model) send(text string) tea.Cmd {
+	if strings.TrimSpace(text) == "" {
+		return nil
+	}
+	if cmd, ok := m.localCommand(text); ok {
+		return cmd
+	}
+	if !m.ready {
+		m.note(m.t.Faint.Render("The session is not open yet."))
+		return m.flush()
+	}
+	if m.busy {
+		m.queued = append(m.queued, text)
+		return nil
+	}
+	return m.submit(text)
+}
+
+// submit starts a turn with text.
+func (m *model) submit(text string) tea.Cmd {
+	m.endSegments()
+	m.userLines(text)
+	m.busy, m.cancelled, m.started = true, false, time.Now()
+	c, id := m.c, m.sessionID
+	run := func() tea.Msg {
+		stop, err := c.Prompt(context.Background(), id, text)
+		return promptDoneMsg{stop: stop, err: err}
+	}
+	return tea.Batch(m.flush(), run, m.tick())
+}
+
+// userLines prints what the person sent.
+func (m *model) userLines(text string) {
+	for i, l := range strings.Split(strings.TrimRight(text, "\n"), "\n") {
+		lead := m.t.User.Render(m.t.G.Prompt) + " "
+		if i > 0 {
+			lead = "  "
+		}
+		m.toPrint = append(m.toPrint, lead+m.t.User.Render(l))
+	}
+	m.toPrint = append(m.toPrint, "")
+}
+
+// turnDone ends the turn the agent answered.
+func (m *model) turnDone(msg promptDoneMsg) tea.Cmd {
+	m.busy = false
+	m.endSegments()
+	switch {
+	case msg.err != nil:
+		m.note(m.t.Error.Render(m.t.G.Failed + " " + errorText(msg.err)))
+	case msg.stop == acp.StopReasonCancelled:
+		m.note(m.t.Warn.Render("Interrupted."))
+	case msg.stop == acp.StopReasonMaxTokens:
+		m.note(m.t.Warn.Render("The answer was cut at the model's output limit."))
+	case msg.stop == acp.StopReasonMaxTurnRequests:
+		m.note(m.t.Warn.Render("The turn stopped at its step limit (--max-steps)."))
+	case msg.stop == acp.StopReasonRefusal:
+		m.note(m.t.Warn.Render("The model refused."))
+	}
+	m.perms = nil
+	cmds := []tea.Cmd{m.flush()}
+	if len(m.queued) > 0 {
+		next := m.queued[0]
+		m.queued = m.queued[1:]
+		cmds = append(cmds, m.submit(next))
+	}
+	return tea.Batch(cmds...)
+}
+
+// errorText is an error from the agent as a person reads it.
+func errorText(err error) string {
+	s := err.Error()
+	if i := strings.Index(s, "): "); i > 0 && strings.HasPrefix(s, "jsonrpc") {
+		s = s[i+3:]
+	}
+	return s
+}
+
+// note prints a line of the client's own after what is printed now.
+func (m *model) note(line string) {
+	m.endSegments()
+	m.drain()
+	m.toPrint = append(m.toPrint, line, "")
+}
+
+// flush hands the lines waiting to the terminal, one batch at a time
+// (a batch's printedMsg lets the next one go, so the order holds).
+func (m *model) flush() tea.Cmd {
+	m.drain()
+	if m.printing || len(m.toPrint) == 0 {
+		if m.quit && !m.printing {
+			return tea.Quit
+		}
+		return nil
+	}
+	m.inFlight, m.toPrint = m.toPrint, nil
+	m.printing = true
+	text := strings.Join(m.inFlight, "\n")
+	return tea.Sequence(tea.Println(text), func() tea.Msg { return printedMsg{} })
+}
+
+// key handles a key press.
+func (m *model) key(k tea.KeyPressMsg) tea.Cmd {
+	s := k.String()
+	if s != "ctrl+c" {
+		m.status = ""
+	}
+	switch {
+	case s == "ctrl+c":
+		return m.ctrlC()
+	case m.picker != nil:
+		return m.pickerKey(k)
+	case len(m.perms) > 0:
+		return m.permKey(k)
+	case m.panel != nil:
+		return m.panelKey(k)
+	}
+	switch s {
+	case "ctrl+d":
+		if m.in.Empty() {
+			return m.leave()
+		}
+		m.in.key(tea.KeyPressMsg{Code: tea.KeyDelete})
+		return nil
+	case "enter":
+		text := m.in.Value()
+		m.in.Reset()
+		return m.send(text)
+	case "esc":
+		if m.busy {
+			return m.cancel()
+		}
+		return nil
+	case "shift+tab":
+		return m.cycleMode()
+	case "ctrl+l":
+		return tea.ClearScreen
+	}
+	m.in.key(k)
+	return nil
+}
+
+// ctrlC aborts the turn; a second one within doubleCtrlC, or one while
+// nothing runs, exits.
+func (m *model) ctrlC() tea.Cmd {
+	now := time.Now()
+	if m.picker != nil {
+		m.picker = nil
+		if !m.ready {
+			return m.openNew()
+		}
+		return nil
+	}
+	if !m.busy || now.Sub(m.lastCtrlC) < doubleCtrlC {
+		return m.leave()
+	}
+	m.lastCtrlC = now
+	m.status = "Press Ctrl-C again to exit."
+	return m.cancel()
+}
+
+// cancel asks the agent to end the turn; the waiting approvals are
+// answered cancelled.
+func (m *model) cancel() tea.Cmd {
+	if m.cancelled || !m.busy {
+		return nil
+	}
+	m.cancelled = true
+	for _, p := range m.perms {
+		p.Answer("")
+	}
+	m.perms = nil
+	c, id := m.c, m.sessionID
+	return func() tea.Msg {
+		if err := c.Cancel(context.Background(), id); err != nil {
+			return errMsg{err}
+		}
+		return nil
+	}
+}
+
+// cycleMode moves to the next permission mode.
+func (m *model) cycleMode() tea.Cmd {
+	if len(m.modes) == 0 || m.sessionID == "" {
+		return nil
+	}
+	i := slices.IndexFunc(m.modes, func(md acp.SessionMode) bool { return string(md.ID) == m.mode })
+	next := string(m.modes[(i+1)%len(m.modes)].ID)
+	return m.setMode(next)
+}
+
+func (m *model) setMode(mode string) tea.Cmd {
+	c, id := m.c, m.sessionID
+	settings := m.o.Settings
+	return func() tea.Msg {
+		if err := c.SetMode(context.Background(), id, mode); err != nil {
+			return errMsg{err}
+		}
+		if settings != nil {
+			_ = settings.Remember("", mode)
+		}
+		return nil
+	}
+}

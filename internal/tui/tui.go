@@ -1,0 +1,115 @@
+// Package tui is zot's terminal client: a chat written into the
+// terminal's scrollback (no alternate screen, no mouse capture, so the
+// terminal's own selection, copy and scrolling keep working) with a live
+// region at the bottom for the turn in progress, the input and a footer.
+//
+// It is an ACP client (package acpclient) and nothing else: the engine
+// runs behind zot's acpserver, in the same process over an in-memory
+// transport or in a daemon (`zot attach`). The wiring that starts the
+// in-process server lives in cmd/zot; this tree imports no engine
+// package (a test over `go list -deps` enforces it).
+package tui
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+
+	tea "charm.land/bubbletea/v2"
+
+	"zot.dev/zot/internal/jsonrpc"
+	"zot.dev/zot/internal/tui/acpclient"
+	"zot.dev/zot/internal/tui/style"
+)
+
+// Start says which session the client opens.
+type Start struct {
+	// SessionID loads that stored session.
+	SessionID string
+	// Continue loads the newest session of the working directory, or
+	// opens a new one when it has none.
+	Continue bool
+	// Resume opens a picker of the working directory's sessions
+	// (Attach: of every session the daemon has).
+	Resume bool
+}
+
+// Options configure Run.
+type Options struct {
+	// Transport is the connection to the ACP agent. Required.
+	Transport jsonrpc.Transport
+	// CWD is the working directory of a new session. Required.
+	CWD string
+	// Prompt pre-fills the input (zot "prompt").
+	Prompt string
+	// Start chooses the session.
+	Start Start
+	// Attach says the agent is a daemon the client joined: the session
+	// picker lists every session, and leaving does not end them.
+	Attach bool
+	// Intro is shown first, above the chat (a first-run message, what
+	// was left out).
+	Intro []string
+	// Version is zot's, told to the agent in initialize.
+	Version string
+	// Theme chooses colours and glyphs (style.FromEnv).
+	Theme style.Options
+	// Input and Output are the terminal (os.Stdin and os.Stdout when
+	// nil).
+	Input  io.Reader
+	Output io.Writer
+	// Width and Height, when set, fix the size (tests).
+	Width, Height int
+	// Settings remembers the last model and mode; nil remembers nothing.
+	Settings Settings
+}
+
+// Settings is where the client keeps what it remembers between runs.
+type Settings interface {
+	// Remember saves the model and mode last chosen ("" leaves one as
+	// it is).
+	Remember(model, mode string) error
+}
+
+// Run runs the client until the person leaves (Ctrl-D, Ctrl-C twice,
+// /exit), ctx ends, or the connection to the agent ends.
+func Run(ctx context.Context, o Options) error {
+	if o.Transport == nil {
+		return errors.New("tui: no transport")
+	}
+	if o.Input == nil {
+		o.Input = os.Stdin
+	}
+	if o.Output == nil {
+		o.Output = os.Stdout
+	}
+	m := newModel(o)
+	opts := []tea.ProgramOption{tea.WithContext(ctx), tea.WithInput(o.Input), tea.WithOutput(o.Output)}
+	if o.Width > 0 && o.Height > 0 {
+		opts = append(opts, tea.WithWindowSize(o.Width, o.Height))
+	}
+	p := tea.NewProgram(m, opts...)
+	// The client's reader hands events to the program; Send waits while
+	// the program is busy, which holds the agent's updates back in the
+	// connection's queue (its backpressure) rather than in memory here.
+	c := acpclient.New(o.Transport, func(ev acpclient.Event) { p.Send(eventMsg{ev}) })
+	m.c = c
+	_, err := p.Run()
+	cerr := c.Close()
+	if errors.Is(err, tea.ErrProgramKilled) && ctx.Err() != nil {
+		err = nil
+	}
+	if errors.Is(err, tea.ErrInterrupted) {
+		err = nil
+	}
+	if err != nil {
+		return fmt.Errorf("terminal: %w", err)
+	}
+	if m.fatal != nil {
+		return m.fatal
+	}
+	_ = cerr
+	return nil
+}

@@ -1,0 +1,361 @@
+package tui
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/x/ansi"
+
+	"zot.dev/zot/internal/acp"
+	"zot.dev/zot/internal/tui/acpclient"
+	"zot.dev/zot/internal/tui/render"
+)
+
+// segKind is what a segment of a turn's output is.
+type segKind int
+
+const (
+	segText     segKind = iota // the answer, Markdown
+	segThinking                // the model's reasoning, shown collapsed
+	segTool                    // a tool call
+	segUser                    // a prompt of the history replayed on load
+)
+
+// segment is one piece of a turn's output, in the order it came. A text
+// segment's complete lines go to the scrollback as they come; any other
+// segment goes whole once it is done.
+type segment struct {
+	kind  segKind
+	done  bool
+	lines []string        // text: rendered lines not printed yet
+	part  strings.Builder // text, thinking, user: the incomplete last line / all of it
+	chars int             // thinking: its length
+
+	tool *toolCall
+}
+
+// toolCall is what the client knows of one call.
+type toolCall struct {
+	id     string
+	title  string
+	kind   acp.ToolKind
+	status acp.ToolCallStatus
+	input  json.RawMessage
+	output string
+	diffs  []acp.Diff
+}
+
+// last returns the open segment of kind, or a new one after closing the
+// open one of another kind.
+func (m *model) last(kind segKind) *segment {
+	if n := len(m.segs); n > 0 {
+		s := m.segs[n-1]
+		if s.kind == kind && !s.done && kind != segTool {
+			return s
+		}
+		m.finish(s)
+	}
+	s := &segment{kind: kind}
+	m.segs = append(m.segs, s)
+	return s
+}
+
+// finish marks a text, thinking or user segment done.
+func (m *model) finish(s *segment) {
+	if s.kind == segTool || s.done {
+		return
+	}
+	s.done = true
+	if s.kind == segText && s.part.Len() > 0 {
+		s.lines = append(s.lines, m.md.Line(s.part.String())...)
+		s.part.Reset()
+	}
+}
+
+// endSegments closes every segment (the turn ended): a tool call that
+// never finished is shown as it stands.
+func (m *model) endSegments() {
+	for _, s := range m.segs {
+		m.finish(s)
+		if s.kind == segTool {
+			s.done = true
+		}
+	}
+	if m.md.InCode() {
+		// A code block the answer left open is closed for the next one.
+		m.md.Line("```")
+	}
+}
+
+// drain moves what is finished at the head of segs to toPrint.
+func (m *model) drain() {
+	for len(m.segs) > 0 {
+		s := m.segs[0]
+		if s.kind == segText {
+			m.toPrint = append(m.toPrint, s.lines...)
+			s.lines = nil
+		}
+		if !s.done {
+			return
+		}
+		if s.kind != segText {
+			m.toPrint = append(m.toPrint, m.segmentLines(s, false)...)
+		} else {
+			m.toPrint = append(m.toPrint, "")
+		}
+		m.segs = m.segs[1:]
+	}
+}
+
+// event handles what the agent sent.
+func (m *model) event(ev acpclient.Event) tea.Cmd {
+	switch e := ev.(type) {
+	case acpclient.Update:
+		if e.SessionID != m.sessionID && m.sessionID != "" {
+			return nil
+		}
+		m.update(e.Update)
+	case acpclient.ConfigUpdate:
+		m.options = e.Options
+	case acpclient.Permission:
+		m.perms = append(m.perms, e)
+		if len(m.perms) == 1 {
+			m.permSel = 0
+		}
+	case acpclient.Notice:
+		m.notice(e)
+	case acpclient.PanelOpened:
+		p := e.Panel
+		m.panel = &p
+	case acpclient.PanelRendered:
+		if m.panel != nil && m.panel.PanelID == e.Panel.PanelID {
+			p := e.Panel
+			if p.Title == nil {
+				p.Title = m.panel.Title
+			}
+			m.panel = &p
+		}
+	case acpclient.PanelClosed:
+		if m.panel != nil && m.panel.PanelID == e.PanelID {
+			m.panel = nil
+		}
+	}
+	return m.flush()
+}
+
+// update applies one session/update.
+func (m *model) update(u acp.SessionUpdate) {
+	switch {
+	case u.AgentMessageChunk != nil:
+		if t := u.AgentMessageChunk.Content.Text; t != nil {
+			m.text(t.Text)
+		}
+	case u.AgentThoughtChunk != nil:
+		if t := u.AgentThoughtChunk.Content.Text; t != nil {
+			s := m.last(segThinking)
+			s.chars += len([]rune(t.Text))
+			s.part.WriteString(t.Text)
+		}
+	case u.UserMessageChunk != nil:
+		if t := u.UserMessageChunk.Content.Text; t != nil {
+			m.endSegments()
+			m.drain()
+			m.userLines(t.Text)
+		}
+	case u.ToolCall != nil:
+		tc := &toolCall{id: string(u.ToolCall.ToolCallID), title: u.ToolCall.Title, kind: u.ToolCall.Kind,
+			status: u.ToolCall.Status, input: u.ToolCall.RawInput}
+		m.last(segTool).tool = tc
+		m.applyContent(tc, u.ToolCall.Content)
+		if tc.status == acp.ToolCallStatusCompleted || tc.status == acp.ToolCallStatusFailed {
+			m.segs[len(m.segs)-1].done = true
+		}
+	case u.ToolCallUpdate != nil:
+		up := u.ToolCallUpdate
+		s := m.toolSeg(string(up.ToolCallID))
+		if s == nil {
+			return
+		}
+		tc := s.tool
+		if up.Title != nil {
+			tc.title = *up.Title
+		}
+		if up.Status != "" {
+			tc.status = up.Status
+		}
+		if up.RawInput != nil {
+			tc.input = up.RawInput
+		}
+		m.applyContent(tc, up.Content)
+		if tc.status == acp.ToolCallStatusCompleted || tc.status == acp.ToolCallStatusFailed {
+			s.done = true
+		}
+	case u.CurrentModeUpdate != nil:
+		m.mode = string(u.CurrentModeUpdate.CurrentModeID)
+	case u.AvailableCommandsUpdate != nil:
+		m.commands = u.AvailableCommandsUpdate.AvailableCommands
+	case u.SessionInfoUpdate != nil:
+		if u.SessionInfoUpdate.Title != nil {
+			m.title = *u.SessionInfoUpdate.Title
+		}
+	case u.UsageUpdate != nil:
+		uu := *u.UsageUpdate
+		m.usage = &uu
+	case u.Plan != nil:
+		m.plan(u.Plan)
+	}
+}
+
+// text adds a chunk of the answer: its complete lines are rendered now.
+func (m *model) text(chunk string) {
+	s := m.last(segText)
+	for {
+		i := strings.IndexByte(chunk, '\n')
+		if i < 0 {
+			s.part.WriteString(chunk)
+			return
+		}
+		s.part.WriteString(chunk[:i])
+		s.lines = append(s.lines, m.md.Line(s.part.String())...)
+		s.part.Reset()
+		chunk = chunk[i+1:]
+	}
+}
+
+// plan prints the agent's plan.
+func (m *model) plan(p *acp.Plan) {
+	m.endSegments()
+	m.drain()
+	m.toPrint = append(m.toPrint, m.t.Bold.Render("Plan"))
+	for _, e := range p.Entries {
+		mark := m.t.G.Pending
+		switch e.Status {
+		case acp.PlanEntryStatusInProgress:
+			mark = m.t.G.Running
+		case acp.PlanEntryStatusCompleted:
+			mark = m.t.G.Done
+		}
+		m.toPrint = append(m.toPrint, "  "+mark+" "+e.Content)
+	}
+	m.toPrint = append(m.toPrint, "")
+}
+
+func (m *model) toolSeg(id string) *segment {
+	for _, s := range m.segs {
+		if s.kind == segTool && s.tool != nil && s.tool.id == id {
+			return s
+		}
+	}
+	return nil
+}
+
+// applyContent keeps a call's output and diffs.
+func (m *model) applyContent(tc *toolCall, content []acp.ToolCallContent) {
+	for _, c := range content {
+		switch {
+		case c.Diff != nil:
+			tc.diffs = append(tc.diffs, *c.Diff)
+		case c.Content != nil && c.Content.Content.Text != nil:
+			tc.output = c.Content.Content.Text.Text
+		}
+	}
+}
+
+// notice prints an extension's or zot's notice, coloured by level.
+func (m *model) notice(n acpclient.Notice) {
+	who := string(n.Source)
+	if n.Name != nil && *n.Name != "" {
+		who = *n.Name
+	}
+	st := m.t.Faint
+	switch n.Level {
+	case acp.NotifyLevelSuccess:
+		st = m.t.OK
+	case acp.NotifyLevelWarn:
+		st = m.t.Warn
+	case acp.NotifyLevelError:
+		st = m.t.Error
+	}
+	m.note(st.Render("[" + who + "] " + n.Message))
+}
+
+// maxToolLines is how many lines of a call's output are shown.
+const maxToolLines = 10
+
+// segmentLines draws a segment that is not text: live (in the live
+// region, with a spinner) or for the scrollback.
+func (m *model) segmentLines(s *segment, live bool) []string {
+	g := m.t.G
+	switch s.kind {
+	case segThinking:
+		label := fmt.Sprintf("%s thinking (%s chars)", g.Thinking, thousands(s.chars))
+		if live {
+			label = fmt.Sprintf("%s thinking%s (%s chars)", g.Thinking, g.Ellipsis, thousands(s.chars))
+		}
+		return []string{m.t.Thinking.Render(label), ""}
+	case segUser:
+		return nil
+	case segTool:
+		return m.toolLines(s.tool, live)
+	}
+	return nil
+}
+
+// toolLines draws a call: its status, its title, its output (the last
+// lines) or its diffs.
+func (m *model) toolLines(tc *toolCall, live bool) []string {
+	if tc == nil {
+		return nil
+	}
+	g := m.t.G
+	mark, st := g.Pending, m.t.Faint
+	switch tc.status {
+	case acp.ToolCallStatusInProgress:
+		mark, st = g.Running, m.t.Accent
+		if live {
+			mark = g.Spinner[m.spin%len(g.Spinner)]
+		}
+	case acp.ToolCallStatusCompleted:
+		mark, st = g.Done, m.t.OK
+	case acp.ToolCallStatusFailed:
+		mark, st = g.Failed, m.t.Error
+	}
+	title := ansi.Truncate(tc.title, m.width-4, g.Ellipsis)
+	out := []string{st.Render(mark) + " " + m.t.Bold.Render(title)}
+	gut := m.t.Faint.Render(g.Gutter) + " "
+	for _, d := range tc.diffs {
+		add, del := render.DiffStat(d.OldText, d.NewText)
+		out = append(out, gut+m.t.Faint.Render(fmt.Sprintf("%s +%d -%d", d.Path, add, del)))
+		for _, l := range render.Diff(m.t, d.OldText, d.NewText, m.width-4, 40) {
+			out = append(out, gut+l)
+		}
+	}
+	if tc.output != "" && (len(tc.diffs) == 0 || tc.status == acp.ToolCallStatusFailed) {
+		lines := strings.Split(strings.TrimRight(ansi.Strip(tc.output), "\n"), "\n")
+		if len(lines) > maxToolLines {
+			more := len(lines) - maxToolLines
+			lines = append(lines[:maxToolLines-1], fmt.Sprintf("%s %d more lines", g.Ellipsis, more+1))
+		}
+		for _, l := range lines {
+			l = strings.ReplaceAll(strings.ReplaceAll(l, "\t", "    "), "\r", "")
+			l = ansi.Truncate(l, m.width-4, g.Ellipsis)
+			if tc.status == acp.ToolCallStatusFailed {
+				out = append(out, gut+m.t.Error.Render(l))
+			} else {
+				out = append(out, gut+m.t.Faint.Render(l))
+			}
+		}
+	}
+	return append(out, "")
+}
+
+// thousands writes n with thousands separators.
+func thousands(n int) string {
+	s := fmt.Sprint(n)
+	for i := len(s) - 3; i > 0; i -= 3 {
+		s = s[:i] + "," + s[i:]
+	}
+	return s
+}

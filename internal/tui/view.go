@@ -1,0 +1,253 @@
+package tui
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+	"time"
+
+	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/x/ansi"
+
+	"zot.dev/zot/internal/tui/render"
+)
+
+// View draws the live region: what of the turn is not in the scrollback
+// yet, an approval, a panel or a picker, the input and the footer.
+func (m *model) View() tea.View {
+	return tea.NewView(m.screen())
+}
+
+// screen is the live region as text.
+func (m *model) screen() string {
+	var bottom []string
+	switch {
+	case m.picker != nil:
+		bottom = m.picker.lines(m)
+	case len(m.perms) > 0:
+		bottom = m.permLines()
+	case m.panel != nil:
+		bottom = m.panelLines()
+	}
+	if !m.quit {
+		if m.picker == nil && len(m.perms) == 0 {
+			bottom = append(bottom, m.inputLines()...)
+		}
+		bottom = append(bottom, m.footer()...)
+	}
+	live := m.liveLines()
+	// The live region never takes more than the screen: the oldest lines
+	// of the turn give way (they reach the scrollback when finished).
+	room := max(m.height-len(bottom)-1, 0)
+	if len(live) > room {
+		live = live[len(live)-room:]
+	}
+	return strings.Join(append(live, bottom...), "\n")
+}
+
+// liveLines are the turn's lines not yet in the scrollback.
+func (m *model) liveLines() []string {
+	out := append([]string(nil), m.inFlight...)
+	out = append(out, m.toPrint...)
+	for _, s := range m.segs {
+		switch s.kind {
+		case segText:
+			out = append(out, s.lines...)
+			if s.part.Len() > 0 {
+				out = append(out, m.md.Partial(s.part.String())...)
+			}
+		default:
+			out = append(out, m.segmentLines(s, !s.done)...)
+		}
+	}
+	return out
+}
+
+// inputLines draws the input box.
+func (m *model) inputLines() []string {
+	g := m.t.G
+	rule := m.t.Faint.Render(strings.Repeat(g.Rule, max(m.width, 1)))
+	prompt := m.t.User.Render(g.Prompt) + " "
+	body := m.in.View(prompt, "\x1b[7m", "\x1b[27m")
+	if m.in.Empty() && !m.ready {
+		body = prompt + m.t.Faint.Render("opening the session"+g.Ellipsis)
+	}
+	lines := []string{rule}
+	if m.status != "" {
+		lines = append([]string{m.t.Warn.Render(m.status)}, lines...)
+	}
+	return append(lines, strings.Split(body, "\n")...)
+}
+
+// footer is the model, the mode, the context used, the cost and, while a
+// turn runs, a spinner with its time.
+func (m *model) footer() []string {
+	g := m.t.G
+	var parts []string
+	if model := m.option("model"); model != "" {
+		parts = append(parts, model)
+	}
+	if m.mode != "" {
+		parts = append(parts, "mode "+m.mode)
+	}
+	if u := m.usage; u != nil {
+		ctx := "ctx " + tokens(u.Used)
+		if u.Size > 0 {
+			ctx += fmt.Sprintf("/%s (%d%%)", tokens(u.Size), u.Used*100/u.Size)
+		}
+		parts = append(parts, ctx)
+		if u.Cost != nil {
+			parts = append(parts, fmt.Sprintf("$%.4f", u.Cost.Amount))
+		}
+	}
+	if len(m.queued) > 0 {
+		parts = append(parts, fmt.Sprintf("%d queued", len(m.queued)))
+	}
+	line := strings.Join(parts, " · ")
+	if m.busy {
+		spin := g.Spinner[m.spin%len(g.Spinner)]
+		line = m.t.Accent.Render(spin) + " " + m.t.Faint.Render(fmt.Sprintf("%ds · esc to interrupt", int(time.Since(m.started).Seconds()))) + "  " + m.t.Faint.Render(line)
+	} else {
+		line = m.t.Faint.Render(line + " · / for commands")
+	}
+	return []string{ansi.Truncate(line, m.width, g.Ellipsis)}
+}
+
+// option is the current value of a config option.
+func (m *model) option(id string) string {
+	for _, o := range m.options {
+		if o.ID == id {
+			return o.CurrentValue
+		}
+	}
+	return ""
+}
+
+// tokens writes a token count short: 950, 12.3k, 1.2M.
+func tokens(n int64) string {
+	switch {
+	case n >= 1_000_000:
+		return strings.TrimSuffix(fmt.Sprintf("%.1f", float64(n)/1e6), ".0") + "M"
+	case n >= 1000:
+		return strings.TrimSuffix(fmt.Sprintf("%.1f", float64(n)/1e3), ".0") + "k"
+	}
+	return fmt.Sprint(n)
+}
+
+// permLines draws the first approval waiting: the call, its arguments
+// (a diff for an edit or write) and the four options.
+func (m *model) permLines() []string {
+	p := m.perms[0].Request
+	g := m.t.G
+	title := string(p.ToolCall.ToolCallID)
+	if p.ToolCall.Title != nil {
+		title = *p.ToolCall.Title
+	}
+	head := m.t.Warn.Render(g.BoxTL+g.BoxH+" Allow ") + m.t.Bold.Render(ansi.Truncate(title, m.width-12, g.Ellipsis)) + m.t.Warn.Render("?")
+	out := []string{head}
+	bar := m.t.Warn.Render(g.BoxV) + " "
+	for _, l := range m.argLines(p.ToolCall.RawInput) {
+		out = append(out, bar+l)
+	}
+	for i, o := range p.Options {
+		mark := "  "
+		name := o.Name
+		if i == m.permSel {
+			mark = m.t.Accent.Render(g.Arrow) + " "
+			name = m.t.Bold.Render(name)
+		}
+		out = append(out, bar+mark+fmt.Sprintf("%d ", i+1)+name)
+	}
+	more := ""
+	if n := len(m.perms) - 1; n > 0 {
+		more = fmt.Sprintf(" · %d more waiting", n)
+	}
+	out = append(out, m.t.Warn.Render(g.BoxBL+g.BoxH)+" "+m.t.Faint.Render("1-4 or ↑/↓ enter · y allow once · n or esc reject"+more))
+	if g.Arrow == "->" {
+		out[len(out)-1] = strings.ReplaceAll(out[len(out)-1], "↑/↓", "up/down")
+	}
+	return out
+}
+
+// argLines shows a call's arguments: a command, a diff of an edit, the
+// content of a write, or the JSON.
+func (m *model) argLines(raw json.RawMessage) []string {
+	if len(raw) == 0 {
+		return nil
+	}
+	var a struct {
+		Command string `json:"command"`
+		Path    string `json:"path"`
+		Content *string
+		Edits   []struct {
+			Old string `json:"old_text"`
+			New string `json:"new_text"`
+		} `json:"edits"`
+	}
+	_ = json.Unmarshal(raw, &a)
+	w := m.width - 4
+	maxLines := max(m.height/2, 6)
+	switch {
+	case a.Command != "":
+		var out []string
+		for _, l := range strings.Split(a.Command, "\n") {
+			out = append(out, m.t.Code.Render(ansi.Truncate("$ "+l, w, m.t.G.Ellipsis)))
+		}
+		return cut(out, maxLines, m)
+	case len(a.Edits) > 0:
+		var out []string
+		if a.Path != "" {
+			out = append(out, m.t.Faint.Render(a.Path))
+		}
+		for _, e := range a.Edits {
+			old := e.Old
+			out = append(out, render.Diff(m.t, &old, e.New, w, 0)...)
+		}
+		return cut(out, maxLines, m)
+	case a.Content != nil:
+		out := []string{m.t.Faint.Render(a.Path + " (the whole file)")}
+		out = append(out, render.Diff(m.t, nil, *a.Content, w, 0)...)
+		return cut(out, maxLines, m)
+	}
+	var pretty any
+	if json.Unmarshal(raw, &pretty) == nil {
+		if b, err := json.MarshalIndent(pretty, "", "  "); err == nil {
+			raw = b
+		}
+	}
+	var out []string
+	for _, l := range strings.Split(string(raw), "\n") {
+		out = append(out, m.t.Faint.Render(ansi.Truncate(l, w, m.t.G.Ellipsis)))
+	}
+	return cut(out, maxLines, m)
+}
+
+func cut(lines []string, n int, m *model) []string {
+	if len(lines) <= n {
+		return lines
+	}
+	more := len(lines) - n + 1
+	return append(lines[:n-1], m.t.Faint.Render(fmt.Sprintf("%s %d more lines", m.t.G.Ellipsis, more)))
+}
+
+// panelLines draws an extension's panel over the input.
+func (m *model) panelLines() []string {
+	p := m.panel
+	g := m.t.G
+	title := p.Extension
+	if p.Title != nil && *p.Title != "" {
+		title = *p.Title
+	}
+	head := g.BoxH + g.BoxH + " " + title + " "
+	head += strings.Repeat(g.BoxH, max(m.width-ansi.StringWidth(head), 0))
+	out := []string{m.t.Accent.Render(ansi.Truncate(head, m.width, ""))}
+	for _, l := range p.Lines {
+		out = append(out, ansi.Truncate(l, m.width, g.Ellipsis))
+	}
+	foot := "esc closes"
+	if p.Footer != nil && *p.Footer != "" {
+		foot = *p.Footer + " · esc closes"
+	}
+	out = append(out, m.t.Faint.Render(ansi.Truncate(foot, m.width, g.Ellipsis)))
+	return out
+}
