@@ -3,6 +3,7 @@ package sessionfile
 import (
 	"crypto/sha256"
 	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -76,4 +77,29 @@ func MessageID(m llm.Message) string {
 	}
 	sum := sha256.Sum256(line)
 	return hex.EncodeToString(sum[:8])
+}
+
+// EncodeMessage is m as a line of a session file holds it (without the
+// newline): every block, with what providers need to go on with the
+// conversation (reasoning signatures, image bytes, raw tool arguments).
+func EncodeMessage(m llm.Message) ([]byte, error) { return encodeMessage(m) }
+
+// DecodeMessage is the message of a line EncodeMessage made. It fails
+// for a line that is not a message (a header, a reset, a role or block
+// it does not know).
+func DecodeMessage(line []byte) (llm.Message, error) {
+	var r record
+	if err := json.Unmarshal(line, &r); err != nil {
+		return llm.Message{}, err
+	}
+	switch llm.Role(r.Role) {
+	case llm.RoleUser, llm.RoleAssistant, llm.RoleTool:
+	default:
+		return llm.Message{}, fmt.Errorf("not a message: role %q", r.Role)
+	}
+	content, err := decodeBlocks(r.Content)
+	if err != nil {
+		return llm.Message{}, err
+	}
+	return llm.Message{Role: llm.Role(r.Role), Content: content, Time: r.Time, Meta: r.Meta}, nil
 }
