@@ -39,9 +39,10 @@ func sessionsCommand(std streams) *cli.Command {
 	return &cli.Command{
 		Name:            "sessions",
 		HideHelpCommand: true,
-		Usage:           "list and show the stored sessions (see docs/sessions.md)",
+		Usage:           "list, show, fork, export, import and remove the stored sessions (see docs/sessions.md)",
 		Description: `Every door keeps its sessions under $ZOT_HOME/sessions, one file per session:
-the daemon always, zot -p and zot rpc with --continue or --session.`,
+the daemon always, zot -p and zot rpc with --continue or --session.
+A session is named by its id, or by the start of one that no other id shares.`,
 		Action: func(ctx context.Context, cmd *cli.Command) error {
 			if cmd.Args().Len() > 0 {
 				return usagef("unknown command %q for zot sessions", cmd.Args().First())
@@ -52,12 +53,13 @@ the daemon always, zot -p and zot rpc with --continue or --session.`,
 			{
 				Name:            "list",
 				HideHelpCommand: true,
-				Usage:           "list the sessions, newest first (--cwd DIR: those of one folder; --json: a JSON array)",
+				Usage:           "list the sessions, newest first (--cwd DIR: those of one folder; --tree: forks under their parents; --json: a JSON array)",
+				Flags:           []cli.Flag{&cli.BoolFlag{Name: "tree", Usage: "draw each fork under the session it was forked from"}},
 				Action: func(ctx context.Context, cmd *cli.Command) error {
 					if cmd.Args().Len() != 0 {
-						return usagef("usage: zot sessions list [--cwd DIR] [--json]")
+						return usagef("usage: zot sessions list [--cwd DIR] [--tree] [--json]")
 					}
-					if err := onlyFlags(cmd, "zot sessions list", []string{"cwd", "json"}); err != nil {
+					if err := onlyFlags(cmd, "zot sessions list", []string{"cwd", "json", "tree"}); err != nil {
 						return err
 					}
 					s, err := openStore(ctx, std.err)
@@ -74,7 +76,12 @@ the daemon always, zot -p and zot rpc with --continue or --session.`,
 					if err != nil {
 						return &exitError{code: 1, msg: err.Error()}
 					}
-					if cmd.Bool("json") {
+					switch {
+					case cmd.Bool("tree") && cmd.Bool("json"):
+						return writeJSON(std.out, treeOf(list))
+					case cmd.Bool("tree"):
+						return drawTree(std.out, treeOf(list))
+					case cmd.Bool("json"):
 						return writeJSON(std.out, list)
 					}
 					return listSessions(std.out, list)
@@ -113,6 +120,10 @@ the daemon always, zot -p and zot rpc with --continue or --session.`,
 					return showSession(std.out, e, msgs)
 				},
 			},
+			forkCommand(std),   // sessions_edit.go
+			rmCommand(std),     // sessions_edit.go
+			exportCommand(std), // sessions_edit.go
+			importCommand(std), // sessions_edit.go
 		},
 	}
 }
@@ -177,6 +188,10 @@ type shownSession struct {
 
 // shownMessage is one message of a shown transcript.
 type shownMessage struct {
+	// Index is the message's position in the transcript, from 0, and
+	// ID its message id: either names a prompt to fork at.
+	Index   int          `json:"index"`
+	ID      string       `json:"id"`
 	Role    string       `json:"role"`
 	Time    time.Time    `json:"time,omitzero"`
 	Content []shownBlock `json:"content"`
@@ -197,8 +212,8 @@ type shownBlock struct {
 // transcriptOf is msgs as shown.
 func transcriptOf(msgs []llm.Message) []shownMessage {
 	out := make([]shownMessage, 0, len(msgs))
-	for _, m := range msgs {
-		sm := shownMessage{Role: string(m.Role), Time: m.Time, Content: []shownBlock{}}
+	for i, m := range msgs {
+		sm := shownMessage{Index: i, ID: store.MessageID(m), Role: string(m.Role), Time: m.Time, Content: []shownBlock{}}
 		for _, b := range m.Content {
 			switch b := b.(type) {
 			case *llm.TextBlock:
@@ -236,11 +251,19 @@ func showSession(w io.Writer, e store.Entry, msgs []llm.Message) error {
 	if e.Model != "" {
 		fmt.Fprintf(w, "model    %s\n", e.Model)
 	}
+	if e.Parent != "" {
+		fmt.Fprintf(w, "fork of  %s%s\n", e.Parent, forkedAt(e))
+	}
 	if e.Error != "" {
 		fmt.Fprintf(w, "damaged  %s\n", e.Error)
 	}
-	for _, m := range transcriptOf(msgs) {
-		fmt.Fprintf(w, "\n[%s]\n", m.Role)
+	for i, m := range transcriptOf(msgs) {
+		if store.IsPrompt(msgs[i]) {
+			// The position and id a fork at this prompt is asked by.
+			fmt.Fprintf(w, "\n[%s #%d %s]\n", m.Role, m.Index, m.ID)
+		} else {
+			fmt.Fprintf(w, "\n[%s]\n", m.Role)
+		}
 		for _, b := range m.Content {
 			switch b.Type {
 			case "text":

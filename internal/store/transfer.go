@@ -97,6 +97,20 @@ func (s *Store) Export(ctx context.Context, id string, w io.Writer) error {
 	return nil
 }
 
+// ExportedCWD is the working directory an exported session (data) was
+// exported from; "" when data is not an export or records none.
+func ExportedCWD(data []byte) string {
+	var doc struct {
+		Session struct {
+			CWD string `json:"cwd"`
+		} `json:"session"`
+	}
+	if json.Unmarshal(data, &doc) != nil {
+		return ""
+	}
+	return doc.Session.CWD
+}
+
 // ErrNotExport is matched (errors.Is) by the error of Import when what it
 // reads is not an exported session it can read.
 var ErrNotExport = errors.New("not an exported zot session")
