@@ -4,12 +4,14 @@ import (
 	"context"
 	"errors"
 	"os"
+	"sync"
 	"syscall"
 
 	"github.com/urfave/cli/v3"
 
 	"zot.dev/zot/internal/engine"
 	"zot.dev/zot/internal/rpcserver"
+	"zot.dev/zot/internal/store"
 )
 
 // serveRPC runs `zot rpc`: exit 0 at the end of input once the work is
@@ -56,6 +58,10 @@ func serveRPC(ctx context.Context, cmd *cli.Command, io streams) error {
 		Log:          io.err,
 		// A debugging aid: check every outbound frame against the schema.
 		ValidateOutput: os.Getenv("ZOT_VALIDATE") == "1",
+		// list_sessions, load_session and fork_session use the zot
+		// home's store, opened at the first of them: the process keeps
+		// its transcript in memory until a client asks for a stored one.
+		Sessions: sync.OnceValues(func() (*store.Store, error) { return openStore(ctx, io.err) }),
 	})
 	err = srv.Serve(ctx, io.in, io.out)
 	host.Close() // the session's extensions and MCP servers stop with it

@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 
+	"zot.dev/zot/internal/agent"
+	"zot.dev/zot/internal/sessionfile"
 	"zot.dev/zot/internal/store"
 )
 
@@ -35,4 +37,71 @@ func storedSession(cfg *SessionConfig) (string, error) {
 
 // StoredID is the session's id in SessionConfig.SessionStore; "" for a
 // session kept elsewhere or in memory only.
-func (s *Session) StoredID() string { return s.storedID }
+func (s *Session) StoredID() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.storedID
+}
+
+// SessionFile is the file the session keeps its transcript in; "" for a
+// session kept in memory only.
+func (s *Session) SessionFile() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.store == nil {
+		return ""
+	}
+	return s.store.Path()
+}
+
+// LoadFile makes the session keep its transcript in the session file at
+// path from now on: the file is opened and locked (an error matching
+// sessionfile.ErrLocked when another process has it), its transcript
+// replaces the session's, and the file used until then, if any, is
+// closed and kept. storedID is the file's id in a session store (see
+// StoredID), "" for a file elsewhere. The model, mode, working directory,
+// extensions, MCP servers and cumulative usage stay. It returns ErrBusy
+// while work runs or waits, and ErrClosed once the session is closed; on
+// any failure the session is as it was.
+func (s *Session) LoadFile(path, storedID string) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for {
+		if err := s.idleLocked(); err != nil {
+			return err
+		}
+		if !s.working {
+			break
+		}
+		// The last work's done is delivered and its worker is on its way
+		// out: it still reads s.store once (a sync), so wait for it.
+		idle := s.idle
+		s.mu.Unlock()
+		<-idle
+		s.mu.Lock()
+	}
+	if s.store != nil && s.store.Path() == path {
+		s.storedID = storedID
+		return nil
+	}
+	f, msgs, err := sessionfile.Open(path, sessionfile.Options{CWD: s.cwd})
+	if err != nil {
+		return err
+	}
+	if err := s.agent.SetTranscript(msgs); err != nil {
+		var te *agent.TranscriptError
+		if errors.As(err, &te) {
+			err = &sessionfile.CorruptError{Path: path, Line: f.Line(te.Index), Err: te.Err}
+		}
+		f.Close()
+		return err
+	}
+	old := s.store
+	s.store, s.storedID = f, storedID
+	if old != nil {
+		if err := old.Close(); err != nil {
+			fmt.Fprintf(s.log, "zot: closing the session file left: %v\n", err)
+		}
+	}
+	return nil
+}

@@ -110,7 +110,7 @@ func (s *Server) dispatch(cmd wire.Command, id wire.ID, typ string) {
 		}
 		s.respond(id, typ, nil)
 	default:
-		if s.dispatchExtension(cmd) || s.dispatchMCP(cmd) {
+		if s.dispatchExtension(cmd) || s.dispatchMCP(cmd) || s.dispatchSessions(cmd) {
 			return
 		}
 		s.fail(id, typ, wire.CodeUnknownCommand, "unknown command %q", typ)

@@ -21,6 +21,7 @@ import (
 
 	"zot.dev/zot/internal/engine"
 	"zot.dev/zot/internal/ndjson"
+	"zot.dev/zot/internal/store"
 	"zot.dev/zot/internal/wirecodec"
 	"zot.dev/zot/sdk/wire"
 )
@@ -51,6 +52,10 @@ type Options struct {
 	// FlushTimeout bounds the wait, as Serve ends, for a client that does
 	// not read what is still queued for it; 0 means DefaultFlushTimeout.
 	FlushTimeout time.Duration
+	// Sessions opens the session store that list_sessions, load_session
+	// and fork_session use, at the first of them; nil: those commands are
+	// refused (invalid_params).
+	Sessions func() (*store.Store, error)
 }
 
 // ErrUnauthorized is returned by Serve when the client failed to

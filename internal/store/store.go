@@ -30,6 +30,7 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"strings"
 	"time"
 )
 
@@ -215,4 +216,22 @@ func (e Entry) inDir(cwd string) bool {
 		return filepath.Clean(e.CWD) == cwd
 	}
 	return legacyKeyOf(e.ID) != "" && legacyKeyOf(e.ID) == dirHash(cwd)
+}
+
+// IDOf is the id of the session file at path when it is one of the
+// store's (<dir>/<id>.jsonl); ok is false for a file elsewhere.
+func (s *Store) IDOf(path string) (id string, ok bool) {
+	if path == "" {
+		return "", false
+	}
+	abs, err := filepath.Abs(path)
+	dir, derr := filepath.Abs(s.dir)
+	if err != nil || derr != nil || filepath.Dir(abs) != dir {
+		return "", false
+	}
+	id, ok = strings.CutSuffix(filepath.Base(abs), ".jsonl")
+	if !ok || !ValidID(id) {
+		return "", false
+	}
+	return id, true
 }
