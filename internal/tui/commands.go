@@ -11,6 +11,8 @@ import (
 
 	"zot.dev/zot/internal/acp"
 	"zot.dev/zot/internal/tui/acpclient"
+	"zot.dev/zot/internal/tui/panel"
+	"zot.dev/zot/internal/tui/popup"
 )
 
 // localCommand runs the commands the client answers itself: /exit and
@@ -50,10 +52,11 @@ func (m *model) localCommand(text string) (tea.Cmd, bool) {
 		if arg != "" {
 			return m.setModel(arg), true
 		}
-		m.picker = modelPicker(m.options, m.option("model"))
+		m.picker = modelPicker(m.options, m.option("model"), m.o.Theme.ASCII)
 		if m.picker == nil {
 			return nil, false
 		}
+		m.in.Blur()
 		return nil, true
 	case "sessions", "resume":
 		if m.busy {
@@ -70,6 +73,41 @@ func (m *model) localCommand(text string) (tea.Cmd, bool) {
 		}, true
 	}
 	return nil, false
+}
+
+// localCommands are the commands the client answers itself, as the
+// popup lists them.
+var localCommands = []popup.Item{
+	{Name: "/help", Description: "keys and commands"},
+	{Name: "/model", Description: "pick or set the model"},
+	{Name: "/mode", Description: "next or named permission mode (shift+tab)"},
+	{Name: "/sessions", Description: "open another session"},
+	{Name: "/exit", Description: "leave"},
+}
+
+// zotCommands are zot's own commands; the others the agent lists are
+// its extensions'.
+var zotCommands = []string{"help", "compact", "clear", "model", "mode", "reload"}
+
+// commandItems are the popup's rows: the client's commands, zot's, then
+// the extensions' under their divider.
+func (m *model) commandItems() []popup.Item {
+	items := slices.Clone(localCommands)
+	var ext []popup.Item
+	for _, c := range m.commands {
+		name := "/" + c.Name
+		if slices.ContainsFunc(items, func(it popup.Item) bool { return it.Name == name }) {
+			continue
+		}
+		it := popup.Item{Name: name, Description: c.Description}
+		if slices.Contains(zotCommands, c.Name) {
+			items = append(items, it)
+		} else {
+			it.Group = "extensions"
+			ext = append(ext, it)
+		}
+	}
+	return append(items, ext...)
 }
 
 func (m *model) modeNames() string {
@@ -101,6 +139,9 @@ func (m *model) helpLines() []string {
 	out := []string{b("Keys"),
 		"  enter            send (while a turn runs: queued after it)",
 		"  alt+enter        new line (shift+enter, ctrl+j too)",
+		"  up / down        earlier prompts of this folder (on the first / last line)",
+		"  @path            complete a file of the working directory",
+		"  /                the commands; tab completes, enter runs",
 		"  esc              interrupt the turn; close a panel or picker",
 		"  ctrl+c           interrupt the turn; twice within 1 s, or when idle, exit",
 		"  ctrl+d           exit (on an empty input)",
@@ -167,64 +208,42 @@ func optionIndex(opts []acp.PermissionOption, kind acp.PermissionOptionKind) int
 	return slices.IndexFunc(opts, func(o acp.PermissionOption) bool { return o.Kind == kind })
 }
 
-// panelKeys maps the terminal's keys to a panel's (seed 001's names).
-var panelKeys = map[string]acp.PanelKey{
-	"up": acp.PanelKeyUp, "down": acp.PanelKeyDown, "left": acp.PanelKeyLeft, "right": acp.PanelKeyRight,
-	"enter": acp.PanelKeyEnter, "tab": acp.PanelKeyTab, "pgup": acp.PanelKeyPageup, "pgdown": acp.PanelKeyPagedown,
-	"home": acp.PanelKeyHome, "end": acp.PanelKeyEnd, "backspace": acp.PanelKeyBackspace, "delete": acp.PanelKeyDelete,
-}
-
-// panelKey sends a key to the open panel; esc closes it.
-func (m *model) panelKey(k tea.KeyPressMsg) tea.Cmd {
-	p := m.panel
+// panelKeys sends the keys the panel's extension gets, in order.
+func (m *model) panelKeys(keys []panel.Key) tea.Cmd {
+	if len(keys) == 0 {
+		return nil
+	}
 	c, sid := m.c, m.sessionID
-	if k.String() == "esc" {
-		m.panel = nil
-		return func() tea.Msg {
-			if err := c.PanelClose(context.Background(), sid, p.PanelID); err != nil {
+	return func() tea.Msg {
+		for _, k := range keys {
+			if err := c.PanelKey(context.Background(), sid, k.PanelID, k.Key, k.Text); err != nil {
 				return errMsg{err}
 			}
-			return nil
 		}
+		return nil
 	}
-	key, ok := panelKeys[k.String()]
-	text := ""
-	if !ok {
-		if k.Text == "" || k.Mod&^1 != 0 {
-			return nil
-		}
-		key, text = acp.PanelKeyRune, k.Text
-	}
+}
+
+// closePanel tells the extension its panel was closed (esc, ctrl+c).
+func (m *model) closePanel() tea.Cmd {
+	m.in.Focus()
+	c, sid, id := m.c, m.sessionID, m.panel.ID()
 	return func() tea.Msg {
-		if err := c.PanelKey(context.Background(), sid, p.PanelID, key, text); err != nil {
+		if err := c.PanelClose(context.Background(), sid, id); err != nil {
 			return errMsg{err}
 		}
 		return nil
 	}
 }
 
-// picker is a list to choose one row from: the sessions, the models.
+// picker is a popup.Picker and what choosing a row does.
 type picker struct {
-	title string
-	rows  []pickRow
-	sel   int
-	pick  func(m *model, row pickRow) tea.Cmd
+	*popup.Picker
+	pick func(m *model, it popup.Item) tea.Cmd
 }
 
-type pickRow struct {
-	label, detail, value string
-}
-
-func sessionPicker(list []acp.SessionInfo, attach bool) *picker {
-	p := &picker{title: "Sessions", pick: func(m *model, r pickRow) tea.Cmd {
-		m.endSegments()
-		m.note(m.t.Faint.Render("Session " + r.value))
-		c, cwd := m.c, m.o.CWD
-		return func() tea.Msg {
-			s, err := c.LoadSession(context.Background(), r.value, cwd)
-			return readyMsg{s: s, err: err}
-		}
-	}}
+func sessionPicker(list []acp.SessionInfo, attach bool, ascii bool) *picker {
+	items := make([]popup.Item, 0, len(list))
 	for _, s := range list {
 		title := "(untitled)"
 		if s.Title != nil && *s.Title != "" {
@@ -241,79 +260,57 @@ func sessionPicker(list []acp.SessionInfo, attach bool) *picker {
 		if attach {
 			detail += "  " + s.CWD
 		}
-		p.rows = append(p.rows, pickRow{label: title, detail: detail, value: string(s.SessionID)})
+		items = append(items, popup.Item{Name: title, Description: detail, Value: string(s.SessionID)})
 	}
+	p := &picker{Picker: popup.NewPicker("Open a session", items), pick: func(m *model, it popup.Item) tea.Cmd {
+		id, _ := it.Value.(string)
+		m.endSegments()
+		m.note(m.t.Faint.Render("Session " + it.Name))
+		c, cwd := m.c, m.o.CWD
+		return func() tea.Msg {
+			s, err := c.LoadSession(context.Background(), id, cwd)
+			return readyMsg{s: s, err: err}
+		}
+	}}
+	p.EmptyText = "no sessions in this folder"
+	p.ASCII = ascii
 	return p
 }
 
-func modelPicker(opts []acpclient.ConfigOption, current string) *picker {
+func modelPicker(opts []acpclient.ConfigOption, current string, ascii bool) *picker {
 	for _, o := range opts {
 		if o.ID != "model" {
 			continue
 		}
-		p := &picker{title: "Model", pick: func(m *model, r pickRow) tea.Cmd { return m.setModel(r.value) }}
-		for i, c := range o.Options {
-			p.rows = append(p.rows, pickRow{label: c.Value, detail: c.Description, value: c.Value})
-			if c.Value == current {
-				p.sel = i
-			}
+		items := make([]popup.Item, 0, len(o.Options))
+		for _, c := range o.Options {
+			items = append(items, popup.Item{Name: c.Value, Description: c.Description, Value: c.Value})
 		}
+		p := &picker{Picker: popup.NewPicker("Switch model", items), pick: func(m *model, it popup.Item) tea.Cmd {
+			id, _ := it.Value.(string)
+			return m.setModel(id)
+		}}
+		p.Select(func(it popup.Item) bool { return it.Value == current })
+		p.ASCII = ascii
 		return p
 	}
 	return nil
 }
 
+// pickerKey hands a key to the picker and acts on what it answers.
 func (m *model) pickerKey(k tea.KeyPressMsg) tea.Cmd {
 	p := m.picker
-	switch k.String() {
-	case "up", "ctrl+p":
-		p.sel = max(p.sel-1, 0)
-	case "down", "ctrl+n":
-		p.sel = min(p.sel+1, len(p.rows)-1)
-	case "pgup":
-		p.sel = max(p.sel-10, 0)
-	case "pgdown":
-		p.sel = min(p.sel+10, len(p.rows)-1)
-	case "enter":
+	switch act, it := p.Update(k); act {
+	case popup.Choose:
 		m.picker = nil
-		if len(p.rows) == 0 {
-			return nil
-		}
-		return p.pick(m, p.rows[p.sel])
-	case "esc":
+		m.in.Focus()
+		return p.pick(m, it)
+	case popup.Cancel:
 		m.picker = nil
+		m.in.Focus()
 		if !m.ready {
 			return m.openNew()
 		}
 	}
 	return nil
-}
-
-// lines draws the picker: the rows around the chosen one.
-func (p *picker) lines(m *model) []string {
-	g := m.t.G
-	out := []string{m.t.Accent.Render(p.title) + m.t.Faint.Render("  ↑/↓ enter · esc")}
-	if g.Arrow == "->" {
-		out[0] = m.t.Accent.Render(p.title) + m.t.Faint.Render("  up/down enter · esc")
-	}
-	show := max(min(len(p.rows), m.height-6), 1)
-	first := min(max(p.sel-show/2, 0), max(len(p.rows)-show, 0))
-	for i := first; i < min(first+show, len(p.rows)); i++ {
-		r := p.rows[i]
-		mark := "  "
-		label := r.label
-		if i == p.sel {
-			mark = m.t.Accent.Render(g.Arrow) + " "
-			label = m.t.Bold.Render(label)
-		}
-		line := mark + label
-		if r.detail != "" {
-			line += "  " + m.t.Faint.Render(r.detail)
-		}
-		out = append(out, ansi.Truncate(line, m.width, g.Ellipsis))
-	}
-	if len(p.rows) == 0 {
-		out = append(out, m.t.Faint.Render("  (none)"))
-	}
-	return out
 }

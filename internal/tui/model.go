@@ -11,8 +11,12 @@ import (
 
 	"zot.dev/zot/internal/acp"
 	"zot.dev/zot/internal/tui/acpclient"
+	"zot.dev/zot/internal/tui/editor"
+	"zot.dev/zot/internal/tui/panel"
+	"zot.dev/zot/internal/tui/popup"
 	"zot.dev/zot/internal/tui/render"
 	"zot.dev/zot/internal/tui/style"
+	"zot.dev/zot/internal/tui/toast"
 )
 
 // Messages the model gets besides the terminal's.
@@ -83,29 +87,41 @@ type model struct {
 	toPrint  []string
 	inFlight []string // handed to the terminal, not yet confirmed
 	printing bool
+	blank    bool // the last line printed was blank (or nothing was printed)
 
-	in        lineInput
+	in        *editor.Model
+	pop       *popup.Commands
 	lastCtrlC time.Time
 	status    string // a one-line hint over the footer ("press Ctrl-C again to exit")
 
 	perms   []acpclient.Permission // waiting for an answer, the first shown
 	permSel int
-	panel   *acp.PanelFrame
+	panel   panel.Model
+	toasts  toast.Model
 	picker  *picker
 	quit    bool
 }
 
 func newModel(o Options) *model {
 	t := style.New(o.Theme)
-	m := &model{o: o, t: t, width: 80, height: 24}
+	m := &model{o: o, t: t, width: 80, height: 24, blank: true}
 	if o.Width > 0 {
 		m.width, m.height = o.Width, o.Height
 	}
 	m.md = render.NewMarkdown(t, m.width)
-	m.in.SetWidth(m.width)
+	hist, err := editor.OpenHistory(o.HistoryFile, 0)
+	if err != nil {
+		hist, _ = editor.OpenHistory("", 0)
+	}
+	m.in = editor.New(editor.Options{Prompt: t.G.Prompt + " ", Width: m.width, History: hist, WorkDir: o.CWD,
+		Placeholder: "Ask anything · / for commands · @ for files"})
 	if o.Prompt != "" {
 		m.in.SetValue(o.Prompt)
 	}
+	m.pop = popup.NewCommands(slices.Clone(localCommands))
+	m.pop.ASCII = o.Theme.ASCII
+	m.panel.ASCII = o.Theme.ASCII
+	m.toasts.ASCII = o.Theme.ASCII
 	return m
 }
 
@@ -165,14 +181,15 @@ func (m *model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		m.width, m.height = max(msg.Width, 20), max(msg.Height, 5)
 		m.md.SetWidth(m.width - 2)
 		m.in.SetWidth(m.width)
+		m.panel.MaxLines = max(m.height/2, 3)
 		return m, nil
 	case tea.KeyPressMsg:
 		return m, m.key(msg)
 	case tea.PasteMsg:
-		if m.panel == nil && m.picker == nil && len(m.perms) == 0 {
-			m.in.Insert(msg.Content)
-		}
-		return m, nil
+		return m, m.paste(msg)
+	case editor.SubmitMsg:
+		m.pop.SetInput("")
+		return m, m.send(msg.Text)
 	case eventMsg:
 		return m, m.event(msg.ev)
 	case readyMsg:
@@ -193,7 +210,8 @@ func (m *model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 			m.note(m.t.Faint.Render("No earlier session in this folder: a new one starts."))
 			return m, tea.Batch(m.flush(), m.openNew())
 		}
-		m.picker = sessionPicker(msg.list, m.o.Attach)
+		m.picker = sessionPicker(msg.list, m.o.Attach, m.o.Theme.ASCII)
+		m.in.Blur()
 		return m, nil
 	case promptDoneMsg:
 		return m, m.turnDone(msg)
@@ -216,7 +234,25 @@ func (m *model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		}
 		return m, nil
 	}
+	m.toasts.Update(msg)
 	return m, nil
+}
+
+// paste goes where the keys go: the picker, the panel or the input.
+func (m *model) paste(msg tea.PasteMsg) tea.Cmd {
+	switch {
+	case m.picker != nil:
+		m.picker.Update(msg)
+		return nil
+	case len(m.perms) > 0:
+		return nil
+	case m.panel.IsOpen():
+		keys, _ := m.panel.Update(msg)
+		return m.panelKeys(keys)
+	}
+	cmd := m.in.Update(msg)
+	m.pop.SetInput(m.in.Text())
+	return cmd
 }
 
 // openNew opens a new session (after a picker found none or was left).
@@ -357,7 +393,19 @@ func (m *model) flush() tea.Cmd {
 		}
 		return nil
 	}
-	m.inFlight, m.toPrint = m.toPrint, nil
+	// One blank line between blocks, never two.
+	m.inFlight = m.inFlight[:0]
+	for _, l := range m.toPrint {
+		if l == "" && m.blank {
+			continue
+		}
+		m.blank = l == ""
+		m.inFlight = append(m.inFlight, l)
+	}
+	m.toPrint = nil
+	if len(m.inFlight) == 0 {
+		return nil
+	}
 	m.printing = true
 	text := strings.Join(m.inFlight, "\n")
 	return tea.Sequence(tea.Println(text), func() tea.Msg { return printedMsg{} })
@@ -370,51 +418,59 @@ func (m *model) key(k tea.KeyPressMsg) tea.Cmd {
 		m.status = ""
 	}
 	switch {
-	case s == "ctrl+c":
-		return m.ctrlC()
 	case m.picker != nil:
 		return m.pickerKey(k)
+	case s == "ctrl+c" && !m.panel.IsOpen():
+		return m.ctrlC()
 	case len(m.perms) > 0:
 		return m.permKey(k)
-	case m.panel != nil:
-		return m.panelKey(k)
+	case m.panel.IsOpen():
+		keys, closed := m.panel.Update(k)
+		if closed {
+			return m.closePanel()
+		}
+		return m.panelKeys(keys)
+	case m.pop.Open():
+		switch act, it := m.pop.Update(k); act {
+		case popup.Moved, popup.Cancel:
+			return nil
+		case popup.Complete:
+			m.in.SetValue(it.Name + " ")
+			return nil
+		case popup.Choose:
+			m.in.Reset()
+			m.pop.SetInput("")
+			return m.send(it.Name)
+		}
 	}
 	switch s {
 	case "ctrl+d":
 		if m.in.Empty() {
 			return m.leave()
 		}
-		m.in.key(tea.KeyPressMsg{Code: tea.KeyDelete})
-		return nil
-	case "enter":
-		text := m.in.Value()
-		m.in.Reset()
-		return m.send(text)
 	case "esc":
+		if m.in.Completing() {
+			break
+		}
 		if m.busy {
 			return m.cancel()
 		}
+		m.toasts.Clear()
 		return nil
 	case "shift+tab":
 		return m.cycleMode()
 	case "ctrl+l":
 		return tea.ClearScreen
 	}
-	m.in.key(k)
-	return nil
+	cmd := m.in.Update(k)
+	m.pop.SetInput(m.in.Text())
+	return cmd
 }
 
 // ctrlC aborts the turn; a second one within doubleCtrlC, or one while
 // nothing runs, exits.
 func (m *model) ctrlC() tea.Cmd {
 	now := time.Now()
-	if m.picker != nil {
-		m.picker = nil
-		if !m.ready {
-			return m.openNew()
-		}
-		return nil
-	}
 	if !m.busy || now.Sub(m.lastCtrlC) < doubleCtrlC {
 		return m.leave()
 	}

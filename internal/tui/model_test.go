@@ -15,6 +15,7 @@ import (
 
 	"zot.dev/zot/internal/acp"
 	"zot.dev/zot/internal/tui/acpclient"
+	"zot.dev/zot/internal/tui/editor"
 	"zot.dev/zot/internal/tui/style"
 )
 
@@ -43,6 +44,18 @@ func (st *screenTest) send(msg tea.Msg) {
 	for st.m.printing {
 		st.scrollback = append(st.scrollback, st.m.inFlight...)
 		st.m.Update(printedMsg{})
+	}
+}
+
+// sendCmd runs a command the model returned and sends the editor's
+// submit message it answers (other messages of commands are left: they
+// call the agent).
+func (st *screenTest) sendCmd(cmd tea.Cmd) {
+	if cmd == nil {
+		return
+	}
+	if msg, ok := cmd().(editor.SubmitMsg); ok {
+		st.send(msg)
 	}
 }
 
@@ -102,7 +115,7 @@ func TestTurnScreens(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			st := newScreenTest(t, 80, 24, tc.theme)
 			st.m.in.SetValue("fix the test")
-			st.send(tea.KeyPressMsg{Code: tea.KeyEnter})
+			st.sendCmd(st.m.key(tea.KeyPressMsg{Code: tea.KeyEnter}))
 			st.m.started = time.Now()
 			st.update(acp.SessionUpdate{AgentThoughtChunk: &acp.ContentChunk{Content: acp.ContentBlock{Text: &acp.TextContent{Text: "The test fails because"}}}})
 			st.text("## The cause\n\nThe **loop** ends one step early: `i < n-1`.\n\n```go\nfor i := 0; i < n; i++ { // all of them\n")
@@ -161,7 +174,7 @@ func TestCtrlC(t *testing.T) {
 func TestCtrlD(t *testing.T) {
 	st := newScreenTest(t, 80, 24, style.Options{NoColor: true})
 	st.m.in.SetValue("ab")
-	st.m.in.cursor = 0
+	st.m.key(tea.KeyPressMsg{Code: tea.KeyHome})
 	st.m.key(tea.KeyPressMsg{Code: 'd', Mod: tea.ModCtrl})
 	if st.m.quit || st.m.in.Value() != "b" {
 		t.Fatalf("ctrl+d on %q: quit %v, input %q", "ab", st.m.quit, st.m.in.Value())

@@ -64,6 +64,9 @@ type Options struct {
 	Width, Height int
 	// Settings remembers the last model and mode; nil remembers nothing.
 	Settings Settings
+	// HistoryFile keeps the prompts sent in this folder
+	// (editor.HistoryPath); empty keeps them in memory only.
+	HistoryFile string
 }
 
 // Settings is where the client keeps what it remembers between runs.

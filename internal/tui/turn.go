@@ -125,21 +125,22 @@ func (m *model) event(ev acpclient.Event) tea.Cmd {
 			m.permSel = 0
 		}
 	case acpclient.Notice:
-		m.notice(e)
+		if e.SessionID != nil && *e.SessionID != m.sessionID {
+			return nil
+		}
+		return tea.Batch(m.toasts.Add(e.ZotNotifyNotification), m.flush())
 	case acpclient.PanelOpened:
-		p := e.Panel
-		m.panel = &p
+		if e.SessionID == m.sessionID {
+			m.panel.Open(e.Panel)
+			m.in.Blur()
+		}
 	case acpclient.PanelRendered:
-		if m.panel != nil && m.panel.PanelID == e.Panel.PanelID {
-			p := e.Panel
-			if p.Title == nil {
-				p.Title = m.panel.Title
-			}
-			m.panel = &p
+		if e.SessionID == m.sessionID {
+			m.panel.Render(e.Panel)
 		}
 	case acpclient.PanelClosed:
-		if m.panel != nil && m.panel.PanelID == e.PanelID {
-			m.panel = nil
+		if e.SessionID == m.sessionID && m.panel.Closed(e.PanelID) {
+			m.in.Focus()
 		}
 	}
 	return m.flush()
@@ -196,6 +197,7 @@ func (m *model) update(u acp.SessionUpdate) {
 		m.mode = string(u.CurrentModeUpdate.CurrentModeID)
 	case u.AvailableCommandsUpdate != nil:
 		m.commands = u.AvailableCommandsUpdate.AvailableCommands
+		m.pop.SetItems(m.commandItems())
 	case u.SessionInfoUpdate != nil:
 		if u.SessionInfoUpdate.Title != nil {
 			m.title = *u.SessionInfoUpdate.Title
@@ -261,24 +263,6 @@ func (m *model) applyContent(tc *toolCall, content []acp.ToolCallContent) {
 			tc.output = c.Content.Content.Text.Text
 		}
 	}
-}
-
-// notice prints an extension's or zot's notice, coloured by level.
-func (m *model) notice(n acpclient.Notice) {
-	who := string(n.Source)
-	if n.Name != nil && *n.Name != "" {
-		who = *n.Name
-	}
-	st := m.t.Faint
-	switch n.Level {
-	case acp.NotifyLevelSuccess:
-		st = m.t.OK
-	case acp.NotifyLevelWarn:
-		st = m.t.Warn
-	case acp.NotifyLevelError:
-		st = m.t.Error
-	}
-	m.note(st.Render("[" + who + "] " + n.Message))
 }
 
 // maxToolLines is how many lines of a call's output are shown.

@@ -21,13 +21,18 @@ func (m *model) View() tea.View {
 // screen is the live region as text.
 func (m *model) screen() string {
 	var bottom []string
+	if v := m.toasts.View(m.width); v != "" && !m.quit {
+		bottom = append(bottom, strings.Split(v, "\n")...)
+	}
 	switch {
 	case m.picker != nil:
-		bottom = m.picker.lines(m)
+		bottom = append(bottom, strings.Split(m.picker.View(m.width), "\n")...)
 	case len(m.perms) > 0:
-		bottom = m.permLines()
-	case m.panel != nil:
-		bottom = m.panelLines()
+		bottom = append(bottom, m.permLines()...)
+	case m.panel.IsOpen():
+		bottom = append(bottom, strings.Split(m.panel.View(m.width), "\n")...)
+	case m.pop.Open():
+		bottom = append(bottom, strings.Split(m.pop.View(m.width), "\n")...)
 	}
 	if !m.quit {
 		if m.picker == nil && len(m.perms) == 0 {
@@ -67,10 +72,9 @@ func (m *model) liveLines() []string {
 func (m *model) inputLines() []string {
 	g := m.t.G
 	rule := m.t.Faint.Render(strings.Repeat(g.Rule, max(m.width, 1)))
-	prompt := m.t.User.Render(g.Prompt) + " "
-	body := m.in.View(prompt, "\x1b[7m", "\x1b[27m")
+	body := m.in.View()
 	if m.in.Empty() && !m.ready {
-		body = prompt + m.t.Faint.Render("opening the session"+g.Ellipsis)
+		body = m.t.User.Render(g.Prompt) + " " + m.t.Faint.Render("opening the session"+g.Ellipsis)
 	}
 	lines := []string{rule}
 	if m.status != "" {
@@ -228,26 +232,4 @@ func cut(lines []string, n int, m *model) []string {
 	}
 	more := len(lines) - n + 1
 	return append(lines[:n-1], m.t.Faint.Render(fmt.Sprintf("%s %d more lines", m.t.G.Ellipsis, more)))
-}
-
-// panelLines draws an extension's panel over the input.
-func (m *model) panelLines() []string {
-	p := m.panel
-	g := m.t.G
-	title := p.Extension
-	if p.Title != nil && *p.Title != "" {
-		title = *p.Title
-	}
-	head := g.BoxH + g.BoxH + " " + title + " "
-	head += strings.Repeat(g.BoxH, max(m.width-ansi.StringWidth(head), 0))
-	out := []string{m.t.Accent.Render(ansi.Truncate(head, m.width, ""))}
-	for _, l := range p.Lines {
-		out = append(out, ansi.Truncate(l, m.width, g.Ellipsis))
-	}
-	foot := "esc closes"
-	if p.Footer != nil && *p.Footer != "" {
-		foot = *p.Footer + " · esc closes"
-	}
-	out = append(out, m.t.Faint.Render(ansi.Truncate(foot, m.width, g.Ellipsis)))
-	return out
 }
