@@ -131,6 +131,7 @@ func newApp(std streams, args []string) *cli.Command {
 		Name:  "zot",
 		Usage: "an agent runtime that other programs embed",
 		UsageText: `zot ["prompt"] [options]    chat in the terminal (-c continues, -r resumes a session)
+zot attach [socket]          chat in the terminal with a running zot daemon's sessions
 zot -p "prompt" [options]   run one prompt and print the answer
 zot rpc [options]            serve the NDJSON protocol on stdin/stdout
 zot daemon [options]         serve the Agent Client Protocol on a Unix socket
@@ -190,6 +191,7 @@ first command must be a hello carrying that token. zot --rpc is the same.`,
 			},
 			daemonCommand(std),
 			acpCommand(std),
+			attachCommand(std),   // terminal.go
 			trustCommand(std),    // trust.go
 			untrustCommand(std),  // trust.go
 			sessionsCommand(std), // sessions.go

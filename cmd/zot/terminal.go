@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net"
 	"os"
 	"path/filepath"
 	"slices"
@@ -15,11 +16,13 @@ import (
 	"github.com/urfave/cli/v3"
 
 	"zot.dev/zot/internal/acpserver"
+	"zot.dev/zot/internal/daemon"
 	"zot.dev/zot/internal/engine"
 	"zot.dev/zot/internal/jsonrpc"
 	"zot.dev/zot/internal/registry"
 	"zot.dev/zot/internal/trust"
 	"zot.dev/zot/internal/tui"
+	"zot.dev/zot/internal/tui/editor"
 	"zot.dev/zot/internal/tui/style"
 )
 
@@ -163,17 +166,104 @@ func runTerminal(ctx context.Context, cmd *cli.Command, std streams) error {
 		start.SessionID = cmd.String("session")
 	}
 	err = tui.Run(ctx, tui.Options{
-		Transport: client,
-		CWD:       cwd,
-		Prompt:    strings.Join(cmd.Args().Slice(), " "),
-		Start:     start,
-		Version:   buildVersion(),
-		Theme:     style.FromEnv(os.Getenv),
-		Input:     std.in,
-		Output:    std.out,
+		Transport:   client,
+		CWD:         cwd,
+		Prompt:      strings.Join(cmd.Args().Slice(), " "),
+		Start:       start,
+		Version:     buildVersion(),
+		Theme:       style.FromEnv(os.Getenv),
+		Input:       std.in,
+		Output:      std.out,
+		HistoryFile: editor.HistoryPath(h.Dir, cwd),
 	})
 	if err != nil {
 		return &exitError{code: 1, msg: fmt.Sprintf("%v (the log: %s)", err, logPath)}
+	}
+	return nil
+}
+
+// attachCommand is `zot attach [socket]`: the terminal client of a
+// running daemon.
+func attachCommand(std streams) *cli.Command {
+	return &cli.Command{
+		Name:            "attach",
+		HideHelpCommand: true,
+		Usage:           "chat in the terminal with a running zot daemon: pick one of its sessions or start one",
+		ArgsUsage:       "[socket]",
+		Description: `Connects to the daemon's socket (the argument, else $ZOT_SOCKET, else the
+zot home's daemon.sock, as zot daemon finds it) and opens the terminal client
+on it: a picker of the daemon's sessions, the first row a new session in the
+working directory (--cwd). --session ID opens that session, -c the newest of
+the working directory. The daemon keeps its sessions when you leave; its own
+flags (provider, model, permission) apply to them.`,
+		Action: func(ctx context.Context, cmd *cli.Command) error {
+			if cmd.Args().Len() > 1 {
+				return usagef("zot attach takes at most one socket, got %q", strings.Join(cmd.Args().Slice(), " "))
+			}
+			if err := onlyFlags(cmd, "zot attach", []string{"cwd", "session", "continue"}); err != nil {
+				return err
+			}
+			if cmd.IsSet("session") && cmd.Bool("continue") {
+				return usagef("--session and --continue contradict each other")
+			}
+			if !isTerminal(std) {
+				return &exitError{code: 1, msg: "zot attach needs a terminal on stdin and stdout (zot daemon connect relays JSON-RPC lines for programs)"}
+			}
+			return attach(ctx, cmd, std)
+		},
+	}
+}
+
+// attach runs the terminal client over the daemon's socket.
+func attach(ctx context.Context, cmd *cli.Command, std streams) error {
+	path := cmd.Args().First()
+	if path == "" {
+		sock, err := daemon.ResolveSocket(nil)
+		if err != nil {
+			return &exitError{code: 1, msg: err.Error()}
+		}
+		path = sock.Path
+	}
+	var d net.Dialer
+	c, err := d.DialContext(ctx, "unix", path)
+	if err != nil {
+		return &exitError{code: 1, msg: fmt.Sprintf("no zot daemon answers at %s: start one with zot daemon (or name its socket): %v", path, err)}
+	}
+	conn := c.(*net.UnixConn)
+	if uid, err := daemon.PeerUID(conn); err != nil || (uid >= 0 && uid != os.Getuid()) {
+		conn.Close()
+		return &exitError{code: 1, msg: fmt.Sprintf("zot attach: %s is not served by a process of this user: attach talks only to your own daemon", path)}
+	}
+	cwd := cmd.String("cwd")
+	if cwd == "" {
+		if cwd, err = os.Getwd(); err != nil {
+			return &exitError{code: 1, msg: err.Error()}
+		}
+	}
+	if cwd, err = filepath.Abs(cwd); err != nil {
+		return &exitError{code: 1, msg: err.Error()}
+	}
+	start := tui.Start{Continue: cmd.Bool("continue"), SessionID: cmd.String("session")}
+	if !start.Continue && start.SessionID == "" {
+		start.Resume = true
+	}
+	history := ""
+	if h, err := zotHome(std.err); err == nil {
+		history = editor.HistoryPath(h.Dir, cwd)
+	}
+	err = tui.Run(ctx, tui.Options{
+		Transport:   jsonrpc.NDJSON(conn, 64<<20),
+		CWD:         cwd,
+		Start:       start,
+		Attach:      true,
+		Version:     buildVersion(),
+		Theme:       style.FromEnv(os.Getenv),
+		Input:       std.in,
+		Output:      std.out,
+		HistoryFile: history,
+	})
+	if err != nil {
+		return &exitError{code: 1, msg: err.Error()}
 	}
 	return nil
 }

@@ -18,6 +18,10 @@ func TestNotATerminal(t *testing.T) {
 	if code != 2 || !strings.Contains(stderr, `zot -p "fix the test" runs it once`) {
 		t.Errorf(`zot "fix the test": exit %d, stderr %q`, code, stderr)
 	}
+	_, stderr, code = runZot(t, "", nil, "attach")
+	if code != 1 || !strings.Contains(stderr, "zot attach needs a terminal") {
+		t.Errorf("zot attach: exit %d, stderr %q", code, stderr)
+	}
 	for _, flag := range []string{"--yolo", "--no-yolo", "-r"} {
 		_, stderr, code = runZot(t, "", nil, flag)
 		if code != 2 || !strings.Contains(stderr, "needs a terminal") {

@@ -243,7 +243,8 @@ type picker struct {
 }
 
 func sessionPicker(list []acp.SessionInfo, attach bool, ascii bool) *picker {
-	items := make([]popup.Item, 0, len(list))
+	items := make([]popup.Item, 0, len(list)+1)
+	items = append(items, popup.Item{Name: "(new session)", Description: "start a new session here", Value: ""})
 	for _, s := range list {
 		title := "(untitled)"
 		if s.Title != nil && *s.Title != "" {
@@ -265,6 +266,12 @@ func sessionPicker(list []acp.SessionInfo, attach bool, ascii bool) *picker {
 	p := &picker{Picker: popup.NewPicker("Open a session", items), pick: func(m *model, it popup.Item) tea.Cmd {
 		id, _ := it.Value.(string)
 		m.endSegments()
+		if id == "" {
+			if m.ready {
+				m.note(m.t.Faint.Render("New session"))
+			}
+			return tea.Batch(m.flush(), m.openNew())
+		}
 		m.note(m.t.Faint.Render("Session " + it.Name))
 		c, cwd := m.c, m.o.CWD
 		return func() tea.Msg {

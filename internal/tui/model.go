@@ -206,8 +206,8 @@ func (m *model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 			m.quit = true
 			return m, m.leave()
 		}
-		if len(msg.list) == 0 {
-			m.note(m.t.Faint.Render("No earlier session in this folder: a new one starts."))
+		if len(msg.list) == 0 && !m.ready {
+			m.note(m.t.Faint.Render("No earlier session here: a new one starts."))
 			return m, tea.Batch(m.flush(), m.openNew())
 		}
 		m.picker = sessionPicker(msg.list, m.o.Attach, m.o.Theme.ASCII)

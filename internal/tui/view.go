@@ -111,7 +111,7 @@ func (m *model) footer() []string {
 	if m.busy {
 		spin := g.Spinner[m.spin%len(g.Spinner)]
 		line = m.t.Accent.Render(spin) + " " + m.t.Faint.Render(fmt.Sprintf("%ds · esc to interrupt", int(time.Since(m.started).Seconds()))) + "  " + m.t.Faint.Render(line)
-	} else {
+	} else if line != "" {
 		line = m.t.Faint.Render(line + " · / for commands")
 	}
 	return []string{ansi.Truncate(line, m.width, g.Ellipsis)}
