@@ -70,6 +70,8 @@ func (h *conn) Handle(ctx context.Context, c *jsonrpc.Conn, req *jsonrpc.Request
 		return jsonrpc.Result(h.agent.status())
 	case acp.MethodZotSessionHistory:
 		return h.history(req)
+	case acp.MethodZotSessionFork:
+		return h.fork(req) // fork.go
 	case acp.MethodZotModelsList:
 		return h.models(req)
 	case acp.MethodZotSessionCompact:
