@@ -39,7 +39,7 @@ func sessionsCommand(std streams) *cli.Command {
 	return &cli.Command{
 		Name:            "sessions",
 		HideHelpCommand: true,
-		Usage:           "list, show, fork, export, import and remove the stored sessions (see docs/sessions.md)",
+		Usage:           "list, show, fork, undo, export, import and remove the stored sessions (see docs/sessions.md)",
 		Description: `Every door keeps its sessions under $ZOT_HOME/sessions, one file per session:
 the daemon always, zot -p and zot rpc with --continue or --session.
 A session is named by its id, or by the start of one that no other id shares.`,
@@ -120,10 +120,11 @@ A session is named by its id, or by the start of one that no other id shares.`,
 					return showSession(std.out, e, msgs)
 				},
 			},
-			forkCommand(std),   // sessions_edit.go
-			rmCommand(std),     // sessions_edit.go
-			exportCommand(std), // sessions_edit.go
-			importCommand(std), // sessions_edit.go
+			forkCommand(std),         // sessions_edit.go
+			rmCommand(std),           // sessions_edit.go
+			exportCommand(std),       // sessions_edit.go
+			importCommand(std),       // sessions_edit.go
+			sessionsUndoCommand(std), // sessions_undo.go
 		},
 	}
 }

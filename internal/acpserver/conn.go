@@ -76,6 +76,8 @@ func (h *conn) Handle(ctx context.Context, c *jsonrpc.Conn, req *jsonrpc.Request
 		return h.models(req)
 	case acp.MethodZotSessionCompact:
 		return h.compact(req)
+	case acp.MethodZotSessionUndo:
+		return h.undo(req) // undo.go
 	case acp.MethodZotPanelKey:
 		return h.panelKey(req) // panels.go
 	case acp.MethodZotPanelClose:

@@ -4,6 +4,7 @@ import (
 	"errors"
 
 	"zot.dev/zot/internal/acp"
+	"zot.dev/zot/internal/checkpoint"
 	"zot.dev/zot/internal/engine"
 	"zot.dev/zot/internal/jsonrpc"
 	zsession "zot.dev/zot/internal/sessionfile"
@@ -19,6 +20,7 @@ import (
 // invalid_params error is about.
 func (a *Agent) errorOf(err error, sessionID, field string) *jsonrpc.Error {
 	var je *jsonrpc.Error
+	var conflict *checkpoint.ConflictError
 	switch {
 	case err == nil:
 		return nil
@@ -28,6 +30,8 @@ func (a *Agent) errorOf(err error, sessionID, field string) *jsonrpc.Error {
 		return appError(acp.ErrorKindSessionLocked, sessionID, "%v", err)
 	case errors.Is(err, zsession.ErrCorrupt):
 		return corruptError(sessionID, err)
+	case errors.As(err, &conflict):
+		return appError(acp.ErrorKindChangedOutside, sessionID, "%v", err).With("file", conflict.Path)
 	case errors.Is(err, engine.ErrClosed) && a.isClosed():
 		// The daemon is stopping: the session still exists in its file.
 		return withSession(jsonrpc.NewError(jsonrpc.CodeCancelled, jsonrpc.KindCancelled, "the daemon is shutting down"), sessionID)

@@ -41,6 +41,7 @@ func init() {
 		{"model", "Show the models of this provider, or switch to one", "model id", runModel},
 		{"mode", "Show the permission modes, or switch to one", "ask, accept_edits, auto or read_only", runMode},
 		{"reload", "Restart this session's extensions (they are found again)", "", runReload},
+		{"undo", "Undo the last turn, or turn n and every turn after it: its file changes and its messages", "turn number (optional)", runUndo},
 	}
 }
 

@@ -32,6 +32,7 @@ import (
 	"time"
 
 	"zot.dev/zot/internal/agent"
+	"zot.dev/zot/internal/checkpoint"
 	"zot.dev/zot/internal/llm"
 	"zot.dev/zot/internal/models"
 	"zot.dev/zot/internal/provider/httpcall"
@@ -210,6 +211,7 @@ func (h *Host) NewSession(cfg SessionConfig) (*Session, error) {
 		return nil, err
 	}
 	s := &Session{host: h, catalog: catalog, provider: cfg.Provider, cwd: cwd, log: cfg.Log, spills: spills, storedID: storedID}
+	s.undo.store = checkpoint.New(checkpointDir(cfg), checkpoint.Limits{}) // undo.go
 	toolset, err := agent.NewToolSet(builtin, s.toolConflict)
 	if err != nil {
 		return nil, err
@@ -247,7 +249,7 @@ func (h *Host) NewSession(cfg SessionConfig) (*Session, error) {
 		ToolSet:          toolset,
 		Interceptors:     chain,
 		ModelMiddleware:  cfg.ModelMiddleware,
-		ToolMiddleware:   cfg.ToolMiddleware,
+		ToolMiddleware:   append(slices.Clip(cfg.ToolMiddleware), s.recordChanges), // undo.go
 		System:           systemPrompt(cfg, cwd, toolset),
 		MaxSteps:         cfg.MaxSteps,
 		Reasoning:        cfg.Reasoning,

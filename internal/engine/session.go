@@ -248,6 +248,7 @@ type Session struct {
 	plug     plugins           // its extensions and MCP servers (extensions.go)
 	cmds     commandState      // its slash commands (commands.go)
 	panels   panelState        // its open panels (panels.go)
+	undo     undoState         // what its turns changed in files (undo.go)
 
 	// emitMu makes stamping an event and handing it on one step, so seq
 	// order is delivery order; taken inside mu, never the other way.
@@ -373,6 +374,7 @@ func (s *Session) workFunc(w Work) (func(context.Context, func(wire.Event)) erro
 			return nil, errEmptyPrompt
 		}
 		return func(ctx context.Context, emit func(wire.Event)) error {
+			defer s.undo.beginTurn(s.agent.MessageCount())()
 			return s.agent.Prompt(ctx, in.Text, in.Images, emit)
 		}, nil
 	case w.Compact != nil:
@@ -803,6 +805,9 @@ func (s *Session) Clear() error {
 		return err
 	}
 	if err := s.agent.Clear(); err != nil {
+		return err
+	}
+	if err := s.undo.store.Reset(); err != nil {
 		return err
 	}
 	return s.persistAndSync()

@@ -6,6 +6,7 @@ import (
 	"fmt"
 
 	"zot.dev/zot/internal/agent"
+	"zot.dev/zot/internal/checkpoint"
 	"zot.dev/zot/internal/sessionfile"
 	"zot.dev/zot/internal/store"
 )
@@ -98,6 +99,7 @@ func (s *Session) LoadFile(path, storedID string) error {
 	}
 	old := s.store
 	s.store, s.storedID = f, storedID
+	s.undo.store = checkpoint.New(checkpoint.DirFor(path), checkpoint.Limits{}) // undo.go
 	if old != nil {
 		if err := old.Close(); err != nil {
 			fmt.Fprintf(s.log, "zot: closing the session file left: %v\n", err)

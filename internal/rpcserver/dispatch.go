@@ -96,6 +96,17 @@ func (s *Server) dispatch(cmd wire.Command, id wire.ID, typ string) {
 		s.respond(id, typ, modeResult(s.sess))
 	case *wire.GetModelsCommand:
 		s.respond(id, typ, wire.ModelsResult{Models: s.sess.Models()})
+	case *wire.UndoCommand:
+		turn := 0
+		if c.Turn != nil {
+			turn = int(*c.Turn)
+		}
+		res, err := s.sess.Undo(turn)
+		if err != nil {
+			s.failErr(id, typ, err)
+			return
+		}
+		s.respond(id, typ, res)
 	case *wire.AnswerPermissionCommand:
 		ans := engine.Approval{Decision: engine.Reject, Reason: c.Reason}
 		switch c.Decision {

@@ -3,6 +3,8 @@ package store
 import (
 	"context"
 	"fmt"
+	"os"
+	"path/filepath"
 
 	"zot.dev/zot/internal/sessionfile"
 )
@@ -22,6 +24,10 @@ func (s *Store) Remove(ctx context.Context, id string) error {
 	}
 	if err := sessionfile.Remove(s.Path(id)); err != nil {
 		return fmt.Errorf("removing session %s: %w", id, err)
+	}
+	// Its checkpoints (internal/checkpoint.DirFor of its file) go with it.
+	if err := os.RemoveAll(filepath.Join(s.dir, ".checkpoints", id)); err != nil {
+		fmt.Fprintf(s.log, "zot: removing the checkpoints of session %s: %v\n", id, err)
 	}
 	if _, err := s.refresh(ctx); err != nil {
 		return fmt.Errorf("removing session %s: %w", id, err)

@@ -81,6 +81,11 @@ func Builtins(cfg Config) []Tool {
 	}
 }
 
+// ResolvePath is the absolute, cleaned path the file tools make of a path
+// the model gives: "~" and "~/..." are the home directory, a relative
+// path is joined to cwd.
+func ResolvePath(cwd, p string) string { return resolvePath(cwd, p) }
+
 // resolvePath turns a path given by the model into an absolute, cleaned
 // path: "~" and "~/..." expand to the home directory, relative paths are
 // joined to cwd.

@@ -240,7 +240,7 @@ func scenario(t *testing.T, c client.Client, s setup) {
 	}
 	cmds, err := c.Commands(ctx)
 	// zot's own commands first, then the extension's.
-	if err != nil || len(cmds) != 7 || cmds[0].Name != "help" || cmds[6].Name != "hello-py" || cmds[6].Extension != "py" {
+	if err != nil || len(cmds) != 8 || cmds[0].Name != "help" || cmds[7].Name != "hello-py" || cmds[7].Extension != "py" {
 		t.Errorf("commands: %+v, %v", cmds, err)
 	}
 	exts, err := c.Extensions(ctx)

@@ -54,7 +54,7 @@ func TestExtensionHelpers(t *testing.T) {
 	}
 	cmds, err := c.Commands(ctx)
 	// zot's own commands first, then the extension's.
-	if err != nil || len(cmds) != 7 || cmds[0].Source != wire.CommandSourceBuiltin || cmds[6].Extension != "py" {
+	if err != nil || len(cmds) != 8 || cmds[0].Source != wire.CommandSourceBuiltin || cmds[7].Extension != "py" {
 		t.Fatalf("commands: %+v %v", cmds, err)
 	}
 	exts, err := c.Extensions(ctx)
