@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"flag"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -150,7 +151,7 @@ func TestTurnScreens(t *testing.T) {
 // exits; a second within a second exits; Ctrl-C while idle exits.
 func TestCtrlC(t *testing.T) {
 	st := newScreenTest(t, 80, 24, style.Options{NoColor: true})
-	st.m.busy = true
+	st.m.busy, st.m.started = true, time.Now()
 	cmd := st.m.key(tea.KeyPressMsg{Code: 'c', Mod: tea.ModCtrl})
 	if cmd == nil || st.m.quit || !st.m.cancelled {
 		t.Fatalf("first ctrl+c during a turn: quit %v, cancelled %v", st.m.quit, st.m.cancelled)
@@ -189,9 +190,118 @@ func TestCtrlD(t *testing.T) {
 // A failed turn shows the agent's error; the session stays usable.
 func TestTurnError(t *testing.T) {
 	st := newScreenTest(t, 80, 24, style.Options{NoColor: true})
-	st.m.busy = true
+	st.m.busy, st.m.started = true, time.Now()
 	st.send(promptDoneMsg{err: errors.New("the provider answered 401: invalid x-api-key")})
 	if st.m.busy || !strings.Contains(st.screen(), "invalid x-api-key") {
 		t.Errorf("after a failed turn, busy %v:\n%s", st.m.busy, st.screen())
+	}
+}
+
+// A 10,000-line answer reaches the scrollback whole, in order, while the
+// live region never grows past the screen.
+func TestLongAnswer(t *testing.T) {
+	st := newScreenTest(t, 80, 24, style.Options{NoColor: true})
+	st.m.busy, st.m.started = true, time.Now()
+	for i := range 10_000 {
+		st.text(fmt.Sprintf("line %d\n", i))
+		if i%1000 == 0 {
+			if n := strings.Count(st.m.screen(), "\n") + 1; n > 24 {
+				t.Fatalf("the live region has %d lines at line %d", n, i)
+			}
+		}
+	}
+	st.send(promptDoneMsg{stop: acp.StopReasonEndTurn})
+	var got []string
+	for _, l := range st.scrollback {
+		if strings.HasPrefix(l, "line ") {
+			got = append(got, l)
+		}
+	}
+	if len(got) != 10_000 || got[0] != "line 0" || got[9999] != "line 9999" {
+		t.Fatalf("%d lines in the scrollback, first %q", len(got), got[0])
+	}
+	for i, l := range got {
+		if l != fmt.Sprintf("line %d", i) {
+			t.Fatalf("line %d is %q", i, l)
+		}
+	}
+}
+
+// A resize mid-answer reflows what is still live (the unfinished line,
+// the input, the footer) to the new width; the screen fits at 200×50
+// and at 40×10.
+func TestResize(t *testing.T) {
+	st := newScreenTest(t, 80, 24, style.Options{NoColor: true})
+	st.m.busy, st.m.started = true, time.Now()
+	st.text(strings.Repeat("word ", 60))
+	for _, size := range [][2]int{{200, 50}, {40, 10}, {80, 24}} {
+		st.send(tea.WindowSizeMsg{Width: size[0], Height: size[1]})
+		lines := strings.Split(st.m.screen(), "\n")
+		if len(lines) > size[1] {
+			t.Errorf("%dx%d: %d lines", size[0], size[1], len(lines))
+		}
+		for _, l := range lines {
+			if w := ansi.StringWidth(l); w > size[0] {
+				t.Errorf("%dx%d: a line of %d cells: %q", size[0], size[1], w, ansi.Strip(l))
+			}
+		}
+	}
+	st.send(tea.WindowSizeMsg{Width: 200, Height: 50})
+	st.golden("resize-200x50")
+}
+
+// A thousand turns leave nothing behind in the model: what was printed
+// is the terminal's.
+func TestManyTurns(t *testing.T) {
+	st := newScreenTest(t, 80, 24, style.Options{NoColor: true})
+	for i := range 1000 {
+		st.m.in.SetValue(fmt.Sprintf("prompt %d", i))
+		st.sendCmd(st.m.key(tea.KeyPressMsg{Code: tea.KeyEnter}))
+		st.update(acp.SessionUpdate{ToolCall: &acp.ToolCall{ToolCallID: acp.ToolCallId(fmt.Sprint("c", i)), Title: "ls", Status: acp.ToolCallStatusInProgress}})
+		st.update(acp.SessionUpdate{ToolCallUpdate: &acp.ToolCallUpdate{ToolCallID: acp.ToolCallId(fmt.Sprint("c", i)), Status: acp.ToolCallStatusCompleted}})
+		st.text("answer\n\nmore")
+		st.send(promptDoneMsg{stop: acp.StopReasonEndTurn})
+		st.scrollback = st.scrollback[:0]
+	}
+	if len(st.m.segs) != 0 || len(st.m.toPrint) != 0 || len(st.m.inFlight) != 0 || st.m.busy {
+		t.Errorf("after 1000 turns: %d segments, %d lines to print, %d in flight, busy %v", len(st.m.segs), len(st.m.toPrint), len(st.m.inFlight), st.m.busy)
+	}
+}
+
+// BenchmarkStream is a streamed answer at the model: a chunk of a few
+// words, then the live region drawn, as a frame would. It reports
+// chunks per second.
+func BenchmarkStream(b *testing.B) {
+	st := newScreenTest(&testing.T{}, 120, 40, style.Options{})
+	st.m.busy, st.m.started = true, time.Now()
+	chunks := []string{"The quick **brown** fox ", "jumps over `the` lazy ", "dog.\n", "- an item with *emphasis*\n", "```go\nfunc f() { return 1 }\n```\n"}
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		st.text(chunks[i%len(chunks)])
+		if i%10 == 0 {
+			_ = st.m.screen()
+		}
+		if i%1000 == 999 {
+			st.scrollback = st.scrollback[:0]
+		}
+	}
+	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "chunks/s")
+}
+
+// BenchmarkKeystroke is one key typed into the input and the screen
+// drawn, with a long turn's live region above it.
+func BenchmarkKeystroke(b *testing.B) {
+	st := newScreenTest(&testing.T{}, 120, 40, style.Options{})
+	st.m.busy, st.m.started = true, time.Now()
+	st.text(strings.Repeat("some words of the answer ", 40))
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		st.m.Update(tea.KeyPressMsg{Code: 'a', Text: "a"})
+		_ = st.m.screen()
+		if i%100 == 99 {
+			st.m.in.Reset()
+		}
 	}
 }

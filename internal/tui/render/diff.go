@@ -14,8 +14,8 @@ import (
 // changed middle is shown as removed, then added.
 const maxDiffCells = 4_000_000
 
-// Diff renders the change from old to new text as hunks with a line
-// number gutter, context lines around each change, at most maxLines
+// Diff renders the change from old to new text as hunks with a gutter
+// of the new text's line numbers, context lines around each change, at most maxLines
 // lines (then a line saying how many were left out). A nil old is a new
 // file.
 func Diff(t *style.Theme, old *string, new string, width, maxLines int) []string {
@@ -47,11 +47,11 @@ func Diff(t *style.Theme, old *string, new string, width, maxLines int) []string
 			out = append(out, t.Hunk.Render(strings.Repeat(" ", numWidth)+" "+t.G.Ellipsis))
 		}
 		gap = false
-		n := op.newLine
+		// The numbers are the new text's lines; a removed line has none.
+		num := fmt.Sprintf("%*d", numWidth, op.newLine)
 		if op.kind == '-' {
-			n = op.oldLine
+			num = strings.Repeat(" ", numWidth)
 		}
-		num := fmt.Sprintf("%*d", numWidth, n)
 		text := strings.ReplaceAll(op.text, "\t", "    ")
 		line := num + " " + string(op.kind) + " " + text
 		line = ansi.Truncate(line, width, t.G.Ellipsis)

@@ -17,8 +17,22 @@ type lang struct {
 	backtick bool
 }
 
-// langs is built at the first highlighted line, never at start-up.
-var langs = sync.OnceValue(func() map[string]*lang {
+// The languages' table is built at the first highlighted line, never at
+// start-up: a package-level value built by a call would run at every
+// start of zot, zot rpc's too.
+var (
+	langsOnce  sync.Once
+	langsTable map[string]*lang
+)
+
+// langs returns the languages' table.
+func langs() map[string]*lang {
+	langsOnce.Do(func() { langsTable = buildLangs() })
+	return langsTable
+}
+
+// buildLangs builds the languages' table.
+func buildLangs() map[string]*lang {
 	set := func(words string) map[string]bool {
 		m := map[string]bool{}
 		for _, w := range strings.Fields(words) {
@@ -65,7 +79,7 @@ var langs = sync.OnceValue(func() map[string]*lang {
 		"c": c, "cpp": c, "c++": c, "h": c, "java": c, "cs": c, "csharp": c, "kotlin": c, "swift": c,
 		"json": data, "yaml": data, "yml": data, "toml": data,
 	}
-})
+}
 
 // Highlight colours one line of code of language name (a fence's info
 // word); a language it does not know is returned as plain code.

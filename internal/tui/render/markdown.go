@@ -13,7 +13,6 @@ import (
 	"strings"
 	"unicode"
 
-	"charm.land/lipgloss/v2"
 	"github.com/charmbracelet/x/ansi"
 
 	"zot.dev/zot/internal/tui/style"
@@ -70,14 +69,14 @@ func (m *Markdown) Line(src string) []string {
 		level := len(trimmed) - len(strings.TrimLeft(trimmed, "#"))
 		if level <= 6 && (len(trimmed) == level || trimmed[level] == ' ') {
 			text := strings.TrimSpace(trimmed[level:])
-			return m.wrap(m.t.Heading.Render(strings.Repeat("#", level)+" ")+m.inline(text, m.t.Heading), "", "")
+			return m.wrap(m.t.Heading.Render(strings.Repeat("#", level)+" ")+m.inline(text, m.t.Heading), "")
 		}
 	case isRule(trimmed):
 		return []string{m.t.Faint.Render(strings.Repeat(m.t.G.Rule, min(m.width, 40)))}
 	case strings.HasPrefix(trimmed, ">"):
 		text := strings.TrimSpace(strings.TrimPrefix(trimmed, ">"))
 		bar := m.t.Quote.Render(m.t.G.Quote) + " "
-		return m.wrap(bar+m.inline(text, m.t.Quote), bar, "")
+		return m.wrap(bar+m.inline(text, m.t.Quote), bar)
 	}
 	indent := len(src) - len(strings.TrimLeft(src, " "))
 	if marker, rest, ok := listItem(trimmed); ok {
@@ -87,13 +86,13 @@ func (m *Markdown) Line(src string) []string {
 		pad := strings.Repeat(" ", min(indent, 12))
 		head := pad + m.t.Accent.Render(marker) + " "
 		cont := pad + strings.Repeat(" ", ansi.StringWidth(marker)+1)
-		return m.wrap(head+m.inline(rest, m.t.Plain), cont, "")
+		return m.wrap(head+m.inline(rest, m.t.Plain), cont)
 	}
 	if strings.HasPrefix(trimmed, "|") {
 		// A table row is shown as written, cut to the width.
 		return []string{ansi.Truncate(m.inline(src, m.t.Plain), m.width, m.t.G.Ellipsis)}
 	}
-	return m.wrap(m.inline(src, m.t.Plain), "", "")
+	return m.wrap(m.inline(src, m.t.Plain), "")
 }
 
 // Partial renders an incomplete last line, for the live region: the same
@@ -113,8 +112,8 @@ func (m *Markdown) code(src string) []string {
 }
 
 // wrap word-wraps s (styled) at the width; lines after the first start
-// with cont.
-func (m *Markdown) wrap(s, cont, _ string) []string {
+// with cont (unless it takes more than half the width).
+func (m *Markdown) wrap(s, cont string) []string {
 	w := m.width
 	if ansi.StringWidth(s) <= w {
 		return []string{s}
@@ -127,7 +126,10 @@ func (m *Markdown) wrap(s, cont, _ string) []string {
 	// Re-wrap the continuation lines narrower so cont fits.
 	out := []string{lines[0]}
 	rest := strings.Join(lines[1:], " ")
-	cw := max(w-ansi.StringWidth(cont), 10)
+	if ansi.StringWidth(cont) > w/2 {
+		cont = ""
+	}
+	cw := max(w-ansi.StringWidth(cont), 1)
 	for _, l := range strings.Split(ansi.Wrap(rest, cw, ""), "\n") {
 		out = append(out, cont+l)
 	}
@@ -182,17 +184,17 @@ func listItem(s string) (marker, rest string, ok bool) {
 // inline renders the inline Markdown of one line: `code`, **bold**,
 // *italic* and _italic_, ~~struck~~ (shown plain), [text](url) as text and
 // the url. base is the style of the text around them.
-func (m *Markdown) inline(s string, base lipgloss.Style) string {
+func (m *Markdown) inline(s string, base style.Style) string {
 	var out strings.Builder
 	var run strings.Builder
-	flush := func(st lipgloss.Style) {
+	flush := func(st style.Style) {
 		if run.Len() > 0 {
 			out.WriteString(st.Render(run.String()))
 			run.Reset()
 		}
 	}
 	bold, italic := false, false
-	cur := func() lipgloss.Style {
+	cur := func() style.Style {
 		st := base
 		if bold {
 			st = st.Bold(true)

@@ -7,9 +7,8 @@ package style
 
 import (
 	"os"
+	"strconv"
 	"strings"
-
-	"charm.land/lipgloss/v2"
 )
 
 // Glyphs are the symbols the screen is drawn with.
@@ -43,10 +42,71 @@ var ASCII = Glyphs{
 type Theme struct {
 	G Glyphs
 
-	Plain, Bold, Italic, Faint, Code, Heading, Link, Quote lipgloss.Style
-	User, Accent, OK, Warn, Error, Thinking                lipgloss.Style
-	Keyword, String, Comment, Number, Type                 lipgloss.Style
-	Add, Del, Hunk                                         lipgloss.Style
+	Plain, Bold, Italic, Faint, Code, Heading, Link, Quote Style
+	User, Accent, OK, Warn, Error, Thinking                Style
+	Keyword, String, Comment, Number, Type                 Style
+	Add, Del, Hunk                                         Style
+}
+
+// Style is a set of SGR attributes and a colour of the 16 ANSI ones. It
+// is a few bytes and renders with two escape sequences: the answer is
+// drawn a chunk at a time, and a general layout engine costs more per
+// chunk than the rest of the client together.
+type Style struct {
+	bold, faint, italic, underline, reverse bool
+	fg                                      int // 0: none; else the colour + 1
+}
+
+// Bold returns s with bold set to v; Faint, Italic, Underline and
+// Reverse likewise.
+func (s Style) Bold(v bool) Style      { s.bold = v; return s }
+func (s Style) Faint(v bool) Style     { s.faint = v; return s }
+func (s Style) Italic(v bool) Style    { s.italic = v; return s }
+func (s Style) Underline(v bool) Style { s.underline = v; return s }
+func (s Style) Reverse(v bool) Style   { s.reverse = v; return s }
+
+// Foreground returns s in colour c, one of the 16 ANSI colours (0-15).
+func (s Style) Foreground(c int) Style { s.fg = c + 1; return s }
+
+// Render wraps text in the style's escape sequences (none for the plain
+// style or empty text).
+func (s Style) Render(text string) string {
+	if text == "" || s == (Style{}) {
+		return text
+	}
+	b := make([]byte, 0, len(text)+16)
+	b = append(b, "\x1b["...)
+	n := len(b)
+	add := func(code int) {
+		if len(b) > n {
+			b = append(b, ';')
+		}
+		b = strconv.AppendInt(b, int64(code), 10)
+	}
+	if s.bold {
+		add(1)
+	}
+	if s.faint {
+		add(2)
+	}
+	if s.italic {
+		add(3)
+	}
+	if s.underline {
+		add(4)
+	}
+	if s.reverse {
+		add(7)
+	}
+	if s.fg > 8 {
+		add(90 + s.fg - 9)
+	} else if s.fg > 0 {
+		add(30 + s.fg - 1)
+	}
+	b = append(b, 'm')
+	b = append(b, text...)
+	b = append(b, "\x1b[m"...)
+	return string(b)
 }
 
 // Options choose a theme.
@@ -93,7 +153,7 @@ func New(o Options) *Theme {
 	if o.ASCII {
 		t.G = ASCII
 	}
-	s := lipgloss.NewStyle()
+	var s Style
 	t.Plain = s
 	t.Bold = s.Bold(true)
 	t.Italic = s.Italic(true)
@@ -111,7 +171,7 @@ func New(o Options) *Theme {
 	if o.NoColor {
 		return t
 	}
-	c := lipgloss.Color
+	c := func(n string) int { i, _ := strconv.Atoi(n); return i }
 	t.Heading = t.Heading.Foreground(c("12"))
 	t.Code = s.Foreground(c("11"))
 	t.Link = t.Link.Foreground(c("14"))
