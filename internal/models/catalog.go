@@ -1,8 +1,7 @@
 package models
 
 import (
-	"cmp"
-	"slices"
+	"sort"
 	"sync"
 )
 
@@ -154,7 +153,9 @@ func (c *Catalog) List(provider string) []Model {
 		}
 	}
 	c.mu.RUnlock()
-	slices.SortFunc(out, func(a, b Model) int { return cmp.Compare(a.ID, b.ID) })
+	// sort.Slice rather than slices.SortFunc: the generic sort is compiled
+	// anew for each struct type, 10–20 KB of code that every start maps in.
+	sort.Slice(out, func(i, j int) bool { return out[i].ID < out[j].ID })
 	return out
 }
 

@@ -1,13 +1,13 @@
 package models
 
 import (
-	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
 	"os"
 	"slices"
+	"sort"
 	"time"
 	"unicode"
 	"unicode/utf8"
@@ -92,7 +92,9 @@ func (l *Listed) Set(provider string, t time.Time, list []llm.ListedModel) int {
 			p.Models = append(p.Models, ListedModel{ID: m.ID, ContextWindow: max(m.ContextWindow, 0), MaxOutput: max(m.MaxOutput, 0)})
 		}
 	}
-	slices.SortFunc(p.Models, func(a, b ListedModel) int { return cmp.Compare(a.ID, b.ID) })
+	// sort.Slice rather than slices.SortFunc: the generic sort is compiled
+	// anew for each struct type, 10–20 KB of code that every start maps in.
+	sort.Slice(p.Models, func(i, j int) bool { return p.Models[i].ID < p.Models[j].ID })
 	p.Models = slices.CompactFunc(p.Models, func(a, b ListedModel) bool { return a.ID == b.ID })
 	if len(p.Models) > MaxListed {
 		p.Models = p.Models[:MaxListed]

