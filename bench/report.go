@@ -20,6 +20,9 @@ type Report struct {
 	// Daemon is the section on zot daemon and zot acp (Config.Daemon);
 	// nil when it was not measured.
 	Daemon *DaemonSection
+	// Inits are the package inits of each binary at its start, in the
+	// order of Binaries; nil when they were not measured.
+	Inits []InitRow
 }
 
 // Section holds the rows measured with one provider.
@@ -125,6 +128,9 @@ func (r *Report) writeMarkdown(sb *strings.Builder) {
 		}
 	}
 	r.writeVs(sb)
+	if r.Inits != nil {
+		r.writeInits(sb)
+	}
 	if r.Extra != nil {
 		r.writeExtra(sb, notes)
 	}

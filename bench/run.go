@@ -124,6 +124,10 @@ func Run(ctx context.Context, cfg Config, progress io.Writer) (*Report, error) {
 		}
 		report.Sections = append(report.Sections, section(p, Metrics(), cols))
 	}
+	h.initSection(ctx, report)
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
 	if cfg.Extras {
 		if err := h.extraSection(ctx, report); err != nil {
 			return nil, err

@@ -39,6 +39,14 @@ func TestRunAgainstFloor(t *testing.T) {
 			}
 		}
 	}
+	if len(r.Inits) != 3 {
+		t.Fatalf("init rows %+v, want one per binary", r.Inits)
+	}
+	for i, row := range r.Inits {
+		if row.Err != "" || row.Packages == 0 || row.Bytes <= 0 || row.Allocs <= 0 || len(row.Heaviest) == 0 {
+			t.Errorf("inits of %s: %+v", r.Binaries[i].Name, row)
+		}
+	}
 	md := r.Markdown()
 	t.Log("\n" + md)
 	if strings.Contains(md, "error") || strings.Contains(md, "n/a") {
@@ -91,10 +99,16 @@ func TestBinaryThatExitsAtOnce(t *testing.T) {
 			}
 		}
 	}
+	if len(r.Inits) != 2 || r.Inits[0].Err != "" || r.Inits[0].Bytes <= 0 || !strings.Contains(r.Inits[1].Err, "answered no ping") {
+		t.Errorf("init rows %+v, want the floor's measured and zot's left out", r.Inits)
+	}
 	md := r.Markdown()
 	t.Log("\n" + md)
 	if !strings.Contains(md, "| error [1] |") || !strings.Contains(md, "1. zot, anthropic: ping: ") {
 		t.Errorf("no error cell and note:\n%s", md)
+	}
+	if !strings.Contains(md, "| zot | — | — | — | — | not measured: it answered no ping above |") {
+		t.Errorf("no error row in the init table:\n%s", md)
 	}
 }
 
@@ -150,6 +164,11 @@ read line
 		if c := got[m]; c.OK() || !strings.Contains(c.Err, "session: ") || !strings.Contains(c.Err, "the process closed stdout") {
 			t.Errorf("%s: %+v", m.label(cfg), c)
 		}
+	}
+	// It is no Go program, and exits 1 once stdin ends: its inits are an
+	// error, the floor's are measured.
+	if len(r.Inits) != 2 || r.Inits[0].Err != "" || r.Inits[1].Err != "zot with GODEBUG=inittrace=1: exit status 1" {
+		t.Errorf("init rows %+v", r.Inits)
 	}
 }
 
