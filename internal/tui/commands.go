@@ -87,7 +87,7 @@ var localCommands = []popup.Item{
 
 // zotCommands are zot's own commands; the others the agent lists are
 // its extensions'.
-var zotCommands = []string{"help", "compact", "clear", "model", "mode", "reload"}
+var zotCommands = []string{"help", "compact", "clear", "model", "mode", "reload", "undo"}
 
 // commandItems are the popup's rows: the client's commands, zot's, then
 // the extensions' under their divider.
