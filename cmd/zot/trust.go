@@ -53,8 +53,9 @@ func trustCommand(std streams) *cli.Command {
 		ArgsUsage:       "[dir]",
 		Description: `A folder's own extensions (.zot/extensions/*) and MCP servers (.zot/mcp.json)
 run only once you trust it, so that opening someone else's repository does
-not run its code. zot trust records the folder (the working directory by
-default) by its real path, with a hash of .zot/mcp.json and every
+not run its code; the allow rules of its .zot/settings.json apply only then
+too. zot trust records the folder (the working directory by default) by its
+real path, with a hash of .zot/mcp.json, .zot/settings.json and every
 .zot/extensions/*/extension.json: when one of them changes, zot asks again.
 --list shows the trusted folders and whether they changed since. zot untrust
 forgets a folder; --trust-project trusts the working directory for one run.
@@ -136,10 +137,14 @@ func runs(p trust.Project) string {
 			what = append(what, "the MCP servers of .zot/mcp.json")
 		}
 	}
-	if len(what) == 0 {
-		return "it has no extensions or MCP servers of its own yet (adding some asks again)"
+	rules := ""
+	if p.Settings {
+		rules = "; the allow rules of .zot/settings.json apply"
 	}
-	return "its " + strings.Join(what, " and ") + " will run"
+	if len(what) == 0 {
+		return "it has no extensions or MCP servers of its own yet (adding some asks again)" + rules
+	}
+	return "its " + strings.Join(what, " and ") + " will run" + rules
 }
 
 // listTrusted writes the trusted folders, each with whether it is as it

@@ -1,6 +1,7 @@
 // Package trust decides whether a project folder may run its own code:
 // the extensions of its .zot/extensions and the MCP servers of its
-// .zot/mcp.json. Opening someone else's repository must not run what it
+// .zot/mcp.json; and whether the permission rules of its
+// .zot/settings.json may let calls run without asking. Opening someone else's repository must not run what it
 // ships, so these start only in a folder the user trusts (`zot trust`),
 // or for one run (`--trust-project`). What the user configured outside
 // the folder (the zot home's extensions and mcp.json, --ext,
@@ -39,6 +40,9 @@ var (
 	ExtensionsDir = filepath.Join(".zot", "extensions")
 	// MCPFile lists the project's MCP servers.
 	MCPFile = filepath.Join(".zot", "mcp.json")
+	// SettingsFile holds the project's permission rules, whose allow
+	// rules apply only in a trusted folder (internal/settings).
+	SettingsFile = filepath.Join(".zot", "settings.json")
 )
 
 // manifestFile is an extension's manifest in its folder.
@@ -55,9 +59,13 @@ type Project struct {
 	// when it can be read, sorted.
 	MCP        bool
 	MCPServers []string
-	// Hash is "sha256:<hex>" of .zot/mcp.json and every manifest of
-	// .zot/extensions, with their paths: what trusting the folder
-	// trusts. Empty when the folder runs nothing.
+	// Settings is set when .zot/settings.json exists: permission rules,
+	// which run nothing (Empty leaves them out) but whose allow rules
+	// apply only once the folder is trusted.
+	Settings bool
+	// Hash is "sha256:<hex>" of .zot/mcp.json, .zot/settings.json and
+	// every manifest of .zot/extensions, with their paths: what trusting
+	// the folder trusts. Empty when the folder has none of them.
 	Hash string
 	// Foreign, when set, names what of the folder belongs to another
 	// user (neither this process's nor root): the folder, its .zot,
@@ -111,6 +119,13 @@ func Inspect(dir string) (Project, error) {
 		}
 	} else if !errors.Is(err, fs.ErrNotExist) {
 		return Project{}, fmt.Errorf("reading %s: %w", filepath.Join(real, MCPFile), err)
+	}
+	if data, err := os.ReadFile(filepath.Join(real, SettingsFile)); err == nil {
+		p.Settings = true
+		owned(filepath.Join(real, SettingsFile))
+		files = append(files, file{SettingsFile, data})
+	} else if !errors.Is(err, fs.ErrNotExist) {
+		return Project{}, fmt.Errorf("reading %s: %w", filepath.Join(real, SettingsFile), err)
 	}
 	entries, err := os.ReadDir(filepath.Join(real, ExtensionsDir))
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
@@ -340,6 +355,35 @@ func (g *Gate) Check(dir string) Decision {
 		return d
 	}
 	if g.Store == nil || p.Foreign != "" {
+		return d
+	}
+	e, ok, err := g.Store.Lookup(p.Dir)
+	switch {
+	case err != nil:
+		d.Err = err
+	case ok && e.Hash == p.Hash:
+		d.Allowed = true
+	case ok:
+		d.Changed, d.Since = true, e.Trusted
+	}
+	return d
+}
+
+// Trusts decides whether the folder dir's own settings may grant what
+// they say (the allow rules of .zot/settings.json): yes when the gate
+// trusts all, or when the store has the folder with the hash it has now.
+// Unlike Check, a folder that runs nothing is not trusted for that.
+func (g *Gate) Trusts(dir string) Decision {
+	p, err := Inspect(dir)
+	if err != nil {
+		return Decision{Project: Project{Dir: dir}, Err: err}
+	}
+	d := Decision{Project: p}
+	if g.All {
+		d.Allowed = true
+		return d
+	}
+	if g.Store == nil || p.Foreign != "" || p.Hash == "" {
 		return d
 	}
 	e, ok, err := g.Store.Lookup(p.Dir)
