@@ -1,6 +1,9 @@
 package sdk
 
-import "zot.dev/zot/internal/engine"
+import (
+	"zot.dev/zot/internal/engine"
+	"zot.dev/zot/internal/settings"
+)
 
 // Config is everything a Runtime uses: the engine's session
 // configuration, one definition for every door (Provider, Model, APIKey,
@@ -20,8 +23,23 @@ type Config = engine.SessionConfig
 type ApprovalRequest = engine.ApprovalRequest
 
 // Approval is the answer to one ApprovalRequest: a Decision and, for
-// Reject, a Reason shown to the model.
+// Reject, a Reason shown to the model; with AllowAlways, Save (SaveProject
+// or SaveEverywhere) also keeps it as a permission rule in the config.json
+// of Config.Permissions.Home (docs/settings.md).
 type Approval = engine.Approval
+
+// PermissionRules say which permission rules a Runtime applies
+// (Config.Permissions): none by default; rules given in code, the
+// config.json of a zot home, a project's .zot/settings.json.
+type PermissionRules = engine.PermissionRules
+
+// Where an AllowAlways answer is saved (Approval.Save).
+const (
+	// SaveProject saves it for the session's folder.
+	SaveProject = settings.ScopeProject
+	// SaveEverywhere saves it for every folder.
+	SaveEverywhere = settings.ScopeEverywhere
+)
 
 // Decision is an approval's answer.
 type Decision = engine.Decision

@@ -121,19 +121,21 @@ type agentConfig = engine.SessionConfig
 // all that is missing, the error wraps a *registry.MissingKeyError and
 // the configuration is complete but for the key.
 func runtimeConfig(cmd *cli.Command, stderr io.Writer) (agentConfig, error) {
-	if p := cmd.String("provider"); !registry.Known(p) {
-		return agentConfig{}, &exitError{code: 2, msg: (&registry.UnknownError{Name: p}).Error()}
+	provider, model := cmd.String("provider"), cmd.String("model")
+	rememberedDefaults(cmd, stderr, &provider, &model) // config.go
+	if !registry.Known(provider) {
+		return agentConfig{}, &exitError{code: 2, msg: (&registry.UnknownError{Name: provider}).Error()}
 	}
 	if err := checkPluginFlags(cmd); err != nil { // ext.go
 		return agentConfig{}, err
 	}
 	var err error
 	cfg := agentConfig{
-		Provider:           cmd.String("provider"),
+		Provider:           provider,
 		BaseURL:            cmd.String("base-url"),
 		Script:             cmd.String("script"),
 		ModelsFile:         cmd.String("models-file"),
-		Model:              cmd.String("model"),
+		Model:              model,
 		CWD:                cmd.String("cwd"),
 		SystemPrompt:       cmd.String("system-prompt"),
 		AppendSystemPrompt: joinPrompts(cmd.StringSlice("append-system-prompt")),
@@ -149,6 +151,7 @@ func runtimeConfig(cmd *cli.Command, stderr io.Writer) (agentConfig, error) {
 	// them too, unless they say they change nothing.
 	cfg.ApproveOtherTools = true
 	cfg.Extensions, cfg.MCP = pluginConfig(cmd, stderr) // ext.go
+	cfg.Permissions = permissionRules(cmd, stderr)      // config.go
 	if cmd.IsSet("tools") {
 		if cfg.NoTools {
 			return cfg, &exitError{code: 2, msg: "--tools and --no-tools contradict each other"}

@@ -195,6 +195,7 @@ first command must be a hello carrying that token. zot --rpc is the same.`,
 			trustCommand(std),    // trust.go
 			untrustCommand(std),  // trust.go
 			sessionsCommand(std), // sessions.go
+			configCommand(std),   // config.go
 			{
 				Name:            "models",
 				HideHelpCommand: true,

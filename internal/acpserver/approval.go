@@ -4,9 +4,11 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
 
 	"zot.dev/zot/internal/acp"
 	"zot.dev/zot/internal/engine"
+	"zot.dev/zot/internal/settings"
 )
 
 // The options of every session/request_permission, by id.
@@ -16,6 +18,11 @@ var permissionOptions = []acp.PermissionOption{
 	{OptionID: "reject_once", Name: "Reject once", Kind: acp.PermissionOptionKindRejectOnce},
 	{OptionID: "reject_always", Name: "Reject always", Kind: acp.PermissionOptionKindRejectAlways},
 }
+
+// optionAllowSave is the option that keeps "allow always" as a
+// permission rule for the session's folder (docs/settings.md), offered
+// when the session can save rules.
+const optionAllowSave = "allow_always_folder"
 
 // needsApproval reports whether a call of tool waits for a decision:
 // the client's answer, or the mode's refusal.
@@ -77,10 +84,19 @@ func (s *acpSession) ask(ctx context.Context, req engine.ApprovalRequest) engine
 	if path != "" {
 		tc.Locations = []acp.ToolCallLocation{{Path: path}}
 	}
+	options := permissionOptions
+	if req.Rule != "" {
+		// The session can keep the answer as a rule: offered after
+		// "Allow always", which holds for this session only.
+		options = append(slices.Clone(permissionOptions[:2]), acp.PermissionOption{
+			OptionID: optionAllowSave, Name: "Always allow " + req.Rule + " in this folder", Kind: acp.PermissionOptionKindAllowAlways,
+		})
+		options = append(options, permissionOptions[2:]...)
+	}
 	raw, err := from.c.Call(ctx, acp.MethodSessionRequestPermission, acp.RequestPermissionRequest{
 		SessionID: acp.SessionId(s.id),
 		ToolCall:  tc,
-		Options:   permissionOptions,
+		Options:   options,
 	})
 	if err != nil {
 		return engine.Approval{Decision: engine.Reject, Reason: fmt.Sprintf("no answer: %v", err)}
@@ -98,6 +114,11 @@ func (s *acpSession) ask(ctx context.Context, req engine.ApprovalRequest) engine
 		return engine.Approval{Decision: engine.AllowOnce}
 	case "allow_always":
 		return engine.Approval{Decision: engine.AllowAlways}
+	case optionAllowSave:
+		if req.Rule != "" {
+			return engine.Approval{Decision: engine.AllowAlways, Save: settings.ScopeProject}
+		}
+		return engine.Approval{Decision: engine.Reject, Reason: fmt.Sprintf("the client chose an option that was not offered (%q)", optionAllowSave)}
 	case "reject_always":
 		s.mu.Lock()
 		s.rejectAlways[req.Tool] = true

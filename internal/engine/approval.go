@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"zot.dev/zot/internal/agent"
+	"zot.dev/zot/internal/settings"
 	"zot.dev/zot/sdk/wire"
 )
 
@@ -31,6 +32,10 @@ type ApprovalRequest struct {
 	// Args are the arguments the call will run with (after any rewrite by
 	// an interceptor earlier in the chain).
 	Args json.RawMessage
+	// Rule is the permission rule an AllowAlways answer with Save keeps
+	// unless it names its own (`bash(go test *)`); empty when the session
+	// cannot save rules (SessionConfig.Permissions names no Home).
+	Rule string
 }
 
 // Decision is an approver's answer.
@@ -42,7 +47,8 @@ const (
 	// AllowOnce lets this call run.
 	AllowOnce
 	// AllowAlways lets this call run, and every later call of the same
-	// tool in this session without asking.
+	// tool in this session without asking; with Save, the calls the
+	// saved rule matches, in this session and later ones.
 	AllowAlways
 )
 
@@ -51,7 +57,21 @@ type Approval struct {
 	Decision Decision
 	// Reason, for Reject, is shown to the model.
 	Reason string
+	// Save, with AllowAlways, also keeps the answer as a permission rule
+	// in the config.json of SessionConfig.Permissions.Home: for the
+	// session's folder (settings.ScopeProject) or every folder
+	// (settings.ScopeEverywhere). Empty: the answer holds for this
+	// session only.
+	Save settings.Scope
+	// Rule, with Save, is the rule to keep in place of the request's
+	// Rule; it must name the request's tool and match the call.
+	Rule string
 }
+
+// ErrBadRule is returned (wrapped) by Session.AnswerApproval for a rule
+// to save that does not parse or does not match the call (code
+// invalid_params).
+var ErrBadRule = wire.Sentinel(wire.CodeInvalidParams, "the rule cannot be saved")
 
 // Approver asks whoever embeds zot whether a tool call may run. It is
 // called on the session's worker, after the request's permission_request
@@ -79,12 +99,30 @@ type approval struct {
 	// locked: the mode cannot change (--permission deny).
 	locked bool
 
+	// rules are the permission rules (internal/settings), applied before
+	// the mode; nil when the session has none.
+	rules *settings.Rules
+	// warn tells the user what could not be saved.
+	warn func(string)
+
 	mu      sync.Mutex
-	mode    PermissionMode           // decides before anybody is asked (modes.go)
-	always  map[string]bool          // tools allowed for the rest of the session
-	issued  int                      // requests numbered so far
-	waiting map[string]chan Approval // requests the door may answer, by id
-	ended   string                   // when set, no answer can come: requests are rejected with this reason
+	mode    PermissionMode      // decides before anybody is asked (modes.go)
+	always  map[string]bool     // tools allowed for the rest of the session
+	issued  int                 // requests numbered so far
+	waiting map[string]*pending // requests the door may answer, by id
+	ended   string              // when set, no answer can come: requests are rejected with this reason
+}
+
+// pending is a request that waits for the door's answer.
+type pending struct {
+	req ApprovalRequest
+	ch  chan answered
+}
+
+// answered is an answer, and whether its rule was saved already.
+type answered struct {
+	Approval
+	saved bool
 }
 
 func newApproval(ask Approver, byAnswer bool, timeout time.Duration, tools []string, mode PermissionMode, locked bool) *approval {
@@ -94,7 +132,7 @@ func newApproval(ask Approver, byAnswer bool, timeout time.Duration, tools []str
 	return &approval{
 		ask: ask, byAnswer: byAnswer, timeout: timeout, tools: slices.Clone(tools),
 		mode: mode, locked: locked,
-		always: make(map[string]bool), waiting: make(map[string]chan Approval),
+		always: make(map[string]bool), waiting: make(map[string]*pending),
 	}
 }
 
@@ -125,6 +163,15 @@ func (a *approval) interceptor() agent.Interceptor {
 // request the door may answer is open from before its event is
 // delivered, so an answer can never arrive too early.
 func (a *approval) beforeTool(ctx context.Context, call agent.ToolCall) agent.Verdict {
+	// The rules come first, for every tool and in every mode: a deny
+	// rule wins over everything; an allow rule is looked at once the mode
+	// has had its say.
+	var rule settings.Verdict
+	if a.rules != nil {
+		if rule = a.rules.Decide(call.Name, call.Args); rule.Deny {
+			return agent.Verdict{Block: true, Reason: rule.Reason()}
+		}
+	}
 	if !a.covers(call.Name) {
 		return agent.Verdict{}
 	}
@@ -141,7 +188,7 @@ func (a *approval) beforeTool(ctx context.Context, call agent.ToolCall) agent.Ve
 		}
 		return agent.Verdict{Block: true, Reason: reason}
 	}
-	if a.always[call.Name] {
+	if rule.Allow || a.always[call.Name] {
 		a.mu.Unlock()
 		return agent.Verdict{}
 	}
@@ -156,10 +203,13 @@ func (a *approval) beforeTool(ctx context.Context, call agent.ToolCall) agent.Ve
 	}
 	a.issued++
 	req := ApprovalRequest{ID: "perm-" + strconv.Itoa(a.issued), ToolCallID: call.ID, Tool: call.Name, Args: call.Args}
-	var answer chan Approval
+	if a.rules != nil && a.rules.Home != "" {
+		req.Rule = settings.Suggest(settings.Call{Tool: call.Name, Args: call.Args, CWD: a.rules.Dir})
+	}
+	var answer chan answered
 	if a.byAnswer {
-		answer = make(chan Approval, 1)
-		a.waiting[req.ID] = answer
+		answer = make(chan answered, 1)
+		a.waiting[req.ID] = &pending{req: req, ch: answer}
 		defer func() {
 			a.mu.Lock()
 			delete(a.waiting, req.ID)
@@ -168,14 +218,14 @@ func (a *approval) beforeTool(ctx context.Context, call agent.ToolCall) agent.Ve
 	}
 	a.mu.Unlock()
 
-	ev := &wire.PermissionRequestEvent{RequestID: req.ID, CallID: req.ToolCallID, Tool: req.Tool, Args: req.Args}
+	ev := &wire.PermissionRequestEvent{RequestID: req.ID, CallID: req.ToolCallID, Tool: req.Tool, Args: req.Args, Rule: req.Rule}
 	if a.timeout > 0 {
 		ms := max(a.timeout.Milliseconds(), 1)
 		ev.TimeoutMs = &ms
 	}
 	emitInto(ctx, ev)
 
-	var ans Approval
+	var ans answered
 	if a.byAnswer {
 		select {
 		case got, ok := <-answer:
@@ -189,7 +239,7 @@ func (a *approval) beforeTool(ctx context.Context, call agent.ToolCall) agent.Ve
 		case <-ctx.Done():
 		}
 	} else {
-		ans = a.ask(ctx, req)
+		ans.Approval = a.ask(ctx, req)
 	}
 	if ctx.Err() != nil {
 		if errors.Is(ctx.Err(), context.DeadlineExceeded) && a.timeout > 0 {
@@ -199,6 +249,17 @@ func (a *approval) beforeTool(ctx context.Context, call agent.ToolCall) agent.Ve
 	}
 	switch ans.Decision {
 	case AllowAlways:
+		if ans.Save != "" && !ans.saved {
+			err := a.save(req, ans.Approval)
+			if err == nil {
+				return agent.Verdict{}
+			}
+			if a.warn != nil {
+				a.warn("the answer to " + req.ID + " holds for this session only: " + err.Error())
+			}
+		} else if ans.saved {
+			return agent.Verdict{}
+		}
 		a.mu.Lock()
 		a.always[call.Name] = true
 		a.mu.Unlock()
@@ -213,12 +274,37 @@ func (a *approval) beforeTool(ctx context.Context, call agent.ToolCall) agent.Ve
 	return agent.Verdict{Block: true, Reason: reason}
 }
 
-// answer resolves the waiting request id.
+// save keeps ans, an AllowAlways answer to req with Save, as a
+// permission rule: its own Rule, which must match the call, or the
+// request's. Errors: ErrBadRule for a rule that does not parse or match,
+// a *settings.FileError (settings_error) for a file that cannot be used.
+func (a *approval) save(req ApprovalRequest, ans Approval) error {
+	if a.rules == nil || a.rules.Home == "" {
+		return fmt.Errorf("%w: this session has no settings file to save it in", ErrBadRule)
+	}
+	switch ans.Save {
+	case settings.ScopeProject, settings.ScopeEverywhere:
+	default:
+		return fmt.Errorf("%w: save %q: want project or everywhere", ErrBadRule, ans.Save)
+	}
+	rule := req.Rule
+	if ans.Rule != "" {
+		r, err := settings.MatchesCall(ans.Rule, req.Tool, req.Args, a.rules.Dir)
+		if err != nil {
+			return fmt.Errorf("%w: %v", ErrBadRule, err)
+		}
+		rule = r.String()
+	}
+	return a.rules.Save(ans.Save, rule)
+}
+
+// answer resolves the waiting request id. An AllowAlways answer with
+// Save is saved first: when that fails the request still waits.
 func (a *approval) answer(id string, ans Approval) error {
 	a.mu.Lock()
-	defer a.mu.Unlock()
-	ch, ok := a.waiting[id]
+	p, ok := a.waiting[id]
 	if !ok {
+		defer a.mu.Unlock()
 		if n, isOurs := strings.CutPrefix(id, "perm-"); isOurs {
 			if k, err := strconv.Atoi(n); err == nil && k >= 1 && k <= a.issued {
 				return fmt.Errorf("%w: %s no longer waits (it was answered, timed out or aborted)", ErrNoApprovalRequest, id)
@@ -226,8 +312,21 @@ func (a *approval) answer(id string, ans Approval) error {
 		}
 		return fmt.Errorf("%w: %q", ErrNoApprovalRequest, id)
 	}
+	a.mu.Unlock()
+	saved := false
+	if ans.Decision == AllowAlways && ans.Save != "" {
+		if err := a.save(p.req, ans); err != nil {
+			return err
+		}
+		saved = true
+	}
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.waiting[id] != p {
+		return fmt.Errorf("%w: %s no longer waits (it was answered, timed out or aborted)", ErrNoApprovalRequest, id)
+	}
 	delete(a.waiting, id)
-	ch <- ans // buffered, and the only send
+	p.ch <- answered{Approval: ans, saved: saved} // buffered, and the only send
 	return nil
 }
 
@@ -238,8 +337,8 @@ func (a *approval) end(why string) {
 	if a.ended == "" {
 		a.ended = why
 	}
-	for id, ch := range a.waiting {
+	for id, p := range a.waiting {
 		delete(a.waiting, id)
-		close(ch)
+		close(p.ch)
 	}
 }

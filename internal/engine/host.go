@@ -224,6 +224,10 @@ func (h *Host) NewSession(cfg SessionConfig) (*Session, error) {
 	// The approval step is always in the chain: the mode may change at
 	// any time (modes.go), and it decides before anybody is asked.
 	s.approval = newApproval(cfg.Approve, cfg.AnswerApprovals, cfg.ApprovalTimeout, cfg.ApprovalTools, mode, cfg.LockMode)
+	if s.approval.rules, err = rulesOf(cfg.Permissions, cwd, s.settingsWarning); err != nil {
+		return nil, err
+	}
+	s.approval.warn = s.settingsWarning
 	if cfg.ApproveOtherTools {
 		builtins := make(map[string]bool, len(builtin))
 		for _, t := range builtin {
@@ -286,6 +290,9 @@ func (h *Host) NewSession(cfg SessionConfig) (*Session, error) {
 			s.store.Close()
 		}
 		return nil, err
+	}
+	if r := s.approval.rules; r != nil {
+		r.Load() // a settings file that does not parse is told now
 	}
 	h.mu.Lock()
 	defer h.mu.Unlock()

@@ -5,6 +5,9 @@ import (
 	"slices"
 	"strings"
 
+	"zot.dev/zot/internal/home"
+	"zot.dev/zot/internal/settings"
+	"zot.dev/zot/internal/trust"
 	"zot.dev/zot/sdk/wire"
 )
 
@@ -168,4 +171,58 @@ func firstMode(cfg SessionConfig) (PermissionMode, error) {
 		return "", &ModeError{Mode: mode, Offered: []PermissionMode{ModeAsk, ModeAcceptEdits, ModeAuto, ModeReadOnly}}
 	}
 	return mode, nil
+}
+
+// PermissionRules say which permission rules (internal/settings,
+// docs/settings.md) a session applies: a rule allows or denies a tool,
+// optionally only the bash commands or the paths a pattern matches. Deny
+// wins over allow, wherever each is written, and over every mode; an
+// allow rule runs a call without asking in the modes that would ask.
+// The files are read again when they change.
+type PermissionRules struct {
+	// Home is a zot home: the rules of its config.json apply (those of
+	// every folder, and those saved for the session's folder or one
+	// above it), and an AllowAlways answer with Save is kept there.
+	// Empty: no config.json, and no answer can be saved.
+	Home string
+	// Project also applies the rules of the session's CWD/.zot/
+	// settings.json: its deny rules always, its allow rules only in a
+	// folder Home's trust store trusts (zot trust), or with TrustProject.
+	Project bool
+	// TrustProject applies the project's allow rules whether or not the
+	// folder is trusted, as --trust-project does.
+	TrustProject bool
+	// Allow and Deny are rules given here, written as in the files
+	// (`bash(go test *)`, `edit(src/**)`, `read`); one that does not
+	// parse fails the session's start.
+	Allow, Deny []string
+}
+
+// on reports whether the configuration names any rule or file.
+func (p PermissionRules) on() bool {
+	return p.Home != "" || p.Project || len(p.Allow) > 0 || len(p.Deny) > 0
+}
+
+// rulesOf builds the rules of a session in cwd; warn tells the user what
+// they leave out. nil when cfg names none.
+func rulesOf(cfg PermissionRules, cwd string, warn func(string)) (*settings.Rules, error) {
+	if !cfg.on() {
+		return nil, nil
+	}
+	for _, list := range [][]string{cfg.Allow, cfg.Deny} {
+		for _, r := range list {
+			if _, err := settings.ParseRule(r); err != nil {
+				return nil, fmt.Errorf("the permission rules (Permissions): %w", err)
+			}
+		}
+	}
+	r := &settings.Rules{Home: cfg.Home, Dir: cwd, Project: cfg.Project, Warn: warn,
+		Given: settings.Permissions{Allow: cfg.Allow, Deny: cfg.Deny}}
+	if cfg.Project {
+		r.Trust = &trust.Gate{All: cfg.TrustProject}
+		if cfg.Home != "" {
+			r.Trust.Store = &trust.Store{File: home.Home{Dir: cfg.Home}.TrustFile()}
+		}
+	}
+	return r, nil
 }

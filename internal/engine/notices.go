@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"fmt"
 	"strings"
 	"sync"
 
@@ -115,4 +116,18 @@ func (n *notices) callback(ev wire.Event) func(wire.Event) {
 		return n.onMCP
 	}
 	return n.onExt
+}
+
+// SourceSettings is the source of a notice about the session's settings
+// files: one that does not parse, a project's allow rules left out, an
+// answer that could not be saved.
+const SourceSettings = "settings"
+
+// settingsWarning tells the user, on the session's log and through its
+// notices, what its settings leave out.
+func (s *Session) settingsWarning(msg string) {
+	if s.log != nil {
+		fmt.Fprintln(s.log, "zot: "+msg)
+	}
+	s.plug.notices.push(&wire.ExtNotifyEvent{Extension: SourceSettings, Source: SourceSettings, Level: "warn", Message: msg}, s.log != nil)
 }

@@ -142,6 +142,10 @@ type SessionConfig struct {
 	// ApprovalTimeout bounds one approval; when it passes the call is
 	// rejected. 0 means no bound but the prompt's own (an abort rejects).
 	ApprovalTimeout time.Duration
+	// Permissions are the permission rules the approval step applies to
+	// every tool call before the mode and before anybody is asked
+	// (docs/settings.md); the zero value has none.
+	Permissions PermissionRules
 
 	// ModelMiddleware wraps every model call, the first outermost: it
 	// sees the request, the stream's events as they pass, the response,

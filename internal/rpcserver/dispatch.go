@@ -8,6 +8,7 @@ import (
 	"zot.dev/zot/internal/engine"
 	"zot.dev/zot/internal/images"
 	"zot.dev/zot/internal/llm"
+	"zot.dev/zot/internal/settings"
 	"zot.dev/zot/sdk/wire"
 )
 
@@ -108,7 +109,7 @@ func (s *Server) dispatch(cmd wire.Command, id wire.ID, typ string) {
 		}
 		s.respond(id, typ, res)
 	case *wire.AnswerPermissionCommand:
-		ans := engine.Approval{Decision: engine.Reject, Reason: c.Reason}
+		ans := engine.Approval{Decision: engine.Reject, Reason: c.Reason, Save: settings.Scope(c.Save), Rule: c.Rule}
 		switch c.Decision {
 		case wire.PermissionDecisionAllowOnce:
 			ans.Decision = engine.AllowOnce

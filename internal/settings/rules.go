@@ -203,6 +203,19 @@ func (r *Rules) tellUntrustedLocked(from, why string) {
 	r.Warn(msg)
 }
 
+// Load reads the files, telling Warn what they leave out, so that a
+// session reports a file that does not parse when it starts.
+func (r *Rules) Load() {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	srcs := r.loadLocked()
+	for _, s := range srcs {
+		if s.proj && len(s.perms.Allow) > 0 {
+			r.trustedLocked(s.from)
+		}
+	}
+}
+
 // Decide applies the rules to a call: a deny rule that matches wins,
 // then allow rules that cover it. The zero Verdict leaves the call to the
 // permission mode and whoever answers.

@@ -21,6 +21,8 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+
+	"zot.dev/zot/sdk/wire"
 )
 
 // ConfigName is the user's settings file in the zot home.
@@ -98,6 +100,9 @@ func (e *FileError) Error() string {
 
 // Unwrap returns the cause.
 func (e *FileError) Unwrap() error { return e.Err }
+
+// ErrorCode returns settings_error, the code of every door's answer.
+func (e *FileError) ErrorCode() wire.ErrorCode { return wire.CodeSettingsError }
 
 // readFile reads path; a missing file is nil data and no error.
 func readFile(path string) ([]byte, error) {
