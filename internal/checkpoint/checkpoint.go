@@ -93,8 +93,9 @@ func Fingerprint(m llm.Message) string {
 type State struct {
 	// Exists is false when there was no file.
 	Exists bool `json:"exists"`
-	// Hash is the SHA-256 of the content, in hex; for a path that is not
-	// a regular file, "type:" and its mode.
+	// Hash is the SHA-256 of the content, in hex; for a file larger than
+	// Limits.File, "stat:" with its size and modification time; for a
+	// path that is not a regular file, "type:" and its mode.
 	Hash string `json:"hash,omitempty"`
 	// Size is the content's length.
 	Size int64 `json:"size,omitempty"`
@@ -145,6 +146,7 @@ type Store struct {
 	blobs  map[string][]byte // in memory only
 	used   int64             // bytes of kept contents, each hash once
 	kept   map[string]int64  // kept hashes and their sizes
+	roots  map[string]string // the top of the git work tree of each folder asked about
 }
 
 // New returns the store of dir, where the records are kept (created on
@@ -382,30 +384,25 @@ func (s *Store) stat(path string, keep bool) (State, []byte, error) {
 		st.Hash, st.Size, st.Why = "type:"+fi.Mode().Type().String(), 0, "not a regular file"
 		return st, nil, nil
 	}
-	if keep && fi.Size() <= s.lim.File {
-		data, err := os.ReadFile(path)
-		if err != nil {
-			return State{}, nil, fmt.Errorf("recording a checkpoint of %s: %w", path, err)
+	if fi.Size() > s.lim.File {
+		// Too large to keep: known by its size and time of change
+		// instead of a hash, so that it is never read whole.
+		st.Hash = fmt.Sprintf("stat:%d:%d", fi.Size(), fi.ModTime().UnixNano())
+		if keep {
+			st.Why = fmt.Sprintf("larger than the %s a checkpoint keeps of one file", size(s.lim.File))
 		}
-		sum := sha256.Sum256(data)
-		st.Hash, st.Size, st.Kept = hex.EncodeToString(sum[:]), int64(len(data)), true
-		return st, data, nil
+		return st, nil, nil
 	}
-	f, err := os.Open(path)
+	data, err := os.ReadFile(path)
 	if err != nil {
 		return State{}, nil, fmt.Errorf("recording a checkpoint of %s: %w", path, err)
 	}
-	defer f.Close()
-	h := sha256.New()
-	n, err := io.Copy(h, f)
-	if err != nil {
-		return State{}, nil, fmt.Errorf("recording a checkpoint of %s: %w", path, err)
+	sum := sha256.Sum256(data)
+	st.Hash, st.Size, st.Kept = hex.EncodeToString(sum[:]), int64(len(data)), keep
+	if !keep {
+		data = nil
 	}
-	st.Hash, st.Size = hex.EncodeToString(h.Sum(nil)), n
-	if keep {
-		st.Why = fmt.Sprintf("larger than the %s a checkpoint keeps of one file", size(s.lim.File))
-	}
-	return st, nil, nil
+	return st, data, nil
 }
 
 // content returns the kept content of hash. The caller holds s.mu.

@@ -101,11 +101,10 @@ func (s *Store) SnapshotGit(ctx context.Context, dir string) *GitSnapshot {
 		return nil
 	}
 	taken := time.Now()
-	out, err := git(ctx, dir, "rev-parse", "--show-toplevel")
-	if err != nil {
+	root := s.workTree(ctx, dir)
+	if root == "" {
 		return nil
 	}
-	root := strings.TrimSpace(string(out))
 	paths, head, err := status(ctx, root)
 	if err != nil {
 		return nil
@@ -122,6 +121,45 @@ func (s *Store) SnapshotGit(ctx context.Context, dir string) *GitSnapshot {
 		snap.dirty[p] = snapFile{st: st, content: content}
 	}
 	return snap
+}
+
+// workTree returns the top of the git work tree dir is in, "" when it is
+// in none. Git is asked only when a folder on the way up has a .git, and
+// once per folder.
+func (s *Store) workTree(ctx context.Context, dir string) string {
+	s.mu.Lock()
+	root, ok := s.roots[dir]
+	s.mu.Unlock()
+	if ok {
+		if _, err := os.Lstat(filepath.Join(root, ".git")); err == nil {
+			return root
+		}
+	}
+	found := false
+	for d := dir; ; d = filepath.Dir(d) {
+		if _, err := os.Lstat(filepath.Join(d, ".git")); err == nil {
+			found = true
+			break
+		}
+		if filepath.Dir(d) == d {
+			break
+		}
+	}
+	if !found {
+		return ""
+	}
+	out, err := git(ctx, dir, "rev-parse", "--show-toplevel")
+	if err != nil {
+		return ""
+	}
+	root = strings.TrimSpace(string(out))
+	s.mu.Lock()
+	if s.roots == nil {
+		s.roots = map[string]string{}
+	}
+	s.roots[dir] = root
+	s.mu.Unlock()
+	return root
 }
 
 // AfterGit records, as changes of turn t, what the command that ran since
