@@ -112,7 +112,7 @@ test("the ACP TypeScript SDK drives zot daemon", async (t) => {
   assert.equal(first.stopReason, "end_turn");
   assert.equal(asked.length, 1);
   assert.equal(asked[0].toolCall.toolCallId, "w1");
-  assert.deepEqual(asked[0].options.map((o) => o.kind), ["allow_once", "allow_always", "reject_once", "reject_always"]);
+  assert.deepEqual(asked[0].options.map((o) => o.optionId), ["allow_once", "allow_always", "allow_always_folder", "reject_once", "reject_always"]);
   assert.equal(fs.readFileSync(path.join(work, "a.txt"), "utf8"), "hello\n");
   const statuses = updates
     .filter((u) => u.update.sessionUpdate === "tool_call" || u.update.sessionUpdate === "tool_call_update")
