@@ -36,7 +36,8 @@ func (m *model) screen() string {
 	}
 	if !m.quit {
 		if m.picker == nil && len(m.perms) == 0 {
-			bottom = append(bottom, m.inputLines()...)
+			// A panel ends with its own rule.
+			bottom = append(bottom, m.inputLines(!m.panel.IsOpen())...)
 		}
 		bottom = append(bottom, m.footer()...)
 	}
@@ -68,15 +69,17 @@ func (m *model) liveLines() []string {
 	return out
 }
 
-// inputLines draws the input box.
-func (m *model) inputLines() []string {
+// inputLines draws the input box, under a rule when rule is set.
+func (m *model) inputLines(rule bool) []string {
 	g := m.t.G
-	rule := m.t.Faint.Render(strings.Repeat(g.Rule, max(m.width, 1)))
 	body := m.in.View()
 	if m.in.Empty() && !m.ready {
 		body = m.t.User.Render(g.Prompt) + " " + m.t.Faint.Render("opening the session"+g.Ellipsis)
 	}
-	lines := []string{rule}
+	var lines []string
+	if rule {
+		lines = append(lines, m.t.Faint.Render(strings.Repeat(g.Rule, max(m.width, 1))))
+	}
 	if m.status != "" {
 		lines = append([]string{m.t.Warn.Render(m.status)}, lines...)
 	}
