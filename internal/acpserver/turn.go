@@ -202,10 +202,14 @@ func (t *turn) toolResult(e *wire.ToolResultEvent) []acp.SessionUpdate {
 // call (what the context holds now), the model's window, and the
 // session's cumulative cost, left out when calls of a model without known
 // prices make it unknown (ACP's cost has no way to say a total is only
-// a part).
+// a part). Its _meta.zot.tokens are the session's tokens so far (ACP's
+// usage has none), which the terminal's footer shows.
 func (t *turn) usage(e *wire.UsageEvent) *acp.UsageUpdate {
 	used := e.Input + e.CacheRead + e.CacheWrite + e.Output
-	u := &acp.UsageUpdate{Used: used, Size: t.contextSz}
+	c := e.Cumulative
+	u := &acp.UsageUpdate{Used: used, Size: t.contextSz, Meta: map[string]any{"zot": map[string]any{"tokens": map[string]int64{
+		"input": c.Input, "output": c.Output, "cacheRead": c.CacheRead, "cacheWrite": c.CacheWrite,
+	}}}}
 	if e.Cumulative.CostUSD > 0 && (e.Cumulative.CostUnknown == nil || !*e.Cumulative.CostUnknown) {
 		u.Cost = &acp.Cost{Amount: e.Cumulative.CostUSD, Currency: "USD"}
 	}

@@ -27,6 +27,9 @@ func TestUsageCostLeftOutWhenUnknown(t *testing.T) {
 		if u.Used != 15 || u.Size != 200_000 {
 			t.Errorf("%s: used %d size %d", c.name, u.Used, u.Size)
 		}
+		if tok, _ := u.Meta["zot"].(map[string]any)["tokens"].(map[string]int64); tok["input"] != c.cum.Input || tok["output"] != c.cum.Output {
+			t.Errorf("%s: _meta %v, want the session's tokens %+v", c.name, u.Meta, c.cum)
+		}
 		switch {
 		case c.wantCost == 0 && u.Cost != nil:
 			t.Errorf("%s: cost %+v, want none", c.name, *u.Cost)

@@ -139,7 +139,8 @@ func TestTurnScreens(t *testing.T) {
 			old := "for i := 0; i < n-1; i++ {\n\tsum += xs[i]\n}\n"
 			st.update(acp.SessionUpdate{ToolCallUpdate: &acp.ToolCallUpdate{ToolCallID: "c1", Status: acp.ToolCallStatusCompleted,
 				Content: []acp.ToolCallContent{{Diff: &acp.Diff{Path: "/work/sum.go", OldText: &old, NewText: strings.Replace(old, "n-1", "n", 1)}}}}})
-			st.update(acp.SessionUpdate{UsageUpdate: &acp.UsageUpdate{Used: 12345, Size: 200000, Cost: &acp.Cost{Amount: 0.0123, Currency: "USD"}}})
+			st.update(acp.SessionUpdate{UsageUpdate: &acp.UsageUpdate{Used: 12345, Size: 200000, Cost: &acp.Cost{Amount: 0.0123, Currency: "USD"},
+				Meta: map[string]any{"zot": map[string]any{"tokens": map[string]any{"input": 20000.0, "cacheRead": 4000.0, "output": 1500.0}}}}})
 			st.text("Fixed.")
 			st.send(promptDoneMsg{stop: acp.StopReasonEndTurn})
 			st.golden("turn-done-" + tc.name)

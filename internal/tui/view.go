@@ -9,6 +9,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
 
+	"zot.dev/zot/internal/acp"
 	"zot.dev/zot/internal/tui/render"
 )
 
@@ -103,6 +104,13 @@ func (m *model) footer() []string {
 			ctx += fmt.Sprintf("/%s (%d%%)", tokens(u.Size), u.Used*100/u.Size)
 		}
 		parts = append(parts, ctx)
+		if in, out, ok := sessionTokens(u); ok {
+			up, down := "↑", "↓"
+			if g.Arrow == "->" {
+				up, down = "in ", "out "
+			}
+			parts = append(parts, up+tokens(in)+" "+down+tokens(out))
+		}
 		if u.Cost != nil {
 			parts = append(parts, fmt.Sprintf("$%.4f", u.Cost.Amount))
 		}
@@ -115,9 +123,24 @@ func (m *model) footer() []string {
 		spin := g.Spinner[m.spin%len(g.Spinner)]
 		line = m.t.Accent.Render(spin) + " " + m.t.Faint.Render(fmt.Sprintf("%ds · esc to interrupt", int(time.Since(m.started).Seconds()))) + "  " + m.t.Faint.Render(line)
 	} else if line != "" {
-		line = m.t.Faint.Render(line + " · / for commands")
+		if hint := line + " · / for commands"; ansi.StringWidth(hint) <= m.width {
+			line = hint
+		}
+		line = m.t.Faint.Render(line)
 	}
 	return []string{ansi.Truncate(line, m.width, g.Ellipsis)}
+}
+
+// sessionTokens reads the session's tokens from a usage_update's
+// _meta.zot.tokens (zot's ACP server sends them; another agent may not).
+func sessionTokens(u *acp.UsageUpdate) (in, out int64, ok bool) {
+	z, _ := u.Meta["zot"].(map[string]any)
+	t, _ := z["tokens"].(map[string]any)
+	if t == nil {
+		return 0, 0, false
+	}
+	num := func(k string) int64 { f, _ := t[k].(float64); return int64(f) }
+	return num("input") + num("cacheRead") + num("cacheWrite"), num("output"), true
 }
 
 // option is the current value of a config option.
