@@ -28,6 +28,7 @@ import (
 	"time"
 
 	"zot.dev/zot/internal/acp"
+	"zot.dev/zot/internal/boundlog"
 	"zot.dev/zot/internal/buildinfo"
 	"zot.dev/zot/internal/engine"
 	"zot.dev/zot/internal/jsonrpc"
@@ -62,9 +63,6 @@ type Options struct {
 	Version string
 	// Log receives diagnostics; nil discards them.
 	Log io.Writer
-	// QueueUpdates bounds the updates waiting in one session's queue
-	// before the engine waits for the client; 0 means 256.
-	QueueUpdates int
 	// AuthMethods are the ways to authenticate that initialize
 	// advertises (none when empty): for a provider that needs an API key,
 	// one that names the variable to set.
@@ -83,14 +81,18 @@ type Agent struct {
 	opts    Options
 	store   *store.Store // the sessions of SessionsDir and their index
 	started time.Time
-	ctx     context.Context // ends at Close: forwarders stop
+	ctx     context.Context // ends at Close
 	cancel  context.CancelFunc
+	// log is opts.Log written from a goroutine of its own: what the
+	// sessions log while the engine stamps their events (a notice, an
+	// update that failed) never waits for a stderr nobody reads.
+	log *boundlog.Async
 
 	mu       sync.Mutex
 	sessions map[string]*acpSession // open sessions by id
 	gates    gates                  // serialize opening and closing one id (lifecycle.go)
 	closed   bool
-	wg       sync.WaitGroup // forwarders and closers
+	wg       sync.WaitGroup // closers
 }
 
 // New returns an Agent for opts.
@@ -111,9 +113,6 @@ func New(opts Options) (*Agent, error) {
 	if opts.Log == nil {
 		opts.Log = io.Discard
 	}
-	if opts.QueueUpdates <= 0 {
-		opts.QueueUpdates = 256
-	}
 	if opts.Version == "" {
 		opts.Version = buildinfo.Version()
 	}
@@ -124,7 +123,7 @@ func New(opts Options) (*Agent, error) {
 		return nil, fmt.Errorf("acpserver: %w", err)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
-	return &Agent{opts: opts, store: st, started: time.Now(), ctx: ctx, cancel: cancel, sessions: map[string]*acpSession{}}, nil
+	return &Agent{opts: opts, store: st, started: time.Now(), ctx: ctx, cancel: cancel, log: boundlog.NewAsync(opts.Log, 0), sessions: map[string]*acpSession{}}, nil
 }
 
 // Handler returns the handler of a new connection (a jsonrpc.NewHandler).
@@ -154,6 +153,7 @@ func (a *Agent) Close(ctx context.Context) error {
 	case <-ctx.Done():
 		return ctx.Err()
 	}
+	_ = a.log.Close() // what was logged is written
 	return first
 }
 
@@ -172,7 +172,7 @@ func (a *Agent) track() bool {
 }
 
 func (a *Agent) logf(format string, args ...any) {
-	fmt.Fprintf(a.opts.Log, "zot daemon: "+format+"\n", args...)
+	fmt.Fprintf(a.log, "zot daemon: "+format+"\n", args...)
 }
 
 // validSessionID reports whether id has the form of a session id (see

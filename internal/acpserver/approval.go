@@ -65,9 +65,6 @@ func (s *acpSession) ask(ctx context.Context, req engine.ApprovalRequest) engine
 	if from == nil {
 		return engine.Approval{Decision: engine.Reject, Reason: "no client can answer"}
 	}
-	if err := s.flush(ctx); err != nil {
-		return engine.Approval{Decision: engine.Reject, Reason: err.Error()}
-	}
 	select {
 	case <-from.c.Done():
 		return engine.Approval{Decision: engine.Reject, Reason: "the client that sent the prompt has left"}

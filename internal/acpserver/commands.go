@@ -70,7 +70,7 @@ func (h *conn) announce(s *acpSession, r jsonrpc.Reply) jsonrpc.Reply {
 // answer), and after /reload. The engine starts and stops them with the
 // session.
 func (s *acpSession) watchExtensions() {
-	s.eng.SetNoticeSink(engine.NoticeSink{Send: s.engineNotice, Full: s.noticesFull}) // notify.go
+	s.eng.SetNoticeSink(engine.NoticeSink{Send: s.engineNotice}) // notify.go
 	stop := s.eng.OnExtensionsChanged(func() {
 		select {
 		case <-s.stop:
@@ -157,9 +157,6 @@ func (h *conn) runCommand(s *acpSession, name, args string) jsonrpc.Reply {
 		}
 		if reply := commandReply(s, name, out); reply != "" {
 			s.push(item{update: &acp.SessionUpdate{AgentMessageChunk: textChunk(reply)}, only: h})
-		}
-		if err := s.flush(ctx); err != nil {
-			return nil, err
 		}
 		return acp.PromptResponse{StopReason: acp.StopReasonEndTurn}, nil
 	})

@@ -290,25 +290,22 @@ func (h *conn) sessionLoad(req *jsonrpc.Request) jsonrpc.Reply {
 	if err != nil {
 		return jsonrpc.Fail(err)
 	}
-	// The replay goes through the session's queue, to this connection
-	// only, before the connection is attached: a turn another client
-	// runs cannot interleave with it (a busy session is refused).
+	// The replay goes to this connection only, before its answer: the
+	// session's other updates are held for it meanwhile, so a turn
+	// another client runs cannot interleave with it (a busy session is
+	// refused).
 	if s.eng.Busy() {
 		h.agent.releaseUnused(s)
 		return jsonrpc.Fail(appError(acp.ErrorKindBusy, s.id, "session %s runs a prompt; load it after the answer", s.id))
 	}
-	// The transcript as it is now goes into the queue as one item; the
-	// forwarder converts and sends it a message at a time (handReplay).
-	if msgs := s.eng.Transcript(); len(msgs) > 0 {
-		s.push(item{replay: msgs, only: h})
-	}
+	msgs := s.eng.Transcript() // as it is now
 	if err := s.startMCP(servers); err != nil {
 		h.agent.releaseUnused(s)
 		return jsonrpc.Fail(err)
 	}
 	h.attach(s)
 	return h.announce(s, jsonrpc.Async(func(ctx context.Context) (any, error) {
-		if err := s.flush(ctx); err != nil {
+		if err := s.replay(ctx, msgs, h); err != nil { // replay.go
 			return nil, err
 		}
 		return s.openAnswer(), nil
@@ -486,7 +483,9 @@ func (s *acpSession) submitThen(from *conn, w engine.Work, started func()) (*tur
 	}
 	w.Ctx = s.withClient(s.agent.ctx, from) // a turn outlives its client's connection
 	w.Sink = s.sink(t)
-	w.Ready = s.ready
+	// The turn waits for room in the queue of the client that sent it;
+	// the session's other clients are handed its updates without waiting.
+	w.Ready = from.c.Ready
 	err := s.eng.Submit(w, engine.RefuseBusy, func(wire.StartResult) {
 		s.mu.Lock()
 		s.turn = t

@@ -48,55 +48,71 @@ func encodedNotification(method string, v any) (jsonrpc.Frame, error) {
 		}
 		return nil, fmt.Errorf("encoding a %s notification: %w", method, err)
 	}
-	return jsonrpc.NotificationFrame(method, len(b), func(f []byte) []byte { return append(f, b...) }), nil
+	head := updateHead
+	if method != acp.MethodSessionUpdate {
+		head = jsonrpc.NotificationHead(method)
+	}
+	f := make(jsonrpc.Frame, 0, len(head)+len(b)+1)
+	return append(append(append(f, head...), b...), '}'), nil
 }
+
+// updateHead is what every session/update frame begins with, up to its
+// params (jsonrpc.NotificationHead): the updates, most of what the
+// agent sends, are framed without encoding it again.
+var updateHead = jsonrpc.NotificationHead(acp.MethodSessionUpdate)
 
 // textFrame is the frame of an agent_message_chunk (thought: an
 // agent_thought_chunk) holding text alone.
 func (s *acpSession) textFrame(text string, thought bool) jsonrpc.Frame {
-	return jsonrpc.NotificationFrame(acp.MethodSessionUpdate, s.textParamsSize(text, thought), func(b []byte) []byte {
-		return s.appendTextParams(b, text, thought)
-	})
+	return s.appendText(make([]byte, 0, s.textSize(text, thought)), text, thought)
 }
 
-// sendText sends a text chunk to one connection, encoded straight into
-// its outgoing queue: the frame of the common case, a session with one
-// client, is neither allocated nor copied.
+// sendText queues a text chunk for one connection, encoded straight into
+// its outgoing queue, without waiting: the frame of the common case, a
+// session with one client, is neither allocated nor copied.
 func (s *acpSession) sendText(c *conn, text string, thought bool) error {
-	return c.c.SendNotification(s.agent.ctx, acp.MethodSessionUpdate, s.textParamsSize(text, thought), func(b []byte) []byte {
-		return s.appendTextParams(b, text, thought)
+	return c.c.PostFunc(s.textSize(text, thought), func(b []byte) []byte {
+		return s.appendText(b, text, thought)
 	})
 }
 
-// appendTextParams appends the params of a text chunk.
-func (s *acpSession) appendTextParams(b []byte, text string, thought bool) []byte {
-	b = append(b, s.chunkHead(thought)...)
+// appendText appends the frame of a text chunk: the session's head of
+// its kind, the text, and the closing of the params and the frame.
+func (s *acpSession) appendText(b []byte, text string, thought bool) []byte {
+	b = append(b, s.textHeads[textKind(thought)]...)
 	b = wirecodec.AppendString(b, text)
-	return append(b, "}}}"...)
+	return append(b, "}}}}"...)
 }
 
-// textParamsSize is about the length of a text chunk's params, with room
-// for some escapes.
-func (s *acpSession) textParamsSize(text string, thought bool) int {
-	return len(s.chunkHead(thought)) + len(text) + len(text)/8 + 8
+// textSize is about the length of a text chunk's frame, with room for
+// some escapes.
+func (s *acpSession) textSize(text string, thought bool) int {
+	return len(s.textHeads[textKind(thought)]) + len(text) + len(text)/8 + 8
 }
 
-// chunkHead returns the params of a text chunk of the session up to the
-// text's value, made once per session and kind: the session id is
-// encoded once, not per chunk. Only the forwarder calls it.
-func (s *acpSession) chunkHead(thought bool) []byte {
-	k := 0
+// textKind is the index of a text chunk's head in acpSession.textHeads.
+func textKind(thought bool) int {
+	if thought {
+		return 1
+	}
+	return 0
+}
+
+// textHead returns the frame of a text chunk of session id up to the
+// text's value (thought: of an agent_thought_chunk, else of an
+// agent_message_chunk): a session's are made once, so neither the
+// envelope nor the session id is encoded per chunk.
+func textHead(id string, thought bool) []byte {
 	kind := "agent_message_chunk"
 	if thought {
-		k, kind = 1, "agent_thought_chunk"
+		kind = "agent_thought_chunk"
 	}
-	if s.heads[k] == nil {
-		b := wirecodec.AppendString([]byte(`{"sessionId":`), s.id)
-		b = append(b, `,"update":{"sessionUpdate":"`...)
-		b = append(b, kind...)
-		s.heads[k] = append(b, `","content":{"type":"text","text":`...)
-	}
-	return s.heads[k]
+	b := append([]byte(nil), updateHead...)
+	b = append(b, `{"sessionId":`...)
+	b = wirecodec.AppendString(b, id)
+	b = append(b, `,"update":{"sessionUpdate":"`...)
+	b = append(b, kind...)
+	return append(b, `","content":{"type":"text","text":`...)
 }
 
 // plainText reports whether c is a text chunk with nothing but its text.

@@ -37,7 +37,7 @@ func sameJSON(t testing.TB, a, b []byte) bool {
 // The bytes written straight for a text chunk, held as text or as an
 // update, are those encoding/json writes for the same update.
 func TestFramesOfTextChunksMatchEncodingJSON(t *testing.T) {
-	s := &acpSession{id: "20261123T000000Z-0123456789abcdef"}
+	s := encodingSession("20261123T000000Z-0123456789abcdef")
 	for _, text := range []string{"plain", "quote \" back\\slash \n\t tab", "<html> & \u2028 é 😀", "\x01\x1f", "\xff invalid", ""} {
 		for _, thought := range []bool{false, true} {
 			u := acp.SessionUpdate{AgentMessageChunk: textChunk(text)}
@@ -80,7 +80,7 @@ func TestFramesOfTextChunksMatchEncodingJSON(t *testing.T) {
 }
 
 func BenchmarkFrameTextChunk(b *testing.B) {
-	s := &acpSession{id: "20261123T000000Z-0123456789abcdef"}
+	s := encodingSession("20261123T000000Z-0123456789abcdef")
 	it := item{text: "d00000000000042 "}
 	b.ReportAllocs()
 	for b.Loop() {
@@ -91,7 +91,7 @@ func BenchmarkFrameTextChunk(b *testing.B) {
 }
 
 func BenchmarkFrameTextChunkEncodingJSON(b *testing.B) {
-	s := &acpSession{id: "20261123T000000Z-0123456789abcdef"}
+	s := encodingSession("20261123T000000Z-0123456789abcdef")
 	u := acp.SessionUpdate{AgentMessageChunk: textChunk("d00000000000042 ")}
 	b.ReportAllocs()
 	for b.Loop() {
@@ -99,4 +99,9 @@ func BenchmarkFrameTextChunkEncodingJSON(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
+}
+
+// encodingSession is a session with only what encoding its updates needs.
+func encodingSession(id string) *acpSession {
+	return &acpSession{id: id, textHeads: [2][]byte{textHead(id, false), textHead(id, true)}}
 }

@@ -2,13 +2,12 @@ package acpserver
 
 import (
 	"bytes"
-	"context"
 	"strings"
 	"sync"
 	"testing"
-	"time"
 
 	"zot.dev/zot/internal/acp"
+	"zot.dev/zot/internal/boundlog"
 )
 
 // lockedBuffer is a log that goroutines may write at once.
@@ -37,6 +36,7 @@ func TestUpdateForNobodyIsNotEncoded(t *testing.T) {
 	ta := newTestAgent(t, "", `{"turns":[{"steps":[{"text":"ok"}]}]}`, "allow")
 	log := &lockedBuffer{}
 	ta.a.opts.Log = log
+	ta.a.log = boundlog.NewAsync(log, 0)
 	cl := ta.connect()
 	cl.init()
 	s := ta.a.lookup(cl.newSession(t.TempDir()))
@@ -47,20 +47,13 @@ func TestUpdateForNobodyIsNotEncoded(t *testing.T) {
 	s.mu.Lock()
 	only := s.clients[0]
 	s.mu.Unlock()
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-
 	s.push(item{note: make(chan int), except: only}) // for the other clients: none
-	if err := s.flush(ctx); err != nil {
-		t.Fatal(err)
-	}
+	ta.a.log.Flush()
 	if strings.Contains(log.String(), "encoding an update") {
 		t.Fatalf("an update for nobody was encoded:\n%s", log)
 	}
 	s.push(item{note: make(chan int)}) // for every client: encoded, and fails
-	if err := s.flush(ctx); err != nil {
-		t.Fatal(err)
-	}
+	ta.a.log.Flush()
 	if !strings.Contains(log.String(), "encoding an update") {
 		t.Fatalf("an update for the session's client was not encoded:\n%s", log)
 	}

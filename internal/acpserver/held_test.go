@@ -1,7 +1,6 @@
 package acpserver
 
 import (
-	"context"
 	"fmt"
 	"runtime"
 	"strings"
@@ -35,11 +34,6 @@ func TestUpdatesHeldUntilTheAnswerAreBounded(t *testing.T) {
 	for i := range n {
 		s.push(item{update: &acp.SessionUpdate{AgentMessageChunk: textChunk(fmt.Sprintf("%d,", i))}})
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
-	if err := s.flush(ctx); err != nil {
-		t.Fatal(err)
-	}
 	waitFor(t, "the first client's updates", func() bool { return len(first.updatesOf(id)) >= n+1 })
 	time.Sleep(100 * time.Millisecond)
 	if got := len(second.updatesOf(id)); got != 0 {
@@ -47,9 +41,6 @@ func TestUpdatesHeldUntilTheAnswerAreBounded(t *testing.T) {
 	}
 
 	s.answered(opening)
-	if err := s.flush(ctx); err != nil {
-		t.Fatal(err)
-	}
 	waitFor(t, "the held updates", func() bool { return len(second.updatesOf(id)) >= maxHeld })
 	time.Sleep(100 * time.Millisecond)
 	ups := second.updatesOf(id)

@@ -9,27 +9,6 @@ import (
 	"zot.dev/zot/sdk/wire"
 )
 
-// maxQueuedNotices is, in Options.QueueUpdates, how many updates may wait
-// in a session before the notices the schema marks droppable
-// (wire.DroppableEvent: an extension's notify, a panel's redraw or close)
-// are dropped: an extension that floods a client that reads slowly must
-// not grow the daemon's memory without bound. The updates of work and
-// every other update are never dropped.
-const maxQueuedNotices = 4
-
-// noticesFull reports whether the session's updates are so far behind
-// that a droppable notice is dropped; the first drop of the session is
-// logged.
-func (s *acpSession) noticesFull() bool {
-	if s.q.Len() < maxQueuedNotices*s.agent.opts.QueueUpdates {
-		return false
-	}
-	if !s.droppedNotices.Swap(true) {
-		s.agent.logf("session %s: its clients are not reading: dropping what extensions push until they catch up", s.id)
-	}
-	return true
-}
-
 // maxUnheard bounds the notices a session keeps while no client has it
 // open, to tell the first one that does.
 const maxUnheard = 32
@@ -59,9 +38,11 @@ func (s *acpSession) tellUnheard(c *conn) {
 // report that one failed to start or crashed, an MCP server's notice, a
 // folder not trusted) becomes _zot/notify, and goes to the log unless
 // zot logged it already. It is called with the engine's stamping lock
-// held, so it only queues (the forwarder keeps it for the next client
-// when none has the session open). A panel's redraw or close becomes
-// its notification (panels.go).
+// held, so it only queues, and logs through the agent's log, which never
+// waits (it is kept for the next client when none has the session
+// open). A client that is behind does not get it (the schema lets it be
+// dropped). A panel's redraw or close becomes its notification
+// (panels.go).
 func (s *acpSession) engineNotice(n engine.Notice) {
 	if s.panelNotice(n.Event) { // panels.go
 		return
@@ -89,5 +70,5 @@ func (s *acpSession) engineNotice(n engine.Notice) {
 		name := e.Extension
 		note.Name = &name
 	}
-	s.push(item{note: note, method: acp.MethodZotNotify, keep: true})
+	s.push(item{note: note, method: acp.MethodZotNotify, keep: true, droppable: true})
 }

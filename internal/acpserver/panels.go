@@ -47,15 +47,17 @@ func (s *acpSession) tellPanels(c *conn) {
 
 // panelNotice turns a panel's redraw or close, pushed by its extension
 // (or by a close), into its notification; it reports whether ev was one.
-// It is called with the engine's stamping lock held, so it only queues.
+// It is called with the engine's stamping lock held, so it only queues;
+// a client that is behind does not get it (the schema lets it be
+// dropped).
 func (s *acpSession) panelNotice(ev wire.Event) bool {
 	switch e := ev.(type) {
 	case *wire.PanelRenderEvent:
 		p := wire.Panel{ID: e.PanelID, Title: e.Title, Lines: e.Lines, Footer: e.Footer}
-		s.push(item{note: acp.ZotPanelRenderedNotification{SessionID: s.id, Panel: panelFrame(e.Extension, p)}, method: acp.MethodZotPanelRendered})
+		s.push(item{note: acp.ZotPanelRenderedNotification{SessionID: s.id, Panel: panelFrame(e.Extension, p)}, method: acp.MethodZotPanelRendered, droppable: true})
 		return true
 	case *wire.PanelCloseEvent:
-		s.push(item{note: acp.ZotPanelClosedNotification{SessionID: s.id, PanelID: e.PanelID, Extension: e.Extension}, method: acp.MethodZotPanelClosed})
+		s.push(item{note: acp.ZotPanelClosedNotification{SessionID: s.id, PanelID: e.PanelID, Extension: e.Extension}, method: acp.MethodZotPanelClosed, droppable: true})
 		return true
 	}
 	return false

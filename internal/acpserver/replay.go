@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/base64"
 	"encoding/json"
+	"fmt"
 	"strconv"
 	"strings"
 
@@ -61,13 +62,13 @@ func replayMessage(t *turn, m *wire.Message, out []acp.SessionUpdate) []acp.Sess
 	return out
 }
 
-// handReplay tells transcript again to c, oldest first, a message at a
-// time: each is converted, encoded and sent before the next is looked
-// at, so a long session's replay is never held whole in memory. It runs
-// on the forwarder, in the queue's order: what was queued after the
-// replay (a turn another client started) reaches c after all of it. A
-// client that cannot be written to ends the replay.
-func (s *acpSession) handReplay(transcript []llm.Message, c *conn) {
+// replay tells transcript again to c, oldest first, a message at a
+// time: each is converted, encoded and queued before the next is looked
+// at, so a long session's replay is never held whole in memory, and it
+// waits for room in c's queue, so a client that reads slowly gets it at
+// its pace. c is attached and not yet answered: the session's other
+// updates are held for it until its answer, which follows the replay.
+func (s *acpSession) replay(ctx context.Context, transcript []llm.Message, c *conn) error {
 	t := &turn{}
 	var ups []acp.SessionUpdate
 	for i := range transcript {
@@ -79,13 +80,13 @@ func (s *acpSession) handReplay(transcript []llm.Message, c *conn) {
 				s.agent.logf("session %s: %v", s.id, err)
 				continue
 			}
-			if err := c.c.Send(s.agent.ctx, frame); err != nil {
-				s.sendFailed(c, err)
-				return
+			if err := c.c.Send(ctx, frame); err != nil {
+				return fmt.Errorf("replaying session %s: %w", s.id, err)
 			}
 		}
 		clear(ups)
 	}
+	return nil
 }
 
 // promptInput turns an ACP prompt into the engine's: text blocks, and the

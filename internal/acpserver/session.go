@@ -10,7 +10,6 @@ import (
 	"zot.dev/zot/internal/acp"
 	"zot.dev/zot/internal/engine"
 	"zot.dev/zot/internal/jsonrpc"
-	"zot.dev/zot/internal/llm"
 	"zot.dev/zot/sdk/wire"
 )
 
@@ -43,19 +42,28 @@ type acpSession struct {
 	closing      bool
 	x            sessionExtras // modes, terminals, title (modes.go)
 
-	// The updates, in order: the turn's Sink and the door's own requests
-	// push (never blocking), the forwarder takes; the turn waits for room
-	// (Work.Ready), so a client that reads slowly slows this session down
-	// and nothing else.
-	q    *engine.Subscription[item]
-	stop chan struct{} // closed by close: the commands are no longer told (commands.go)
-	done chan struct{} // closed when the forwarder ended
+	// The updates go straight onto the queues of the connections that
+	// have the session open, in the order they are handed on: sendMu
+	// orders the hand-offs (the turn's Sink, on the engine's worker, and
+	// the door's own updates), and nothing under it waits. Each client
+	// has its own bounded queue (its connection's): the turn waits for
+	// room only in the queue of the client that sent it (Work.Ready), so
+	// a client that reads slowly slows its own turns, and one that falls
+	// far behind while others prompt is dropped alone (jsonrpc.Conn.Post).
+	sendMu  sync.Mutex
+	ended   bool          // the session is closed: nothing more is handed on
+	targets []*conn       // scratch space of hand, under sendMu
+	stop    chan struct{} // closed by close: the commands are no longer told (commands.go)
+	closed  chan struct{} // closed when close has ended
 
-	// droppedNotices is set once a notice was dropped (noticesFull).
+	// droppedNotices is set once a notice was dropped for a client that
+	// is behind.
 	droppedNotices atomic.Bool
 
-	// The forwarder's own (encode.go): the heads of text chunks' params.
-	heads [2][]byte
+	// textHeads are the frames of the session's text chunks up to the
+	// text's value, made once (encode.go): [0] an agent_message_chunk,
+	// [1] an agent_thought_chunk.
+	textHeads [2][]byte
 }
 
 // item is one entry of a session's updates.
@@ -64,8 +72,8 @@ type item struct {
 	only   *conn // when set, the update goes to this connection only (a replay)
 	except *conn // when set, the update goes to every connection but this one
 	// barrier, when set, is closed once every item before it was handed
-	// on; with only set, once they were handed on to only, which may
-	// mean after only's opening answer (a turn's end: see sink).
+	// on to only, which may mean after only's opening answer (a turn's
+	// end: see sink).
 	barrier chan struct{}
 	// answered, when set, is a client whose opening answer is queued:
 	// the updates held back for it are handed on, and it gets them all
@@ -74,94 +82,47 @@ type item struct {
 	note     any    // when set, sent as the params of a session/update as is (to every connection)
 	method   string // when set, the method note is sent as, instead of session/update
 	keep     bool   // a note kept for the next client when no client has the session open (notify.go)
+	// droppable is set for a note the schema lets a client that is
+	// behind miss (wire.DroppableEvent: a notice, a panel's redraw).
+	droppable bool
 	// text, when update, note and barrier are unset, is a text chunk of
 	// the agent's answer (of its thought, with thought set): the deltas
 	// of a turn, most of what it sends, need no SessionUpdate.
 	text    string
 	thought bool
-	// replay, when set, is a transcript told again to only (a
-	// session/load), a message at a time (handReplay).
-	replay []llm.Message
 }
 
-// newSession wraps an engine session and starts its forwarder.
+// newSession wraps an engine session.
 func (a *Agent) newSession(id, cwd string, eng *engine.Session) *acpSession {
 	s := &acpSession{
 		agent: a, id: id, cwd: cwd, eng: eng,
 		rejectAlways: map[string]bool{},
-		q:            engine.NewSubscription[item](engine.SubscribeOptions{Buffer: a.opts.QueueUpdates, Policy: engine.Block}),
 		stop:         make(chan struct{}),
-		done:         make(chan struct{}),
+		closed:       make(chan struct{}),
 	}
-	// Once the agent is closing, the forwarder is not counted: its owner
-	// is then the close that the caller makes at once, which waits for
-	// s.done.
-	go s.forward(a.track())
+	s.textHeads = [2][]byte{textHead(id, false), textHead(id, true)} // encode.go
 	return s
 }
 
-// push adds items to the updates, together; it never blocks.
-func (s *acpSession) push(items ...item) { s.q.PushAll(items) }
-
-// ready waits until the updates have room, or ctx ends, or the session
-// is closed: the turn's Work.Ready.
-func (s *acpSession) ready(ctx context.Context) { _ = s.q.Wait(ctx) }
-
-// flush waits until every item queued so far was handed on, or ctx ends.
-func (s *acpSession) flush(ctx context.Context) error {
-	ch := make(chan struct{})
-	s.push(item{barrier: ch})
-	select {
-	case <-ch:
-		return nil
-	case <-ctx.Done():
-		return ctx.Err()
-	case <-s.done:
-		return errors.New("the session is closed")
+// push hands items on to the connections they are for, in order, without
+// waiting: onto each connection's queue, or held for a client whose
+// opening answer is not queued yet. A barrier closes once what was
+// pushed before it is queued for its client.
+func (s *acpSession) push(items ...item) {
+	s.sendMu.Lock()
+	defer s.sendMu.Unlock()
+	if s.ended {
+		releaseBarriers(items)
+		return
 	}
+	for i := range items {
+		s.targets = s.hand(&items[i], s.targets[:0])
+	}
+	clear(s.targets)
 }
 
-// forward hands each queued update, in order, to the connections that
-// have the session open. It ends when the session is closed and every
-// update was handed on.
-func (s *acpSession) forward(counted bool) {
-	if counted {
-		defer s.agent.wg.Done()
-	}
-	defer close(s.done)
-	// The updates are taken in batches, and handed on item by item: one
-	// lock per batch, and two buffers that take turns.
-	var batch []item
-	var targets []*conn
-	for {
-		var err error
-		if batch, err = s.q.Take(context.Background(), batch); err != nil {
-			return // closed, every update handed on
-		}
-		for i := 0; i < len(batch); {
-			n := 1
-			if plainChunk(&batch[i]) {
-				for i+n < len(batch) && plainChunk(&batch[i+n]) {
-					n++
-				}
-			}
-			if n > 1 {
-				targets = s.handChunks(batch[i:i+n], targets[:0])
-			} else {
-				targets = s.hand(&batch[i], targets[:0])
-			}
-			clear(batch[i : i+n])
-			i += n
-		}
-		clear(targets[:cap(targets)])
-		if cap(batch) > 4*s.agent.opts.QueueUpdates {
-			batch = nil // a replay's long batch is not kept by an idle session
-		}
-	}
-}
-
-// hand hands one queued item on; targets is scratch space for the
-// connections it goes to, returned for reuse.
+// hand hands one item on; targets is scratch space for the connections
+// it goes to, returned for reuse. The caller holds s.sendMu.
 func (s *acpSession) hand(it *item, targets []*conn) []*conn {
 	switch {
 	case it.barrier != nil:
@@ -192,8 +153,6 @@ func (s *acpSession) hand(it *item, targets []*conn) []*conn {
 			held[i].only = c
 			targets = s.hand(&held[i], targets[:0])
 		}
-	case it.replay != nil:
-		s.handReplay(it.replay, it.only)
 	case it.update != nil || it.note != nil || it.text != "":
 		if it.only != nil {
 			targets = append(targets, it.only)
@@ -214,6 +173,9 @@ func (s *acpSession) hand(it *item, targets []*conn) []*conn {
 			}
 			s.mu.Unlock()
 		}
+		if it.droppable {
+			targets = s.notBehind(targets)
+		}
 		if len(targets) == 0 {
 			// Nobody to tell (the prompt's own text, told to the other
 			// clients of a session that has none): not encoded at all.
@@ -231,13 +193,23 @@ func (s *acpSession) hand(it *item, targets []*conn) []*conn {
 			return targets
 		}
 		for _, c := range targets {
-			// Send waits while the client's queue is full; a client
-			// that stops reading is dropped by its connection, which
-			// ends this wait.
-			if err := c.c.Send(s.agent.ctx, frame); err != nil {
+			// Post never waits: a client far behind is dropped by its
+			// connection, alone.
+			if err := c.c.Post(frame); err != nil {
 				s.sendFailed(c, err)
 			}
 		}
+	}
+	return targets
+}
+
+// notBehind keeps the targets whose queues are not past their bound; the
+// first drop of the session is logged.
+func (s *acpSession) notBehind(targets []*conn) []*conn {
+	n := len(targets)
+	targets = slices.DeleteFunc(targets, func(c *conn) bool { return c.c.Behind() })
+	if len(targets) < n && !s.droppedNotices.Swap(true) {
+		s.agent.logf("session %s: a client is not reading: dropping what extensions push to it until it catches up", s.id)
 	}
 	return targets
 }
@@ -252,34 +224,6 @@ func (s *acpSession) sendFailed(c *conn, err error) {
 		return
 	}
 	s.agent.logf("session %s: update to %s: %v (later updates that fail to reach it are not logged)", s.id, c.c.Peer().Label, err)
-}
-
-// plainChunk reports whether it is a text chunk for every connection.
-func plainChunk(it *item) bool {
-	return it.text != "" && it.update == nil && it.note == nil && it.barrier == nil && it.only == nil && it.except == nil
-}
-
-// handChunks hands on a run of text chunks (plainChunk): to a session's
-// only client under one lock of its queue, else one by one.
-func (s *acpSession) handChunks(run []item, targets []*conn) []*conn {
-	s.mu.Lock()
-	targets = append(targets, s.clients...)
-	holding := len(s.unanswered) > 0
-	s.mu.Unlock()
-	if len(targets) != 1 || holding {
-		for i := range run {
-			targets = s.hand(&run[i], targets[:0])
-		}
-		return targets
-	}
-	c := targets[0]
-	err := c.c.SendNotifications(s.agent.ctx, acp.MethodSessionUpdate, len(run),
-		func(i int) int { return s.textParamsSize(run[i].text, run[i].thought) },
-		func(b []byte, i int) []byte { return s.appendTextParams(b, run[i].text, run[i].thought) })
-	if err != nil {
-		s.sendFailed(c, err)
-	}
-	return targets
 }
 
 // attach records that c has the session open, dropping the pin of the
@@ -302,9 +246,9 @@ func (s *acpSession) attach(c *conn) {
 
 // answered records that the answer that opened the session for c is
 // queued: the updates held back for c follow it, in order, and the
-// session's updates go to c from then on. It goes through the queue, so
-// that what the forwarder hands on before it is held and what it hands
-// on after goes to c at once.
+// session's updates go to c from then on. It is handed on in order with
+// every other item: what is handed on before it is held, what after
+// goes to c at once.
 func (s *acpSession) answered(c *conn) {
 	s.push(item{answered: c})
 }
@@ -375,22 +319,23 @@ func (s *acpSession) release(c *conn) {
 }
 
 // close ends the session: its running turn is cancelled (and ends into
-// the file), the file is closed, and the forwarder ends once it has
-// handed on what was queued.
+// the file), the file is closed, and nothing more is handed on.
 func (s *acpSession) close() error {
 	s.mu.Lock()
 	already := s.closing
 	s.closing = true
 	s.mu.Unlock()
 	if already {
-		<-s.done
+		<-s.closed
 		return nil
 	}
+	defer close(s.closed)
 	s.unwatchExtensions() // commands.go
 	err := s.eng.Close()  // its extensions and MCP servers stop with it
 	close(s.stop)
-	s.q.End()
-	<-s.done
+	s.sendMu.Lock()
+	s.ended = true
+	s.sendMu.Unlock()
 	s.mu.Lock()
 	for c, held := range s.unanswered {
 		releaseBarriers(held)

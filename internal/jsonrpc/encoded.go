@@ -64,7 +64,7 @@ func (c *Conn) SendNotification(ctx context.Context, method string, size int, ap
 // a row, the params of the i-th appended by appendParams(b, i), about
 // size(i) bytes: they are queued under one lock as far as they fit.
 func (c *Conn) SendNotifications(ctx context.Context, method string, n int, size func(i int) int, appendParams func(b []byte, i int) []byte) error {
-	err := c.out.sendFuncs(ctx, n, func(i int) int { return FrameOverhead + len(method) + size(i) }, func(b []byte, i int) []byte {
+	err := c.out.sendFuncs(ctx, true, n, func(i int) int { return FrameOverhead + len(method) + size(i) }, func(b []byte, i int) []byte {
 		return AppendNotification(b, method, func(b []byte) []byte { return appendParams(b, i) })
 	})
 	if err != nil {
@@ -81,4 +81,52 @@ func (c *Conn) Send(ctx context.Context, f Frame) error {
 		return fmt.Errorf("notification: %w", err)
 	}
 	return nil
+}
+
+// NotificationHead returns the bytes a notification frame of method
+// begins with, up to its params: a frame is the head, the params (one
+// compact JSON value) and a closing '}'. A sender that makes the same
+// kind of frame by the thousand makes its head once (see PostFunc).
+func NotificationHead(method string) []byte {
+	f := AppendNotification(nil, method, func(b []byte) []byte { return b })
+	return f[:len(f)-1]
+}
+
+// Post queues f without waiting. Past the outgoing queue's bound it is
+// queued all the same, up to a few times the bound; a client that falls
+// further behind is dropped (ErrStalled), and with it only its own
+// connection. It is for a server that hands one stream of frames to
+// several connections, each with its own queue, and waits for room
+// (Ready) only where its producer should be slowed down.
+func (c *Conn) Post(f Frame) error {
+	if err := c.out.sendFuncs(context.Background(), false, 1, func(int) int { return len(f) }, func(b []byte, _ int) []byte { return append(b, f...) }); err != nil {
+		return fmt.Errorf("notification: %w", err)
+	}
+	return nil
+}
+
+// PostFunc is Post for the whole frame appendFrame appends to the
+// queue's buffer: one compact JSON-RPC message without its LF, not
+// checked (NotificationHead, the params and '}'), about size bytes. It
+// runs with the queue locked, so it must only append.
+func (c *Conn) PostFunc(size int, appendFrame func([]byte) []byte) error {
+	if err := c.out.sendFuncs(context.Background(), false, 1, func(int) int { return size }, func(b []byte, _ int) []byte { return appendFrame(b) }); err != nil {
+		return fmt.Errorf("notification: %w", err)
+	}
+	return nil
+}
+
+// Ready waits until the outgoing queue has room for a frame, the
+// connection ends, or ctx ends: the wait of a producer that then posts
+// (Post). A client that reads nothing while its queue stays full is
+// dropped after the stall timeout, which ends the wait.
+func (c *Conn) Ready(ctx context.Context) { _ = c.out.ready(ctx) }
+
+// Behind reports whether the outgoing queue is past its bound: the
+// client is not keeping up, and what may be dropped (a redraw, a
+// notice) is better not sent to it.
+func (c *Conn) Behind() bool {
+	c.out.mu.Lock()
+	defer c.out.mu.Unlock()
+	return c.out.fullLocked(1)
 }

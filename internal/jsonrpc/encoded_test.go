@@ -3,8 +3,11 @@ package jsonrpc
 import (
 	"bufio"
 	"context"
+	"encoding/json"
+	"errors"
 	"strings"
 	"testing"
+	"time"
 
 	"zot.dev/zot/internal/duplex"
 )
@@ -56,4 +59,42 @@ func TestThenSendsAfterTheAnswer(t *testing.T) {
 			t.Errorf("%s: %q then %q", m, first, second)
 		}
 	}
+}
+
+// Post never waits: past the queue's bound it still queues, and a client
+// that falls far behind is dropped (ErrStalled) at once, not after the
+// stall timeout. Ready waits for room; Behind says the queue is past its
+// bound. A frame made of NotificationHead, params and '}' is a whole
+// notification.
+func TestPostWithoutWaiting(t *testing.T) {
+	a, b := NewPipe()
+	defer b.Close()
+	c := NewConn(a, Peer{Transport: "test", Label: "stuck"}, Static(HandlerFunc(func(context.Context, *Conn, *Request) Reply { return Result(nil) })), Options{QueueFrames: 4, StallTimeout: time.Hour})
+	defer c.Close()
+	frame := append(NotificationHead("x"), `{"n":1}}`...)
+	if !json.Valid(frame) || string(frame) != `{"jsonrpc":"2.0","method":"x","params":{"n":1}}` {
+		t.Fatalf("frame %s", frame)
+	}
+	var err error
+	posted := 0
+	for ; posted < 1000 && err == nil; posted++ {
+		err = c.Post(frame)
+		if posted == 8 && !c.Behind() {
+			t.Fatal("a queue of 4 frames holding more is not behind")
+		}
+	}
+	if !errors.Is(err, ErrStalled) {
+		t.Fatalf("after %d frames to a client that reads nothing: %v, want ErrStalled", posted, err)
+	}
+	if posted < 4*4 {
+		t.Fatalf("dropped after %d frames, before it was far behind", posted)
+	}
+	select {
+	case <-c.Done():
+	case <-time.After(10 * time.Second):
+		t.Fatal("the connection did not end")
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+	defer cancel()
+	c.Ready(ctx) // returns: the connection has ended
 }

@@ -94,13 +94,13 @@ func (o *outbox) send(ctx context.Context, frame []byte) error {
 // frame is encoded where it will be written from, and nothing else holds
 // it. appendFrame runs with the queue locked, so it must only append.
 func (o *outbox) sendFunc(ctx context.Context, size int, appendFrame func([]byte) []byte) error {
-	return o.sendFuncs(ctx, 1, func(int) int { return size }, func(b []byte, _ int) []byte { return appendFrame(b) })
+	return o.sendFuncs(ctx, true, 1, func(int) int { return size }, func(b []byte, _ int) []byte { return appendFrame(b) })
 }
 
 // sendFuncs is sendFunc for n frames in a row, frame i about size(i)
 // bytes: as many as fit are queued under one lock, the rest after the
-// writer has made room.
-func (o *outbox) sendFuncs(ctx context.Context, n int, size func(i int) int, appendFrame func(b []byte, i int) []byte) error {
+// writer has made room. With wait false nothing waits (post).
+func (o *outbox) sendFuncs(ctx context.Context, wait bool, n int, size func(i int) int, appendFrame func(b []byte, i int) []byte) error {
 	var timer *time.Timer
 	defer func() {
 		if timer != nil {
@@ -119,7 +119,7 @@ func (o *outbox) sendFuncs(ctx context.Context, n int, size func(i int) int, app
 			return ErrClosed
 		}
 		from := i
-		for ; i < n && !o.fullLocked(size(i)+1); i++ {
+		for ; i < n && o.takesLocked(size(i)+1, wait); i++ {
 			if o.queue.Len() == 0 {
 				// The stall clock starts when the writer has work.
 				o.taken = time.Now()
@@ -141,28 +141,89 @@ func (o *outbox) sendFuncs(ctx context.Context, n int, size func(i int) int, app
 			}
 			continue
 		}
-		if o.room == nil {
-			o.room = make(chan struct{})
-		}
-		room := o.room
-		o.lookLocked()
-		stall := o.stall
-		left := stall - time.Since(o.taken)
-		o.mu.Unlock()
-		if left <= 0 {
-			o.fail(fmt.Errorf("%w for %v", ErrStalled, stall))
+		if !wait {
+			frames := o.queue.Len()
+			o.mu.Unlock()
+			o.fail(fmt.Errorf("%w: %d frames behind", ErrStalled, frames))
 			continue
 		}
-		if timer == nil {
-			timer = time.NewTimer(o.nextLook(left))
-		} else {
-			timer.Reset(o.nextLook(left))
+		if err := o.awaitRoomLocked(ctx, &timer); err != nil {
+			return err
 		}
-		select {
-		case <-room:
-		case <-timer.C:
-		case <-ctx.Done():
-			return fmt.Errorf("waiting for room in the outgoing queue: %w", context.Cause(ctx))
+	}
+}
+
+// lag is how far past its bound a queue added to without waiting
+// (post) may grow: a client that falls further behind is dropped.
+const lag = 4
+
+// takesLocked reports whether a frame of n bytes is queued now: while
+// the queue has room or, for a sender that does not wait, while it is
+// less than lag times its bound. The caller holds o.mu.
+func (o *outbox) takesLocked(n int, wait bool) bool {
+	if !o.fullLocked(n) {
+		return true
+	}
+	return !wait && o.queue.Len() < lag*o.maxFrames && o.queue.Size()+n <= lag*o.maxBytes
+}
+
+// awaitRoomLocked waits, for a sender that found the queue full, until
+// the writer made room, the client made no progress for the stall
+// timeout (the outbox then fails with ErrStalled), or ctx ends (its
+// error is returned). It is called with o.mu held and returns with it
+// released; timer is reused from one wait to the next.
+func (o *outbox) awaitRoomLocked(ctx context.Context, timer **time.Timer) error {
+	if o.room == nil {
+		o.room = make(chan struct{})
+	}
+	room := o.room
+	o.lookLocked()
+	stall := o.stall
+	left := stall - time.Since(o.taken)
+	o.mu.Unlock()
+	if left <= 0 {
+		o.fail(fmt.Errorf("%w for %v", ErrStalled, stall))
+		return nil
+	}
+	if *timer == nil {
+		*timer = time.NewTimer(o.nextLook(left))
+	} else {
+		(*timer).Reset(o.nextLook(left))
+	}
+	select {
+	case <-room:
+	case <-(*timer).C:
+	case <-ctx.Done():
+		return fmt.Errorf("waiting for room in the outgoing queue: %w", context.Cause(ctx))
+	}
+	return nil
+}
+
+// ready waits until the queue has room for a frame (see sendFuncs), the
+// outbox failed or closed (its error), or ctx ends.
+func (o *outbox) ready(ctx context.Context) error {
+	var timer *time.Timer
+	defer func() {
+		if timer != nil {
+			timer.Stop()
+		}
+	}()
+	for {
+		o.mu.Lock()
+		switch {
+		case o.err != nil:
+			err := o.err
+			o.mu.Unlock()
+			return err
+		case o.closing:
+			o.mu.Unlock()
+			return ErrClosed
+		case !o.fullLocked(1):
+			o.mu.Unlock()
+			return nil
+		}
+		if err := o.awaitRoomLocked(ctx, &timer); err != nil {
+			return err
 		}
 	}
 }

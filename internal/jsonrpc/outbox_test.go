@@ -23,7 +23,7 @@ func TestSendFuncsLongerThanTheQueue(t *testing.T) {
 	const n = 50
 	sent := make(chan error, 1)
 	go func() {
-		sent <- o.sendFuncs(context.Background(), n, func(int) int { return 8 }, func(b []byte, i int) []byte {
+		sent <- o.sendFuncs(context.Background(), true, n, func(int) int { return 8 }, func(b []byte, i int) []byte {
 			return strconv.AppendInt(b, int64(i), 10)
 		})
 	}()
