@@ -20,6 +20,7 @@ import (
 	"zot.dev/zot/internal/engine"
 	"zot.dev/zot/internal/images"
 	"zot.dev/zot/internal/llm"
+	"zot.dev/zot/internal/store"
 	"zot.dev/zot/sdk/client"
 	"zot.dev/zot/sdk/wire"
 )
@@ -67,11 +68,14 @@ type Image = client.Image
 
 // Runtime is an embedded agent. Its methods are safe for concurrent use.
 type Runtime struct {
-	host    *engine.Host
-	sess    *engine.Session
-	buffer  int
-	closing chan struct{}  // closed by Close
-	relays  sync.WaitGroup // relays still delivering a prompt's last events (relay)
+	host   *engine.Host
+	sess   *engine.Session
+	buffer int
+	// sessions opens Config.SessionStore at the first session command;
+	// nil without one.
+	sessions func() (*store.Store, error)
+	closing  chan struct{}  // closed by Close
+	relays   sync.WaitGroup // relays still delivering a prompt's last events (relay)
 
 	mu     sync.Mutex
 	closed bool
@@ -95,7 +99,11 @@ func New(cfg Config) (*Runtime, error) {
 	// What extensions and MCP servers push goes to their OnEvent
 	// functions (the session calls them); the Runtime keeps none of it.
 	sess.SetNoticeSink(engine.NoticeSink{})
-	return &Runtime{host: host, sess: sess, buffer: size, closing: make(chan struct{})}, nil
+	r := &Runtime{host: host, sess: sess, buffer: size, closing: make(chan struct{})}
+	if dir := cfg.SessionStore; dir != "" {
+		r.sessions = sync.OnceValues(func() (*store.Store, error) { return store.Open(context.Background(), dir, cfg.Log) })
+	}
+	return r, nil
 }
 
 // Prompt adds a user message and runs the agent until the model stops,

@@ -5,6 +5,7 @@ import type {
   AbortResult,
   CommandsResult,
   ExtensionsResult,
+  ForkSessionResult,
   MCPServer,
   MCPServersResult,
   PanelKey,
@@ -19,6 +20,7 @@ import type {
   ModelsResult,
   PingResult,
   Response,
+  SessionInfo,
   SetModelResult,
   SetModeResult,
   PermissionMode,
@@ -209,6 +211,12 @@ export declare class ZotClient {
   mcpAdd(servers: MCPServer[]): Promise<MCPServersResult>;
   /** Removes an MCP server; `not_found` when there is none of that name. */
   mcpRemove(name: string): Promise<MCPServersResult>;
+  /** The stored sessions, newest first; `cwd` keeps those of one folder. */
+  listSessions(cwd?: string): Promise<SessionInfo[]>;
+  /** Makes a stored session this process's; `busy`, `not_found`, `session_locked`. */
+  loadSession(sessionId: string): Promise<SessionInfo>;
+  /** Forks a stored session before a user prompt, loading the fork unless `load` is false. */
+  forkSession(options?: { sessionId?: string; atIndex?: number; atMessageId?: string; load?: boolean }): Promise<ForkSessionResult>;
   /**
    * Sends any command by its type and fields; resolves to the response's
    * `data`. For commands of a newer server.

@@ -681,6 +681,47 @@ export class ZotClient extends EventEmitter {
   }
 
   /**
+   * The stored sessions of the zot home, newest first; `cwd` keeps those
+   * of one working directory. This process's own is marked `current`.
+   * zot keeps its transcript in memory until asked (--continue,
+   * --session, loadSession, forkSession); listing only reads.
+   * @param {string} [cwd]
+   */
+  async listSessions(cwd) {
+    const { sessions } = await this.request("list_sessions", cwd === undefined ? {} : { cwd });
+    return sessions;
+  }
+
+  /**
+   * Makes a stored session this process's: its transcript replaces the one
+   * in memory and later messages go to its file. Rejects with `busy`,
+   * `not_found` or `session_locked`. Resolves to the session.
+   * @param {string} sessionId
+   */
+  async loadSession(sessionId) {
+    const { session } = await this.request("load_session", { session_id: sessionId });
+    return session;
+  }
+
+  /**
+   * Forks a stored session (default: this process's) before one of its
+   * user prompts (`atIndex` or `atMessageId`; default: the last), and
+   * loads the fork unless `load` is false. Resolves to {session, at_index,
+   * message_id, message, loaded}: `message` is the prompt left out, to
+   * edit and send again. Rejects with `not_found` for no such session or
+   * prompt.
+   * @param {{sessionId?: string, atIndex?: number, atMessageId?: string, load?: boolean}} [options]
+   */
+  forkSession(options = {}) {
+    const fields = {};
+    if (options.sessionId !== undefined) fields.session_id = options.sessionId;
+    if (options.atIndex !== undefined) fields.at_index = options.atIndex;
+    if (options.atMessageId !== undefined) fields.at_message_id = options.atMessageId;
+    if (options.load !== undefined) fields.load = options.load;
+    return this.request("fork_session", fields);
+  }
+
+  /**
    * Ends zot: closes its stdin (zot finishes running and queued work, then
    * exits), waits up to closeTimeoutMs, then sends SIGTERM, then SIGKILL.
    * Resolves to the exit code and signal. Safe to call more than once.

@@ -154,6 +154,23 @@ type Client interface {
 	// matching [ErrNotFound] when no server has that name.
 	RemoveMCPServer(ctx context.Context, name string) error
 
+	// ListSessions lists the stored sessions (zot's home, or the
+	// Runtime's Config.SessionStore), newest first; cwd, when not empty,
+	// keeps those of that working directory. The client's own is marked
+	// Current.
+	ListSessions(ctx context.Context, cwd string) ([]wire.SessionInfo, error)
+	// LoadSession makes stored session id the client's: its transcript
+	// replaces the one in memory, and later messages go to its file. It
+	// fails with ErrBusy while work runs, and with errors of code
+	// "not_found" and "session_locked" (another process has it open).
+	LoadSession(ctx context.Context, id string) (wire.SessionInfo, error)
+	// ForkSession makes a new stored session from the messages of one
+	// (cmd.SessionID, default the client's own) before one of its user
+	// prompts (cmd.AtIndex or cmd.AtMessageID, default the last), linked
+	// to it as its fork, and loads it unless cmd.Load is false. The
+	// result holds the fork and the prompt it left out.
+	ForkSession(ctx context.Context, cmd wire.ForkSessionCommand) (*wire.ForkSessionResult, error)
+
 	// Close cancels or finishes the running work, stops the extensions
 	// and the MCP servers, and makes every later call fail with an error
 	// matching [ErrClosed]. A channel of work still running still ends

@@ -33,6 +33,7 @@ from typing import (
 from . import _wire
 from ._ext import AsyncExtensionMethods
 from ._mcp import AsyncMCPMethods
+from ._sessions import AsyncSessionMethods
 from .client import PermissionAnswer, _raise_failure
 from .errors import ProtocolError, ZotClosedError, ZotError
 from .types import (
@@ -169,7 +170,7 @@ class AsyncPromptStream:
         self._queue.put_nowait(item)
 
 
-class AsyncClient(AsyncExtensionMethods, AsyncMCPMethods):
+class AsyncClient(AsyncExtensionMethods, AsyncMCPMethods, AsyncSessionMethods):
     """Drives one ``zot rpc`` process from asyncio.
 
     Takes the same arguments as zot_client.Client, plus max_line_bytes,

@@ -38,6 +38,7 @@ from typing import (
 from . import _wire
 from ._ext import ExtensionMethods
 from ._mcp import MCPMethods
+from ._sessions import SessionMethods
 from .errors import ProtocolError, ZotClosedError, ZotError
 from .types import (
     AbortResult,
@@ -171,7 +172,7 @@ class PromptStream:
         self._queue.put(item)
 
 
-class Client(ExtensionMethods, MCPMethods):
+class Client(ExtensionMethods, MCPMethods, SessionMethods):
     """Drives one ``zot rpc`` process over its pipes.
 
     Args:
