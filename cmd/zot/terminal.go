@@ -20,6 +20,7 @@ import (
 	"zot.dev/zot/internal/engine"
 	"zot.dev/zot/internal/jsonrpc"
 	"zot.dev/zot/internal/registry"
+	"zot.dev/zot/internal/settings"
 	"zot.dev/zot/internal/trust"
 	"zot.dev/zot/internal/tui"
 	"zot.dev/zot/internal/tui/editor"
@@ -165,6 +166,11 @@ func runTerminal(ctx context.Context, cmd *cli.Command, std streams) error {
 	if cmd.IsSet("session") {
 		start.SessionID = cmd.String("session")
 	}
+	// The mode chosen last time, unless a flag chooses one.
+	mode := ""
+	if last, err := settings.Recall(h.Dir); err == nil && !cmd.IsSet("permission") && !cmd.Bool("approve") && !cmd.Bool("yolo") && !cmd.Bool("no-yolo") {
+		mode = last.Mode
+	}
 	err = tui.Run(ctx, tui.Options{
 		Transport:   client,
 		CWD:         cwd,
@@ -175,11 +181,25 @@ func runTerminal(ctx context.Context, cmd *cli.Command, std streams) error {
 		Input:       std.in,
 		Output:      std.out,
 		HistoryFile: editor.HistoryPath(h.Dir, cwd),
+		Settings:    remembered{home: h.Dir, provider: cfg.Provider},
+		Mode:        mode,
 	})
 	if err != nil {
 		return &exitError{code: 1, msg: fmt.Sprintf("%v (the log: %s)", err, logPath)}
 	}
 	return nil
+}
+
+// remembered keeps the model and mode the person chose in the zot home's
+// config.json, for the next run (settings.Remember).
+type remembered struct{ home, provider string }
+
+func (r remembered) Remember(model, mode string) error {
+	last := settings.Last{Mode: mode}
+	if model != "" {
+		last.Provider, last.Model = r.provider, model
+	}
+	return settings.Remember(r.home, last)
 }
 
 // attachCommand is `zot attach [socket]`: the terminal client of a

@@ -199,6 +199,16 @@ func (m *model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 			return m, m.leave()
 		}
 		m.setSession(msg.s)
+		if mode := m.o.Mode; mode != "" && mode != m.mode && slices.ContainsFunc(m.modes, func(md acp.SessionMode) bool { return string(md.ID) == mode }) {
+			m.o.Mode = "" // once
+			c, id := m.c, m.sessionID
+			return m, tea.Batch(m.flush(), func() tea.Msg {
+				if err := c.SetMode(context.Background(), id, mode); err != nil {
+					return errMsg{err}
+				}
+				return nil
+			})
+		}
 		return m, m.flush()
 	case listedMsg:
 		if msg.err != nil {

@@ -64,6 +64,9 @@ type Options struct {
 	Width, Height int
 	// Settings remembers the last model and mode; nil remembers nothing.
 	Settings Settings
+	// Mode, when set, is the permission mode the session is put in once
+	// it is open (the one remembered from the last run).
+	Mode string
 	// HistoryFile keeps the prompts sent in this folder
 	// (editor.HistoryPath); empty keeps them in memory only.
 	HistoryFile string
