@@ -178,7 +178,7 @@ func TestUndoRefusedAfterOutsideChange(t *testing.T) {
 }
 
 // TestUndoLeavesTooLargeFile: a file over the 1 MiB a checkpoint keeps is
-// recorded by its hash only: the undo leaves it and says so, and undoes
+// recorded without its content: the undo leaves it and says so, and undoes
 // the rest.
 func TestUndoLeavesTooLargeFile(t *testing.T) {
 	dir := t.TempDir()

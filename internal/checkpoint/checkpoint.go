@@ -17,8 +17,8 @@
 // since (a compaction, a clear) is never matched to the wrong turn.
 //
 // Records are bounded: a file larger than Limits.File, or one that would
-// take the session's records past Limits.Session, is recorded by its hash
-// only, and undoing its turn leaves it as it is and says so
+// take the session's records past Limits.Session, is recorded without its
+// content, and undoing its turn leaves it as it is and says so
 // (ActionNotUndoable). A Store keeps its records in a folder (the
 // session's, DirFor), or in memory for a session kept nowhere.
 package checkpoint
@@ -45,11 +45,13 @@ import (
 // Limits bound what a Store keeps.
 type Limits struct {
 	// File is the largest file whose content is kept; a larger one is
-	// recorded by its hash only. 0 means DefaultFileLimit.
+	// recorded without it (by its size and time of change). 0 means
+	// DefaultFileLimit.
 	File int64
 	// Session bounds the contents a session keeps, all its turns
 	// together (each distinct content counted once); past it files are
-	// recorded by their hash only. 0 means DefaultSessionLimit.
+	// recorded by their hash only. 0 means
+	// DefaultSessionLimit.
 	Session int64
 }
 

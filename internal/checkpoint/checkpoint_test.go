@@ -142,7 +142,7 @@ func TestUndoRefusesOutsideChanges(t *testing.T) {
 }
 
 // TestUndoLeavesLargeFiles: a file over the file limit, and files past
-// the session's limit, are recorded by hash only and left as they are.
+// the session's limit, are recorded without their content and left as they are.
 func TestUndoLeavesLargeFiles(t *testing.T) {
 	dir := t.TempDir()
 	big, small, late := filepath.Join(dir, "big"), filepath.Join(dir, "small"), filepath.Join(dir, "late")

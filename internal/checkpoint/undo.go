@@ -22,7 +22,7 @@ const (
 	// ActionRemoved: the turn made the file; it is gone again.
 	ActionRemoved = "removed"
 	// ActionNotUndoable: the file's content before the turn was recorded
-	// by its hash only (Reason says why); it was left as it is.
+	// without its content (Reason says why); it was left as it is.
 	ActionNotUndoable = "not_undoable"
 )
 
