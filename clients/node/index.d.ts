@@ -23,6 +23,7 @@ import type {
   SessionInfo,
   SetModelResult,
   SetModeResult,
+  UndoResult,
   PermissionMode,
   StartResult,
   StateResult,
@@ -186,6 +187,8 @@ export declare class ZotClient {
   setModel(model: string): Promise<SetModelResult>;
   /** Switches the permission mode; fails with `invalid_params` for a mode not offered. */
   setMode(mode: PermissionMode): Promise<SetModeResult>;
+  /** Undoes the last turn, or turn `turn` (from 1) and every turn after it: its files and messages; fails with `changed_outside`, `not_found` or `busy`. */
+  undo(turn?: number): Promise<UndoResult>;
   /** The provider's models. */
   getModels(): Promise<ModelsResult>;
   /** Health check. */

@@ -577,6 +577,18 @@ export class ZotClient extends EventEmitter {
     return this.request("set_mode", { mode });
   }
 
+  /**
+   * Undoes the last turn, or turn `turn` (from 1) and every turn after
+   * it: the files they changed and their messages. Resolves to the
+   * UndoResult ({turn, message_count, files}); rejects with
+   * `changed_outside` (a file changed outside zot since: nothing was
+   * restored), `not_found` or `busy`.
+   * @param {number} [turn]
+   */
+  undo(turn) {
+    return this.request("undo", turn === undefined ? {} : { turn });
+  }
+
   /** The provider's models: resolves to the ModelsResult ({models}). */
   getModels() {
     return this.request("get_models");

@@ -87,6 +87,10 @@ test("every command answers with its result", async (t) => {
   state = await client.getState();
   assert.equal(state.message_count, messages.length);
   assert.ok(state.usage.input > 0);
+  // Undo of the second turn (it changed no file), then it again.
+  assert.deepEqual(await client.undo(2), { turn: 2, message_count: 4, files: [] });
+  assert.equal((await client.getState()).message_count, 4);
+  await guard(client.prompt("two").collect(), "prompt two again");
 
   // A third exchange gives compaction something to summarise beyond the
   // kept tail (which grows to keep a tool call with its result).
@@ -121,6 +125,7 @@ test("failures reject with a ZotError carrying the stable code", async (t) => {
     });
   };
   await fails(client.setModel(""), "unknown_model", "set_model");
+  await fails(client.undo(), "not_found", "undo");
   await fails(client.request("frobnicate"), "unknown_command", "frobnicate");
   await fails(client.request("set_model", { model: 7 }), "invalid_params", "set_model");
 

@@ -197,6 +197,13 @@ class PromptTest(ZotTestCase):
         self.assertIn("tool", [m.role for m in msgs])
         self.assertEqual(msgs[-1].role, "assistant")
         self.assertEqual(c.get_state().message_count, len(msgs))
+        # Undo of the second turn (it changed no file), then it again.
+        undone = c.undo(2)
+        self.assertIsInstance(undone, z.UndoResult)
+        self.assertEqual((undone.turn, undone.files), (2, []))
+        self.assertEqual(c.get_state().message_count, undone.message_count)
+        self.assertEqual(c.get_messages().messages[:undone.message_count], msgs[:undone.message_count])
+        c.prompt("two").collect()
 
         compaction = c.compact("keep the file names")
         self.assertTrue(compaction.started)
@@ -221,6 +228,7 @@ class PromptTest(ZotTestCase):
             (lambda: c.set_model(""), "unknown_model", "set_model"),
             (lambda: c.prompt(""), "invalid_params", "prompt"),
             (lambda: c.prompt("look", images=[b"not an image"]), "invalid_image", "prompt"),
+            (lambda: c.undo(), "not_found", "undo"),
         ]
         for call, code, command in cases:
             with self.subTest(code=code):

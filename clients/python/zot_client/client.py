@@ -51,6 +51,7 @@ from .types import (
     Response,
     SetModelResult,
     SetModeResult,
+    UndoResult,
     StartResult,
     StateResult,
     parse_result,
@@ -389,6 +390,16 @@ class Client(ExtensionMethods, MCPMethods, SessionMethods):
         """Switches the permission mode (ask, accept_edits, auto,
         read_only); ZotError ``invalid_params`` for a mode not offered."""
         return self._call({"type": "set_mode", "mode": mode})
+
+    def undo(self, turn: Optional[int] = None) -> UndoResult:
+        """Undoes the last turn, or turn ``turn`` (from 1) and every turn
+        after it: the files they changed and their messages. ZotError
+        ``changed_outside`` (a file changed outside zot since; nothing was
+        restored), ``not_found`` or ``busy``."""
+        cmd: Dict[str, Any] = {"type": "undo"}
+        if turn is not None:
+            cmd["turn"] = turn
+        return self._call(cmd)
 
     def get_models(self) -> ModelsResult:
         """Lists the provider's models."""
