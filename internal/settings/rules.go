@@ -127,14 +127,16 @@ func (r *Rules) loadLocked() []source {
 }
 
 // configSources are the sources of config.json c for a session in dir:
-// its rules of every folder, then those of dir and each folder above it.
+// its rules of every folder, then those of dir and each folder above it
+// (by dir as given or with its symbolic links resolved).
 func configSources(path string, c Config, dir string) []source {
+	real := realPath(dir)
 	var out []source
 	if !c.Permissions.empty() {
 		out = append(out, source{from: path, perms: c.Permissions})
 	}
 	for folder, f := range c.Folders {
-		if f.Permissions.empty() || !within(dir, folder) {
+		if f.Permissions.empty() || !(within(dir, folder) || within(real, folder)) {
 			continue
 		}
 		out = append(out, source{from: path + " (folder " + folder + ")", perms: f.Permissions, base: folder})

@@ -89,6 +89,24 @@ class PermissionTest(ZotTestCase):
             c.answer_permission("perm-99", "allow_once")
         self.assertEqual(cm.exception.code, "unknown_request")
 
+    def test_allow_always_saved_as_a_rule(self):
+        # The answer keeps the request's rule for this folder in the zot
+        # home's config.json; the next zot in the folder runs the call
+        # without asking.
+        script = {"turns": [{"steps": [{"tool_calls": [{"name": "bash", "args": {"command": "echo saved"}}]}, {"text": "done"}]}]}
+        c = self.client(script, "--approve")
+        events = []
+        for ev in c.prompt("go"):
+            events.append(ev)
+            if isinstance(ev, z.PermissionRequestEvent):
+                self.assertEqual(ev.rule, "bash(echo saved *)")
+                c.answer_permission(ev.request_id, "allow_always", save="project")
+        self.assertEqual([r.is_error for r in results(events)], [False])
+        c2 = self.client(script, "--approve")
+        events = c2.prompt("go").collect()
+        self.assertFalse([e for e in events if isinstance(e, z.PermissionRequestEvent)])
+        self.assertEqual([r.is_error for r in results(events)], [False])
+
     def test_a_failing_callback_rejects(self):
         def broken(ev):
             raise RuntimeError("no UI")

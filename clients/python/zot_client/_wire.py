@@ -137,11 +137,17 @@ def hello_command(
     return cmd
 
 
-def answer_command(request_id: str, decision: str, reason: Optional[str]) -> Dict[str, Any]:
+def answer_command(
+    request_id: str, decision: str, reason: Optional[str], save: Optional[str] = None, rule: Optional[str] = None
+) -> Dict[str, Any]:
     """Returns an answer_permission command."""
     cmd: Dict[str, Any] = {"type": "answer_permission", "request_id": request_id, "decision": decision}
     if reason is not None:
         cmd["reason"] = reason
+    if save is not None:
+        cmd["save"] = save
+    if rule is not None:
+        cmd["rule"] = rule
     return cmd
 
 

@@ -378,10 +378,17 @@ class AsyncClient(AsyncExtensionMethods, AsyncMCPMethods, AsyncSessionMethods):
         """Health check."""
         return await self._call({"type": "ping"})
 
-    async def answer_permission(self, request_id: str, decision: str, reason: Optional[str] = None) -> None:
+    async def answer_permission(
+        self,
+        request_id: str,
+        decision: str,
+        reason: Optional[str] = None,
+        save: Optional[str] = None,
+        rule: Optional[str] = None,
+    ) -> None:
         """Answers a ``permission_request`` event (see
         Client.answer_permission)."""
-        await self._call(_wire.answer_command(request_id, decision, reason))
+        await self._call(_wire.answer_command(request_id, decision, reason, save, rule))
 
     async def request(self, cmd: Mapping[str, Any]) -> Response:
         """Sends any command (its ``id`` is assigned here) and returns the

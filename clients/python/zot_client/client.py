@@ -409,13 +409,25 @@ class Client(ExtensionMethods, MCPMethods, SessionMethods):
         """Health check."""
         return self._call({"type": "ping"})
 
-    def answer_permission(self, request_id: str, decision: str, reason: Optional[str] = None) -> None:
+    def answer_permission(
+        self,
+        request_id: str,
+        decision: str,
+        reason: Optional[str] = None,
+        save: Optional[str] = None,
+        rule: Optional[str] = None,
+    ) -> None:
         """Answers a ``permission_request`` event: ``"allow_once"`` runs the
         tool call, ``"allow_always"`` runs it and every later call of that
         tool without asking, ``"reject"`` refuses it (reason is shown to the
-        model). ZotError ``unknown_request`` when the request no longer
-        waits (answered, timed out or aborted)."""
-        self._call(_wire.answer_command(request_id, decision, reason))
+        model). With ``"allow_always"``, ``save`` (``"project"`` or
+        ``"everywhere"``) also keeps the request's ``rule`` (or ``rule``)
+        as a permission rule in zot's config.json for later sessions
+        (docs/settings.md); ZotError ``settings_error`` when it cannot be
+        saved, and the request still waits. ZotError ``unknown_request``
+        when the request no longer waits (answered, timed out or
+        aborted)."""
+        self._call(_wire.answer_command(request_id, decision, reason, save, rule))
 
     def request(self, cmd: Mapping[str, Any]) -> Response:
         """Sends any command (its ``id`` is assigned here) and returns the
