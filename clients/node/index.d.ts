@@ -163,9 +163,16 @@ export declare class ZotClient {
   hello(token?: string, options?: HelloOptions): Promise<HelloResult>;
   /**
    * Answers a `permission_request`; fails with `unknown_request` when it no
-   * longer waits (answered, timed out or aborted).
+   * longer waits (answered, timed out or aborted). With `allow_always`,
+   * `options.save` also keeps the request's `rule` (or `options.rule`) in
+   * zot's config.json for later sessions; `settings_error` when it cannot.
    */
-  answerPermission(requestId: string, decision: PermissionDecision, reason?: string): Promise<void>;
+  answerPermission(
+    requestId: string,
+    decision: PermissionDecision,
+    reason?: string,
+    options?: { save?: "project" | "everywhere"; rule?: string },
+  ): Promise<void>;
   /** Sends a prompt; iterate the stream for its events. */
   prompt(message: string, images?: ImageInput[], options?: WorkOptions): PromptStream;
   /**

@@ -428,16 +428,23 @@ export class ZotClient extends EventEmitter {
   /**
    * Answers a permission_request event: "allow_once" runs the tool call,
    * "allow_always" runs it and every later call of that tool without
-   * asking, "reject" refuses it (the reason is shown to the model). Fails
-   * with `unknown_request` when the request no longer waits.
+   * asking, "reject" refuses it (the reason is shown to the model). With
+   * "allow_always", `options.save` ("project" or "everywhere") also keeps
+   * the request's rule (or `options.rule`) in zot's config.json for later
+   * sessions (docs/settings.md); that fails with `settings_error` when it
+   * cannot be saved, and the request still waits. Fails with
+   * `unknown_request` when the request no longer waits.
    * @param {string} requestId
    * @param {"allow_once" | "allow_always" | "reject"} decision
    * @param {string} [reason]
+   * @param {{save?: "project" | "everywhere", rule?: string}} [options]
    */
-  async answerPermission(requestId, decision, reason) {
+  async answerPermission(requestId, decision, reason, options = {}) {
     /** @type {Record<string, unknown>} */
     const fields = { request_id: requestId, decision };
     if (reason !== undefined) fields.reason = reason;
+    if (options.save !== undefined) fields.save = options.save;
+    if (options.rule !== undefined) fields.rule = options.rule;
     await this.request("answer_permission", fields);
   }
 

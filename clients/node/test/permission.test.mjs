@@ -52,6 +52,35 @@ test("onPermissionRequest decides what runs", async (t) => {
   assert.ok(existsSync(join(dir, "a.txt")));
 });
 
+test("allow_always with save keeps the rule for the next session", async (t) => {
+  const home = tempDir(t);
+  const dir = tempDir(t);
+  const script = writeScript(t, { turns: [{ steps: [{ tool_calls: [{ name: "bash", args: { command: "echo saved" } }] }, { text: "done" }] }] });
+  const open = async () => {
+    const client = new ZotClient({
+      bin: zotBin,
+      args: ["--provider", "scripted", "--cwd", dir, "--script", script, "--approve"],
+      env: { ZOTCORE_RPC_TOKEN: undefined, ZOT_HOME: home },
+      stderr: "ignore",
+    });
+    t.after(() => client.close());
+    await client.start();
+    return client;
+  };
+  const first = await open();
+  const events = [];
+  for await (const ev of first.prompt("go")) {
+    events.push(ev);
+    if (ev.type !== "permission_request") continue;
+    assert.equal(ev.rule, "bash(echo saved *)");
+    await first.answerPermission(ev.request_id, "allow_always", undefined, { save: "project" });
+  }
+  assert.deepEqual(results(events).map((r) => r.is_error), [false]);
+  const again = await guard((await open()).prompt("go").collect(), "prompt");
+  assert.equal(again.filter((e) => e.type === "permission_request").length, 0);
+  assert.deepEqual(results(again).map((r) => r.is_error), [false]);
+});
+
 test("a throwing onPermissionRequest rejects the call", async (t) => {
   const client = new ZotClient({
     bin: zotBin,
