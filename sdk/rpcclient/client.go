@@ -72,10 +72,15 @@ type Options struct {
 }
 
 // PermissionAnswer is the answer to a permission_request: a Decision and,
-// for wire.PermissionDecisionReject, a Reason shown to the model.
+// for wire.PermissionDecisionReject, a Reason shown to the model. With
+// wire.PermissionDecisionAllowAlways, Save ("project" or "everywhere")
+// also keeps the request's Rule (or this Rule) as a permission rule in
+// zot's config.json for later sessions (docs/settings.md).
 type PermissionAnswer struct {
 	Decision wire.PermissionDecision
 	Reason   string
+	Save     string
+	Rule     string
 }
 
 // Client is a running `zot rpc` process. Its methods are safe for
@@ -290,7 +295,7 @@ func (c *Client) answerRequest(pr *wire.PermissionRequestEvent) {
 	if c.answerCtx.Err() != nil {
 		return
 	}
-	_ = c.AnswerPermission(c.answerCtx, pr.RequestID, ans.Decision, ans.Reason)
+	_ = c.Answer(c.answerCtx, pr.RequestID, ans)
 }
 
 // undecoded keeps an event line that did not decode as a *wire.UnknownEvent,

@@ -255,7 +255,15 @@ func (c *Client) Models(ctx context.Context) ([]wire.ModelInfo, error) {
 // reason shown to the model. It fails with wire.CodeUnknownRequest when
 // the request no longer waits (it was answered, timed out or aborted).
 func (c *Client) AnswerPermission(ctx context.Context, requestID string, decision wire.PermissionDecision, reason string) error {
-	_, err := c.send(ctx, &wire.AnswerPermissionCommand{RequestID: requestID, Decision: decision, Reason: reason}, nil)
+	return c.Answer(ctx, requestID, PermissionAnswer{Decision: decision, Reason: reason})
+}
+
+// Answer answers the permission_request event whose request_id is
+// requestID with ans, as AnswerPermission does; with ans.Save it also
+// keeps the rule in zot's config.json, failing with
+// wire.CodeSettingsError (the request still waits) when it cannot.
+func (c *Client) Answer(ctx context.Context, requestID string, ans PermissionAnswer) error {
+	_, err := c.send(ctx, &wire.AnswerPermissionCommand{RequestID: requestID, Decision: ans.Decision, Reason: ans.Reason, Save: ans.Save, Rule: ans.Rule}, nil)
 	return err
 }
 

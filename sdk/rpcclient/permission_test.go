@@ -104,3 +104,51 @@ func TestAnswerPermission(t *testing.T) {
 		t.Errorf("%d results", results)
 	}
 }
+
+// TestSavedAnswer: an OnPermissionRequest answer with Save keeps the
+// request's rule in the zot home's config.json, and the next zot in the
+// folder runs the call without asking.
+func TestSavedAnswer(t *testing.T) {
+	dir, home := t.TempDir(), t.TempDir()
+	script := writeScript(t, map[string]any{"turns": []any{map[string]any{"steps": []any{
+		map[string]any{"tool_calls": []any{map[string]any{"name": "bash", "args": map[string]any{"command": "echo saved"}}}},
+		map[string]any{"text": "done"},
+	}}}})
+	run := func() (asked []string) {
+		var mu sync.Mutex
+		c, err := Start(context.Background(), Options{
+			Bin:    zotBin,
+			Args:   []string{"--provider", "scripted", "--cwd", dir, "--script", script, "--approve"},
+			Env:    append(cleanEnv(), "ZOT_HOME="+home),
+			Stderr: &zotbin.Buffer{},
+			OnPermissionRequest: func(ctx context.Context, req *wire.PermissionRequestEvent) PermissionAnswer {
+				mu.Lock()
+				asked = append(asked, req.Rule)
+				mu.Unlock()
+				return PermissionAnswer{Decision: wire.PermissionDecisionAllowAlways, Save: "project"}
+			},
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer c.Close()
+		s, err := c.PromptStream(ctx(t), "go", nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, ev := range collect(t, s) {
+			if r, ok := ev.(*wire.ToolResultEvent); ok && r.IsError {
+				t.Errorf("the call failed: %s", r.AppendJSON(nil))
+			}
+		}
+		mu.Lock()
+		defer mu.Unlock()
+		return asked
+	}
+	if asked := run(); len(asked) != 1 || asked[0] != "bash(echo saved *)" {
+		t.Fatalf("first session asked %q", asked)
+	}
+	if asked := run(); len(asked) != 0 {
+		t.Fatalf("the second session asked %q after the saved answer", asked)
+	}
+}
