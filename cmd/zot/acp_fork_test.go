@@ -122,6 +122,17 @@ func TestACPSessionFork(t *testing.T) {
 		t.Errorf("the tree: %s", out)
 	}
 
+	// The daemon has the parent open: zot sessions rm refuses it, and
+	// removes the fork of the fork, which nobody has open; the index
+	// then lists the rest.
+	_, errOut, code = runExt(t, []string{"ZOT_HOME=" + home}, dir, "sessions", "rm", id, grand.SessionID)
+	if code != 1 || !strings.Contains(errOut, "open in another zot") {
+		t.Errorf("rm of a session the daemon holds: exit %d %q", code, errOut)
+	}
+	if got := listSessionsJSON(t, home); len(got) != 3 {
+		t.Errorf("after rm: %d sessions, want 3 (the parent kept, the fork of the fork gone)", len(got))
+	}
+
 	// zot acp: the same method on stdio, over the same store.
 	a := startACPProc(t, home, "--provider", "scripted", "--script", s)
 	a.peer.call("1", "initialize", `{"protocolVersion":1}`, "")
