@@ -40,8 +40,8 @@ const maxHeaderLine = 64 << 10
 
 // ReadInfo reads the header of the session file at path without reading
 // its messages, so listing many sessions stays cheap. A file without a
-// header (format 0) gives the Info of a session
-// with no directory, no creation time and no parent.
+// header (format 0) gives the Info of a session with no directory, no
+// creation time and no parent.
 func ReadInfo(path string) (Info, error) {
 	// Checked before opening, so a named pipe in its place cannot hang us.
 	st, err := os.Stat(path)
