@@ -244,7 +244,8 @@ type Last struct {
 	Mode     string
 }
 
-// Remember records last in the config.json of the zot home dir home, so
+// Remember records last in the config.json of the zot home dir home (the
+// directory home.Current() resolves: $ZOT_HOME, else the platform's), so
 // that the next interactive session starts with the same provider, model
 // and mode (and every door with the same provider and model when no flag
 // names them). It is for the interactive client, on the user's change
