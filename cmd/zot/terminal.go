@@ -308,9 +308,9 @@ func firstRun(missing *registry.MissingKeyError) string {
 		vars = strings.Join(p.KeyVars, " or ")
 	}
 	return fmt.Sprintf(`no API key for %s yet.
-  Set %s in your environment (export %s=...), pass --api-key,
-  or choose another provider with --provider (zot models lists them).
-  To try zot with no key at all: zot --provider scripted`, missing.Provider, vars, firstVar(vars))
+  Set %s (export %s=...) or pass --api-key;
+  another provider: --provider (zot models lists them);
+  no key at all: zot --provider scripted`, missing.Provider, vars, firstVar(vars))
 }
 
 func firstVar(vars string) string {
