@@ -2,6 +2,7 @@ package tui
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -10,6 +11,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"zot.dev/zot/internal/acp"
+	"zot.dev/zot/internal/jsonrpc"
 	"zot.dev/zot/internal/tui/acpclient"
 	"zot.dev/zot/internal/tui/editor"
 	"zot.dev/zot/internal/tui/panel"
@@ -236,7 +238,7 @@ func (m *model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		m.spin++
 		return m, m.tick()
 	case errMsg:
-		m.note(m.t.Error.Render(m.t.G.Failed + " " + msg.err.Error()))
+		m.note(m.t.Error.Render(m.t.G.Failed + " " + errorText(msg.err)))
 		return m, m.flush()
 	case optionsMsg:
 		if msg.opts != nil {
@@ -377,13 +379,14 @@ func (m *model) turnDone(msg promptDoneMsg) tea.Cmd {
 	return tea.Batch(cmds...)
 }
 
-// errorText is an error from the agent as a person reads it.
+// errorText is an error from the agent as a person reads it: its
+// message, without the JSON-RPC code.
 func errorText(err error) string {
-	s := err.Error()
-	if i := strings.Index(s, "): "); i > 0 && strings.HasPrefix(s, "jsonrpc") {
-		s = s[i+3:]
+	var je *jsonrpc.Error
+	if errors.As(err, &je) {
+		return je.Message
 	}
-	return s
+	return err.Error()
 }
 
 // note prints a line of the client's own after what is printed now.

@@ -15,6 +15,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"os"
 
 	tea "charm.land/bubbletea/v2"
@@ -103,19 +104,20 @@ func Run(ctx context.Context, o Options) error {
 	c := acpclient.New(o.Transport, func(ev acpclient.Event) { p.Send(eventMsg{ev}) })
 	m.c = c
 	_, err := p.Run()
+	// The connection ends with the program; how it ended matters only
+	// when the program did not say (m.fatal says why it failed).
 	cerr := c.Close()
-	if errors.Is(err, tea.ErrProgramKilled) && ctx.Err() != nil {
+	switch {
+	case errors.Is(err, tea.ErrProgramKilled) && ctx.Err() != nil, errors.Is(err, tea.ErrInterrupted):
 		err = nil
-	}
-	if errors.Is(err, tea.ErrInterrupted) {
-		err = nil
-	}
-	if err != nil {
+	case err != nil:
 		return fmt.Errorf("terminal: %w", err)
 	}
 	if m.fatal != nil {
 		return m.fatal
 	}
-	_ = cerr
+	if cerr != nil && !errors.Is(cerr, net.ErrClosed) && !errors.Is(cerr, io.EOF) {
+		return fmt.Errorf("the connection to the agent: %w", cerr)
+	}
 	return nil
 }

@@ -95,7 +95,6 @@ type Session struct {
 type Client struct {
 	conn    *jsonrpc.Conn
 	deliver func(Event)
-	init    acp.InitializeResponse
 
 	mu      sync.Mutex
 	pending map[*Permission]chan string // requests not answered yet
@@ -259,11 +258,8 @@ func (c *Client) Initialize(ctx context.Context, version string) (acp.Initialize
 		ClientInfo:         &acp.Implementation{Name: "zot-terminal", Version: version},
 	}
 	var res acp.InitializeResponse
-	if err := c.call(ctx, acp.MethodInitialize, req, &res); err != nil {
-		return res, err
-	}
-	c.init = res
-	return res, nil
+	err := c.call(ctx, acp.MethodInitialize, req, &res)
+	return res, err
 }
 
 // sessionAnswer is what session/new and session/load answer, with the
