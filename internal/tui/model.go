@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"slices"
 	"strings"
 	"time"
@@ -48,6 +49,8 @@ type (
 	errMsg struct{ err error }
 	// optionsMsg: the config options after a change.
 	optionsMsg struct{ opts []acpclient.ConfigOption }
+	// lostMsg: the agent ended the connection.
+	lostMsg struct{ err error }
 )
 
 // doubleCtrlC is how soon a second Ctrl-C must follow the first to exit
@@ -240,6 +243,14 @@ func (m *model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case errMsg:
 		m.note(m.t.Error.Render(m.t.G.Failed + " " + errorText(msg.err)))
 		return m, m.flush()
+	case lostMsg:
+		if !m.quit {
+			m.fatal = errors.New("the agent closed the connection")
+			if msg.err != nil && !errors.Is(msg.err, io.EOF) {
+				m.fatal = fmt.Errorf("the connection to the agent ended: %w", msg.err)
+			}
+		}
+		return m, m.leave()
 	case optionsMsg:
 		if msg.opts != nil {
 			m.options = msg.opts

@@ -306,3 +306,19 @@ func BenchmarkKeystroke(b *testing.B) {
 		}
 	}
 }
+
+// The agent ending the connection (a daemon that stopped) ends the
+// client with an error; leaving first is not one.
+func TestConnectionLost(t *testing.T) {
+	st := newScreenTest(t, 80, 24, style.Options{NoColor: true})
+	st.send(lostMsg{})
+	if !st.m.quit || st.m.fatal == nil || !strings.Contains(st.m.fatal.Error(), "closed the connection") {
+		t.Errorf("quit %v, fatal %v", st.m.quit, st.m.fatal)
+	}
+	left := newScreenTest(t, 80, 24, style.Options{NoColor: true})
+	left.m.key(tea.KeyPressMsg{Code: 'd', Mod: tea.ModCtrl})
+	left.send(lostMsg{})
+	if left.m.fatal != nil {
+		t.Errorf("after ctrl+d the connection's end is an error: %v", left.m.fatal)
+	}
+}

@@ -15,7 +15,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"net"
 	"os"
 
 	tea "charm.land/bubbletea/v2"
@@ -103,21 +102,26 @@ func Run(ctx context.Context, o Options) error {
 	// connection's queue (its backpressure) rather than in memory here.
 	c := acpclient.New(o.Transport, func(ev acpclient.Event) { p.Send(eventMsg{ev}) })
 	m.c = c
+	// A connection the agent ends (a daemon that stopped) ends the
+	// client, saying so.
+	done, watched := make(chan struct{}), make(chan struct{})
+	go func() {
+		defer close(watched)
+		select {
+		case <-c.Done():
+			p.Send(lostMsg{c.Err()})
+		case <-done:
+		}
+	}()
 	_, err := p.Run()
-	// The connection ends with the program; how it ended matters only
-	// when the program did not say (m.fatal says why it failed).
-	cerr := c.Close()
+	close(done)
+	_ = c.Close() // the program's end ends the connection
+	<-watched
 	switch {
 	case errors.Is(err, tea.ErrProgramKilled) && ctx.Err() != nil, errors.Is(err, tea.ErrInterrupted):
 		err = nil
 	case err != nil:
 		return fmt.Errorf("terminal: %w", err)
 	}
-	if m.fatal != nil {
-		return m.fatal
-	}
-	if cerr != nil && !errors.Is(cerr, net.ErrClosed) && !errors.Is(cerr, io.EOF) {
-		return fmt.Errorf("the connection to the agent: %w", cerr)
-	}
-	return nil
+	return m.fatal
 }
