@@ -259,6 +259,21 @@ func (r *Runtime) Clear(ctx context.Context) error {
 	return r.mapErr(r.sess.Clear())
 }
 
+// Undo undoes the last turn (turn 0), or turn turn (from 1: the n-th user
+// message) and every turn after it: the files they changed get back what
+// they held, and the transcript is cut back to before the turn
+// (docs/sessions.md, Undo). It fails with an error of code
+// changed_outside (wire.CodeOf), restoring nothing, when a file changed
+// outside zot since; not_found when there is no such turn; ErrBusy while
+// a prompt or compaction runs.
+func (r *Runtime) Undo(ctx context.Context, turn int) (wire.UndoResult, error) {
+	if err := r.enter(ctx); err != nil {
+		return wire.UndoResult{}, err
+	}
+	res, err := r.sess.Undo(turn)
+	return res, r.mapErr(err)
+}
+
 // SetMessages replaces the transcript with msgs, for an embedder that keeps
 // transcripts itself: give it what Messages returned (or the messages of
 // `get_messages`, decoded). It returns ErrBusy while a prompt or

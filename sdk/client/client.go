@@ -108,6 +108,14 @@ type Client interface {
 	// Clear drops the transcript and the cumulative usage. It fails with
 	// ErrBusy while work runs.
 	Clear(ctx context.Context) error
+	// Undo undoes the last turn (turn 0), or turn turn (from 1: the n-th
+	// user message) and every turn after it: the files they changed get
+	// back what they held, and the transcript is cut back to before the
+	// turn (docs/sessions.md, Undo). It fails with an error of code
+	// "changed_outside", restoring nothing, when a file changed outside
+	// zot since; "not_found" when there is no such turn; ErrBusy while
+	// work runs.
+	Undo(ctx context.Context, turn int) (wire.UndoResult, error)
 	// State returns a snapshot: provider, model, permission mode, working
 	// directory, message count, busy, cumulative usage.
 	State(ctx context.Context) (wire.StateResult, error)

@@ -339,8 +339,20 @@ func scenario(t *testing.T, c client.Client, s setup) {
 	if err := c.SetModel(ctx, "scripted"); err != nil {
 		t.Error(err)
 	}
+	// Undo of the last turn cuts the transcript back to before it.
+	before, err := c.State(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	undone, err := c.Undo(ctx, 0)
+	if st, serr := c.State(ctx); err != nil || serr != nil || undone.Turn < 1 || undone.MessageCount >= before.MessageCount || st.MessageCount != undone.MessageCount {
+		t.Errorf("undo: %+v, %v; %d messages before, %d after", undone, err, before.MessageCount, st.MessageCount)
+	}
 	if err := c.Clear(ctx); err != nil {
 		t.Fatal(err)
+	}
+	if _, err := c.Undo(ctx, 0); wire.CodeOf(err) != wire.CodeNotFound {
+		t.Errorf("undo with nothing to undo: %v, want not_found", err)
 	}
 	if st, err = c.State(ctx); err != nil || st.MessageCount != 0 || st.Usage.Input != 0 {
 		t.Errorf("state after clear: %+v, %v", st, err)

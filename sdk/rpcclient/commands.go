@@ -215,6 +215,24 @@ func (c *Client) Clear(ctx context.Context) error {
 	return err
 }
 
+// Undo undoes the last turn (turn 0), or turn turn (from 1) and every
+// turn after it (undo): the files they changed get back what they held,
+// and the transcript is cut back to before the turn. It fails with
+// wire.CodeChangedOutside (nothing restored), wire.CodeNotFound or
+// wire.CodeBusy.
+func (c *Client) Undo(ctx context.Context, turn int) (wire.UndoResult, error) {
+	cmd := &wire.UndoCommand{}
+	if turn > 0 {
+		t := int64(turn)
+		cmd.Turn = &t
+	}
+	r, err := call[wire.UndoResult](ctx, c, cmd)
+	if err != nil {
+		return wire.UndoResult{}, err
+	}
+	return *r, nil
+}
+
 // SetModel switches to another model of the same provider (State then
 // says which). It fails with wire.CodeUnknownModel or wire.CodeBusy.
 func (c *Client) SetModel(ctx context.Context, id string) error {
