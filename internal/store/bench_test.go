@@ -54,3 +54,44 @@ func BenchmarkListCold(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkFork: a fork of a session of 200 exchanges at its last
+// prompt, in a store of 200 sessions (the fork's file written and synced,
+// the index brought up to date).
+func BenchmarkFork(b *testing.B) {
+	s := benchStore(b, 200, 200)
+	ctx := context.Background()
+	if _, err := s.List(ctx, Filter{}); err != nil {
+		b.Fatal(err)
+	}
+	for b.Loop() {
+		f, err := s.Fork(ctx, "s00000", ForkPoint{})
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.StopTimer()
+		os.Remove(f.Path)
+		b.StartTimer()
+	}
+}
+
+// BenchmarkExportImport: a session of 200 exchanges exported and
+// imported again.
+func BenchmarkExportImport(b *testing.B) {
+	s := benchStore(b, 1, 200)
+	ctx := context.Background()
+	var buf strings.Builder
+	for b.Loop() {
+		buf.Reset()
+		if err := s.Export(ctx, "s00000", &buf); err != nil {
+			b.Fatal(err)
+		}
+		im, err := s.Import(ctx, strings.NewReader(buf.String()), ImportOptions{})
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.StopTimer()
+		os.Remove(im.Path)
+		b.StartTimer()
+	}
+}
