@@ -105,8 +105,33 @@ func TestACPSessionFork(t *testing.T) {
 		t.Errorf("fork at two points: %s", f.raw)
 	}
 	f, _ = p.call("33", "session/list", `{}`, "")
-	if f.Error != nil || !strings.Contains(string(f.Result), fk.SessionID) {
-		t.Errorf("session/list after the fork: %s", f.raw)
+	var listed struct {
+		Sessions []struct {
+			SessionID string `json:"sessionId"`
+			Meta      struct {
+				Zot struct {
+					ParentID     string `json:"parentId"`
+					ForkIndex    *int   `json:"forkIndex"`
+					MessageCount int    `json:"messageCount"`
+				} `json:"zot"`
+			} `json:"_meta"`
+		} `json:"sessions"`
+	}
+	if f.Error != nil || json.Unmarshal(f.Result, &listed) != nil || len(listed.Sessions) != 4 {
+		t.Fatalf("session/list after the forks: %s", f.raw)
+	}
+	for _, l := range listed.Sessions {
+		z := l.Meta.Zot
+		switch l.SessionID {
+		case id:
+			if z.ParentID != "" || z.MessageCount != 4 {
+				t.Errorf("session/list's parent: %+v", z)
+			}
+		case grand.SessionID:
+			if z.ParentID != fk.SessionID || z.ForkIndex == nil || *z.ForkIndex != 2 || z.MessageCount != 2 {
+				t.Errorf("session/list's fork of the fork: %+v", z)
+			}
+		}
 	}
 
 	out, errOut, code := runExt(t, []string{"ZOT_HOME=" + home}, dir, "sessions", "list", "--tree", "--json")

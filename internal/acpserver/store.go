@@ -151,6 +151,17 @@ func (a *Agent) list(ctx context.Context, cwd, cursor string) (acp.ListSessionsR
 			title := s.Title
 			info.Title = &title
 		}
+		// zot's own facts, where ACP has no member for them: the size of
+		// the transcript, and for a fork where it came from (a client
+		// draws the tree from parentId).
+		meta := map[string]any{"messageCount": s.Messages}
+		if s.Parent != "" {
+			meta["parentId"] = s.Parent
+			if s.ForkIndex != nil {
+				meta["forkIndex"] = *s.ForkIndex
+			}
+		}
+		info.Meta = map[string]any{"zot": meta}
 		out.Sessions = append(out.Sessions, info)
 	}
 	if end < len(all) {
