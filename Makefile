@@ -157,6 +157,20 @@ test-acp: build testtools test-home
 test-shell: build jq test-home
 	@if [ -x clients/shell/test.sh ]; then $(TEST_ENV) ZOT_BIN=$(CURDIR)/$(BIN)/zot clients/shell/test.sh; fi
 
+# The terminal client end to end: the real binary in tmux panes (the
+# tuie2e build tag keeps these tests out of test-go).
+.PHONY: test-tui
+test-tui: build tmux test-home ## the terminal client end to end: zot in tmux at 80x24 and 200x50, driven by keys, read from the screen
+	$(TEST_ENV) ZOT_BIN=$(CURDIR)/$(BIN)/zot ZOT_E2E_REQUIRED=1 $(GO) test -tags tuie2e -count=1 -timeout 15m -run '^TestTUI' ./cmd/zot/
+
+# The terminal tests need tmux; install it from Debian's packages when it
+# is missing.
+.PHONY: tmux
+tmux:
+	@command -v tmux >/dev/null 2>&1 || { echo "tmux is missing: installing it"; \
+		apt='apt-get update && apt-get install -y tmux'; \
+		if [ "$$(id -u)" = 0 ]; then sh -c "$$apt"; else sudo sh -c "$$apt"; fi; }
+
 # The shell client and its test need jq; fresh Debian and Ubuntu machines
 # lack it: install it there, only when it is missing.
 .PHONY: jq

@@ -1,0 +1,827 @@
+//go:build tuie2e
+
+// The terminal client end to end: the real binary in a tmux pane of a
+// fixed size, driven with send-keys and read with capture-pane, on the
+// scripted provider with a temporary zot home. `make test-tui` runs these
+// (the tuie2e build tag keeps them out of `make test`); they need tmux,
+// which the Makefile installs from Debian's packages when it is missing.
+
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+)
+
+// term is one tmux server with one session whose pane runs zot.
+type term struct {
+	t    testing.TB
+	sock string
+	tmux string
+	dir  string // the working directory zot runs in
+	home string // ZOT_HOME
+	env  []string
+	// poll is the wait between two looks at the screen (20 ms; the
+	// benchmarks look again at once).
+	poll time.Duration
+	// guard bounds every wait (hangGuard unless set).
+	guard time.Duration
+}
+
+var termSeq atomic.Int64
+
+// termOpts say how to start zot in the pane.
+type termOpts struct {
+	w, h int
+	dir  string   // working directory; a temp dir when empty
+	home string   // ZOT_HOME; a temp dir when empty
+	env  []string // more environment entries
+	// argv0 runs this program in place of zot (a baseline in benchmarks).
+	argv0 string
+}
+
+// openTerm starts `zot args…` in a detached tmux session of o.w×o.h cells.
+// The pane stays after zot exits (so its exit status and last screen can
+// be read); the tmux server is killed at cleanup.
+func openTerm(t testing.TB, o termOpts, args ...string) *term {
+	t.Helper()
+	tmux, err := exec.LookPath("tmux")
+	if err != nil {
+		if os.Getenv("ZOT_E2E_REQUIRED") != "" {
+			t.Fatal("tmux is not installed (make test-tui installs it)")
+		}
+		t.Skip("tmux is not installed; make test-tui installs it")
+	}
+	if o.dir == "" {
+		o.dir = t.TempDir()
+	}
+	if o.home == "" {
+		o.home = t.TempDir()
+	}
+	tm := &term{t: t, tmux: tmux, dir: o.dir, home: o.home, poll: 20 * time.Millisecond, guard: hangGuard,
+		sock: fmt.Sprintf("zot-e2e-%d-%d", os.Getpid(), termSeq.Add(1))}
+	conf := filepath.Join(t.TempDir(), "tmux.conf")
+	os.WriteFile(conf, []byte(strings.Join([]string{
+		"set -g remain-on-exit on",
+		"set -g history-limit 100000",
+		"set -g status off",
+		"set -g escape-time 10",
+		"set -g default-terminal tmux-256color",
+		"",
+	}, "\n")), 0o644)
+	var env []string
+	for _, kv := range cleanEnv() {
+		if k, _, _ := strings.Cut(kv, "="); k == "TMUX" || k == "TMUX_PANE" || k == "NO_COLOR" {
+			continue
+		}
+		env = append(env, kv)
+	}
+	env = append(env, "ZOT_HOME="+o.home, "LANG=C.UTF-8", "LC_ALL=C.UTF-8")
+	tm.env = append(env, o.env...)
+	argv0 := zotBin
+	if o.argv0 != "" {
+		argv0 = o.argv0
+	}
+	cmdline := shellQuote(append([]string{argv0}, args...))
+	tm.run("-f", conf, "new-session", "-d", "-s", "main", "-x", strconv.Itoa(o.w), "-y", strconv.Itoa(o.h),
+		"-c", o.dir, cmdline)
+	t.Cleanup(func() {
+		if t.Failed() {
+			t.Logf("last screen:\n%s", tm.scrollback())
+		}
+		exec.Command(tm.tmux, "-L", tm.sock, "kill-server").Run()
+	})
+	return tm
+}
+
+func shellQuote(args []string) string {
+	q := make([]string, len(args))
+	for i, a := range args {
+		q[i] = "'" + strings.ReplaceAll(a, "'", `'\''`) + "'"
+	}
+	return strings.Join(q, " ")
+}
+
+// run runs a tmux command against this server and returns its output.
+func (tm *term) run(args ...string) string {
+	tm.t.Helper()
+	cmd := exec.Command(tm.tmux, append([]string{"-L", tm.sock}, args...)...)
+	cmd.Env = tm.env
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		tm.t.Fatalf("tmux %s: %v\n%s", strings.Join(args, " "), err, out)
+	}
+	return string(out)
+}
+
+// keys presses tmux's named keys: "Enter", "Escape", "C-c", "M-Enter", "Up".
+func (tm *term) keys(names ...string) {
+	tm.t.Helper()
+	tm.run(append([]string{"send-keys", "-t", "main"}, names...)...)
+}
+
+// typeText types s literally.
+func (tm *term) typeText(s string) {
+	tm.t.Helper()
+	tm.run("send-keys", "-t", "main", "-l", s)
+}
+
+// paste pastes s as the terminal does (bracketed).
+func (tm *term) paste(s string) {
+	tm.t.Helper()
+	f := filepath.Join(tm.t.TempDir(), "paste")
+	os.WriteFile(f, []byte(s), 0o644)
+	tm.run("load-buffer", "-b", "p", f)
+	tm.run("paste-buffer", "-p", "-d", "-b", "p", "-t", "main")
+}
+
+// screen is what the pane shows now.
+func (tm *term) screen() string {
+	tm.t.Helper()
+	return tm.run("capture-pane", "-p", "-t", "main")
+}
+
+// scrollback is the pane's history and screen, every line of it.
+func (tm *term) scrollback() string {
+	cmd := exec.Command(tm.tmux, "-L", tm.sock, "capture-pane", "-p", "-S", "-", "-E", "-", "-t", "main")
+	out, _ := cmd.Output()
+	return string(out)
+}
+
+// resize makes the window w×h cells.
+func (tm *term) resize(w, h int) {
+	tm.t.Helper()
+	tm.run("resize-window", "-t", "main", "-x", strconv.Itoa(w), "-y", strconv.Itoa(h))
+}
+
+// waitFor waits until the screen holds want (or, with the prefix "!",
+// no longer holds it) and returns the screen; it fails the test after
+// hangGuard with the screen it last saw.
+func (tm *term) waitFor(want string) string {
+	tm.t.Helper()
+	return tm.waitUntil(want, func(s string) bool {
+		if w, ok := strings.CutPrefix(want, "!"); ok {
+			return !strings.Contains(s, w)
+		}
+		return strings.Contains(s, want)
+	})
+}
+
+// waitUntil waits until ok(screen) and returns the screen.
+func (tm *term) waitUntil(what string, ok func(string) bool) string {
+	tm.t.Helper()
+	deadline := time.Now().Add(tm.guard)
+	var s string
+	for {
+		s = tm.screen()
+		if ok(s) {
+			return s
+		}
+		if tm.dead() || time.Now().After(deadline) {
+			if ok(tm.screen()) {
+				return tm.screen()
+			}
+			tm.t.Fatalf("waiting for %q (zot exited: %v); the screen:\n%s", what, tm.dead(), s)
+		}
+		time.Sleep(tm.poll)
+	}
+}
+
+// dead says whether zot has exited.
+func (tm *term) dead() bool {
+	out, err := exec.Command(tm.tmux, "-L", tm.sock, "display", "-p", "-t", "main", "#{pane_dead}").Output()
+	return err == nil && strings.TrimSpace(string(out)) == "1"
+}
+
+// exitCode waits for zot to exit and returns its status.
+func (tm *term) exitCode() int {
+	tm.t.Helper()
+	deadline := time.Now().Add(hangGuard)
+	for !tm.dead() {
+		if time.Now().After(deadline) {
+			tm.t.Fatalf("zot did not exit; the screen:\n%s", tm.screen())
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	st, sig, _ := strings.Cut(strings.TrimSpace(tm.run("display", "-p", "-t", "main", "#{pane_dead_status} #{pane_dead_signal}")), " ")
+	if sig != "" {
+		tm.t.Fatalf("zot was killed by signal %s; the screen:\n%s", sig, tm.screen())
+	}
+	n, err := strconv.Atoi(st)
+	if err != nil {
+		tm.t.Fatalf("exit status %q: %v", st, err)
+	}
+	return n
+}
+
+// pid is zot's process id.
+func (tm *term) pid() int {
+	tm.t.Helper()
+	n, _ := strconv.Atoi(strings.TrimSpace(tm.run("display", "-p", "-t", "main", "#{pane_pid}")))
+	return n
+}
+
+// answerScript is a script of fixed answers, one turn per answer.
+func answerScript(t testing.TB, answers ...string) string {
+	var turns []any
+	for _, a := range answers {
+		turns = append(turns, map[string]any{"steps": []any{map[string]any{"text": a}}})
+	}
+	return scriptFile(t, map[string]any{"turns": turns})
+}
+
+// scriptFile writes a scripted-provider script and returns its path.
+func scriptFile(t testing.TB, v any) string {
+	t.Helper()
+	data, err := json.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := filepath.Join(t.TempDir(), "script.json")
+	if err := os.WriteFile(p, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// TestTUISmoke starts zot in a terminal, sends a prompt, sees the streamed
+// answer, and leaves with ctrl+d.
+func TestTUISmoke(t *testing.T) {
+	s := answerScript(t, "The answer is forty-two.")
+	tm := openTerm(t, termOpts{w: 80, h: 24}, "--provider", "scripted", "--script", s)
+	tm.waitFor("scripted")
+	tm.typeText("what is the answer")
+	tm.keys("Enter")
+	tm.waitFor("The answer is forty-two.")
+	tm.keys("C-d")
+	if code := tm.exitCode(); code != 0 {
+		t.Fatalf("exit status %d after ctrl+d, want 0", code)
+	}
+}
+
+// step is one scripted model call.
+type step = map[string]any
+
+// turnsScript is a script of turns, each a list of steps.
+func turnsScript(t testing.TB, turns ...[]step) string {
+	var ts []any
+	for _, steps := range turns {
+		ts = append(ts, map[string]any{"steps": steps})
+	}
+	return scriptFile(t, map[string]any{"turns": ts})
+}
+
+// toolCall is a step that calls one tool with args.
+func toolCall(name string, args any) step {
+	return step{"tool_calls": []any{map[string]any{"name": name, "args": args}}}
+}
+
+// prompt types text and presses enter.
+func (tm *term) prompt(text string) {
+	tm.t.Helper()
+	tm.typeText(text)
+	tm.keys("Enter")
+}
+
+// TestTUIApproveBash: the default mode asks before a bash call; allowing
+// it once runs it and its output shows.
+func TestTUIApproveBash(t *testing.T) {
+	s := turnsScript(t, []step{
+		toolCall("bash", map[string]any{"command": "echo approved-$((40+2))"}),
+		{"text": "The command printed its line."},
+	})
+	tm := openTerm(t, termOpts{w: 80, h: 24}, "--provider", "scripted", "--script", s)
+	tm.waitFor("scripted")
+	tm.prompt("run it")
+	tm.waitFor("Allow once")
+	tm.keys("1")
+	tm.waitFor("approved-42")
+	tm.waitFor("The command printed its line.")
+	tm.keys("C-d")
+	if code := tm.exitCode(); code != 0 {
+		t.Fatalf("exit status %d", code)
+	}
+}
+
+// TestTUIRejectEdit: rejecting an edit leaves the file as it was, and the
+// model is told.
+func TestTUIRejectEdit(t *testing.T) {
+	dir := t.TempDir()
+	file := filepath.Join(dir, "notes.txt")
+	os.WriteFile(file, []byte("keep this line\n"), 0o644)
+	s := turnsScript(t, []step{
+		toolCall("edit", map[string]any{"path": "notes.txt", "edits": []any{map[string]any{"old_text": "keep this line", "new_text": "replaced line"}}}),
+		{"text": "Understood, I left notes.txt alone."},
+	})
+	tm := openTerm(t, termOpts{w: 80, h: 24, dir: dir}, "--provider", "scripted", "--script", s)
+	tm.waitFor("scripted")
+	tm.prompt("change the notes")
+	// The approval shows the edit as a diff.
+	scr := tm.waitFor("Reject once")
+	if !strings.Contains(scr, "replaced line") {
+		t.Errorf("the approval does not show the edit's new text:\n%s", scr)
+	}
+	tm.keys("3")
+	tm.waitFor("Understood, I left notes.txt alone.")
+	if data, _ := os.ReadFile(file); string(data) != "keep this line\n" {
+		t.Fatalf("notes.txt after a rejected edit: %q", data)
+	}
+}
+
+// TestTUICtrlCAbortsThenExits: ctrl+c stops a long answer, the input is
+// usable again, and ctrl+c on an idle input exits 0.
+func TestTUICtrlCAbortsThenExits(t *testing.T) {
+	s := turnsScript(t,
+		[]step{{"text": "slowly " + strings.Repeat("word ", 2000) + "END-OF-ANSWER", "chunk": 5, "delay_ms": 20}},
+		[]step{{"text": "second answer arrives"}},
+	)
+	tm := openTerm(t, termOpts{w: 80, h: 24}, "--provider", "scripted", "--script", s)
+	tm.waitFor("scripted")
+	tm.prompt("talk for a long time")
+	tm.waitFor("slowly")
+	tm.keys("C-c")
+	tm.waitUntil("the turn to end", func(s string) bool { return !strings.Contains(s, "esc to interrupt") })
+	if strings.Contains(tm.scrollback(), "END-OF-ANSWER") {
+		t.Fatal("the whole answer arrived despite ctrl+c")
+	}
+	tm.prompt("and now?")
+	tm.waitFor("second answer arrives")
+	time.Sleep(1100 * time.Millisecond) // not a double press
+	tm.keys("C-c")
+	if code := tm.exitCode(); code != 0 {
+		t.Fatalf("exit status %d after ctrl+c on an idle input", code)
+	}
+}
+
+// TestTUIPasteFolded: a large paste shows folded in the input and goes to
+// the model whole.
+func TestTUIPasteFolded(t *testing.T) {
+	s := turnsScript(t, []step{{"echo": true}})
+	tm := openTerm(t, termOpts{w: 80, h: 24}, "--provider", "scripted", "--script", s)
+	tm.waitFor("scripted")
+	var lines []string
+	for i := 1; i <= 120; i++ {
+		lines = append(lines, fmt.Sprintf("pasted line %03d", i))
+	}
+	tm.typeText("summarise ")
+	tm.paste(strings.Join(lines, "\n"))
+	scr := tm.waitFor("[pasted 120 lines #1]")
+	if strings.Contains(scr, "pasted line 050") {
+		t.Fatalf("the paste is not folded in the input:\n%s", scr)
+	}
+	tm.keys("Enter")
+	tm.waitFor("pasted line 120")
+	if !strings.Contains(tm.scrollback(), "You said: summarise pasted line 001") {
+		t.Fatalf("the model did not get the paste whole:\n%s", tm.scrollback())
+	}
+}
+
+// TestTUIContinueShowsHistory: `zot -c` in the same folder loads the last
+// session, and the conversation so far is on the screen.
+func TestTUIContinueShowsHistory(t *testing.T) {
+	dir, home := t.TempDir(), t.TempDir()
+	s := answerScript(t, "First answer, kept in the session.", "Second answer after resuming.")
+	tm := openTerm(t, termOpts{w: 80, h: 24, dir: dir, home: home}, "--provider", "scripted", "--script", s)
+	tm.waitFor("scripted")
+	tm.prompt("remember the word pelican")
+	tm.waitFor("First answer, kept in the session.")
+	tm.keys("C-d")
+	if code := tm.exitCode(); code != 0 {
+		t.Fatalf("exit status %d", code)
+	}
+
+	again := openTerm(t, termOpts{w: 80, h: 24, dir: dir, home: home}, "-c", "--provider", "scripted", "--script", s)
+	again.waitFor("remember the word pelican")
+	again.waitFor("First answer, kept in the session.")
+	again.keys("C-d")
+	if code := again.exitCode(); code != 0 {
+		t.Fatalf("exit status %d after -c", code)
+	}
+}
+
+// TestTUIAttach: `zot attach` joins a running daemon and chats through it.
+func TestTUIAttach(t *testing.T) {
+	dir := doorDir(t)
+	home := filepath.Join(dir, "home")
+	sock := filepath.Join(dir, "s.sock")
+	s := answerScript(t, "Answered by the daemon.")
+	d := startZotDaemon(t, doorEnv(home, "ZOT_SOCKET="+sock), "--script", s)
+	d.waitFor(t, "listening on")
+	tm := openTerm(t, termOpts{w: 80, h: 24, home: home, env: []string{"ZOT_SOCKET=" + sock}}, "attach", sock)
+	tm.waitFor("scripted")
+	tm.prompt("hello daemon")
+	tm.waitFor("Answered by the daemon.")
+	tm.keys("C-d")
+	if code := tm.exitCode(); code != 0 {
+		t.Fatalf("exit status %d", code)
+	}
+	if !d.running() {
+		t.Fatal("leaving the client stopped the daemon")
+	}
+}
+
+// paragraph is a long answer of numbered words, wrapped by the client.
+func paragraph(n int) string {
+	var b strings.Builder
+	for i := range n {
+		fmt.Fprintf(&b, "w%03d ", i)
+	}
+	return b.String() + "THE-END"
+}
+
+// TestTUISizes: at 80×24 and 200×50 the answer fills the width it has and
+// the input and footer are on screen.
+func TestTUISizes(t *testing.T) {
+	for _, size := range [][2]int{{80, 24}, {200, 50}} {
+		t.Run(fmt.Sprintf("%dx%d", size[0], size[1]), func(t *testing.T) {
+			s := answerScript(t, paragraph(120))
+			tm := openTerm(t, termOpts{w: size[0], h: size[1]}, "--provider", "scripted", "--script", s)
+			tm.waitFor("scripted")
+			tm.prompt("a long paragraph please")
+			tm.waitFor("THE-END")
+			scr := tm.waitFor("!esc to interrupt")
+			longest := 0
+			for _, l := range strings.Split(tm.scrollback(), "\n") {
+				if strings.Contains(l, "w0") {
+					longest = max(longest, len(strings.TrimRight(l, " ")))
+				}
+			}
+			if longest > size[0] || longest < size[0]*3/4 {
+				t.Errorf("the answer's longest line is %d cells in a %d-cell terminal", longest, size[0])
+			}
+			if !strings.Contains(scr, "scripted") {
+				t.Errorf("no footer on the screen:\n%s", scr)
+			}
+		})
+	}
+}
+
+// TestTUIResizeMidAnswer: the terminal shrinks and grows while an answer
+// streams; the answer ends whole and the live region is drawn once.
+func TestTUIResizeMidAnswer(t *testing.T) {
+	s := turnsScript(t, []step{{"text": paragraph(300), "chunk": 8, "delay_ms": 3}})
+	tm := openTerm(t, termOpts{w: 100, h: 30}, "--provider", "scripted", "--script", s)
+	tm.waitFor("scripted")
+	tm.prompt("stream while I resize")
+	tm.waitFor("w010")
+	tm.resize(60, 20)
+	tm.waitFor("w100")
+	tm.resize(140, 40)
+	tm.waitFor("THE-END")
+	scr := tm.waitFor("!esc to interrupt")
+	if n := strings.Count(scr, "mode ask"); n != 1 {
+		t.Errorf("the footer shows %d times on the screen, want once:\n%s", n, scr)
+	}
+	all := strings.Join(strings.Fields(tm.scrollback()), " ")
+	for _, w := range []string{"w000", "w150", "w299 THE-END"} {
+		if !strings.Contains(all, w) {
+			t.Errorf("the answer lost %q across the resizes", w)
+		}
+	}
+}
+
+// TestTUILongAnswerInScrollback: a 10,000-line answer lands in the
+// terminal's scrollback whole and in order.
+func TestTUILongAnswerInScrollback(t *testing.T) {
+	var b strings.Builder
+	b.WriteString("```\n")
+	for i := 1; i <= 10000; i++ {
+		fmt.Fprintf(&b, "line %05d\n", i)
+	}
+	b.WriteString("```\nDONE-LONG")
+	s := turnsScript(t, []step{{"text": b.String(), "chunk": 4096}})
+	tm := openTerm(t, termOpts{w: 80, h: 24}, "--provider", "scripted", "--script", s)
+	tm.waitFor("scripted")
+	tm.prompt("count to ten thousand")
+	tm.waitFor("DONE-LONG")
+	next := 1
+	for _, l := range strings.Split(tm.scrollback(), "\n") {
+		if i := strings.Index(l, "line "); i >= 0 {
+			if n, err := strconv.Atoi(strings.TrimSpace(l[i+5:])); err == nil && n == next {
+				next++
+			}
+		}
+	}
+	if next != 10001 {
+		t.Fatalf("scrollback has lines 1..%d in order, want all 10000", next-1)
+	}
+}
+
+// TestTUINoColor: with NO_COLOR the screen carries no colours; without
+// it, the same screen (an approval of a bash call) has some, so the check
+// sees colour where there is.
+func TestTUINoColor(t *testing.T) {
+	for _, noColor := range []bool{true, false} {
+		t.Run(fmt.Sprintf("NO_COLOR=%v", noColor), func(t *testing.T) {
+			s := turnsScript(t, []step{
+				{"text": "Plain **text** and `code`.", "tool_calls": []any{map[string]any{"name": "bash", "args": map[string]any{"command": "echo hi"}}}},
+			})
+			var env []string
+			if noColor {
+				env = append(env, "NO_COLOR=1")
+			}
+			tm := openTerm(t, termOpts{w: 80, h: 24, env: env}, "--provider", "scripted", "--script", s)
+			tm.waitFor("scripted")
+			tm.prompt("no colours please")
+			tm.waitFor("Allow once")
+			esc := tm.run("capture-pane", "-p", "-e", "-t", "main")
+			c := colourIn(esc)
+			if noColor && c != "" {
+				t.Fatalf("a colour (SGR %s) on the screen with NO_COLOR:\n%q", c, esc)
+			}
+			if !noColor && c == "" {
+				t.Fatalf("no colour on the screen without NO_COLOR:\n%q", esc)
+			}
+		})
+	}
+}
+
+// colourIn returns the first SGR parameter in s that sets a colour
+// (30–38, 40–48, 90–97, 100–107; 39 and 49, the defaults, are none), or "".
+func colourIn(s string) string {
+	for {
+		i := strings.Index(s, "\x1b[")
+		if i < 0 {
+			return ""
+		}
+		s = s[i+2:]
+		j := strings.IndexFunc(s, func(r rune) bool { return r >= 0x40 && r <= 0x7e })
+		if j < 0 {
+			return ""
+		}
+		if s[j] == 'm' {
+			for _, p := range strings.Split(s[:j], ";") {
+				n, err := strconv.Atoi(p)
+				if err == nil && (n >= 30 && n <= 38 || n >= 40 && n <= 48 || n >= 90 && n <= 97 || n >= 100 && n <= 107) {
+					return p
+				}
+			}
+		}
+		s = s[j+1:]
+	}
+}
+
+// TestTUISlashPopupRunsCommand: "/" opens the popup of commands, typing
+// filters it, tab completes the name and enter runs it.
+func TestTUISlashPopupRunsCommand(t *testing.T) {
+	tm := openTerm(t, termOpts{w: 80, h: 24}, "--provider", "scripted")
+	tm.waitFor("scripted")
+	tm.typeText("/")
+	scr := tm.waitFor("/model")
+	for _, c := range []string{"/help", "/compact", "/clear"} {
+		if !strings.Contains(scr, c) {
+			t.Errorf("the popup lacks %s:\n%s", c, scr)
+		}
+	}
+	tm.typeText("hel")
+	tm.waitFor("!/compact")
+	tm.keys("Tab")
+	tm.waitUntil("the input to hold /help", func(s string) bool {
+		return strings.Contains(s, "/help ") || strings.HasSuffix(strings.TrimSpace(lastInputLine(s)), "/help")
+	})
+	tm.keys("Enter")
+	scr = tm.waitFor("ctrl+d")
+	if !strings.Contains(scr, "/model") || !strings.Contains(scr, "esc") {
+		t.Fatalf("/help did not list keys and commands:\n%s", scr)
+	}
+}
+
+// lastInputLine is the screen's last line that starts with the prompt.
+func lastInputLine(s string) string {
+	lines := strings.Split(s, "\n")
+	for i := len(lines) - 1; i >= 0; i-- {
+		if strings.HasPrefix(lines[i], "›") || strings.HasPrefix(lines[i], ">") {
+			return lines[i]
+		}
+	}
+	return ""
+}
+
+// TestTUISwitchModel: /model opens a picker of the provider's models;
+// choosing one shows it in the footer, and the next prompt goes to the
+// provider with it. The provider is a loopback server that answers every
+// request with OpenAI's documented error shape (API reference, "Errors":
+// {"error":{"message","type","param","code"}}), after noting its model.
+func TestTUISwitchModel(t *testing.T) {
+	models := make(chan string, 8)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		var body struct {
+			Model string `json:"model"`
+		}
+		json.NewDecoder(r.Body).Decode(&body)
+		select {
+		case models <- body.Model:
+		default:
+		}
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(http.StatusBadRequest)
+		io.WriteString(w, `{"error":{"message":"test server: no answers here","type":"invalid_request_error","param":null,"code":null}}`)
+	}))
+	t.Cleanup(srv.Close)
+	tm := openTerm(t, termOpts{w: 100, h: 30, env: []string{"OPENAI_API_KEY=sk-test-not-a-key"}},
+		"--provider", "openai", "--model", "gpt-4.1", "--base-url", srv.URL+"/v1")
+	tm.waitFor("gpt-4.1")
+	tm.prompt("/model")
+	tm.waitFor("gpt-5-nano")
+	tm.typeText("gpt-5-nan")
+	tm.waitFor("!gpt-4.1-mini")
+	tm.keys("Enter")
+	tm.waitUntil("the footer to name gpt-5-nano", func(s string) bool {
+		lines := strings.Split(strings.TrimRight(s, "\n"), "\n")
+		for _, l := range lines[max(len(lines)-3, 0):] {
+			if strings.Contains(l, "gpt-5-nano") {
+				return true
+			}
+		}
+		return false
+	})
+	tm.prompt("which model are you")
+	select {
+	case m := <-models:
+		if m != "gpt-5-nano" {
+			t.Fatalf("the prompt went out with model %q, want gpt-5-nano", m)
+		}
+	case <-time.After(hangGuard):
+		t.Fatalf("no request reached the provider; the screen:\n%s", tm.screen())
+	}
+	tm.waitFor("no answers here")
+}
+
+// installTodo builds the todo example extension and installs it into home.
+func installTodo(t *testing.T, home string) {
+	t.Helper()
+	src := t.TempDir()
+	build := exec.Command("go", "build", "-o", filepath.Join(src, "todo"), "../../examples/extensions/todo")
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("building the todo extension: %v\n%s", err, out)
+	}
+	data, err := os.ReadFile("../../examples/extensions/todo/extension.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(filepath.Join(src, "extension.json"), data, 0o644)
+	if out, errOut, code := runExt(t, []string{"ZOT_HOME=" + home}, t.TempDir(), "ext", "install", src); code != 0 {
+		t.Fatalf("zot ext install: %d\n%s%s", code, out, errOut)
+	}
+}
+
+// TestTUIExtensionPanel: the todo example's panel opens over the input,
+// takes the keys (down moves, x marks done), redraws, and esc closes it.
+func TestTUIExtensionPanel(t *testing.T) {
+	home := t.TempDir()
+	installTodo(t, home)
+	tm := openTerm(t, termOpts{w: 80, h: 24, home: home}, "--provider", "scripted")
+	tm.waitFor("scripted")
+	tm.prompt("/todo add buy milk")
+	tm.waitFor("added: buy milk")
+	tm.prompt("/todo add ship the panel")
+	tm.waitFor("added: ship the panel")
+	tm.prompt("/todo")
+	scr := tm.waitFor("Todos (2)")
+	if !strings.Contains(scr, "▸ □ buy milk") {
+		t.Fatalf("the panel does not show the cursor on the first todo:\n%s", scr)
+	}
+	tm.keys("Down")
+	tm.waitFor("▸ □ ship the panel")
+	tm.typeText("x")
+	tm.waitFor("▸ ✓ ship the panel")
+	tm.keys("Escape")
+	tm.waitFor("!Todos (2)")
+	// The input has the keys again.
+	tm.prompt("/todo")
+	scr = tm.waitFor("Todos (2)")
+	if !strings.Contains(scr, "✓ ship the panel") {
+		t.Fatalf("the reopened panel lost the done mark:\n%s", scr)
+	}
+	tm.keys("Escape")
+	tm.waitFor("!Todos (2)")
+}
+
+// zotPID is the pid of zot in the pane (the pane's process, or its child
+// when a shell runs it).
+func (tm *term) zotPID() int {
+	pid := tm.pid()
+	if comm, _ := os.ReadFile(fmt.Sprintf("/proc/%d/comm", pid)); strings.HasPrefix(string(comm), "zot") || strings.Contains(string(comm), "zot") {
+		return pid
+	}
+	kids, _ := os.ReadFile(fmt.Sprintf("/proc/%d/task/%d/children", pid, pid))
+	if f := strings.Fields(string(kids)); len(f) > 0 {
+		n, _ := strconv.Atoi(f[0])
+		return n
+	}
+	return pid
+}
+
+// rssKB is a process's resident set in KiB (Linux).
+func rssKB(pid int) int {
+	data, _ := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
+	for _, l := range strings.Split(string(data), "\n") {
+		if v, ok := strings.CutPrefix(l, "VmRSS:"); ok {
+			n, _ := strconv.Atoi(strings.TrimSuffix(strings.TrimSpace(v), " kB"))
+			return n
+		}
+	}
+	return 0
+}
+
+// BenchmarkTUIKeystroke is keystroke to screen through the real binary:
+// a key sent to the pane until capture-pane shows it. tmux's own round
+// trips (a send-keys, a capture-pane or more) are in that time; the same
+// loop against cat, whose echo the terminal itself draws, measures them,
+// and ms-over-cat is zot's part.
+func BenchmarkTUIKeystroke(b *testing.B) {
+	loop := func(tm *term, n int, prompt string) time.Duration {
+		t0 := time.Now()
+		for i := range n {
+			if i%2 == 0 {
+				tm.typeText("x")
+				tm.waitUntil("x typed", func(s string) bool { return strings.HasSuffix(strings.TrimRight(lastLineWith(s, prompt), " "), "x") })
+			} else {
+				tm.keys("BSpace")
+				tm.waitUntil("x erased", func(s string) bool { return !strings.HasSuffix(strings.TrimRight(lastLineWith(s, prompt), " "), "x") })
+			}
+		}
+		return time.Since(t0)
+	}
+	base := openTerm(b, termOpts{w: 80, h: 24, argv0: "cat"})
+	base.poll = 0
+	base.typeText("> ")
+	base.waitFor(">")
+	tm := openTerm(b, termOpts{w: 80, h: 24}, "--provider", "scripted")
+	tm.waitFor("scripted")
+	tm.poll = 0
+	b.ResetTimer()
+	zot := loop(tm, b.N, "›")
+	b.StopTimer()
+	cat := loop(base, b.N, ">")
+	over := (zot - cat) / time.Duration(b.N)
+	b.ReportMetric(float64(cat.Microseconds())/float64(b.N)/1000, "ms-cat")
+	b.ReportMetric(float64(over.Microseconds())/1000, "ms-over-cat")
+}
+
+// lastLineWith is the screen's last line that starts with prefix.
+func lastLineWith(s, prefix string) string {
+	lines := strings.Split(s, "\n")
+	for i := len(lines) - 1; i >= 0; i-- {
+		if strings.HasPrefix(lines[i], prefix) {
+			return lines[i]
+		}
+	}
+	return ""
+}
+
+// BenchmarkTUIStream is an answer of 10,000 chunks rendered through the
+// real binary: from enter to its last word on the screen, as chunks per
+// second.
+func BenchmarkTUIStream(b *testing.B) {
+	const chunks = 10000
+	text := strings.Repeat("chunk12 ", chunks-1) + "LASTWORD"
+	s := turnsScript(b, []step{{"text": text, "chunk": 8}})
+	var total time.Duration
+	for b.Loop() {
+		b.StopTimer()
+		tm := openTerm(b, termOpts{w: 100, h: 30}, "--provider", "scripted", "--script", s)
+		tm.waitFor("scripted")
+		tm.guard = 10 * time.Minute
+		b.StartTimer()
+		t0 := time.Now()
+		tm.prompt("stream")
+		tm.waitFor("LASTWORD")
+		total += time.Since(t0)
+	}
+	b.ReportMetric(float64(chunks)*float64(b.N)/total.Seconds(), "chunks/s")
+}
+
+// BenchmarkTUIMemory1000Turns is zot's resident memory after 10 and after
+// 1,000 turns of one session in the terminal.
+func BenchmarkTUIMemory1000Turns(b *testing.B) {
+	s := turnsScript(b, []step{{"echo": true}})
+	for b.Loop() {
+		tm := openTerm(b, termOpts{w: 80, h: 24}, "--provider", "scripted", "--script", s)
+		tm.waitFor("scripted")
+		pid := tm.zotPID()
+		var at10 int
+		for i := 1; i <= 1000; i++ {
+			word := fmt.Sprintf("turn%04d", i)
+			tm.prompt(word)
+			tm.waitFor("You said: " + word)
+			if i == 10 {
+				at10 = rssKB(pid)
+			}
+		}
+		at1000 := rssKB(pid)
+		b.ReportMetric(float64(at10)/1024, "MiB-RSS-at-10")
+		b.ReportMetric(float64(at1000)/1024, "MiB-RSS-at-1000")
+	}
+}
