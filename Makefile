@@ -189,9 +189,18 @@ lint: ## gofmt, go vet and staticcheck
 	$(GO) run $(STATICCHECK) ./...
 
 .PHONY: bench
-bench: build bench-build ## time bin/zot against the floor program, then the Go micro-benchmarks
+bench: build bench-build tmux ## time bin/zot against the floor program, then the Go micro-benchmarks, then the terminal client through tmux
 	$(BIN)/zot-bench --zot $(BIN)/zot --floor $(BIN)/zot-floor $(BENCHFLAGS)
-	$(GO) test -run '^$$' -bench . -benchmem ./sdk ./sdk/wire ./internal/provider/... ./internal/tools ./internal/ndjson ./internal/jsonrpc
+	$(GO) test -run '^$$' -bench . -benchmem ./sdk ./sdk/wire ./internal/provider/... ./internal/tools ./internal/ndjson ./internal/jsonrpc ./internal/tui/...
+	$(MAKE) --no-print-directory bench-tui
+
+# The terminal client through the real binary in tmux: keystroke to screen
+# (200 keys, beside cat's echo), an answer of 10,000 chunks, and memory
+# over 1,000 turns.
+.PHONY: bench-tui
+bench-tui: build tmux
+	ZOT_BIN=$(CURDIR)/$(BIN)/zot $(GO) test -tags tuie2e -run '^$$' -bench '^BenchmarkTUIKeystroke$$' -benchtime 200x -timeout 30m ./cmd/zot
+	ZOT_BIN=$(CURDIR)/$(BIN)/zot $(GO) test -tags tuie2e -run '^$$' -bench '^BenchmarkTUI(Stream|Memory1000Turns)$$' -benchtime 1x -timeout 30m ./cmd/zot
 
 .PHONY: fuzz
 fuzz: ## run every Go fuzzer for FUZZTIME (60s) each, one after another; not part of test

@@ -24,8 +24,8 @@ import (
 	"time"
 )
 
-// term is one tmux server with one session whose pane runs zot.
-type term struct {
+// pane is one tmux server with one session whose pane runs zot.
+type pane struct {
 	t    testing.TB
 	sock string
 	tmux string
@@ -39,7 +39,7 @@ type term struct {
 	guard time.Duration
 }
 
-var termSeq atomic.Int64
+var paneSeq atomic.Int64
 
 // termOpts say how to start zot in the pane.
 type termOpts struct {
@@ -54,7 +54,7 @@ type termOpts struct {
 // openTerm starts `zot args…` in a detached tmux session of o.w×o.h cells.
 // The pane stays after zot exits (so its exit status and last screen can
 // be read); the tmux server is killed at cleanup.
-func openTerm(t testing.TB, o termOpts, args ...string) *term {
+func openTerm(t testing.TB, o termOpts, args ...string) *pane {
 	t.Helper()
 	tmux, err := exec.LookPath("tmux")
 	if err != nil {
@@ -69,8 +69,8 @@ func openTerm(t testing.TB, o termOpts, args ...string) *term {
 	if o.home == "" {
 		o.home = t.TempDir()
 	}
-	tm := &term{t: t, tmux: tmux, dir: o.dir, home: o.home, poll: 20 * time.Millisecond, guard: hangGuard,
-		sock: fmt.Sprintf("zot-e2e-%d-%d", os.Getpid(), termSeq.Add(1))}
+	tm := &pane{t: t, tmux: tmux, dir: o.dir, home: o.home, poll: 20 * time.Millisecond, guard: hangGuard,
+		sock: fmt.Sprintf("zot-e2e-%d-%d", os.Getpid(), paneSeq.Add(1))}
 	conf := filepath.Join(t.TempDir(), "tmux.conf")
 	os.WriteFile(conf, []byte(strings.Join([]string{
 		"set -g remain-on-exit on",
@@ -114,7 +114,7 @@ func shellQuote(args []string) string {
 }
 
 // run runs a tmux command against this server and returns its output.
-func (tm *term) run(args ...string) string {
+func (tm *pane) run(args ...string) string {
 	tm.t.Helper()
 	cmd := exec.Command(tm.tmux, append([]string{"-L", tm.sock}, args...)...)
 	cmd.Env = tm.env
@@ -126,19 +126,19 @@ func (tm *term) run(args ...string) string {
 }
 
 // keys presses tmux's named keys: "Enter", "Escape", "C-c", "M-Enter", "Up".
-func (tm *term) keys(names ...string) {
+func (tm *pane) keys(names ...string) {
 	tm.t.Helper()
 	tm.run(append([]string{"send-keys", "-t", "main"}, names...)...)
 }
 
 // typeText types s literally.
-func (tm *term) typeText(s string) {
+func (tm *pane) typeText(s string) {
 	tm.t.Helper()
 	tm.run("send-keys", "-t", "main", "-l", s)
 }
 
 // paste pastes s as the terminal does (bracketed).
-func (tm *term) paste(s string) {
+func (tm *pane) paste(s string) {
 	tm.t.Helper()
 	f := filepath.Join(tm.t.TempDir(), "paste")
 	os.WriteFile(f, []byte(s), 0o644)
@@ -147,20 +147,20 @@ func (tm *term) paste(s string) {
 }
 
 // screen is what the pane shows now.
-func (tm *term) screen() string {
+func (tm *pane) screen() string {
 	tm.t.Helper()
 	return tm.run("capture-pane", "-p", "-t", "main")
 }
 
 // scrollback is the pane's history and screen, every line of it.
-func (tm *term) scrollback() string {
+func (tm *pane) scrollback() string {
 	cmd := exec.Command(tm.tmux, "-L", tm.sock, "capture-pane", "-p", "-S", "-", "-E", "-", "-t", "main")
 	out, _ := cmd.Output()
 	return string(out)
 }
 
 // resize makes the window w×h cells.
-func (tm *term) resize(w, h int) {
+func (tm *pane) resize(w, h int) {
 	tm.t.Helper()
 	tm.run("resize-window", "-t", "main", "-x", strconv.Itoa(w), "-y", strconv.Itoa(h))
 }
@@ -168,7 +168,7 @@ func (tm *term) resize(w, h int) {
 // waitFor waits until the screen holds want (or, with the prefix "!",
 // no longer holds it) and returns the screen; it fails the test after
 // hangGuard with the screen it last saw.
-func (tm *term) waitFor(want string) string {
+func (tm *pane) waitFor(want string) string {
 	tm.t.Helper()
 	return tm.waitUntil(want, func(s string) bool {
 		if w, ok := strings.CutPrefix(want, "!"); ok {
@@ -179,7 +179,7 @@ func (tm *term) waitFor(want string) string {
 }
 
 // waitUntil waits until ok(screen) and returns the screen.
-func (tm *term) waitUntil(what string, ok func(string) bool) string {
+func (tm *pane) waitUntil(what string, ok func(string) bool) string {
 	tm.t.Helper()
 	deadline := time.Now().Add(tm.guard)
 	var s string
@@ -199,13 +199,13 @@ func (tm *term) waitUntil(what string, ok func(string) bool) string {
 }
 
 // dead says whether zot has exited.
-func (tm *term) dead() bool {
+func (tm *pane) dead() bool {
 	out, err := exec.Command(tm.tmux, "-L", tm.sock, "display", "-p", "-t", "main", "#{pane_dead}").Output()
 	return err == nil && strings.TrimSpace(string(out)) == "1"
 }
 
 // exitCode waits for zot to exit and returns its status.
-func (tm *term) exitCode() int {
+func (tm *pane) exitCode() int {
 	tm.t.Helper()
 	deadline := time.Now().Add(hangGuard)
 	for !tm.dead() {
@@ -226,7 +226,7 @@ func (tm *term) exitCode() int {
 }
 
 // pid is zot's process id.
-func (tm *term) pid() int {
+func (tm *pane) pid() int {
 	tm.t.Helper()
 	n, _ := strconv.Atoi(strings.TrimSpace(tm.run("display", "-p", "-t", "main", "#{pane_pid}")))
 	return n
@@ -288,7 +288,7 @@ func toolCall(name string, args any) step {
 }
 
 // prompt types text and presses enter.
-func (tm *term) prompt(text string) {
+func (tm *pane) prompt(text string) {
 	tm.t.Helper()
 	tm.typeText(text)
 	tm.keys("Enter")
@@ -402,8 +402,12 @@ func TestTUIContinueShowsHistory(t *testing.T) {
 	}
 
 	again := openTerm(t, termOpts{w: 80, h: 24, dir: dir, home: home}, "-c", "--provider", "scripted", "--script", s)
-	again.waitFor("remember the word pelican")
 	again.waitFor("First answer, kept in the session.")
+	if !strings.Contains(again.scrollback(), "remember the word pelican") {
+		t.Fatalf("the resumed session does not show the first prompt:\n%s", again.scrollback())
+	}
+	again.prompt("and now?")
+	again.waitFor("Second answer after resuming.")
 	again.keys("C-d")
 	if code := again.exitCode(); code != 0 {
 		t.Fatalf("exit status %d after -c", code)
@@ -505,6 +509,7 @@ func TestTUILongAnswerInScrollback(t *testing.T) {
 	tm.waitFor("scripted")
 	tm.prompt("count to ten thousand")
 	tm.waitFor("DONE-LONG")
+	tm.waitFor("!esc to interrupt") // the turn has ended: all of it is written
 	next := 1
 	for _, l := range strings.Split(tm.scrollback(), "\n") {
 		if i := strings.Index(l, "line "); i >= 0 {
@@ -710,7 +715,7 @@ func TestTUIExtensionPanel(t *testing.T) {
 
 // zotPID is the pid of zot in the pane (the pane's process, or its child
 // when a shell runs it).
-func (tm *term) zotPID() int {
+func (tm *pane) zotPID() int {
 	pid := tm.pid()
 	if comm, _ := os.ReadFile(fmt.Sprintf("/proc/%d/comm", pid)); strings.HasPrefix(string(comm), "zot") || strings.Contains(string(comm), "zot") {
 		return pid
@@ -741,7 +746,7 @@ func rssKB(pid int) int {
 // loop against cat, whose echo the terminal itself draws, measures them,
 // and ms-over-cat is zot's part.
 func BenchmarkTUIKeystroke(b *testing.B) {
-	loop := func(tm *term, n int, prompt string) time.Duration {
+	loop := func(tm *pane, n int, prompt string) time.Duration {
 		t0 := time.Now()
 		for i := range n {
 			if i%2 == 0 {
