@@ -70,18 +70,19 @@ func textChunk(text string) *acp.ContentChunk {
 	return &acp.ContentChunk{Content: acp.ContentBlock{Text: &acp.TextContent{Text: text}}}
 }
 
-// toolKinds maps zot's built-in tools to ACP's tool kinds.
-var toolKinds = map[string]acp.ToolKind{
-	"read": acp.ToolKindRead, "ls": acp.ToolKindRead,
-	"write": acp.ToolKindEdit, "edit": acp.ToolKindEdit,
-	"bash": acp.ToolKindExecute,
-	"grep": acp.ToolKindSearch, "find": acp.ToolKindSearch,
-}
-
-// kindOf returns the ACP kind of tool name.
+// kindOf returns the ACP kind of tool name: zot's built-in tools have
+// theirs, any other is "other" (a switch, not a map: a package-level map is built by an init
+// that every start of zot runs (and maps in the code around it)).
 func kindOf(name string) acp.ToolKind {
-	if k, ok := toolKinds[name]; ok {
-		return k
+	switch name {
+	case "read", "ls":
+		return acp.ToolKindRead
+	case "write", "edit":
+		return acp.ToolKindEdit
+	case "bash":
+		return acp.ToolKindExecute
+	case "grep", "find":
+		return acp.ToolKindSearch
 	}
 	return acp.ToolKindOther
 }

@@ -14,8 +14,18 @@ import (
 )
 
 // ErrExists is matched (errors.Is) by the error of Create when a file is
-// at its path already.
-var ErrExists = fs.ErrExist
+// at its path already; the error matches fs.ErrExist too. (A value of its
+// own, not fs.ErrExist itself: a variable copied from another package's
+// is set by an init that every start of zot runs.)
+var ErrExists error = existsError{}
+
+// existsError is ErrExists.
+type existsError struct{}
+
+func (existsError) Error() string { return fs.ErrExist.Error() }
+
+// Is makes errors.Is(ErrExists, fs.ErrExist) hold.
+func (existsError) Is(target error) bool { return target == fs.ErrExist }
 
 // Create makes the session file at path, which must not exist, holding a
 // header made from opt and the messages msgs, and syncs it: the file is

@@ -24,8 +24,16 @@ const (
 	compRows = 8
 )
 
-// skipDirs are never walked into.
-var skipDirs = map[string]bool{".git": true, "node_modules": true, ".hg": true, ".svn": true}
+// skipDir reports whether a folder of this name is never walked into
+// (a switch, not a map: a package-level map is built by an init
+// that every start of zot runs (and maps in the code around it)).
+func skipDir(name string) bool {
+	switch name {
+	case ".git", "node_modules", ".hg", ".svn":
+		return true
+	}
+	return false
+}
 
 // completion is the state of the `@path` list.
 type completion struct {
@@ -157,7 +165,7 @@ func ListFiles(dir string) []string {
 				p = rel + "/" + name
 			}
 			isDir := e.IsDir() || (e.Type()&fs.ModeSymlink != 0 && isDirPath(filepath.Join(dir, filepath.FromSlash(p))))
-			if isDir && skipDirs[name] || ign.match(p, name, isDir) {
+			if isDir && skipDir(name) || ign.match(p, name, isDir) {
 				continue
 			}
 			if isDir {

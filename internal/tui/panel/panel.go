@@ -137,7 +137,7 @@ func (m *Model) Update(msg tea.Msg) (keys []Key, close bool) {
 			m.open = false
 			return nil, true
 		}
-		if name, ok := named[ks]; ok {
+		if name, ok := named(ks); ok {
 			return []Key{{PanelID: m.frame.PanelID, Key: name}}, false
 		}
 		if msg.Text != "" && msg.Mod&^tea.ModShift == 0 {
@@ -149,11 +149,37 @@ func (m *Model) Update(msg tea.Msg) (keys []Key, close bool) {
 	return keys, false
 }
 
-// named maps Bubble Tea's key names to the panel's.
-var named = map[string]acp.PanelKey{
-	"up": acp.PanelKeyUp, "down": acp.PanelKeyDown, "left": acp.PanelKeyLeft, "right": acp.PanelKeyRight,
-	"enter": acp.PanelKeyEnter, "tab": acp.PanelKeyTab, "pgup": acp.PanelKeyPageup, "pgdown": acp.PanelKeyPagedown,
-	"home": acp.PanelKeyHome, "end": acp.PanelKeyEnd, "backspace": acp.PanelKeyBackspace, "delete": acp.PanelKeyDelete,
+// named returns the panel's name of a Bubble Tea key name, and whether it
+// has one (a switch, not a map: a package-level map is built by an init
+// that every start of zot runs (and maps in the code around it)).
+func named(ks string) (acp.PanelKey, bool) {
+	switch ks {
+	case "up":
+		return acp.PanelKeyUp, true
+	case "down":
+		return acp.PanelKeyDown, true
+	case "left":
+		return acp.PanelKeyLeft, true
+	case "right":
+		return acp.PanelKeyRight, true
+	case "enter":
+		return acp.PanelKeyEnter, true
+	case "tab":
+		return acp.PanelKeyTab, true
+	case "pgup":
+		return acp.PanelKeyPageup, true
+	case "pgdown":
+		return acp.PanelKeyPagedown, true
+	case "home":
+		return acp.PanelKeyHome, true
+	case "end":
+		return acp.PanelKeyEnd, true
+	case "backspace":
+		return acp.PanelKeyBackspace, true
+	case "delete":
+		return acp.PanelKeyDelete, true
+	}
+	return "", false
 }
 
 // View draws the open panel in width cells: a rule with the title (or the

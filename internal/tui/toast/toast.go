@@ -21,12 +21,17 @@ import (
 	"zot.dev/zot/internal/acp"
 )
 
-// How long a toast stays, by level: errors longest.
-var lifetimes = map[acp.NotifyLevel]time.Duration{
-	acp.NotifyLevelInfo:    5 * time.Second,
-	acp.NotifyLevelSuccess: 5 * time.Second,
-	acp.NotifyLevelWarn:    10 * time.Second,
-	acp.NotifyLevelError:   20 * time.Second,
+// lifetime is how long a toast of a level stays: errors longest, then
+// warnings, then the rest (a switch, not a map: a package-level map is built by an init
+// that every start of zot runs (and maps in the code around it)).
+func lifetime(level acp.NotifyLevel) time.Duration {
+	switch level {
+	case acp.NotifyLevelError:
+		return 20 * time.Second
+	case acp.NotifyLevelWarn:
+		return 10 * time.Second
+	}
+	return 5 * time.Second
 }
 
 // maxLines is how many lines of one notice show (a failed start carries
@@ -99,10 +104,7 @@ func (m *Model) Add(n acp.ZotNotifyNotification) tea.Cmd {
 	}
 	life := m.Lifetime
 	if life == 0 {
-		life = lifetimes[n.Level]
-		if life == 0 {
-			life = lifetimes[acp.NotifyLevelInfo]
-		}
+		life = lifetime(n.Level)
 	}
 	id := t.ID
 	return tea.Tick(life, func(time.Time) tea.Msg { return expired{id} })

@@ -42,8 +42,9 @@ func TestExpiresAfterItsTime(t *testing.T) {
 }
 
 func TestLifetimeByLevel(t *testing.T) {
-	if !(lifetimes[acp.NotifyLevelError] > lifetimes[acp.NotifyLevelWarn] && lifetimes[acp.NotifyLevelWarn] > lifetimes[acp.NotifyLevelInfo]) {
-		t.Fatalf("errors should stay longest, then warnings: %v", lifetimes)
+	errs, warns, infos := lifetime(acp.NotifyLevelError), lifetime(acp.NotifyLevelWarn), lifetime(acp.NotifyLevelInfo)
+	if !(errs > warns && warns > infos) || lifetime(acp.NotifyLevelSuccess) != infos || lifetime("bogus") != infos {
+		t.Fatalf("errors should stay longest, then warnings, the rest alike: %v %v %v", errs, warns, infos)
 	}
 }
 
