@@ -48,18 +48,21 @@ func encodedNotification(method string, v any) (jsonrpc.Frame, error) {
 		}
 		return nil, fmt.Errorf("encoding a %s notification: %w", method, err)
 	}
-	head := updateHead
-	if method != acp.MethodSessionUpdate {
-		head = jsonrpc.NotificationHead(method)
+	f := make(jsonrpc.Frame, 0, len(updateHead)+len(method)+len(b)+1)
+	if method == acp.MethodSessionUpdate {
+		f = append(f, updateHead...)
+	} else {
+		f = append(f, jsonrpc.NotificationHead(method)...)
 	}
-	f := make(jsonrpc.Frame, 0, len(head)+len(b)+1)
-	return append(append(append(f, head...), b...), '}'), nil
+	return append(append(f, b...), '}'), nil
 }
 
 // updateHead is what every session/update frame begins with, up to its
-// params (jsonrpc.NotificationHead): the updates, most of what the
-// agent sends, are framed without encoding it again.
-var updateHead = jsonrpc.NotificationHead(acp.MethodSessionUpdate)
+// params (jsonrpc.NotificationHead, which a test holds it to): the
+// updates, most of what the agent sends, are framed without encoding it
+// again. A constant, not a variable set by calling NotificationHead: that
+// would be package initialisation, which every zot process runs.
+const updateHead = `{"jsonrpc":"2.0","method":"session/update","params":`
 
 // textFrame is the frame of an agent_message_chunk (thought: an
 // agent_thought_chunk) holding text alone.

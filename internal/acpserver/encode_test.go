@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"zot.dev/zot/internal/acp"
+	"zot.dev/zot/internal/jsonrpc"
 )
 
 // paramsOf returns the params of a session/update frame, failing the
@@ -104,4 +105,10 @@ func BenchmarkFrameTextChunkEncodingJSON(b *testing.B) {
 // encodingSession is a session with only what encoding its updates needs.
 func encodingSession(id string) *acpSession {
 	return &acpSession{id: id, textHeads: [2][]byte{textHead(id, false), textHead(id, true)}}
+}
+
+func TestUpdateHead(t *testing.T) {
+	if want := string(jsonrpc.NotificationHead(acp.MethodSessionUpdate)); updateHead != want {
+		t.Fatalf("updateHead = %s, want %s", updateHead, want)
+	}
 }
