@@ -46,6 +46,15 @@ func (t *turn) translate(ev wire.Event) []acp.SessionUpdate {
 		return t.toolCall(e)
 	case *wire.ToolResultEvent:
 		return t.toolResult(e)
+	case *wire.ToolProgressEvent:
+		// A running call's new output (bash's, as it comes): ACP's content
+		// of an update replaces the call's, so the new text goes in
+		// _meta.zot.output, to be appended; the result's content is the
+		// whole output.
+		return []acp.SessionUpdate{{ToolCallUpdate: &acp.ToolCallUpdate{
+			ToolCallID: acp.ToolCallId(e.ID),
+			Meta:       map[string]any{"zot": map[string]any{"output": e.Text}},
+		}}}
 	case *wire.UsageEvent:
 		return []acp.SessionUpdate{{UsageUpdate: t.usage(e)}}
 	case *wire.TurnEndEvent:

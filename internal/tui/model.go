@@ -91,6 +91,8 @@ type model struct {
 	segs     []*segment
 	toPrint  []string
 	inFlight []string // handed to the terminal, not yet confirmed
+	// inFlightShown: inFlight stays in the live region until confirmed.
+	inFlightShown bool
 	printing bool
 	blank    bool // the last line printed was blank (or nothing was printed)
 
@@ -432,8 +434,28 @@ func (m *model) flush() tea.Cmd {
 	}
 	m.printing = true
 	text := strings.Join(m.inFlight, "\n")
-	return tea.Sequence(tea.Println(text), func() tea.Msg { return printedMsg{} })
+	printed := func() tea.Msg { return printedMsg{} }
+	if len(m.inFlight) <= smallPrint {
+		// Shown in the live region until the terminal has them above it.
+		m.inFlightShown = true
+		return tea.Sequence(tea.Println(text), printed)
+	}
+	// A block (a finished tool call, a plan) leaves the live region
+	// first and is printed once the smaller region is on the screen: the
+	// renderer's insertion above a tall live region that must scroll
+	// the screen misplaces the lines (they land a few rows low, the
+	// region's old top left behind in the scrollback).
+	m.inFlightShown = false
+	return tea.Sequence(tea.Tick(printDelay, func(time.Time) tea.Msg { return nil }), tea.Println(text), printed)
 }
+
+// smallPrint is the most lines printed while still shown in the live
+// region; printDelay is how long a larger print waits for the frame
+// without it (two frames at 60 per second, and some).
+const (
+	smallPrint = 3
+	printDelay = 40 * time.Millisecond
+)
 
 // key handles a key press.
 func (m *model) key(k tea.KeyPressMsg) tea.Cmd {

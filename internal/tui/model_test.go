@@ -322,3 +322,24 @@ func TestConnectionLost(t *testing.T) {
 		t.Errorf("after ctrl+d the connection's end is an error: %v", left.m.fatal)
 	}
 }
+
+// A running call's output (zot's _meta.zot.output) shows live, its last
+// lines; the result's content replaces it.
+func TestLiveToolOutput(t *testing.T) {
+	st := newScreenTest(t, 80, 24, style.Options{NoColor: true})
+	st.m.busy, st.m.started = true, time.Now()
+	st.update(acp.SessionUpdate{ToolCall: &acp.ToolCall{ToolCallID: "c1", Title: "bash: make", Status: acp.ToolCallStatusInProgress}})
+	for i := 1; i <= 30; i++ {
+		st.update(acp.SessionUpdate{ToolCallUpdate: &acp.ToolCallUpdate{ToolCallID: "c1",
+			Meta: map[string]any{"zot": map[string]any{"output": fmt.Sprintf("step %d\n", i)}}}})
+	}
+	screen := st.screen()
+	if !strings.Contains(screen, "step 30") || !strings.Contains(screen, "step 21") || strings.Contains(screen, "step 20\n") {
+		t.Errorf("the live output is not the last 10 lines:\n%s", screen)
+	}
+	st.update(acp.SessionUpdate{ToolCallUpdate: &acp.ToolCallUpdate{ToolCallID: "c1", Status: acp.ToolCallStatusCompleted,
+		Content: []acp.ToolCallContent{{Content: &acp.Content{Content: acp.ContentBlock{Text: &acp.TextContent{Text: "all done\n"}}}}}}})
+	if got := strings.Join(st.scrollback, "\n"); !strings.Contains(got, "all done") || strings.Contains(got, "step 30") {
+		t.Errorf("the result did not replace the live output:\n%s", got)
+	}
+}

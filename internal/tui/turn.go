@@ -189,6 +189,13 @@ func (m *model) update(u acp.SessionUpdate) {
 		if up.RawInput != nil {
 			tc.input = up.RawInput
 		}
+		// zot's server sends a running call's new output in
+		// _meta.zot.output; the result's content replaces it.
+		if z, ok := up.Meta["zot"].(map[string]any); ok {
+			if out, ok := z["output"].(string); ok {
+				tc.output = lastLines(tc.output+out, 200)
+			}
+		}
 		m.applyContent(tc, up.Content)
 		if tc.status == acp.ToolCallStatusCompleted || tc.status == acp.ToolCallStatusFailed {
 			s.done = true
@@ -318,7 +325,10 @@ func (m *model) toolLines(tc *toolCall, live bool) []string {
 	}
 	if tc.output != "" && (len(tc.diffs) == 0 || tc.status == acp.ToolCallStatusFailed) {
 		lines := strings.Split(strings.TrimRight(ansi.Strip(tc.output), "\n"), "\n")
-		if len(lines) > maxToolLines {
+		if live && len(lines) > maxToolLines {
+			// While it runs: the newest lines.
+			lines = lines[len(lines)-maxToolLines:]
+		} else if len(lines) > maxToolLines {
 			more := len(lines) - maxToolLines
 			lines = append(lines[:maxToolLines-1], fmt.Sprintf("%s %d more lines", g.Ellipsis, more+1))
 		}
@@ -333,6 +343,19 @@ func (m *model) toolLines(tc *toolCall, live bool) []string {
 		}
 	}
 	return append(out, "")
+}
+
+// lastLines keeps the last n lines of s.
+func lastLines(s string, n int) string {
+	i := len(s)
+	for range n + 1 {
+		j := strings.LastIndexByte(s[:i], '\n')
+		if j < 0 {
+			return s
+		}
+		i = j
+	}
+	return s[i+1:]
 }
 
 // thousands writes n with thousands separators.

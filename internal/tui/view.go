@@ -54,7 +54,10 @@ func (m *model) screen() string {
 
 // liveLines are the turn's lines not yet in the scrollback.
 func (m *model) liveLines() []string {
-	out := append([]string(nil), m.inFlight...)
+	var out []string
+	if m.inFlightShown {
+		out = append(out, m.inFlight...)
+	}
 	out = append(out, m.toPrint...)
 	for _, s := range m.segs {
 		switch s.kind {
