@@ -342,8 +342,11 @@ func drawTree(w io.Writer, roots []*sessionNode) error {
 	var draw func(n *sessionNode, lead, branch string)
 	draw = func(n *sessionNode, lead, branch string) {
 		title := n.Title
-		if n.Error != "" {
+		switch {
+		case n.Error != "":
 			title = "(damaged: " + n.Error + ")"
+		case title == "" && n.Messages == 0:
+			title = "(empty)"
 		}
 		note := ""
 		if n.Parent != "" && branch == "" {

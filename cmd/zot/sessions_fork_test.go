@@ -104,6 +104,9 @@ func TestSessionsForkTree(t *testing.T) {
 	if code != 0 || len(lines) != 4 || !strings.HasPrefix(lines[0], parent) {
 		t.Fatalf("list --tree: exit %d\n%s", code, out)
 	}
+	if !strings.Contains(out, other+"  ") || !strings.Contains(out, "@0 (empty)") {
+		t.Errorf("the empty fork is not drawn as such:\n%s", out)
+	}
 	var grandLine string
 	for _, l := range lines {
 		if strings.Contains(l, grand) {
