@@ -478,7 +478,7 @@ func TestTUIAttach(t *testing.T) {
 	dir := doorDir(t)
 	home := filepath.Join(dir, "home")
 	sock := filepath.Join(dir, "s.sock")
-	s := answerScript(t, "Answered by the daemon.")
+	s := answerScript(t, "Answered by the daemon.", "Second answer from the daemon.")
 	d := startZotDaemon(t, doorEnv(home, "ZOT_SOCKET="+sock), "--script", s)
 	d.waitFor(t, "listening on")
 	tm := openTerm(t, termOpts{w: 80, h: 24, home: home, env: []string{"ZOT_SOCKET=" + sock}}, "attach", sock)
@@ -491,6 +491,32 @@ func TestTUIAttach(t *testing.T) {
 	}
 	if !d.running() {
 		t.Fatal("leaving the client stopped the daemon")
+	}
+
+	// Attaching again lists the daemon's session; choosing it shows its
+	// history.
+	again := openTerm(t, termOpts{w: 80, h: 24, home: home, env: []string{"ZOT_SOCKET=" + sock}}, "attach", sock)
+	again.waitFor("hello daemon")
+	again.typeText("hello")
+	again.keys("Enter")
+	again.waitScrollback("Answered by the daemon.")
+	again.prompt("still there?")
+	again.waitFor("Second answer from the daemon.")
+	again.keys("C-d")
+	if code := again.exitCode(); code != 0 {
+		t.Fatalf("exit status %d", code)
+	}
+}
+
+// waitScrollback waits until the scrollback holds want.
+func (tm *pane) waitScrollback(want string) {
+	tm.t.Helper()
+	deadline := time.Now().Add(tm.guard)
+	for !strings.Contains(tm.scrollback(), want) {
+		if time.Now().After(deadline) {
+			tm.t.Fatalf("the scrollback never held %q:\n%s", want, tm.scrollback())
+		}
+		time.Sleep(tm.poll)
 	}
 }
 
@@ -896,4 +922,168 @@ func BenchmarkTUIMemory1000Turns(b *testing.B) {
 		b.ReportMetric(float64(at10)/1024, "MiB-RSS-at-10")
 		b.ReportMetric(float64(at1000)/1024, "MiB-RSS-at-1000")
 	}
+}
+
+// TestTUIEditorKeys: alt+enter adds a line, enter sends both; up recalls
+// the prompt, also in the next run in the same folder; @ completes a
+// file of the folder.
+func TestTUIEditorKeys(t *testing.T) {
+	dir, home := t.TempDir(), t.TempDir()
+	os.MkdirAll(filepath.Join(dir, "internal", "parser"), 0o755)
+	os.WriteFile(filepath.Join(dir, "internal", "parser", "lexer.go"), []byte("package parser\n"), 0o644)
+	os.MkdirAll(filepath.Join(dir, "node_modules", "lexer"), 0o755)
+	os.WriteFile(filepath.Join(dir, "node_modules", "lexer", "lexer.js"), []byte("x"), 0o644)
+	s := turnsScript(t, []step{{"echo": true}})
+	tm := openTerm(t, termOpts{w: 80, h: 24, dir: dir, home: home}, "--provider", "scripted", "--script", s)
+	tm.waitFor("scripted")
+	tm.typeText("first line")
+	tm.keys("M-Enter")
+	tm.typeText("second line")
+	scr := tm.waitFor("second line")
+	if strings.Contains(scr, "You said") {
+		t.Fatalf("alt+enter sent the prompt:\n%s", scr)
+	}
+	tm.keys("Enter")
+	tm.waitFor("You said: first line")
+	if !slices.Contains(userPrompts(t, home), "first line\nsecond line") {
+		t.Fatalf("prompts %q, want the two lines as one", userPrompts(t, home))
+	}
+	tm.keys("Up")
+	tm.waitUntil("the prompt recalled", func(s string) bool { return strings.Contains(inputArea(s), "first line") })
+	tm.keys("C-u", "C-u") // clear what up recalled (both lines)
+	tm.typeText("look at @lexer")
+	scr = tm.waitFor("internal/parser/lexer.go")
+	if strings.Contains(scr, "node_modules") {
+		t.Errorf("@ completion offers node_modules:\n%s", scr)
+	}
+	tm.keys("Tab")
+	tm.waitUntil("the path in the input", func(s string) bool {
+		return strings.Contains(lastInputLine(s), "@internal/parser/lexer.go")
+	})
+	tm.keys("C-d") // not empty: stays
+	time.Sleep(300 * time.Millisecond)
+	if tm.dead() {
+		t.Fatal("ctrl+d on a non-empty input left")
+	}
+	tm.keys("C-a", "C-k", "C-d")
+	if code := tm.exitCode(); code != 0 {
+		t.Fatalf("exit status %d", code)
+	}
+
+	// The next run in the folder has the history.
+	again := openTerm(t, termOpts{w: 80, h: 24, dir: dir, home: home}, "--provider", "scripted", "--script", s)
+	again.waitFor("scripted")
+	again.keys("Up")
+	again.waitUntil("the last run's prompt recalled", func(s string) bool { return strings.Contains(inputArea(s), "second line") })
+}
+
+// inputArea is the screen under its last rule: the input and the footer.
+func inputArea(s string) string {
+	if i := strings.LastIndex(s, "──"); i >= 0 {
+		return s[i:]
+	}
+	return s
+}
+
+// TestTUIDocScreens writes the screens docs/terminal.md shows, captured
+// from tmux, to the file $ZOT_TUI_CAPTURE (as Markdown code blocks under
+// their names); it is a generator, skipped without that variable.
+func TestTUIDocScreens(t *testing.T) {
+	out := os.Getenv("ZOT_TUI_CAPTURE")
+	if out == "" {
+		t.Skip("ZOT_TUI_CAPTURE=file writes the screens of docs/terminal.md")
+	}
+	var doc strings.Builder
+	shot := func(name, screen string) {
+		lines := strings.Split(strings.TrimRight(screen, "\n "), "\n")
+		for len(lines) > 0 && strings.TrimSpace(lines[0]) == "" {
+			lines = lines[1:]
+		}
+		fmt.Fprintf(&doc, "### %s\n\n```\n%s\n```\n\n", name, strings.Join(lines, "\n"))
+	}
+	defer func() { os.WriteFile(out, []byte(doc.String()), 0o644) }()
+
+	// The editor: @ completion and a folded paste.
+	dir := t.TempDir()
+	for _, f := range []string{"README.md", "go.mod", "cmd/app/main.go", "internal/parser/lexer.go", "internal/parser/parser.go", "internal/parser/parser_test.go"} {
+		os.MkdirAll(filepath.Join(dir, filepath.Dir(f)), 0o755)
+		os.WriteFile(filepath.Join(dir, f), []byte("x\n"), 0o644)
+	}
+	tm := openTerm(t, termOpts{w: 80, h: 24, dir: dir}, "--provider", "scripted")
+	tm.waitFor("scripted")
+	tm.typeText("explain @pars")
+	shot("@ completes a path of the working directory (tab or enter takes it)", tm.waitFor("parser_test.go"))
+	tm.keys("Escape")
+	time.Sleep(100 * time.Millisecond) // an escape and a key at once read as alt+key
+	tm.keys("C-u")
+	var lines []string
+	for i := 1; i <= 120; i++ {
+		lines = append(lines, fmt.Sprintf("log line %d", i))
+	}
+	tm.typeText("why does this fail? ")
+	tm.paste(strings.Join(lines, "\n"))
+	shot("A large paste is folded in the input and sent whole", tm.waitFor("[pasted 120 lines"))
+	tm.keys("C-u")
+	tm.typeText("/he")
+	shot("The / popup, filtered as you type", tm.waitFor("/help"))
+	tm.keys("Enter")
+	shot("/help", tm.waitFor("ctrl+d"))
+
+	// A panel and a toast from the todo example.
+	home := t.TempDir()
+	installTodo(t, home)
+	pt := openTerm(t, termOpts{w: 80, h: 24, home: home}, "--provider", "scripted")
+	pt.waitFor("scripted")
+	pt.prompt("/todo add write the release notes")
+	pt.waitFor("added:")
+	pt.prompt("/todo add tag v1.0")
+	pt.waitFor("added: tag")
+	pt.prompt("/todo")
+	pt.waitFor("Todos (2)")
+	pt.keys("Down")
+	pt.typeText("x")
+	shot("An extension's panel (the todo example) after down and x", pt.waitFor("✓ tag v1.0"))
+	pt.keys("Escape")
+	pt.waitFor("!Todos (2)")
+
+	// /model, filtered.
+	mt := openTerm(t, termOpts{w: 80, h: 24, env: []string{"OPENAI_API_KEY=sk-test-not-a-key"}},
+		"--provider", "openai", "--model", "gpt-4.1", "--base-url", "http://127.0.0.1:9/v1")
+	mt.waitFor("gpt-4.1")
+	mt.prompt("/model")
+	mt.waitFor("gpt-5-nano")
+	mt.typeText("mini")
+	shot("/model: a picker with a filter", mt.waitFor("!gpt-4.1-nano"))
+
+	// Ctrl-C in the middle of an answer.
+	s := turnsScript(t, []step{{"text": "Let me walk through the failing test step by step. " + strings.Repeat("The parser reads a token and ", 200), "chunk": 6, "delay_ms": 15}})
+	ct := openTerm(t, termOpts{w: 80, h: 24}, "--provider", "scripted", "--script", s)
+	ct.waitFor("scripted")
+	ct.prompt("walk me through it")
+	ct.waitFor("step by step")
+	shot("An answer streaming", ct.screen())
+	ct.keys("C-c")
+	shot("Ctrl-C stopped it", ct.waitFor("!esc to interrupt"))
+
+	// ASCII only.
+	s = turnsScript(t, []step{toolCall("bash", map[string]any{"command": "go test ./internal/parser/"})})
+	at := openTerm(t, termOpts{w: 80, h: 24, env: []string{"ZOT_ASCII=1"}}, "--provider", "scripted", "--script", s)
+	at.waitFor("scripted")
+	at.prompt("run the parser tests")
+	shot("ZOT_ASCII=1: an approval without line drawing", at.waitFor("Allow once"))
+
+	// zot attach: the daemon's sessions.
+	ddir := doorDir(t)
+	dhome := filepath.Join(ddir, "home")
+	sock := filepath.Join(ddir, "s.sock")
+	d := startZotDaemon(t, doorEnv(dhome, "ZOT_SOCKET="+sock), "--script", answerScript(t, "Done."))
+	d.waitFor(t, "listening on")
+	first := openTerm(t, termOpts{w: 80, h: 24, home: dhome}, "attach", sock)
+	first.waitFor("scripted")
+	first.prompt("fix the flaky parser test")
+	first.waitFor("Done.")
+	first.keys("C-d")
+	first.exitCode()
+	again := openTerm(t, termOpts{w: 80, h: 24, home: dhome}, "attach", sock)
+	shot("zot attach: the daemon's sessions", again.waitFor("fix the flaky"))
 }
