@@ -156,7 +156,14 @@ func (h *conn) runCommand(s *acpSession, name, args string) jsonrpc.Reply {
 			return h.runWork(s, *out.Work).Await(ctx)
 		}
 		if reply := commandReply(s, name, out); reply != "" {
-			s.push(item{update: &acp.SessionUpdate{AgentMessageChunk: textChunk(reply)}, only: h})
+			chunk := textChunk(reply)
+			if a := out.Result.Action; a == wire.CommandActionInsert || a == wire.CommandActionDisplay {
+				// What the text is for, which ACP cannot say: a client
+				// that knows puts an insert into its input, and shows a
+				// display as the command's note.
+				chunk.Meta = map[string]any{"zot": map[string]any{"action": string(a)}}
+			}
+			s.push(item{update: &acp.SessionUpdate{AgentMessageChunk: chunk}, only: h})
 		}
 		return acp.PromptResponse{StopReason: acp.StopReasonEndTurn}, nil
 	})

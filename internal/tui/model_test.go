@@ -343,3 +343,20 @@ func TestLiveToolOutput(t *testing.T) {
 		t.Errorf("the result did not replace the live output:\n%s", got)
 	}
 }
+
+// A command's text marked insert goes into the input; one marked
+// display is printed as a note, not as the model's answer.
+func TestCommandInsertAndDisplay(t *testing.T) {
+	st := newScreenTest(t, 80, 24, style.Options{NoColor: true})
+	chunk := func(text, action string) *acp.ContentChunk {
+		return &acp.ContentChunk{Content: acp.ContentBlock{Text: &acp.TextContent{Text: text}}, Meta: map[string]any{"zot": map[string]any{"action": action}}}
+	}
+	st.update(acp.SessionUpdate{AgentMessageChunk: chunk("git status", "insert")})
+	if st.m.in.Value() != "git status" {
+		t.Errorf("input %q after an insert", st.m.in.Value())
+	}
+	st.update(acp.SessionUpdate{AgentMessageChunk: chunk("Commands:\n/help: List the commands", "display")})
+	if got := ansi.Strip(strings.Join(st.scrollback, "\n")); !strings.Contains(got, "Commands:\n/help: List the commands") {
+		t.Errorf("a display is not in the scrollback:\n%s", got)
+	}
+}

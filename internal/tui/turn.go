@@ -150,7 +150,24 @@ func (m *model) event(ev acpclient.Event) tea.Cmd {
 func (m *model) update(u acp.SessionUpdate) {
 	switch {
 	case u.AgentMessageChunk != nil:
-		if t := u.AgentMessageChunk.Content.Text; t != nil {
+		t := u.AgentMessageChunk.Content.Text
+		if t == nil {
+			return
+		}
+		// zot's server says what a command's text is for.
+		z, _ := u.AgentMessageChunk.Meta["zot"].(map[string]any)
+		switch action, _ := z["action"].(string); action {
+		case "insert":
+			m.in.Insert(t.Text)
+			m.pop.SetInput(m.in.Text())
+		case "display":
+			m.endSegments()
+			m.drain()
+			for _, l := range strings.Split(strings.TrimRight(t.Text, "\n"), "\n") {
+				m.toPrint = append(m.toPrint, m.t.Faint.Render(l))
+			}
+			m.toPrint = append(m.toPrint, "")
+		default:
 			m.text(t.Text)
 		}
 	case u.AgentThoughtChunk != nil:
