@@ -93,8 +93,8 @@ type model struct {
 	inFlight []string // handed to the terminal, not yet confirmed
 	// inFlightShown: inFlight stays in the live region until confirmed.
 	inFlightShown bool
-	printing bool
-	blank    bool // the last line printed was blank (or nothing was printed)
+	printing      bool
+	blank         bool // the last line printed was blank (or nothing was printed)
 
 	in        *editor.Model
 	pop       *popup.Commands
