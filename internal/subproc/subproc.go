@@ -111,6 +111,13 @@ type Command struct {
 	// the kernel kills the child (SIGKILL) when zot dies, however it dies.
 	// Only the child itself is covered: what it starts is not.
 	KeepOnParentDeath bool
+
+	// Confine, when set, is called on the OS thread that is about to fork
+	// the child, before the fork: restrictions it puts on the thread
+	// (Landlock rules, a seccomp filter: internal/sandbox) hold for the
+	// child and all it starts. That thread runs nothing else and ends
+	// once the child is reaped. An error fails the start.
+	Confine func() error
 }
 
 // Escalation is how far zot had to go to end a process: the strongest
@@ -234,7 +241,7 @@ func Start(ctx context.Context, c Command) (*Process, error) {
 	}
 
 	started := make(chan error, 1)
-	go p.reap(lock, started)
+	go p.reap(lock, c.Confine, started)
 	err := <-started
 	if outW != nil {
 		outW.Close() // the child has its copy
@@ -262,20 +269,32 @@ func Start(ctx context.Context, c Command) (*Process, error) {
 // other goroutine runs on the thread while the child lives. This costs one
 // OS thread, asleep in the wait for the child, per running child; a thread
 // of the pool would be blocked in that wait anyway.
-func (p *Process) reap(lock bool, started chan<- error) {
-	if lock {
+//
+// With confine, the goroutine is locked too, confine restricts the thread
+// before the start, and the thread is never unlocked: it ends with the
+// goroutine, so no other goroutine ever runs restricted.
+func (p *Process) reap(lock bool, confine func() error, started chan<- error) {
+	if lock || confine != nil {
 		runtime.LockOSThread()
 	}
-	err := p.cmd.Start()
+	var err error
+	if confine != nil {
+		if err = confine(); err != nil {
+			err = fmt.Errorf("confining: %w", err)
+		}
+	}
+	if err == nil {
+		err = p.cmd.Start()
+	}
 	started <- err
 	if err != nil {
-		if lock {
+		if lock && confine == nil {
 			runtime.UnlockOSThread()
 		}
 		return
 	}
 	p.waitErr = p.cmd.Wait()
-	if lock {
+	if lock && confine == nil {
 		runtime.UnlockOSThread()
 	}
 	p.escalation = Escalation(p.sent.Load())

@@ -85,7 +85,7 @@ func (t *bashTool) Run(ctx context.Context, call Call) (Result, error) {
 	if ctx.Err() != nil {
 		return Errorf("aborted"), nil
 	}
-	if r := commandRunner(ctx); r != nil {
+	if r := commandRunner(ctx); r != nil && (t.cfg.Sandbox == nil || !t.cfg.Sandbox.Restricts()) {
 		return t.runThrough(ctx, r, call.ID, command, timeout)
 	}
 	return t.run(ctx, command, timeout, call.Progress)
@@ -149,11 +149,15 @@ func (t *bashTool) run(ctx context.Context, command string, timeout time.Duratio
 		WaitDelay: bashWaitDelay,
 		TermGrace: bashKillAfter,
 	}
-	proc, err := subproc.Start(ctx, spec)
+	proc, err := t.start(ctx, spec)
 	if err != nil && errors.Is(err, fs.ErrNotExist) && ctx.Err() == nil {
 		// The shell found before is gone: look again.
 		spec.Path = shellPath(true)
-		proc, err = subproc.Start(ctx, spec)
+		proc, err = t.start(ctx, spec)
+	}
+	var denied *sandboxError
+	if errors.As(err, &denied) {
+		return Errorf(err.Error()), nil
 	}
 	if err != nil {
 		if ctx.Err() != nil {
@@ -217,8 +221,44 @@ func (t *bashTool) run(ctx context.Context, command string, timeout time.Duratio
 		isErr = true
 		notes = append(notes, fmt.Sprintf("waiting for the shell failed: %v", waitErr))
 	}
+	if isErr && status == "" && t.cfg.Sandbox != nil && deniedOutput(text) {
+		if why := t.cfg.Sandbox.Explain(); why != "" {
+			notes = append(notes, why)
+		}
+	}
 	return commandResult(text, notes, isErr), nil
 }
+
+// deniedOutput reports whether a failed command's output shows the
+// kinds of refusal a sandbox causes.
+func deniedOutput(text string) bool {
+	for _, s := range []string{"denied", "not permitted", "Read-only file system"} {
+		if strings.Contains(text, s) {
+			return true
+		}
+	}
+	return false
+}
+
+// start starts spec's process, through the sandbox when there is one.
+func (t *bashTool) start(ctx context.Context, spec subproc.Command) (*subproc.Process, error) {
+	if t.cfg.Sandbox == nil {
+		return subproc.Start(ctx, spec)
+	}
+	prog, args, confine, err := t.cfg.Sandbox.Prepare(spec.Path, spec.Args)
+	if err != nil {
+		return nil, &sandboxError{err}
+	}
+	spec.Path, spec.Args, spec.Confine = prog, args, confine
+	return subproc.Start(ctx, spec)
+}
+
+// sandboxError is why the sandbox could not start a command.
+type sandboxError struct{ err error }
+
+func (e *sandboxError) Error() string { return "the command did not run: " + e.err.Error() }
+
+func (e *sandboxError) Unwrap() error { return e.err }
 
 // commandResult is the result of a finished command, run by zot's own
 // shell or the client's terminal: its output, "(no output)" when it

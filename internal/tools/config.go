@@ -26,10 +26,46 @@ type Config struct {
 	// MaxImageBytes caps the size of an image file that read returns as an
 	// image. Zero means 5 MiB.
 	MaxImageBytes int
+	// Sandbox, when set, confines what the tools change: write and edit
+	// ask it before writing a file, and bash starts its shell through it
+	// (internal/sandbox's Guard). Nil confines nothing.
+	Sandbox Sandbox
 	// Env is the base environment of bash commands ("NAME=value" entries).
 	// Provider credentials are removed from it before use. Nil means
 	// os.Environ().
 	Env []string
+}
+
+// Sandbox confines the tools (internal/sandbox.Guard implements it).
+type Sandbox interface {
+	// CheckWrite returns nil when the file at path (absolute) may be
+	// written, else the error the model reads: which path, which rule,
+	// how the user can allow it.
+	CheckWrite(path string) error
+	// Prepare says how to start prog with args confined: the program
+	// and arguments to start (prog and args, or a wrapper's around them)
+	// and a function to call on the thread that forks it
+	// (subproc.Command.Confine; nil for none); or why the command cannot
+	// be confined here.
+	Prepare(prog string, args []string) (string, []string, func() error, error)
+	// Restricts reports whether anything is confined: bash then runs in
+	// zot's own shell, never in a client's terminal.
+	Restricts() bool
+	// Explain says what is confined and how the user can allow it; bash
+	// adds it to the result of a command that failed.
+	Explain() string
+}
+
+// checkWrite asks the sandbox about a write of abs: denied, with the
+// tool's result, when it refuses.
+func (c Config) checkWrite(abs string) (Result, bool) {
+	if c.Sandbox == nil {
+		return Result{}, false
+	}
+	if err := c.Sandbox.CheckWrite(abs); err != nil {
+		return Errorf(err.Error()), true
+	}
+	return Result{}, false
 }
 
 // Defaults used when a Config field is zero.

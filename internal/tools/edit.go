@@ -119,6 +119,9 @@ func (t *editTool) Run(ctx context.Context, call Call) (Result, error) {
 	}
 	abs := resolvePath(t.cfg.CWD, path)
 	shown := displayPath(t.cfg.CWD, abs)
+	if res, denied := t.cfg.checkWrite(abs); denied {
+		return res, nil
+	}
 	if fa := fileAccess(ctx); fa != nil {
 		return t.runThrough(ctx, fa, abs, shown, edits), nil
 	}

@@ -50,6 +50,9 @@ func (t *writeTool) Run(ctx context.Context, call Call) (Result, error) {
 	}
 	abs := resolvePath(t.cfg.CWD, path)
 	shown := displayPath(t.cfg.CWD, abs)
+	if res, denied := t.cfg.checkWrite(abs); denied {
+		return res, nil
+	}
 	if fa := fileAccess(ctx); fa != nil {
 		if res, ok := writeThrough(ctx, fa, abs, shown, content); ok {
 			return res, nil

@@ -1,0 +1,14 @@
+//go:build linux
+
+package sandbox
+
+import "golang.org/x/sys/unix"
+
+// The seccomp filter's view of this architecture.
+const (
+	seccompArch     = unix.AUDIT_ARCH_AARCH64
+	sysSocket       = unix.SYS_SOCKET
+	sysIOUringSetup = unix.SYS_IO_URING_SETUP
+	// x32Bit is past every system call number: arm64 has one table.
+	x32Bit = 0xffffffff
+)

@@ -1,0 +1,82 @@
+package sandbox
+
+import (
+	"fmt"
+	"slices"
+	"sync"
+)
+
+// Guard is a session's policy, which its commands may change while tools
+// run (/jail, /unjail, a path allowed always). Its methods are safe for
+// concurrent use.
+type Guard struct {
+	mu     sync.Mutex
+	policy Policy
+}
+
+// NewGuard returns a guard holding p.
+func NewGuard(p Policy) *Guard { return &Guard{policy: p} }
+
+// Policy returns the policy in force.
+func (g *Guard) Policy() Policy {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	p := g.policy
+	p.Writable = slices.Clone(p.Writable)
+	return p
+}
+
+// Set replaces the policy.
+func (g *Guard) Set(p Policy) {
+	g.mu.Lock()
+	g.policy = p
+	g.mu.Unlock()
+}
+
+// Allow adds dir to the writable paths.
+func (g *Guard) Allow(dir string) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if !slices.Contains(g.policy.Writable, dir) {
+		g.policy.Writable = append(g.policy.Writable, dir)
+	}
+}
+
+// Explain says, for a command that failed, what the policy in force
+// refuses and how the user can allow it; "" when it confines nothing.
+func (g *Guard) Explain() string { return g.Policy().Explain() }
+
+// Restricts reports whether the policy in force confines anything.
+func (g *Guard) Restricts() bool { return g.Policy().Restricts() }
+
+// CheckWrite applies the policy in force to a write of path.
+func (g *Guard) CheckWrite(path string) error { return g.Policy().CheckWrite(path) }
+
+// Prepare says how to start prog with args under the policy in force:
+// the program and arguments to start (prog and args themselves, or
+// bubblewrap's around them), and, with Landlock, confine, which the
+// caller calls on the OS thread that forks the command (locked to its
+// goroutine, and never unlocked: subproc.Command.Confine), whose
+// restrictions the command inherits. It fails with an error wrapping
+// ErrUnavailable when the policy cannot be enforced here.
+func (g *Guard) Prepare(prog string, args []string) (string, []string, func() error, error) {
+	return prepareWith(g.Policy(), Probe(), prog, args)
+}
+
+// prepareWith is Prepare of p on a system that offers s.
+func prepareWith(p Policy, s Support, prog string, args []string) (string, []string, func() error, error) {
+	if !p.Restricts() {
+		return prog, args, nil, nil
+	}
+	switch s.Backend {
+	case BackendBwrap:
+		return s.Bwrap, append(bwrapArgs(p, prog), args...), nil, nil
+	case BackendLandlock:
+		if !p.Network && !s.Seccomp && s.LandlockABI < 4 {
+			return "", nil, nil, fmt.Errorf("%w: the network cannot be cut (Landlock ABI %d, no seccomp filter for this architecture); the user can run zot with --network on", ErrUnavailable, s.LandlockABI)
+		}
+		rules := rulesOf(p)
+		return prog, args, func() error { return confine(rules) }, nil
+	}
+	return "", nil, nil, fmt.Errorf("%w: %s; the user can run zot with --sandbox off to run commands unconfined", ErrUnavailable, s)
+}
