@@ -252,3 +252,19 @@ func TestDirForStoredSession(t *testing.T) {
 		t.Errorf("DirFor = %s, want %s", got, want)
 	}
 }
+
+// TestUndoSkipsUnchangedFiles: a file the turns left as it was (a failed
+// edit, a write of the same content) is neither restored nor listed.
+func TestUndoSkipsUnchangedFiles(t *testing.T) {
+	dir := t.TempDir()
+	a, b := filepath.Join(dir, "a"), filepath.Join(dir, "b")
+	os.WriteFile(a, []byte("same"), 0o644)
+	msgs, turns := transcript(1)
+	s := New("", Limits{})
+	modify(t, s, turns[0], a, []byte("same"))
+	modify(t, s, turns[0], b, []byte("new"))
+	out, err := s.Undo(msgs, 1)
+	if err != nil || len(out.Files) != 1 || out.Files[0].Path != b {
+		t.Fatalf("undo: %+v %v, want only b", out, err)
+	}
+}

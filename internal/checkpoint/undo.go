@@ -228,6 +228,9 @@ func (s *Store) plan(msgs []llm.Message, undone []*group) ([]step, error) {
 			if !now.same(t.last) {
 				return nil, &ConflictError{Path: p, Turn: t.turn}
 			}
+			if now.same(t.to) {
+				continue // the turns left it as it was (a failed edit, say)
+			}
 		}
 		plan = append(plan, step{path: p, to: t.to})
 	}
