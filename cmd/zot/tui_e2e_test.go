@@ -232,12 +232,25 @@ func (tm *pane) exitCode() int {
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
-	// tmux marks the pane dead a moment before it records the status.
+	// tmux marks the pane dead when the terminal closes, and has the
+	// status once it has reaped the process; tmux 3.3 has no
+	// pane_dead_signal, and its remain-on-exit line names a signal.
 	var st, sig string
-	for range 100 {
+	for {
 		st, sig, _ = strings.Cut(strings.TrimSpace(tm.run("display", "-p", "-t", "main", "#{pane_dead_status} #{pane_dead_signal}")), " ")
 		if st != "" || sig != "" {
 			break
+		}
+		scr := tm.screen()
+		if strings.Contains(scr, "Pane is dead (signal") {
+			tm.t.Fatalf("zot was killed by a signal; the screen:\n%s", scr)
+		}
+		if _, rest, ok := strings.Cut(scr, "Pane is dead (status "); ok {
+			st, _, _ = strings.Cut(rest, ",")
+			break
+		}
+		if time.Now().After(deadline) {
+			tm.t.Fatalf("no exit status; the screen:\n%s", tm.screen())
 		}
 		time.Sleep(10 * time.Millisecond)
 	}
