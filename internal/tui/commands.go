@@ -1,7 +1,6 @@
 package tui
 
 import (
-	"context"
 	"fmt"
 	"slices"
 	"strings"
@@ -68,7 +67,7 @@ func (m *model) localCommand(text string) (tea.Cmd, bool) {
 			cwd = ""
 		}
 		return func() tea.Msg {
-			list, err := c.ListSessions(context.Background(), cwd)
+			list, err := c.ListSessions(m.ctx, cwd)
 			return listedMsg{list: list, err: err}
 		}, true
 	}
@@ -122,7 +121,7 @@ func (m *model) modeNames() string {
 func (m *model) setModel(id string) tea.Cmd {
 	c, sid, settings := m.c, m.sessionID, m.o.Settings
 	return func() tea.Msg {
-		opts, err := c.SetConfigOption(context.Background(), sid, "model", id)
+		opts, err := c.SetConfigOption(m.ctx, sid, "model", id)
 		if err != nil {
 			return errMsg{err}
 		}
@@ -216,7 +215,7 @@ func (m *model) panelKeys(keys []panel.Key) tea.Cmd {
 	c, sid := m.c, m.sessionID
 	return func() tea.Msg {
 		for _, k := range keys {
-			if err := c.PanelKey(context.Background(), sid, k.PanelID, k.Key, k.Text); err != nil {
+			if err := c.PanelKey(m.ctx, sid, k.PanelID, k.Key, k.Text); err != nil {
 				return errMsg{err}
 			}
 		}
@@ -229,7 +228,7 @@ func (m *model) closePanel() tea.Cmd {
 	m.in.Focus()
 	c, sid, id := m.c, m.sessionID, m.panel.ID()
 	return func() tea.Msg {
-		if err := c.PanelClose(context.Background(), sid, id); err != nil {
+		if err := c.PanelClose(m.ctx, sid, id); err != nil {
 			return errMsg{err}
 		}
 		return nil
@@ -275,7 +274,7 @@ func sessionPicker(list []acp.SessionInfo, attach bool, ascii bool) *picker {
 		m.note(m.t.Faint.Render("Session " + it.Name))
 		c, cwd := m.c, m.o.CWD
 		return func() tea.Msg {
-			s, err := c.LoadSession(context.Background(), id, cwd)
+			s, err := c.LoadSession(m.ctx, id, cwd)
 			return readyMsg{s: s, err: err}
 		}
 	}}

@@ -60,6 +60,7 @@ const doubleCtrlC = time.Second
 // model is the client's state. Its methods run on the program's one
 // goroutine; calls to the agent run in commands.
 type model struct {
+	ctx   context.Context // Run's: the calls to the agent end with it
 	o     Options
 	c     *acpclient.Client
 	t     *style.Theme
@@ -109,9 +110,9 @@ type model struct {
 	quit    bool
 }
 
-func newModel(o Options) *model {
+func newModel(ctx context.Context, o Options) *model {
 	t := style.New(o.Theme)
-	m := &model{o: o, t: t, width: 80, height: 24, blank: true}
+	m := &model{ctx: ctx, o: o, t: t, width: 80, height: 24, blank: true}
 	if o.Width > 0 {
 		m.width, m.height = o.Width, o.Height
 	}
@@ -141,7 +142,7 @@ func (m *model) Init() tea.Cmd {
 func (m *model) open() tea.Cmd {
 	c, o := m.c, m.o
 	return func() tea.Msg {
-		ctx := context.Background()
+		ctx := m.ctx
 		if _, err := c.Initialize(ctx, o.Version); err != nil {
 			return readyMsg{err: fmt.Errorf("the agent did not answer initialize: %w", err)}
 		}
@@ -201,7 +202,7 @@ func (m *model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		return m, m.event(msg.ev)
 	case readyMsg:
 		if msg.err != nil {
-			m.fatal = fmt.Errorf("opening the session: %w", msg.err)
+			m.fatal = fmt.Errorf("opening the session: %s", errorText(msg.err))
 			m.quit = true
 			return m, m.leave()
 		}
@@ -210,7 +211,7 @@ func (m *model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 			m.o.Mode = "" // once
 			c, id := m.c, m.sessionID
 			return m, tea.Batch(m.flush(), func() tea.Msg {
-				if err := c.SetMode(context.Background(), id, mode); err != nil {
+				if err := c.SetMode(m.ctx, id, mode); err != nil {
 					return errMsg{err}
 				}
 				return nil
@@ -219,7 +220,7 @@ func (m *model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		return m, m.flush()
 	case listedMsg:
 		if msg.err != nil {
-			m.fatal = fmt.Errorf("listing the sessions: %w", msg.err)
+			m.fatal = fmt.Errorf("listing the sessions: %s", errorText(msg.err))
 			m.quit = true
 			return m, m.leave()
 		}
@@ -284,7 +285,7 @@ func (m *model) paste(msg tea.PasteMsg) tea.Cmd {
 func (m *model) openNew() tea.Cmd {
 	c, cwd := m.c, m.o.CWD
 	return func() tea.Msg {
-		s, err := c.NewSession(context.Background(), cwd)
+		s, err := c.NewSession(m.ctx, cwd)
 		return readyMsg{s: s, err: err}
 	}
 }
@@ -348,7 +349,7 @@ func (m *model) submit(text string) tea.Cmd {
 	m.busy, m.cancelled, m.started = true, false, time.Now()
 	c, id := m.c, m.sessionID
 	run := func() tea.Msg {
-		stop, err := c.Prompt(context.Background(), id, text)
+		stop, err := c.Prompt(m.ctx, id, text)
 		return promptDoneMsg{stop: stop, err: err}
 	}
 	return tea.Batch(m.flush(), run, m.tick())
@@ -538,7 +539,7 @@ func (m *model) cancel() tea.Cmd {
 	m.perms = nil
 	c, id := m.c, m.sessionID
 	return func() tea.Msg {
-		if err := c.Cancel(context.Background(), id); err != nil {
+		if err := c.Cancel(m.ctx, id); err != nil {
 			return errMsg{err}
 		}
 		return nil
@@ -559,7 +560,7 @@ func (m *model) setMode(mode string) tea.Cmd {
 	c, id := m.c, m.sessionID
 	settings := m.o.Settings
 	return func() tea.Msg {
-		if err := c.SetMode(context.Background(), id, mode); err != nil {
+		if err := c.SetMode(m.ctx, id, mode); err != nil {
 			return errMsg{err}
 		}
 		if settings != nil {

@@ -1,6 +1,7 @@
 package tui
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"flag"
@@ -31,7 +32,7 @@ type screenTest struct {
 }
 
 func newScreenTest(t *testing.T, w, h int, theme style.Options) *screenTest {
-	m := newModel(Options{CWD: "/work", Theme: theme, Width: w, Height: h})
+	m := newModel(context.Background(), Options{CWD: "/work", Theme: theme, Width: w, Height: h})
 	st := &screenTest{t: t, m: m}
 	st.send(tea.WindowSizeMsg{Width: w, Height: h})
 	modes := &acp.SessionModeState{CurrentModeID: "ask", AvailableModes: []acp.SessionMode{{ID: "ask"}, {ID: "accept_edits"}, {ID: "auto"}, {ID: "read_only"}}}

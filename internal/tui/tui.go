@@ -91,7 +91,7 @@ func Run(ctx context.Context, o Options) error {
 	if o.Output == nil {
 		o.Output = os.Stdout
 	}
-	m := newModel(o)
+	m := newModel(ctx, o)
 	opts := []tea.ProgramOption{tea.WithContext(ctx), tea.WithInput(o.Input), tea.WithOutput(o.Output)}
 	if o.Width > 0 && o.Height > 0 {
 		opts = append(opts, tea.WithWindowSize(o.Width, o.Height))
