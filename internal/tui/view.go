@@ -195,7 +195,7 @@ func (m *model) permLines() []string {
 	if n := len(m.perms) - 1; n > 0 {
 		more = fmt.Sprintf(" · %d more waiting", n)
 	}
-	out = append(out, m.t.Warn.Render(g.BoxBL+g.BoxH)+" "+m.t.Faint.Render("1-4 or ↑/↓ enter · y allow once · n or esc reject"+more))
+	out = append(out, m.t.Warn.Render(g.BoxBL+g.BoxH)+" "+m.t.Faint.Render(fmt.Sprintf("1-%d or ↑/↓ enter · y allow once · n or esc reject", len(p.Options))+more))
 	if g.Arrow == "->" {
 		out[len(out)-1] = strings.ReplaceAll(out[len(out)-1], "↑/↓", "up/down")
 	}
