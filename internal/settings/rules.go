@@ -88,7 +88,8 @@ func statKey(path string) string {
 	return fmt.Sprintf("%d:%d", st.Size(), st.ModTime().UnixNano())
 }
 
-// load returns the sources of the files, reading those that changed.
+// loadLocked returns the sources of the rules, reading again the files
+// that changed.
 // The caller holds r.mu.
 func (r *Rules) loadLocked() []source {
 	var out []source
@@ -252,7 +253,7 @@ func (r *Rules) Decide(tool string, args []byte) Verdict {
 			}
 		}
 	}
-	if v, ok := covered(tool, args, allows); ok {
+	if v, ok := covered(tool, allows); ok {
 		return v
 	}
 	return Verdict{}
@@ -269,7 +270,7 @@ type sourcedRule struct {
 // covered decides whether allow rules cover the call: one rule that
 // matches it whole, or, for a bash line of several commands, a rule for
 // each command.
-func covered(tool string, args []byte, allows []sourcedRule) (Verdict, bool) {
+func covered(tool string, allows []sourcedRule) (Verdict, bool) {
 	for _, a := range allows {
 		if a.rule.matches(a.call, allowEffect) {
 			return Verdict{Allow: true, Rule: a.rule.String(), From: a.src.from}, true
