@@ -21,6 +21,7 @@ import (
 	"zot.dev/zot/internal/jsonrpc"
 	"zot.dev/zot/internal/registry"
 	"zot.dev/zot/internal/settings"
+	"zot.dev/zot/internal/store"
 	"zot.dev/zot/internal/trust"
 	"zot.dev/zot/internal/tui"
 	"zot.dev/zot/internal/tui/editor"
@@ -164,7 +165,9 @@ func runTerminal(ctx context.Context, cmd *cli.Command, std streams) error {
 	defer func() { _ = conn.Close(); _ = conn.Wait() }()
 	start := tui.Start{Continue: cmd.Bool("continue"), Resume: cmd.Bool("resume")}
 	if cmd.IsSet("session") {
-		start.SessionID = cmd.String("session")
+		if start.SessionID, err = terminalSession(ctx, cmd.String("session"), std); err != nil {
+			return err
+		}
 	}
 	// The mode chosen last time, unless a flag chooses one.
 	mode := ""
@@ -286,6 +289,25 @@ func attach(ctx context.Context, cmd *cli.Command, std streams) error {
 		return &exitError{code: 1, msg: err.Error()}
 	}
 	return nil
+}
+
+// terminalSession is the stored session --session names: its id, or a
+// file of the store. The terminal opens sessions through the agent,
+// which knows them by id: a file elsewhere is imported first.
+func terminalSession(ctx context.Context, arg string, std streams) (string, error) {
+	s, err := openStore(ctx, std.err) // sessions.go
+	if err != nil {
+		return "", err
+	}
+	if store.ValidID(arg) && s.Has(arg) {
+		return arg, nil
+	}
+	if abs, err := filepath.Abs(arg); err == nil {
+		if id, ok := s.IDOf(abs); ok && s.Has(id) {
+			return id, nil
+		}
+	}
+	return "", usagef("--session %s: no stored session has that id or file (zot sessions list shows them; zot sessions import FILE stores a file)", arg)
 }
 
 // terminalLog opens the file the terminal's diagnostics go to:
