@@ -10,6 +10,7 @@ import (
 
 	"github.com/urfave/cli/v3"
 
+	"zot.dev/zot/internal/boundlog"
 	"zot.dev/zot/internal/engine"
 	"zot.dev/zot/sdk/wire"
 )
@@ -33,12 +34,21 @@ func printMode(ctx context.Context, cmd *cli.Command, prompt string, io streams)
 	}
 	// What extensions push (notices; print mode shows no panels) goes to
 	// stderr, one line each; what zot logged there already is left out.
+	// The sink is called while the session stamps its events: the lines
+	// are written from a goroutine of their own, so a stderr nobody reads
+	// never holds up the answer (past a bound they are dropped, counted).
+	notices := boundlog.NewAsync(io.err, 0)
+	defer func() {
+		if ctx.Err() == nil {
+			notices.Close() // what waits is written before zot exits (not after a signal)
+		}
+	}()
 	sess.SetNoticeSink(engine.NoticeSink{Send: func(n engine.Notice) {
 		e, ok := n.Event.(*wire.ExtNotifyEvent)
 		if !ok || n.Logged {
 			return
 		}
-		fmt.Fprintf(io.err, "[%s] %s: %s\n", e.Extension, e.Level, oneLineText(e.Message))
+		fmt.Fprintf(notices, "[%s] %s: %s\n", e.Extension, e.Level, oneLineText(e.Message))
 	}})
 	p := &printer{out: bufio.NewWriterSize(io.out, 32<<10), asJSON: cmd.Bool("json"), endsWithText: true}
 	events := engine.NewSubscription[wire.Event](engine.SubscribeOptions{Policy: engine.Block})

@@ -2,6 +2,7 @@ package acpserver
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -70,8 +71,35 @@ func (t *turn) translate(ev wire.Event) []acp.SessionUpdate {
 		if e.MessagesAfter != nil {
 			t.messages = *e.MessagesAfter
 		}
+		return []acp.SessionUpdate{{AgentMessageChunk: compactDone(e)}}
 	}
 	return nil
+}
+
+// compactDone is what zot rpc's compact_done says, as ACP shows it: a
+// message of the agent with the summary that replaced the older
+// messages, and the counts before and after in its _meta.zot.compactDone
+// (messagesBefore, messagesAfter), for a client that shows them its own
+// way.
+func compactDone(e *wire.CompactDoneEvent) *acp.ContentChunk {
+	counts := map[string]int64{}
+	head := "Compacted the conversation"
+	if e.MessagesBefore != nil && e.MessagesAfter != nil {
+		head += fmt.Sprintf(" (%d messages → %d)", *e.MessagesBefore, *e.MessagesAfter)
+	}
+	if e.MessagesBefore != nil {
+		counts["messagesBefore"] = *e.MessagesBefore
+	}
+	if e.MessagesAfter != nil {
+		counts["messagesAfter"] = *e.MessagesAfter
+	}
+	text := head + "."
+	if e.Summary != "" {
+		text = head + ". Summary:\n\n" + e.Summary
+	}
+	c := textChunk(text)
+	c.Meta = map[string]any{"zot": map[string]any{"compactDone": counts}}
+	return c
 }
 
 // textChunk is a chunk of text content.
