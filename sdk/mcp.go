@@ -6,6 +6,8 @@ import (
 	"fmt"
 
 	"zot.dev/zot/internal/engine"
+	"zot.dev/zot/internal/mcphost"
+	"zot.dev/zot/sdk/client"
 	"zot.dev/zot/sdk/wire"
 )
 
@@ -23,17 +25,30 @@ type MCPServer = engine.MCPServer
 // (Files). The zero value is usable.
 type MCPOptions = engine.MCPOptions
 
-// AddMCPServers adds MCP servers; one with the name of a server already
-// present replaces it. They start in the background at once; their tools
-// are offered from the next model call after they are ready. It is never
-// refused while a prompt runs. It fails, adding nothing, when a server is
-// not usable (no name, neither or both of Command and URL, a bad Type or
-// URL), and with ErrClosed after Close.
-func (r *Runtime) AddMCPServers(ctx context.Context, servers ...MCPServer) error {
+// AddMCPServers adds MCP servers, each an MCPServer or a wire.MCPServer
+// (mcp_add's form, as rpcclient takes it too); one with the name of a
+// server already present replaces it. They start in the background at
+// once; their tools are offered from the next model call after they are
+// ready. It is never refused while a prompt runs. It fails, adding
+// nothing, when a server is not usable (no name, neither or both of
+// Command and URL, a bad Type or URL), and with ErrClosed after Close.
+func (r *Runtime) AddMCPServers(ctx context.Context, servers ...client.MCPServer) error {
 	if r.isClosed() {
 		return ErrClosed
 	}
-	err := r.sess.AddMCPServers(ctx, servers)
+	list := make([]MCPServer, len(servers))
+	for i, s := range servers {
+		if m, ok := s.(MCPServer); ok {
+			list[i] = m
+			continue
+		}
+		m, err := mcphost.FromWire(s.WireMCPServer())
+		if err != nil {
+			return fmt.Errorf("zot: %w", err)
+		}
+		list[i] = m
+	}
+	err := r.sess.AddMCPServers(ctx, list)
 	var bad *engine.MCPServerError
 	if errors.As(err, &bad) {
 		return fmt.Errorf("zot: %w", err)

@@ -318,6 +318,24 @@ func FromWire(w wire.MCPServer) (Server, error) {
 	return s, nil
 }
 
+// WireMCPServer returns s in the wire's shape (mcp_add's form), the
+// inverse of FromWire: a Go program's server reaches a zot rpc process
+// as it reaches an in-process session (client.Client's AddMCPServers).
+func (s Server) WireMCPServer() wire.MCPServer {
+	w := wire.MCPServer{Name: s.Name, Type: s.Type, Command: s.Command, Args: s.Args, CWD: s.CWD, URL: s.URL}
+	if len(s.Env) > 0 {
+		w.Env, _ = json.Marshal(s.Env)
+	}
+	if len(s.Headers) > 0 {
+		w.Headers, _ = json.Marshal(s.Headers)
+	}
+	if s.Timeout > 0 {
+		ms := max(s.Timeout.Milliseconds(), 1)
+		w.Timeout = &ms
+	}
+	return w
+}
+
 // millis returns ms milliseconds (not negative) as a Duration; one past
 // the longest Duration (about 292 years: a "timeout" of
 // Number.MAX_SAFE_INTEGER meant as "never") is the longest instead of

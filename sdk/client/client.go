@@ -52,9 +52,6 @@
 //     transcript), Provider, Model, CWD, Mode and Modes without a round
 //     trip (State has the first four; the answer to rpc's set_mode lists
 //     the modes), WaitMCP, Config.Approve (a callback in the process).
-//     Both add MCP servers with AddMCPServers, but each in its own type
-//     (sdk.MCPServer has a time.Duration timeout and Go maps; rpcclient
-//     takes the wire's wire.MCPServer), so that method is not in Client.
 //   - rpcclient.Client: Hello and Ping (the handshake and a health check
 //     of a process), AnswerPermission and Options.OnPermissionRequest
 //     (approval over the wire), CancelAll and CancelWork (the queue
@@ -157,6 +154,15 @@ type Client interface {
 	// MCPServers lists the MCP servers, sorted by name, with their
 	// status and the names the model sees for their tools.
 	MCPServers(ctx context.Context) ([]wire.MCPServerInfo, error)
+	// AddMCPServers adds MCP servers, each a wire.MCPServer or an
+	// sdk.MCPServer (Go maps, a time.Duration timeout); one with the
+	// name of a server already present replaces it. They start in the
+	// background; their tools are offered from the next model call after
+	// they are ready. It is never refused while work runs. It fails,
+	// adding nothing, when a server is not usable (no name, neither or
+	// both of a command and a URL, a bad type or URL): with an error of
+	// code "invalid_params".
+	AddMCPServers(ctx context.Context, servers ...MCPServer) error
 	// RemoveMCPServer removes an MCP server: its tools are no longer
 	// offered from the next model call on. It fails with an error
 	// matching [ErrNotFound] when no server has that name.
@@ -185,6 +191,13 @@ type Client interface {
 	// with its *wire.DoneEvent; events its consumer had not taken by
 	// then may be dropped. It is safe to call more than once.
 	Close() error
+}
+
+// MCPServer is an MCP server as AddMCPServers takes it: a wire.MCPServer
+// (mcp_add's form) or an sdk.MCPServer, each of which gives its wire
+// form.
+type MCPServer interface {
+	WireMCPServer() wire.MCPServer
 }
 
 // Image is an image attached to a prompt.

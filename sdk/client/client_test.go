@@ -221,6 +221,30 @@ func scenario(t *testing.T, c client.Client, s setup) {
 		t.Errorf("MCP servers: %+v, %v", servers, err)
 	}
 
+	// More MCP servers, in either shape: the wire's and the SDK's (a Go
+	// map, a time.Duration); a server that cannot be used adds nothing.
+	bin, err := mcpServer()
+	if err != nil {
+		t.Fatal(err)
+	}
+	timeout := int64(5000)
+	if err := c.AddMCPServers(ctx, wire.MCPServer{Name: "w", Command: bin, Timeout: &timeout}, sdk.MCPServer{Name: "g", Command: bin, Env: map[string]string{"X": "1"}, Timeout: 5 * time.Second}); err != nil {
+		t.Fatalf("adding MCP servers: %v", err)
+	}
+	if err := c.AddMCPServers(ctx, sdk.MCPServer{Name: "bad"}); wire.CodeOf(err) != wire.CodeInvalidParams {
+		t.Errorf("adding a server with neither a command nor a URL: %v", err)
+	}
+	servers, err = c.MCPServers(ctx)
+	if err != nil || len(servers) != 3 || servers[0].Name != "g" || servers[1].Name != "t" || servers[2].Name != "w" {
+		t.Errorf("MCP servers after adding: %+v, %v", servers, err)
+	}
+	if err := c.RemoveMCPServer(ctx, "g"); err != nil {
+		t.Error(err)
+	}
+	if err := c.RemoveMCPServer(ctx, "w"); err != nil {
+		t.Error(err)
+	}
+
 	// Compaction, once it has more than its kept tail to summarise.
 	drain(t, must(c.Prompt(ctx, "two", nil)))
 	drain(t, must(c.Prompt(ctx, "three", nil)))

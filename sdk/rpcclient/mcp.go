@@ -3,6 +3,7 @@ package rpcclient
 import (
 	"context"
 
+	"zot.dev/zot/sdk/client"
 	"zot.dev/zot/sdk/wire"
 )
 
@@ -16,13 +17,18 @@ func (c *Client) MCPServers(ctx context.Context) ([]wire.MCPServerInfo, error) {
 	return r.Servers, nil
 }
 
-// AddMCPServers adds MCP servers (mcp_add); one with the name of a server
-// already present replaces it. They start in the background; their tools
-// are offered from the next model call after they are ready. It is never
-// refused while a prompt runs. It fails with wire.CodeInvalidParams,
-// adding nothing, when a server is not usable.
-func (c *Client) AddMCPServers(ctx context.Context, servers ...wire.MCPServer) error {
-	_, err := call[wire.MCPServersResult](ctx, c, &wire.MCPAddCommand{Servers: servers})
+// AddMCPServers adds MCP servers (mcp_add), each a wire.MCPServer or an
+// sdk.MCPServer; one with the name of a server already present replaces
+// it. They start in the background; their tools are offered from the
+// next model call after they are ready. It is never refused while a
+// prompt runs. It fails with wire.CodeInvalidParams, adding nothing,
+// when a server is not usable.
+func (c *Client) AddMCPServers(ctx context.Context, servers ...client.MCPServer) error {
+	list := make([]wire.MCPServer, len(servers))
+	for i, s := range servers {
+		list[i] = s.WireMCPServer()
+	}
+	_, err := call[wire.MCPServersResult](ctx, c, &wire.MCPAddCommand{Servers: list})
 	return err
 }
 
