@@ -24,6 +24,9 @@ type extDoor struct {
 	cancel context.CancelFunc
 	wg     sync.WaitGroup
 	launch *time.Timer // starts the extensions (see ExtensionLaunchDelay)
+	// launching counts the launch's timer until its function has run or
+	// it was stopped first; stop waits for it.
+	launching sync.WaitGroup
 
 	mu sync.Mutex
 	// dropped counts notices dropped because the client was not reading;
@@ -55,7 +58,13 @@ func (s *Server) serveExtensions() {
 		Send: func(n engine.Notice) { s.w.Send(n.Event) },
 		Full: s.noticesFull,
 	})
-	d.launch = time.AfterFunc(ExtensionLaunchDelay, s.sess.Launch)
+	// The timer's goroutine is the door's like the others: stop waits for
+	// it, or stops it before it runs.
+	d.launching.Add(1)
+	d.launch = time.AfterFunc(ExtensionLaunchDelay, func() {
+		defer d.launching.Done()
+		s.sess.Launch()
+	})
 }
 
 // noticesFull reports whether the client is so far behind that a notice
@@ -92,11 +101,13 @@ func (d *extDoor) drain(ctx context.Context) {
 	}
 }
 
-// stop cancels the extension commands still waiting and waits for them.
+// stop cancels the extension commands still waiting and waits for them,
+// and for the launch when it has begun (one not begun never runs).
 func (d *extDoor) stop() {
-	if d.launch != nil {
-		d.launch.Stop()
+	if d.launch != nil && d.launch.Stop() {
+		d.launching.Done() // stopped before it ran: its function never will
 	}
+	d.launching.Wait()
 	if d.cancel != nil {
 		d.cancel()
 	}
