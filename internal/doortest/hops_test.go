@@ -36,6 +36,17 @@ type recorderHooks struct {
 // callRecorder is set by bench/cmd/zot-hops's copy of the tree.
 var callRecorder recorderHooks
 
+// hopCounts are the most hops a door's prompt may cross, as last
+// measured (docs/architecture.md, "The hops of one prompt, counted"):
+// on the stacks and, with the recorder, every call, in and out. Before
+// the engine owned every door's features (1cef375) they were, every
+// call in and out: zot rpc 73 and 11 (76 and 12 with an extension), ACP
+// 56 and 12 (59 and 13); on the stacks 9 and 9 for zot rpc, 12 and 9 for
+// ACP.
+type hopCounts struct {
+	in, out, inCalls, outCalls int
+}
+
 // hopWindows are what one run measures: by window (in, out), the hops on
 // the stacks and, with the recorder, every call.
 type hopWindows struct {
@@ -78,18 +89,23 @@ func TestPromptHops(t *testing.T) {
 		open  []string // frames that open a session, each answered before the next ("" waits for the extension's command to be listed)
 		frame string   // the prompt
 		reply string   // a pattern of the frame that ends the prompt
+		most  hopCounts
 	}{
-		{"rpc", false, startRPC, []string{`{"type":"hello","id":"h"}`}, `{"type":"prompt","id":"p1","message":"hi"}`, `"type":"done"`},
-		{"rpc-ext", true, startRPC, []string{`{"type":"hello","id":"h"}`, `{"type":"get_commands","id":"c"}`}, `{"type":"prompt","id":"p1","message":"hi"}`, `"type":"done"`},
+		{"rpc", false, startRPC, []string{`{"type":"hello","id":"h"}`}, `{"type":"prompt","id":"p1","message":"hi"}`, `"type":"done"`,
+			hopCounts{in: 7, out: 9, inCalls: 71, outCalls: 10}},
+		{"rpc-ext", true, startRPC, []string{`{"type":"hello","id":"h"}`, `{"type":"get_commands","id":"c"}`}, `{"type":"prompt","id":"p1","message":"hi"}`, `"type":"done"`,
+			hopCounts{in: 7, out: 9, inCalls: 74, outCalls: 11}},
 		{"acp", false, startACP, []string{
 			`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":1,"clientCapabilities":{}}}`,
 			`{"jsonrpc":"2.0","id":2,"method":"session/new","params":{"cwd":"$DIR","mcpServers":[]}}`,
-		}, `{"jsonrpc":"2.0","id":3,"method":"session/prompt","params":{"sessionId":"$SID","prompt":[{"type":"text","text":"hi"}]}}`, `"stopReason"`},
+		}, `{"jsonrpc":"2.0","id":3,"method":"session/prompt","params":{"sessionId":"$SID","prompt":[{"type":"text","text":"hi"}]}}`, `"stopReason"`,
+			hopCounts{in: 11, out: 9, inCalls: 54, outCalls: 10}},
 		{"acp-ext", true, startACP, []string{
 			`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":1,"clientCapabilities":{}}}`,
 			`{"jsonrpc":"2.0","id":2,"method":"session/new","params":{"cwd":"$DIR","mcpServers":[]}}`,
 			"",
-		}, `{"jsonrpc":"2.0","id":3,"method":"session/prompt","params":{"sessionId":"$SID","prompt":[{"type":"text","text":"hi"}]}}`, `"stopReason"`},
+		}, `{"jsonrpc":"2.0","id":3,"method":"session/prompt","params":{"sessionId":"$SID","prompt":[{"type":"text","text":"hi"}]}}`, `"stopReason"`,
+			hopCounts{in: 11, out: 9, inCalls: 57, outCalls: 11}},
 	} {
 		t.Run(d.name, func(t *testing.T) {
 			// A side call shows on a stack only when something blocks or
@@ -128,6 +144,17 @@ func TestPromptHops(t *testing.T) {
 				t.Fatal(err)
 			}
 			t.Logf("%s: on the stacks in %d, out %d; every call in %d, out %d (%s)", d.name, len(in), len(out), len(w.inCalls), len(w.outCalls), path)
+			// No more hops than measured last (docs/architecture.md's
+			// table): a change that adds one says so here and there.
+			for _, c := range []struct {
+				what string
+				hops []string
+				most int
+			}{{"in, on the stacks", w.in, d.most.in}, {"out, on the stacks", w.out, d.most.out}, {"in, every call", w.inCalls, d.most.inCalls}, {"out, every call", w.outCalls, d.most.outCalls}} {
+				if c.hops != nil && len(c.hops) > c.most {
+					t.Errorf("%s: %d hops, more than the %d measured before (see %s)", c.what, len(c.hops), c.most, path)
+				}
+			}
 			// The chains reach from the door to the provider and back.
 			for _, want := range []string{"internal/engine", "internal/provider/"} {
 				if !slices.ContainsFunc(in, func(h string) bool { return strings.Contains(h, want) }) {
