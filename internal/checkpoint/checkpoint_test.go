@@ -268,3 +268,37 @@ func TestUndoSkipsUnchangedFiles(t *testing.T) {
 		t.Fatalf("undo: %+v %v, want only b", out, err)
 	}
 }
+
+// TestGitCommandThatCommits: a command that edits a clean file and
+// commits it leaves nothing for git status to show; the move of HEAD
+// shows it, and undo puts the file's content back (the commit stays).
+func TestGitCommandThatCommits(t *testing.T) {
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("no git")
+	}
+	dir := t.TempDir()
+	env := append(os.Environ(), "GIT_AUTHOR_NAME=t", "GIT_AUTHOR_EMAIL=t@t", "GIT_COMMITTER_NAME=t", "GIT_COMMITTER_EMAIL=t@t", "GIT_CONFIG_GLOBAL=/dev/null")
+	run := func(args ...string) {
+		t.Helper()
+		cmd := exec.Command(args[0], args[1:]...)
+		cmd.Dir, cmd.Env = dir, env
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("%v: %v\n%s", args, err, out)
+		}
+	}
+	run("git", "init", "-q")
+	os.WriteFile(filepath.Join(dir, "f.txt"), []byte("hello\n"), 0o644)
+	run("git", "add", ".")
+	run("git", "commit", "-q", "-m", "one")
+	msgs, turns := transcript(1)
+	s := New("", Limits{})
+	snap := s.SnapshotGit(context.Background(), dir)
+	run("sh", "-c", "sed -i s/hello/bye/ f.txt && git commit -qam two")
+	if err := s.AfterGit(context.Background(), turns[0], snap); err != nil {
+		t.Fatal(err)
+	}
+	out, err := s.Undo(msgs, 1)
+	if err != nil || len(out.Files) != 1 || out.Files[0].Action != ActionRestored || read(t, filepath.Join(dir, "f.txt")) != "hello\n" {
+		t.Fatalf("undo: %+v %v; f.txt %q", out, err, read(t, filepath.Join(dir, "f.txt")))
+	}
+}
