@@ -39,11 +39,9 @@ func replayMessage(t *turn, m *wire.Message, out []acp.SessionUpdate) []acp.Sess
 			text := "[image " + string(b.MIMEType) + ", " + strconv.FormatInt(b.Bytes, 10) + " bytes]"
 			out = append(out, acp.SessionUpdate{UserMessageChunk: textChunk(text)})
 		case *wire.ToolCallBlock:
-			title := b.Name
 			var a callArgs
-			if json.Unmarshal(b.Args, &a) == nil && a.Path != "" {
-				title += " " + a.Path
-			}
+			_ = json.Unmarshal(b.Args, &a) // a call with odd arguments still gets a title
+			title := callTitle(b.Name, a)
 			call := &acp.ToolCall{
 				ToolCallID: acp.ToolCallId(b.ID),
 				Title:      title,

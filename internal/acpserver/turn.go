@@ -142,6 +142,12 @@ func (t *turn) describe(name string, args json.RawMessage) (string, string) {
 			path = filepath.Join(t.s.cwd, path)
 		}
 	}
+	return callTitle(name, a), path
+}
+
+// callTitle is a call's title: the tool and its command, path or
+// pattern (live and in a replayed history alike).
+func callTitle(name string, a callArgs) string {
 	switch {
 	case name == "bash" && a.Command != "":
 		cmd := a.Command
@@ -151,13 +157,13 @@ func (t *turn) describe(name string, args json.RawMessage) (string, string) {
 		if len(cmd) > 120 {
 			cmd = cmd[:120] + "…"
 		}
-		return "bash: " + cmd, ""
+		return "bash: " + cmd
 	case a.Path != "":
-		return name + " " + a.Path, path
+		return name + " " + a.Path
 	case a.Pattern != "":
-		return name + " " + a.Pattern, path
+		return name + " " + a.Pattern
 	}
-	return name, path
+	return name
 }
 
 // toolCall announces a call: pending, and in progress at once unless it
