@@ -383,6 +383,10 @@ func (m *model) turnDone(msg promptDoneMsg) tea.Cmd {
 	case msg.stop == acp.StopReasonRefusal:
 		m.note(m.t.Warn.Render("The model refused."))
 	}
+	// A request the turn left waiting is answered cancelled.
+	for _, p := range m.perms {
+		p.Answer("")
+	}
 	m.perms = nil
 	cmds := []tea.Cmd{m.flush()}
 	if len(m.queued) > 0 {
@@ -537,6 +541,11 @@ func (m *model) cancel() tea.Cmd {
 		p.Answer("")
 	}
 	m.perms = nil
+	// An interrupt stops what was typed ahead too.
+	if n := len(m.queued); n > 0 {
+		m.queued = nil
+		m.status = fmt.Sprintf("Interrupted: %d queued prompt(s) dropped. ", n) + m.status
+	}
 	c, id := m.c, m.sessionID
 	return func() tea.Msg {
 		if err := c.Cancel(m.ctx, id); err != nil {

@@ -361,3 +361,25 @@ func TestCommandInsertAndDisplay(t *testing.T) {
 		t.Errorf("a display is not in the scrollback:\n%s", got)
 	}
 }
+
+// Prompts sent during a turn wait and go in order after it; an
+// interrupt drops them.
+func TestQueuedPrompts(t *testing.T) {
+	st := newScreenTest(t, 80, 24, style.Options{NoColor: true})
+	st.m.busy, st.m.started = true, time.Now()
+	for _, p := range []string{"one", "two"} {
+		st.m.in.SetValue(p)
+		st.sendCmd(st.m.key(tea.KeyPressMsg{Code: tea.KeyEnter}))
+	}
+	if len(st.m.queued) != 2 || !strings.Contains(st.screen(), "2 queued") {
+		t.Fatalf("queued %q:\n%s", st.m.queued, st.screen())
+	}
+	st.m.Update(promptDoneMsg{stop: acp.StopReasonEndTurn})
+	if !st.m.busy || len(st.m.queued) != 1 || st.m.queued[0] != "two" {
+		t.Fatalf("after the turn: busy %v, queued %q", st.m.busy, st.m.queued)
+	}
+	st.m.cancel()
+	if len(st.m.queued) != 0 || !strings.Contains(st.m.status, "1 queued prompt(s) dropped") {
+		t.Errorf("after an interrupt: queued %q, status %q", st.m.queued, st.m.status)
+	}
+}
