@@ -362,6 +362,25 @@ func TestSettingsBadJSON(t *testing.T) {
 	}
 	p.exit()
 
+	// Over ACP the session tells its client too, as a _zot/notify of
+	// source settings, and serves on.
+	a := startACPEnv(t, doorEnv(home, fakeGo(t)), "--provider", "scripted", "--script", bashScript(t, "go test ./..."))
+	if f, _ := a.peer.call("1", "initialize", `{"protocolVersion":1,"clientCapabilities":{}}`, ""); f.Error != nil {
+		t.Fatalf("initialize: %s", f.raw)
+	}
+	a.peer.send(fmt.Sprintf(`{"jsonrpc":"2.0","id":2,"method":"session/new","params":{"cwd":%q,"mcpServers":[]}}`, work))
+	answered, told := false, false
+	for !answered || !told {
+		f := a.peer.next() // fails the test when nothing comes in time
+		switch {
+		case f.Method == "" && string(f.ID) == "2":
+			sessionID(t, f)
+			answered = true
+		case f.Method == "_zot/notify" && strings.Contains(f.raw, `"source":"settings"`) && strings.Contains(f.raw, "config.json:3:3: "):
+			told = true
+		}
+	}
+
 	if data, _ := os.ReadFile(cfg); string(data) != bad {
 		t.Errorf("config.json was written over: %q", data)
 	}

@@ -63,6 +63,8 @@ func (s *acpSession) engineNotice(n engine.Notice) {
 	switch {
 	case e.Source == exthost.SourceTrust:
 		note.Source = acp.NotifySourceTrust
+	case e.Source == engine.SourceSettings:
+		note.Source = acp.NotifySourceSettings
 	case strings.HasPrefix(e.Source, "mcp:"):
 		name := strings.TrimPrefix(e.Source, "mcp:")
 		note.Source, note.Name = acp.NotifySourceMCP, &name
