@@ -338,6 +338,11 @@ func (o *outbox) run() {
 		for o.queue.Len() == 0 && !o.closing && o.err == nil {
 			o.mu.Unlock()
 			<-o.wake
+			// Woken by a frame: give its producer, mid-burst, one chance
+			// to add the next ones first, so a burst costs a few writes,
+			// not one per frame (a turn's producer queues its frames one
+			// at a time, from the engine's worker).
+			runtime.Gosched()
 			o.mu.Lock()
 		}
 		if o.err != nil || o.queue.Len() == 0 {
