@@ -44,6 +44,7 @@ type toolSource struct {
 type ToolView struct {
 	list  []tools.Tool
 	index map[string]tools.Tool
+	owner map[string]string // the source of each tool offered
 	specs []llm.ToolSpec
 }
 
@@ -133,8 +134,8 @@ func (s *ToolSet) View() *ToolView { return s.view.Load() }
 
 // rebuild makes a new snapshot. The caller holds s.mu.
 func (s *ToolSet) rebuild() {
-	v := &ToolView{index: make(map[string]tools.Tool)}
 	owner := make(map[string]string)
+	v := &ToolView{index: make(map[string]tools.Tool), owner: owner}
 	for _, src := range s.sources {
 		for _, t := range src.tools {
 			name := t.Name()
@@ -162,6 +163,11 @@ func (v *ToolView) Lookup(name string) (tools.Tool, bool) {
 	t, ok := v.index[name]
 	return t, ok
 }
+
+// Source returns the source that offers the tool of that name
+// (BuiltinSource, an extension's, an MCP server's, a client's), or "" when
+// none does.
+func (v *ToolView) Source(name string) string { return v.owner[name] }
 
 // Specs returns what the model is told of each tool, in order.
 func (v *ToolView) Specs() []llm.ToolSpec { return v.specs }

@@ -239,20 +239,21 @@ const (
 
 // Session is one conversation. Its methods are safe for concurrent use.
 type Session struct {
-	host     *Host
-	catalog  *models.Catalog // the host's, or SessionConfig.ModelsFile's
-	agent    *agent.Agent
-	provider string
-	cwd      string
-	log      io.Writer
-	store    *sessionfile.File // nil without a session file
-	storedID string            // the id in SessionConfig.SessionStore, or ""
-	approval *approval         // the mode and, when somebody answers, the approvals
-	spills   *tools.Spills     // bash's spill files, removed by Close
-	plug     plugins           // its extensions and MCP servers (extensions.go)
-	cmds     commandState      // its slash commands (commands.go)
-	panels   panelState        // its open panels (panels.go)
-	undo     undoState         // what its turns changed in files (undo.go)
+	host        *Host
+	catalog     *models.Catalog // the host's, or SessionConfig.ModelsFile's
+	agent       *agent.Agent
+	provider    string
+	cwd         string
+	log         io.Writer
+	store       *sessionfile.File // nil without a session file
+	storedID    string            // the id in SessionConfig.SessionStore, or ""
+	approval    *approval         // the mode and, when somebody answers, the approvals
+	spills      *tools.Spills     // bash's spill files, removed by Close
+	plug        plugins           // its extensions and MCP servers (extensions.go)
+	cmds        commandState      // its slash commands (commands.go)
+	panels      panelState        // its open panels (panels.go)
+	undo        undoState         // what its turns changed in files (undo.go)
+	clientTools clientToolState   // the tools its clients run (clienttools.go)
 
 	// emitMu makes stamping an event and handing it on one step, so seq
 	// order is delivery order; taken inside mu, never the other way.
@@ -777,6 +778,7 @@ func (s *Session) Wait(ctx context.Context) error {
 func (s *Session) Close() error {
 	s.Shutdown("the session is closed")
 	s.wg.Wait()
+	s.dropAllClientTools()
 	s.mu.Lock()
 	already := s.closed
 	s.closed = true

@@ -122,6 +122,8 @@ func (s *Server) Serve(ctx context.Context, in io.Reader, out io.Writer) error {
 		// No answer to a permission request can come any more: the work
 		// runs on without waiting for one.
 		s.sess.EndApprovals("the client closed its input")
+		// Nor to a call of the client's tools: those waiting fail now.
+		s.sess.DropClientTools(rpcClient, "the client closed its input")
 		switch {
 		case errors.Is(err, ErrUnauthorized):
 			result = err
