@@ -94,14 +94,19 @@ func openTerm(t testing.TB, o termOpts, args ...string) *pane {
 	if o.argv0 != "" {
 		argv0 = o.argv0
 	}
-	cmdline := shellQuote(append([]string{argv0}, args...))
+	// The shell tells zot's exit status when zot is gone: tmux's own
+	// record of it is not always there (3.3 loses it when the terminal
+	// closes before the process is reaped).
+	cmdline := shellQuote(append([]string{argv0}, args...)) + `; echo "[zot exited $?]"`
 	tm.run("-f", conf, "new-session", "-d", "-s", "main", "-x", strconv.Itoa(o.w), "-y", strconv.Itoa(o.h),
 		"-c", o.dir, cmdline)
+	socket := strings.TrimSpace(tm.run("display", "-p", "#{socket_path}"))
 	t.Cleanup(func() {
 		if t.Failed() {
 			t.Logf("last screen:\n%s", tm.scrollback())
 		}
 		exec.Command(tm.tmux, "-L", tm.sock, "kill-server").Run()
+		os.Remove(socket)
 	})
 	return tm
 }
@@ -216,52 +221,35 @@ func (tm *pane) choose(screen, label string) {
 	tm.t.Fatalf("no numbered option %q in the dialog:\n%s", label, screen)
 }
 
+// exitMark is what the shell prints after zot: "[zot exited N]".
+const exitMark = "[zot exited "
+
 // dead says whether zot has exited.
 func (tm *pane) dead() bool {
-	out, err := exec.Command(tm.tmux, "-L", tm.sock, "display", "-p", "-t", "main", "#{pane_dead}").Output()
-	return err == nil && strings.TrimSpace(string(out)) == "1"
+	out, err := exec.Command(tm.tmux, "-L", tm.sock, "capture-pane", "-p", "-t", "main").Output()
+	return err == nil && strings.Contains(string(out), exitMark)
 }
 
-// exitCode waits for zot to exit and returns its status.
+// exitCode waits for zot to exit and returns its status (128+N for a
+// signal, as the shell tells it).
 func (tm *pane) exitCode() int {
 	tm.t.Helper()
 	deadline := time.Now().Add(hangGuard)
-	for !tm.dead() {
+	for {
+		scr := tm.screen()
+		if _, rest, ok := strings.Cut(scr, exitMark); ok {
+			st, _, _ := strings.Cut(rest, "]")
+			n, err := strconv.Atoi(st)
+			if err != nil {
+				tm.t.Fatalf("exit status %q: %v", st, err)
+			}
+			return n
+		}
 		if time.Now().After(deadline) {
-			tm.t.Fatalf("zot did not exit; the screen:\n%s", tm.screen())
+			tm.t.Fatalf("zot did not exit; the screen:\n%s", scr)
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
-	// tmux marks the pane dead when the terminal closes, and has the
-	// status once it has reaped the process; tmux 3.3 has no
-	// pane_dead_signal, and its remain-on-exit line names a signal.
-	var st, sig string
-	for {
-		st, sig, _ = strings.Cut(strings.TrimSpace(tm.run("display", "-p", "-t", "main", "#{pane_dead_status} #{pane_dead_signal}")), " ")
-		if st != "" || sig != "" {
-			break
-		}
-		scr := tm.screen()
-		if strings.Contains(scr, "Pane is dead (signal") {
-			tm.t.Fatalf("zot was killed by a signal; the screen:\n%s", scr)
-		}
-		if _, rest, ok := strings.Cut(scr, "Pane is dead (status "); ok {
-			st, _, _ = strings.Cut(rest, ",")
-			break
-		}
-		if time.Now().After(deadline) {
-			tm.t.Fatalf("no exit status; the screen:\n%s", tm.screen())
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
-	if sig != "" {
-		tm.t.Fatalf("zot was killed by signal %s; the screen:\n%s", sig, tm.screen())
-	}
-	n, err := strconv.Atoi(st)
-	if err != nil {
-		tm.t.Fatalf("exit status %q: %v", st, err)
-	}
-	return n
 }
 
 // pid is zot's process id.
@@ -390,7 +378,8 @@ func TestTUICtrlCAbortsThenExits(t *testing.T) {
 	tm.waitFor("slowly")
 	tm.keys("C-c")
 	tm.waitUntil("the turn to end", func(s string) bool { return !strings.Contains(s, "esc to interrupt") })
-	if strings.Contains(tm.scrollback(), "END-OF-ANSWER") {
+	afterAbort := tm.scrollback()
+	if strings.Contains(afterAbort, "END-OF-ANSWER") {
 		t.Fatal("the whole answer arrived despite ctrl+c")
 	}
 	tm.prompt("and now?")
@@ -400,6 +389,20 @@ func TestTUICtrlCAbortsThenExits(t *testing.T) {
 	if code := tm.exitCode(); code != 0 {
 		t.Fatalf("exit status %d after ctrl+c on an idle input", code)
 	}
+	if !strings.Contains(afterAbort, "slowly word") {
+		knownBug(t, "the part of the answer that arrived before ctrl+c is gone from the screen:\n%s", afterAbort)
+	}
+}
+
+// knownBug fails the test when ZOT_TUI_KNOWN_BUGS=1, else skips the rest
+// of it naming the bug: a fault the tests found that is not fixed yet, kept
+// out of make test-tui's verdict but in its output.
+func knownBug(t *testing.T, format string, args ...any) {
+	t.Helper()
+	if os.Getenv("ZOT_TUI_KNOWN_BUGS") != "" {
+		t.Fatalf(format, args...)
+	}
+	t.Skipf("known bug (ZOT_TUI_KNOWN_BUGS=1 fails on it): "+format, args...)
 }
 
 // TestTUIPasteFolded: a large paste shows folded in the input and goes to
@@ -595,15 +598,9 @@ func TestTUIResizeMidAnswer(t *testing.T) {
 
 // TestTUILongAnswerInScrollback: a 10,000-line answer lands in the
 // terminal's scrollback whole and in order.
-//
-// Known to fail in about one run in five: the last lines of a block taller
-// than the screen (the live region's height) do not always reach the
-// scrollback. Until that is fixed it runs only with ZOT_TUI_KNOWN_BUGS=1,
-// so make test-tui stays dependable.
+// (In about one run in five the last lines of a block taller than the
+// screen do not reach the scrollback: a known bug.)
 func TestTUILongAnswerInScrollback(t *testing.T) {
-	if os.Getenv("ZOT_TUI_KNOWN_BUGS") == "" {
-		t.Skip("the last lines of a block taller than the screen are sometimes lost; ZOT_TUI_KNOWN_BUGS=1 runs it")
-	}
 	var b strings.Builder
 	b.WriteString("```\n")
 	for i := 1; i <= 10000; i++ {
@@ -625,7 +622,7 @@ func TestTUILongAnswerInScrollback(t *testing.T) {
 		}
 	}
 	if next != 10001 {
-		t.Fatalf("scrollback has lines 1..%d in order, want all 10000", next-1)
+		knownBug(t, "scrollback has lines 1..%d in order, want all 10000", next-1)
 	}
 }
 
