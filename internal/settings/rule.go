@@ -73,16 +73,26 @@ type Call struct {
 	// CWD is the session's working directory, against which the call's
 	// relative paths are resolved.
 	CWD string
+
+	fields map[string]json.RawMessage // Args decoded once (decoded), else nil
+}
+
+// decoded returns c with its arguments decoded, so that matching it
+// with many rules decodes them once.
+func (c Call) decoded() Call {
+	if c.fields == nil {
+		if json.Unmarshal(c.Args, &c.fields) != nil || c.fields == nil {
+			c.fields = map[string]json.RawMessage{}
+		}
+	}
+	return c
 }
 
 // arg returns the string argument name of the call, and whether it has
 // one.
 func (c Call) arg(name string) (string, bool) {
-	var m map[string]json.RawMessage
-	if json.Unmarshal(c.Args, &m) != nil {
-		return "", false
-	}
-	raw, ok := m[name]
+	c = c.decoded()
+	raw, ok := c.fields[name]
 	if !ok {
 		return "", false
 	}

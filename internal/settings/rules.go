@@ -72,10 +72,27 @@ type cached struct {
 
 // source is a set of rules and where they are written.
 type source struct {
-	from  string
-	perms Permissions
-	base  string // the folder relative path patterns are under; "" for the session's
-	proj  bool   // a project's file: its allow rules need trust
+	from        string
+	perms       Permissions
+	allow, deny []Rule // perms parsed (the files were checked: every rule parses)
+	base        string // the folder relative path patterns are under; "" for the session's
+	proj        bool   // a project's file: its allow rules need trust
+}
+
+// newSource is a source of the rules p.
+func newSource(from string, p Permissions, base string, proj bool) source {
+	s := source{from: from, perms: p, base: base, proj: proj}
+	for _, list := range []struct {
+		texts []string
+		out   *[]Rule
+	}{{p.Allow, &s.allow}, {p.Deny, &s.deny}} {
+		for _, text := range list.texts {
+			if r, err := ParseRule(text); err == nil {
+				*list.out = append(*list.out, r)
+			}
+		}
+	}
+	return s
 }
 
 // statKey identifies a version of the file at path; "-" when it is
@@ -94,7 +111,7 @@ func statKey(path string) string {
 func (r *Rules) loadLocked() []source {
 	var out []source
 	if r.Given.Allow != nil || r.Given.Deny != nil {
-		out = append(out, source{from: "the session's configuration", perms: r.Given})
+		out = append(out, newSource("the session's configuration", r.Given, "", false))
 	}
 	if r.Home != "" {
 		path := ConfigFile(r.Home)
@@ -118,7 +135,7 @@ func (r *Rules) loadLocked() []source {
 			if err != nil {
 				r.proj.err = err
 			} else if !p.Permissions.empty() {
-				r.proj.perms = []source{{from: path, perms: p.Permissions, proj: true}}
+				r.proj.perms = []source{newSource(path, p.Permissions, "", true)}
 			}
 		}
 		r.warnLocked(r.proj.err)
@@ -134,13 +151,13 @@ func configSources(path string, c Config, dir string) []source {
 	real := realPath(dir)
 	var out []source
 	if !c.Permissions.empty() {
-		out = append(out, source{from: path, perms: c.Permissions})
+		out = append(out, newSource(path, c.Permissions, "", false))
 	}
 	for folder, f := range c.Folders {
 		if f.Permissions.empty() || !(within(dir, folder) || within(real, folder)) {
 			continue
 		}
-		out = append(out, source{from: path + " (folder " + folder + ")", perms: f.Permissions, base: folder})
+		out = append(out, newSource(path+" (folder "+folder+")", f.Permissions, folder, false))
 	}
 	return out
 }
@@ -226,16 +243,17 @@ func (r *Rules) Decide(tool string, args []byte) Verdict {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	srcs := r.loadLocked()
+	base := Call{Tool: tool, Args: args, CWD: r.Dir}.decoded()
 	call := func(s source) Call {
-		cwd := r.Dir
+		c := base
 		if s.base != "" {
-			cwd = s.base
+			c.CWD = s.base
 		}
-		return Call{Tool: tool, Args: args, CWD: cwd}
+		return c
 	}
 	for _, s := range srcs {
-		for _, text := range s.perms.Deny {
-			if rule, err := ParseRule(text); err == nil && rule.matches(call(s), denyEffect) {
+		for _, rule := range s.deny {
+			if rule.matches(call(s), denyEffect) {
 				return Verdict{Deny: true, Rule: rule.String(), From: s.from}
 			}
 		}
@@ -244,11 +262,11 @@ func (r *Rules) Decide(tool string, args []byte) Verdict {
 	// allow rule, not necessarily the same one.
 	var allows []sourcedRule
 	for _, s := range srcs {
-		if len(s.perms.Allow) == 0 || (s.proj && !r.trustedLocked(s.from)) {
+		if len(s.allow) == 0 || (s.proj && !r.trustedLocked(s.from)) {
 			continue
 		}
-		for _, text := range s.perms.Allow {
-			if rule, err := ParseRule(text); err == nil && rule.nameMatches(tool) {
+		for _, rule := range s.allow {
+			if rule.nameMatches(tool) {
 				allows = append(allows, sourcedRule{rule, s, call(s)})
 			}
 		}
