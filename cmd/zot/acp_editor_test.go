@@ -83,7 +83,9 @@ func TestACPEditorBuffersAndTerminalServeTheTools(t *testing.T) {
 		map[string]any{"tool_calls": []any{map[string]any{"id": "b1", "name": "bash", "args": map[string]any{"command": "echo from-terminal; exit 3"}}}},
 		map[string]any{"text": "Done."},
 	}}}})
-	p, stdin, stderr := startACP(t, home, "--provider", "scripted", "--script", s, "--permission", "allow")
+	p, stdin, stderr := startACP(t, home, "--provider", "scripted", "--script", s, "--permission", "allow",
+		// The editor runs bash only where zot confines nothing (docs/sandbox.md).
+		"--sandbox", "full")
 	p.call("1", "initialize", `{"protocolVersion":1,"clientCapabilities":{"fs":{"readTextFile":true,"writeTextFile":true},"terminal":true}}`, "")
 	f, _ := p.call("2", "session/new", fmt.Sprintf(`{"cwd":%q,"mcpServers":[]}`, work), "")
 	id := sessionID(t, f)
@@ -382,7 +384,7 @@ func TestACPEditorTerminalKilledAtTheTimeout(t *testing.T) {
 		map[string]any{"tool_calls": []any{map[string]any{"id": "b1", "name": "bash", "args": map[string]any{"command": "sleep 600", "timeout": 1}}}},
 		map[string]any{"text": "Done."},
 	}}}})
-	p, stdin, stderr := startACP(t, home, "--provider", "scripted", "--script", s, "--permission", "allow")
+	p, stdin, stderr := startACP(t, home, "--provider", "scripted", "--script", s, "--permission", "allow", "--sandbox", "full")
 	p.call("1", "initialize", `{"protocolVersion":1,"clientCapabilities":{"terminal":true}}`, "")
 	id := sessionID(t, first(p.call("2", "session/new", fmt.Sprintf(`{"cwd":%q,"mcpServers":[]}`, work), "")))
 	var asked []string

@@ -100,7 +100,8 @@ func TestDaemonBashNotRunTwiceWhenTheClientLeftDuringTerminalCreate(t *testing.T
 		map[string]any{"tool_calls": []any{map[string]any{"id": "b1", "name": "bash", "args": map[string]any{"command": "echo from-zot >> ran.txt"}}}},
 		map[string]any{"text": "Done."},
 	}}}})
-	d := startZotDaemon(t, doorEnv(home), "--script", s, "--permission", "allow")
+	// The editor runs bash only where zot confines nothing (docs/sandbox.md).
+	d := startZotDaemon(t, doorEnv(home), "--script", s, "--permission", "allow", "--sandbox", "full")
 	d.waitFor(t, "listening on")
 	dp, conn := dialDoor(t, filepath.Join(home, "daemon.sock"))
 	p := checked(t, dp)

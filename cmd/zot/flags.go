@@ -55,6 +55,9 @@ func agentFlags() []cli.Flag {
 		&cli.BoolFlag{Name: "continue", Aliases: []string{"c"}, Usage: "resume the newest session of the working directory (kept under the zot home), or start one there"},
 		&cli.StringFlag{Name: "permission", Usage: "the first permission mode, for write, edit, bash and tools that may change things: ask (the client answers each; the default of zot daemon and zot acp), allow (mode auto: run all; the default of zot rpc and -p) or deny (mode read_only, and no other)"},
 		&cli.BoolFlag{Name: "approve", Usage: "the same as --permission ask: ask the client before each write, edit and bash call (zot rpc: permission_request, answered with answer_permission)"},
+		&cli.StringFlag{Name: "sandbox", Usage: "what the tools may change, enforced by the kernel for bash: read-only, workspace-write (the working directory and the temp dir), full, or off where no sandbox can be enforced (default: config.json's, else by the permission mode: auto → workspace-write, read_only → read-only, ask and accept_edits → full)"},
+		&cli.StringFlag{Name: "network", Usage: "whether bash's commands reach the network: on or off (default: off when the sandbox confines writes)"},
+		&cli.StringSliceFlag{Name: "sandbox-writable", Usage: "a further path the tools may change under workspace-write (a build cache, say); repeatable"},
 	}, mcpFlags()...)
 }
 
@@ -150,8 +153,11 @@ func runtimeConfig(cmd *cli.Command, stderr io.Writer) (agentConfig, error) {
 	// Extension and MCP tools may change anything: the mode decides for
 	// them too, unless they say they change nothing.
 	cfg.ApproveOtherTools = true
-	cfg.Extensions, cfg.MCP = pluginConfig(cmd, stderr) // ext.go
-	cfg.Permissions = permissionRules(cmd, stderr)      // config.go
+	cfg.Extensions, cfg.MCP = pluginConfig(cmd, stderr)            // ext.go
+	cfg.Permissions = permissionRules(cmd, stderr)                 // config.go
+	if cfg.Sandbox, err = sandboxConfig(cmd, stderr); err != nil { // sandbox.go
+		return cfg, err
+	}
 	if cmd.IsSet("tools") {
 		if cfg.NoTools {
 			return cfg, &exitError{code: 2, msg: "--tools and --no-tools contradict each other"}

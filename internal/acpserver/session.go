@@ -355,12 +355,15 @@ func (s *acpSession) clientCount() int {
 // status is the session's line in _zot/status.
 func (s *acpSession) status() acp.SessionStatus {
 	st := s.eng.State()
+	sb := s.eng.Sandbox()
 	return acp.SessionStatus{
 		SessionID:    s.id,
 		CWD:          s.cwd,
 		Busy:         st.Busy,
 		Clients:      int64(s.clientCount()),
 		MessageCount: st.MessageCount,
+		Sandbox: &acp.SandboxStatus{Mode: string(sb.Mode), Network: sb.Network,
+			Writable: sb.Writable, EnforcedBy: sb.EnforcedBy},
 	}
 }
 

@@ -11,6 +11,7 @@ import (
 	"sync"
 
 	"zot.dev/zot/internal/exthost"
+	"zot.dev/zot/internal/sandbox"
 	"zot.dev/zot/sdk/wire"
 )
 
@@ -42,6 +43,8 @@ func init() {
 		{"mode", "Show the permission modes, or switch to one", "ask, accept_edits, auto or read_only", runMode},
 		{"reload", "Restart this session's extensions (they are found again)", "", runReload},
 		{"undo", "Undo the last turn, or turn n and every turn after it: its file changes and its messages", "turn number (optional)", runUndo},
+		{"jail", "Confine the tools: writes only under the working directory and the temp dir (or none, with read-only), and no network unless allowed", "read-only (optional)", runJail},
+		{"unjail", "Let the tools change anything zot's user may (sandbox full)", "", runUnjail},
 	}
 }
 
@@ -284,6 +287,54 @@ func runMode(_ context.Context, s *Session, args string) (CommandRun, error) {
 	run := display("Mode: " + args + ".")
 	run.Changed.Mode = true
 	return run, nil
+}
+
+// runJail serves /jail [read-only|workspace-write].
+func runJail(_ context.Context, s *Session, args string) (CommandRun, error) {
+	mode := string(sandbox.WorkspaceWrite)
+	switch args {
+	case "", string(sandbox.WorkspaceWrite):
+	case string(sandbox.ReadOnly):
+		mode = args
+	default:
+		return refusal(fmt.Sprintf("%q is not a confining sandbox mode: /jail takes read-only or workspace-write (or nothing).", args)), nil
+	}
+	if err := s.SetSandbox(mode, ""); err != nil {
+		return CommandRun{}, err
+	}
+	return display(sandboxText(s)), nil
+}
+
+// runUnjail serves /unjail.
+func runUnjail(_ context.Context, s *Session, _ string) (CommandRun, error) {
+	if err := s.SetSandbox(string(sandbox.Full), ""); err != nil {
+		return CommandRun{}, err
+	}
+	return display(sandboxText(s)), nil
+}
+
+// sandboxText describes the session's sandbox for people.
+func sandboxText(s *Session) string {
+	st := s.Sandbox()
+	net := "off"
+	if st.Network {
+		net = "on"
+	}
+	text := fmt.Sprintf("Sandbox: %s, network %s", st.Mode, net)
+	switch st.Mode {
+	case wire.SandboxModeWorkspaceWrite:
+		text += "; writable: " + strings.Join(st.Writable, ", ")
+	case wire.SandboxModeReadOnly:
+		text += "; no file may be written"
+	}
+	confines := st.Mode == wire.SandboxModeWorkspaceWrite || st.Mode == wire.SandboxModeReadOnly || !st.Network
+	switch {
+	case confines && st.EnforcedBy == string(sandbox.BackendNone):
+		text += " (nothing here enforces it on commands: bash refuses to run; --sandbox off runs them unconfined)"
+	case confines:
+		text += " (enforced by " + st.EnforcedBy + ")"
+	}
+	return text + "."
 }
 
 // runReload serves /reload: the extensions stop, are found again and

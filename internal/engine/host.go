@@ -205,12 +205,16 @@ func (h *Host) NewSession(cfg SessionConfig) (*Session, error) {
 	if err != nil {
 		return nil, err
 	}
-	spills := tools.NewSpills("") // makes nothing before bash first spills
-	builtin, err := tools.Select(tools.Builtins(tools.Config{CWD: cwd, BashTimeout: cfg.BashTimeout, Spills: spills}), cfg.Tools, cfg.NoTools)
+	sbox, err := newSandboxState(cfg.Sandbox, cwd) // sandbox.go
 	if err != nil {
 		return nil, err
 	}
-	s := &Session{host: h, catalog: catalog, provider: cfg.Provider, cwd: cwd, log: cfg.Log, spills: spills, storedID: storedID}
+	spills := tools.NewSpills("") // makes nothing before bash first spills
+	builtin, err := tools.Select(tools.Builtins(tools.Config{CWD: cwd, BashTimeout: cfg.BashTimeout, Spills: spills, Sandbox: sbox.guard}), cfg.Tools, cfg.NoTools)
+	if err != nil {
+		return nil, err
+	}
+	s := &Session{host: h, catalog: catalog, provider: cfg.Provider, cwd: cwd, log: cfg.Log, spills: spills, storedID: storedID, sbox: sbox}
 	s.undo.store = checkpoint.New(checkpointDir(cfg), checkpoint.Limits{}) // undo.go
 	toolset, err := agent.NewToolSet(builtin, s.toolConflict)
 	if err != nil {
@@ -228,6 +232,7 @@ func (h *Host) NewSession(cfg SessionConfig) (*Session, error) {
 		return nil, err
 	}
 	s.approval.warn = s.settingsWarning
+	s.applySandbox()
 	if cfg.ApproveOtherTools {
 		builtins := make(map[string]bool, len(builtin))
 		for _, t := range builtin {
@@ -294,6 +299,7 @@ func (h *Host) NewSession(cfg SessionConfig) (*Session, error) {
 	if r := s.approval.rules; r != nil {
 		r.Load() // a settings file that does not parse is told now
 	}
+	s.sandboxWarning() // a sandbox that cannot be enforced is told now
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	if h.closed {

@@ -143,6 +143,10 @@ func (s *Session) SetMode(mode PermissionMode) error {
 	s.approval.mu.Lock()
 	s.approval.mode = mode
 	s.approval.mu.Unlock()
+	// A sandbox chosen by the mode follows it (sandbox.go).
+	s.sboxMu.Lock()
+	s.applySandbox()
+	s.sboxMu.Unlock()
 	return nil
 }
 

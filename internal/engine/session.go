@@ -146,6 +146,9 @@ type SessionConfig struct {
 	// every tool call before the mode and before anybody is asked
 	// (docs/settings.md); the zero value has none.
 	Permissions PermissionRules
+	// Sandbox says what the tools may change, enforced by the kernel for
+	// bash (sandbox.go, docs/sandbox.md); the zero value confines nothing.
+	Sandbox SandboxConfig
 
 	// ModelMiddleware wraps every model call, the first outermost: it
 	// sees the request, the stream's events as they pass, the response,
@@ -248,6 +251,8 @@ type Session struct {
 	store       *sessionfile.File // nil without a session file
 	storedID    string            // the id in SessionConfig.SessionStore, or ""
 	approval    *approval         // the mode and, when somebody answers, the approvals
+	sbox        *sandboxState     // what the tools may change (sandbox.go)
+	sboxMu      sync.Mutex        // held while sbox changes
 	spills      *tools.Spills     // bash's spill files, removed by Close
 	plug        plugins           // its extensions and MCP servers (extensions.go)
 	cmds        commandState      // its slash commands (commands.go)
@@ -972,6 +977,7 @@ func (s *Session) State() wire.StateResult {
 	busy := s.busyLocked()
 	queued := int64(len(s.queue))
 	s.mu.Unlock()
+	sb := s.Sandbox()
 	return wire.StateResult{
 		Provider:     s.provider,
 		Model:        s.agent.Model().ID,
@@ -983,6 +989,7 @@ func (s *Session) State() wire.StateResult {
 		Usage:        s.agent.Usage(),
 		Mode:         s.Mode(),
 		McpServers:   s.plug.mcpCount(),
+		Sandbox:      &sb,
 	}
 }
 

@@ -68,7 +68,25 @@ type Config struct {
 	// Folders are rules for one folder each, by its absolute path: where
 	// an "allow always" answer for a project is saved.
 	Folders map[string]Folder `json:"folders,omitempty"`
+	// Sandbox is the sandbox of every session when no flag names one
+	// (docs/sandbox.md).
+	Sandbox Sandbox `json:"sandbox,omitzero"`
 }
+
+// Sandbox is config.json's sandbox: what the tools may change.
+type Sandbox struct {
+	// Mode is read-only, workspace-write, full or off; empty: by the
+	// permission mode (auto → workspace-write).
+	Mode string `json:"mode,omitempty"`
+	// Network is "on" or "off"; empty: off when the mode confines writes.
+	Network string `json:"network,omitempty"`
+	// Writable are further paths writable under workspace-write (a build
+	// cache, say).
+	Writable []string `json:"writable,omitempty"`
+}
+
+// SandboxModes are the sandbox modes a settings file may name.
+var SandboxModes = []string{"read-only", "workspace-write", "full", "off"}
 
 // Project is a project's .zot/settings.json.
 type Project struct {
@@ -215,6 +233,17 @@ func checkConfig(path string, data []byte, c Config) error {
 	}
 	if err := checkPermissions(path, data, []any{"permissions"}, c.Permissions); err != nil {
 		return err
+	}
+	if m := c.Sandbox.Mode; m != "" && !contains(SandboxModes, m) {
+		return valueError(path, data, []any{"sandbox", "mode"}, fmt.Errorf("sandbox.mode %q is not a sandbox mode (%s)", m, strings.Join(SandboxModes, ", ")))
+	}
+	if n := c.Sandbox.Network; n != "" && n != "on" && n != "off" {
+		return valueError(path, data, []any{"sandbox", "network"}, fmt.Errorf("sandbox.network %q: want on or off", n))
+	}
+	for i, w := range c.Sandbox.Writable {
+		if !filepath.IsAbs(w) {
+			return valueError(path, data, []any{"sandbox", "writable", i}, fmt.Errorf("sandbox.writable: %q is not an absolute path", w))
+		}
 	}
 	for dir, f := range c.Folders {
 		if !filepath.IsAbs(dir) {
