@@ -76,6 +76,7 @@ type Runtime struct {
 	sessions func() (*store.Store, error)
 	closing  chan struct{}  // closed by Close
 	relays   sync.WaitGroup // relays still delivering a prompt's last events (relay)
+	tools    runtimeTools   // the Go functions registered as tools (tools.go)
 
 	mu     sync.Mutex
 	closed bool

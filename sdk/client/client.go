@@ -185,6 +185,17 @@ type Client interface {
 	// result holds the fork and the prompt it left out.
 	ForkSession(ctx context.Context, cmd wire.ForkSessionCommand) (*wire.ForkSessionResult, error)
 
+	// RegisterTools adds tools the program runs itself (see [Tool] and
+	// [NewTool]), replacing those of the same names it registered
+	// before, and returns the names it has registered now, sorted. They
+	// are offered to the model from its next step on. All or nothing: a
+	// name another tool of the session holds fails with an error of code
+	// "name_taken", a bad name or schema with "invalid_params".
+	RegisterTools(ctx context.Context, tools ...Tool) ([]string, error)
+	// UnregisterTools removes tools the program registered, by name (none
+	// named: all of them), and returns the names left. A name it did not
+	// register fails with an error matching [ErrNotFound].
+	UnregisterTools(ctx context.Context, names ...string) ([]string, error)
 	// Close cancels or finishes the running work, stops the extensions
 	// and the MCP servers, and makes every later call fail with an error
 	// matching [ErrClosed]. A channel of work still running still ends

@@ -109,9 +109,11 @@ type Client struct {
 	forwarders sync.WaitGroup // the goroutines feeding event channels (events.go)
 	closing    chan struct{}  // closed when Close begins
 
-	answering     sync.WaitGroup     // the OnPermissionRequest calls
+	answering     sync.WaitGroup     // the OnPermissionRequest calls and the registered tools' (tools.go)
 	answerCtx     context.Context    // theirs; ends at Close
 	stopAnswering context.CancelFunc // ends answerCtx
+
+	tools clientTools // the Go functions registered as tools (tools.go)
 
 	closeOnce sync.Once
 	closeErr  error
@@ -284,6 +286,10 @@ func (c *Client) dispatch(line []byte) {
 	}
 	if pr, ok := ev.(*wire.PermissionRequestEvent); ok && c.opts.OnPermissionRequest != nil {
 		c.answering.Go(func() { c.answerRequest(pr) })
+	}
+	switch ev.Type() {
+	case wire.TypeClientToolCallEvent, wire.TypeToolResultEvent:
+		c.toolEvent(ev)
 	}
 }
 
