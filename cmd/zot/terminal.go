@@ -8,7 +8,6 @@ import (
 	"net"
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 	"time"
 
@@ -92,7 +91,7 @@ func terminalPermission(cmd *cli.Command, cfg agentConfig) (string, error) {
 // runTerminal opens the terminal client over an ACP server in this
 // process.
 func runTerminal(ctx context.Context, cmd *cli.Command, std streams) error {
-	allowed := slices.Concat(flagNames(agentFlags(), terminalFlags(), extFlags()), []string{"approval-timeout"})
+	allowed := flagNames(agentFlags(), terminalFlags(), extFlags())
 	if err := onlyFlags(cmd, "the terminal client", allowed); err != nil {
 		return err
 	}

@@ -145,7 +145,6 @@ func (m *model) helpLines() []string {
 		"  ctrl+c           interrupt the turn; twice within 1 s, or when idle, exit",
 		"  ctrl+d           exit (on an empty input)",
 		"  shift+tab        next permission mode",
-		"  ctrl+l           redraw",
 		"",
 		b("Commands"),
 		"  /help            this list",

@@ -510,8 +510,6 @@ func (m *model) key(k tea.KeyPressMsg) tea.Cmd {
 		return nil
 	case "shift+tab":
 		return m.cycleMode()
-	case "ctrl+l":
-		return tea.ClearScreen
 	}
 	cmd := m.in.Update(k)
 	m.pop.SetInput(m.in.Text())
