@@ -94,8 +94,11 @@ type model struct {
 	inFlight []string // handed to the terminal, not yet confirmed
 	// inFlightShown: inFlight stays in the live region until confirmed.
 	inFlightShown bool
-	printing      bool
-	blank         bool // the last line printed was blank (or nothing was printed)
+	// drawn is the height of the tallest live region drawn since the
+	// last print began (one of them is on the screen).
+	drawn    int
+	printing bool
+	blank    bool // the last line printed was blank (or nothing was printed)
 
 	in        *editor.Model
 	pop       *popup.Commands
@@ -438,21 +441,36 @@ func (m *model) flush() tea.Cmd {
 		return nil
 	}
 	m.printing = true
-	text := strings.Join(m.inFlight, "\n")
 	printed := func() tea.Msg { return printedMsg{} }
-	if len(m.inFlight) <= smallPrint {
+	// The renderer inserts lines above the live region it last drew;
+	// when that region and the lines together are taller than the
+	// screen it misplaces them (they land low, the region's old top
+	// left behind, the end of a tall block lost). So the lines go a
+	// chunk at a time, and when the region drawn since the last print
+	// was too tall, only after a frame without them.
+	tall := m.drawn
+	m.drawn = 0
+	if len(m.inFlight) <= smallPrint && tall+len(m.inFlight) < m.height {
 		// Shown in the live region until the terminal has them above it.
 		m.inFlightShown = true
-		return tea.Sequence(tea.Println(text), printed)
+		return tea.Sequence(tea.Println(strings.Join(m.inFlight, "\n")), printed)
 	}
-	// A block (a finished tool call, a plan) leaves the live region
-	// first and is printed once the smaller region is on the screen: the
-	// renderer's insertion above a tall live region that must scroll
-	// the screen misplaces the lines (they land a few rows low, the
-	// region's old top left behind in the scrollback).
 	m.inFlightShown = false
-	return tea.Sequence(tea.Tick(printDelay, func(time.Time) tea.Msg { return nil }), tea.Println(text), printed)
+	step := printChunk(m.height)
+	var cmds []tea.Cmd
+	if tall+step >= m.height {
+		cmds = append(cmds, tea.Tick(printDelay, func(time.Time) tea.Msg { return nil }))
+	}
+	for i := 0; i < len(m.inFlight); i += step {
+		cmds = append(cmds, tea.Println(strings.Join(m.inFlight[i:min(i+step, len(m.inFlight))], "\n")))
+	}
+	return tea.Sequence(append(cmds, printed)...)
 }
+
+// printChunk is how many lines are inserted above the live region at a
+// time on a screen of height rows: half of it, the live region being
+// held to the other half meanwhile.
+func printChunk(height int) int { return max(height/2-1, 1) }
 
 // smallPrint is the most lines printed while still shown in the live
 // region; printDelay is how long a larger print waits for the frame

@@ -16,7 +16,9 @@ import (
 // View draws the live region: what of the turn is not in the scrollback
 // yet, an approval, a panel or a picker, the input and the footer.
 func (m *model) View() tea.View {
-	return tea.NewView(m.screen())
+	sc := m.screen()
+	m.drawn = max(m.drawn, strings.Count(sc, "\n")+1)
+	return tea.NewView(sc)
 }
 
 // screen is the live region as text.
@@ -46,6 +48,12 @@ func (m *model) screen() string {
 	// The live region never takes more than the screen: the oldest lines
 	// of the turn give way (they reach the scrollback when finished).
 	room := max(m.height-len(bottom)-1, 0)
+	if m.printing {
+		// While lines are inserted above it, the live region and the
+		// lines together must fit the screen (printChunk), or the
+		// renderer misplaces them.
+		room = max(min(room, m.height-printChunk(m.height)-len(bottom)-1), 0)
+	}
 	if len(live) > room {
 		live = live[len(live)-room:]
 	}
@@ -122,7 +130,10 @@ func (m *model) footer() []string {
 		parts = append(parts, fmt.Sprintf("%d queued", len(m.queued)))
 	}
 	line := strings.Join(parts, " · ")
-	if m.busy {
+	// A turn is under way until its output is in the scrollback too: a
+	// long answer is still being written a screenful at a time after
+	// the agent ended the turn.
+	if m.busy || (m.printing && !m.inFlightShown) {
 		spin := g.Spinner[m.spin%len(g.Spinner)]
 		line = m.t.Accent.Render(spin) + " " + m.t.Faint.Render(fmt.Sprintf("%ds · esc to interrupt", int(time.Since(m.started).Seconds()))) + "  " + m.t.Faint.Render(line)
 	} else if line != "" {
