@@ -6,10 +6,9 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"github.com/modelcontextprotocol/go-sdk/mcp"
-
 	"zot.dev/zot/internal/images"
 	"zot.dev/zot/internal/llm"
+	"zot.dev/zot/internal/mcpclient"
 	"zot.dev/zot/internal/tools"
 )
 
@@ -18,31 +17,28 @@ import (
 // note), an embedded resource as its text (a binary one as a note), a
 // resource link or audio as a note, isError kept, structured content as
 // one more text block of JSON unless the content already holds it.
-func mapResult(res *mcp.CallToolResult) tools.Result {
+func mapResult(res *mcpclient.CallToolResult) tools.Result {
 	out := tools.Result{IsError: res.IsError}
 	var texts []string
-	for _, c := range res.Content {
-		switch c := c.(type) {
-		case *mcp.TextContent:
+	for i := range res.Content {
+		c := &res.Content[i]
+		switch c.Type {
+		case mcpclient.ContentText:
 			texts = append(texts, c.Text)
 			out.Content = append(out.Content, &llm.TextBlock{Text: c.Text})
-		case *mcp.ImageContent:
+		case mcpclient.ContentImage:
 			out.Content = append(out.Content, imageBlock(c.MIMEType, c.Data))
-		case *mcp.AudioContent:
+		case mcpclient.ContentAudio:
 			out.Content = append(out.Content, &llm.TextBlock{Text: fmt.Sprintf("[audio %s, %d bytes, not shown]", orUnknown(c.MIMEType), len(c.Data))})
-		case *mcp.EmbeddedResource:
+		case mcpclient.ContentResource:
 			out.Content = append(out.Content, resourceBlock(c.Resource))
-		case *mcp.ResourceLink:
+		case mcpclient.ContentResourceLink:
 			out.Content = append(out.Content, &llm.TextBlock{Text: linkText(c)})
 		default:
-			data, err := json.Marshal(c)
-			if err != nil {
-				data = []byte(fmt.Sprintf("%T", c))
-			}
-			out.Content = append(out.Content, &llm.TextBlock{Text: string(data)})
+			out.Content = append(out.Content, &llm.TextBlock{Text: string(c.Raw)})
 		}
 	}
-	if res.StructuredContent != nil {
+	if len(res.StructuredContent) > 0 && string(res.StructuredContent) != "null" {
 		data, err := json.Marshal(res.StructuredContent)
 		if err != nil {
 			data = []byte(fmt.Sprintf("structured content that cannot be shown: %v", err))
@@ -125,7 +121,7 @@ func imageBlock(mime string, data []byte) llm.Block {
 
 // resourceBlock returns an embedded resource's text, or a note naming
 // it when it is binary (an image is passed on as an image).
-func resourceBlock(r *mcp.ResourceContents) llm.Block {
+func resourceBlock(r *mcpclient.ResourceContents) llm.Block {
 	if r == nil {
 		return &llm.TextBlock{Text: "[empty resource]"}
 	}
@@ -145,7 +141,7 @@ func resourceBlock(r *mcp.ResourceContents) llm.Block {
 }
 
 // linkText describes a resource link.
-func linkText(l *mcp.ResourceLink) string {
+func linkText(l *mcpclient.Content) string {
 	s := "[resource link " + l.URI
 	if l.Name != "" {
 		s += " " + l.Name

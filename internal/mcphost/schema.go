@@ -3,7 +3,7 @@ package mcphost
 import (
 	"encoding/json"
 
-	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"zot.dev/zot/internal/mcpclient"
 )
 
 // emptyObjectSchema is the schema of a tool that takes no arguments.
@@ -17,10 +17,11 @@ var emptyObjectSchema = json.RawMessage(`{"type":"object","properties":{}}`)
 // reshaped (see topLevelObject), since one tool whose schema a provider
 // rejects fails every request of the session. Below the top the providers
 // convert what their API needs, as for the built-in tools.
-func schemaOf(t *mcp.Tool) json.RawMessage {
-	if t.InputSchema == nil {
+func schemaOf(t *mcpclient.Tool) json.RawMessage {
+	if len(t.InputSchema) == 0 {
 		return emptyObjectSchema
 	}
+	// Compacted, as a schema decoded and encoded again would be.
 	data, err := json.Marshal(t.InputSchema)
 	if err != nil {
 		return emptyObjectSchema

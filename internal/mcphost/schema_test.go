@@ -4,7 +4,7 @@ import (
 	"encoding/json"
 	"testing"
 
-	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"zot.dev/zot/internal/mcpclient"
 )
 
 func TestSchemaOfGivesProvidersAnObjectSchema(t *testing.T) {
@@ -24,7 +24,7 @@ func TestSchemaOfGivesProvidersAnObjectSchema(t *testing.T) {
 		{`{"type":"object","properties":{"a":{}},"required":["a"],"allOf":[{"properties":{"b":{}},"required":["b"]}],"not":{}}`,
 			`{"properties":{"a":{},"b":{}},"required":["a","b"],"type":"object"}`},
 	} {
-		got := schemaOf(&mcp.Tool{Name: "t", InputSchema: json.RawMessage(tc.in)})
+		got := schemaOf(&mcpclient.Tool{Name: "t", InputSchema: json.RawMessage(tc.in)})
 		var norm any
 		if err := json.Unmarshal(got, &norm); err != nil {
 			t.Fatalf("%s: %s: %v", tc.in, got, err)
@@ -34,7 +34,7 @@ func TestSchemaOfGivesProvidersAnObjectSchema(t *testing.T) {
 			t.Errorf("schemaOf(%s) = %s, want %s", tc.in, b, tc.want)
 		}
 	}
-	if got := string(schemaOf(&mcp.Tool{Name: "t"})); got != `{"type":"object","properties":{}}` {
+	if got := string(schemaOf(&mcpclient.Tool{Name: "t"})); got != `{"type":"object","properties":{}}` {
 		t.Errorf("no schema: %s", got)
 	}
 }

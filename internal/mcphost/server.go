@@ -13,9 +13,8 @@ import (
 	"sync"
 	"time"
 
-	"github.com/modelcontextprotocol/go-sdk/mcp"
-
 	"zot.dev/zot/internal/boundlog"
+	"zot.dev/zot/internal/mcpclient"
 	"zot.dev/zot/internal/subproc"
 	"zot.dev/zot/internal/tools"
 )
@@ -44,19 +43,16 @@ type server struct {
 	stopped  bool
 	changed  bool // the server said its tools changed since they were fetched
 	conn     *conn
-	remote   []*mcp.Tool // the tools as last fetched, in the server's order
-	names    []string    // the names the model sees, by remote's index
-	impl     *mcp.Implementation
+	remote   []*mcpclient.Tool // the tools as last fetched, in the server's order
+	names    []string          // the names the model sees, by remote's index
+	impl     *mcpclient.Implementation
 }
 
 // conn is one live connection to a server.
 type conn struct {
-	cs     *mcp.ClientSession
+	cs     *mcpclient.Session
 	proc   *subproc.Process // nil but for stdio
 	stderr *tail            // the end of a stdio server's stderr
-	// life is the transport's context, ended by close.
-	life context.Context
-	end  context.CancelFunc
 	// gone is closed once the end of the connection has been taken in
 	// (the server marked crashed, or stopped).
 	gone chan struct{}
@@ -65,18 +61,6 @@ type conn struct {
 	// lines is a stdio server's transport: it knows whether the
 	// server's output broke the protocol.
 	lines *lineTransport
-}
-
-// lifeTransport connects inner with a context of its own instead of the
-// one the handshake is bounded by.
-type lifeTransport struct {
-	inner mcp.Transport
-	ctx   context.Context
-}
-
-// Connect implements mcp.Transport.
-func (t lifeTransport) Connect(context.Context) (mcp.Connection, error) {
-	return t.inner.Connect(t.ctx)
 }
 
 func newServer(m *Manager, spec Server) *server {
@@ -361,23 +345,20 @@ func (s *server) acquire() (*conn, error) {
 
 // dial connects to the server, initializes the session and lists the
 // tools. On failure everything it started is stopped.
-func (s *server) dial(ctx context.Context) (*conn, []*mcp.Tool, error) {
-	client := mcp.NewClient(&mcp.Implementation{Name: s.m.cfg.ClientName, Version: s.m.cfg.ClientVersion}, &mcp.ClientOptions{
-		// No roots: zot offers the server nothing to ask for.
-		Capabilities:           &mcp.ClientCapabilities{},
-		ToolListChangedHandler: func(context.Context, *mcp.ToolListChangedRequest) { s.markChanged() },
-		ProgressNotificationHandler: func(_ context.Context, req *mcp.ProgressNotificationClientRequest) {
-			if req.Params != nil {
-				s.m.progress.deliver(req.Params.ProgressToken, progressText(req.Params))
-			}
+func (s *server) dial(ctx context.Context) (*conn, []*mcpclient.Tool, error) {
+	opts := mcpclient.Options{
+		Client:         mcpclient.Implementation{Name: s.m.cfg.ClientName, Version: s.m.cfg.ClientVersion},
+		OnToolsChanged: s.markChanged,
+		OnProgress: func(p mcpclient.ProgressParams) {
+			s.m.progress.deliver(p.ProgressToken, progressText(p))
 		},
-	})
+	}
 	c := &conn{gone: make(chan struct{})}
 	// A stdio server whose output breaks the protocol fails its start at
 	// once, with the line that broke it.
 	ctx, broke := context.WithCancelCause(ctx)
 	defer broke(nil)
-	var transport mcp.Transport
+	var transport mcpclient.Conn
 	switch s.spec.Kind() {
 	case TransportStdio:
 		dir := s.spec.CWD
@@ -424,17 +405,20 @@ func (s *server) dial(ctx context.Context) (*conn, []*mcp.Tool, error) {
 		}
 		c.proc = p
 		c.lines = newLineTransport(p.Stdout(), p.Stdin(), log, broke)
-		transport = c.lines
+		lc, _ := c.lines.Connect(ctx)
+		transport = lc
 	case TransportHTTP:
-		transport = &mcp.StreamableClientTransport{Endpoint: s.spec.URL, HTTPClient: httpClient(s.spec.Headers), MaxRetries: 2}
+		transport = mcpclient.DialStreamableHTTP(s.spec.URL, httpClient(s.spec.Headers))
 	case TransportSSE:
-		transport = &mcp.SSEClientTransport{Endpoint: s.spec.URL, HTTPClient: httpClient(s.spec.Headers)}
+		// The event stream lives as long as the connection; ctx bounds
+		// only the wait for its endpoint.
+		t, err := mcpclient.DialSSE(ctx, s.spec.URL, httpClient(s.spec.Headers))
+		if err != nil {
+			return nil, nil, err
+		}
+		transport = t
 	}
-	// The transport lives as long as the connection (an HTTP transport
-	// keeps a stream open with the context it connects with); ctx bounds
-	// only the handshake.
-	c.life, c.end = context.WithCancel(context.Background())
-	cs, err := client.Connect(ctx, lifeTransport{inner: transport, ctx: c.life}, nil)
+	cs, err := mcpclient.Connect(ctx, transport, opts)
 	if err != nil {
 		c.close(s.m.cfg)
 		return nil, nil, c.explain(context.Cause(ctx), err)
@@ -449,29 +433,17 @@ func (s *server) dial(ctx context.Context) (*conn, []*mcp.Tool, error) {
 }
 
 // listTools fetches every page of the server's tools.
-func listTools(ctx context.Context, cs *mcp.ClientSession) ([]*mcp.Tool, error) {
-	if cs.InitializeResult() != nil && cs.InitializeResult().Capabilities != nil && cs.InitializeResult().Capabilities.Tools == nil {
+func listTools(ctx context.Context, cs *mcpclient.Session) ([]*mcpclient.Tool, error) {
+	if cs.InitializeResult().Capabilities.Tools == nil {
 		return nil, nil // a server without tools
 	}
-	var out []*mcp.Tool
-	for t, err := range cs.Tools(ctx, nil) {
-		if err != nil {
-			return nil, err
-		}
-		if t != nil && t.Name != "" {
-			out = append(out, t)
-		}
-	}
-	return out, nil
+	return cs.ListTools(ctx)
 }
 
 // close ends the connection: the session is closed (for stdio that
 // closes the server's stdin) and a stdio server's process group is
 // stopped by the ladder.
 func (c *conn) close(cfg Config) {
-	if c.end != nil {
-		defer c.end()
-	}
 	if c.cs != nil {
 		done := make(chan struct{})
 		go func() {
@@ -553,7 +525,7 @@ func (c *conn) why(werr error) string {
 	} else {
 		parts = append(parts, "the connection closed")
 	}
-	if werr != nil && !errors.Is(werr, mcp.ErrConnectionClosed) {
+	if werr != nil && !errors.Is(werr, mcpclient.ErrConnectionClosed) {
 		parts = append(parts, werr.Error())
 	}
 	if c.stderr != nil {
@@ -585,7 +557,7 @@ func (c *conn) explain(cause, err error) error {
 }
 
 // progressText is what a progress notification shows as tool_progress.
-func progressText(p *mcp.ProgressNotificationParams) string {
+func progressText(p mcpclient.ProgressParams) string {
 	var b strings.Builder
 	b.WriteString(p.Message)
 	if p.Total > 0 {

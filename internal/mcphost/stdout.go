@@ -12,19 +12,16 @@ import (
 	"sync"
 	"time"
 
-	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
-	"github.com/modelcontextprotocol/go-sdk/mcp"
-
 	"zot.dev/zot/internal/boundlog"
+	"zot.dev/zot/internal/mcpclient"
 )
 
-// MaxMessage bounds one message a stdio server writes, as the Go SDK's
-// own stdio transport bounds it.
-const MaxMessage = mcp.DefaultMaxLineLength
+// MaxMessage bounds one message a server writes: 16 MiB.
+const MaxMessage = mcpclient.MaxMessage
 
 // notificationRate and notificationBurst bound how fast a stdio server's
 // notifications are read: zot uses few (progress, at most one a call
-// every 50 ms); each costs the SDK's decoding and dispatch.
+// every 50 ms); each costs a decoding and a dispatch.
 const (
 	notificationRate  = 200
 	notificationBurst = 1000
@@ -94,9 +91,10 @@ func (t *lineTransport) brokenErr() error {
 	return t.broken
 }
 
-// Connect implements mcp.Transport. The transport is connected once.
-func (t *lineTransport) Connect(context.Context) (mcp.Connection, error) {
-	c := &lineConn{t: t, incoming: make(chan jsonrpc.Message), ended: make(chan struct{}), closed: make(chan struct{})}
+// Connect starts reading the server's output and returns the connection.
+// The transport is connected once.
+func (t *lineTransport) Connect(context.Context) (*lineConn, error) {
+	c := &lineConn{t: t, incoming: make(chan *mcpclient.Message), ended: make(chan struct{}), closed: make(chan struct{})}
 	go c.readLoop()
 	return c, nil
 }
@@ -105,21 +103,18 @@ func (t *lineTransport) Connect(context.Context) (mcp.Connection, error) {
 // ends when the server's output ends or is closed (Close closes it).
 type lineConn struct {
 	t        *lineTransport
-	incoming chan jsonrpc.Message
+	incoming chan *mcpclient.Message
 	ended    chan struct{} // closed when readLoop returns; err is set
 	err      error
-	queue    []jsonrpc.Message // the rest of a batch
+	queue    []*mcpclient.Message // the rest of a batch
 
 	wmu       sync.Mutex
 	closeOnce sync.Once
 	closed    chan struct{}
 }
 
-// SessionID implements mcp.Connection.
-func (c *lineConn) SessionID() string { return "" }
-
-// Read implements mcp.Connection.
-func (c *lineConn) Read(ctx context.Context) (jsonrpc.Message, error) {
+// Read implements mcpclient.Conn.
+func (c *lineConn) Read(ctx context.Context) (*mcpclient.Message, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
@@ -140,12 +135,12 @@ func (c *lineConn) Read(ctx context.Context) (jsonrpc.Message, error) {
 	}
 }
 
-// Write implements mcp.Connection.
-func (c *lineConn) Write(ctx context.Context, msg jsonrpc.Message) error {
+// Write implements mcpclient.Conn.
+func (c *lineConn) Write(ctx context.Context, msg *mcpclient.Message) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	data, err := jsonrpc.EncodeMessage(msg)
+	data, err := mcpclient.Encode(msg)
 	if err != nil {
 		return fmt.Errorf("encoding a message: %w", err)
 	}
@@ -155,7 +150,7 @@ func (c *lineConn) Write(ctx context.Context, msg jsonrpc.Message) error {
 	return err
 }
 
-// Close implements mcp.Connection: it closes the server's stdin and
+// Close implements mcpclient.Conn: it closes the server's stdin and
 // stdout.
 func (c *lineConn) Close() error {
 	var err error
@@ -168,7 +163,7 @@ func (c *lineConn) Close() error {
 
 // deliver hands msgs to Read, in order; false once the connection is
 // closed.
-func (c *lineConn) deliver(msgs ...jsonrpc.Message) bool {
+func (c *lineConn) deliver(msgs ...*mcpclient.Message) bool {
 	for _, m := range msgs {
 		select {
 		case c.incoming <- m:
@@ -252,7 +247,7 @@ func (c *lineConn) readLines() error {
 				return nil
 			}
 		default:
-			msgs, derr := decodeLine(line)
+			msgs, derr := mcpclient.DecodeBatch(line)
 			if derr != nil {
 				return c.breaks(n, line, derr)
 			}
@@ -264,7 +259,7 @@ func (c *lineConn) readLines() error {
 			// 50 ms), and a server that sends them without end waits
 			// instead of taking a core.
 			for _, m := range msgs {
-				if r, ok := m.(*jsonrpc.Request); ok && !r.ID.IsValid() {
+				if m.IsNotification() {
 					t.notes.Pace(1)
 				}
 			}
@@ -282,34 +277,6 @@ func (c *lineConn) readLines() error {
 // isClosed reports whether err is the read of a closed file.
 func isClosed(err error) bool {
 	return errors.Is(err, io.ErrClosedPipe) || errors.Is(err, os.ErrClosed)
-}
-
-// decodeLine decodes a line holding one message or a batch.
-func decodeLine(line []byte) ([]jsonrpc.Message, error) {
-	line = bytes.TrimSpace(line)
-	if line[0] != '[' {
-		m, err := jsonrpc.DecodeMessage(line)
-		if err != nil {
-			return nil, err
-		}
-		return []jsonrpc.Message{m}, nil
-	}
-	var raws []json.RawMessage
-	if err := json.Unmarshal(line, &raws); err != nil {
-		return nil, err
-	}
-	if len(raws) == 0 {
-		return nil, errors.New("an empty batch")
-	}
-	msgs := make([]jsonrpc.Message, 0, len(raws))
-	for _, r := range raws {
-		m, err := jsonrpc.DecodeMessage(r)
-		if err != nil {
-			return nil, err
-		}
-		msgs = append(msgs, m)
-	}
-	return msgs, nil
 }
 
 // breaks records that line n broke the protocol, logs it and returns the
@@ -342,7 +309,7 @@ func (c *lineConn) tooLong(n int, r *idReader) bool {
 		return true
 	}
 	c.t.note("skipped message %d of its stdout, the answer to request %s: %d bytes, over the %d zot reads in one message; the call fails", n, r.idRaw, r.size, c.t.max)
-	return c.deliver(&jsonrpc.Response{ID: id, Error: &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: msg}})
+	return c.deliver(&mcpclient.Message{ID: id, Error: &mcpclient.Error{Code: mcpclient.CodeInternalError, Message: msg}})
 }
 
 // idReader reads a JSON object as it comes, in pieces, keeping only its
@@ -442,17 +409,12 @@ func (r *idReader) addID(ch byte) {
 }
 
 // id returns the id read, if there was one.
-func (r *idReader) id() (jsonrpc.ID, bool) {
+func (r *idReader) id() (json.RawMessage, bool) {
 	if !r.found && !(r.inID && !r.idStr) {
-		return jsonrpc.ID{}, false
+		return nil, false
 	}
-	var v any
-	if err := json.Unmarshal(r.idRaw, &v); err != nil {
-		return jsonrpc.ID{}, false
+	if !mcpclient.ValidID(r.idRaw) {
+		return nil, false
 	}
-	id, err := jsonrpc.MakeID(v)
-	if err != nil || !id.IsValid() {
-		return jsonrpc.ID{}, false
-	}
-	return id, true
+	return json.RawMessage(r.idRaw), true
 }

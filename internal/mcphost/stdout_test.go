@@ -9,7 +9,7 @@ import (
 	"testing"
 	"testing/iotest"
 
-	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"zot.dev/zot/internal/mcpclient"
 )
 
 // nopWriteCloser is a server's stdin that nobody reads.
@@ -19,7 +19,7 @@ func (nopWriteCloser) Close() error { return nil }
 
 // readAll reads the messages of a transport over in until the end, and
 // returns them with the error that ended them and the log.
-func readAll(t *testing.T, in string, max int) ([]jsonrpc.Message, string, error) {
+func readAll(t *testing.T, in string, max int) ([]*mcpclient.Message, string, error) {
 	t.Helper()
 	var log bytes.Buffer
 	tr := newLineTransport(io.NopCloser(iotest.HalfReader(strings.NewReader(in))), nopWriteCloser{io.Discard}, &log, nil)
@@ -30,7 +30,7 @@ func readAll(t *testing.T, in string, max int) ([]jsonrpc.Message, string, error
 	if err != nil {
 		t.Fatal(err)
 	}
-	var msgs []jsonrpc.Message
+	var msgs []*mcpclient.Message
 	for {
 		m, err := c.Read(context.Background())
 		if err != nil {
@@ -54,7 +54,7 @@ func TestLineTransportSkipsWhatIsNotJSONRPC(t *testing.T) {
 	if !errors.Is(err, io.EOF) || len(msgs) != 3 {
 		t.Fatalf("%d messages, then %v", len(msgs), err)
 	}
-	if r, ok := msgs[1].(*jsonrpc.Response); !ok || len(r.Result) < 200<<10 {
+	if r := msgs[1]; !r.IsResponse() || len(r.Result) < 200<<10 {
 		t.Fatalf("second message %#v", msgs[1])
 	}
 	lines := strings.Split(strings.TrimSpace(log), "\n")
@@ -76,13 +76,13 @@ func TestLineTransportAnswersAnOversizeMessageWithAnError(t *testing.T) {
 	if !errors.Is(err, io.EOF) || len(msgs) != 3 {
 		t.Fatalf("%d messages, then %v; log:\n%s", len(msgs), err, log)
 	}
-	for i, want := range []any{"call-7", int64(12)} {
-		r, ok := msgs[i].(*jsonrpc.Response)
-		if !ok || r.ID.Raw() != want || r.Error == nil || !strings.Contains(r.Error.Error(), "over the 1000 bytes") {
+	for i, want := range []string{`"call-7"`, `12`} {
+		r := msgs[i]
+		if !r.IsResponse() || string(r.ID) != want || r.Error == nil || !strings.Contains(r.Error.Error(), "over the 1000 bytes") {
 			t.Fatalf("message %d: %#v", i, msgs[i])
 		}
 	}
-	if r, ok := msgs[2].(*jsonrpc.Response); !ok || r.Error != nil || r.ID.Raw() != int64(3) {
+	if r := msgs[2]; !r.IsResponse() || r.Error != nil || string(r.ID) != `3` {
 		t.Fatalf("the message after them: %#v", msgs[2])
 	}
 	if strings.Count(log, "skipped message") != 3 {

@@ -10,8 +10,7 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"github.com/modelcontextprotocol/go-sdk/mcp"
-
+	"zot.dev/zot/internal/mcpclient"
 	"zot.dev/zot/internal/tools"
 )
 
@@ -26,7 +25,7 @@ type tool struct {
 	readOnly bool
 }
 
-func newTool(s *server, name string, t *mcp.Tool) *tool {
+func newTool(s *server, name string, t *mcpclient.Tool) *tool {
 	desc := t.Description
 	if desc == "" {
 		desc = t.Title
@@ -77,13 +76,13 @@ func (t *tool) Run(ctx context.Context, call tools.Call) (tools.Result, error) {
 	limit := t.s.timeout()
 	cctx, cancel := context.WithTimeout(ctx, limit)
 	defer cancel()
-	params := &mcp.CallToolParams{Name: t.remote, Arguments: json.RawMessage(orEmpty(call.Args))}
+	token := ""
 	if call.Progress != nil {
-		token, remove := t.s.m.progress.add(throttle(call.Progress, progressEvery))
+		var remove func()
+		token, remove = t.s.m.progress.add(throttle(call.Progress, progressEvery))
 		defer remove()
-		params.SetProgressToken(token)
 	}
-	res, err := c.cs.CallTool(cctx, params)
+	res, err := c.cs.CallTool(cctx, t.remote, orEmpty(call.Args), token)
 	switch {
 	case err == nil && res == nil:
 		return tools.Errorf(fmt.Sprintf("MCP server %q answered the call with no result", t.s.spec.Name)), nil
@@ -93,7 +92,7 @@ func (t *tool) Run(ctx context.Context, call tools.Call) (tools.Result, error) {
 		return tools.Result{}, ctx.Err()
 	case errors.Is(cctx.Err(), context.DeadlineExceeded):
 		return tools.Errorf(fmt.Sprintf("MCP tool %s of server %q did not answer within %s; the call was cancelled", t.remote, t.s.spec.Name, limit)), nil
-	case errors.Is(err, mcp.ErrConnectionClosed), errors.Is(err, io.EOF), errors.Is(err, io.ErrUnexpectedEOF):
+	case errors.Is(err, mcpclient.ErrConnectionClosed), errors.Is(err, io.EOF), errors.Is(err, io.ErrUnexpectedEOF):
 		// The first call to see a stdio server's end gets the end of its
 		// output (EOF); the others, the closed connection.
 		// Take the crash in before answering, so that the next prompt
