@@ -47,7 +47,7 @@ var heavyInits = []string{
 
 // noInits are zot's packages that zot rpc never runs: the other doors
 // and the terminal client, the session files and the undo records it
-// opens only when asked. None of them may have package initialisation at
+// opens only when asked, the MCP client when no server is configured. None of them may have package initialisation at
 // all: the kernel maps a binary 64 KiB around each page it touches, so an
 // init of a few bytes makes a block of code that rpc never runs resident
 // in every zot process (a package-level map, regexp or value copied from
@@ -62,6 +62,7 @@ var noInits = []string{
 	"zot.dev/zot/internal/sessionfile",
 	"zot.dev/zot/internal/checkpoint",
 	"zot.dev/zot/internal/store",
+	"zot.dev/zot/internal/mcpclient",
 }
 
 // TestStartInitsWithinBudget: zot rpc, started with

@@ -179,9 +179,12 @@ func (c *streamable) listen() {
 			resp.Body.Close()
 			return // the server has no stream of its own
 		}
-		tries = 0
+		opened := time.Now()
 		open := c.readStream(resp.Body)
 		resp.Body.Close()
+		if time.Since(opened) > time.Second {
+			tries = 0 // a stream that lived: reopen it as often as it ends
+		}
 		if !open {
 			return
 		}
