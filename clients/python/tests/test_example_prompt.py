@@ -74,3 +74,22 @@ class PromptExampleTest(ZotTestCase):
         p = self.run_example("--zot", ZOT, "--provider", "scripted", "--no-such-flag", "hi")
         self.assertEqual(p.returncode, 1)
         self.assertIn("prompt.py:", p.stderr)
+
+
+TOOL_PY = str(CLIENT_DIR / "examples" / "tool.py")
+
+
+class ToolExampleTest(ZotTestCase):
+    @requires_zot
+    def test_the_model_calls_the_function(self):
+        script = {"turns": [{"steps": [
+            {"tool_calls": [{"name": "weather", "args": {"city": "Oslo"}}]},
+            {"text": "It is foggy in Oslo."},
+        ]}]}
+        p = subprocess.run(
+            [sys.executable, TOOL_PY, *self.zot_flags(script), "weather in Oslo?"],
+            capture_output=True, text=True, env={**os.environ, "ZOT_BIN": ZOT}, cwd=self.tmp, timeout=60,
+        )
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertIn("[weather] fog and 12 degrees in Oslo", p.stderr)
+        self.assertEqual(p.stdout, "It is foggy in Oslo.\n")

@@ -10,6 +10,7 @@ from .types import *  # noqa: F401,F403
 from .types import __all__ as _types_all
 from .aio import AsyncClient, AsyncPromptStream
 from .client import Client, PermissionAnswer, PromptStream
+from ._tools import Tool
 from .errors import ProtocolError, ZotClosedError, ZotError
 
 __all__ = list(_types_all) + [
@@ -18,6 +19,7 @@ __all__ = list(_types_all) + [
     "Client",
     "PermissionAnswer",
     "PromptStream",
+    "Tool",
     "ProtocolError",
     "ZotClosedError",
     "ZotError",

@@ -39,9 +39,11 @@ from . import _wire
 from ._ext import ExtensionMethods
 from ._mcp import MCPMethods
 from ._sessions import SessionMethods
+from ._tools import ToolMethods
 from .errors import ProtocolError, ZotClosedError, ZotError
 from .types import (
     AbortResult,
+    ClientToolCallEvent,
     Event,
     HelloResult,
     MessagesResult,
@@ -173,7 +175,7 @@ class PromptStream:
         self._queue.put(item)
 
 
-class Client(ExtensionMethods, MCPMethods, SessionMethods):
+class Client(ExtensionMethods, MCPMethods, SessionMethods, ToolMethods):
     """Drives one ``zot rpc`` process over its pipes.
 
     Args:
@@ -238,6 +240,7 @@ class Client(ExtensionMethods, MCPMethods, SessionMethods):
         self._on_unrouted = on_unrouted
         self._on_protocol_error = on_protocol_error
         self._on_permission_request = on_permission_request
+        self._tools = {}
         self.protocol_errors: List[ProtocolError] = []
         self._router = _wire.Router()
         self._ids = itertools.count(1)
@@ -524,6 +527,8 @@ class Client(ExtensionMethods, MCPMethods, SessionMethods):
                 stream._put(value)
             elif self._on_unrouted is not None:
                 self._on_unrouted(value)
+            if isinstance(value, ClientToolCallEvent):
+                self._run_tool(value)
             if isinstance(value, PermissionRequestEvent) and self._on_permission_request is not None:
                 # Not on the reader: the answer may take a person's time,
                 # and the reader must go on routing (an abort's answer, say).
