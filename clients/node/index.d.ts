@@ -3,6 +3,7 @@
 
 import type {
   AbortResult,
+  ClientToolCallEvent,
   CommandsResult,
   ExtensionsResult,
   ForkSessionResult,
@@ -221,6 +222,12 @@ export declare class ZotClient {
   mcpAdd(servers: MCPServer[]): Promise<MCPServersResult>;
   /** Removes an MCP server; `not_found` when there is none of that name. */
   mcpRemove(name: string): Promise<MCPServersResult>;
+  /** Registers functions as tools the model can call; `name_taken`, `invalid_params`. Resolves to the names registered. */
+  registerTools(tools: ClientToolFunction[]): Promise<string[]>;
+  /** One tool in one line: `zot.tool("weather", {description, schema}, ({city}) => "fog in " + city)`. */
+  tool(name: string, options: Omit<ClientToolFunction, "name" | "run">, run: ClientToolFunction["run"]): Promise<string[]>;
+  /** Removes registered tools by name (none: all); `not_found` for one not registered. Resolves to the names left. */
+  unregisterTools(names?: string[]): Promise<string[]>;
   /** The stored sessions, newest first; `cwd` keeps those of one folder. */
   listSessions(cwd?: string): Promise<SessionInfo[]>;
   /** Makes a stored session this process's; `busy`, `not_found`, `session_locked`. */
@@ -250,4 +257,18 @@ export declare class ZotClient {
   off(name: "event", listener: (event: Event) => void): this;
   off(name: "protocolError", listener: (line: string, error: Error) => void): this;
   off(name: "exit", listener: (code: number | null, signal: string | null) => void): this;
+}
+
+/** A function as a tool the model can call (registerTools). */
+export interface ClientToolFunction {
+  name: string;
+  description?: string;
+  /** JSON Schema of the arguments; absent: any object. */
+  schema?: object;
+  /** It changes nothing: never put through approval. */
+  readOnly?: boolean;
+  /** How long zot waits for a result; default 60 000. */
+  timeoutMs?: number;
+  /** Runs a call: a string, or text, images and is_error; a throw is a failed call. `signal` aborts when zot ends the call first. */
+  run(args: ClientToolCallEvent["args"], ctx: { signal: AbortSignal }): unknown;
 }

@@ -215,6 +215,10 @@ export class ZotClient extends EventEmitter {
     this._held = true;
     /** Answers permission_request events, when given. */
     this._onPermissionRequest = options.onPermissionRequest;
+    /** The functions registered as tools, by name (registerTools). */
+    this._tools = new Map();
+    /** The calls of them under way: call id → AbortController. */
+    this._toolCalls = new Map();
   }
 
   /**
@@ -350,6 +354,8 @@ export class ZotClient extends EventEmitter {
     }
     this.emit("event", frame);
     if (frame.type === "permission_request" && this._onPermissionRequest) this._answerRequest(frame);
+    if (frame.type === "client_tool_call" && this._tools.has(frame.tool)) this._runTool(frame);
+    if (frame.type === "tool_result") this._toolCalls.get(frame.id)?.abort();
     const stream = this._streams.get(frame.prompt_id);
     if (!stream) return;
     if (frame.type === "done") this._streams.delete(frame.prompt_id);
@@ -697,6 +703,87 @@ export class ZotClient extends EventEmitter {
    */
   mcpRemove(name) {
     return this.request("mcp_remove", { name });
+  }
+
+  /**
+   * Registers functions as tools the model can call (register_tools): each
+   * `{name, description?, schema?, readOnly?, timeoutMs?, run}`. On each
+   * client_tool_call, `run(args, {signal})` is called; it returns (or
+   * resolves to) a string, or `{text?, images?, is_error?}`; a throw is a
+   * failed call with its message. `signal` aborts when the call ends at zot
+   * first (its timeout, an abort). Rejects with `name_taken` for a name
+   * another tool of the session holds, `invalid_params` for a bad
+   * definition; then none is added. Resolves to the names registered now.
+   * @param {{name: string, description?: string, schema?: object, readOnly?: boolean, timeoutMs?: number, run: (args: any, ctx: {signal: AbortSignal}) => unknown}[]} tools
+   */
+  async registerTools(tools) {
+    const before = new Map(this._tools);
+    for (const t of tools) this._tools.set(t.name, t);
+    const wire = tools.map((t) => {
+      /** @type {Record<string, unknown>} */
+      const w = { name: t.name };
+      if (t.description !== undefined) w.description = t.description;
+      if (t.schema !== undefined) w.schema = t.schema;
+      if (t.readOnly) w.read_only = true;
+      if (t.timeoutMs !== undefined) w.timeout_ms = t.timeoutMs;
+      return w;
+    });
+    try {
+      const { tools: names } = await this.request("register_tools", { tools: wire });
+      return names;
+    } catch (err) {
+      this._tools = before;
+      throw err;
+    }
+  }
+
+  /**
+   * One line for one tool: `await zot.tool("weather", {description, schema}, ({city}) => ...)`.
+   * @param {string} name
+   * @param {{description?: string, schema?: object, readOnly?: boolean, timeoutMs?: number}} options
+   * @param {(args: any, ctx: {signal: AbortSignal}) => unknown} run
+   */
+  tool(name, options, run) {
+    return this.registerTools([{ ...options, name, run }]);
+  }
+
+  /**
+   * Removes registered tools by name (none: all of them); rejects with
+   * `not_found` for a name not registered. Resolves to the names left.
+   * @param {string[]} [names]
+   */
+  async unregisterTools(names) {
+    const { tools: left } = await this.request("unregister_tools", names === undefined ? {} : { names });
+    for (const n of [...this._tools.keys()]) if (!left.includes(n)) this._tools.delete(n);
+    return left;
+  }
+
+  /**
+   * Runs a call of a registered tool off the line handler and sends its
+   * result; a call that no longer waits refuses it, nobody's fault here.
+   * @param {any} ev
+   */
+  _runTool(ev) {
+    const t = this._tools.get(ev.tool);
+    const ctl = new AbortController();
+    this._toolCalls.set(ev.call_id, ctl);
+    Promise.resolve()
+      .then(() => t.run(ev.args, { signal: ctl.signal }))
+      .then(
+        (out) => (typeof out === "string" ? { text: out } : out == null ? { text: "" } : out),
+        (err) => ({ text: err instanceof Error ? err.message : String(err), is_error: true }),
+      )
+      .then((out) => {
+        this._toolCalls.delete(ev.call_id);
+        if (ctl.signal.aborted) return;
+        /** @type {Record<string, unknown>} */
+        const fields = { call_id: ev.call_id };
+        if (out.text !== undefined) fields.text = out.text;
+        if (out.images !== undefined) fields.images = out.images;
+        if (out.is_error) fields.is_error = true;
+        return this.request("client_tool_result", fields);
+      })
+      .catch(() => {});
   }
 
   /**

@@ -61,3 +61,19 @@ test("the example exits 2 without a message and 1 when zot cannot run", async ()
   assert.equal(r.code, 1);
   assert.match(r.stderr, /spawn_failed/);
 });
+
+test("examples/tool.mjs: the model calls the function", async (t) => {
+  const script = writeScript(t, { turns: [{ steps: [{ tool_calls: [{ name: "weather", args: { city: "Oslo" } }] }, { text: "It is foggy in Oslo." }] }] });
+  const proc = spawn(process.execPath, [join(clientDir, "examples/tool.mjs"), "--provider", "scripted", "--script", script, "--cwd", tempDir(t), "weather in Oslo?"], {
+    env: { ...process.env, ZOT_BIN: zotBin, ZOTCORE_RPC_TOKEN: undefined },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  let stdout = "";
+  let stderr = "";
+  proc.stdout.setEncoding("utf8").on("data", (s) => (stdout += s));
+  proc.stderr.setEncoding("utf8").on("data", (s) => (stderr += s));
+  const code = await guard(new Promise((resolve) => proc.on("close", resolve)), "tool example");
+  assert.equal(code, 0, stderr);
+  assert.match(stderr, /\[weather\] fog and 12 degrees in Oslo/);
+  assert.equal(stdout, "It is foggy in Oslo.\n");
+});
