@@ -1,0 +1,452 @@
+package main
+
+// The sandbox through the real binary (docs/sandbox.md): bash's commands
+// and the file tools under workspace-write and read-only, with the
+// network off, in zot rpc and over ACP, as zot's user and, when the tests
+// run as root, as nobody too (the kernel holds both).
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+
+	"zot.dev/zot/internal/sandbox"
+	"zot.dev/zot/sdk/wire"
+)
+
+// sandboxUser is a user the sandbox tests run zot as.
+type sandboxUser struct {
+	name string
+	cred *syscall.Credential // nil: the test's own user
+}
+
+// sandboxUsers are the test's own user and, as root, nobody.
+func sandboxUsers(t *testing.T) []sandboxUser {
+	users := []sandboxUser{{name: "self"}}
+	if os.Getuid() == 0 {
+		users = append(users, sandboxUser{name: "nobody", cred: &syscall.Credential{Uid: 65534, Gid: 65534}})
+	} else {
+		t.Log("not root: the half of these tests that runs zot as nobody is skipped")
+	}
+	return users
+}
+
+// needSandbox skips where this kernel enforces nothing.
+func needSandbox(t *testing.T) {
+	t.Helper()
+	if sandbox.Probe().Backend != sandbox.BackendLandlock {
+		t.Skipf("no Landlock here (%s)", sandbox.Probe())
+	}
+}
+
+// openDir makes a folder everybody may write, so that what stops a write
+// is the sandbox and not the file's owner.
+func openDir(t *testing.T, parts ...string) string {
+	t.Helper()
+	dir := filepath.Join(parts...)
+	if err := os.MkdirAll(dir, 0o777); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chmod(dir, 0o777); err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
+
+// sharedBase is a folder every user may enter, with a copy of zot every
+// user may run.
+func sharedBase(t *testing.T) (base, bin string) {
+	t.Helper()
+	base, err := os.MkdirTemp("", "zot-sbx-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(base) })
+	os.Chmod(base, 0o777)
+	base, _ = filepath.EvalSymlinks(base)
+	bin = filepath.Join(base, "zot")
+	src, err := os.Open(zotBin)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer src.Close()
+	dst, err := os.OpenFile(bin, os.O_CREATE|os.O_WRONLY, 0o755)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := io.Copy(dst, src); err != nil {
+		t.Fatal(err)
+	}
+	dst.Close()
+	return base, bin
+}
+
+// loopback is a TCP listener on 127.0.0.1 that accepts and closes; it
+// returns the port.
+func loopback(t *testing.T) int {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ln.Close() })
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			c.Close()
+		}
+	}()
+	return ln.Addr().(*net.TCPAddr).Port
+}
+
+// sandboxCase is one tool call and whether the sandbox must refuse it.
+type sandboxCase struct {
+	what    string
+	tool    string
+	args    map[string]any
+	refused bool
+	want    string // text the result holds
+}
+
+// workspaceCases are the calls of the workspace-write test: ws is the
+// workspace (with link, a symbolic link to out), out a folder outside
+// it everybody may write, port a loopback listener.
+func workspaceCases(ws, out string, port int) []sandboxCase {
+	py := func(code string) map[string]any { return map[string]any{"command": "python3 -c '" + code + "'"} }
+	cases := []sandboxCase{
+		{what: "a write inside", tool: "bash", args: map[string]any{"command": "echo in > inside.txt && cat inside.txt"}, want: "in"},
+		{what: "the temp dir", tool: "bash", args: map[string]any{"command": "f=$(mktemp) && echo t > $f && rm $f && echo tmp-ok"}, want: "tmp-ok"},
+		{what: "/tmp/../etc", tool: "bash", args: map[string]any{"command": "echo x > /tmp/../etc/zot-sandbox-probe"}, refused: true, want: "sandbox (workspace-write, network off)"},
+		{what: "a planted link", tool: "bash", args: map[string]any{"command": "echo x > link/by-link"}, refused: true},
+		{what: "cd / && touch", tool: "bash", args: map[string]any{"command": "cd / && touch zot-sandbox-probe"}, refused: true},
+		{what: "cd out && touch", tool: "bash", args: map[string]any{"command": "cd " + out + " && touch by-cd"}, refused: true},
+		{what: "a Python child", tool: "bash", args: py(`open("` + out + `/by-python", "w").write("x")`), refused: true},
+		{what: "a TCP socket", tool: "bash", args: py(`import socket; socket.create_connection(("127.0.0.1", ` + strconv.Itoa(port) + `)); print("connected")`), refused: true},
+		{what: "a UDP socket", tool: "bash", args: py(`import socket; socket.socket(socket.AF_INET, socket.SOCK_DGRAM).sendto(b"x", ("127.0.0.1", 9))`), refused: true},
+		{what: "write through the link", tool: "write", args: map[string]any{"path": "link/by-write", "content": "x"}, refused: true, want: "sandbox (workspace-write)"},
+		{what: "write outside", tool: "write", args: map[string]any{"path": out + "/by-write2", "content": "x"}, refused: true, want: "/unjail"},
+		{what: "write inside", tool: "write", args: map[string]any{"path": "written.txt", "content": "x"}},
+	}
+	if _, err := exec.LookPath("curl"); err == nil {
+		cases = append(cases, sandboxCase{what: "curl", tool: "bash", args: map[string]any{"command": "curl -sS -m 5 http://127.0.0.1:" + strconv.Itoa(port) + "/"}, refused: true})
+	}
+	return cases
+}
+
+// readOnlyCases are the calls of the read-only test in ws, which holds
+// kept.txt.
+func readOnlyCases() []sandboxCase {
+	var cases []sandboxCase
+	for _, c := range []string{"echo x > new.txt", "echo x >> kept.txt", ": > kept.txt", "rm kept.txt", "mkdir d", "ln -s kept.txt l", "mv kept.txt moved.txt", "touch $(mktemp -u)", "mkfifo p", "python3 -c 'open(\"kept.txt\", \"w\")'"} {
+		cases = append(cases, sandboxCase{what: c, tool: "bash", args: map[string]any{"command": c}, refused: true})
+	}
+	cases = append(cases,
+		sandboxCase{what: "cat", tool: "bash", args: map[string]any{"command": "cat kept.txt"}, want: "kept"},
+		sandboxCase{what: "write", tool: "write", args: map[string]any{"path": "kept.txt", "content": "x"}, refused: true, want: "read-only"},
+		sandboxCase{what: "edit", tool: "edit", args: map[string]any{"path": "kept.txt", "edits": []any{map[string]any{"oldText": "kept", "newText": "gone"}}}, refused: true, want: "read-only"},
+	)
+	return cases
+}
+
+// scriptOf is a script in dir, of one turn calling each case's tool in
+// order.
+func scriptOf(t *testing.T, dir string, cases []sandboxCase) string {
+	var steps []map[string]any
+	for i, c := range cases {
+		steps = append(steps, map[string]any{"tool_calls": []any{map[string]any{"id": "c" + strconv.Itoa(i), "name": c.tool, "args": c.args}}})
+	}
+	data, err := json.Marshal(map[string]any{"turns": []any{turnOf(steps...)}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := filepath.Join(dir, "script.json")
+	if err := os.WriteFile(p, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// userEnv is the environment of zot run for one user under base: its
+// own zot home and temp dir (so that the folder "outside" is not in the
+// temp dir, which the sandbox lets commands write).
+func userEnv(t *testing.T, base, user string) []string {
+	return []string{"ZOT_HOME=" + openDir(t, base, user, "home"), "TMPDIR=" + openDir(t, base, user, "tmp")}
+}
+
+// checkResults compares each call's result (by call id) with its case.
+func checkResults(t *testing.T, cases []sandboxCase, results map[string]result) {
+	t.Helper()
+	for i, c := range cases {
+		r, ok := results["c"+strconv.Itoa(i)]
+		if !ok {
+			t.Errorf("%s: no result", c.what)
+			continue
+		}
+		if r.isError != c.refused {
+			t.Errorf("%s: is_error %v, want %v: %s", c.what, r.isError, c.refused, r.text)
+		}
+		if c.want != "" && !strings.Contains(r.text, c.want) {
+			t.Errorf("%s: the result does not say %q: %s", c.what, c.want, r.text)
+		}
+	}
+}
+
+// result is a tool call's outcome as a door reported it.
+type result struct {
+	isError bool
+	text    string
+}
+
+// startRPCAs runs zot rpc (bin) as cred with args and env.
+func startRPCAs(t *testing.T, bin string, cred *syscall.Credential, env []string, args ...string) *proc {
+	t.Helper()
+	cmd := exec.Command(bin, append([]string{"rpc"}, args...)...)
+	cmd.Env = append(cleanEnv(), env...)
+	if cred != nil {
+		cmd.SysProcAttr = &syscall.SysProcAttr{Credential: cred}
+	}
+	stdin, stdout, stderr := startPiped(t, cmd)
+	p := &proc{t: t, cmd: cmd, stdin: stdin, frames: make(chan frameIn, 4096), stderr: stderr, done: make(chan struct{})}
+	go p.readLoop(stdout)
+	return p
+}
+
+// rpcResults runs one prompt and returns its tool results by call id.
+func rpcResults(t *testing.T, p *proc) map[string]result {
+	t.Helper()
+	out := map[string]result{}
+	for _, ev := range promptDone(t, p, "p", "go") {
+		if r, ok := ev.(*wire.ToolResultEvent); ok {
+			var text strings.Builder
+			for _, b := range r.Content {
+				if tb, ok := b.(*wire.TextBlock); ok {
+					text.WriteString(tb.Text)
+				}
+			}
+			out[r.ID] = result{isError: r.IsError, text: text.String()}
+		}
+	}
+	return out
+}
+
+// rpcSandboxState asks get_state for the sandbox.
+func rpcSandboxState(t *testing.T, p *proc) wire.SandboxState {
+	t.Helper()
+	p.send(`{"id":"st","type":"get_state"}`)
+	resp, _ := p.response()
+	var st wire.StateResult
+	if err := json.Unmarshal(resp.Data, &st); err != nil || st.Sandbox == nil {
+		t.Fatalf("get_state: %s (%v)", resp.Data, err)
+	}
+	return *st.Sandbox
+}
+
+// TestSandboxWorkspaceWriteRPC: zot rpc in auto mode (its default) runs
+// bash under workspace-write with the network off: writes outside the
+// workspace fail in the kernel whichever way they are made, sockets fail,
+// writes inside and in the temp dir work, the file tools refuse the same
+// paths with an error that names them and how to allow them; get_state
+// says so; /unjail lifts it and /jail puts it back.
+func TestSandboxWorkspaceWriteRPC(t *testing.T) {
+	needSandbox(t)
+	base, bin := sharedBase(t)
+	port := loopback(t)
+	for _, u := range sandboxUsers(t) {
+		t.Run(u.name, func(t *testing.T) {
+			ws, out := openDir(t, base, u.name, "ws"), openDir(t, base, u.name, "out")
+			if err := os.Symlink(out, filepath.Join(ws, "link")); err != nil {
+				t.Fatal(err)
+			}
+			cases := workspaceCases(ws, out, port)
+			p := startRPCAs(t, bin, u.cred, userEnv(t, base, u.name), "--provider", "scripted", "--script", scriptOf(t, filepath.Join(base, u.name), cases), "--cwd", ws)
+			st := rpcSandboxState(t, p)
+			if st.Mode != wire.SandboxModeWorkspaceWrite || st.Network || st.EnforcedBy != "landlock" || len(st.Writable) < 2 || st.Writable[0] != ws {
+				t.Errorf("get_state's sandbox: %+v", st)
+			}
+			checkResults(t, cases, rpcResults(t, p))
+			if entries, _ := os.ReadDir(out); len(entries) != 0 {
+				t.Errorf("written outside the workspace: %v", entries)
+			}
+			for _, f := range []string{"/etc/zot-sandbox-probe", "/zot-sandbox-probe"} {
+				if _, err := os.Stat(f); err == nil {
+					os.Remove(f)
+					t.Errorf("%s was written", f)
+				}
+			}
+
+			p.send(`{"id":"u","type":"run_command","name":"unjail"}`)
+			resp, _ := p.response()
+			if !resp.Success || !strings.Contains(string(resp.Data), "Sandbox: full, network on") {
+				t.Errorf("/unjail: %s %s", resp.Data, resp.Error)
+			}
+			if st := rpcSandboxState(t, p); st.Mode != wire.SandboxModeFull || !st.Network || st.EnforcedBy != "none" {
+				t.Errorf("after /unjail: %+v", st)
+			}
+			p.send(`{"id":"j","type":"run_command","name":"jail","args":"read-only"}`)
+			resp, _ = p.response()
+			if st := rpcSandboxState(t, p); !resp.Success || st.Mode != wire.SandboxModeReadOnly || st.Network {
+				t.Errorf("after /jail read-only: %s %+v", resp.Data, st)
+			}
+		})
+	}
+}
+
+// TestSandboxReadOnlyRPC: under --sandbox read-only every way of writing
+// fails, in the workspace and the temp dir alike, and reading works.
+func TestSandboxReadOnlyRPC(t *testing.T) {
+	needSandbox(t)
+	base, bin := sharedBase(t)
+	for _, u := range sandboxUsers(t) {
+		t.Run(u.name, func(t *testing.T) {
+			ws := openDir(t, base, u.name, "ws")
+			kept := filepath.Join(ws, "kept.txt")
+			os.WriteFile(kept, []byte("kept\n"), 0o666)
+			os.Chmod(kept, 0o666)
+			cases := readOnlyCases()
+			p := startRPCAs(t, bin, u.cred, userEnv(t, base, u.name), "--provider", "scripted", "--script", scriptOf(t, filepath.Join(base, u.name), cases), "--cwd", ws, "--sandbox", "read-only")
+			if st := rpcSandboxState(t, p); st.Mode != wire.SandboxModeReadOnly || st.Network {
+				t.Errorf("get_state's sandbox: %+v", st)
+			}
+			checkResults(t, cases, rpcResults(t, p))
+			if got := fileText(t, kept); got != "kept\n" {
+				t.Errorf("kept.txt holds %q", got)
+			}
+			if entries, _ := os.ReadDir(ws); len(entries) != 1 {
+				t.Errorf("the workspace changed: %v", entries)
+			}
+		})
+	}
+}
+
+// TestSandboxGoTestRPC: go in the workspace still works in the sandbox:
+// the toolchain and module cache are read, the build cache written where
+// --sandbox-writable allows it. As zot's user, go test with the go
+// command's own build cache (warm); as nobody, go build of a package that
+// imports nothing, with a fresh cache (a go test would first compile the
+// standard library into it, minutes on a busy machine).
+func TestSandboxGoTestRPC(t *testing.T) {
+	needSandbox(t)
+	goBin, err := exec.LookPath("go")
+	if err != nil {
+		t.Skip("no go command")
+	}
+	base, bin := sharedBase(t)
+	for _, u := range sandboxUsers(t) {
+		t.Run(u.name, func(t *testing.T) {
+			ws := openDir(t, base, u.name, "ws")
+			os.WriteFile(filepath.Join(ws, "go.mod"), []byte("module example.com/m\n\ngo 1.21\n"), 0o666)
+			os.WriteFile(filepath.Join(ws, "m.go"), []byte("package m\n\nfunc F() int { return 1 }\n"), 0o666)
+			os.WriteFile(filepath.Join(ws, "m_test.go"), []byte("package m\n\nimport \"testing\"\n\nfunc TestF(t *testing.T) {\n\tif F() != 1 {\n\t\tt.Fatal(F())\n\t}\n}\n"), 0o666)
+			cache, goCmd := openDir(t, base, u.name, "gocache"), "go build ./... && echo built"
+			want := "built"
+			if u.cred == nil {
+				out, err := exec.Command(goBin, "env", "GOCACHE").Output()
+				if err != nil {
+					t.Fatal(err)
+				}
+				cache, goCmd, want = strings.TrimSpace(string(out)), "go test -count=1 ./... 2>&1", "ok"
+			}
+			cases := []sandboxCase{
+				{what: goCmd, tool: "bash", args: map[string]any{"command": goCmd}, want: want},
+				{what: "go env GOCACHE", tool: "bash", args: map[string]any{"command": "go env GOCACHE"}, want: cache},
+			}
+			env := append(userEnv(t, base, u.name), "GOCACHE="+cache, "GOPATH="+filepath.Join(base, u.name, "gopath"),
+				"GOTOOLCHAIN=local", "GOFLAGS=-mod=mod", "PATH="+filepath.Dir(goBin)+":/usr/bin:/bin")
+			p := startRPCAs(t, bin, u.cred, env, "--provider", "scripted", "--script", scriptOf(t, filepath.Join(base, u.name), cases), "--cwd", ws, "--sandbox-writable", cache)
+			checkResults(t, cases, rpcResults(t, p))
+		})
+	}
+}
+
+// TestSandboxACP: the same sandbox over ACP (zot acp, and the daemon):
+// bash's writes outside and its sockets fail, the file tools refuse, and
+// _zot/status shows each session's sandbox.
+func TestSandboxACP(t *testing.T) {
+	needSandbox(t)
+	base, bin := sharedBase(t)
+	port := loopback(t)
+	for _, u := range sandboxUsers(t) {
+		t.Run(u.name, func(t *testing.T) {
+			ws, out := openDir(t, base, u.name, "ws"), openDir(t, base, u.name, "out")
+			os.Symlink(out, filepath.Join(ws, "link"))
+			cases := workspaceCases(ws, out, port)
+			cmd := exec.Command(bin, "acp", "--provider", "scripted", "--script", scriptOf(t, filepath.Join(base, u.name), cases), "--permission", "allow")
+			env := userEnv(t, base, u.name)
+			cmd.Env = append(doorEnv(strings.TrimPrefix(env[0], "ZOT_HOME=")), env[1])
+			if u.cred != nil {
+				cmd.SysProcAttr = &syscall.SysProcAttr{Credential: u.cred}
+			}
+			stdin, stdout, _ := startPiped(t, cmd)
+			defer stdin.Close()
+			p := checked(t, newDoorPeer(t, stdin, stdout))
+			p.call("1", "initialize", `{"protocolVersion":1,"clientCapabilities":{"terminal":true}}`, "")
+			f, _ := p.call("2", "session/new", fmt.Sprintf(`{"cwd":%q,"mcpServers":[]}`, ws), "")
+			id := sessionID(t, f)
+			_, frames := p.call("3", "session/prompt", fmt.Sprintf(`{"sessionId":%q,"prompt":[{"type":"text","text":"go"}]}`, id), "allow_once")
+			checkResults(t, cases, acpResults(t, frames))
+			if entries, _ := os.ReadDir(out); len(entries) != 0 {
+				t.Errorf("written outside the workspace: %v", entries)
+			}
+			st, _ := p.call("4", "_zot/status", `{}`, "")
+			var status struct {
+				Sessions []struct {
+					Sandbox struct {
+						Mode       string `json:"mode"`
+						Network    bool   `json:"network"`
+						EnforcedBy string `json:"enforcedBy"`
+					} `json:"sandbox"`
+				} `json:"sessions"`
+			}
+			if err := json.Unmarshal(st.Result, &status); err != nil || len(status.Sessions) != 1 ||
+				status.Sessions[0].Sandbox.Mode != "workspace-write" || status.Sessions[0].Sandbox.Network || status.Sessions[0].Sandbox.EnforcedBy != "landlock" {
+				t.Errorf("_zot/status: %s", st.raw)
+			}
+		})
+	}
+}
+
+// acpResults collects each tool call's last status and text content.
+func acpResults(t *testing.T, frames []doorFrame) map[string]result {
+	t.Helper()
+	out := map[string]result{}
+	for _, f := range frames {
+		if f.Method != "session/update" {
+			continue
+		}
+		var u struct {
+			Update struct {
+				Kind    string `json:"sessionUpdate"`
+				ID      string `json:"toolCallId"`
+				Status  string `json:"status"`
+				Content []struct {
+					Content struct {
+						Text string `json:"text"`
+					} `json:"content"`
+				} `json:"content"`
+			} `json:"update"`
+		}
+		if json.Unmarshal(f.Params, &u) != nil || u.Update.Kind != "tool_call_update" {
+			continue
+		}
+		switch u.Update.Status {
+		case "completed", "failed":
+			var text strings.Builder
+			for _, c := range u.Update.Content {
+				text.WriteString(c.Content.Text)
+			}
+			out[u.Update.ID] = result{isError: u.Update.Status == "failed", text: text.String()}
+		}
+	}
+	return out
+}
