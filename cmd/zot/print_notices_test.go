@@ -3,6 +3,7 @@ package main
 import (
 	"bufio"
 	"encoding/json"
+	"fmt"
 	"io"
 	"os"
 	"os/exec"
@@ -94,4 +95,55 @@ func tail(s string) string {
 		return "…" + s[len(s)-2000:]
 	}
 	return s
+}
+
+// zot acp logs what extensions push to its stderr without holding up a
+// turn: with a stderr nobody reads, a flood of notices (2 MB, far more
+// than a pipe holds) still lets the prompt be answered.
+func TestACPNoticesDoNotWaitForStderr(t *testing.T) {
+	home := doorDir(t)
+	cwd := t.TempDir()
+	dir := filepath.Join(cwd, ".zot", "extensions", "flood")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "flood.py"), []byte(noticeFloodExtension), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	m, _ := json.Marshal(map[string]any{"name": "flood", "exec": "python3", "args": []string{"flood.py", "20"}})
+	if err := os.WriteFile(filepath.Join(dir, "extension.json"), m, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if out, errOut, code := runZot(t, "", []string{"ZOT_HOME=" + home}, "trust", cwd); code != 0 {
+		t.Fatalf("zot trust: %d %s %s", code, out, errOut)
+	}
+	cmd := exec.Command(zotBin, "acp", "--provider", "scripted", "--script", writeScript(t, t.TempDir(), 2000, 10, 10), "--permission", "allow")
+	cmd.Env = doorEnv(home)
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	stderr, err := cmd.StderrPipe() // not read until the answer is in
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
+	p := newDoorPeer(t, stdin, stdout)
+	p.call("1", "initialize", `{"protocolVersion":1}`)
+	id := sessionID(t, p.call("2", "session/new", fmt.Sprintf(`{"cwd":%q,"mcpServers":[]}`, cwd)))
+	// p.call fails the test when no frame comes for a while: before the
+	// notices were logged off the stamping lock, none came once the
+	// stderr pipe was full.
+	f := p.call("3", "session/prompt", fmt.Sprintf(`{"sessionId":%q,"prompt":[{"type":"text","text":"go"}]}`, id))
+	if f.Error != nil {
+		t.Fatalf("prompt: %s", f.raw)
+	}
+	go func() { _, _ = io.Copy(io.Discard, stderr) }()
 }
