@@ -45,6 +45,10 @@ func (p *promptRun) call(step int) (*stepResult, error) {
 		MaxTokens: a.maxTokens,
 		Reasoning: a.Reasoning(),
 	}
+	if out := outputSchemaOf(p.ctx); out != nil {
+		req.OutputSchema = out.Raw()
+		req.System += "\n\n" + out.Instructions()
+	}
 	model.Describe(req)
 	c := &collector{emit: p.emit}
 	resp, err := p.stream(step, req, c)

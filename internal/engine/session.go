@@ -15,6 +15,7 @@ import (
 	"zot.dev/zot/internal/agent"
 	"zot.dev/zot/internal/llm"
 	"zot.dev/zot/internal/models"
+	"zot.dev/zot/internal/outputschema"
 	"zot.dev/zot/internal/sessionfile"
 	"zot.dev/zot/internal/tools"
 	"zot.dev/zot/sdk/wire"
@@ -222,6 +223,12 @@ type Work struct {
 type PromptInput struct {
 	Text   string
 	Images []llm.ImageBlock
+	// Output, when set, is the schema the final answer must follow; the
+	// parsed answer goes on the result record of the prompt's done.
+	Output *outputschema.Schema
+	// OutputRetries is how many corrective turns an answer that does not
+	// follow Output gets.
+	OutputRetries int
 }
 
 // CompactInput is a compaction request.
@@ -303,6 +310,9 @@ type job struct {
 	ended, abortAnswered bool
 	// abortedEnd is set once a turn_end{aborted} of the job was delivered.
 	abortedEnd bool
+	// tally adds up a prompt's events into its result record; nil for a
+	// compaction.
+	tally *tally
 }
 
 // subscriber sees every event of the session: an observer's function
@@ -350,6 +360,9 @@ func (s *Session) Submit(w Work, mode Mode, accepted func(wire.StartResult)) err
 	ctx, cancel := context.WithCancel(parent)
 	s.sent++
 	j := &job{n: s.sent, id: w.ID, ctx: ctx, cancel: cancel, sink: w.Sink, ready: w.Ready, run: run}
+	if w.Prompt != nil {
+		j.tally = &tally{}
+	}
 	if s.current == nil && len(s.queue) == 0 {
 		// Work that can start now is current at once, so the session is
 		// busy from the moment the caller hears it started.
@@ -385,6 +398,9 @@ func (s *Session) workFunc(w Work) (func(context.Context, func(wire.Event)) erro
 		}
 		return func(ctx context.Context, emit func(wire.Event)) error {
 			defer s.undo.beginTurn(s.agent.MessageCount())()
+			if in.Output != nil {
+				return s.promptStructured(ctx, tallyOf(ctx), in, emit)
+			}
 			return s.agent.Prompt(ctx, in.Text, in.Images, emit)
 		}, nil
 	case w.Compact != nil:
@@ -449,7 +465,12 @@ func (s *Session) work() {
 // comes last.
 func (s *Session) runJob(j *job) {
 	emit := func(ev wire.Event) { s.deliver(j, ev) }
-	err := s.protect(j, withEmitter(j.ctx, emit), emit)
+	ctx := withEmitter(j.ctx, emit)
+	if j.tally != nil {
+		j.tally.start = time.Now()
+		ctx = context.WithValue(ctx, tallyKey{}, j.tally)
+	}
+	err := s.protect(j, ctx, emit)
 	if err != nil && !agent.IsAborted(err) {
 		emit(errorEvent(err))
 	}
@@ -520,11 +541,20 @@ func (s *Session) finish(j *job) {
 	if i := slices.Index(s.dropped, j); i >= 0 {
 		s.dropped = slices.Delete(s.dropped, i, i+1)
 	}
-	s.deliver(j, &wire.DoneEvent{})
+	done := &wire.DoneEvent{}
+	if j.tally != nil {
+		s.emitMu.Lock()
+		done.Result = j.tally.result()
+		s.emitMu.Unlock()
+	}
+	s.deliver(j, done)
 }
 
 // endDropped ends a job that never ran, the way an aborted one ends.
 func (s *Session) endDropped(j *job) {
+	if j.tally != nil {
+		j.tally.start = time.Now()
+	}
 	s.deliver(j, &wire.TurnEndEvent{Stop: wire.StopAborted, Error: j.dropped})
 	s.finish(j)
 }
@@ -561,6 +591,9 @@ func (s *Session) deliver(j *job, ev wire.Event) {
 	defer s.emitMu.Unlock()
 	if te, ok := ev.(*wire.TurnEndEvent); ok {
 		s.settle(j, te)
+	}
+	if j.tally != nil {
+		j.tally.see(ev)
 	}
 	switch ev.(type) {
 	case *wire.UserMessageEvent, *wire.AssistantMessageEvent, *wire.TurnStartEvent:

@@ -202,6 +202,10 @@ type Request struct {
 	// conversation prefix (system, tools, earlier messages) they were
 	// produced under; a provider drops those whose prefix changed.
 	BoundThinking bool
+	// OutputSchema, when set, is the JSON Schema the model's final answer
+	// must follow. A provider with a structured-output field of its own
+	// sends it there; the others rely on the instructions in System.
+	OutputSchema json.RawMessage
 }
 
 // ReasoningLevels are the reasoning levels zot takes, as the vendors name

@@ -49,7 +49,12 @@ func (s *Server) dispatch(cmd wire.Command, id wire.ID, typ string) {
 			s.fail(id, typ, wire.CodeInvalidParams, "prompt: message is empty and there are no images")
 			return
 		}
-		s.submit(id, typ, engine.Work{ID: id, Prompt: &engine.PromptInput{Text: c.Message, Images: blocks}})
+		in := &engine.PromptInput{Text: c.Message, Images: blocks}
+		if err := in.SetOutput(c.OutputSchema, c.OutputRetries); err != nil {
+			s.fail(id, typ, wire.CodeInvalidParams, "prompt: %s", oneLine(err))
+			return
+		}
+		s.submit(id, typ, engine.Work{ID: id, Prompt: in})
 	case *wire.CompactCommand:
 		s.submit(id, typ, engine.Work{ID: id, Compact: &engine.CompactInput{Instructions: c.Instructions}})
 	case *wire.AbortCommand:
