@@ -3,10 +3,14 @@
 // answer against it (naming the schema path that failed), and words the
 // instructions and the corrective message the agent gives the model.
 //
-// It validates with github.com/google/jsonschema-go, which the binary
-// already links for MCP, so asking for structured output adds nothing to
-// zot's start-up; the tests hold its verdicts to the reference validator
-// the protocol's own checks are held to (internal/schemacheck).
+// It validates with a small validator of its own over the keywords of
+// JSON Schema draft 2020-12 that answer shapes use (type, enum, const,
+// properties, required, additionalProperties, patternProperties, items,
+// prefixItems, contains, the bounds, pattern, allOf, anyOf, oneOf, not,
+// and $ref inside the schema; other keywords are annotations), so that
+// no schema engine is linked into every zot process; the tests hold its
+// verdicts to the reference validator the protocol's own checks are held
+// to (jsonschema/v6, as internal/schemacheck uses it).
 package outputschema
 
 import (
@@ -15,8 +19,6 @@ import (
 	"errors"
 	"fmt"
 	"strings"
-
-	"github.com/google/jsonschema-go/jsonschema"
 )
 
 // DefaultRetries is how many corrective turns an answer that does not
@@ -28,23 +30,27 @@ const MaxRetries = 10
 
 // Schema is a compiled output schema.
 type Schema struct {
-	raw      json.RawMessage
-	resolved *jsonschema.Resolved
+	raw  json.RawMessage
+	root node
 }
 
 // Compile reads and resolves a JSON Schema given as JSON. Only schemas
 // that need nothing outside themselves are taken: a remote $ref fails.
 func Compile(raw json.RawMessage) (*Schema, error) {
-	var s jsonschema.Schema
+	var root node
 	dec := json.NewDecoder(bytes.NewReader(raw))
-	if err := dec.Decode(&s); err != nil {
-		return nil, fmt.Errorf("output_schema is not a JSON Schema: %w", err)
+	dec.UseNumber()
+	if err := dec.Decode(&root); err != nil {
+		return nil, fmt.Errorf("output_schema is not JSON: %w", err)
 	}
-	r, err := s.Resolve(nil)
-	if err != nil {
-		return nil, fmt.Errorf("output_schema: %w", err)
+	if err := compileCheck(root); err != nil {
+		return nil, fmt.Errorf("output_schema is not a usable JSON Schema: %w", err)
 	}
-	return &Schema{raw: bytes.Clone(raw), resolved: r}, nil
+	var buf bytes.Buffer
+	if err := json.Compact(&buf, raw); err != nil {
+		return nil, fmt.Errorf("output_schema is not JSON: %w", err)
+	}
+	return &Schema{raw: buf.Bytes(), root: root}, nil
 }
 
 // Raw returns the schema as the client gave it.
@@ -67,36 +73,15 @@ func (s *Schema) Check(answer string) (json.RawMessage, error) {
 	if dec.More() {
 		return nil, errors.New("the answer is not one JSON value: text follows it")
 	}
-	if err := s.resolved.Validate(numbersAsFloats(v)); err != nil {
-		return nil, fmt.Errorf("the answer does not follow the schema: %w", err)
+	c := &validator{root: s.root}
+	if p := c.check(s.root, v, "", ""); p != nil {
+		return nil, fmt.Errorf("the answer does not follow the schema: %w", p)
 	}
 	var buf bytes.Buffer
 	if err := json.Compact(&buf, []byte(text)); err != nil {
 		return nil, fmt.Errorf("the answer is not JSON: %w", err)
 	}
 	return buf.Bytes(), nil
-}
-
-// numbersAsFloats turns the json.Numbers of v into float64s, the number
-// type the validator takes (integers stay exact up to 2^53).
-func numbersAsFloats(v any) any {
-	switch x := v.(type) {
-	case json.Number:
-		f, err := x.Float64()
-		if err != nil {
-			return x.String()
-		}
-		return f
-	case map[string]any:
-		for k, e := range x {
-			x[k] = numbersAsFloats(e)
-		}
-	case []any:
-		for i, e := range x {
-			x[i] = numbersAsFloats(e)
-		}
-	}
-	return v
 }
 
 // Unfence returns text trimmed, and when all of it is one Markdown code

@@ -28,6 +28,14 @@ func TestVerdictsAgreeWithReference(t *testing.T) {
 			[]string{`{"points":[{"x":1},{"x":2.5}]}`, `{"points":[{"y":1}]}`, `{"points":[{"x":"1"}]}`}},
 		{`{"anyOf":[{"type":"string"},{"type":"null"}]}`,
 			[]string{`"s"`, `null`, `1`}},
+		{`{"type":"object","properties":{"id":{"type":"string","pattern":"^[a-z]+-[0-9]+$","minLength":3},"n":{"type":"integer","multipleOf":2}},"patternProperties":{"^x-":{"type":"boolean"}},"additionalProperties":{"type":"string"}}`,
+			[]string{`{"id":"ab-12","n":4}`, `{"id":"AB-12"}`, `{"n":3}`, `{"n":4.0}`, `{"x-a":true}`, `{"x-a":1}`, `{"other":"s"}`, `{"other":1}`}},
+		{`{"oneOf":[{"type":"integer"},{"type":"number","minimum":2}],"not":{"const":7}}`,
+			[]string{`1`, `3`, `2.5`, `7`, `"x"`}},
+		{`{"type":"array","prefixItems":[{"type":"string"},{"type":"boolean"}],"items":{"type":"integer"},"uniqueItems":true,"contains":{"const":"a"}}`,
+			[]string{`["a",true,1,2]`, `["a",true,1,1]`, `["b",true]`, `["a",1]`, `["a",true,"x"]`}},
+		{`{"type":["string","integer"],"enum":["a",1,2]}`,
+			[]string{`"a"`, `1`, `1.0`, `"b"`, `true`}},
 	}
 	for _, c := range cases {
 		s, err := Compile(json.RawMessage(c.schema))
