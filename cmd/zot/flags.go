@@ -186,7 +186,7 @@ func runtimeConfig(cmd *cli.Command, stderr io.Writer) (agentConfig, error) {
 		if name == "" {
 			return cfg, &exitError{code: 2, msg: "--session needs a session id or a file name"}
 		}
-		if cfg.SessionFile, err = storedSessionFile(context.Background(), name, stderr); err != nil { // sessions.go
+		if cfg.SessionFile, cfg.SessionID, err = storedSessionFile(context.Background(), name, stderr); err != nil { // sessions.go
 			return cfg, err
 		}
 	case cmd.Bool("continue"):
@@ -205,6 +205,7 @@ func runtimeConfig(cmd *cli.Command, stderr io.Writer) (agentConfig, error) {
 		if cfg.SessionFile, err = s.Newest(context.Background(), abs); err != nil {
 			return cfg, &exitError{code: 1, msg: err.Error()}
 		}
+		cfg.SessionID = strings.TrimSuffix(filepath.Base(cfg.SessionFile), ".jsonl")
 	}
 	if cfg.MaxSteps < 1 {
 		return cfg, &exitError{code: 2, msg: fmt.Sprintf("--max-steps must be at least 1, got %d", cfg.MaxSteps)}

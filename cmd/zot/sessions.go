@@ -288,17 +288,18 @@ func showSession(w io.Writer, e store.Entry, msgs []llm.Message) error {
 }
 
 // storedSessionFile is the file --session names: an existing file, else
-// a stored session's id, else a new file at that path.
-func storedSessionFile(ctx context.Context, arg string, stderr io.Writer) (string, error) {
+// a stored session's id, else a new file at that path; id is the stored
+// session's id when it names one, else "".
+func storedSessionFile(ctx context.Context, arg string, stderr io.Writer) (path, id string, err error) {
 	if st, err := os.Stat(arg); err == nil && !st.IsDir() || !store.ValidID(arg) {
-		return arg, nil
+		return arg, "", nil
 	}
 	s, err := openStore(ctx, stderr)
 	if err != nil {
-		return "", err
+		return "", "", err
 	}
 	if s.Has(arg) {
-		return s.Path(arg), nil
+		return s.Path(arg), arg, nil
 	}
-	return arg, nil
+	return arg, "", nil
 }

@@ -10,6 +10,7 @@ import (
 	"zot.dev/zot/internal/checkpoint"
 	"zot.dev/zot/internal/engine"
 	"zot.dev/zot/internal/sessionfile"
+	"zot.dev/zot/internal/store"
 	"zot.dev/zot/sdk/wire"
 )
 
@@ -50,7 +51,7 @@ large to record is left as it is and said so. See docs/sessions.md.`,
 			if err != nil {
 				return err
 			}
-			res, err := undoStored(e.Path, turn)
+			res, err := undoStored(ctx, s, e, turn)
 			if err != nil {
 				return &exitError{code: 1, msg: err.Error()}
 			}
@@ -63,9 +64,11 @@ large to record is left as it is and said so. See docs/sessions.md.`,
 	}
 }
 
-// undoStored undoes turn (0: the last) of the session kept in file path,
-// holding the session's lock throughout.
-func undoStored(path string, turn int) (wire.UndoResult, error) {
+// undoStored undoes turn (0: the last) of stored session e, holding the
+// session's lock throughout; the undone turns are kept in st as a branch
+// of e (store.Store.Branch) before its transcript is cut.
+func undoStored(ctx context.Context, st *store.Store, e store.Entry, turn int) (wire.UndoResult, error) {
+	path := e.Path
 	f, msgs, err := sessionfile.Open(path, sessionfile.Options{})
 	if errors.Is(err, sessionfile.ErrLocked) {
 		return wire.UndoResult{}, fmt.Errorf("the session is open in another zot (a daemon, or a run with --session or --continue): undo it there with /undo, or close it first")
@@ -78,13 +81,17 @@ func undoStored(path string, turn int) (wire.UndoResult, error) {
 	if err != nil {
 		return wire.UndoResult{}, err
 	}
+	branch, err := st.Branch(ctx, e.ID, e.CWD, msgs, out.Cut)
+	if err != nil {
+		return wire.UndoResult{}, fmt.Errorf("the files were restored, but keeping the undone turns failed, so the transcript was left whole: %w", err)
+	}
 	if err := f.Save(msgs[:out.Cut]); err != nil {
 		return wire.UndoResult{}, fmt.Errorf("the files were restored, but cutting the transcript back failed: %w", err)
 	}
 	if err := f.Sync(); err != nil {
 		return wire.UndoResult{}, err
 	}
-	res := wire.UndoResult{Turn: int64(out.Turn), MessageCount: int64(out.Cut), Files: make([]wire.UndoFile, 0, len(out.Files))}
+	res := wire.UndoResult{Turn: int64(out.Turn), MessageCount: int64(out.Cut), BranchID: branch.ID, Files: make([]wire.UndoFile, 0, len(out.Files))}
 	for _, fo := range out.Files {
 		res.Files = append(res.Files, wire.UndoFile{Path: fo.Path, Action: wire.UndoAction(fo.Action), Reason: fo.Reason})
 	}

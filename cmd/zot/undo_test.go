@@ -279,9 +279,15 @@ func TestUndoOverACP(t *testing.T) {
 		Turn         int64            `json:"turn"`
 		MessageCount int64            `json:"messageCount"`
 		Files        []map[string]any `json:"files"`
+		BranchID     string           `json:"branchId"`
 	}
 	if f.Error != nil || json.Unmarshal(f.Result, &res) != nil || res.Turn != 2 || len(res.Files) != 1 || res.Files[0]["action"] != "removed" {
 		t.Fatalf("_zot/session/undo: %s", f.raw)
+	}
+	// The undone turn is kept as a stored session forked at it.
+	branch, err := os.ReadFile(filepath.Join(home, "sessions", res.BranchID+".jsonl"))
+	if res.BranchID == "" || err != nil || !strings.Contains(string(branch), `"second"`) || !strings.Contains(string(branch), id) {
+		t.Errorf("the branch %q keeping the undone turn: %v\n%s", res.BranchID, err, branch)
 	}
 	if fileText(t, filepath.Join(work, "b.txt")) != "<absent>" || fileText(t, filepath.Join(work, "a.txt")) != "one" {
 		t.Errorf("after the undo: a %q b %q", fileText(t, filepath.Join(work, "a.txt")), fileText(t, filepath.Join(work, "b.txt")))
@@ -328,8 +334,10 @@ func TestSessionsUndoCLI(t *testing.T) {
 	}
 	out, errOut, code := runZot(t, "", env, "sessions", "list", "--json")
 	var list []struct {
-		ID       string `json:"id"`
-		Messages int    `json:"message_count"`
+		ID        string `json:"id"`
+		Messages  int    `json:"message_count"`
+		Parent    string `json:"parent_id"`
+		ForkIndex *int   `json:"fork_index"`
 	}
 	if code != 0 || json.Unmarshal([]byte(out), &list) != nil || len(list) != 1 {
 		t.Fatalf("zot sessions list: exit %d %s%s", code, out, errOut)
@@ -346,11 +354,29 @@ func TestSessionsUndoCLI(t *testing.T) {
 	if fileText(t, filepath.Join(work, "b.txt")) != "<absent>" || fileText(t, filepath.Join(work, "a.txt")) != "a.txt" {
 		t.Errorf("after undoing turn 2: b %q", fileText(t, filepath.Join(work, "b.txt")))
 	}
+	full := list[0].Messages
+	// The undone turn is kept as a branch: a fork of the session at the
+	// undone turn, holding the whole transcript as it was.
 	out, _, _ = runZot(t, "", env, "sessions", "list", "--json")
-	if json.Unmarshal([]byte(out), &list) != nil || len(list) != 1 || int64(list[0].Messages) != res.MessageCount {
-		t.Errorf("the transcript after the undo: %s, want %d messages", out, res.MessageCount)
+	list = nil
+	if json.Unmarshal([]byte(out), &list) != nil || len(list) != 2 || res.BranchID == "" {
+		t.Fatalf("the sessions after the undo: %s (branch %q)", out, res.BranchID)
 	}
-	out, errOut, code = runZot(t, "", env, "sessions", "undo", id[:12])
+	for _, e := range list {
+		switch e.ID {
+		case id:
+			if int64(e.Messages) != res.MessageCount {
+				t.Errorf("the transcript after the undo: %d messages, want %d", e.Messages, res.MessageCount)
+			}
+		case res.BranchID:
+			if e.Parent != id || e.ForkIndex == nil || int64(*e.ForkIndex) != res.MessageCount || e.Messages != full {
+				t.Errorf("the branch keeping the undone turn: %+v, want parent %s at %d with %d messages", e, id, res.MessageCount, full)
+			}
+		default:
+			t.Errorf("an unknown session after the undo: %+v", e)
+		}
+	}
+	out, errOut, code = runZot(t, "", env, "sessions", "undo", id[:len(id)-4])
 	if code != 0 || !strings.Contains(out, "Turn 1 and after were undone") || !strings.Contains(out, "a.txt: removed") {
 		t.Errorf("zot sessions undo: exit %d %s%s", code, out, errOut)
 	}

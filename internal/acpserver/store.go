@@ -27,7 +27,7 @@ func (a *Agent) open(id, cwd string, fresh bool) (*acpSession, error) {
 	}
 	cfg := a.opts.Defaults
 	cfg.CWD = cwd
-	cfg.SessionFile = a.path(id)
+	cfg.SessionFile, cfg.SessionID = a.path(id), id
 	cfg.Log = a.opts.Log
 	var sp *acpSession
 	cfg.Approve = a.approver(&sp)                                          // asked for what the session's mode leaves to the client

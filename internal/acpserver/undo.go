@@ -39,5 +39,9 @@ func (h *conn) undo(req *jsonrpc.Request) jsonrpc.Reply {
 		}
 		out.Files = append(out.Files, uf)
 	}
+	if res.BranchID != "" {
+		b := res.BranchID
+		out.BranchID = &b
+	}
 	return jsonrpc.Result(out)
 }

@@ -72,8 +72,12 @@ type SessionConfig struct {
 	// names, resumed, or a new one with a fresh id (Session.StoredID).
 	// It and SessionFile exclude each other.
 	SessionStore string
-	// SessionID names the stored session to resume; only with
-	// SessionStore. A new session of that id is made when there is none.
+	// SessionID names the stored session to resume; with SessionStore,
+	// a new session of that id is made when there is none. With
+	// SessionFile instead, it says that the file is that session's in the
+	// store of the file's folder (<store>/<SessionID>.jsonl), as a door
+	// that opens stored sessions by path tells it (Session.StoredID; Undo
+	// keeps undone turns in that store).
 	SessionID string
 
 	// CWD is the working directory of the tools; empty means the

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"path/filepath"
 
 	"zot.dev/zot/internal/agent"
 	"zot.dev/zot/internal/checkpoint"
@@ -15,8 +16,15 @@ import (
 // and returns the session's id; "" without a store.
 func storedSession(cfg *SessionConfig) (string, error) {
 	switch {
+	case cfg.SessionStore == "" && cfg.SessionID != "" && cfg.SessionFile != "":
+		// The file of a stored session, opened by its path: the store is
+		// the file's folder.
+		if !store.ValidID(cfg.SessionID) || filepath.Base(cfg.SessionFile) != cfg.SessionID+".jsonl" {
+			return "", fmt.Errorf("SessionID %q does not name SessionFile %s: a stored session's file is <store>/<id>.jsonl", cfg.SessionID, cfg.SessionFile)
+		}
+		return cfg.SessionID, nil
 	case cfg.SessionStore == "" && cfg.SessionID != "":
-		return "", errors.New("SessionID names a stored session: it needs SessionStore")
+		return "", errors.New("SessionID names a stored session: it needs SessionStore, or SessionFile naming its file")
 	case cfg.SessionStore == "":
 		return "", nil
 	case cfg.SessionFile != "":

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
@@ -11,6 +12,7 @@ import (
 	"zot.dev/zot/internal/agent"
 	"zot.dev/zot/internal/checkpoint"
 	"zot.dev/zot/internal/llm"
+	"zot.dev/zot/internal/store"
 	"zot.dev/zot/internal/tools"
 	"zot.dev/zot/sdk/wire"
 )
@@ -124,7 +126,11 @@ type UndoResult = wire.UndoResult
 // Undo undoes turn (from 1: the turn-th user message of the transcript;
 // 0 for the last) and every turn after it: each file they changed gets
 // back what it held before the turn (checkpoint.Store.Undo), and the
-// transcript is cut back to before the turn's user message. It fails
+// transcript is cut back to before the turn's user message. A stored
+// session keeps the undone turns first, as a new session in the store
+// forked at the undone turn (UndoResult.BranchID); when they cannot be
+// kept, the files are back but the transcript is left whole, and Undo
+// says so in its error. It fails
 // with a *checkpoint.ConflictError (code changed_outside), changing
 // nothing, when a file changed outside zot since; with code not_found
 // when there is no such turn; with ErrBusy while work runs or waits.
@@ -139,10 +145,24 @@ func (s *Session) Undo(turn int) (UndoResult, error) {
 	if err != nil {
 		return UndoResult{}, err
 	}
+	// The files are back; before the transcript is cut, the undone turns
+	// are kept as a branch of a stored session, so nothing sent is lost.
+	branch := ""
+	if s.storedID != "" && s.store != nil {
+		st, err := store.Open(context.Background(), filepath.Dir(s.store.Path()), s.log)
+		var e store.Entry
+		if err == nil {
+			e, err = st.Branch(context.Background(), s.storedID, s.cwd, msgs, out.Cut)
+		}
+		if err != nil {
+			return UndoResult{}, fmt.Errorf("the files were restored, but keeping the undone turns failed, so the transcript was left whole: %w", err)
+		}
+		branch = e.ID
+	}
 	if err := s.agent.SetTranscript(msgs[:out.Cut]); err != nil {
 		return UndoResult{}, fmt.Errorf("cutting the transcript back: %w", err)
 	}
-	res := UndoResult{Turn: int64(out.Turn), MessageCount: int64(out.Cut), Files: make([]wire.UndoFile, 0, len(out.Files))}
+	res := UndoResult{Turn: int64(out.Turn), MessageCount: int64(out.Cut), BranchID: branch, Files: make([]wire.UndoFile, 0, len(out.Files))}
 	for _, f := range out.Files {
 		res.Files = append(res.Files, wire.UndoFile{Path: f.Path, Action: wire.UndoAction(f.Action), Reason: f.Reason})
 	}

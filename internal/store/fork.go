@@ -158,3 +158,25 @@ func (s *Store) Fork(ctx context.Context, id string, at ForkPoint) (Forked, erro
 	}
 	return f, nil
 }
+
+// Branch keeps msgs, the whole transcript of stored session id as it was
+// before an undo cut it back to its first at messages, as a new session
+// (fresh id, working directory cwd) linked to id as a fork made at
+// position at: the undone turns stay in the store as a branch of the
+// tree beside what the session goes on with, so nothing that was sent is
+// lost. The new file appears whole or not at all.
+func (s *Store) Branch(ctx context.Context, id, cwd string, msgs []llm.Message, at int) (Entry, error) {
+	if at < 0 || at >= len(msgs) {
+		return Entry{}, fmt.Errorf("keeping the undone turns of session %s: position %d is outside its %d messages", id, at, len(msgs))
+	}
+	newID := NewID()
+	opt := sessionfile.Options{CWD: cwd, Parent: id, ForkIndex: at, ForkMessage: MessageID(msgs[at])}
+	if err := sessionfile.Create(s.Path(newID), opt, msgs); err != nil {
+		return Entry{}, fmt.Errorf("keeping the undone turns of session %s: %w", id, err)
+	}
+	e, err := s.Get(ctx, newID)
+	if err != nil {
+		return Entry{}, fmt.Errorf("keeping the undone turns of session %s: %w", id, err)
+	}
+	return e, nil
+}
