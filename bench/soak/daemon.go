@@ -4,6 +4,7 @@ package soak
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -549,10 +550,13 @@ func (c *dclient) dial() (*dconn, bool) {
 	return &dconn{c: c, nc: nc, br: bufio.NewReaderSize(nc, 64<<10)}, true
 }
 
-// slowly makes the connection read at slowReaderRate.
+// slowly makes the connection read at slowReaderRate. What the reader
+// holds already is read first: dropping it would cut a line in two.
 func (k *dconn) slowly() {
 	k.slow = true
-	k.br = bufio.NewReaderSize(&throttled{r: k.nc, rate: slowReaderRate}, 64<<10)
+	held, _ := k.br.Peek(k.br.Buffered())
+	held = append([]byte(nil), held...)
+	k.br = bufio.NewReaderSize(io.MultiReader(bytes.NewReader(held), &throttled{r: k.nc, rate: slowReaderRate}), 64<<10)
 }
 
 func (k *dconn) close() { _ = k.nc.Close() }
