@@ -1097,3 +1097,50 @@ func TestTUIDocScreens(t *testing.T) {
 	again := openTerm(t, termOpts{w: 80, h: 24, home: dhome}, "attach", sock)
 	shot("zot attach: the daemon's sessions", again.waitFor("fix the flaky"))
 }
+
+// TestTUIRedrawsOnlyTheLiveRegion: while a long answer streams (and the
+// window is resized), zot never clears the screen or the scrollback, and
+// what it writes stays within a small multiple of the answer: finished
+// lines go to the scrollback once, only the live region is redrawn.
+func TestTUIRedrawsOnlyTheLiveRegion(t *testing.T) {
+	var b strings.Builder
+	for i := 1; i <= 400; i++ {
+		fmt.Fprintf(&b, "Paragraph %d says something short.\n\n", i)
+	}
+	b.WriteString("FINAL-PARAGRAPH")
+	answer := b.String()
+	s := turnsScript(t, []step{{"text": answer, "chunk": 32, "delay_ms": 8}})
+	tm := openTerm(t, termOpts{w: 80, h: 24}, "--provider", "scripted", "--script", s)
+	tm.waitFor("scripted")
+	raw := filepath.Join(t.TempDir(), "raw")
+	tm.run("pipe-pane", "-o", "-t", "main", "cat >> "+shellQuote([]string{raw}))
+	tm.prompt("many paragraphs")
+	tm.waitFor("Paragraph 100 ")
+	tm.resize(100, 30)
+	tm.waitFor("FINAL-PARAGRAPH")
+	tm.waitFor("!esc to interrupt")
+	tm.run("pipe-pane", "-t", "main")
+	out, err := os.ReadFile(raw)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, seq := range []string{"\x1b[2J", "\x1b[3J", "\x1bc"} {
+		if n := strings.Count(string(out), seq); n > 0 {
+			t.Errorf("zot wrote %q (a clear of the screen or scrollback) %d times while streaming", seq, n)
+		}
+	}
+	ratio := float64(len(out)) / float64(len(answer))
+	t.Logf("wrote %d bytes for an answer of %d (%.1fx)", len(out), len(answer), ratio)
+	if ratio > 20 {
+		t.Errorf("zot wrote %.1f times the answer's size: more than the live region is being redrawn", ratio)
+	}
+	next := 1
+	for _, l := range strings.Split(tm.scrollback(), "\n") {
+		if strings.HasPrefix(strings.TrimSpace(l), fmt.Sprintf("Paragraph %d ", next)) {
+			next++
+		}
+	}
+	if next != 401 {
+		knownBug(t, "the scrollback has paragraphs 1..%d in order, want all 400:\n%s", next-1, tm.scrollback())
+	}
+}
