@@ -209,3 +209,34 @@ func (h *conn) history(req *jsonrpc.Request) jsonrpc.Reply {
 		return out, nil
 	})
 }
+
+// promptOutput sets the schema the prompt's final answer must follow from
+// the request's _meta.zot.outputSchema (and _meta.zot.outputRetries), as
+// zot rpc's prompt takes output_schema and output_retries.
+func promptOutput(in *engine.PromptInput, meta map[string]any) error {
+	z, _ := meta["zot"].(map[string]any)
+	sch, ok := z["outputSchema"]
+	if !ok || sch == nil {
+		return nil
+	}
+	if _, isObj := sch.(map[string]any); !isObj {
+		return jsonrpc.InvalidParams("_meta.zot.outputSchema", "must be a JSON Schema object")
+	}
+	raw, err := json.Marshal(sch)
+	if err != nil {
+		return jsonrpc.InvalidParams("_meta.zot.outputSchema", "%v", err)
+	}
+	var retries *int64
+	if r, ok := z["outputRetries"]; ok && r != nil {
+		f, isNum := r.(float64)
+		if !isNum || f != float64(int64(f)) {
+			return jsonrpc.InvalidParams("_meta.zot.outputRetries", "must be an integer")
+		}
+		n := int64(f)
+		retries = &n
+	}
+	if err := in.SetOutput(raw, retries); err != nil {
+		return jsonrpc.InvalidParams("_meta.zot.outputSchema", "%s", err.Error())
+	}
+	return nil
+}

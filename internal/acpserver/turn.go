@@ -25,6 +25,7 @@ type turn struct {
 	messages  int64 // compaction: messages after it
 	calls     map[string]*toolCall
 	contextSz int64 // the model's context window, for usage_update
+	res       *wire.PromptResult // the prompt's record, from its done
 }
 
 // toolCall is what a turn remembers of a tool call between its tool_call
@@ -67,6 +68,8 @@ func (t *turn) translate(ev wire.Event) []acp.SessionUpdate {
 		}
 	case *wire.ErrorEvent:
 		t.errCode, t.errText = e.Code, e.Message
+	case *wire.DoneEvent:
+		t.res = e.Result
 	case *wire.CompactDoneEvent:
 		if e.MessagesAfter != nil {
 			t.messages = *e.MessagesAfter
@@ -260,8 +263,19 @@ func (t *turn) usage(e *wire.UsageEvent) *acp.UsageUpdate {
 	return u
 }
 
-// result is the turn's answer to session/prompt, once done is closed.
+// result is the turn's answer to session/prompt, once done is closed,
+// with the prompt's record (zot rpc's done.result) in _meta.zot.result:
+// ACP forbids fields of its own at the answer's root.
 func (t *turn) result() (*acp.PromptResponse, error) {
+	r, err := t.answer()
+	if r != nil && t.res != nil {
+		r.Meta = map[string]any{"zot": map[string]any{"result": t.res}}
+	}
+	return r, err
+}
+
+// answer is the turn's answer to session/prompt, without its record.
+func (t *turn) answer() (*acp.PromptResponse, error) {
 	switch {
 	case t.stop == wire.StopAborted:
 		return &acp.PromptResponse{StopReason: acp.StopReasonCancelled}, nil
