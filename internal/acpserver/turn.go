@@ -24,7 +24,7 @@ type turn struct {
 	errText   string
 	messages  int64 // compaction: messages after it
 	calls     map[string]*toolCall
-	contextSz int64 // the model's context window, for usage_update
+	contextSz int64              // the model's context window, for usage_update
 	res       *wire.PromptResult // the prompt's record, from its done
 }
 
