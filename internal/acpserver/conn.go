@@ -78,6 +78,10 @@ func (h *conn) Handle(ctx context.Context, c *jsonrpc.Conn, req *jsonrpc.Request
 		return h.compact(req)
 	case acp.MethodZotSessionUndo:
 		return h.undo(req) // undo.go
+	case acp.MethodZotSessionRegisterTools:
+		return h.registerTools(req) // tools.go
+	case acp.MethodZotSessionUnregisterTools:
+		return h.unregisterTools(req)
 	case acp.MethodZotPanelKey:
 		return h.panelKey(req) // panels.go
 	case acp.MethodZotPanelClose:
@@ -95,6 +99,8 @@ func (h *conn) OnClose(error) {
 	h.open = map[string]*acpSession{}
 	h.mu.Unlock()
 	for _, s := range open {
+		// The calls of its tools fail at once: no answer can come.
+		s.eng.DropClientTools(h.toolClient(), "the client disconnected")
 		s.release(h)
 	}
 }
