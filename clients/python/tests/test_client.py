@@ -430,3 +430,25 @@ class RawStdoutTest(ZotTestCase):
 
 if __name__ == "__main__":
     unittest.main()
+
+
+class ResultTest(ZotTestCase):
+    @requires_zot
+    def test_result_and_invalid_output(self):
+        script = {"turns": [
+            {"steps": [{"text": '{"n": 2}'}]},
+            {"steps": [{"text": "not json"}]},
+        ]}
+        schema = {"type": "object", "properties": {"n": {"type": "integer"}}, "required": ["n"]}
+        with self.client(script) as zot:
+            res = zot.run("two?", output_schema=schema)
+            self.assertEqual(res.structured, {"n": 2})
+            self.assertEqual((res.stop, res.text, res.turns), ("end_turn", '{"n": 2}', 1))
+            with self.assertRaises(z.ZotError) as cm:
+                zot.prompt("again", output_schema=schema, output_retries=0).result()
+            self.assertEqual(cm.exception.code, "invalid_output")
+            self.assertEqual(cm.exception.result.stop, "error")
+            self.assertEqual(cm.exception.result.text, "not json")
+            with self.assertRaises(z.ZotError) as cm:
+                zot.prompt("bad", output_schema={"type": 5})
+            self.assertEqual(cm.exception.code, "invalid_params")

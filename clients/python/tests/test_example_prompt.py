@@ -93,3 +93,22 @@ class ToolExampleTest(ZotTestCase):
         self.assertEqual(p.returncode, 0, p.stderr)
         self.assertIn("[weather] fog and 12 degrees in Oslo", p.stderr)
         self.assertEqual(p.stdout, "It is foggy in Oslo.\n")
+
+
+STRUCTURED_PY = str(CLIENT_DIR / "examples" / "structured.py")
+
+
+class StructuredExampleTest(ZotTestCase):
+    @requires_zot
+    def test_the_answer_is_parsed_after_a_corrective_turn(self):
+        script = {"turns": [
+            {"steps": [{"text": "Paris, about two million people.", "usage": {"input": 20, "output": 8}}]},
+            {"steps": [{"text": '{"city": "Paris", "population": 2100000}', "usage": {"input": 40, "output": 12}}]},
+        ]}
+        p = subprocess.run(
+            [sys.executable, STRUCTURED_PY, *self.zot_flags(script), "capital of France?"],
+            capture_output=True, text=True, env={**os.environ, "ZOT_BIN": ZOT}, cwd=self.tmp, timeout=60,
+        )
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertEqual(p.stdout, '{"city": "Paris", "population": 2100000}\n')
+        self.assertIn("end_turn: 2 turns, 0 tool calls, 60+20 tokens", p.stderr)

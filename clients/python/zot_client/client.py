@@ -44,12 +44,15 @@ from .errors import ProtocolError, ZotClosedError, ZotError
 from .types import (
     AbortResult,
     ClientToolCallEvent,
+    DoneEvent,
+    ErrorEvent,
     Event,
     HelloResult,
     MessagesResult,
     ModelsResult,
     PermissionRequestEvent,
     PingResult,
+    PromptResult,
     Response,
     SetModelResult,
     SetModeResult,
@@ -159,6 +162,28 @@ class PromptStream:
     def collect(self) -> List[Event]:
         """Reads the rest of the stream and returns its events, done last."""
         return list(self)
+
+    def result(self) -> Optional[PromptResult]:
+        """Reads the rest of the stream and returns the prompt's record
+        from its ``done``: stop reason, final text, turns, tool calls,
+        duration, usage and cost of this prompt, and ``structured`` (the
+        answer parsed as JSON) when the prompt gave an ``output_schema``.
+        None for a compaction. Raises ZotError (``code`` of the ``error``
+        event, e.g. ``invalid_output``; the record as its ``result``) when
+        the work failed."""
+        failure: Optional[ErrorEvent] = None
+        done: Optional[DoneEvent] = None
+        for ev in self:
+            if isinstance(ev, ErrorEvent):
+                failure = ev
+            elif isinstance(ev, DoneEvent):
+                done = ev
+        res = done.result if done is not None else None
+        if failure is not None:
+            err = ZotError(failure.code or "", failure.message, self.command)
+            err.result = res  # type: ignore[attr-defined]
+            raise err
+        return res
 
     def cancel(self) -> AbortResult:
         """Cancels this work alone (``abort`` with its ``prompt_id``):
@@ -337,19 +362,37 @@ class Client(ExtensionMethods, MCPMethods, SessionMethods, ToolMethods):
         cmd: Dict[str, Any] = _wire.hello_command(token, protocol_version, client)
         return self._call(cmd)
 
-    def prompt(self, message: str, images: Optional[Iterable[_wire.ImageLike]] = None) -> PromptStream:
+    def prompt(
+        self,
+        message: str,
+        images: Optional[Iterable[_wire.ImageLike]] = None,
+        output_schema: Optional[Dict[str, Any]] = None,
+        output_retries: Optional[int] = None,
+    ) -> PromptStream:
         """Sends a prompt and returns the stream of its events.
 
         Returns once zot accepted it; ``stream.start`` tells whether it
         started or was queued (and at which position). images are
-        ImageInput values, dicts, or raw image bytes. Raises ZotError when
-        zot refuses it (e.g. ``invalid_image``).
+        ImageInput values, dicts, or raw image bytes. output_schema, a JSON
+        Schema as a dict, asks for a final answer in that shape (parsed on
+        ``stream.result().structured``), with up to output_retries
+        corrective turns. Raises ZotError when zot refuses it (e.g.
+        ``invalid_image``).
         """
         cmd: Dict[str, Any] = {"type": "prompt", "message": message}
         imgs = _wire.image_inputs(images)
         if imgs is not None:
             cmd["images"] = imgs
+        if output_schema is not None:
+            cmd["output_schema"] = output_schema
+        if output_retries is not None:
+            cmd["output_retries"] = output_retries
         return self._start(cmd)
+
+    def run(self, message: str, **kwargs: Any) -> Optional[PromptResult]:
+        """Sends a prompt (arguments as ``prompt``) and returns its record
+        once it ends (see ``PromptStream.result``)."""
+        return self.prompt(message, **kwargs).result()
 
     def compact(self, instructions: Optional[str] = None) -> PromptStream:
         """Starts compacting the transcript; returns the stream of its
