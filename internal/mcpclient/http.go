@@ -157,9 +157,23 @@ func (c *streamable) setProtocolVersion(v string) {
 
 // listen keeps the server's own stream (a GET) open while the
 // connection lives, reopening it when it ends; a server without one
-// (405) has none.
+// (405) has none. A server that can no longer be reached at all has
+// gone away: the connection ends.
 func (c *streamable) listen() {
+	var lost error
+	defer func() {
+		if lost != nil && c.life.Err() == nil {
+			c.fail(fmt.Errorf("the server cannot be reached: %w", lost))
+		}
+	}()
 	for tries := 0; tries < 3 && c.life.Err() == nil; tries++ {
+		if tries > 0 {
+			select {
+			case <-time.After(time.Duration(tries) * 200 * time.Millisecond):
+			case <-c.life.Done():
+				return
+			}
+		}
 		req, err := http.NewRequestWithContext(c.life, http.MethodGet, c.endpoint, nil)
 		if err != nil {
 			return
@@ -168,8 +182,10 @@ func (c *streamable) listen() {
 		c.headers(req)
 		resp, err := c.client.Do(req)
 		if err != nil {
+			lost = err
 			continue
 		}
+		lost = nil
 		if resp.StatusCode == http.StatusNotFound && c.hasSession() {
 			resp.Body.Close()
 			c.fail(errors.New("the server ended the session (HTTP 404)"))
@@ -186,11 +202,6 @@ func (c *streamable) listen() {
 			tries = 0 // a stream that lived: reopen it as often as it ends
 		}
 		if !open {
-			return
-		}
-		select {
-		case <-time.After(100 * time.Millisecond):
-		case <-c.life.Done():
 			return
 		}
 	}

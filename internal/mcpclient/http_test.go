@@ -269,3 +269,44 @@ func TestReadEvents(t *testing.T) {
 		t.Fatalf("%+v", got)
 	}
 }
+
+// A streamable HTTP server that goes away (its stream ends and it can no
+// longer be reached) ends the connection, as a stdio server's exit does.
+func TestStreamableHTTPServerGone(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method == http.MethodGet {
+			w.Header().Set("Content-Type", "text/event-stream")
+			w.WriteHeader(http.StatusOK)
+			w.(http.Flusher).Flush()
+			<-r.Context().Done()
+			return
+		}
+		body, _ := io.ReadAll(r.Body)
+		m, _ := Decode(body)
+		if m.IsNotification() {
+			w.WriteHeader(http.StatusAccepted)
+			return
+		}
+		w.Header().Set("Content-Type", "application/json")
+		data, _ := Encode(answerTo(m))
+		w.Write(data)
+	}))
+	sess, err := Connect(context.Background(), DialStreamableHTTP(srv.URL, nil), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sess.Close()
+	time.Sleep(50 * time.Millisecond) // the stream is open
+	srv.CloseClientConnections()
+	srv.Close()
+	done := make(chan error, 1)
+	go func() { done <- sess.Wait() }()
+	select {
+	case err := <-done:
+		if err == nil || !strings.Contains(err.Error(), "cannot be reached") {
+			t.Fatalf("wait = %v", err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("the connection did not end")
+	}
+}
