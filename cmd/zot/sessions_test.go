@@ -24,6 +24,7 @@ type listedSession struct {
 	Created  time.Time `json:"created"`
 	Updated  time.Time `json:"updated"`
 	Messages int       `json:"message_count"`
+	Model    string    `json:"model"`
 	Error    string    `json:"error"`
 	Path     string    `json:"path"`
 }
@@ -70,7 +71,7 @@ func TestSessionsListAndShow(t *testing.T) {
 	if len(list) != 2 || list[0].CWD != a || list[1].CWD != b {
 		t.Fatalf("list: %+v", list)
 	}
-	if list[0].Messages != 4 || list[0].Title != "first in a" || list[0].Created.IsZero() {
+	if list[0].Messages != 4 || list[0].Title != "first in a" || list[0].Created.IsZero() || list[0].Model == "" {
 		t.Errorf("a's entry: %+v", list[0])
 	}
 	if got := listSessionsJSON(t, home, "--cwd", b); len(got) != 1 || got[0].Title != "only in b" {

@@ -90,6 +90,10 @@ func idUsed(calls []*llm.ToolCallBlock, id string) bool {
 	return false
 }
 
+// metaModel is the Meta key of an assistant message naming the model that
+// wrote it.
+const metaModel = "model"
+
 // withRawArgs returns meta with the raw argument text of calls recorded
 // under metaRawArgs keys; meta itself is not modified.
 func withRawArgs(meta map[string]string, raw map[*llm.ToolCallBlock]string) map[string]string {

@@ -3,6 +3,7 @@ package agent
 import (
 	"context"
 	"fmt"
+	"maps"
 	"strings"
 	"sync"
 
@@ -116,6 +117,14 @@ func (p *promptRun) call(step int) (*stepResult, error) {
 	raw := c.rawArgs(calls)
 	fixCallIDs(calls, step)
 	msg.Meta = withRawArgs(msg.Meta, raw)
+	// The model that wrote the message: the session store's index shows
+	// a session's model from it.
+	meta := maps.Clone(msg.Meta)
+	if meta == nil {
+		meta = make(map[string]string, 1)
+	}
+	meta[metaModel] = model.ID
+	msg.Meta = meta
 	shown := msg.Content
 	if a.chain.Len() > 0 {
 		v := a.chain.afterMessage(p.ctx, msg)
