@@ -791,6 +791,15 @@ func TestTUIExtensionPanel(t *testing.T) {
 	installTodo(t, home)
 	tm := openTerm(t, termOpts{w: 80, h: 24, home: home}, "--provider", "scripted")
 	tm.waitFor("scripted")
+	// On an empty list x fails: the extension's notify (warn) is a toast.
+	tm.prompt("/todo")
+	tm.waitFor("(nothing to do)")
+	tm.typeText("x")
+	if scr := tm.waitFor("no todo number 1"); !strings.Contains(scr, "! [todo]") {
+		t.Errorf("the extension's warning is not a warn toast:\n%s", scr)
+	}
+	tm.keys("Escape")
+	tm.waitFor("!(nothing to do)")
 	tm.prompt("/todo add buy milk")
 	tm.waitFor("added: buy milk")
 	tm.prompt("/todo add ship the panel")
@@ -1143,4 +1152,38 @@ func TestTUIRedrawsOnlyTheLiveRegion(t *testing.T) {
 	if next != 401 {
 		knownBug(t, "the scrollback has paragraphs 1..%d in order, want all 400:\n%s", next-1, tm.scrollback())
 	}
+}
+
+// TestTUIUntrustedFolder: a folder with its own extension asks once
+// before the screen opens; no leaves the extension off. Shift-Tab then
+// moves to the next permission mode.
+func TestTUIUntrustedFolder(t *testing.T) {
+	dir := t.TempDir()
+	ext := filepath.Join(dir, ".zot", "extensions", "weather")
+	os.MkdirAll(ext, 0o755)
+	for _, f := range []string{"extension.json", "weather.py"} {
+		data, err := os.ReadFile(filepath.Join("../../examples/extensions/weather", f))
+		if err != nil {
+			t.Fatal(err)
+		}
+		os.WriteFile(filepath.Join(ext, f), data, 0o755)
+	}
+	tm := openTerm(t, termOpts{w: 80, h: 24, dir: dir}, "--provider", "scripted")
+	scr := tm.waitFor("[y/N]")
+	if !strings.Contains(scr, "(weather)") {
+		t.Errorf("the question does not name the extension:\n%s", scr)
+	}
+	tm.typeText("n")
+	tm.keys("Enter")
+	tm.waitFor("mode ask")
+	tm.waitFor("Not trusted")
+	tm.keys("BTab")
+	tm.waitFor("mode accept_edits")
+	tm.keys("C-d")
+	if code := tm.exitCode(); code != 0 {
+		t.Fatalf("exit status %d", code)
+	}
+	// Not recorded: the next start asks again.
+	again := openTerm(t, termOpts{w: 80, h: 24, dir: dir, home: tm.home}, "--provider", "scripted")
+	again.waitFor("[y/N]")
 }
