@@ -37,13 +37,24 @@ type wireRequest struct {
 	MaxTokens int           `json:"max_tokens"`
 	System    []wireBlock   `json:"system,omitempty"`
 	Thinking  *wireThinking `json:"thinking,omitempty"`
-	// OutputConfig carries the effort of adaptive thinking.
+	// OutputConfig carries the effort of adaptive thinking and the
+	// shape of a structured answer.
 	OutputConfig *outputConfig `json:"output_config,omitempty"`
 	Stream       bool          `json:"stream"`
 }
 
 type outputConfig struct {
 	Effort string `json:"effort,omitempty"`
+	// Format asks for a final answer in a JSON shape (OutputConfig.format,
+	// a JSONOutputFormat {type:"json_schema", schema}, of
+	// @anthropic-ai/sdk; OutputConfigParam.Format of anthropic-sdk-go).
+	Format *outputFormat `json:"format,omitempty"`
+}
+
+// outputFormat is output_config.format.
+type outputFormat struct {
+	Type   string          `json:"type"`
+	Schema json.RawMessage `json:"schema"`
 }
 
 // wireBlock is any content block; Type says which fields apply.
@@ -136,6 +147,12 @@ func buildPayload(req *llm.Request, c caches) (*reqbody.Payload, string, error) 
 	if err := setThinking(&w, req); err != nil {
 		return nil, "", err
 	}
+	if len(req.OutputSchema) > 0 {
+		if w.OutputConfig == nil {
+			w.OutputConfig = &outputConfig{}
+		}
+		w.OutputConfig.Format = &outputFormat{Type: "json_schema", Schema: req.OutputSchema}
+	}
 	head, err := heads.Get(keyOf(&w), req.System, func() ([]byte, error) {
 		if req.System != "" {
 			w.System = []wireBlock{{Type: "text", Text: req.System, CacheControl: ephemeral}}
@@ -199,6 +216,7 @@ type headKey struct {
 	thinks        bool // thinking is set
 	configured    bool // output_config is set
 	stream        bool
+	format        string // output_config.format's schema
 }
 
 // keyOf returns the key of w's head.
@@ -209,6 +227,9 @@ func keyOf(w *wireRequest) headKey {
 	}
 	if w.OutputConfig != nil {
 		k.effort, k.configured = w.OutputConfig.Effort, true
+		if f := w.OutputConfig.Format; f != nil {
+			k.format = string(f.Schema)
+		}
 	}
 	return k
 }

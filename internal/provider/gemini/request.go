@@ -97,6 +97,11 @@ type functionDeclaration struct {
 type generationConfig struct {
 	MaxOutputTokens int             `json:"maxOutputTokens,omitempty"`
 	ThinkingConfig  *thinkingConfig `json:"thinkingConfig,omitempty"`
+	// ResponseMIMEType and ResponseJSONSchema ask for a final answer in a
+	// JSON shape (GenerationConfig.responseMimeType "application/json" and
+	// responseJsonSchema, a JSON Schema, of @google/genai).
+	ResponseMIMEType   string          `json:"responseMimeType,omitempty"`
+	ResponseJSONSchema json.RawMessage `json:"responseJsonSchema,omitempty"`
 }
 
 type thinkingConfig struct {
@@ -139,6 +144,9 @@ func buildPayload(req *llm.Request, tools *reqbody.ToolCache, msgs *messageCache
 		w.SystemInstruction = &wireContent{Parts: []wirePart{{Text: req.System}}}
 	}
 	gen := generationConfig{MaxOutputTokens: req.MaxTokens}
+	if len(req.OutputSchema) > 0 {
+		gen.ResponseMIMEType, gen.ResponseJSONSchema = "application/json", req.OutputSchema
+	}
 	if r := req.Reasoning; r != "" {
 		if takesLevel(req) {
 			level, ok := thinkingLevels[r]
@@ -163,7 +171,7 @@ func buildPayload(req *llm.Request, tools *reqbody.ToolCache, msgs *messageCache
 		// The model thinks anyway; ask to see the thoughts.
 		gen.ThinkingConfig = &thinkingConfig{IncludeThoughts: true}
 	}
-	if gen != (generationConfig{}) {
+	if gen.MaxOutputTokens != 0 || gen.ThinkingConfig != nil || gen.ResponseMIMEType != "" {
 		w.GenerationConfig = &gen
 	}
 	head, err := json.Marshal(w)

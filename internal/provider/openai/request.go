@@ -14,12 +14,32 @@ import (
 // and tools, which are added to the encoding after it (see
 // [buildRequestCached]).
 type wireRequest struct {
-	Model               string         `json:"model"`
-	MaxTokens           int            `json:"max_tokens,omitempty"`
-	MaxCompletionTokens int            `json:"max_completion_tokens,omitempty"`
-	ReasoningEffort     string         `json:"reasoning_effort,omitempty"`
-	Stream              bool           `json:"stream"`
-	StreamOptions       *streamOptions `json:"stream_options"`
+	Model               string `json:"model"`
+	MaxTokens           int    `json:"max_tokens,omitempty"`
+	MaxCompletionTokens int    `json:"max_completion_tokens,omitempty"`
+	ReasoningEffort     string `json:"reasoning_effort,omitempty"`
+	// ResponseFormat asks for a final answer in a JSON shape
+	// (ResponseFormatJSONSchema of the openai package: {type:"json_schema",
+	// json_schema:{name, schema, strict}}).
+	ResponseFormat *responseFormat `json:"response_format,omitempty"`
+	Stream         bool            `json:"stream"`
+	StreamOptions  *streamOptions  `json:"stream_options"`
+}
+
+// responseFormat is response_format with a JSON Schema.
+type responseFormat struct {
+	Type       string     `json:"type"`
+	JSONSchema jsonSchema `json:"json_schema"`
+}
+
+// jsonSchema is ResponseFormatJSONSchema.JSONSchema. strict stays false:
+// strict mode refuses schemas outside its subset (every property
+// required, additionalProperties false), and zot checks the answer
+// itself either way.
+type jsonSchema struct {
+	Name   string          `json:"name"`
+	Schema json.RawMessage `json:"schema"`
+	Strict bool            `json:"strict"`
 }
 
 type streamOptions struct {
@@ -121,6 +141,9 @@ func buildPayload(req *llm.Request, provider string, tools *reqbody.ToolCache, m
 		}
 	} else {
 		w.MaxTokens = req.MaxTokens
+	}
+	if len(req.OutputSchema) > 0 {
+		w.ResponseFormat = &responseFormat{Type: "json_schema", JSONSchema: jsonSchema{Name: "answer", Schema: req.OutputSchema}}
 	}
 	head, err := json.Marshal(w)
 	if err != nil {

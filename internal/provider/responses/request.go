@@ -19,8 +19,26 @@ type wireRequest struct {
 	MaxOutputTokens int            `json:"max_output_tokens,omitempty"`
 	Reasoning       *wireReasoning `json:"reasoning,omitempty"`
 	Include         []string       `json:"include,omitempty"`
-	Store           bool           `json:"store"`
-	Stream          bool           `json:"stream"`
+	// Text asks for a final answer in a JSON shape (ResponseTextConfig of
+	// the openai package: text.format, a ResponseFormatTextJSONSchemaConfig
+	// {type:"json_schema", name, schema, strict}).
+	Text   *textConfig `json:"text,omitempty"`
+	Store  bool        `json:"store"`
+	Stream bool        `json:"stream"`
+}
+
+// textConfig is the request's text.
+type textConfig struct {
+	Format textFormat `json:"format"`
+}
+
+// textFormat is text.format with a JSON Schema; strict stays false, as
+// for Chat Completions.
+type textFormat struct {
+	Type   string          `json:"type"`
+	Name   string          `json:"name"`
+	Schema json.RawMessage `json:"schema"`
+	Strict bool            `json:"strict"`
 }
 
 type wireReasoning struct {
@@ -132,6 +150,9 @@ func buildPayload(req *llm.Request, provider string, tools *reqbody.ToolCache, m
 		// reasoning models accept asking for it.
 		w.Reasoning = &wireReasoning{Effort: req.Reasoning, Summary: "auto"}
 		w.Include = []string{"reasoning.encrypted_content"}
+	}
+	if len(req.OutputSchema) > 0 {
+		w.Text = &textConfig{Format: textFormat{Type: "json_schema", Name: "answer", Schema: req.OutputSchema}}
 	}
 	head, err := json.Marshal(w)
 	if err != nil {
