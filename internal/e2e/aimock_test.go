@@ -197,9 +197,9 @@ type rpc struct {
 	cmd   *exec.Cmd
 }
 
-func startRPC(t *testing.T, root, dir string, p struct{ name, path string }) *rpc {
+func startRPC(t *testing.T, root, dir string, p struct{ name, path string }, extra ...string) *rpc {
 	t.Helper()
-	cmd := exec.Command(zotBin, append([]string{"rpc"}, args(root, dir, p)...)...)
+	cmd := exec.Command(zotBin, append(append([]string{"rpc"}, args(root, dir, p)...), extra...)...)
 	cmd.Env = env(t)
 	in, _ := cmd.StdinPipe()
 	out, _ := cmd.StdoutPipe()
