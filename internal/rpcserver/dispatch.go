@@ -50,9 +50,11 @@ func (s *Server) dispatch(cmd wire.Command, id wire.ID, typ string) {
 			return
 		}
 		in := &engine.PromptInput{Text: c.Message, Images: blocks}
-		if err := in.SetOutput(c.OutputSchema, c.OutputRetries); err != nil {
-			s.fail(id, typ, wire.CodeInvalidParams, "prompt: %s", oneLine(err))
-			return
+		if len(c.OutputSchema) > 0 { // without a schema there is nothing to set
+			if err := in.SetOutput(c.OutputSchema, c.OutputRetries); err != nil {
+				s.fail(id, typ, wire.CodeInvalidParams, "prompt: %s", oneLine(err))
+				return
+			}
 		}
 		s.submit(id, typ, engine.Work{ID: id, Prompt: in})
 	case *wire.CompactCommand:
