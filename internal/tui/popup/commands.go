@@ -28,6 +28,7 @@ type Commands struct {
 // its "/" ("/model"), built-ins first, then extensions' with Group set.
 func NewCommands(items []Item) *Commands {
 	c := &Commands{}
+	c.NamesOnly = true
 	c.SetItems(items)
 	return c
 }

@@ -85,6 +85,10 @@ type List struct {
 	ASCII bool
 	// Styles, DefaultStyles when nil.
 	Styles *Styles
+	// NamesOnly matches the query against names alone, not descriptions
+	// (the / popup: "/he" is /help, not every command whose description
+	// says "the").
+	NamesOnly bool
 
 	items []Item
 	query string
@@ -180,14 +184,14 @@ func (l *List) follow() {
 
 // refilter ranks the items against the query: a name that starts with it,
 // then a name with a word that starts with it, then a name that holds it,
-// then a name that holds its characters in order, then a description that
-// holds it. Case is ignored; ties keep the items' order.
+// then a name that holds its characters in order, then (unless NamesOnly)
+// a description that holds it. Case is ignored; ties keep the items' order.
 func (l *List) refilter() {
 	q := strings.ToLower(strings.TrimSpace(l.query))
 	type hit struct{ idx, score int }
 	var hits []hit
 	for i, it := range l.items {
-		if s := score(it, q); s >= 0 {
+		if s := score(it, q, !l.NamesOnly); s >= 0 {
 			hits = append(hits, hit{i, s})
 		}
 	}
@@ -199,7 +203,7 @@ func (l *List) refilter() {
 	l.sel, l.top = 0, 0
 }
 
-func score(it Item, q string) int {
+func score(it Item, q string, descriptions bool) int {
 	if q == "" {
 		return 0
 	}
@@ -214,7 +218,7 @@ func score(it Item, q string) int {
 		return 2
 	case inOrder(name, q):
 		return 3
-	case strings.Contains(strings.ToLower(it.Description), q):
+	case descriptions && strings.Contains(strings.ToLower(it.Description), q):
 		return 4
 	}
 	return -1

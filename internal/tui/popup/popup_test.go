@@ -40,9 +40,9 @@ func TestCommandsOpenFilterClose(t *testing.T) {
 	if it, _ := c.Selected(); it.Name != "/weather" {
 		t.Fatalf("on /wthr: %q", it.Name)
 	}
-	c.SetInput("/permission") // a description match, under every name match
-	if it, _ := c.Selected(); it.Name != "/mode" {
-		t.Fatalf("on /permission: %q", it.Name)
+	c.SetInput("/he") // names only: /model's "the model" is no match
+	if it, _ := c.Selected(); c.Len() != 2 || it.Name != "/help" {
+		t.Fatalf("on /he: %d items, first %q; want /help, then /weather", c.Len(), it.Name)
 	}
 	c.SetInput("/model gpt") // arguments: the popup is done
 	if c.Open() {
@@ -121,7 +121,15 @@ func TestPicker(t *testing.T) {
 	if it, _ := p.Selected(); p.Filter() != "27" || it.Name != "model-27" {
 		t.Fatalf("after paste: filter %q, selected %q", p.Filter(), it.Name)
 	}
-	p.Update(tuitest.Key("backspace"))
+	p.Update(tuitest.Key("ctrl+u"))
+	for _, m := range tuitest.Type("context") { // a picker matches descriptions too
+		p.Update(m)
+	}
+	if p.Len() != 30 {
+		t.Fatalf("filter context leaves %d, want all 30 by their descriptions", p.Len())
+	}
+	p.Update(tuitest.Key("ctrl+u"))
+	p.Update(tuitest.Key("2"))
 	p.Update(tuitest.Key("end"))
 	// Ranked: a word that starts with "2" (model-20…29) before a name that
 	// holds it (model-02, model-12).
