@@ -471,3 +471,50 @@ func TestConfigCommand(t *testing.T) {
 	run(0, "config", "unset", "provider")
 	run(1, "config", "get", "provider")
 }
+
+// TestPermissionRuleNotWidenedByExpansion: an allow rule for `go test *`
+// never runs without asking a line that starts with go test but makes
+// bash run something else through an expansion the rule cannot judge:
+// ANSI-C quoting that hides a `;` (`$'\''`), a prompt expansion of a
+// value holding a command substitution (`${x@P}`), an array subscript
+// evaluated as arithmetic (`${y[x]}`), the old arithmetic `$[x]`. Each
+// is asked for, and once rejected it has run nothing.
+func TestPermissionRuleNotWidenedByExpansion(t *testing.T) {
+	home := t.TempDir()
+	writeFile(t, filepath.Join(home, "config.json"), `{"permissions": {"allow": ["bash(go test *)"]}}`)
+	work := settingsWork(t, "")
+	env := []string{"ZOT_HOME=" + home, fakeGo(t)}
+	lines := []string{
+		`go test $'\'' ; touch pwn1 #'`,
+		`go test ${x:='$(touch pwn2)'} ${x@P}`,
+		`go test ${x:='a[$(touch pwn3)]'} ${y[x]}`,
+		`go test ${x:='a[$(touch pwn4)]'} $[x]`,
+	}
+	p := start(t, env, "rpc", "--provider", "scripted", "--script", bashScript(t, lines...), "--cwd", work, "--approve")
+	p.send(`{"id":"1","type":"prompt","message":"go"}`)
+	resp, _ := p.response()
+	wantResponse(t, resp, "prompt", true, "")
+	asked := 0
+	for n := 2; ; n++ {
+		r := p.next()
+		if r.resp != nil {
+			continue // the answers to our answer_permission lines
+		}
+		if pr, ok := r.ev.(*wire.PermissionRequestEvent); ok {
+			asked++
+			p.send(fmt.Sprintf(`{"id":"%d","type":"answer_permission","request_id":%q,"decision":"reject"}`, n, pr.RequestID))
+		}
+		if r.ev.Type() == "done" {
+			break
+		}
+	}
+	p.exit()
+	if asked != len(lines) {
+		t.Errorf("%d of the %d lines were asked for", asked, len(lines))
+	}
+	for i := range lines {
+		if name := fmt.Sprintf("pwn%d", i+1); exists(filepath.Join(work, name)) {
+			t.Errorf("%s ran unasked: %s", lines[i], name)
+		}
+	}
+}

@@ -311,9 +311,10 @@ func glob(pat, s string) bool {
 // splitCommand splits a shell line into its simple commands, at the
 // control operators outside quotes (`;`, `&`, `|`, `&&`, `||`, newlines,
 // parentheses). opaque is set when the line holds what a pattern cannot
-// judge: a command substitution (`$(…)`, backquotes), a process
-// substitution, or a redirection to a file (other than /dev/null or
-// another descriptor).
+// judge: a command substitution (`$(…)`, backquotes), a parameter
+// expansion in braces (`${…}`), an arithmetic expansion (`$[…]`), ANSI-C
+// quoting (`$'…'`), a process substitution, or a redirection to a file
+// (other than /dev/null or another descriptor).
 func splitCommand(line string) (parts []string, opaque bool) {
 	var cur strings.Builder
 	flush := func() {
@@ -339,7 +340,10 @@ func splitCommand(line string) (parts []string, opaque bool) {
 			continue
 		case c == '`':
 			opaque = true
-		case c == '$' && i+1 < len(line) && line[i+1] == '(':
+		case c == '$' && i+1 < len(line) && strings.IndexByte("({['", line[i+1]) >= 0:
+			// $(…), and what can run a command out of a value: ${…}
+			// (`${x@P}`, an array subscript read as arithmetic), $[…]
+			// (arithmetic), $'…' (quoting this parser does not read).
 			opaque = true
 		case quote == '"':
 			if c == '"' {
