@@ -475,7 +475,7 @@ func TestConfigCommand(t *testing.T) {
 // TestPermissionRuleNotWidenedByExpansion: an allow rule for `go test *`
 // never runs without asking a line that starts with go test but makes
 // bash run something else through an expansion the rule cannot judge:
-// ANSI-C quoting that hides a `;` (`$'\''`), a prompt expansion of a
+// ANSI-C quoting that hides a `;`, a prompt expansion of a
 // value holding a command substitution (`${x@P}`), an array subscript
 // evaluated as arithmetic (`${y[x]}`), the old arithmetic `$[x]`. Each
 // is asked for, and once rejected it has run nothing.
