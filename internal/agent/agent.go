@@ -97,6 +97,9 @@ type Config struct {
 	// ToolMiddleware wraps every tool call that runs, the first outermost
 	// (see ToolMiddleware).
 	ToolMiddleware []ToolMiddleware
+	// Inbox, when set, is where steers and contexts from outside wait for
+	// the next step boundary of a prompt (see Inbox).
+	Inbox *Inbox
 	// AutoCompactOff turns automatic compaction off.
 	AutoCompactOff bool
 	// CompactThreshold is the share of the model's context window above
@@ -122,6 +125,7 @@ type Agent struct {
 	modelCall ModelFunc
 	toolCall  ToolFunc
 	system    func() string
+	inbox     *Inbox
 	maxSteps  int
 	maxTokens int
 	reasoning string
@@ -169,6 +173,7 @@ func New(cfg Config) (*Agent, error) {
 		toolset:   cfg.ToolSet,
 		chain:     cfg.Interceptors,
 		system:    cfg.System,
+		inbox:     cfg.Inbox,
 		maxSteps:  cfg.MaxSteps,
 		maxTokens: cfg.MaxTokens,
 		reasoning: cfg.Reasoning,

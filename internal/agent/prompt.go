@@ -44,6 +44,17 @@ import (
 // prompt the provider rejected does not poison the ones after it; its
 // user_message event has been emitted all the same.
 func (a *Agent) Prompt(ctx context.Context, text string, images []llm.ImageBlock, emit func(wire.Event)) error {
+	return a.prompt(ctx, text, images, "", emit)
+}
+
+// PromptEvent runs an event from outside as a prompt, as Prompt does; its
+// message is marked as an event from source (user_message kind event).
+func (a *Agent) PromptEvent(ctx context.Context, source, text string, emit func(wire.Event)) error {
+	return a.prompt(ctx, text, nil, source, emit)
+}
+
+// prompt is Prompt; a source marks the message as an external event.
+func (a *Agent) prompt(ctx context.Context, text string, images []llm.ImageBlock, source string, emit func(wire.Event)) error {
 	if text == "" && len(images) == 0 {
 		return &Error{Code: wire.CodeInvalidParams, Message: "empty prompt: give text or an image"}
 	}
@@ -60,9 +71,22 @@ func (a *Agent) Prompt(ctx context.Context, text string, images []llm.ImageBlock
 		img := images[i]
 		msg.Content = append(msg.Content, &img)
 	}
+	ev := &wire.UserMessageEvent{}
+	if source != "" {
+		if msg.Meta == nil {
+			msg.Meta = map[string]string{}
+		}
+		msg.Meta[MetaKind], msg.Meta[MetaSource] = string(wire.UserMessageKindEvent), source
+		ev.Kind, ev.Source = wire.UserMessageKindEvent, source
+	}
 	p := &promptRun{run: a.newRun(ctx, emit)}
+	if a.inbox != nil {
+		a.inbox.Open()
+		defer a.inbox.stop()
+	}
 	p.userIndex = a.appendMessage(msg)
-	p.emit(&wire.UserMessageEvent{Content: wireBlocks(&msg), Time: wireTime(msg.Time)})
+	ev.Content, ev.Time = wireBlocks(&msg), wireTime(msg.Time)
+	p.emit(ev)
 	err := p.gate()
 	if err == nil {
 		err = p.loop()
@@ -117,6 +141,7 @@ func (p *promptRun) gate() error {
 func (p *promptRun) loop() error {
 	a := p.a
 	for step := 1; ; step++ {
+		p.deliver()
 		p.emit(&wire.TurnStartEvent{Step: int64(step)})
 		if err := p.beforeTurn(step); err != nil {
 			return err
@@ -148,6 +173,9 @@ func (p *promptRun) loop() error {
 			return e
 		case len(res.calls) == 0:
 			p.turnEndReason(res.stop, res.reason)
+			if a.inbox != nil && step < a.maxSteps && !a.inbox.stopIfNoSteer() {
+				continue // a steer came during the step: the model answers it
+			}
 			return p.finish(nil)
 		case res.stop == wire.StopLength:
 			// Every provider's length stop with calls says why, whether or

@@ -262,6 +262,7 @@ func (h *Host) NewSession(cfg SessionConfig) (*Session, error) {
 		System:           systemPrompt(cfg, cwd, toolset),
 		MaxSteps:         cfg.MaxSteps,
 		Reasoning:        cfg.Reasoning,
+		Inbox:            &s.inbox,
 		AutoCompactOff:   cfg.AutoCompactOff,
 		CompactThreshold: cfg.CompactThreshold,
 	})

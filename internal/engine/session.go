@@ -233,6 +233,9 @@ type PromptInput struct {
 	// OutputRetries is how many corrective turns an answer that does not
 	// follow Output gets.
 	OutputRetries int
+	// Source, when set, marks the prompt as an external event from there
+	// (see Session.ExternalEvent).
+	Source string
 }
 
 // CompactInput is a compaction request.
@@ -270,6 +273,7 @@ type Session struct {
 	panels      panelState        // its open panels (panels.go)
 	undo        undoState         // what its turns changed in files (undo.go)
 	clientTools clientToolState   // the tools its clients run (clienttools.go)
+	inbox       agent.Inbox       // steers and contexts for the running prompt (steer.go)
 
 	// emitMu makes stamping an event and handing it on one step, so seq
 	// order is delivery order; taken inside mu, never the other way.
@@ -317,6 +321,8 @@ type job struct {
 	// tally adds up a prompt's events into its result record; nil for a
 	// compaction.
 	tally *tally
+	// event is set for a prompt made of an external event.
+	event bool
 }
 
 // subscriber sees every event of the session: an observer's function
@@ -366,8 +372,12 @@ func (s *Session) Submit(w Work, mode Mode, accepted func(wire.StartResult)) err
 	j := &job{n: s.sent, id: w.ID, ctx: ctx, cancel: cancel, sink: w.Sink, ready: w.Ready, run: run}
 	if w.Prompt != nil {
 		j.tally = &tally{}
+		j.event = w.Prompt.Source != ""
 	}
 	if s.current == nil && len(s.queue) == 0 {
+		if j.tally != nil {
+			s.inbox.Open() // steers sent from now on reach it
+		}
 		// Work that can start now is current at once, so the session is
 		// busy from the moment the caller hears it started.
 		s.current = j
@@ -404,6 +414,9 @@ func (s *Session) workFunc(w Work) (func(context.Context, func(wire.Event)) erro
 			defer s.undo.beginTurn(s.agent.MessageCount())()
 			if in.Output != nil {
 				return s.promptStructured(ctx, tallyOf(ctx), in, emit)
+			}
+			if in.Source != "" {
+				return s.agent.PromptEvent(ctx, in.Source, in.Text, emit)
 			}
 			return s.agent.Prompt(ctx, in.Text, in.Images, emit)
 		}, nil
@@ -452,6 +465,9 @@ func (s *Session) work() {
 			j = s.queue[0]
 			s.queue = s.queue[1:]
 			s.current = j
+			if j.tally != nil {
+				s.inbox.Open()
+			}
 		}
 		if j == nil {
 			s.working = false

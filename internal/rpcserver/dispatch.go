@@ -129,7 +129,7 @@ func (s *Server) dispatch(cmd wire.Command, id wire.ID, typ string) {
 		}
 		s.respond(id, typ, nil)
 	default:
-		if s.dispatchExtension(cmd) || s.dispatchMCP(cmd) || s.dispatchSessions(cmd) || s.dispatchTools(cmd, id, typ) {
+		if s.dispatchExtension(cmd) || s.dispatchMCP(cmd) || s.dispatchSessions(cmd) || s.dispatchTools(cmd, id, typ) || s.dispatchSteer(cmd, id, typ) {
 			return
 		}
 		s.fail(id, typ, wire.CodeUnknownCommand, "unknown command %q", typ)
