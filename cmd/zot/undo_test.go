@@ -404,3 +404,45 @@ func TestSessionsUndoCLI(t *testing.T) {
 		t.Errorf("the checkpoints outlived their session: %v", err)
 	}
 }
+
+// TestUndoRefusedThroughPlantedSymlink: after a turn edits sub/keep.txt
+// and writes sub/new.txt, sub is replaced by a symbolic link to a folder
+// elsewhere holding the same contents. The undo is refused with
+// changed_outside naming the file, and writes and removes nothing there:
+// it never follows a link planted since to a folder zot did not record.
+func TestUndoRefusedThroughPlantedSymlink(t *testing.T) {
+	dir, elsewhere := t.TempDir(), t.TempDir()
+	sub := filepath.Join(dir, "sub")
+	os.MkdirAll(sub, 0o755)
+	os.WriteFile(filepath.Join(sub, "keep.txt"), []byte("v1\n"), 0o644)
+	s := script(t, map[string]any{"turns": []any{
+		turnOf(toolStep("edit", map[string]any{"path": "sub/keep.txt", "edits": []any{map[string]any{"oldText": "v1", "newText": "v2"}}}), toolStep("write", map[string]any{"path": "sub/new.txt", "content": "new"})),
+	}})
+	p := start(t, nil, "rpc", "--provider", "scripted", "--cwd", dir, "--script", s)
+	promptDone(t, p, "1", "go")
+	if fileText(t, filepath.Join(sub, "keep.txt")) != "v2\n" || fileText(t, filepath.Join(sub, "new.txt")) != "new" {
+		t.Fatal("the turn did not run")
+	}
+	// sub moves elsewhere, contents and all, and a link takes its place.
+	for _, name := range []string{"keep.txt", "new.txt"} {
+		os.WriteFile(filepath.Join(elsewhere, name), []byte(fileText(t, filepath.Join(sub, name))), 0o644)
+	}
+	if err := os.RemoveAll(sub); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(elsewhere, sub); err != nil {
+		t.Fatal(err)
+	}
+	p.send(`{"id":"2","type":"undo"}`)
+	resp, _ := p.response()
+	wantResponse(t, resp, "undo", false, wire.CodeChangedOutside)
+	if !strings.Contains(resp.Error, filepath.Join(sub, "keep.txt")) && !strings.Contains(resp.Error, filepath.Join(sub, "new.txt")) {
+		t.Errorf("the refusal names no file: %s", resp.Error)
+	}
+	if k, n := fileText(t, filepath.Join(elsewhere, "keep.txt")), fileText(t, filepath.Join(elsewhere, "new.txt")); k != "v2\n" || n != "new" {
+		t.Errorf("the undo wrote through the link: keep %q new %q", k, n)
+	}
+	if code := p.exit(); code != 0 {
+		t.Errorf("exit %d: %s", code, p.stderr)
+	}
+}

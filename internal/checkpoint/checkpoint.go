@@ -107,6 +107,10 @@ type State struct {
 	Kept bool `json:"kept,omitempty"`
 	// Why says why an existing file's content was not kept.
 	Why string `json:"why,omitempty"`
+	// Dir is the folder holding the path with its symbolic links
+	// resolved, when recorded: an undo through a folder that resolves
+	// elsewhere since (a link planted in its place) is refused.
+	Dir string `json:"dir,omitempty"`
 }
 
 // same reports whether a and b are the same content (or both absent).
@@ -376,12 +380,12 @@ func (s *Store) read(path string) (State, []byte, error) {
 func (s *Store) stat(path string, keep bool) (State, []byte, error) {
 	fi, err := os.Lstat(path)
 	if errors.Is(err, fs.ErrNotExist) {
-		return State{Exists: false, Kept: true}, nil, nil
+		return State{Exists: false, Kept: true, Dir: realDir(path)}, nil, nil
 	}
 	if err != nil {
 		return State{}, nil, fmt.Errorf("recording a checkpoint of %s: %w", path, err)
 	}
-	st := State{Exists: true, Size: fi.Size(), Mode: fi.Mode().Perm()}
+	st := State{Exists: true, Size: fi.Size(), Mode: fi.Mode().Perm(), Dir: realDir(path)}
 	if !fi.Mode().IsRegular() {
 		st.Hash, st.Size, st.Why = "type:"+fi.Mode().Type().String(), 0, "not a regular file"
 		return st, nil, nil
@@ -458,4 +462,21 @@ func size(n int64) string {
 		return fmt.Sprintf("%d KiB", n>>10)
 	}
 	return fmt.Sprintf("%d bytes", n)
+}
+
+// realDir is the folder holding path with the symbolic links of its
+// longest part that exists resolved (the rest, not made yet, as written).
+func realDir(path string) string {
+	rest := ""
+	for cur := filepath.Dir(path); ; {
+		if r, err := filepath.EvalSymlinks(cur); err == nil {
+			return filepath.Join(r, rest)
+		}
+		parent := filepath.Dir(cur)
+		if parent == cur {
+			return filepath.Dir(path)
+		}
+		rest = filepath.Join(filepath.Base(cur), rest)
+		cur = parent
+	}
 }

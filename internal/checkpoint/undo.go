@@ -56,10 +56,16 @@ type ConflictError struct {
 	// Between says the change came between two undone turns, not after
 	// the last.
 	Between bool
+	// Moved, when set, is where the file's folder resolves now, other
+	// than where it did when recorded (a symbolic link put in its place).
+	Moved string
 }
 
 // Error says which file changed.
 func (e *ConflictError) Error() string {
+	if e.Moved != "" {
+		return fmt.Sprintf("cannot undo: the folder of %s leads to %s since turn %d changed it, not where zot recorded it; nothing was restored", e.Path, e.Moved, e.Turn)
+	}
 	if e.Between {
 		return fmt.Sprintf("cannot undo: %s changed outside zot before turn %d; nothing was restored", e.Path, e.Turn)
 	}
@@ -220,6 +226,11 @@ func (s *Store) plan(msgs []llm.Message, undone []*group) ([]step, error) {
 	plan := make([]step, 0, len(order))
 	for _, p := range order {
 		t := byPath[p]
+		if t.to.Dir != "" {
+			if now := realDir(p); now != t.to.Dir {
+				return nil, &ConflictError{Path: p, Turn: t.turn, Moved: now}
+			}
+		}
 		if t.lastKnown {
 			now, _, err := s.stat(p, false)
 			if err != nil {
