@@ -125,6 +125,27 @@ func (r *Runtime) Prompt(ctx context.Context, text string, images []Image) (<-ch
 	return r.submit(engine.Work{Ctx: ctx, Prompt: &engine.PromptInput{Text: text, Images: blocks}})
 }
 
+// PromptWith is Prompt with the options of one prompt: its images and
+// the JSON Schema its final answer must follow (see
+// [client.PromptOptions]). A schema that is not one fails with an error
+// of code invalid_params.
+func (r *Runtime) PromptWith(ctx context.Context, text string, opts client.PromptOptions) (<-chan Event, error) {
+	blocks, err := checkImages(opts.Images)
+	if err != nil {
+		return nil, err
+	}
+	in := &engine.PromptInput{Text: text, Images: blocks}
+	var retries *int64
+	if opts.OutputRetries != nil {
+		n := int64(*opts.OutputRetries)
+		retries = &n
+	}
+	if err := in.SetOutput(opts.OutputSchema, retries); err != nil {
+		return nil, err
+	}
+	return r.submit(engine.Work{Ctx: ctx, Prompt: in})
+}
+
 // Compact summarises older messages into one, keeping a recent tail. Its
 // events end with *wire.CompactDoneEvent (or *wire.ErrorEvent) and then
 // *wire.DoneEvent. It returns ErrBusy while another prompt or compaction

@@ -60,6 +60,7 @@ package client
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 
 	"zot.dev/zot/sdk/wire"
@@ -77,6 +78,11 @@ type Client interface {
 	// cancelled (by Cancel, or by ctx ending). It returns once the work
 	// is accepted; the channel carries its events.
 	Prompt(ctx context.Context, text string, images []Image) (<-chan wire.Event, error)
+	// PromptWith is Prompt with the options of one prompt: its images,
+	// and the JSON Schema its final answer must follow (the parsed answer
+	// is on the done's Result.Structured; see [Run]). A schema that is not
+	// one fails with an error of code "invalid_params".
+	PromptWith(ctx context.Context, text string, opts PromptOptions) (<-chan wire.Event, error)
 	// Compact summarises older messages into one, keeping a recent tail,
 	// with optional instructions for the summary. Its events end with
 	// *wire.CompactDoneEvent (or *wire.ErrorEvent), then *wire.DoneEvent.
@@ -209,6 +215,53 @@ type Client interface {
 // form.
 type MCPServer interface {
 	WireMCPServer() wire.MCPServer
+}
+
+// PromptOptions are the options of one prompt (see Client.PromptWith).
+type PromptOptions struct {
+	// Images are attached to the message, in order.
+	Images []Image
+	// OutputSchema, when set, is a JSON Schema (draft 2020-12) the final
+	// answer must follow: zot asks the provider for it in the provider's
+	// own structured-output field where it has one, else by instructions,
+	// checks the answer, and gives one that does not follow corrective
+	// turns; the parsed answer is the done's Result.Structured. An answer
+	// that never follows ends the prompt with an error event of code
+	// "invalid_output" naming the schema path.
+	OutputSchema json.RawMessage
+	// OutputRetries is how many corrective turns such an answer gets;
+	// nil means zot's default (2).
+	OutputRetries *int
+}
+
+// Run sends a prompt with c.PromptWith, reads its events to the end and
+// returns the prompt's record: stop reason, final text, turns, tool
+// calls, duration, usage and cost of this prompt, and the structured
+// answer when opts asked for one. When an error event came, Run returns
+// the record (if the done carried one) and that error as a *wire.Error
+// (wire.CodeOf gives its code, e.g. "invalid_output").
+func Run(ctx context.Context, c Client, text string, opts PromptOptions) (*wire.PromptResult, error) {
+	events, err := c.PromptWith(ctx, text, opts)
+	if err != nil {
+		return nil, err
+	}
+	return Result(events)
+}
+
+// Result reads a prompt's events to its done and returns the record the
+// done carries, with the error of an error event among them (see Run).
+func Result(events <-chan wire.Event) (*wire.PromptResult, error) {
+	var res *wire.PromptResult
+	var failure error
+	for ev := range events {
+		switch e := ev.(type) {
+		case *wire.ErrorEvent:
+			failure = &wire.Error{Code: e.Code, Message: e.Message}
+		case *wire.DoneEvent:
+			res = e.Result
+		}
+	}
+	return res, failure
 }
 
 // Image is an image attached to a prompt.

@@ -58,6 +58,27 @@ func (c *Client) Prompt(ctx context.Context, text string, images []client.Image)
 	return c.events(ctx, s), nil
 }
 
+// PromptWith is Prompt with the options of one prompt: its images and
+// the JSON Schema its final answer must follow (output_schema and
+// output_retries; see [client.PromptOptions]). zot refuses a schema that
+// is not one with code "invalid_params".
+func (c *Client) PromptWith(ctx context.Context, text string, opts client.PromptOptions) (<-chan wire.Event, error) {
+	in := make([]wire.ImageInput, len(opts.Images))
+	for i, img := range opts.Images {
+		in[i] = wire.ImageInput{MIMEType: img.MIMEType, Data: base64.StdEncoding.EncodeToString(img.Data)}
+	}
+	cmd := &wire.PromptCommand{Message: text, Images: in, OutputSchema: opts.OutputSchema}
+	if opts.OutputRetries != nil {
+		n := int64(*opts.OutputRetries)
+		cmd.OutputRetries = &n
+	}
+	s, err := c.work(ctx, cmd)
+	if err != nil {
+		return nil, err
+	}
+	return c.events(ctx, s), nil
+}
+
 // PromptStream sends a user message with optional images (base64 in
 // Data). It returns once zot has answered: the Stream's Start says whether
 // the work started or was queued behind other work. Read its events with
