@@ -20,6 +20,7 @@ import type {
   PermissionRequestEvent,
   ModelsResult,
   PingResult,
+  PromptResult,
   Response,
   SessionInfo,
   SetModelResult,
@@ -56,6 +57,18 @@ export interface WorkOptions {
    * `aborted`.
    */
   signal?: AbortSignal;
+}
+
+/** Options of one prompt: WorkOptions, and the shape of its answer. */
+export interface PromptOptions extends WorkOptions {
+  /**
+   * A JSON Schema the final answer must follow; the parsed answer is the
+   * record's `structured` (PromptStream.result). An answer that never
+   * follows it ends the prompt with code `invalid_output`.
+   */
+  outputSchema?: Record<string, unknown>;
+  /** Corrective turns an answer that does not follow it gets (default 2). */
+  outputRetries?: number;
 }
 
 /** Something text can be written to, such as `process.stderr`. */
@@ -119,6 +132,8 @@ export declare class ZotError extends Error {
   readonly command?: string;
   /** The failed response as the server sent it, when there was one. */
   readonly response?: Response;
+  /** The record of the prompt that failed (PromptStream.result), when it had one. */
+  readonly result?: PromptResult;
 }
 
 /**
@@ -146,6 +161,12 @@ export declare class PromptStream implements AsyncIterableIterator<Event> {
   [Symbol.asyncIterator](): PromptStream;
   /** Reads every remaining event, `done` included. */
   collect(): Promise<Event[]>;
+  /**
+   * Reads every remaining event and resolves to the prompt's record from
+   * its `done` (undefined for a compaction); rejects with a ZotError
+   * carrying the record as `result` when an `error` event came.
+   */
+  result(): Promise<PromptResult | undefined>;
 }
 
 /**
@@ -175,7 +196,9 @@ export declare class ZotClient {
     options?: { save?: "project" | "everywhere"; rule?: string },
   ): Promise<void>;
   /** Sends a prompt; iterate the stream for its events. */
-  prompt(message: string, images?: ImageInput[], options?: WorkOptions): PromptStream;
+  prompt(message: string, images?: ImageInput[] | null, options?: PromptOptions): PromptStream;
+  /** Sends a prompt and resolves to its record once it ends (PromptStream.result). */
+  run(message: string, options?: PromptOptions & { images?: ImageInput[] }): Promise<PromptResult | undefined>;
   /**
    * Cancels the running work; with `all`, drops queued work too. With
    * `promptId` (a stream's `id`), cancels only that command's work: aborted

@@ -169,6 +169,30 @@ export class PromptStream {
     for await (const ev of this) events.push(ev);
     return events;
   }
+
+  /**
+   * Reads every remaining event and resolves to the prompt's record from
+   * its `done`: stop, final text, turns, tool calls, duration, usage and
+   * cost of this prompt, and `structured` (the answer parsed as JSON) when
+   * the prompt gave an output schema; undefined for a compaction. Rejects
+   * with a ZotError (the `error` event's code, e.g. `invalid_output`, and
+   * the record as its `result`) when the work failed.
+   * @returns {Promise<object | undefined>}
+   */
+  async result() {
+    let failure;
+    let record;
+    for await (const ev of this) {
+      if (ev.type === "error") failure = ev;
+      if (ev.type === "done") record = ev.result;
+    }
+    if (failure) {
+      const err = new ZotError(failure.message, { code: failure.code ?? "", command: this.command });
+      err.result = record;
+      throw err;
+    }
+    return record;
+  }
 }
 
 /**
@@ -485,10 +509,27 @@ export class ZotClient extends EventEmitter {
    * nothing: the stream fails with code `aborted`.
    * @param {string} message
    * @param {{mime_type?: string, data: string}[]} [images] base64 images
-   * @param {{signal?: AbortSignal}} [options]
+   * With `options.outputSchema` (a JSON Schema) the final answer must
+   * follow it (parsed on the record's `structured`, see
+   * PromptStream.result), with up to `options.outputRetries` corrective
+   * turns.
+   * @param {{signal?: AbortSignal, outputSchema?: object, outputRetries?: number}} [options]
    */
   prompt(message, images, options = {}) {
-    return this._work("prompt", images === undefined ? { message } : { message, images }, options.signal);
+    const fields = images === undefined || images === null ? { message } : { message, images };
+    if (options.outputSchema !== undefined) fields.output_schema = options.outputSchema;
+    if (options.outputRetries !== undefined) fields.output_retries = options.outputRetries;
+    return this._work("prompt", fields, options.signal);
+  }
+
+  /**
+   * Sends a prompt and resolves to its record once it ends (see
+   * PromptStream.result). options are prompt()'s, with `images`.
+   * @param {string} message
+   * @param {{images?: {mime_type?: string, data: string}[], signal?: AbortSignal, outputSchema?: object, outputRetries?: number}} [options]
+   */
+  run(message, options = {}) {
+    return this.prompt(message, options.images, options).result();
   }
 
   /**

@@ -192,3 +192,25 @@ test("commands fail cleanly before start, after close and for a missing binary",
   assert.deepEqual(await client.close(), { code: 0, signal: null });
   await assert.rejects(client.ping(), (err) => err instanceof ZotError && err.code === "closed");
 });
+
+test("run resolves to the prompt's record; an answer that never follows the schema rejects with invalid_output", async (t) => {
+  const script = writeScript(t, { turns: [
+    { steps: [{ text: '{"n": 2}' }] },
+    { steps: [{ text: "not json" }] },
+  ] });
+  const zot = await openClient(t, { args: ["--script", script] });
+  const outputSchema = { type: "object", properties: { n: { type: "integer" } }, required: ["n"] };
+  const res = await guard(zot.run("two?", { outputSchema }), "run");
+  assert.deepEqual(res.structured, { n: 2 });
+  assert.equal(res.stop, "end_turn");
+  assert.equal(res.text, '{"n": 2}');
+  assert.equal(res.turns, 1);
+  await assert.rejects(zot.prompt("again", null, { outputSchema, outputRetries: 0 }).result(), (err) => {
+    assert.ok(err instanceof ZotError);
+    assert.equal(err.code, "invalid_output");
+    assert.equal(err.result.stop, "error");
+    assert.equal(err.result.text, "not json");
+    return true;
+  });
+  await assert.rejects(zot.run("bad", { outputSchema: { type: 5 } }), (err) => err.code === "invalid_params");
+});

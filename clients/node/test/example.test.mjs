@@ -77,3 +77,22 @@ test("examples/tool.mjs: the model calls the function", async (t) => {
   assert.match(stderr, /\[weather\] fog and 12 degrees in Oslo/);
   assert.equal(stdout, "It is foggy in Oslo.\n");
 });
+
+test("examples/structured.mjs: the answer is parsed after a corrective turn", async (t) => {
+  const script = writeScript(t, { turns: [
+    { steps: [{ text: "Paris, about two million.", usage: { input: 20, output: 8 } }] },
+    { steps: [{ text: '{"city": "Paris", "population": 2100000}', usage: { input: 40, output: 12 } }] },
+  ] });
+  const proc = spawn(process.execPath, [join(clientDir, "examples/structured.mjs"), "--provider", "scripted", "--script", script, "--cwd", tempDir(t), "capital of France?"], {
+    env: { ...process.env, ZOT_BIN: zotBin, ZOTCORE_RPC_TOKEN: undefined },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  let stdout = "";
+  let stderr = "";
+  proc.stdout.setEncoding("utf8").on("data", (s) => (stdout += s));
+  proc.stderr.setEncoding("utf8").on("data", (s) => (stderr += s));
+  const code = await guard(new Promise((resolve) => proc.on("close", resolve)), "structured example");
+  assert.equal(code, 0, stderr);
+  assert.equal(stdout, '{"city":"Paris","population":2100000}\n');
+  assert.match(stderr, /end_turn: 2 turns, 0 tool calls, 60\+20 tokens/);
+});
