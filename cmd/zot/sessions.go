@@ -80,11 +80,11 @@ A session is named by its id, or by the start of one that no other id shares.`,
 					case cmd.Bool("tree") && cmd.Bool("json"):
 						return writeJSON(std.out, treeOf(list))
 					case cmd.Bool("tree"):
-						return drawTree(std.out, treeOf(list))
+						return drawTree(plainText(std.out), treeOf(list))
 					case cmd.Bool("json"):
 						return writeJSON(std.out, list)
 					}
-					return listSessions(std.out, list)
+					return listSessions(plainText(std.out), list)
 				},
 			},
 			{
@@ -117,7 +117,7 @@ A session is named by its id, or by the start of one that no other id shares.`,
 					if cmd.Bool("json") {
 						return writeJSON(std.out, shownSession{Entry: e, Transcript: transcriptOf(msgs)})
 					}
-					return showSession(std.out, e, msgs)
+					return showSession(plainText(std.out), e, msgs)
 				},
 			},
 			forkCommand(std),         // sessions_edit.go

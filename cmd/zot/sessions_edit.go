@@ -56,10 +56,11 @@ never changed. zot sessions show ID lists each prompt's position and id.`,
 			if cmd.Bool("json") {
 				return writeJSON(std.out, forkedJSON{Session: f.Entry, AtIndex: f.At, MessageID: f.MessageID, Message: prompt[0]})
 			}
-			fmt.Fprintf(std.out, "%s\nforked from %s before prompt #%d (%s):\n", f.ID, e.ID, f.At, f.MessageID)
+			out := plainText(std.out)
+			fmt.Fprintf(out, "%s\nforked from %s before prompt #%d (%s):\n", f.ID, e.ID, f.At, f.MessageID)
 			for _, b := range prompt[0].Content {
 				if b.Type == "text" {
-					fmt.Fprintln(std.out, b.Text)
+					fmt.Fprintln(out, b.Text)
 				}
 			}
 			return nil
@@ -255,7 +256,7 @@ from when that folder exists here, else the current directory.`,
 			if cmd.Bool("json") {
 				return writeJSON(std.out, importedJSON{Entry: im.Entry, From: im.From})
 			}
-			fmt.Fprintf(std.out, "%s\nimported (exported as %s), %d messages, in %s\n", im.ID, im.From, im.Messages, im.CWD)
+			fmt.Fprintf(plainText(std.out), "%s\nimported (exported as %s), %d messages, in %s\n", im.ID, im.From, im.Messages, im.CWD)
 			return nil
 		},
 	}

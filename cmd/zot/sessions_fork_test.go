@@ -428,3 +428,50 @@ func TestRPCSessions(t *testing.T) {
 		t.Errorf("a refused load changed the transcript: %s", r.Data)
 	}
 }
+
+// TestSessionsTextKeepsEscapesOffTheTerminal: an imported export whose
+// id, prompt, answer and tool output hold terminal escapes (a clear, a
+// window title, OSC 52 that writes the clipboard, a bare CSI, a carriage
+// return) shows them as visible text in import's, list's, list --tree's,
+// show's and fork's output, never as raw control bytes.
+func TestSessionsTextKeepsEscapesOffTheTerminal(t *testing.T) {
+	root := t.TempDir()
+	env := []string{"ZOT_HOME=" + t.TempDir()}
+	evil := "\x1b[2J\x1b]0;title\x07\x1b]52;c;cHduZWQ=\x07\u009b31m\rx"
+	exp := map[string]any{
+		"format": "zot-session", "version": 1,
+		"session": map[string]any{"id": "id" + evil, "cwd": root},
+		"messages": []any{
+			map[string]any{"role": "user", "content": []any{map[string]any{"type": "text", "text": "ask" + evil}}},
+			map[string]any{"role": "assistant", "content": []any{map[string]any{"type": "text", "text": "answer" + evil}}},
+		},
+	}
+	data, err := json.Marshal(exp)
+	if err != nil {
+		t.Fatal(err)
+	}
+	file := filepath.Join(root, "evil.json")
+	os.WriteFile(file, data, 0o644)
+	raw := func(what, out string) {
+		t.Helper()
+		if i := strings.IndexFunc(out, func(r rune) bool { return r == '\x1b' || r == '\a' || r == '\r' || r == '\u009b' }); i >= 0 {
+			t.Errorf("%s writes a raw control character: %q", what, out)
+		}
+	}
+	out, errOut, code := runExt(t, env, root, "sessions", "import", file)
+	if code != 0 {
+		t.Fatalf("import: %s", errOut)
+	}
+	raw("import", out)
+	id := strings.SplitN(out, "\n", 2)[0]
+	for _, args := range [][]string{{"list"}, {"list", "--tree"}, {"show", id}, {"fork", id}} {
+		out, errOut, code := runExt(t, env, root, append([]string{"sessions"}, args...)...)
+		if code != 0 {
+			t.Fatalf("%v: %s", args, errOut)
+		}
+		raw(strings.Join(args, " "), out)
+		if args[0] == "show" && !strings.Contains(out, `answer\x1b[2J`) {
+			t.Errorf("show hides the answer's escape instead of showing it: %q", out)
+		}
+	}
+}

@@ -58,7 +58,7 @@ large to record is left as it is and said so. See docs/sessions.md.`,
 			if cmd.Bool("json") {
 				return writeJSON(std.out, res)
 			}
-			_, err = fmt.Fprintln(std.out, engine.UndoSummary(res))
+			_, err = fmt.Fprintln(plainText(std.out), engine.UndoSummary(res))
 			return err
 		},
 	}
