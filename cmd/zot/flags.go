@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"path/filepath"
 	"slices"
@@ -45,6 +46,7 @@ func agentFlags() []cli.Flag {
 		&cli.StringSliceFlag{Name: "append-system-prompt", Usage: "text added after the system prompt; repeatable, each after a blank line"},
 		&cli.StringFlag{Name: "reasoning", Usage: "reasoning level: none, minimal, low, medium, high, xhigh or max, as the model takes them (zot models --json lists each model's)"},
 		&cli.IntFlag{Name: "max-steps", Value: 50, Usage: "most model calls per prompt"},
+		&cli.FloatFlag{Name: "max-cost", Usage: "cost budget of each prompt in US dollars: a prompt that spends it ends with stop max_cost (0: none)"},
 		&cli.BoolFlag{Name: "no-tools", Usage: "turn every tool off"},
 		&cli.StringFlag{Name: "tools", Usage: "comma-separated tools to enable (read,write,edit,bash,grep,find,ls)"},
 		&cli.StringFlag{Name: "script", Usage: "with --provider scripted: the JSON script to play (default: the built-in one)"},
@@ -144,6 +146,7 @@ func runtimeConfig(cmd *cli.Command, stderr io.Writer) (agentConfig, error) {
 		AppendSystemPrompt: joinPrompts(cmd.StringSlice("append-system-prompt")),
 		Reasoning:          cmd.String("reasoning"),
 		MaxSteps:           cmd.Int("max-steps"),
+		MaxCostUSD:         cmd.Float("max-cost"),
 		NoTools:            cmd.Bool("no-tools"),
 		AutoCompactOff:     cmd.Bool("no-auto-compact"),
 	}
@@ -209,6 +212,9 @@ func runtimeConfig(cmd *cli.Command, stderr io.Writer) (agentConfig, error) {
 	}
 	if cfg.MaxSteps < 1 {
 		return cfg, &exitError{code: 2, msg: fmt.Sprintf("--max-steps must be at least 1, got %d", cfg.MaxSteps)}
+	}
+	if cfg.MaxCostUSD < 0 || math.IsNaN(cfg.MaxCostUSD) || math.IsInf(cfg.MaxCostUSD, 0) {
+		return cfg, &exitError{code: 2, msg: fmt.Sprintf("--max-cost must be a number of dollars, 0 or more, got %v", cfg.MaxCostUSD)}
 	}
 	if cfg.Reasoning != "" && !slices.Contains(llm.ReasoningLevels, cfg.Reasoning) {
 		return cfg, &exitError{code: 2, msg: fmt.Sprintf("--reasoning must be one of %s, got %q", strings.Join(llm.ReasoningLevels, ", "), cfg.Reasoning)}

@@ -279,7 +279,9 @@ func (t *turn) answer() (*acp.PromptResponse, error) {
 	switch {
 	case t.stop == wire.StopAborted:
 		return &acp.PromptResponse{StopReason: acp.StopReasonCancelled}, nil
-	case t.errCode == wire.CodeMaxSteps:
+	case t.errCode == wire.CodeMaxSteps, t.stop == wire.StopMaxCost && t.errCode == "":
+		// ACP has no stop reason for a spent cost budget: the nearest is
+		// the one for a turn's model calls running out.
 		return &acp.PromptResponse{StopReason: acp.StopReasonMaxTurnRequests}, nil
 	case t.errCode != "" || t.stop == wire.StopError:
 		return nil, turnError(t.s.id, t.errCode, t.errText)

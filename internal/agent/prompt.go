@@ -84,6 +84,7 @@ func (a *Agent) prompt(ctx context.Context, text string, images []llm.ImageBlock
 		a.inbox.Open()
 		defer a.inbox.stop()
 	}
+	a.startBudget(overridesOf(ctx))
 	p.userIndex = a.appendMessage(msg)
 	ev.Content, ev.Time = wireBlocks(&msg), wireTime(msg.Time)
 	p.emit(ev)
@@ -188,15 +189,21 @@ func (p *promptRun) loop() error {
 			p.answerUnrun(res.calls)
 			return p.finish(nil)
 		}
+		if why := a.overBudget(overridesOf(p.ctx)); why != "" {
+			// The budget is spent: the calls it asked for do not run.
+			p.turnEndReason(wire.StopMaxCost, why)
+			p.answerUnrun(res.calls)
+			return p.finish(nil)
+		}
 		p.turnEnd(wire.StopToolUse, "")
 		p.runTools(res.calls, res.tools)
 		if p.ctx.Err() != nil {
 			return p.abort()
 		}
-		if step >= a.maxSteps {
+		if max := p.maxSteps(); step >= max {
 			return p.finish(&Error{
 				Code:    wire.CodeMaxSteps,
-				Message: fmt.Sprintf("max steps (%d) reached before the model finished", a.maxSteps),
+				Message: fmt.Sprintf("max steps (%d) reached before the model finished", max),
 			})
 		}
 	}
@@ -239,4 +246,13 @@ func (p *promptRun) finish(err error) error {
 		return err
 	}
 	return cerr
+}
+
+// maxSteps is the step limit of the prompt: its override, else the
+// agent's.
+func (p *promptRun) maxSteps() int {
+	if o := overridesOf(p.ctx); o != nil && o.MaxSteps > 0 {
+		return o.MaxSteps
+	}
+	return p.a.maxSteps
 }

@@ -30,7 +30,11 @@ type stepResult struct {
 // and returns the error Prompt returns.
 func (p *promptRun) call(step int) (*stepResult, error) {
 	a := p.a
-	model := a.Model()
+	model, level := a.modelFor(p.ctx)
+	maxTokens := a.maxTokens
+	if o := overridesOf(p.ctx); o != nil && o.MaxTokens > 0 {
+		maxTokens = o.MaxTokens
+	}
 	view := a.toolset.View()
 	if model.BoundThinking {
 		if p.view == nil {
@@ -43,8 +47,8 @@ func (p *promptRun) call(step int) (*stepResult, error) {
 		System:    a.systemFor(model.BoundThinking),
 		Messages:  a.snapshot(),
 		Tools:     view.Specs(),
-		MaxTokens: a.maxTokens,
-		Reasoning: a.Reasoning(),
+		MaxTokens: maxTokens,
+		Reasoning: level,
 	}
 	if out := outputSchemaOf(p.ctx); out != nil {
 		req.OutputSchema = out.Raw()

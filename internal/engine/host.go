@@ -214,7 +214,7 @@ func (h *Host) NewSession(cfg SessionConfig) (*Session, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &Session{host: h, catalog: catalog, provider: cfg.Provider, cwd: cwd, log: cfg.Log, spills: spills, storedID: storedID, sbox: sbox}
+	s := &Session{host: h, catalog: catalog, provider: cfg.Provider, cwd: cwd, log: cfg.Log, spills: spills, storedID: storedID, sbox: sbox, maxCost: cfg.MaxCostUSD}
 	s.undo.store = checkpoint.New(checkpointDir(cfg), checkpoint.Limits{}) // undo.go
 	toolset, err := agent.NewToolSet(builtin, s.toolConflict)
 	if err != nil {

@@ -93,6 +93,10 @@ type SessionConfig struct {
 	Reasoning string
 	// MaxSteps bounds the model calls of one prompt; 0 means 50.
 	MaxSteps int
+	// MaxCostUSD is the cost budget of each prompt that sets none of its
+	// own (PromptInput.Overrides); 0 means none. A prompt that spends it
+	// ends with a turn_end of stop max_cost.
+	MaxCostUSD float64
 	// Tools names the tools the model may use; nil means all built-in
 	// tools (read, write, edit, bash, grep, find, ls). Unknown names are
 	// an error.
@@ -236,6 +240,9 @@ type PromptInput struct {
 	// Source, when set, marks the prompt as an external event from there
 	// (see Session.ExternalEvent).
 	Source string
+	// Overrides hold what the door asked of this prompt alone: see
+	// SetOverrides.
+	Overrides PromptOverrides
 }
 
 // CompactInput is a compaction request.
@@ -274,6 +281,7 @@ type Session struct {
 	undo        undoState         // what its turns changed in files (undo.go)
 	clientTools clientToolState   // the tools its clients run (clienttools.go)
 	inbox       agent.Inbox       // steers and contexts for the running prompt (steer.go)
+	maxCost     float64           // the cost budget of a prompt that sets none (mu)
 
 	// emitMu makes stamping an event and handing it on one step, so seq
 	// order is delivery order; taken inside mu, never the other way.
@@ -410,8 +418,15 @@ func (s *Session) workFunc(w Work) (func(context.Context, func(wire.Event)) erro
 		if in.Text == "" && len(in.Images) == 0 {
 			return nil, errEmptyPrompt
 		}
+		o, err := s.overrides(in.Overrides)
+		if err != nil {
+			return nil, err
+		}
 		return func(ctx context.Context, emit func(wire.Event)) error {
 			defer s.undo.beginTurn(s.agent.MessageCount())()
+			if o != nil {
+				ctx = agent.WithOverrides(ctx, o)
+			}
 			if in.Output != nil {
 				return s.promptStructured(ctx, tallyOf(ctx), in, emit)
 			}

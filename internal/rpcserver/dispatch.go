@@ -56,6 +56,14 @@ func (s *Server) dispatch(cmd wire.Command, id wire.ID, typ string) {
 				return
 			}
 		}
+		var level *string
+		if c.Reasoning != "" {
+			level = &c.Reasoning
+		}
+		if err := in.SetOverrides(c.Model, level, c.MaxSteps, c.MaxTokens, c.MaxCostUSD); err != nil {
+			s.fail(id, typ, wire.CodeInvalidParams, "prompt: %s", oneLine(err))
+			return
+		}
 		s.submit(id, typ, engine.Work{ID: id, Prompt: in})
 	case *wire.CompactCommand:
 		s.submit(id, typ, engine.Work{ID: id, Compact: &engine.CompactInput{Instructions: c.Instructions}})

@@ -1,0 +1,90 @@
+package agent
+
+import (
+	"context"
+	"fmt"
+
+	"zot.dev/zot/internal/models"
+)
+
+// Overrides change the model calls of one prompt without changing the
+// agent: the zero value changes nothing. A prompt run under a context
+// carrying them (WithOverrides) uses them for every model call it makes,
+// corrective turns included when one Overrides value is passed to each.
+type Overrides struct {
+	// Model, when set, replaces the agent's model (same provider).
+	Model *models.Model
+	// Reasoning, when set, replaces the agent's reasoning level.
+	Reasoning *string
+	// MaxSteps, when above zero, replaces the agent's step limit.
+	MaxSteps int
+	// MaxTokens, when above zero, replaces the output limit of each call.
+	MaxTokens int
+	// MaxCostUSD, when above zero, is the cost budget of the prompt: once
+	// its model calls cost that much, the prompt ends after the call that
+	// reached it, with a turn_end of stop max_cost. Calls of a model
+	// without prices do not count against it.
+	MaxCostUSD float64
+
+	// based is set once the cost of the agent's meter before the prompt's
+	// first model call is in base; prompts run one at a time, so the
+	// goroutine running them alone touches these.
+	based bool
+	base  float64
+}
+
+// overridesKey keys a prompt's overrides in its context.
+type overridesKey struct{}
+
+// WithOverrides returns ctx carrying o for the prompt run under it. The
+// same *Overrides given to several Prompt calls holds them to one cost
+// budget together.
+func WithOverrides(ctx context.Context, o *Overrides) context.Context {
+	return context.WithValue(ctx, overridesKey{}, o)
+}
+
+// overridesOf returns the overrides ctx carries, or nil.
+func overridesOf(ctx context.Context) *Overrides {
+	o, _ := ctx.Value(overridesKey{}).(*Overrides)
+	return o
+}
+
+// startBudget notes what the agent's meter has cost before the prompt's
+// first model call, so that the budget counts the prompt's calls alone.
+func (a *Agent) startBudget(o *Overrides) {
+	if o == nil || o.based || o.MaxCostUSD <= 0 {
+		return
+	}
+	o.based, o.base = true, a.meter.Total().CostUSD
+}
+
+// overBudget says why the prompt's cost budget is spent, "" while it is
+// not (or there is none, or the model's prices are unknown).
+func (a *Agent) overBudget(o *Overrides) string {
+	if o == nil || o.MaxCostUSD <= 0 {
+		return ""
+	}
+	t := a.meter.Total()
+	if t.CostUnknown {
+		return ""
+	}
+	if spent := t.CostUSD - o.base; spent >= o.MaxCostUSD {
+		return fmt.Sprintf("the prompt's cost budget ($%.4f) is spent: $%.4f", o.MaxCostUSD, spent)
+	}
+	return ""
+}
+
+// modelFor returns the model and reasoning level of a model call of the
+// prompt run under ctx.
+func (a *Agent) modelFor(ctx context.Context) (models.Model, string) {
+	m, level := a.Model(), a.Reasoning()
+	if o := overridesOf(ctx); o != nil {
+		if o.Model != nil {
+			m = *o.Model
+		}
+		if o.Reasoning != nil {
+			level = *o.Reasoning
+		}
+	}
+	return m, level
+}
