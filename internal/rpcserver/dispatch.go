@@ -56,13 +56,15 @@ func (s *Server) dispatch(cmd wire.Command, id wire.ID, typ string) {
 				return
 			}
 		}
-		var level *string
-		if c.Reasoning != "" {
-			level = &c.Reasoning
-		}
-		if err := in.SetOverrides(c.Model, level, c.MaxSteps, c.MaxTokens, c.MaxCostUSD); err != nil {
-			s.fail(id, typ, wire.CodeInvalidParams, "prompt: %s", oneLine(err))
-			return
+		if c.Model != "" || c.Reasoning != "" || c.MaxSteps != nil || c.MaxTokens != nil || c.MaxCostUSD != nil {
+			var level *string
+			if c.Reasoning != "" {
+				level = &c.Reasoning
+			}
+			if err := in.SetOverrides(c.Model, level, c.MaxSteps, c.MaxTokens, c.MaxCostUSD); err != nil {
+				s.fail(id, typ, wire.CodeInvalidParams, "prompt: %s", oneLine(err))
+				return
+			}
 		}
 		s.submit(id, typ, engine.Work{ID: id, Prompt: in})
 	case *wire.CompactCommand:
