@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
@@ -193,4 +194,59 @@ func TestInjectContextAndExternalEvent(t *testing.T) {
 	}
 	wantResponse(t, f.send(`{"id":"x","type":"external_event","source":"ci"}`), "external_event", false, wire.CodeInvalidParams)
 	p.exit()
+}
+
+// TestSteerOverACP: _zot/session/steer is invalid_params when no turn
+// runs, and while session/prompt runs lands at the next step boundary
+// (every client gets it as a user_message_chunk; the model answers it in
+// the same turn); _zot/session/inject_context waits for the next model
+// call; _zot/session/external_event runs a turn of its own.
+func TestSteerOverACP(t *testing.T) {
+	s := script(t, map[string]any{"turns": []any{
+		map[string]any{"steps": []any{map[string]any{"text": "first answer", "chunk": 2, "delay_ms": 100}}},
+		map[string]any{"steps": []any{map[string]any{"echo": true}}},
+	}})
+	a := startACPProc(t, doorDir(t), "--provider", "scripted", "--script", s)
+	p := a.peer
+	if f, _ := p.call("1", "initialize", `{"protocolVersion":1,"clientCapabilities":{}}`, ""); f.Error != nil {
+		t.Fatalf("initialize: %s", f.raw)
+	}
+	id := sessionID(t, first(p.call("2", "session/new", fmt.Sprintf(`{"cwd":%q,"mcpServers":[]}`, t.TempDir()), "")))
+	if f, _ := p.call("3", "_zot/session/steer", fmt.Sprintf(`{"sessionId":%q,"message":"x"}`, id), ""); f.Error == nil || f.Error.Data["kind"] != "invalid_params" {
+		t.Errorf("steer while idle: %s", f.raw)
+	}
+	p.send(fmt.Sprintf(`{"jsonrpc":"2.0","id":4,"method":"session/prompt","params":{"sessionId":%q,"prompt":[{"type":"text","text":"go"}]}}`, id))
+	var frames []doorFrame
+	for !slices.Contains(updateKinds(frames), "agent_message_chunk") {
+		frames = append(frames, p.next())
+	}
+	f, before := p.call("5", "_zot/session/steer", fmt.Sprintf(`{"sessionId":%q,"message":"shorter please"}`, id), "")
+	if f.Error != nil || string(f.Result) != `{"steered":true}` {
+		t.Fatalf("steer: %s", f.raw)
+	}
+	f, rest := p.await("4", "")
+	frames = append(append(frames, before...), rest...)
+	if f.Error != nil {
+		t.Fatalf("prompt: %s", f.raw)
+	}
+	if got := chunkText(frames, "user_message_chunk"); got != "shorter please" {
+		t.Errorf("user_message_chunk %q", got)
+	}
+	if got := chunkText(frames, "agent_message_chunk"); got != "first answerYou said: shorter please" {
+		t.Errorf("agent_message_chunk %q", got)
+	}
+	if f, _ := p.call("6", "_zot/session/inject_context", fmt.Sprintf(`{"sessionId":%q,"text":"disk almost full","source":"watcher"}`, id), ""); string(f.Result) != `{"pending":1}` {
+		t.Errorf("inject_context: %s", f.raw)
+	}
+	f, frames = p.call("7", "_zot/session/external_event", fmt.Sprintf(`{"sessionId":%q,"payload":"build 12 failed","source":"ci"}`, id), "")
+	if f.Error != nil || !strings.Contains(string(f.Result), `"stopReason":"end_turn"`) {
+		t.Fatalf("external_event: %s", f.raw)
+	}
+	if got := chunkText(frames, "user_message_chunk"); !strings.Contains(got, "build 12 failed") || !strings.Contains(got, "disk almost full") {
+		t.Errorf("external_event's user_message_chunk %q", got)
+	}
+	big := strings.Repeat("x", 64<<10+1)
+	if f, _ := p.call("8", "_zot/session/inject_context", fmt.Sprintf(`{"sessionId":%q,"text":%q}`, id, big), ""); f.Error == nil || f.Error.Data["kind"] != "limit_exceeded" {
+		t.Errorf("a context past 64 KiB: %.300s", f.raw)
+	}
 }

@@ -78,6 +78,12 @@ func (h *conn) Handle(ctx context.Context, c *jsonrpc.Conn, req *jsonrpc.Request
 		return h.compact(req)
 	case acp.MethodZotSessionUndo:
 		return h.undo(req) // undo.go
+	case acp.MethodZotSessionSteer:
+		return h.steer(req) // steer.go
+	case acp.MethodZotSessionInjectContext:
+		return h.injectContext(req)
+	case acp.MethodZotSessionExternalEvent:
+		return h.externalEvent(req)
 	case acp.MethodZotSessionRegisterTools:
 		return h.registerTools(req) // tools.go
 	case acp.MethodZotSessionUnregisterTools:

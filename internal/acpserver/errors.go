@@ -51,6 +51,8 @@ func fromCode(code wire.ErrorCode, sessionID, field, msg string) *jsonrpc.Error 
 		return appError(acp.ErrorKindBusy, sessionID, "session %s runs a prompt or compaction; send again after its answer", sessionID)
 	case wire.CodeProviderError:
 		return appError(acp.ErrorKindProviderError, sessionID, "%s", msg)
+	case wire.CodeLimitExceeded:
+		return appError(acp.ErrorKindLimitExceeded, sessionID, "%s", msg)
 	case wire.CodeInvalidParams, wire.CodeUnknownModel, wire.CodeInvalidImage:
 		// The request cannot be served as it stands: the client's to
 		// change, not a fault inside zot.

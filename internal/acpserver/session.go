@@ -374,10 +374,13 @@ func (s *acpSession) sink(t *turn) engine.Sink {
 		// A message committed to the transcript is in the session file
 		// before its event comes here (engine.Session.Save).
 		var except *conn
-		if um, ok := ev.(*wire.UserMessageEvent); ok && s.hasClientBesides(t.from) {
+		if um, ok := ev.(*wire.UserMessageEvent); ok && (um.Kind != "" || s.hasClientBesides(t.from)) {
 			// The client that sent the prompt has it; the others that
-			// have the session open are told what was asked.
-			except = t.from
+			// have the session open are told what was asked. A steer,
+			// a context or an event is news to every client.
+			if um.Kind == "" {
+				except = t.from
+			}
 			var ups []acp.SessionUpdate
 			for _, b := range um.Content {
 				if tb, ok := b.(*wire.TextBlock); ok && tb.Text != "" {
