@@ -82,7 +82,17 @@ func (s *acpSession) ask(ctx context.Context, req engine.ApprovalRequest) engine
 		tc.Locations = []acp.ToolCallLocation{{Path: path}}
 	}
 	options := permissionOptions
-	if req.Rule != "" {
+	if req.Sandbox != "" {
+		// A write the sandbox refuses: allowed for this call, or for this
+		// path from now on; never kept as a rule.
+		title = "Outside the sandbox: " + title
+		options = []acp.PermissionOption{
+			{OptionID: "allow_once", Name: "Allow this write once", Kind: acp.PermissionOptionKindAllowOnce},
+			{OptionID: "allow_always", Name: "Always allow writing this path in this session", Kind: acp.PermissionOptionKindAllowAlways},
+			{OptionID: "reject_once", Name: "Reject", Kind: acp.PermissionOptionKindRejectOnce},
+		}
+		tc.Meta = map[string]any{"zot": map[string]any{"sandbox": req.Sandbox}}
+	} else if req.Rule != "" {
 		// The session can keep the answer as a rule: offered after
 		// "Allow always", which holds for this session only.
 		options = append(slices.Clone(permissionOptions[:2]), acp.PermissionOption{

@@ -12,7 +12,9 @@ import (
 	"time"
 
 	"zot.dev/zot/internal/agent"
+	"zot.dev/zot/internal/sandbox"
 	"zot.dev/zot/internal/settings"
+	"zot.dev/zot/internal/tools"
 	"zot.dev/zot/sdk/wire"
 )
 
@@ -36,6 +38,11 @@ type ApprovalRequest struct {
 	// unless it names its own (`bash(go test *)`); empty when the session
 	// cannot save rules (SessionConfig.Permissions names no Home).
 	Rule string
+	// Sandbox, when set, says the call writes where the session's sandbox
+	// refuses (which path, which rule): AllowOnce lets this call write
+	// there, AllowAlways lets the session write that path from now on;
+	// such an answer is never saved as a rule.
+	Sandbox string
 }
 
 // Decision is an approver's answer.
@@ -104,6 +111,10 @@ type approval struct {
 	rules *settings.Rules
 	// warn tells the user what could not be saved.
 	warn func(string)
+	// sandbox is the session's sandbox, and cwd where the tools resolve
+	// relative paths: a write it refuses is asked about (sandbox.go).
+	sandbox *sandbox.Guard
+	cwd     string
 
 	mu      sync.Mutex
 	mode    PermissionMode      // decides before anybody is asked (modes.go)
@@ -172,6 +183,9 @@ func (a *approval) beforeTool(ctx context.Context, call agent.ToolCall) agent.Ve
 			return agent.Verdict{Block: true, Reason: rule.Reason()}
 		}
 	}
+	if v, asked := a.sandboxRefusal(ctx, call); asked {
+		return v
+	}
 	if !a.covers(call.Name) {
 		return agent.Verdict{}
 	}
@@ -201,51 +215,13 @@ func (a *approval) beforeTool(ctx context.Context, call agent.ToolCall) agent.Ve
 		a.mu.Unlock()
 		return agent.Verdict{Block: true, Reason: "no answer can come: " + why}
 	}
-	a.issued++
-	req := ApprovalRequest{ID: "perm-" + strconv.Itoa(a.issued), ToolCallID: call.ID, Tool: call.Name, Args: call.Args}
+	req := ApprovalRequest{ToolCallID: call.ID, Tool: call.Name, Args: call.Args}
 	if a.rules != nil && a.rules.Home != "" {
 		req.Rule = settings.Suggest(settings.Call{Tool: call.Name, Args: call.Args, CWD: a.rules.Dir})
 	}
-	var answer chan answered
-	if a.byAnswer {
-		answer = make(chan answered, 1)
-		a.waiting[req.ID] = &pending{req: req, ch: answer}
-		defer func() {
-			a.mu.Lock()
-			delete(a.waiting, req.ID)
-			a.mu.Unlock()
-		}()
-	}
-	a.mu.Unlock()
-
-	ev := &wire.PermissionRequestEvent{RequestID: req.ID, CallID: req.ToolCallID, Tool: req.Tool, Args: req.Args, Rule: req.Rule}
-	if a.timeout > 0 {
-		ms := max(a.timeout.Milliseconds(), 1)
-		ev.TimeoutMs = &ms
-	}
-	emitInto(ctx, ev)
-
-	var ans answered
-	if a.byAnswer {
-		select {
-		case got, ok := <-answer:
-			if !ok {
-				a.mu.Lock()
-				why := a.ended
-				a.mu.Unlock()
-				return agent.Verdict{Block: true, Reason: "no answer can come: " + why}
-			}
-			ans = got
-		case <-ctx.Done():
-		}
-	} else {
-		ans.Approval = a.ask(ctx, req)
-	}
-	if ctx.Err() != nil {
-		if errors.Is(ctx.Err(), context.DeadlineExceeded) && a.timeout > 0 {
-			return agent.Verdict{Err: fmt.Errorf("no answer within %s", a.timeout)}
-		}
-		return agent.Verdict{Err: fmt.Errorf("no answer: %w", context.Cause(ctx))}
+	ans, req, stop := a.request(ctx, req)
+	if stop != nil {
+		return *stop
 	}
 	switch ans.Decision {
 	case AllowAlways:
@@ -272,6 +248,107 @@ func (a *approval) beforeTool(ctx context.Context, call agent.ToolCall) agent.Ve
 		reason += ": " + ans.Reason
 	}
 	return agent.Verdict{Block: true, Reason: reason}
+}
+
+// sandboxRefusal asks about a write or edit the session's sandbox
+// refuses, when somebody can answer and the mode asks (ask, accept_edits;
+// never auto, and read_only refuses the call anyway): an allow lets the call write that path (once, or from now on),
+// and also stands for the approval the mode would ask. asked is false
+// when there was nothing to ask: the call goes on, and the tool refuses
+// the path itself with the sandbox's error.
+func (a *approval) sandboxRefusal(ctx context.Context, call agent.ToolCall) (agent.Verdict, bool) {
+	if a.sandbox == nil || (call.Name != "write" && call.Name != "edit") {
+		return agent.Verdict{}, false
+	}
+	var args struct {
+		Path string `json:"path"`
+	}
+	if json.Unmarshal(call.Args, &args) != nil || args.Path == "" {
+		return agent.Verdict{}, false
+	}
+	err := a.sandbox.Policy().CheckWrite(tools.ResolvePath(a.cwd, args.Path))
+	var denied *sandbox.Denied
+	if !errors.As(err, &denied) {
+		return agent.Verdict{}, false
+	}
+	a.mu.Lock()
+	// auto asks nobody, read_only refuses the call anyway.
+	if a.mode == ModeAuto || a.mode == ModeReadOnly || (a.ask == nil && !a.byAnswer) || a.ended != "" {
+		a.mu.Unlock()
+		return agent.Verdict{}, false
+	}
+	ans, _, stop := a.request(ctx, ApprovalRequest{ToolCallID: call.ID, Tool: call.Name, Args: call.Args, Sandbox: denied.Error()})
+	if stop != nil {
+		return *stop, true
+	}
+	real := denied.Real
+	if real == "" {
+		real = denied.Path
+	}
+	switch ans.Decision {
+	case AllowOnce:
+		a.sandbox.AllowOnce(real)
+		return agent.Verdict{}, true
+	case AllowAlways:
+		a.sandbox.Allow(real)
+		return agent.Verdict{}, true
+	}
+	reason := "the user did not allow writing outside the sandbox"
+	if ans.Reason != "" {
+		reason += " (" + ans.Reason + ")"
+	}
+	return agent.Verdict{Block: true, Reason: reason + ": " + denied.Error()}, true
+}
+
+// request numbers req, delivers its permission_request and waits for
+// the answer: the Approver's, or the door's. It is called with a.mu held
+// and releases it. A verdict is returned in place of an answer when none
+// can come (the door ended, the prompt was aborted, the approval timed
+// out).
+func (a *approval) request(ctx context.Context, req ApprovalRequest) (ans answered, _ ApprovalRequest, stop *agent.Verdict) {
+	a.issued++
+	req.ID = "perm-" + strconv.Itoa(a.issued)
+	var answer chan answered
+	if a.byAnswer {
+		answer = make(chan answered, 1)
+		a.waiting[req.ID] = &pending{req: req, ch: answer}
+		defer func() {
+			a.mu.Lock()
+			delete(a.waiting, req.ID)
+			a.mu.Unlock()
+		}()
+	}
+	a.mu.Unlock()
+
+	ev := &wire.PermissionRequestEvent{RequestID: req.ID, CallID: req.ToolCallID, Tool: req.Tool, Args: req.Args, Rule: req.Rule, Sandbox: req.Sandbox}
+	if a.timeout > 0 {
+		ms := max(a.timeout.Milliseconds(), 1)
+		ev.TimeoutMs = &ms
+	}
+	emitInto(ctx, ev)
+
+	if a.byAnswer {
+		select {
+		case got, ok := <-answer:
+			if !ok {
+				a.mu.Lock()
+				why := a.ended
+				a.mu.Unlock()
+				return ans, req, &agent.Verdict{Block: true, Reason: "no answer can come: " + why}
+			}
+			ans = got
+		case <-ctx.Done():
+		}
+	} else {
+		ans.Approval = a.ask(ctx, req)
+	}
+	if ctx.Err() != nil {
+		if errors.Is(ctx.Err(), context.DeadlineExceeded) && a.timeout > 0 {
+			return ans, req, &agent.Verdict{Err: fmt.Errorf("no answer within %s", a.timeout)}
+		}
+		return ans, req, &agent.Verdict{Err: fmt.Errorf("no answer: %w", context.Cause(ctx))}
+	}
+	return ans, req, nil
 }
 
 // save keeps ans, an AllowAlways answer to req with Save, as a

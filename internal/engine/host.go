@@ -232,6 +232,7 @@ func (h *Host) NewSession(cfg SessionConfig) (*Session, error) {
 		return nil, err
 	}
 	s.approval.warn = s.settingsWarning
+	s.approval.sandbox, s.approval.cwd = sbox.guard, cwd
 	s.applySandbox()
 	if cfg.ApproveOtherTools {
 		builtins := make(map[string]bool, len(builtin))

@@ -1,6 +1,7 @@
 package sandbox
 
 import (
+	"errors"
 	"fmt"
 	"runtime"
 	"unsafe"
@@ -104,7 +105,10 @@ func landlock(o execOptions) error {
 	if attr.Access_fs != 0 {
 		if o.mode == WorkspaceWrite {
 			for _, p := range o.writable {
-				if err := allowBeneath(int(fd), p, attr.Access_fs); err != nil {
+				err := allowBeneath(int(fd), p, attr.Access_fs)
+				if err != nil && !errors.Is(err, unix.ENOENT) {
+					// A path allowed before it exists (a file the user
+					// let zot's tools create) is no rule yet.
 					return err
 				}
 			}

@@ -1,6 +1,7 @@
 package sandbox
 
 import (
+	"errors"
 	"fmt"
 	"slices"
 	"sync"
@@ -12,6 +13,7 @@ import (
 type Guard struct {
 	mu     sync.Mutex
 	policy Policy
+	once   map[string]int // real paths the next write of each may write once
 }
 
 // NewGuard returns a guard holding p.
@@ -49,8 +51,39 @@ func (g *Guard) Explain() string { return g.Policy().Explain() }
 // Restricts reports whether the policy in force confines anything.
 func (g *Guard) Restricts() bool { return g.Policy().Restricts() }
 
-// CheckWrite applies the policy in force to a write of path.
-func (g *Guard) CheckWrite(path string) error { return g.Policy().CheckWrite(path) }
+// AllowOnce lets the next write of path (a real path, as Denied.Real)
+// through, whatever the policy.
+func (g *Guard) AllowOnce(path string) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if g.once == nil {
+		g.once = map[string]int{}
+	}
+	g.once[path]++
+}
+
+// CheckWrite applies the policy in force to a write of path; a write
+// AllowOnce let through is used up.
+func (g *Guard) CheckWrite(path string) error {
+	err := g.Policy().CheckWrite(path)
+	var d *Denied
+	if err == nil || !errors.As(err, &d) {
+		return err
+	}
+	real := d.Real
+	if real == "" {
+		real = d.Path
+	}
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if g.once[real] > 0 {
+		if g.once[real]--; g.once[real] == 0 {
+			delete(g.once, real)
+		}
+		return nil
+	}
+	return err
+}
 
 // Prepare says how to start prog with args under the policy in force:
 // the program and arguments to start (prog and args themselves, or

@@ -108,18 +108,19 @@ func onOff(b bool) string {
 }
 
 // WritableRoots are the real paths writable under p: none under ReadOnly,
-// the workspace and Writable under WorkspaceWrite (each resolved through
-// its symbolic links; one that does not exist is left out).
+// the workspace and Writable under WorkspaceWrite, each resolved through
+// its symbolic links (a path not there yet through its deepest existing
+// folder's).
 func (p Policy) WritableRoots() []string {
 	if p.Mode != WorkspaceWrite {
 		return nil
 	}
 	var roots []string
 	for _, d := range append([]string{p.Workspace}, p.Writable...) {
-		if d == "" {
+		if d == "" || !filepath.IsAbs(d) {
 			continue
 		}
-		if real, err := filepath.EvalSymlinks(d); err == nil {
+		if real, err := realPath(d); err == nil && !slices.Contains(roots, real) {
 			roots = append(roots, real)
 		}
 	}
@@ -162,7 +163,8 @@ func (d *Denied) Error() string {
 func (p Policy) CheckWrite(path string) error {
 	switch p.Mode {
 	case ReadOnly:
-		return &Denied{Path: path, Mode: p.Mode, Why: "the sandbox is read-only: no file may be written"}
+		real, _ := realPath(path)
+		return &Denied{Path: path, Real: real, Mode: p.Mode, Why: "the sandbox is read-only: no file may be written"}
 	case WorkspaceWrite:
 	default:
 		return nil
@@ -176,7 +178,7 @@ func (p Policy) CheckWrite(path string) error {
 		return &Denied{Path: path, Real: real, Mode: p.Mode,
 			Why: "it is outside the writable folders (" + strings.Join(roots, ", ") + ")"}
 	}
-	if links := hardLinks(real); links > 1 {
+	if links := hardLinks(real); links > 1 && !slices.Contains(roots, real) {
 		return &Denied{Path: path, Real: real, Mode: p.Mode,
 			Why: fmt.Sprintf("the file has %d hard links, and the others may be outside the writable folders", links)}
 	}

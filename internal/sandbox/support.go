@@ -109,7 +109,9 @@ func bwrapArgs(p Policy, prog string) []string {
 		a = []string{"--die-with-parent", "--bind", "/", "/", "--dev", "/dev", "--proc", "/proc"}
 	}
 	for _, r := range p.WritableRoots() {
-		a = append(a, "--bind", r, r)
+		if _, err := os.Stat(r); err == nil {
+			a = append(a, "--bind", r, r)
+		}
 	}
 	if !p.Network {
 		a = append(a, "--unshare-net")
