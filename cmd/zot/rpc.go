@@ -63,7 +63,9 @@ func serveRPC(ctx context.Context, cmd *cli.Command, io streams) error {
 		// its transcript in memory until a client asks for a stored one.
 		Sessions: sync.OnceValues(func() (*store.Store, error) { return openStore(ctx, io.err) }),
 	})
-	err = srv.Serve(ctx, io.in, io.out)
+	in, restore := pollable(io.in)
+	defer restore()
+	err = srv.Serve(ctx, in, io.out)
 	host.Close() // the session's extensions and MCP servers stop with it
 	switch {
 	case err == nil:
