@@ -63,6 +63,7 @@ type model struct {
 	ctx   context.Context // Run's: the calls to the agent end with it
 	o     Options
 	c     *acpclient.Client
+	box   *inbox // the agent's events, queued
 	t     *style.Theme
 	fatal error // why the client ended, when it failed
 
@@ -203,6 +204,15 @@ func (m *model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		return m, m.send(msg.Text)
 	case eventMsg:
 		return m, m.event(msg.ev)
+	case eventsMsg:
+		// Everything queued by now, then one flush.
+		var cmds []tea.Cmd
+		for _, ev := range m.box.take() {
+			if cmd := m.apply(ev); cmd != nil {
+				cmds = append(cmds, cmd)
+			}
+		}
+		return m, tea.Batch(append(cmds, m.flush())...)
 	case readyMsg:
 		if msg.err != nil {
 			m.fatal = fmt.Errorf("opening the session: %s", errorText(msg.err))

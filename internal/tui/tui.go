@@ -97,10 +97,11 @@ func Run(ctx context.Context, o Options) error {
 		opts = append(opts, tea.WithWindowSize(o.Width, o.Height))
 	}
 	p := tea.NewProgram(m, opts...)
-	// The client's reader hands events to the program; Send waits while
-	// the program is busy, which holds the agent's updates back in the
-	// connection's queue (its backpressure) rather than in memory here.
-	c := acpclient.New(o.Transport, func(ev acpclient.Event) { p.Send(eventMsg{ev}) })
+	// The client's reader queues events in the inbox, which wakes the
+	// program once per batch (a full inbox holds the reader back).
+	box := newInbox(func(msg eventsMsg) { p.Send(msg) })
+	m.box = box
+	c := acpclient.New(o.Transport, box.put)
 	m.c = c
 	// A connection the agent ends (a daemon that stopped) ends the
 	// client, saying so.
@@ -114,6 +115,7 @@ func Run(ctx context.Context, o Options) error {
 		}
 	}()
 	_, err := p.Run()
+	box.close()
 	close(done)
 	_ = c.Close() // the program's end ends the connection
 	<-watched

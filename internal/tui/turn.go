@@ -31,7 +31,12 @@ type segment struct {
 	done  bool
 	lines []string        // text: rendered lines not printed yet
 	part  strings.Builder // text, thinking, user: the incomplete last line / all of it
-	chars int             // thinking: its length
+	// shown is part rendered for the live region, at width shownW;
+	// stale says part changed since.
+	shown  []string
+	shownW int
+	stale  bool
+	chars  int // thinking: its length
 
 	tool *toolCall
 }
@@ -71,6 +76,7 @@ func (m *model) finish(s *segment) {
 	if s.kind == segText && s.part.Len() > 0 {
 		s.lines = append(s.lines, m.md.Line(s.part.String())...)
 		s.part.Reset()
+		s.stale, s.shown = true, nil
 	}
 }
 
@@ -111,12 +117,17 @@ func (m *model) drain() {
 
 // event handles what the agent sent.
 func (m *model) event(ev acpclient.Event) tea.Cmd {
+	return tea.Batch(m.apply(ev), m.flush())
+}
+
+// apply takes in what the agent sent; the caller flushes. It returns a
+// command of its own (a toast's timer), or nil.
+func (m *model) apply(ev acpclient.Event) tea.Cmd {
 	switch e := ev.(type) {
 	case acpclient.Update:
-		if e.SessionID != m.sessionID && m.sessionID != "" {
-			return nil
+		if e.SessionID == m.sessionID || m.sessionID == "" {
+			m.update(e.Update)
 		}
-		m.update(e.Update)
 	case acpclient.ConfigUpdate:
 		m.options = e.Options
 	case acpclient.Permission:
@@ -125,10 +136,9 @@ func (m *model) event(ev acpclient.Event) tea.Cmd {
 			m.permSel = 0
 		}
 	case acpclient.Notice:
-		if e.SessionID != nil && *e.SessionID != m.sessionID {
-			return nil
+		if e.SessionID == nil || *e.SessionID == m.sessionID {
+			return m.toasts.Add(e.ZotNotifyNotification)
 		}
-		return tea.Batch(m.toasts.Add(e.ZotNotifyNotification), m.flush())
 	case acpclient.PanelOpened:
 		if e.SessionID == m.sessionID {
 			m.panel.Open(e.Panel)
@@ -143,7 +153,7 @@ func (m *model) event(ev acpclient.Event) tea.Cmd {
 			m.in.Focus()
 		}
 	}
-	return m.flush()
+	return nil
 }
 
 // update applies one session/update.
@@ -241,13 +251,40 @@ func (m *model) text(chunk string) {
 		i := strings.IndexByte(chunk, '\n')
 		if i < 0 {
 			s.part.WriteString(chunk)
+			s.stale = true
 			return
 		}
 		s.part.WriteString(chunk[:i])
 		s.lines = append(s.lines, m.md.Line(s.part.String())...)
 		s.part.Reset()
+		s.stale = true
 		chunk = chunk[i+1:]
 	}
+}
+
+// partial is the incomplete last line of a text segment rendered for
+// the live region: rendered again only when it changed (or the width),
+// so however many frames draw it, each change costs one render.
+func (m *model) partial(s *segment) []string {
+	if s.part.Len() == 0 {
+		return nil
+	}
+	if s.stale || s.shownW != m.width {
+		src := s.part.String()
+		// The live region shows at most a screenful: a line longer
+		// than a few screens is rendered from a word near its tail
+		// (how it wraps above that is not seen; the finished line is
+		// rendered whole).
+		if limit := 2 * m.width * m.height; len(src) > limit {
+			cut := len(src) - limit
+			if i := strings.IndexByte(src[cut:], ' '); i >= 0 {
+				cut += i + 1
+			}
+			src = strings.ToValidUTF8(src[cut:], "")
+		}
+		s.shown, s.shownW, s.stale = m.md.Partial(src), m.width, false
+	}
+	return s.shown
 }
 
 // plan prints the agent's plan.

@@ -71,9 +71,7 @@ func (m *model) liveLines() []string {
 		switch s.kind {
 		case segText:
 			out = append(out, s.lines...)
-			if s.part.Len() > 0 {
-				out = append(out, m.md.Partial(s.part.String())...)
-			}
+			out = append(out, m.partial(s)...)
 		default:
 			out = append(out, m.segmentLines(s, !s.done)...)
 		}
