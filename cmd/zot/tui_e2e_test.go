@@ -1187,3 +1187,25 @@ func TestTUIUntrustedFolder(t *testing.T) {
 	again := openTerm(t, termOpts{w: 80, h: 24, dir: dir, home: tm.home}, "--provider", "scripted")
 	again.waitFor("[y/N]")
 }
+
+// TestTUIEscapesInAnswerStayText: a terminal escape in the model's answer
+// (setting the window title) or in a tool's output (the same, from
+// printf) reaches the terminal as visible text, never raw: the pane's
+// title stays as it was and the screen shows the rest of the answer.
+func TestTUIEscapesInAnswerStayText(t *testing.T) {
+	s := turnsScript(t, []step{
+		toolCall("bash", map[string]any{"command": `printf 'out \033]0;TOOLPWN\007 done\n'`}),
+		{"text": "before \x1b]0;PWNED\x07\x1b]52;c;cHduZWQ=\x07 after-the-escape"},
+	})
+	tm := openTerm(t, termOpts{w: 80, h: 24}, "--provider", "scripted", "--script", s, "--permission", "allow")
+	tm.waitFor("scripted")
+	tm.prompt("go")
+	tm.waitFor("after-the-escape")
+	if title := tm.run("display", "-p", "#{pane_title}"); strings.Contains(title, "PWN") {
+		t.Errorf("an escape reached the terminal: its title is %q", title)
+	}
+	tm.keys("C-d")
+	if code := tm.exitCode(); code != 0 {
+		t.Fatalf("exit status %d", code)
+	}
+}

@@ -168,32 +168,32 @@ func (m *model) update(u acp.SessionUpdate) {
 		z, _ := u.AgentMessageChunk.Meta["zot"].(map[string]any)
 		switch action, _ := z["action"].(string); action {
 		case "insert":
-			m.in.Insert(t.Text)
+			m.in.Insert(clean(t.Text))
 			m.pop.SetInput(m.in.Text())
 		case "display":
 			m.endSegments()
 			m.drain()
-			for _, l := range strings.Split(strings.TrimRight(t.Text, "\n"), "\n") {
+			for _, l := range strings.Split(strings.TrimRight(clean(t.Text), "\n"), "\n") {
 				m.toPrint = append(m.toPrint, m.t.Faint.Render(l))
 			}
 			m.toPrint = append(m.toPrint, "")
 		default:
-			m.text(t.Text)
+			m.text(clean(t.Text))
 		}
 	case u.AgentThoughtChunk != nil:
 		if t := u.AgentThoughtChunk.Content.Text; t != nil {
 			s := m.last(segThinking)
 			s.chars += len([]rune(t.Text))
-			s.part.WriteString(t.Text)
+			s.part.WriteString(clean(t.Text))
 		}
 	case u.UserMessageChunk != nil:
 		if t := u.UserMessageChunk.Content.Text; t != nil {
 			m.endSegments()
 			m.drain()
-			m.userLines(t.Text)
+			m.userLines(clean(t.Text))
 		}
 	case u.ToolCall != nil:
-		tc := &toolCall{id: string(u.ToolCall.ToolCallID), title: u.ToolCall.Title, kind: u.ToolCall.Kind,
+		tc := &toolCall{id: string(u.ToolCall.ToolCallID), title: clean(u.ToolCall.Title), kind: u.ToolCall.Kind,
 			status: u.ToolCall.Status, input: u.ToolCall.RawInput}
 		m.last(segTool).tool = tc
 		m.applyContent(tc, u.ToolCall.Content)
@@ -208,7 +208,7 @@ func (m *model) update(u acp.SessionUpdate) {
 		}
 		tc := s.tool
 		if up.Title != nil {
-			tc.title = *up.Title
+			tc.title = clean(*up.Title)
 		}
 		if up.Status != "" {
 			tc.status = up.Status
@@ -220,7 +220,7 @@ func (m *model) update(u acp.SessionUpdate) {
 		// _meta.zot.output; the result's content replaces it.
 		if z, ok := up.Meta["zot"].(map[string]any); ok {
 			if out, ok := z["output"].(string); ok {
-				tc.output = lastLines(tc.output+out, 200)
+				tc.output = lastLines(tc.output+clean(out), 200)
 			}
 		}
 		m.applyContent(tc, up.Content)
@@ -321,7 +321,7 @@ func (m *model) applyContent(tc *toolCall, content []acp.ToolCallContent) {
 		case c.Diff != nil:
 			tc.diffs = append(tc.diffs, *c.Diff)
 		case c.Content != nil && c.Content.Content.Text != nil:
-			tc.output = c.Content.Content.Text.Text
+			tc.output = clean(c.Content.Content.Text.Text)
 		}
 	}
 }
