@@ -208,6 +208,14 @@ export declare class ZotClient {
   abort(options?: { all?: boolean; promptId?: string | number }): Promise<AbortResult>;
   /** Compacts the transcript; same lifecycle as prompt. */
   compact(instructions?: string, options?: WorkOptions): PromptStream;
+  /** Adds a message to the running prompt at its next step boundary: null when it took it, else (no prompt runs) the stream of the prompt it became; fails with `limit_exceeded` past the bounds. */
+  steer(message: string): Promise<PromptStream | null>;
+  /** Queues a prompt for after the running work; same lifecycle as prompt(). */
+  followUp(message: string): PromptStream;
+  /** Adds system context to the next model call; resolves to how many contexts wait; fails with `limit_exceeded` past the bounds. */
+  injectContext(text: string, source?: string): Promise<number>;
+  /** Queues an event from outside as a prompt of its own, marked with its source. */
+  externalEvent(payload: unknown, source?: string): PromptStream;
   /** A snapshot of the runtime. */
   getState(): Promise<StateResult>;
   /** The whole transcript. */

@@ -533,6 +533,55 @@ export class ZotClient extends EventEmitter {
   }
 
   /**
+   * Adds message to the running prompt at its next step boundary. Resolves
+   * to null when the running prompt took it (its `user_message`, `kind`
+   * `steer`, comes on that prompt's stream); when no prompt runs it becomes
+   * a prompt of its own and resolves to its stream. Rejects with
+   * `limit_exceeded` past the bounds (64 KiB, 16 waiting).
+   * @param {string} message
+   */
+  async steer(message) {
+    const stream = this._work("steer", { message });
+    const res = /** @type {{steered?: boolean}} */ (await stream.start);
+    if (!res.steered) return stream;
+    this._streams.delete(stream.id);
+    stream._finished = true;
+    this._hold();
+    return null;
+  }
+
+  /**
+   * Queues a prompt for after the running work (as prompt() does when
+   * busy); same lifecycle as prompt().
+   * @param {string} message
+   */
+  followUp(message) {
+    return this._work("follow_up", { message });
+  }
+
+  /**
+   * Adds system context to the next model call (of the running prompt, or
+   * the next one), marked as coming from `source`; resolves to how many
+   * contexts wait. Rejects with `limit_exceeded` past the bounds.
+   * @param {string} text
+   * @param {string} [source]
+   */
+  async injectContext(text, source) {
+    const res = /** @type {{pending: number}} */ (await this.request("inject_context", source === undefined ? { text } : { text, source }));
+    return res.pending;
+  }
+
+  /**
+   * Queues an event from outside (any JSON value) as a prompt of its own,
+   * marked with `source`; same lifecycle as prompt().
+   * @param {unknown} payload
+   * @param {string} [source]
+   */
+  externalEvent(payload, source) {
+    return this._work("external_event", source === undefined ? { payload } : { payload, source });
+  }
+
+  /**
    * Compacts the transcript; same lifecycle as prompt(), `options.signal`
    * included.
    * @param {string} [instructions]

@@ -394,6 +394,43 @@ class Client(ExtensionMethods, MCPMethods, SessionMethods, ToolMethods):
         once it ends (see ``PromptStream.result``)."""
         return self.prompt(message, **kwargs).result()
 
+    def steer(self, message: str) -> Optional[PromptStream]:
+        """Adds message to the running prompt at its next step boundary.
+        Returns None when it was handed to the running prompt (its
+        ``user_message``, ``kind`` ``steer``, comes on that prompt's
+        stream); when no prompt runs it becomes a prompt of its own and
+        its stream is returned. ZotError ``limit_exceeded`` past the
+        bounds (64 KiB, 16 waiting)."""
+        stream = self._start({"type": "steer", "message": message})
+        if stream.start.steered:
+            self._router.forget(stream.id)
+            stream._finished = True
+            return None
+        return stream
+
+    def follow_up(self, message: str) -> PromptStream:
+        """Queues a prompt for after the running work (as ``prompt``
+        does when busy); returns its stream."""
+        return self._start({"type": "follow_up", "message": message})
+
+    def inject_context(self, text: str, source: Optional[str] = None) -> int:
+        """Adds system context to the next model call (of the running
+        prompt, or the next one), marked as coming from source; returns
+        how many contexts wait. ZotError ``limit_exceeded`` past the
+        bounds."""
+        cmd: Dict[str, Any] = {"type": "inject_context", "text": text}
+        if source is not None:
+            cmd["source"] = source
+        return self._call(cmd).pending
+
+    def external_event(self, payload: Any, source: Optional[str] = None) -> PromptStream:
+        """Queues an event from outside (any JSON value) as a prompt of
+        its own, marked with source; returns its stream."""
+        cmd: Dict[str, Any] = {"type": "external_event", "payload": payload}
+        if source is not None:
+            cmd["source"] = source
+        return self._start(cmd)
+
     def compact(self, instructions: Optional[str] = None) -> PromptStream:
         """Starts compacting the transcript; returns the stream of its
         events (``compact_done`` or ``error``, then ``done``)."""
