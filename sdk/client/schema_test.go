@@ -24,7 +24,7 @@ type schemaIn struct {
 	Skip    string            `json:"-"`
 	Plain   bool              // named as the field
 	Nested  struct{ X uint8 } `json:"nested"`
-	private int //lint:ignore U1000 an unexported field, which SchemaOf leaves out
+	private int               //lint:ignore U1000 an unexported field, which SchemaOf leaves out
 }
 
 func TestSchemaOf(t *testing.T) {
