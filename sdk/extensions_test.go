@@ -81,7 +81,7 @@ func TestExtensions(t *testing.T) {
 		t.Fatalf("display: %+v %v %v", res, ch, err)
 	}
 	// zot's own commands first, then the extension's.
-	if cmds, _ := rt.Commands(context.Background()); len(cmds) != 8 || cmds[0].Name != "help" || cmds[7].Name != "hello-py" || cmds[7].Source != wire.CommandSourceExtension {
+	if cmds, _ := rt.Commands(context.Background()); len(cmds) < 2 || cmds[0].Name != "help" || cmds[len(cmds)-1].Name != "hello-py" || cmds[len(cmds)-1].Source != wire.CommandSourceExtension || slices.ContainsFunc(cmds[:len(cmds)-1], func(c wire.SlashCommand) bool { return c.Source != wire.CommandSourceBuiltin }) {
 		t.Fatalf("commands: %+v", cmds)
 	}
 	if exts, _ := rt.Extensions(context.Background()); len(exts) != 1 || exts[0].State != "ready" || exts[0].Tools[0] != "py_echo" {
@@ -145,7 +145,7 @@ func TestNoExtensions(t *testing.T) {
 	}
 	defer rt.Close()
 	cmds, err := rt.Commands(context.Background())
-	if err != nil || len(cmds) != 7 || slices.ContainsFunc(cmds, func(c wire.SlashCommand) bool { return c.Source != wire.CommandSourceBuiltin }) {
+	if err != nil || len(cmds) == 0 || slices.ContainsFunc(cmds, func(c wire.SlashCommand) bool { return c.Source != wire.CommandSourceBuiltin }) {
 		t.Fatalf("commands without any extension configured: %v %v", cmds, err)
 	}
 	exts, err := rt.Extensions(context.Background())

@@ -54,7 +54,7 @@ func TestExtensionHelpers(t *testing.T) {
 	}
 	cmds, err := c.Commands(ctx)
 	// zot's own commands first, then the extension's.
-	if err != nil || len(cmds) != 8 || cmds[0].Source != wire.CommandSourceBuiltin || cmds[7].Extension != "py" {
+	if err != nil || len(cmds) < 2 || cmds[0].Source != wire.CommandSourceBuiltin || cmds[len(cmds)-1].Extension != "py" || cmds[len(cmds)-2].Source != wire.CommandSourceBuiltin {
 		t.Fatalf("commands: %+v %v", cmds, err)
 	}
 	exts, err := c.Extensions(ctx)
