@@ -88,3 +88,22 @@ func (a *Agent) modelFor(ctx context.Context) (models.Model, string) {
 	}
 	return m, level
 }
+
+// MaxSteps returns the step limit of a prompt without an override.
+func (a *Agent) MaxSteps() int {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.maxSteps
+}
+
+// SetMaxSteps sets the step limit of the prompts that start from now on;
+// n must be at least 1.
+func (a *Agent) SetMaxSteps(n int) error {
+	if n < 1 {
+		return fmt.Errorf("agent: max steps must be at least 1, not %d", n)
+	}
+	a.mu.Lock()
+	a.maxSteps = n
+	a.mu.Unlock()
+	return nil
+}

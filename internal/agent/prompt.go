@@ -174,7 +174,7 @@ func (p *promptRun) loop() error {
 			return e
 		case len(res.calls) == 0:
 			p.turnEndReason(res.stop, res.reason)
-			if a.inbox != nil && step < a.maxSteps && !a.inbox.stopIfNoSteer() {
+			if a.inbox != nil && step < p.maxSteps() && !a.inbox.stopIfNoSteer() {
 				continue // a steer came during the step: the model answers it
 			}
 			return p.finish(nil)

@@ -81,3 +81,58 @@ func (s *Session) overrides(p PromptOverrides) (*agent.Overrides, error) {
 	}
 	return o, nil
 }
+
+// Defaults are the session's prompt defaults: what a prompt uses when it
+// does not override it. They are not config.json's settings: they live as
+// long as the session and start from its SessionConfig.
+type Defaults struct {
+	// Model is the model id.
+	Model string
+	// Reasoning is the reasoning level, "" for the model's default.
+	Reasoning string
+	// MaxSteps bounds the model calls of one prompt.
+	MaxSteps int
+	// MaxCostUSD is the cost budget of one prompt, 0 for none.
+	MaxCostUSD float64
+}
+
+// Defaults returns the session's prompt defaults.
+func (s *Session) Defaults() Defaults {
+	s.mu.Lock()
+	budget := s.maxCost
+	s.mu.Unlock()
+	return Defaults{Model: s.agent.Model().ID, Reasoning: s.agent.Reasoning(), MaxSteps: s.agent.MaxSteps(), MaxCostUSD: budget}
+}
+
+// SetDefaults replaces the session's prompt defaults with d, all or
+// nothing: an empty model is an *UnknownModelError, a level the model
+// does not take a *ReasoningError, a number out of range invalid_params,
+// and it fails with busy while work runs or waits.
+func (s *Session) SetDefaults(d Defaults) error {
+	if d.MaxSteps < 1 || d.MaxSteps > 10000 {
+		return &agent.Error{Code: wire.CodeInvalidParams, Message: fmt.Sprintf("max_steps must be from 1 to 10000, not %d", d.MaxSteps)}
+	}
+	if !(d.MaxCostUSD >= 0) || d.MaxCostUSD > 1e9 {
+		return &agent.Error{Code: wire.CodeInvalidParams, Message: fmt.Sprintf("max_cost_usd must be 0 or more, not %v", d.MaxCostUSD)}
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if err := s.idleLocked(); err != nil {
+		return err
+	}
+	if d.Model == "" {
+		return &UnknownModelError{Provider: s.provider}
+	}
+	m := s.catalog.Resolve(s.provider, d.Model)
+	if err := m.TakesEffort(d.Reasoning); err != nil {
+		return &ReasoningError{Err: err}
+	}
+	if err := s.agent.SetModelReasoning(m, d.Reasoning); err != nil {
+		return err
+	}
+	if err := s.agent.SetMaxSteps(d.MaxSteps); err != nil {
+		return err
+	}
+	s.maxCost = d.MaxCostUSD
+	return nil
+}

@@ -114,6 +114,12 @@ func (s *Server) dispatch(cmd wire.Command, id wire.ID, typ string) {
 		s.respond(id, typ, modeResult(s.sess))
 	case *wire.GetModelsCommand:
 		s.respond(id, typ, wire.ModelsResult{Models: s.sess.Models()})
+	case *wire.GetConfigCommand:
+		s.respond(id, typ, configResult(s.sess.Defaults()))
+	case *wire.SetConfigCommand:
+		s.setConfig(id, typ, defaultsOf(c.Config))
+	case *wire.PatchConfigCommand:
+		s.patchConfig(id, typ, c.Patch)
 	case *wire.UndoCommand:
 		turn := 0
 		if c.Turn != nil {

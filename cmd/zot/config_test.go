@@ -1,0 +1,68 @@
+package main
+
+import (
+	"testing"
+
+	"zot.dev/zot/sdk/wire"
+)
+
+// configOf returns the defaults of a config command's answer.
+func configOf(t *testing.T, r *wire.Response) wire.SessionDefaults {
+	t.Helper()
+	if !r.Success {
+		t.Fatalf("%s failed: %s %s", r.Command, r.Code, r.Error)
+	}
+	res, err := r.Result()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return res.(*wire.ConfigResult).Config
+}
+
+// TestSessionDefaults: get_config shows the defaults the flags set;
+// patch_config merges (RFC 7396: null takes a default back to zot's) and
+// set_config replaces them, and the next prompts use them; a refused
+// value sets nothing.
+func TestSessionDefaults(t *testing.T) {
+	p := start(t, nil, rpcArgs(t, "--script", loopScript(t), "--permission", "allow", "--max-steps", "9", "--max-cost", "0.0025")...)
+	ask := func(line string) *wire.Response {
+		t.Helper()
+		p.send(line)
+		r, _ := p.response()
+		return r
+	}
+	c := configOf(t, ask(`{"id":"g","type":"get_config"}`))
+	if c.Model != "scripted" || c.MaxSteps != 9 || c.MaxCostUSD == nil || *c.MaxCostUSD != 0.0025 {
+		t.Fatalf("get_config: %+v", c)
+	}
+	c = configOf(t, ask(`{"id":"p","type":"patch_config","patch":{"max_cost_usd":0.0015,"max_steps":null}}`))
+	if c.Model != "scripted" || c.MaxSteps != 50 || c.MaxCostUSD == nil || *c.MaxCostUSD != 0.0015 {
+		t.Fatalf("after patch_config: %+v", c)
+	}
+	wantResponse(t, ask(`{"id":"1","type":"prompt","message":"loop"}`), "prompt", true, "")
+	if d := doneOf(t, p.untilDone()); d.Result.Stop != wire.StopMaxCost || d.Result.Turns != 2 {
+		t.Fatalf("prompt under the patched budget: %+v", d.Result)
+	}
+	c = configOf(t, ask(`{"id":"s","type":"set_config","config":{"model":"scripted","max_steps":2}}`))
+	if c.MaxSteps != 2 || c.MaxCostUSD != nil {
+		t.Fatalf("after set_config: %+v", c)
+	}
+	wantResponse(t, ask(`{"id":"2","type":"prompt","message":"loop"}`), "prompt", true, "")
+	evs := p.untilDone()
+	var code wire.ErrorCode
+	for _, ev := range evs {
+		if e, ok := ev.(*wire.ErrorEvent); ok {
+			code = e.Code
+		}
+	}
+	if d := doneOf(t, evs); code != wire.CodeMaxSteps || d.Result.Turns != 2 {
+		t.Fatalf("prompt under set max_steps 2: error %q after %d turns", code, d.Result.Turns)
+	}
+	wantResponse(t, ask(`{"id":"b1","type":"patch_config","patch":{"model":null}}`), "patch_config", false, wire.CodeUnknownModel)
+	wantResponse(t, ask(`{"id":"b2","type":"patch_config","patch":{"reasoning":"sideways","max_steps":7}}`), "patch_config", false, wire.CodeInvalidParams)
+	wantResponse(t, ask(`{"id":"b3","type":"set_config","config":{"model":"scripted","max_steps":0}}`), "set_config", false, wire.CodeInvalidParams)
+	wantResponse(t, ask(`{"id":"b4","type":"patch_config","patch":{"max_cost_usd":-1}}`), "patch_config", false, wire.CodeInvalidParams)
+	if c = configOf(t, ask(`{"id":"g2","type":"get_config"}`)); c.MaxSteps != 2 || c.Model != "scripted" || c.MaxCostUSD != nil {
+		t.Fatalf("a refused change set something: %+v", c)
+	}
+}
