@@ -103,3 +103,7 @@ func (s *Session) EventPrompt(source string, payload json.RawMessage) (*PromptIn
 	}
 	return &PromptInput{Text: fmt.Sprintf("<external-event source=%q>\n%s\n</external-event>", source, body), Source: source}, nil
 }
+
+// ErrNotRunning is returned by SteerRunning when no prompt runs that would
+// take a steer.
+var ErrNotRunning = agent.ErrNotRunning

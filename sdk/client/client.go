@@ -87,6 +87,21 @@ type Client interface {
 	// with optional instructions for the summary. Its events end with
 	// *wire.CompactDoneEvent (or *wire.ErrorEvent), then *wire.DoneEvent.
 	Compact(ctx context.Context, instructions string) (<-chan wire.Event, error)
+	// Steer adds text to the running prompt at its next step boundary
+	// (after the current model call or its tool results); its
+	// *wire.UserMessageEvent (Kind "steer") comes on that prompt's
+	// channel, and Steer returns a nil channel. When no prompt runs it
+	// becomes a prompt of its own and its channel is returned. Past the
+	// bounds (64 KiB, 16 waiting) it fails with code "limit_exceeded".
+	Steer(ctx context.Context, text string) (<-chan wire.Event, error)
+	// InjectContext adds system context from source to the next model
+	// call (of the running prompt, or the next one) and returns how many
+	// contexts wait; code "limit_exceeded" past the bounds.
+	InjectContext(ctx context.Context, text, source string) (int, error)
+	// ExternalEvent runs an event from source carrying payload (any JSON
+	// value) as a prompt of its own (Kind "event" on its user message);
+	// the channel carries its events.
+	ExternalEvent(ctx context.Context, payload json.RawMessage, source string) (<-chan wire.Event, error)
 	// Cancel ends the running prompt or compaction, if any: its events
 	// end with *wire.TurnEndEvent (stop "aborted") and *wire.DoneEvent.
 	// It reports whether something was running.
