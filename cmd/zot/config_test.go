@@ -1,6 +1,7 @@
 package main
 
 import (
+	"slices"
 	"testing"
 
 	"zot.dev/zot/sdk/wire"
@@ -64,5 +65,33 @@ func TestSessionDefaults(t *testing.T) {
 	wantResponse(t, ask(`{"id":"b4","type":"patch_config","patch":{"max_cost_usd":-1}}`), "patch_config", false, wire.CodeInvalidParams)
 	if c = configOf(t, ask(`{"id":"g2","type":"get_config"}`)); c.MaxSteps != 2 || c.Model != "scripted" || c.MaxCostUSD != nil {
 		t.Fatalf("a refused change set something: %+v", c)
+	}
+}
+
+// TestCapabilities: get_capabilities names this session's provider among
+// those zot speaks, the doors, the features and the limits.
+func TestCapabilities(t *testing.T) {
+	p := start(t, nil, rpcArgs(t, "--max-line-bytes", "4096")...)
+	p.send(`{"id":"c","type":"get_capabilities"}`)
+	r, _ := p.response()
+	wantResponse(t, r, "get_capabilities", true, "")
+	res, err := r.Result()
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := res.(*wire.CapabilitiesResult)
+	if c.Provider != "scripted" || !slices.Contains(c.Providers, "anthropic") || !slices.Contains(c.Providers, "scripted") {
+		t.Errorf("providers: %q of %q", c.Provider, c.Providers)
+	}
+	if !slices.Contains(c.Doors, "rpc") || !slices.Contains(c.Doors, "acp") {
+		t.Errorf("doors: %q", c.Doors)
+	}
+	for _, f := range []string{"prompt_overrides", "cost_budget", "session_config", "output_schema"} {
+		if !slices.Contains(c.Features, f) {
+			t.Errorf("features %q lack %s", c.Features, f)
+		}
+	}
+	if c.Limits.MaxLineBytes != 4096 || c.Limits.MaxSteps != 10000 || c.Limits.MaxOutputRetries != 10 {
+		t.Errorf("limits: %+v", c.Limits)
 	}
 }

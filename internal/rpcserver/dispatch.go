@@ -114,6 +114,8 @@ func (s *Server) dispatch(cmd wire.Command, id wire.ID, typ string) {
 		s.respond(id, typ, modeResult(s.sess))
 	case *wire.GetModelsCommand:
 		s.respond(id, typ, wire.ModelsResult{Models: s.sess.Models()})
+	case *wire.GetCapabilitiesCommand:
+		s.respond(id, typ, s.capabilities())
 	case *wire.GetConfigCommand:
 		s.respond(id, typ, configResult(s.sess.Defaults()))
 	case *wire.SetConfigCommand:
