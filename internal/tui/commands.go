@@ -57,6 +57,21 @@ func (m *model) localCommand(text string) (tea.Cmd, bool) {
 		}
 		m.in.Blur()
 		return nil, true
+	case "steer":
+		if arg == "" || !m.ready {
+			return nil, false
+		}
+		if !m.busy {
+			return m.submit(arg), true // nothing to steer: a prompt
+		}
+		m.userLines(arg)
+		c, id := m.c, m.sessionID
+		return tea.Batch(m.flush(), func() tea.Msg {
+			if err := c.Steer(m.ctx, id, arg); err != nil {
+				return errMsg{err: err}
+			}
+			return nil
+		}), true
 	case "sessions", "resume":
 		if m.busy {
 			m.note(m.t.Warn.Render("A turn is running: /sessions after it ends."))
@@ -137,6 +152,7 @@ func (m *model) helpLines() []string {
 	b, f := m.t.Bold.Render, m.t.Faint.Render
 	out := []string{b("Keys"),
 		"  enter            send (while a turn runs: queued after it)",
+		"  /steer text      while a turn runs: tell the model now, at its next step",
 		"  alt+enter        new line (shift+enter, ctrl+j too)",
 		"  up / down        earlier prompts of this folder (on the first / last line)",
 		"  @path            complete a file of the working directory",

@@ -383,3 +383,20 @@ func TestQueuedPrompts(t *testing.T) {
 		t.Errorf("after an interrupt: queued %q, status %q", st.m.queued, st.m.status)
 	}
 }
+
+// /steer during a turn is not queued: it goes to the running turn (a
+// call of its own), and the queued count offers it.
+func TestSteerDuringTurn(t *testing.T) {
+	st := newScreenTest(t, 100, 24, style.Options{NoColor: true})
+	st.m.busy, st.m.started = true, time.Now()
+	st.m.queued = []string{"later"}
+	if cmd := st.m.send("/steer use v2"); cmd == nil {
+		t.Fatal("/steer during a turn did nothing")
+	}
+	if len(st.m.queued) != 1 {
+		t.Errorf("/steer was queued: %q", st.m.queued)
+	}
+	if !strings.Contains(st.screen(), "1 queued (/steer text: now)") {
+		t.Errorf("the status does not offer /steer:\n%s", st.screen())
+	}
+}

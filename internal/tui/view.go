@@ -125,7 +125,7 @@ func (m *model) footer() []string {
 		}
 	}
 	if len(m.queued) > 0 {
-		parts = append(parts, fmt.Sprintf("%d queued", len(m.queued)))
+		parts = append(parts, fmt.Sprintf("%d queued (/steer text: now)", len(m.queued)))
 	}
 	line := strings.Join(parts, " · ")
 	// A turn is under way until its output is in the scrollback too: a

@@ -350,6 +350,12 @@ func (c *Client) PanelKey(ctx context.Context, sessionID, panelID string, key ac
 	return c.call(ctx, acp.MethodZotPanelKey, req, nil)
 }
 
+// Steer adds text to the session's running turn at its next step
+// boundary (_zot/session/steer).
+func (c *Client) Steer(ctx context.Context, sessionID, text string) error {
+	return c.call(ctx, acp.MethodZotSessionSteer, acp.SessionSteerRequest{SessionID: sessionID, Message: text}, nil)
+}
+
 // PanelClose closes an open panel.
 func (c *Client) PanelClose(ctx context.Context, sessionID, panelID string) error {
 	return c.call(ctx, acp.MethodZotPanelClose, acp.ZotPanelCloseRequest{SessionID: sessionID, PanelID: panelID}, nil)
