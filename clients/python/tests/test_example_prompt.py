@@ -95,6 +95,29 @@ class ToolExampleTest(ZotTestCase):
         self.assertEqual(p.stdout, "It is foggy in Oslo.\n")
 
 
+STEER_PY = str(CLIENT_DIR / "examples" / "steer.py")
+
+
+class SteerExampleTest(ZotTestCase):
+    @requires_zot
+    def test_the_steer_lands_in_the_running_prompt(self):
+        # The scripted provider counts each user message as a prompt: the
+        # prompt and the context pick the second turn, the steer the third.
+        script = {"turns": [
+            {"steps": [{"text": "not reached"}]},
+            {"steps": [{"text": "working on it", "chunk": 2, "delay_ms": 100}]},
+            {"steps": [{"echo": True}]},
+        ]}
+        p = subprocess.run(
+            [sys.executable, STEER_PY, *self.zot_flags(script), "fix the build", "use make"],
+            capture_output=True, text=True, env={**os.environ, "ZOT_BIN": ZOT}, cwd=self.tmp, timeout=60,
+        )
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertIn("[context] <system-context", p.stderr)
+        self.assertIn("[steer] use make", p.stderr)
+        self.assertEqual(p.stdout, "You said: use make\n")
+
+
 STRUCTURED_PY = str(CLIENT_DIR / "examples" / "structured.py")
 
 
