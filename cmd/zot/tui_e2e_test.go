@@ -389,20 +389,9 @@ func TestTUICtrlCAbortsThenExits(t *testing.T) {
 	if code := tm.exitCode(); code != 0 {
 		t.Fatalf("exit status %d after ctrl+c on an idle input", code)
 	}
-	if !strings.Contains(afterAbort, "slowly word") {
-		knownBug(t, "the part of the answer that arrived before ctrl+c is gone from the screen:\n%s", afterAbort)
+	if !strings.Contains(afterAbort, "slowly") || !strings.Contains(afterAbort, "Interrupted.") {
+		t.Fatalf("the part of the answer that arrived before ctrl+c, or the Interrupted. under it, is gone from the screen:\n%s", afterAbort)
 	}
-}
-
-// knownBug fails the test when ZOT_TUI_KNOWN_BUGS=1, else skips the rest
-// of it naming the bug: a fault the tests found that is not fixed yet, kept
-// out of make test-tui's verdict but in its output.
-func knownBug(t *testing.T, format string, args ...any) {
-	t.Helper()
-	if os.Getenv("ZOT_TUI_KNOWN_BUGS") != "" {
-		t.Fatalf(format, args...)
-	}
-	t.Skipf("known bug (ZOT_TUI_KNOWN_BUGS=1 fails on it): "+format, args...)
 }
 
 // TestTUIPasteFolded: a large paste shows folded in the input and goes to
@@ -598,8 +587,6 @@ func TestTUIResizeMidAnswer(t *testing.T) {
 
 // TestTUILongAnswerInScrollback: a 10,000-line answer lands in the
 // terminal's scrollback whole and in order.
-// (In about one run in five the last lines of a block taller than the
-// screen do not reach the scrollback: a known bug.)
 func TestTUILongAnswerInScrollback(t *testing.T) {
 	var b strings.Builder
 	b.WriteString("```\n")
@@ -622,7 +609,7 @@ func TestTUILongAnswerInScrollback(t *testing.T) {
 		}
 	}
 	if next != 10001 {
-		knownBug(t, "scrollback has lines 1..%d in order, want all 10000", next-1)
+		t.Fatalf("scrollback has lines 1..%d in order, want all 10000", next-1)
 	}
 }
 
@@ -1150,7 +1137,7 @@ func TestTUIRedrawsOnlyTheLiveRegion(t *testing.T) {
 		}
 	}
 	if next != 401 {
-		knownBug(t, "the scrollback has paragraphs 1..%d in order, want all 400:\n%s", next-1, tm.scrollback())
+		t.Fatalf("the scrollback has paragraphs 1..%d in order, want all 400:\n%s", next-1, tm.scrollback())
 	}
 }
 

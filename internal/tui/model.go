@@ -10,6 +10,7 @@ import (
 	"time"
 
 	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/x/ansi"
 
 	"zot.dev/zot/internal/acp"
 	"zot.dev/zot/internal/jsonrpc"
@@ -452,43 +453,58 @@ func (m *model) flush() tea.Cmd {
 	}
 	m.printing = true
 	printed := func() tea.Msg { return printedMsg{} }
-	// The renderer inserts lines above the live region it last drew;
-	// when that region and the lines together are taller than the
-	// screen it misplaces them (they land low, the region's old top
-	// left behind, the end of a tall block lost). So the lines go a
-	// chunk at a time, and when the region drawn since the last print
-	// was too tall, only after a frame without them.
+	// The renderer inserts lines above the live region it last drew by
+	// scrolling the screen; when that region and the lines together are
+	// taller than the screen, the region's top scrolls into the
+	// scrollback between the lines and the cursor cannot climb back
+	// (lines land out of order, the end of a tall block is lost). So no
+	// region is ever drawn taller than the screen less a chunk (screen),
+	// the lines go a chunk at a time, and a line wider than the screen
+	// is cut into rows first, so that a chunk's height is its length.
+	rows := make([]string, 0, len(m.inFlight))
+	for _, l := range m.inFlight {
+		if ansi.StringWidth(l) > m.width {
+			rows = append(rows, strings.Split(ansi.Hardwrap(l, m.width, true), "\n")...)
+			continue
+		}
+		rows = append(rows, l)
+	}
 	tall := m.drawn
 	m.drawn = 0
-	if len(m.inFlight) <= smallPrint && tall+len(m.inFlight) < m.height {
+	if len(rows) <= smallPrint && tall+len(rows) < m.height {
 		// Shown in the live region until the terminal has them above it.
 		m.inFlightShown = true
-		return tea.Sequence(tea.Println(strings.Join(m.inFlight, "\n")), printed)
+		return tea.Sequence(println(rows), printed)
 	}
 	m.inFlightShown = false
-	step := printChunk(m.height)
+	// A tall approval or panel under the region can make it taller
+	// than screen allows: the chunks are smaller then.
+	step := max(min(printChunk(m.height), m.height-1-tall), 1)
 	var cmds []tea.Cmd
-	if tall+step >= m.height {
-		cmds = append(cmds, tea.Tick(printDelay, func(time.Time) tea.Msg { return nil }))
-	}
-	for i := 0; i < len(m.inFlight); i += step {
-		cmds = append(cmds, tea.Println(strings.Join(m.inFlight[i:min(i+step, len(m.inFlight))], "\n")))
+	for i := 0; i < len(rows); i += step {
+		cmds = append(cmds, println(rows[i:min(i+step, len(rows))]))
 	}
 	return tea.Sequence(append(cmds, printed)...)
 }
 
+// println inserts lines above the live region. The renderer skips an
+// empty text, so a lone blank line is written as a space.
+func println(lines []string) tea.Cmd {
+	text := strings.Join(lines, "\n")
+	if text == "" {
+		text = " "
+	}
+	return tea.Println(text)
+}
+
 // printChunk is how many lines are inserted above the live region at a
-// time on a screen of height rows: half of it, the live region being
-// held to the other half meanwhile.
-func printChunk(height int) int { return max(height/2-1, 1) }
+// time on a screen of height rows: a quarter of it, the live region
+// being held to the rest.
+func printChunk(height int) int { return max(height/4, 1) }
 
 // smallPrint is the most lines printed while still shown in the live
-// region; printDelay is how long a larger print waits for the frame
-// without it (two frames at 60 per second, and some).
-const (
-	smallPrint = 3
-	printDelay = 40 * time.Millisecond
-)
+// region.
+const smallPrint = 3
 
 // key handles a key press.
 func (m *model) key(k tea.KeyPressMsg) tea.Cmd {

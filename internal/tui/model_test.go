@@ -400,3 +400,61 @@ func TestSteerDuringTurn(t *testing.T) {
 		t.Errorf("the status does not offer /steer:\n%s", st.screen())
 	}
 }
+
+// Whatever the turn shows, the live region leaves a chunk of the screen
+// free: lines are inserted above it by scrolling, and a region too tall
+// for them would scroll its own top into the scrollback among them.
+func TestLiveRegionLeavesRoomForAPrint(t *testing.T) {
+	st := newScreenTest(t, 80, 24, style.Options{NoColor: true})
+	st.m.busy, st.m.started = true, time.Now()
+	check := func(what string) {
+		t.Helper()
+		if h := strings.Count(st.m.screen(), "\n") + 1; h+printChunk(24) > 24 {
+			t.Fatalf("%s: a live region of %d rows leaves no room for a chunk of %d on 24 rows:\n%s", what, h, printChunk(24), st.m.screen())
+		}
+	}
+	st.text(strings.Repeat("a long paragraph without its end ", 200))
+	check("a long partial line")
+	st.text("\n\n")
+	st.update(acp.SessionUpdate{ToolCall: &acp.ToolCall{ToolCallID: "c1", Title: "bash", Status: acp.ToolCallStatusInProgress,
+		Content: []acp.ToolCallContent{{Content: &acp.Content{Content: acp.ContentBlock{Text: &acp.TextContent{Text: strings.Repeat("out\n", 50)}}}}}}})
+	check("a running call")
+	for range 30 {
+		st.m.Update(tea.KeyPressMsg{Code: tea.KeyEnter, Mod: tea.ModAlt})
+	}
+	check("a tall input")
+}
+
+// The inbox hands every event over in order, in batches, and holds the
+// reader back when full instead of growing.
+func TestInboxBatchesInOrder(t *testing.T) {
+	wakes := make(chan eventsMsg, 1)
+	b := newInbox(func(m eventsMsg) { wakes <- m })
+	const n = 3 * maxQueued
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for i := range n {
+			b.put(acpclient.ConfigUpdate{SessionID: fmt.Sprint(i)})
+		}
+	}()
+	next, batches := 0, 0
+	for next < n {
+		<-wakes
+		evs := b.take()
+		if len(evs) > maxQueued {
+			t.Fatalf("a batch of %d events, more than %d", len(evs), maxQueued)
+		}
+		batches++
+		for _, ev := range evs {
+			if got := ev.(acpclient.ConfigUpdate).SessionID; got != fmt.Sprint(next) {
+				t.Fatalf("event %s where %d was next", got, next)
+			}
+			next++
+		}
+	}
+	<-done
+	b.close()
+	b.put(acpclient.ConfigUpdate{}) // after close: dropped, does not wait
+	t.Logf("%d events in %d batches", n, batches)
+}

@@ -45,15 +45,11 @@ func (m *model) screen() string {
 		bottom = append(bottom, m.footer()...)
 	}
 	live := m.liveLines()
-	// The live region never takes more than the screen: the oldest lines
-	// of the turn give way (they reach the scrollback when finished).
-	room := max(m.height-len(bottom)-1, 0)
-	if m.printing {
-		// While lines are inserted above it, the live region and the
-		// lines together must fit the screen (printChunk), or the
-		// renderer misplaces them.
-		room = max(min(room, m.height-printChunk(m.height)-len(bottom)-1), 0)
-	}
+	// The live region leaves room on the screen for a chunk of lines to
+	// be inserted above it (flush), whenever that happens: the oldest
+	// lines of the turn give way (they reach the scrollback when
+	// finished).
+	room := max(m.height-printChunk(m.height)-len(bottom)-1, 0)
 	if len(live) > room {
 		live = live[len(live)-room:]
 	}
