@@ -96,3 +96,26 @@ test("examples/structured.mjs: the answer is parsed after a corrective turn", as
   assert.equal(stdout, '{"city":"Paris","population":2100000}\n');
   assert.match(stderr, /end_turn: 2 turns, 0 tool calls, 60\+20 tokens/);
 });
+
+test("examples/steer.mjs: the steer lands in the running prompt", async (t) => {
+  // The scripted provider counts each user message as a prompt: the prompt
+  // and the context pick the second turn, the steer the third.
+  const script = writeScript(t, { turns: [
+    { steps: [{ text: "not reached" }] },
+    { steps: [{ text: "working on it", chunk: 2, delay_ms: 100 }] },
+    { steps: [{ echo: true }] },
+  ] });
+  const proc = spawn(process.execPath, [join(clientDir, "examples/steer.mjs"), "--provider", "scripted", "--script", script, "--cwd", tempDir(t), "fix the build", "use make"], {
+    env: { ...process.env, ZOT_BIN: zotBin, ZOTCORE_RPC_TOKEN: undefined },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  let stdout = "";
+  let stderr = "";
+  proc.stdout.setEncoding("utf8").on("data", (s) => (stdout += s));
+  proc.stderr.setEncoding("utf8").on("data", (s) => (stderr += s));
+  const code = await guard(new Promise((resolve) => proc.on("close", resolve)), "steer example");
+  assert.equal(code, 0, stderr);
+  assert.match(stderr, /\[context\] <system-context/);
+  assert.match(stderr, /\[steer\] use make/);
+  assert.equal(stdout, "You said: use make\n");
+});
