@@ -63,6 +63,7 @@ func TestSessionDefaults(t *testing.T) {
 	wantResponse(t, ask(`{"id":"b2","type":"patch_config","patch":{"reasoning":"sideways","max_steps":7}}`), "patch_config", false, wire.CodeInvalidParams)
 	wantResponse(t, ask(`{"id":"b3","type":"set_config","config":{"model":"scripted","max_steps":0}}`), "set_config", false, wire.CodeInvalidParams)
 	wantResponse(t, ask(`{"id":"b4","type":"patch_config","patch":{"max_cost_usd":-1}}`), "patch_config", false, wire.CodeInvalidParams)
+	wantResponse(t, ask(`{"id":"b5","type":"patch_config","patch":{"max_steps":0}}`), "patch_config", false, wire.CodeInvalidParams)
 	if c = configOf(t, ask(`{"id":"g2","type":"get_config"}`)); c.MaxSteps != 2 || c.Model != "scripted" || c.MaxCostUSD != nil {
 		t.Fatalf("a refused change set something: %+v", c)
 	}

@@ -66,7 +66,12 @@ func (s *Server) patchConfig(id wire.ID, typ string, patch json.RawMessage) {
 		s.fail(id, typ, wire.CodeInvalidParams, "patch_config: %s", oneLine(err))
 		return
 	}
-	if c.MaxSteps == 0 {
+	var present map[string]json.RawMessage
+	if err := json.Unmarshal(merged, &present); err != nil {
+		s.fail(id, typ, wire.CodeInvalidParams, "patch_config: %s", oneLine(err))
+		return
+	}
+	if _, ok := present["max_steps"]; !ok {
 		c.MaxSteps = agent.DefaultMaxSteps // removed: zot's own default
 	}
 	s.setConfig(id, typ, defaultsOf(c))

@@ -171,6 +171,26 @@ class PromptTest(ZotTestCase):
         self.assertEqual(text_of(again), "You said: again")
         self.assertLess(seqs[-1], again[0].seq)
 
+    def test_session_defaults(self):
+        c = self.client()
+        caps = c.get_capabilities()
+        self.assertEqual(caps.provider, "scripted")
+        self.assertIn("cost_budget", caps.features)
+        self.assertEqual(c.get_config().model, "scripted")
+        cfg = c.patch_config({"max_steps": 3, "max_cost_usd": 0.5})
+        self.assertEqual((cfg.max_steps, cfg.max_cost_usd), (3, 0.5))
+        cfg = c.patch_config({"max_cost_usd": None})
+        self.assertIsNone(cfg.max_cost_usd)
+        self.assertEqual(c.set_config({"model": "scripted", "max_steps": 7}).max_steps, 7)
+        with self.assertRaises(z.ZotError) as e:
+            c.patch_config({"max_steps": 0})
+        self.assertEqual(e.exception.code, "invalid_params")
+        with self.assertRaises(z.ZotError) as e:
+            c.prompt("hi", max_cost_usd=-1)
+        self.assertEqual(e.exception.code, "invalid_params")
+        c.prompt("hi", max_steps=2, max_tokens=100).collect()
+        self.assertEqual(c.get_config().max_steps, 7)
+
     def test_every_command(self):
         c = self.client()
         hello = c.hello()

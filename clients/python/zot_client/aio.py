@@ -33,6 +33,7 @@ from typing import (
 from . import _wire
 from ._ext import AsyncExtensionMethods
 from ._mcp import AsyncMCPMethods
+from ._config import AsyncConfigMethods
 from ._sessions import AsyncSessionMethods
 from .client import PermissionAnswer, _raise_failure
 from .errors import ProtocolError, ZotClosedError, ZotError
@@ -171,7 +172,7 @@ class AsyncPromptStream:
         self._queue.put_nowait(item)
 
 
-class AsyncClient(AsyncExtensionMethods, AsyncMCPMethods, AsyncSessionMethods):
+class AsyncClient(AsyncExtensionMethods, AsyncMCPMethods, AsyncSessionMethods, AsyncConfigMethods):
     """Drives one ``zot rpc`` process from asyncio.
 
     Takes the same arguments as zot_client.Client, plus max_line_bytes,

@@ -38,6 +38,7 @@ from typing import (
 from . import _wire
 from ._ext import ExtensionMethods
 from ._mcp import MCPMethods
+from ._config import ConfigMethods
 from ._sessions import SessionMethods
 from ._tools import ToolMethods
 from .errors import ProtocolError, ZotClosedError, ZotError
@@ -200,7 +201,7 @@ class PromptStream:
         self._queue.put(item)
 
 
-class Client(ExtensionMethods, MCPMethods, SessionMethods, ToolMethods):
+class Client(ExtensionMethods, MCPMethods, SessionMethods, ToolMethods, ConfigMethods):
     """Drives one ``zot rpc`` process over its pipes.
 
     Args:
@@ -368,6 +369,7 @@ class Client(ExtensionMethods, MCPMethods, SessionMethods, ToolMethods):
         images: Optional[Iterable[_wire.ImageLike]] = None,
         output_schema: Optional[Dict[str, Any]] = None,
         output_retries: Optional[int] = None,
+        **overrides: Any,
     ) -> PromptStream:
         """Sends a prompt and returns the stream of its events.
 
@@ -376,8 +378,9 @@ class Client(ExtensionMethods, MCPMethods, SessionMethods, ToolMethods):
         ImageInput values, dicts, or raw image bytes. output_schema, a JSON
         Schema as a dict, asks for a final answer in that shape (parsed on
         ``stream.result().structured``), with up to output_retries
-        corrective turns. Raises ZotError when zot refuses it (e.g.
-        ``invalid_image``).
+        corrective turns. model, reasoning, max_steps, max_tokens and
+        max_cost_usd (keywords) change this prompt only. Raises ZotError
+        when zot refuses it (e.g. ``invalid_image``).
         """
         cmd: Dict[str, Any] = {"type": "prompt", "message": message}
         imgs = _wire.image_inputs(images)
@@ -387,6 +390,11 @@ class Client(ExtensionMethods, MCPMethods, SessionMethods, ToolMethods):
             cmd["output_schema"] = output_schema
         if output_retries is not None:
             cmd["output_retries"] = output_retries
+        for k in ("model", "reasoning", "max_steps", "max_tokens", "max_cost_usd"):
+            if overrides.get(k) is not None:
+                cmd[k] = overrides.pop(k)
+        if overrides:
+            raise TypeError("prompt: unknown arguments " + ", ".join(sorted(overrides)))
         return self._start(cmd)
 
     def run(self, message: str, **kwargs: Any) -> Optional[PromptResult]:
