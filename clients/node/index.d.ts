@@ -29,6 +29,8 @@ import type {
   PermissionMode,
   StartResult,
   StateResult,
+  SessionDefaults,
+  CapabilitiesResult,
 } from "./types.js";
 
 export type * from "./types.js";
@@ -69,6 +71,16 @@ export interface PromptOptions extends WorkOptions {
   outputSchema?: Record<string, unknown>;
   /** Corrective turns an answer that does not follow it gets (default 2). */
   outputRetries?: number;
+  /** The model of this prompt only (of the session's provider). */
+  model?: string;
+  /** The reasoning level of this prompt only. */
+  reasoning?: string;
+  /** The step limit of this prompt only. */
+  maxSteps?: number;
+  /** The output limit of each model call of this prompt. */
+  maxTokens?: number;
+  /** The cost budget of this prompt in US dollars; spent, the prompt ends with stop `max_cost`. */
+  maxCostUsd?: number;
 }
 
 /** Something text can be written to, such as `process.stderr`. */
@@ -218,6 +230,14 @@ export declare class ZotClient {
   externalEvent(payload: unknown, source?: string): PromptStream;
   /** A snapshot of the runtime. */
   getState(): Promise<StateResult>;
+  /** The session's prompt defaults. */
+  getConfig(): Promise<SessionDefaults>;
+  /** Replaces the session's prompt defaults whole; fails with `invalid_params`, `unknown_model` or `busy`. */
+  setConfig(config: SessionDefaults): Promise<SessionDefaults>;
+  /** Merges an RFC 7396 patch into the session's prompt defaults (null: zot's default). */
+  patchConfig(patch: Record<string, unknown>): Promise<SessionDefaults>;
+  /** What this zot and this session support: providers, doors, features, limits. */
+  getCapabilities(): Promise<CapabilitiesResult>;
   /** The whole transcript. */
   getMessages(): Promise<MessagesResult>;
   /** Drops the transcript; fails with `busy` while work runs or waits. */

@@ -512,13 +512,19 @@ export class ZotClient extends EventEmitter {
    * With `options.outputSchema` (a JSON Schema) the final answer must
    * follow it (parsed on the record's `structured`, see
    * PromptStream.result), with up to `options.outputRetries` corrective
-   * turns.
-   * @param {{signal?: AbortSignal, outputSchema?: object, outputRetries?: number}} [options]
+   * turns. `model`, `reasoning`, `maxSteps`, `maxTokens` and `maxCostUsd`
+   * change this prompt only.
+   * @param {{signal?: AbortSignal, outputSchema?: object, outputRetries?: number, model?: string, reasoning?: string, maxSteps?: number, maxTokens?: number, maxCostUsd?: number}} [options]
    */
   prompt(message, images, options = {}) {
     const fields = images === undefined || images === null ? { message } : { message, images };
     if (options.outputSchema !== undefined) fields.output_schema = options.outputSchema;
     if (options.outputRetries !== undefined) fields.output_retries = options.outputRetries;
+    if (options.model !== undefined) fields.model = options.model;
+    if (options.reasoning !== undefined) fields.reasoning = options.reasoning;
+    if (options.maxSteps !== undefined) fields.max_steps = options.maxSteps;
+    if (options.maxTokens !== undefined) fields.max_tokens = options.maxTokens;
+    if (options.maxCostUsd !== undefined) fields.max_cost_usd = options.maxCostUsd;
     return this._work("prompt", fields, options.signal);
   }
 
@@ -650,6 +656,35 @@ export class ZotClient extends EventEmitter {
   /** A snapshot of the runtime. */
   getState() {
     return this.request("get_state");
+  }
+
+  /** The session's prompt defaults ({model, reasoning, max_steps, max_cost_usd}). */
+  async getConfig() {
+    return (await this.request("get_config")).config;
+  }
+
+  /**
+   * Replaces the session's prompt defaults whole (`model` and `max_steps`
+   * required); resolves to them. Rejects with `invalid_params`,
+   * `unknown_model` or `busy`, setting nothing.
+   * @param {object} config
+   */
+  async setConfig(config) {
+    return (await this.request("set_config", { config })).config;
+  }
+
+  /**
+   * Merges patch into the session's prompt defaults (RFC 7396: null takes
+   * one back to zot's); resolves to them.
+   * @param {object} patch
+   */
+  async patchConfig(patch) {
+    return (await this.request("patch_config", { patch })).config;
+  }
+
+  /** What this zot and this session support: providers, doors, features, limits. */
+  getCapabilities() {
+    return this.request("get_capabilities");
   }
 
   /** The whole transcript: resolves to the MessagesResult ({messages}). */
