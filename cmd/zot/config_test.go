@@ -1,7 +1,10 @@
 package main
 
 import (
+	"encoding/json"
+	"fmt"
 	"slices"
+	"strings"
 	"testing"
 
 	"zot.dev/zot/sdk/wire"
@@ -94,5 +97,51 @@ func TestCapabilities(t *testing.T) {
 	}
 	if c.Limits.MaxLineBytes != 4096 || c.Limits.MaxSteps != 10000 || c.Limits.MaxOutputRetries != 10 {
 		t.Errorf("limits: %+v", c.Limits)
+	}
+}
+
+// TestSessionConfigOverACP: _zot/session/config reads a session's
+// defaults, replaces them (set) and merges a patch (RFC 7396), and a
+// prompt ends under the budget set so; a refused value sets nothing.
+func TestSessionConfigOverACP(t *testing.T) {
+	a := startACPProc(t, doorDir(t), "--provider", "scripted", "--script", loopScript(t), "--permission", "allow", "--max-steps", "9")
+	p := a.peer
+	if f, _ := p.call("1", "initialize", `{"protocolVersion":1,"clientCapabilities":{}}`, ""); f.Error != nil {
+		t.Fatalf("initialize: %s", f.raw)
+	}
+	id := sessionID(t, first(p.call("2", "session/new", fmt.Sprintf(`{"cwd":%q,"mcpServers":[]}`, t.TempDir()), "")))
+	type defaults struct {
+		Model      string   `json:"model"`
+		MaxSteps   int64    `json:"maxSteps"`
+		MaxCostUsd *float64 `json:"maxCostUsd"`
+	}
+	cfg := func(n int, extra string) defaults {
+		t.Helper()
+		f, _ := p.call(fmt.Sprint(n), "_zot/session/config", fmt.Sprintf(`{"sessionId":%q%s}`, id, extra), "")
+		var res struct{ Config defaults }
+		if f.Error != nil || json.Unmarshal(f.Result, &res) != nil {
+			t.Fatalf("_zot/session/config%s: %s", extra, f.raw)
+		}
+		return res.Config
+	}
+	if c := cfg(3, ""); c.Model != "scripted" || c.MaxSteps != 9 || c.MaxCostUsd != nil {
+		t.Fatalf("read: %+v", c)
+	}
+	if c := cfg(4, `,"patch":{"maxCostUsd":0.0015,"maxSteps":null}`); c.MaxSteps != 50 || c.MaxCostUsd == nil || *c.MaxCostUsd != 0.0015 {
+		t.Fatalf("patch: %+v", c)
+	}
+	f, _ := p.call("5", "session/prompt", fmt.Sprintf(`{"sessionId":%q,"prompt":[{"type":"text","text":"loop"}]}`, id), "")
+	if f.Error != nil || !strings.Contains(string(f.Result), `"max_turn_requests"`) {
+		t.Fatalf("a prompt past the budget: %s", f.raw)
+	}
+	if c := cfg(6, `,"set":{"model":"scripted","maxSteps":4}`); c.MaxSteps != 4 || c.MaxCostUsd != nil {
+		t.Fatalf("set: %+v", c)
+	}
+	f, _ = p.call("7", "_zot/session/config", fmt.Sprintf(`{"sessionId":%q,"patch":{"reasoning":"sideways"}}`, id), "")
+	if f.Error == nil || f.Error.Code != -32602 {
+		t.Errorf("a level the model does not take: %s", f.raw)
+	}
+	if c := cfg(8, ""); c.MaxSteps != 4 {
+		t.Errorf("a refused patch set something: %+v", c)
 	}
 }

@@ -78,6 +78,8 @@ func (h *conn) Handle(ctx context.Context, c *jsonrpc.Conn, req *jsonrpc.Request
 		return h.compact(req)
 	case acp.MethodZotSessionUndo:
 		return h.undo(req) // undo.go
+	case acp.MethodZotSessionConfig:
+		return h.sessionConfig(req) // config.go
 	case acp.MethodZotSessionSteer:
 		return h.steer(req) // steer.go
 	case acp.MethodZotSessionInjectContext:
