@@ -58,11 +58,14 @@ func ExampleRuntime_Prompt_wire() {
 	defer rt.Close()
 	events, _ := rt.Prompt(context.Background(), "hello", nil)
 	for ev := range events {
+		if d, ok := ev.(*wire.DoneEvent); ok && d.Result != nil {
+			d.Result.DurationMs = 0 // the one field that differs from run to run
+		}
 		if ev.Type() == wire.TypeTextDeltaEvent || ev.Type() == wire.TypeDoneEvent {
 			fmt.Println(string(ev.AppendJSON(nil)))
 		}
 	}
 	// Output:
 	// {"type":"text_delta","seq":4,"delta":"Hi."}
-	// {"type":"done","seq":8}
+	// {"type":"done","seq":8,"result":{"stop":"end_turn","text":"Hi.","turns":1,"tool_calls":0,"duration_ms":0,"usage":{"input":357,"output":1,"cache_read":0,"cache_write":0,"cost_usd":0.000362}}}
 }
