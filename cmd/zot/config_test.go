@@ -137,6 +137,15 @@ func TestSessionConfigOverACP(t *testing.T) {
 	if c := cfg(6, `,"set":{"model":"scripted","maxSteps":4}`); c.MaxSteps != 4 || c.MaxCostUsd != nil {
 		t.Fatalf("set: %+v", c)
 	}
+	// A prompt's own budget, in its _meta.zot, ends it too; the defaults stay.
+	f, _ = p.call("61", "session/prompt", fmt.Sprintf(`{"sessionId":%q,"prompt":[{"type":"text","text":"loop"}],"_meta":{"zot":{"maxCostUsd":0.0015}}}`, id), "")
+	if f.Error != nil || !strings.Contains(string(f.Result), `"max_turn_requests"`) {
+		t.Fatalf("a prompt past its own budget: %s", f.raw)
+	}
+	f, _ = p.call("62", "session/prompt", fmt.Sprintf(`{"sessionId":%q,"prompt":[{"type":"text","text":"loop"}],"_meta":{"zot":{"maxSteps":0}}}`, id), "")
+	if f.Error == nil || f.Error.Code != -32602 {
+		t.Fatalf("a prompt with maxSteps 0: %s", f.raw)
+	}
 	f, _ = p.call("7", "_zot/session/config", fmt.Sprintf(`{"sessionId":%q,"patch":{"reasoning":"sideways"}}`, id), "")
 	if f.Error == nil || f.Error.Code != -32602 {
 		t.Errorf("a level the model does not take: %s", f.raw)

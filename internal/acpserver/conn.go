@@ -449,6 +449,9 @@ func (h *conn) promptNow(s *acpSession, p acp.PromptRequest) jsonrpc.Reply {
 	if err := promptOutput(in, p.Meta); err != nil {
 		return jsonrpc.Fail(err)
 	}
+	if err := promptOverrides(in, p.Meta); err != nil { // overrides.go
+		return jsonrpc.Fail(err)
+	}
 	// The title is pushed as the turn starts, before any update of it.
 	t, err := s.submitThen(h, engine.Work{Prompt: in}, func() { s.titleFrom(p.Prompt) }) // plan.go
 	if err != nil {
