@@ -466,9 +466,13 @@ func TestTUIContinueShowsHistory(t *testing.T) {
 	}
 
 	again := openTerm(t, termOpts{w: 80, h: 24, dir: dir, home: home}, "-c", "--provider", "scripted", "--script", s)
-	again.waitFor("First answer, kept in the session.")
+	scr := again.waitFor("First answer, kept in the session.")
 	if !strings.Contains(again.scrollback(), "remember the word pelican") {
 		t.Fatalf("the resumed session does not show the first prompt:\n%s", again.scrollback())
+	}
+	// The history is on the screen, not scrolled off above empty rows.
+	if !strings.Contains(scr, "remember the word pelican") {
+		t.Fatalf("the history's first prompt is off the screen:\n%s", scr)
 	}
 	again.prompt("and now?")
 	again.waitFor("Second answer after resuming.")

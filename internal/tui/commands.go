@@ -175,7 +175,23 @@ func (m *model) helpLines() []string {
 		}
 		out = append(out, fmt.Sprintf("  /%-15s %s", c.Name, f(ansi.Truncate(c.Description, max(m.width-20, 10), m.t.G.Ellipsis))))
 	}
-	return append(out, "")
+	// A row wider than the screen goes on under its description.
+	const indent = 19
+	var rows []string
+	for _, l := range out {
+		if ansi.StringWidth(l) <= m.width || m.width <= indent+10 || !strings.HasPrefix(l, "  ") {
+			rows = append(rows, l)
+			continue
+		}
+		head, desc := ansi.Cut(l, 0, indent), ansi.Cut(l, indent, ansi.StringWidth(l))
+		for i, w := range strings.Split(ansi.Wrap(desc, m.width-indent, ""), "\n") {
+			if i > 0 {
+				head = strings.Repeat(" ", indent)
+			}
+			rows = append(rows, head+w)
+		}
+	}
+	return append(rows, "")
 }
 
 // permKey answers the approval shown.

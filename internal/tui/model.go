@@ -44,6 +44,8 @@ type (
 	}
 	// printedMsg: the lines handed to the terminal are in its scrollback.
 	printedMsg struct{}
+	// framedMsg: the terminal has drawn the first frame.
+	framedMsg struct{}
 	// tickMsg moves the spinner.
 	tickMsg struct{}
 	// errMsg is a failed call, shown as a line.
@@ -100,7 +102,11 @@ type model struct {
 	// last print began (one of them is on the screen).
 	drawn    int
 	printing bool
-	blank    bool // the last line printed was blank (or nothing was printed)
+	// firstFrame is closed once the terminal has the first frame; until
+	// framed, nothing is printed.
+	firstFrame <-chan struct{}
+	framed     bool
+	blank      bool // the last line printed was blank (or nothing was printed)
 
 	in        *editor.Model
 	pop       *popup.Commands
@@ -117,7 +123,7 @@ type model struct {
 
 func newModel(ctx context.Context, o Options) *model {
 	t := style.New(o.Theme)
-	m := &model{ctx: ctx, o: o, t: t, width: 80, height: 24, blank: true}
+	m := &model{ctx: ctx, o: o, t: t, width: 80, height: 24, blank: true, framed: true}
 	if o.Width > 0 {
 		m.width, m.height = o.Width, o.Height
 	}
@@ -140,7 +146,27 @@ func newModel(ctx context.Context, o Options) *model {
 
 func (m *model) Init() tea.Cmd {
 	m.toPrint = append(m.toPrint, m.o.Intro...)
-	return tea.Batch(m.flush(), m.open())
+	if m.framed {
+		return tea.Batch(m.flush(), m.open())
+	}
+	first, ctx := m.firstFrame, m.ctx
+	framed := func() tea.Msg {
+		select {
+		case <-first:
+		case <-ctx.Done():
+			return nil
+		}
+		// The frame follows the program's first output (its queries)
+		// in the same flush: two frames' time for it to be written.
+		t := time.NewTimer(2 * frameTime)
+		defer t.Stop()
+		select {
+		case <-t.C:
+		case <-ctx.Done():
+		}
+		return framedMsg{}
+	}
+	return tea.Batch(framed, m.open())
 }
 
 // open opens the session Options.Start names.
@@ -249,6 +275,9 @@ func (m *model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		return m, m.turnDone(msg)
 	case printedMsg:
 		m.inFlight, m.printing = nil, false
+		return m, m.flush()
+	case framedMsg:
+		m.framed = true
 		return m, m.flush()
 	case tickMsg:
 		m.ticking = false
@@ -432,6 +461,9 @@ func (m *model) note(line string) {
 // (a batch's printedMsg lets the next one go, so the order holds).
 func (m *model) flush() tea.Cmd {
 	m.drain()
+	if !m.framed {
+		return nil
+	}
 	if m.printing || len(m.toPrint) == 0 {
 		if m.quit && !m.printing {
 			return tea.Quit
@@ -474,7 +506,7 @@ func (m *model) flush() tea.Cmd {
 	if len(rows) <= smallPrint && tall+len(rows) < m.height {
 		// Shown in the live region until the terminal has them above it.
 		m.inFlightShown = true
-		return tea.Sequence(println(rows), printed)
+		return tea.Sequence(printLines(rows), printed)
 	}
 	m.inFlightShown = false
 	// A tall approval or panel under the region can make it taller
@@ -482,14 +514,14 @@ func (m *model) flush() tea.Cmd {
 	step := max(min(printChunk(m.height), m.height-1-tall), 1)
 	var cmds []tea.Cmd
 	for i := 0; i < len(rows); i += step {
-		cmds = append(cmds, println(rows[i:min(i+step, len(rows))]))
+		cmds = append(cmds, printLines(rows[i:min(i+step, len(rows))]))
 	}
 	return tea.Sequence(append(cmds, printed)...)
 }
 
-// println inserts lines above the live region. The renderer skips an
+// printLines inserts lines above the live region. The renderer skips an
 // empty text, so a lone blank line is written as a space.
-func println(lines []string) tea.Cmd {
+func printLines(lines []string) tea.Cmd {
 	text := strings.Join(lines, "\n")
 	if text == "" {
 		text = " "

@@ -458,3 +458,23 @@ func TestInboxBatchesInOrder(t *testing.T) {
 	b.put(acpclient.ConfigUpdate{}) // after close: dropped, does not wait
 	t.Logf("%d events in %d batches", n, batches)
 }
+
+// /help fits the screen: a row wider than it goes on under its
+// description.
+func TestHelpFitsTheWidth(t *testing.T) {
+	st := newScreenTest(t, 80, 24, style.Options{NoColor: true})
+	st.m.send("/help")
+	for st.m.printing {
+		st.scrollback = append(st.scrollback, st.m.inFlight...)
+		st.m.Update(printedMsg{})
+	}
+	got := strings.Join(st.scrollback, "\n")
+	for _, l := range st.scrollback {
+		if w := ansi.StringWidth(l); w > 80 {
+			t.Errorf("a /help row of %d columns on 80: %q", w, ansi.Strip(l))
+		}
+	}
+	if !strings.Contains(got, "read_only") || !strings.Contains(got, "/mode [mode]") {
+		t.Errorf("/help lost the modes:\n%s", got)
+	}
+}

@@ -16,6 +16,8 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"sync"
+	"time"
 
 	tea "charm.land/bubbletea/v2"
 
@@ -92,7 +94,14 @@ func Run(ctx context.Context, o Options) error {
 		o.Output = os.Stdout
 	}
 	m := newModel(ctx, o)
-	opts := []tea.ProgramOption{tea.WithContext(ctx), tea.WithInput(o.Input), tea.WithOutput(o.Output)}
+	// Lines printed before the renderer's first frame are placed as if
+	// a frame filled the screen (the screen scrolls, the lines land at
+	// its top): printing waits for the terminal's first write.
+	out, written := watchFirstWrite(o.Output)
+	m.firstFrame, m.framed = written, false
+	// 120 frames a second: a key reaches the screen within about 8 ms
+	// of its Update (a frame of the default 60 was most of the delay).
+	opts := []tea.ProgramOption{tea.WithContext(ctx), tea.WithInput(o.Input), tea.WithOutput(out), tea.WithFPS(fps)}
 	if o.Width > 0 && o.Height > 0 {
 		opts = append(opts, tea.WithWindowSize(o.Width, o.Height))
 	}
@@ -126,4 +135,50 @@ func Run(ctx context.Context, o Options) error {
 		return fmt.Errorf("terminal: %w", err)
 	}
 	return m.fatal
+}
+
+// fps is how many frames a second the renderer draws at most;
+// frameTime is one frame.
+const (
+	fps       = 120
+	frameTime = time.Second / fps
+)
+
+// watchFirstWrite wraps the terminal's output: the channel is closed at
+// its first write. A terminal stays one (its Fd), so that the program
+// still reads its size and sets its modes.
+func watchFirstWrite(w io.Writer) (io.Writer, <-chan struct{}) {
+	ch := make(chan struct{})
+	var once sync.Once
+	mark := func() { once.Do(func() { close(ch) }) }
+	if f, ok := w.(ttyFile); ok {
+		return &firstWriteFile{ttyFile: f, mark: mark}, ch
+	}
+	return &firstWrite{Writer: w, mark: mark}, ch
+}
+
+// ttyFile is what the program takes for a terminal.
+type ttyFile interface {
+	io.ReadWriteCloser
+	Fd() uintptr
+}
+
+type firstWrite struct {
+	io.Writer
+	mark func()
+}
+
+func (w *firstWrite) Write(p []byte) (int, error) {
+	w.mark()
+	return w.Writer.Write(p)
+}
+
+type firstWriteFile struct {
+	ttyFile
+	mark func()
+}
+
+func (w *firstWriteFile) Write(p []byte) (int, error) {
+	w.mark()
+	return w.ttyFile.Write(p)
 }
