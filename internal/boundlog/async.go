@@ -74,14 +74,21 @@ func (a *Async) run(idle chan struct{}) {
 			a.mu.Unlock()
 			return
 		}
-		a.queue, a.size, a.dropped = nil, 0, 0
+		// The batch counts against the bound until it is written, so
+		// what the Async holds, queued or being written, stays within it.
+		a.queue, a.dropped = nil, 0
 		a.mu.Unlock()
+		n := 0
 		for _, b := range q {
 			_, _ = a.w.Write(b)
+			n += len(b)
 		}
 		if dropped > 0 {
 			_, _ = fmt.Fprintf(a.w, "zot: %d log lines dropped: the log was not taking them fast enough\n", dropped)
 		}
+		a.mu.Lock()
+		a.size -= n
+		a.mu.Unlock()
 	}
 }
 
