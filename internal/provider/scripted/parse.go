@@ -76,7 +76,7 @@ func parseTurn(v strictjson.Value) (Turn, error) {
 	if err != nil {
 		return Turn{}, err
 	}
-	if err := o.Allow("steps"); err != nil {
+	if err := o.Allow("steps", "match"); err != nil {
 		return Turn{}, err
 	}
 	steps, err := nonEmptyArray(o, "steps")
@@ -84,6 +84,14 @@ func parseTurn(v strictjson.Value) (Turn, error) {
 		return Turn{}, err
 	}
 	t := Turn{Steps: make([]Step, len(steps))}
+	if f, ok := o.Get("match"); ok {
+		if t.Match, err = f.String(); err != nil {
+			return Turn{}, err
+		}
+		if t.Match == "" {
+			return Turn{}, f.Errorf("must not be empty")
+		}
+	}
 	for i, sv := range steps {
 		if t.Steps[i], err = parseStep(sv); err != nil {
 			return Turn{}, err

@@ -7,7 +7,9 @@ import (
 )
 
 // Script is what the provider plays: one [Turn] per user prompt, used in
-// order; prompts after the last turn get the last turn again.
+// order; prompts after the last turn get the last turn again. A turn with
+// a Match answers the prompts whose text contains it instead, wherever
+// they come.
 type Script struct {
 	Turns []Turn
 }
@@ -17,6 +19,10 @@ type Script struct {
 // the last step again.
 type Turn struct {
 	Steps []Step
+	// Match, when set, makes the turn answer only the prompts whose text
+	// contains it (the first such turn wins); turns without one answer
+	// the other prompts, in order, counted among themselves.
+	Match string
 }
 
 // Step is one model call's answer.

@@ -41,6 +41,38 @@ func TestLocate(t *testing.T) {
 	}
 }
 
+func TestLocateMatch(t *testing.T) {
+	s := &Script{Turns: []Turn{
+		{Steps: make([]Step, 2)},
+		{Steps: make([]Step, 1), Match: "child:"},
+		{Steps: make([]Step, 3)},
+		{Steps: make([]Step, 1), Match: "other"},
+	}}
+	cases := []struct {
+		name       string
+		msgs       []llm.Message
+		turn, step int
+	}{
+		{"an unmatched first prompt takes the first ordered turn", []llm.Message{user("a")}, 0, 0},
+		{"a matching prompt takes its turn", []llm.Message{user("child: look")}, 1, 0},
+		{"its tool loop stays in it", []llm.Message{user("child: look"), assistant("x"), toolResult("c", "")}, 1, 0},
+		{"the first matching turn wins", []llm.Message{user("other child: x")}, 1, 0},
+		{"matched prompts do not count", []llm.Message{user("a"), assistant("x"), user("child: y"), assistant("z"), user("b")}, 2, 0},
+		{"ordered turns are capped among themselves", []llm.Message{user("a"), user("b"), user("c")}, 2, 0},
+		{"a later match", []llm.Message{user("a"), user("other")}, 3, 0},
+	}
+	for _, tc := range cases {
+		p := locate(s, tc.msgs)
+		if p.turn != tc.turn || p.step != tc.step {
+			t.Errorf("%s: got turn %d step %d, want %d %d", tc.name, p.turn, p.step, tc.turn, tc.step)
+		}
+	}
+	only := &Script{Turns: []Turn{{Steps: make([]Step, 1), Match: "x"}, {Steps: make([]Step, 1), Match: "y"}}}
+	if p := locate(only, []llm.Message{user("z")}); p.turn != 1 {
+		t.Errorf("a prompt no turn matches in a script of matching turns: got turn %d, want the last", p.turn)
+	}
+}
+
 func TestNextPieceKeepsRunesWhole(t *testing.T) {
 	s := "héllo wörld ✓ 日本語 🎉!"
 	for n := 1; n <= 9; n++ {
