@@ -71,6 +71,13 @@ type HostConfig struct {
 	// no overall timeout (a stream is long); a client given here should
 	// have no overall Timeout either.
 	HTTPClient *http.Client
+	// SessionMiddleware, when set, is called once for each session as
+	// NewSession makes it; the model and tool middleware it returns wrap
+	// that session's calls outside the session's own
+	// (SessionConfig.ModelMiddleware, ToolMiddleware): a process-wide
+	// tracer or traffic tap that needs to know whose call it sees (s's
+	// StoredID, read at call time; s is not ready for other use yet).
+	SessionMiddleware func(s *Session) (model []agent.ModelMiddleware, tool []agent.ToolMiddleware)
 }
 
 // Host holds what the sessions of one process share. It is safe for
@@ -79,6 +86,7 @@ type Host struct {
 	catalog   *models.Catalog
 	providers map[string]ProviderSettings
 	client    *http.Client
+	wrap      func(*Session) ([]agent.ModelMiddleware, []agent.ToolMiddleware)
 
 	mu       sync.Mutex
 	sessions map[*Session]struct{}
@@ -91,6 +99,7 @@ func NewHost(cfg HostConfig) *Host {
 		catalog:   cfg.Catalog,
 		providers: maps.Clone(cfg.Providers),
 		client:    cfg.HTTPClient,
+		wrap:      cfg.SessionMiddleware,
 		sessions:  make(map[*Session]struct{}),
 	}
 	if h.catalog == nil {
@@ -253,13 +262,18 @@ func (h *Host) NewSession(cfg SessionConfig) (*Session, error) {
 		// Said as the user asked it, not as the agent's own error.
 		return nil, &ReasoningError{Err: err}
 	}
+	modelMW, toolMW := cfg.ModelMiddleware, append(slices.Clip(cfg.ToolMiddleware), s.recordChanges) // undo.go
+	if h.wrap != nil {
+		m, t := h.wrap(s)
+		modelMW, toolMW = append(slices.Clip(m), modelMW...), append(slices.Clip(t), toolMW...)
+	}
 	a, err := agent.New(agent.Config{
 		Provider:         p,
 		Model:            model,
 		ToolSet:          toolset,
 		Interceptors:     chain,
-		ModelMiddleware:  cfg.ModelMiddleware,
-		ToolMiddleware:   append(slices.Clip(cfg.ToolMiddleware), s.recordChanges), // undo.go
+		ModelMiddleware:  modelMW,
+		ToolMiddleware:   toolMW,
 		System:           systemPrompt(cfg, cwd, toolset),
 		MaxSteps:         cfg.MaxSteps,
 		Reasoning:        cfg.Reasoning,

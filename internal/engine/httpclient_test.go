@@ -9,6 +9,8 @@ import (
 	"sync/atomic"
 	"testing"
 
+	"zot.dev/zot/internal/agent"
+	"zot.dev/zot/internal/llm"
 	"zot.dev/zot/sdk/wire"
 )
 
@@ -75,5 +77,49 @@ func TestHTTPClientCarriesProviderRequests(t *testing.T) {
 	}
 	if got := run(SessionConfig{HTTPClient: &http.Client{Transport: &sessT}}); got != "hello" || sessT.n.Load() != 1 || hostT.n.Load() != 1 {
 		t.Errorf("session's client: answer %q, %d requests through it and %d through the host's, want 1 and 1", got, sessT.n.Load(), hostT.n.Load())
+	}
+}
+
+// HostConfig.SessionMiddleware is asked once per session, given it, and
+// its model middleware wraps that session's calls, outside the session's
+// own.
+func TestSessionMiddlewareWrapsEachSession(t *testing.T) {
+	srv := chatServer(t)
+	var order []string
+	var asked []*Session
+	h := NewHost(HostConfig{
+		Providers: map[string]ProviderSettings{"openai": {APIKey: "test-key", BaseURL: srv.URL}},
+		SessionMiddleware: func(s *Session) ([]agent.ModelMiddleware, []agent.ToolMiddleware) {
+			asked = append(asked, s)
+			return []agent.ModelMiddleware{func(next agent.ModelFunc) agent.ModelFunc {
+				return func(ctx context.Context, call agent.ModelCall, sink llm.Sink) (*llm.Response, error) {
+					order = append(order, "host")
+					return next(ctx, call, sink)
+				}
+			}}, nil
+		},
+	})
+	defer h.Close()
+	own := func(next agent.ModelFunc) agent.ModelFunc {
+		return func(ctx context.Context, call agent.ModelCall, sink llm.Sink) (*llm.Response, error) {
+			order = append(order, "session")
+			return next(ctx, call, sink)
+		}
+	}
+	s, err := h.NewSession(SessionConfig{Provider: "openai", Model: "gpt-4.1", CWD: t.TempDir(), ModelMiddleware: []agent.ModelMiddleware{own}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	c := newCollector()
+	if err := s.Submit(Work{Prompt: &PromptInput{Text: "hi"}, Sink: c.sink, Ctx: context.Background()}, Queue, nil); err != nil {
+		t.Fatal(err)
+	}
+	c.waitDone(t)
+	if len(asked) != 1 || asked[0] != s {
+		t.Errorf("SessionMiddleware was asked for %v, want once for the session", asked)
+	}
+	if strings.Join(order, ",") != "host,session" {
+		t.Errorf("the calls went through %v, want host then session", order)
 	}
 }

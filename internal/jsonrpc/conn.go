@@ -56,6 +56,12 @@ type Options struct {
 	// the frame sent anyway: a debugging aid, e.g. schema validation. It
 	// must not keep the slice.
 	Check func(frame []byte) error
+	// Tap, when set, is asked once for each connection NewConn makes,
+	// given its peer, for the function that sees the connection's
+	// traffic: the transport is wrapped with [Tap] and ended is called
+	// once the connection has ended and its goroutines returned. A nil
+	// see taps nothing; without Tap a connection costs nothing more.
+	Tap func(peer Peer) (see func(Traffic), ended func())
 }
 
 func (o Options) withDefaults() Options {
@@ -178,12 +184,13 @@ type answer struct {
 
 // Conn is one client connection. Its methods are safe for concurrent use.
 type Conn struct {
-	t       Transport
-	peer    Peer
-	opts    Options
-	handler Handler
-	out     *outbox
-	calls   *correlate.Table[string, answer]
+	t        Transport
+	tapEnded func() // Options.Tap's ended, or nil
+	peer     Peer
+	opts     Options
+	handler  Handler
+	out      *outbox
+	calls    *correlate.Table[string, answer]
 
 	ctx    context.Context
 	cancel context.CancelCauseFunc
@@ -215,6 +222,11 @@ func NewConn(t Transport, peer Peer, nh NewHandler, opts Options) *Conn {
 		inflight: make(map[string]context.CancelCauseFunc),
 		done:     make(chan struct{}),
 	}
+	if opts.Tap != nil {
+		if see, ended := opts.Tap(peer); see != nil {
+			c.t, c.tapEnded = Tap(t, see), ended
+		}
+	}
 	c.ctx, c.cancel = context.WithCancelCause(context.Background())
 	c.calls = correlate.New[string, answer](correlate.Options[string]{
 		ID: func(n uint64) string { return "zot-" + strconv.FormatUint(n, 10) },
@@ -224,7 +236,7 @@ func NewConn(t Transport, peer Peer, nh NewHandler, opts Options) *Conn {
 			_ = c.Notify(c.ctx, "$/cancel_request", map[string]string{"requestId": id})
 		},
 	})
-	c.out = newOutbox(t, opts, c.abort, c.logf)
+	c.out = newOutbox(c.t, opts, c.abort, c.logf)
 	c.handler = nh(c)
 	go c.run()
 	return c
@@ -383,6 +395,9 @@ func (c *Conn) run() {
 		cl.OnClose(cause)
 	}
 	c.err = cause
+	if c.tapEnded != nil {
+		c.tapEnded()
+	}
 	close(c.done)
 }
 

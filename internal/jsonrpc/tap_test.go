@@ -119,3 +119,37 @@ func TestRecorderKeepsTheLast(t *testing.T) {
 		t.Errorf("kept %v, dropped %d; want 4,5,6 and 4", got, dropped)
 	}
 }
+
+// Options.Tap taps every connection NewConn makes (a listener's, a
+// pipe's) with the function it gives for the peer, and says when the
+// connection has ended.
+func TestOptionsTap(t *testing.T) {
+	a, b := NewPipe()
+	rec := &Recorder{}
+	var peers []Peer
+	ended := make(chan struct{})
+	opts := Options{Tap: func(p Peer) (func(Traffic), func()) {
+		peers = append(peers, p)
+		return rec.Record, func() { close(ended) }
+	}}
+	c := NewConn(a, Peer{Transport: "memory", Label: "pipe-1"}, Static(HandlerFunc(testHandler)), opts)
+	client := NewConn(b, Peer{Transport: "memory"}, Static(HandlerFunc(testHandler)), Options{})
+	if _, err := client.Call(context.Background(), "echo", []string{"x"}); err != nil {
+		t.Fatal(err)
+	}
+	_ = client.Close()
+	_ = client.Wait()
+	_ = c.Wait()
+	select {
+	case <-ended:
+	default:
+		t.Fatal("ended was not called when the connection ended")
+	}
+	if len(peers) != 1 || peers[0].Label != "pipe-1" {
+		t.Fatalf("Tap asked for %v", peers)
+	}
+	kept, _ := rec.Traffic()
+	if len(kept) != 2 || kept[0].Dir != In || kept[1].Dir != Out || !strings.Contains(string(kept[0].Message), `"echo"`) {
+		t.Fatalf("the tap saw %d messages: %v", len(kept), kept)
+	}
+}

@@ -61,6 +61,11 @@ func (o Options) withDefaults() Options {
 	return o
 }
 
+// DefaultClient returns the client providers share when given none: a
+// decorator (a traffic tap, a recorder) wraps its Transport to keep its
+// dial, TLS and header timeouts.
+func DefaultClient() *http.Client { return defaultClient() }
+
 // defaultClient is shared by every provider so that connections are reused.
 // The response-header wait is generous because a local server may process a
 // long prompt before it answers.
