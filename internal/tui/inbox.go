@@ -17,9 +17,13 @@ const maxQueued = 8192
 // then. A stream of small updates so costs one Update and one frame per
 // batch, not per update.
 type inbox struct {
-	mu     sync.Mutex
-	room   *sync.Cond // signalled when the queue is taken or the inbox closed
-	evs    []acpclient.Event
+	mu   sync.Mutex
+	room *sync.Cond // signalled when the queue is taken or the inbox closed
+	evs  []acpclient.Event
+	// text is the text of evs' last event, an acpclient.Text that the
+	// chunks after it joined, while joined is set.
+	text   []byte
+	joined bool
 	woken  bool // an eventsMsg is on its way and has not been taken
 	closed bool
 	send   func(eventsMsg) // p.Send
@@ -34,9 +38,19 @@ func newInbox(send func(eventsMsg)) *inbox {
 	return b
 }
 
-// put queues ev, in order, waiting while the queue is full.
+// maxJoined is the most text consecutive chunks are joined into while
+// queued.
+const maxJoined = 1 << 20
+
+// put queues ev, in order, waiting while the queue is full. A text
+// chunk that follows one of the same session and kind is joined to it:
+// the program applies and renders the text a batch brought once.
 func (b *inbox) put(ev acpclient.Event) {
 	b.mu.Lock()
+	if t, ok := ev.(acpclient.Text); ok && b.join(t) {
+		b.mu.Unlock()
+		return
+	}
 	for len(b.evs) >= maxQueued && !b.closed {
 		b.room.Wait()
 	}
@@ -44,6 +58,7 @@ func (b *inbox) put(ev acpclient.Event) {
 		b.mu.Unlock()
 		return
 	}
+	b.seal()
 	b.evs = append(b.evs, ev)
 	wake := !b.woken
 	b.woken = true
@@ -53,10 +68,49 @@ func (b *inbox) put(ev acpclient.Event) {
 	}
 }
 
+// join appends t to the queue's last event when that is text of the
+// same session and kind (and not too long yet), reporting whether it
+// did.
+func (b *inbox) join(t acpclient.Text) bool {
+	n := len(b.evs)
+	if n == 0 || b.closed {
+		return false
+	}
+	last, ok := b.evs[n-1].(acpclient.Text)
+	if !ok || last.SessionID != t.SessionID || last.Thought != t.Thought {
+		return false
+	}
+	if size := len(last.Text); size > maxJoined || b.joined && len(b.text) > maxJoined {
+		return false
+	}
+	if !b.joined {
+		b.text = append(b.text[:0], last.Text...)
+		b.joined = true
+	}
+	b.text = append(b.text, t.Text...)
+	return true
+}
+
+// seal writes the joined text into the last event.
+func (b *inbox) seal() {
+	if !b.joined {
+		return
+	}
+	n := len(b.evs)
+	last := b.evs[n-1].(acpclient.Text)
+	last.Text = string(b.text)
+	b.evs[n-1] = last
+	b.joined = false
+	if cap(b.text) > 64<<10 {
+		b.text = nil // a long answer's buffer is not kept
+	}
+}
+
 // take returns everything queued and lets the next put wake the
 // program again.
 func (b *inbox) take() []acpclient.Event {
 	b.mu.Lock()
+	b.seal()
 	evs := b.evs
 	b.evs, b.woken = nil, false
 	b.room.Broadcast()
@@ -68,7 +122,7 @@ func (b *inbox) take() []acpclient.Event {
 // has ended.
 func (b *inbox) close() {
 	b.mu.Lock()
-	b.closed, b.evs = true, nil
+	b.closed, b.evs, b.joined = true, nil, false
 	b.room.Broadcast()
 	b.mu.Unlock()
 }

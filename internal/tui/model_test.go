@@ -478,3 +478,40 @@ func TestHelpFitsTheWidth(t *testing.T) {
 		t.Errorf("/help lost the modes:\n%s", got)
 	}
 }
+
+// Text chunks queued one after another are joined, and the events stay
+// in order: another kind, another session or a thought starts anew.
+func TestInboxJoinsText(t *testing.T) {
+	b := newInbox(func(eventsMsg) {})
+	for _, ev := range []acpclient.Event{
+		acpclient.Text{SessionID: "s", Text: "a"},
+		acpclient.Text{SessionID: "s", Text: "b"},
+		acpclient.Text{SessionID: "s", Text: "c"},
+		acpclient.Text{SessionID: "s", Text: "hmm", Thought: true},
+		acpclient.Text{SessionID: "s", Text: "d"},
+		acpclient.ConfigUpdate{SessionID: "s"},
+		acpclient.Text{SessionID: "s", Text: "e"},
+		acpclient.Text{SessionID: "other", Text: "f"},
+	} {
+		b.put(ev)
+	}
+	var got []string
+	for _, ev := range b.take() {
+		switch e := ev.(type) {
+		case acpclient.Text:
+			got = append(got, fmt.Sprintf("%s:%s:%v", e.SessionID, e.Text, e.Thought))
+		default:
+			got = append(got, "config")
+		}
+	}
+	want := []string{"s:abc:false", "s:hmm:true", "s:d:false", "config", "s:e:false", "other:f:false"}
+	if fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Fatalf("events %q, want %q", got, want)
+	}
+	// After a take, a chunk is not joined to what was taken.
+	b.put(acpclient.Text{SessionID: "other", Text: "g"})
+	b.put(acpclient.Text{SessionID: "other", Text: "h"})
+	if evs := b.take(); len(evs) != 1 || evs[0].(acpclient.Text).Text != "gh" {
+		t.Fatalf("the next batch is %+v, want one text gh", evs)
+	}
+}

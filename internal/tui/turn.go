@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
+	"unicode/utf8"
 
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
@@ -124,6 +125,14 @@ func (m *model) event(ev acpclient.Event) tea.Cmd {
 // command of its own (a toast's timer), or nil.
 func (m *model) apply(ev acpclient.Event) tea.Cmd {
 	switch e := ev.(type) {
+	case acpclient.Text:
+		if e.SessionID == m.sessionID || m.sessionID == "" {
+			if e.Thought {
+				m.thought(e.Text)
+			} else {
+				m.text(clean(e.Text))
+			}
+		}
 	case acpclient.Update:
 		if e.SessionID == m.sessionID || m.sessionID == "" {
 			m.update(e.Update)
@@ -182,9 +191,7 @@ func (m *model) update(u acp.SessionUpdate) {
 		}
 	case u.AgentThoughtChunk != nil:
 		if t := u.AgentThoughtChunk.Content.Text; t != nil {
-			s := m.last(segThinking)
-			s.chars += len([]rune(t.Text))
-			s.part.WriteString(clean(t.Text))
+			m.thought(t.Text)
 		}
 	case u.UserMessageChunk != nil:
 		if t := u.UserMessageChunk.Content.Text; t != nil {
@@ -242,6 +249,13 @@ func (m *model) update(u acp.SessionUpdate) {
 	case u.Plan != nil:
 		m.plan(u.Plan)
 	}
+}
+
+// thought adds a chunk of the model's reasoning.
+func (m *model) thought(chunk string) {
+	s := m.last(segThinking)
+	s.chars += utf8.RuneCountInString(chunk)
+	s.part.WriteString(clean(chunk))
 }
 
 // text adds a chunk of the answer: its complete lines are rendered now.

@@ -18,7 +18,7 @@ import (
 	"zot.dev/zot/internal/jsonrpc"
 )
 
-// Event is what the agent sent the client: one of [Update],
+// Event is what the agent sent the client: one of [Text], [Update],
 // [ConfigUpdate], [Permission], [Notice], [PanelOpened], [PanelRendered],
 // [PanelClosed].
 type Event interface{ event() }
@@ -106,6 +106,8 @@ type Client struct {
 // without blocking for long.
 func New(t jsonrpc.Transport, deliver func(Event)) *Client {
 	c := &Client{deliver: deliver, pending: map[*Permission]chan string{}}
+	// The text chunks of an answer are decoded as they are read.
+	t = &textTransport{Transport: t, deliver: deliver}
 	c.conn = jsonrpc.NewConn(t, jsonrpc.Peer{Transport: "acp", Label: "agent"}, jsonrpc.Static(jsonrpc.HandlerFunc(c.handle)), jsonrpc.Options{})
 	return c
 }
