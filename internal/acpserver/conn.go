@@ -74,6 +74,8 @@ func (h *conn) Handle(ctx context.Context, c *jsonrpc.Conn, req *jsonrpc.Request
 		return h.fork(req) // fork.go
 	case acp.MethodZotModelsList:
 		return h.models(req)
+	case acp.MethodZotCapabilities:
+		return h.zotCapabilities(req) // capabilities.go
 	case acp.MethodZotSessionCompact:
 		return h.compact(req)
 	case acp.MethodZotSessionUndo:
@@ -497,6 +499,13 @@ func (s *acpSession) submit(from *conn, w engine.Work) (*turn, error) {
 // submitThen is submit that calls started, when not nil, as the work
 // starts: before any update of it is pushed.
 func (s *acpSession) submitThen(from *conn, w engine.Work, started func()) (*turn, error) {
+	return s.submitMode(from, w, engine.RefuseBusy, started)
+}
+
+// submitMode is submitThen with the engine's mode: with engine.Queue,
+// work sent while a turn runs waits behind it and becomes the session's
+// turn when its first event comes (started is then not called).
+func (s *acpSession) submitMode(from *conn, w engine.Work, mode engine.Mode, started func()) (*turn, error) {
 	t := &turn{s: s, from: from, done: make(chan struct{})}
 	if m, ok := s.agent.opts.Host.Catalog().Lookup(s.eng.Provider(), s.eng.Model()); ok {
 		t.contextSz = int64(m.ContextWindow)
@@ -506,7 +515,10 @@ func (s *acpSession) submitThen(from *conn, w engine.Work, started func()) (*tur
 	// The turn waits for room in the queue of the client that sent it;
 	// the session's other clients are handed its updates without waiting.
 	w.Ready = from.c.Ready
-	err := s.eng.Submit(w, engine.RefuseBusy, func(wire.StartResult) {
+	err := s.eng.Submit(w, mode, func(r wire.StartResult) {
+		if !r.Started {
+			return // queued: the sink makes it the turn when it runs
+		}
 		s.mu.Lock()
 		s.turn = t
 		s.mu.Unlock()

@@ -371,6 +371,17 @@ func (s *acpSession) status() acp.SessionStatus {
 // the updates it stands for and queues them.
 func (s *acpSession) sink(t *turn) engine.Sink {
 	return func(_ context.Context, ev wire.Event) {
+		if !t.begun {
+			// Work that waited in the queue is the session's turn from its
+			// first event (no other turn runs then); work started at once
+			// already is.
+			t.begun = true
+			s.mu.Lock()
+			if s.turn == nil {
+				s.turn = t
+			}
+			s.mu.Unlock()
+		}
 		// A message committed to the transcript is in the session file
 		// before its event comes here (engine.Session.Save).
 		var except *conn

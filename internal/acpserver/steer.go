@@ -3,12 +3,19 @@ package acpserver
 import (
 	"context"
 	"errors"
+	"fmt"
+	"sync/atomic"
 
 	"zot.dev/zot/internal/acp"
 	"zot.dev/zot/internal/agent"
 	"zot.dev/zot/internal/engine"
 	"zot.dev/zot/internal/jsonrpc"
+	"zot.dev/zot/sdk/wire"
 )
+
+// eventSeq numbers the external events of the process: the id of an
+// event's work, by which its client's cancellation finds it in the queue.
+var eventSeq atomic.Uint64
 
 // steer serves _zot/session/steer: the engine's Session.SteerRunning.
 func (h *conn) steer(req *jsonrpc.Request) jsonrpc.Reply {
@@ -51,7 +58,9 @@ func (h *conn) injectContext(req *jsonrpc.Request) jsonrpc.Reply {
 }
 
 // externalEvent serves _zot/session/external_event: the event runs as a
-// turn of its own, answered when it ends.
+// turn of its own, behind the running turn when one runs, answered when
+// it ends. Cancelled by its client before it runs, it is dropped from the
+// queue; once it runs, it is cancelled as a prompt is.
 func (h *conn) externalEvent(req *jsonrpc.Request) jsonrpc.Reply {
 	var p acp.SessionExternalEventRequest
 	if err := decode(req, &p, "sessionId", "payload"); err != nil {
@@ -69,13 +78,20 @@ func (h *conn) externalEvent(req *jsonrpc.Request) jsonrpc.Reply {
 	if err != nil {
 		return jsonrpc.Fail(h.agent.errorOf(err, p.SessionID, "payload"))
 	}
-	t, err := s.submit(h, engine.Work{Prompt: in})
+	id := wire.StringID(fmt.Sprintf("acp-event-%d", eventSeq.Add(1)))
+	t, err := s.submitMode(h, engine.Work{ID: id, Prompt: in}, engine.Queue, nil)
 	if err != nil {
 		return jsonrpc.Fail(err)
 	}
 	return jsonrpc.Async(func(ctx context.Context) (any, error) {
-		if err := h.await(ctx, s, t); err != nil {
-			return nil, err
+		select {
+		case <-t.done:
+		case <-ctx.Done():
+			if !cancelledByClient(ctx) {
+				return nil, ctx.Err()
+			}
+			s.eng.AbortWork(id, nil) // running or waiting, only this event's turn
+			<-t.done
 		}
 		res, err := t.result()
 		if err != nil {

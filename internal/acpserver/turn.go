@@ -18,6 +18,8 @@ type turn struct {
 	from *conn         // the connection whose request started it
 	done chan struct{} // closed once its last update was handed on
 
+	// begun is set by the sink at the turn's first event.
+	begun bool
 	// Set by translate, on the session's worker; read after done.
 	stop      wire.StopReason
 	errCode   wire.ErrorCode

@@ -6,8 +6,6 @@ import (
 	"zot.dev/zot/internal/agent"
 	"zot.dev/zot/internal/engine"
 	"zot.dev/zot/internal/mergepatch"
-	"zot.dev/zot/internal/outputschema"
-	"zot.dev/zot/internal/registry"
 	"zot.dev/zot/sdk/wire"
 )
 
@@ -77,21 +75,9 @@ func (s *Server) patchConfig(id wire.ID, typ string, patch json.RawMessage) {
 	s.setConfig(id, typ, defaultsOf(c))
 }
 
-// features are what a client of zot rpc may use, as get_capabilities
-// names them.
-var features = []string{"client_tools", "output_schema", "result_record", "steer", "inject_context", "external_event", "prompt_overrides", "cost_budget", "session_config", "undo", "sessions", "extensions", "mcp"}
-
 // capabilities is the answer to get_capabilities.
 func (s *Server) capabilities() wire.CapabilitiesResult {
-	return wire.CapabilitiesResult{
-		Provider:  s.sess.Provider(),
-		Providers: registry.Names(),
-		Doors:     []string{"rpc", "acp", "daemon", "print", "sdk"},
-		Features:  features,
-		Limits: wire.Limits{
-			MaxLineBytes:     int64(s.opts.MaxLineBytes),
-			MaxSteps:         10000,
-			MaxOutputRetries: outputschema.MaxRetries,
-		},
-	}
+	c := engine.Capabilities(s.sess.Provider())
+	c.Limits.MaxLineBytes = int64(s.opts.MaxLineBytes)
+	return c
 }
