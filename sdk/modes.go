@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"zot.dev/zot/internal/engine"
+	"zot.dev/zot/sdk/wire"
 )
 
 // Mode is a permission mode: what a call of write, edit, bash (or another
@@ -50,4 +51,31 @@ func (r *Runtime) SetMode(ctx context.Context, mode Mode) error {
 		return err
 	}
 	return r.sess.SetMode(mode)
+}
+
+// SetSandbox changes the sandbox of the runtime's tools (docs/sandbox.md),
+// as /jail and /unjail do: the mode (read-only, workspace-write, full,
+// off) unless it is empty, and whether commands reach the network unless
+// network is nil. The next tool call sees it, also in a prompt that runs.
+// It returns the sandbox in force; it fails with an error of code
+// invalid_params for a mode that is not one, and with ErrClosed after
+// Close.
+func (r *Runtime) SetSandbox(ctx context.Context, mode wire.SandboxMode, network *bool) (wire.SandboxState, error) {
+	if r.isClosed() {
+		return wire.SandboxState{}, ErrClosed
+	}
+	if err := ctx.Err(); err != nil {
+		return wire.SandboxState{}, err
+	}
+	net := ""
+	if network != nil {
+		net = "off"
+		if *network {
+			net = "on"
+		}
+	}
+	if err := r.sess.SetSandbox(string(mode), net); err != nil {
+		return wire.SandboxState{}, err
+	}
+	return r.sess.Sandbox(), nil
 }

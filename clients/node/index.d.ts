@@ -25,6 +25,8 @@ import type {
   SessionInfo,
   SetModelResult,
   SetModeResult,
+  SandboxMode,
+  SandboxState,
   UndoResult,
   PermissionMode,
   StartResult,
@@ -246,6 +248,8 @@ export declare class ZotClient {
   setModel(model: string): Promise<SetModelResult>;
   /** Switches the permission mode; fails with `invalid_params` for a mode not offered. */
   setMode(mode: PermissionMode): Promise<SetModeResult>;
+  /** Changes the sandbox of the tools (as /jail and /unjail); an absent member is left as it is; fails with `invalid_params` for a mode that is not one. */
+  setSandbox(sandbox?: { mode?: SandboxMode; network?: boolean }): Promise<SandboxState>;
   /** Undoes the last turn, or turn `turn` (from 1) and every turn after it: its files and messages; fails with `changed_outside`, `not_found` or `busy`. */
   undo(turn?: number): Promise<UndoResult>;
   /** The provider's models. */

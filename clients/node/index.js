@@ -716,6 +716,21 @@ export class ZotClient extends EventEmitter {
   }
 
   /**
+   * Changes the sandbox of the tools, as /jail and /unjail do: `mode`
+   * ("read-only", "workspace-write", "full", "off") and `network`
+   * (whether commands reach it), each left as it is when undefined.
+   * Resolves to the SandboxState in force; rejects with `invalid_params`
+   * for a mode that is not one.
+   * @param {{mode?: string, network?: boolean}} [sandbox]
+   */
+  setSandbox({ mode, network } = {}) {
+    const params = {};
+    if (mode !== undefined) params.mode = mode;
+    if (network !== undefined) params.network = network;
+    return this.request("set_sandbox", params);
+  }
+
+  /**
    * Undoes the last turn, or turn `turn` (from 1) and every turn after
    * it: the files they changed and their messages. Resolves to the
    * UndoResult ({turn, message_count, files}); rejects with

@@ -82,6 +82,8 @@ func (h *conn) Handle(ctx context.Context, c *jsonrpc.Conn, req *jsonrpc.Request
 		return h.undo(req) // undo.go
 	case acp.MethodZotSessionConfig:
 		return h.sessionConfig(req) // config.go
+	case acp.MethodZotSessionSandbox:
+		return h.sessionSandbox(req) // sandbox.go
 	case acp.MethodZotSessionSteer:
 		return h.steer(req) // steer.go
 	case acp.MethodZotSessionInjectContext:

@@ -126,11 +126,11 @@ func (s *Session) Sandbox() wire.SandboxState {
 }
 
 // SetSandbox changes the sandbox mode (read-only, workspace-write, full,
-// off, or SandboxByMode) and, when network is not empty, the network
-// ("on" or "off"); the next tool call sees it. An error says which
-// value is wrong (invalid_params).
+// off, or SandboxByMode) when mode is not empty and the network ("on" or
+// "off") when network is not empty; the next tool call sees it. An error
+// says which value is wrong (invalid_params), and then nothing changes.
 func (s *Session) SetSandbox(mode, network string) error {
-	if mode != SandboxByMode {
+	if mode != "" && mode != SandboxByMode {
 		if _, err := sandbox.ParseMode(mode); err != nil {
 			return &SandboxError{Err: err}
 		}
@@ -141,7 +141,9 @@ func (s *Session) SetSandbox(mode, network string) error {
 		}
 	}
 	s.sboxMu.Lock()
-	s.sbox.mode = mode
+	if mode != "" {
+		s.sbox.mode = mode
+	}
 	if network != "" {
 		s.sbox.network = network
 	}

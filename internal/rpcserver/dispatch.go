@@ -112,6 +112,16 @@ func (s *Server) dispatch(cmd wire.Command, id wire.ID, typ string) {
 			return
 		}
 		s.respond(id, typ, modeResult(s.sess))
+	case *wire.SetSandboxCommand:
+		network := ""
+		if c.Network != nil {
+			network = onOff(*c.Network)
+		}
+		if err := s.sess.SetSandbox(c.Mode, network); err != nil {
+			s.failErr(id, typ, err) // invalid_params
+			return
+		}
+		s.respond(id, typ, s.sess.Sandbox())
 	case *wire.GetModelsCommand:
 		s.respond(id, typ, wire.ModelsResult{Models: s.sess.Models()})
 	case *wire.GetCapabilitiesCommand:
@@ -197,4 +207,12 @@ func (s *Server) failErr(id wire.ID, typ string, err error) {
 		return
 	}
 	s.fail(id, typ, code, "%s", oneLine(err))
+}
+
+// onOff names a switch as the sandbox's network setting does.
+func onOff(on bool) string {
+	if on {
+		return "on"
+	}
+	return "off"
 }

@@ -123,6 +123,13 @@ type Client interface {
 	// also while work runs. It fails for a mode the client does not offer.
 	// State says the mode in use.
 	SetMode(ctx context.Context, mode wire.PermissionMode) error
+	// SetSandbox changes the sandbox of the tools (docs/sandbox.md), as
+	// /jail and /unjail do: the mode (read-only, workspace-write, full,
+	// off) unless it is empty, and whether commands reach the network
+	// unless network is nil. The next tool call sees it, also while work
+	// runs. It returns the sandbox in force, and fails with an error of
+	// code "invalid_params" for a mode that is not one.
+	SetSandbox(ctx context.Context, mode wire.SandboxMode, network *bool) (wire.SandboxState, error)
 	// Clear drops the transcript and the cumulative usage. It fails with
 	// ErrBusy while work runs.
 	Clear(ctx context.Context) error

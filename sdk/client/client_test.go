@@ -363,6 +363,24 @@ func scenario(t *testing.T, c client.Client, s setup) {
 	if err := c.SetMode(ctx, wire.PermissionModeAuto); err != nil {
 		t.Error(err)
 	}
+	// The sandbox: what is not given stays; a mode that is not one is
+	// refused with invalid_params, changing nothing.
+	off, on := false, true
+	if sb, err := c.SetSandbox(ctx, wire.SandboxModeReadOnly, &off); err != nil || sb.Mode != wire.SandboxModeReadOnly || sb.Network {
+		t.Errorf("set_sandbox read-only, network off: %+v, %v", sb, err)
+	}
+	if sb, err := c.SetSandbox(ctx, "", &on); err != nil || sb.Mode != wire.SandboxModeReadOnly || !sb.Network {
+		t.Errorf("set_sandbox network on: %+v, %v", sb, err)
+	}
+	if _, err := c.SetSandbox(ctx, "sometimes", nil); wire.CodeOf(err) != wire.CodeInvalidParams {
+		t.Errorf("set_sandbox sometimes: %v (code %q)", err, wire.CodeOf(err))
+	}
+	if st, err = c.State(ctx); err != nil || st.Sandbox == nil || st.Sandbox.Mode != wire.SandboxModeReadOnly || !st.Sandbox.Network {
+		t.Errorf("state after set_sandbox: %+v, %v", st.Sandbox, err)
+	}
+	if _, err := c.SetSandbox(ctx, wire.SandboxModeFull, nil); err != nil {
+		t.Error(err)
+	}
 	if err := c.SetModel(ctx, ""); err == nil {
 		t.Error("an empty model id was taken")
 	}

@@ -270,6 +270,18 @@ func (c *Client) SetMode(ctx context.Context, mode wire.PermissionMode) error {
 	return err
 }
 
+// SetSandbox changes zot's sandbox (set_sandbox): the mode unless it is
+// empty, the network unless network is nil; the next tool call sees it,
+// also while work runs. It returns the sandbox in force, and fails with
+// wire.CodeInvalidParams for a mode that is not one.
+func (c *Client) SetSandbox(ctx context.Context, mode wire.SandboxMode, network *bool) (wire.SandboxState, error) {
+	r, err := call[wire.SandboxState](ctx, c, &wire.SetSandboxCommand{Mode: string(mode), Network: network})
+	if err != nil {
+		return wire.SandboxState{}, err
+	}
+	return *r, nil
+}
+
 // ListModels lists the models of the current provider, sorted by id.
 func (c *Client) ListModels(ctx context.Context) ([]wire.ModelInfo, error) {
 	r, err := call[wire.ModelsResult](ctx, c, &wire.GetModelsCommand{})

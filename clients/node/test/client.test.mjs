@@ -113,6 +113,20 @@ test("every command answers with its result", async (t) => {
   assert.equal(state.usage.input, 0);
 });
 
+test("setSandbox changes the sandbox and leaves what it is not given", async (t) => {
+  const client = await openClient(t);
+  assert.ok((await client.getCapabilities()).features.includes("sandbox"));
+  let sb = await client.setSandbox({ mode: "read-only", network: false });
+  assert.equal(sb.mode, "read-only");
+  assert.equal(sb.network, false);
+  assert.equal((await client.getState()).sandbox.mode, "read-only");
+  sb = await client.setSandbox({ network: true });
+  assert.deepEqual([sb.mode, sb.network], ["read-only", true]);
+  sb = await client.setSandbox({ mode: "full" });
+  assert.deepEqual([sb.mode, sb.network, sb.enforced_by], ["full", true, "none"]);
+  await assert.rejects(client.setSandbox({ mode: "sometimes" }), (err) => err instanceof ZotError && err.code === "invalid_params");
+});
+
 test("failures reject with a ZotError carrying the stable code", async (t) => {
   const client = await openClient(t);
   const fails = async (promise, code, command) => {

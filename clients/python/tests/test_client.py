@@ -191,6 +191,22 @@ class PromptTest(ZotTestCase):
         c.prompt("hi", max_steps=2, max_tokens=100).collect()
         self.assertEqual(c.get_config().max_steps, 7)
 
+    def test_set_sandbox(self):
+        c = self.client()
+        self.assertIn("sandbox", c.get_capabilities().features)
+        sb = c.set_sandbox(mode="read-only", network=False)
+        self.assertIsInstance(sb, z.SandboxState)
+        self.assertEqual((sb.mode, sb.network, sb.writable or []), ("read-only", False, []))
+        self.assertEqual(c.get_state().sandbox.mode, "read-only")
+        sb = c.set_sandbox(network=True)
+        self.assertEqual((sb.mode, sb.network), ("read-only", True))
+        sb = c.set_sandbox(mode="workspace-write")
+        self.assertEqual((sb.mode, sb.network, sb.writable[0]), ("workspace-write", True, self.tmp))
+        with self.assertRaises(z.ZotError) as e:
+            c.set_sandbox(mode="sometimes")
+        self.assertEqual(e.exception.code, "invalid_params")
+        self.assertEqual(c.get_state().sandbox.mode, "workspace-write")
+
     def test_every_command(self):
         c = self.client()
         hello = c.hello()

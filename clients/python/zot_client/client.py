@@ -57,6 +57,7 @@ from .types import (
     Response,
     SetModelResult,
     SetModeResult,
+    SandboxState,
     UndoResult,
     StartResult,
     StateResult,
@@ -481,6 +482,21 @@ class Client(ExtensionMethods, MCPMethods, SessionMethods, ToolMethods, ConfigMe
         """Switches the permission mode (ask, accept_edits, auto,
         read_only); ZotError ``invalid_params`` for a mode not offered."""
         return self._call({"type": "set_mode", "mode": mode})
+
+    def set_sandbox(
+        self, mode: Optional[str] = None, network: Optional[bool] = None
+    ) -> SandboxState:
+        """Changes the sandbox of the tools, as /jail and /unjail do:
+        ``mode`` (read-only, workspace-write, full, off) and ``network``
+        (whether commands reach it), each unchanged when None. Returns the
+        sandbox in force; ZotError ``invalid_params`` for a mode that is
+        not one."""
+        cmd: Dict[str, Any] = {"type": "set_sandbox"}
+        if mode is not None:
+            cmd["mode"] = mode
+        if network is not None:
+            cmd["network"] = network
+        return self._call(cmd)
 
     def undo(self, turn: Optional[int] = None) -> UndoResult:
         """Undoes the last turn, or turn ``turn`` (from 1) and every turn
