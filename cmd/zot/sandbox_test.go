@@ -452,6 +452,19 @@ func acpResults(t *testing.T, frames []doorFrame) map[string]result {
 	return out
 }
 
+// permissionCases are the calls of the permission request tests: writes
+// to out (outside the workspace) allowed once, rejected, allowed always
+// and then made again unasked, and a write inside.
+func permissionCases(out string) []sandboxCase {
+	return []sandboxCase{
+		{what: "allowed once", tool: "write", args: map[string]any{"path": out + "/once", "content": "x"}},
+		{what: "rejected", tool: "write", args: map[string]any{"path": out + "/rejected", "content": "x"}, refused: true, want: "did not allow writing outside the sandbox"},
+		{what: "allowed always", tool: "write", args: map[string]any{"path": out + "/always", "content": "x"}},
+		{what: "again, unasked", tool: "edit", args: map[string]any{"path": out + "/always", "edits": []any{map[string]any{"oldText": "x", "newText": "y"}}}},
+		{what: "inside, unasked", tool: "write", args: map[string]any{"path": "inside", "content": "x"}},
+	}
+}
+
 // TestSandboxPermissionRequest: with somebody to answer, a write the
 // sandbox refuses is asked about, naming the path and the rule: allow
 // once lets that call write, reject refuses it with a reason, allow
@@ -462,22 +475,12 @@ func TestSandboxPermissionRequest(t *testing.T) {
 	needSandbox(t)
 	base, bin := sharedBase(t)
 	ws := openDir(t, base, "ws")
-	casesFor := func(out string) []sandboxCase {
-		return []sandboxCase{
-			{what: "allowed once", tool: "write", args: map[string]any{"path": out + "/once", "content": "x"}},
-			{what: "rejected", tool: "write", args: map[string]any{"path": out + "/rejected", "content": "x"}, refused: true, want: "did not allow writing outside the sandbox"},
-			{what: "allowed always", tool: "write", args: map[string]any{"path": out + "/always", "content": "x"}},
-			{what: "again, unasked", tool: "edit", args: map[string]any{"path": out + "/always", "edits": []any{map[string]any{"oldText": "x", "newText": "y"}}}},
-			{what: "inside, unasked", tool: "write", args: map[string]any{"path": "inside", "content": "x"}},
-		}
-	}
-	// The answers in each door's words.
+	// The answers in zot rpc's words.
 	answers := []string{"allow_once", "reject", "allow_always"}
-	acpAnswers := []string{"allow_once", "reject_once", "allow_always"}
 
 	t.Run("rpc", func(t *testing.T) {
 		out := openDir(t, base, "out")
-		cases := casesFor(out)
+		cases := permissionCases(out)
 		p := startRPCAs(t, bin, nil, userEnv(t, base, "rpc"), "--provider", "scripted", "--script", scriptOf(t, openDir(t, base, "rpc"), cases),
 			"--cwd", ws, "--approve", "--sandbox", "workspace-write")
 		p.send(`{"id":"m","type":"set_mode","mode":"accept_edits"}`)
@@ -526,59 +529,69 @@ func TestSandboxPermissionRequest(t *testing.T) {
 
 	t.Run("acp", func(t *testing.T) {
 		out2 := openDir(t, base, "out2")
-		cases := casesFor(out2)
+		cases := permissionCases(out2)
 		cmd := exec.Command(bin, "acp", "--provider", "scripted", "--script", scriptOf(t, openDir(t, base, "acp"), cases), "--sandbox", "workspace-write")
 		env := userEnv(t, base, "acp")
 		cmd.Env = append(doorEnv(strings.TrimPrefix(env[0], "ZOT_HOME=")), env[1])
 		stdin, stdout, _ := startPiped(t, cmd)
 		defer stdin.Close()
-		p := checked(t, newDoorPeer(t, stdin, stdout))
-		p.call("1", "initialize", `{"protocolVersion":1,"clientCapabilities":{}}`, "")
-		f, _ := p.call("2", "session/new", fmt.Sprintf(`{"cwd":%q,"mcpServers":[]}`, ws), "")
-		id := sessionID(t, f)
-		p.call("3", "session/set_mode", fmt.Sprintf(`{"sessionId":%q,"modeId":"accept_edits"}`, id), "")
-		p.send(fmt.Sprintf(`{"jsonrpc":"2.0","id":4,"method":"session/prompt","params":{"sessionId":%q,"prompt":[{"type":"text","text":"go"}]}}`, id))
-		var frames []doorFrame
-		asked := 0
-		for {
-			f := p.next()
-			if f.Method == "" && string(f.ID) == "4" {
-				break
-			}
-			if f.Method == "session/request_permission" {
-				var req struct {
-					ToolCall struct {
-						Title string         `json:"title"`
-						Meta  map[string]any `json:"_meta"`
-					} `json:"toolCall"`
-					Options []struct {
-						OptionID string `json:"optionId"`
-					} `json:"options"`
-				}
-				json.Unmarshal(f.Params, &req)
-				var ids []string
-				for _, o := range req.Options {
-					ids = append(ids, o.OptionID)
-				}
-				if strings.Join(ids, " ") != "allow_once allow_always reject_once" || !strings.HasPrefix(req.ToolCall.Title, "Outside the sandbox") ||
-					!strings.Contains(fmt.Sprint(req.ToolCall.Meta), out2) {
-					t.Errorf("request %d: %s", asked, f.Params)
-				}
-				if asked >= len(answers) {
-					t.Fatalf("asked %d times", asked+1)
-				}
-				p.send(fmt.Sprintf(`{"jsonrpc":"2.0","id":%s,"result":{"outcome":{"outcome":"selected","optionId":%q}}}`, f.ID, acpAnswers[asked]))
-				asked++
-				continue
-			}
-			frames = append(frames, f)
-		}
-		if asked != len(answers) {
-			t.Errorf("asked %d times, want %d", asked, len(answers))
-		}
-		checkResults(t, cases, acpResults(t, frames))
-		if fileText(t, out2+"/once") != "x" || fileText(t, out2+"/always") != "y" || fileText(t, out2+"/rejected") != "<absent>" {
-			t.Errorf("outside: once %q, always %q, rejected %q", fileText(t, out2+"/once"), fileText(t, out2+"/always"), fileText(t, out2+"/rejected"))
-		}
+		acpSandboxPermission(t, checked(t, newDoorPeer(t, stdin, stdout)), ws, out2, cases)
 	})
+}
+
+// acpSandboxPermission runs, on p (an ACP client of a zot run with
+// --sandbox workspace-write), a prompt whose calls are cases (casesFor's,
+// writing to out) in a session in ws under accept_edits, answering the
+// sandbox's permission requests allow once, reject, allow always, and
+// checks what each call did.
+func acpSandboxPermission(t *testing.T, p *acpPeer, ws, out2 string, cases []sandboxCase) {
+	t.Helper()
+	acpAnswers := []string{"allow_once", "reject_once", "allow_always"}
+	p.call("1", "initialize", `{"protocolVersion":1,"clientCapabilities":{}}`, "")
+	f, _ := p.call("2", "session/new", fmt.Sprintf(`{"cwd":%q,"mcpServers":[]}`, ws), "")
+	id := sessionID(t, f)
+	p.call("3", "session/set_mode", fmt.Sprintf(`{"sessionId":%q,"modeId":"accept_edits"}`, id), "")
+	p.send(fmt.Sprintf(`{"jsonrpc":"2.0","id":4,"method":"session/prompt","params":{"sessionId":%q,"prompt":[{"type":"text","text":"go"}]}}`, id))
+	var frames []doorFrame
+	asked := 0
+	for {
+		f := p.next()
+		if f.Method == "" && string(f.ID) == "4" {
+			break
+		}
+		if f.Method == "session/request_permission" {
+			var req struct {
+				ToolCall struct {
+					Title string         `json:"title"`
+					Meta  map[string]any `json:"_meta"`
+				} `json:"toolCall"`
+				Options []struct {
+					OptionID string `json:"optionId"`
+				} `json:"options"`
+			}
+			json.Unmarshal(f.Params, &req)
+			var ids []string
+			for _, o := range req.Options {
+				ids = append(ids, o.OptionID)
+			}
+			if strings.Join(ids, " ") != "allow_once allow_always reject_once" || !strings.HasPrefix(req.ToolCall.Title, "Outside the sandbox") ||
+				!strings.Contains(fmt.Sprint(req.ToolCall.Meta), out2) {
+				t.Errorf("request %d: %s", asked, f.Params)
+			}
+			if asked >= len(acpAnswers) {
+				t.Fatalf("asked %d times", asked+1)
+			}
+			p.send(fmt.Sprintf(`{"jsonrpc":"2.0","id":%s,"result":{"outcome":{"outcome":"selected","optionId":%q}}}`, f.ID, acpAnswers[asked]))
+			asked++
+			continue
+		}
+		frames = append(frames, f)
+	}
+	if asked != len(acpAnswers) {
+		t.Errorf("asked %d times, want %d", asked, len(acpAnswers))
+	}
+	checkResults(t, cases, acpResults(t, frames))
+	if fileText(t, out2+"/once") != "x" || fileText(t, out2+"/always") != "y" || fileText(t, out2+"/rejected") != "<absent>" {
+		t.Errorf("outside: once %q, always %q, rejected %q", fileText(t, out2+"/once"), fileText(t, out2+"/always"), fileText(t, out2+"/rejected"))
+	}
 }
