@@ -125,10 +125,12 @@ func (r *Runtime) Prompt(ctx context.Context, text string, images []Image) (<-ch
 	return r.submit(engine.Work{Ctx: ctx, Prompt: &engine.PromptInput{Text: text, Images: blocks}})
 }
 
-// PromptWith is Prompt with the options of one prompt: its images and
-// the JSON Schema its final answer must follow (see
-// [client.PromptOptions]). A schema that is not one fails with an error
-// of code invalid_params.
+// PromptWith is Prompt with the options of one prompt: its images, the
+// JSON Schema its final answer must follow, and its own model, reasoning
+// level, step and token limits and cost budget (see
+// [client.PromptOptions]). A schema that is not one, or a limit out of
+// range, fails with an error of code invalid_params; a reasoning level
+// the model does not take fails the same way as the prompt is submitted.
 func (r *Runtime) PromptWith(ctx context.Context, text string, opts client.PromptOptions) (<-chan Event, error) {
 	blocks, err := checkImages(opts.Images)
 	if err != nil {
@@ -143,7 +145,35 @@ func (r *Runtime) PromptWith(ctx context.Context, text string, opts client.Promp
 	if err := in.SetOutput(opts.OutputSchema, retries); err != nil {
 		return nil, err
 	}
+	if err := setOverrides(in, opts); err != nil {
+		return nil, err
+	}
 	return r.submit(engine.Work{Ctx: ctx, Prompt: in})
+}
+
+// setOverrides gives in the overrides of opts, when it has any.
+func setOverrides(in *engine.PromptInput, opts client.PromptOptions) error {
+	if opts.Model == "" && opts.Reasoning == "" && opts.MaxSteps == 0 && opts.MaxTokens == 0 && opts.MaxCostUSD == 0 {
+		return nil
+	}
+	var level *string
+	if opts.Reasoning != "" {
+		level = &opts.Reasoning
+	}
+	var steps, tokens *int64
+	var budget *float64
+	if opts.MaxSteps != 0 {
+		n := int64(opts.MaxSteps)
+		steps = &n
+	}
+	if opts.MaxTokens != 0 {
+		n := int64(opts.MaxTokens)
+		tokens = &n
+	}
+	if opts.MaxCostUSD != 0 {
+		budget = &opts.MaxCostUSD
+	}
+	return in.SetOverrides(opts.Model, level, steps, tokens, budget)
 }
 
 // Compact summarises older messages into one, keeping a recent tail. Its

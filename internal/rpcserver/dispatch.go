@@ -129,7 +129,7 @@ func (s *Server) dispatch(cmd wire.Command, id wire.ID, typ string) {
 	case *wire.GetConfigCommand:
 		s.respond(id, typ, configResult(s.sess.Defaults()))
 	case *wire.SetConfigCommand:
-		s.setConfig(id, typ, defaultsOf(c.Config))
+		s.setConfig(id, typ, engine.DefaultsOf(c.Config))
 	case *wire.PatchConfigCommand:
 		s.patchConfig(id, typ, c.Patch)
 	case *wire.UndoCommand:

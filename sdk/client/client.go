@@ -106,6 +106,29 @@ type Client interface {
 	// end with *wire.TurnEndEvent (stop "aborted") and *wire.DoneEvent.
 	// It reports whether something was running.
 	Cancel(ctx context.Context) (bool, error)
+	// Config returns the session's defaults: the model, reasoning level,
+	// step limit and cost budget a prompt uses when its PromptOptions do
+	// not say (zot rpc's get_config). They are not config.json: they
+	// start from the Runtime's Config or zot's flags and live as long as
+	// the session.
+	Config(ctx context.Context) (wire.SessionDefaults, error)
+	// SetConfig replaces the session's defaults whole (Model and
+	// MaxSteps required; an empty Reasoning is the model's default, a nil
+	// MaxCostUSD no budget) and returns them. Nothing is set when a
+	// value is refused: code "invalid_params", "unknown_model" for an
+	// empty model, ErrBusy while work runs or waits.
+	SetConfig(ctx context.Context, defaults wire.SessionDefaults) (wire.SessionDefaults, error)
+	// PatchConfig changes the session's defaults with a JSON merge patch
+	// (RFC 7396) of what Config returns, in its JSON form ({"max_cost_usd":
+	// 1, "reasoning": null}): a member sets that default, a member set to
+	// null takes it back to zot's, an absent member leaves it. It is
+	// refused as SetConfig is, and with "invalid_params" for a patch that
+	// is not a JSON object.
+	PatchConfig(ctx context.Context, patch json.RawMessage) (wire.SessionDefaults, error)
+	// Capabilities says what this zot and this session support: its
+	// provider, the providers, the doors, the features and the limits.
+	Capabilities(ctx context.Context) (wire.CapabilitiesResult, error)
+
 	// Busy reports whether a prompt or compaction runs (or, over rpc,
 	// waits in the queue).
 	Busy(ctx context.Context) (bool, error)
@@ -254,6 +277,27 @@ type PromptOptions struct {
 	// OutputRetries is how many corrective turns such an answer gets;
 	// nil means zot's default (2).
 	OutputRetries *int
+
+	// The fields below change this prompt's model calls only, leaving
+	// the session's defaults (Config) alone; a zero value keeps the
+	// session's. A value zot does not take fails the call with an error
+	// of code "invalid_params" ("unknown_model" for the model).
+
+	// Model is the model of this prompt, of the session's provider.
+	Model string
+	// Reasoning is the reasoning level of this prompt, one the model
+	// takes (ListModels lists them).
+	Reasoning string
+	// MaxSteps is the most model calls this prompt may make (1 to
+	// 10000) before it ends with an error of code "max_steps".
+	MaxSteps int
+	// MaxTokens is the output limit of each model call of this prompt.
+	MaxTokens int
+	// MaxCostUSD is this prompt's cost budget in US dollars: once a
+	// model call brings the prompt's cost to it, the prompt ends after
+	// that call, its turn_end with stop "max_cost" (wire.StopMaxCost).
+	// A model without known prices is not held to it.
+	MaxCostUSD float64
 }
 
 // Run sends a prompt with c.PromptWith, reads its events to the end and

@@ -58,19 +58,32 @@ func (c *Client) Prompt(ctx context.Context, text string, images []client.Image)
 	return c.events(ctx, s), nil
 }
 
-// PromptWith is Prompt with the options of one prompt: its images and
-// the JSON Schema its final answer must follow (output_schema and
-// output_retries; see [client.PromptOptions]). zot refuses a schema that
-// is not one with code "invalid_params".
+// PromptWith is Prompt with the options of one prompt: its images, the
+// JSON Schema its final answer must follow (output_schema and
+// output_retries), and its own model, reasoning, max_steps, max_tokens
+// and max_cost_usd (see [client.PromptOptions]). zot refuses a schema
+// that is not one, or a value out of range, with code "invalid_params".
 func (c *Client) PromptWith(ctx context.Context, text string, opts client.PromptOptions) (<-chan wire.Event, error) {
 	in := make([]wire.ImageInput, len(opts.Images))
 	for i, img := range opts.Images {
 		in[i] = wire.ImageInput{MIMEType: img.MIMEType, Data: base64.StdEncoding.EncodeToString(img.Data)}
 	}
-	cmd := &wire.PromptCommand{Message: text, Images: in, OutputSchema: opts.OutputSchema}
+	cmd := &wire.PromptCommand{Message: text, Images: in, OutputSchema: opts.OutputSchema, Model: opts.Model, Reasoning: opts.Reasoning}
 	if opts.OutputRetries != nil {
 		n := int64(*opts.OutputRetries)
 		cmd.OutputRetries = &n
+	}
+	if opts.MaxSteps != 0 {
+		n := int64(opts.MaxSteps)
+		cmd.MaxSteps = &n
+	}
+	if opts.MaxTokens != 0 {
+		n := int64(opts.MaxTokens)
+		cmd.MaxTokens = &n
+	}
+	if opts.MaxCostUSD != 0 {
+		budget := opts.MaxCostUSD
+		cmd.MaxCostUSD = &budget
 	}
 	s, err := c.work(ctx, cmd)
 	if err != nil {

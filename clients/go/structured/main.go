@@ -15,15 +15,9 @@ const city = `{"type":"object","properties":{"city":{"type":"string"},"populatio
 
 func main() {
 	ctx, args := context.Background(), os.Args[1:]
-	c, err := rpcclient.Start(ctx, rpcclient.Options{Args: args[:len(args)-1]}) // zot is $ZOT_BIN, else on PATH
-	if err != nil {
-		panic(err)
-	}
+	c := client.Must(rpcclient.Start(ctx, rpcclient.Options{Args: args[:len(args)-1]})) // zot is $ZOT_BIN, else on PATH
 	defer c.Close()
-	res, err := client.Run(ctx, c, args[len(args)-1], client.PromptOptions{OutputSchema: json.RawMessage(city)})
-	if err != nil {
-		panic(err)
-	}
+	res := client.Must(client.Run(ctx, c, args[len(args)-1], client.PromptOptions{OutputSchema: json.RawMessage(city)}))
 	fmt.Println(string(res.Structured))
 	fmt.Fprintf(os.Stderr, "%s: %d turns, %d tool calls, %d+%d tokens, $%.4f\n", res.Stop, res.Turns, res.ToolCalls, res.Usage.Input, res.Usage.Output, res.Usage.CostUSD)
 }

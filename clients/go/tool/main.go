@@ -17,20 +17,13 @@ func weather(_ context.Context, in struct{ City string }) (string, error) {
 
 func main() {
 	ctx, args := context.Background(), os.Args[1:]
-	c := must(rpcclient.Start(ctx, rpcclient.Options{Args: args[:len(args)-1]})) // zot is $ZOT_BIN, else on PATH
+	c := client.Must(rpcclient.Start(ctx, rpcclient.Options{Args: args[:len(args)-1]})) // zot is $ZOT_BIN, else on PATH
 	defer c.Close()
-	must(c.RegisterTools(ctx, client.MustTool("weather", "The weather in a city.", weather)))
-	for ev := range must(c.Prompt(ctx, args[len(args)-1], nil)) {
+	client.Must(c.RegisterTools(ctx, client.MustTool("weather", "The weather in a city.", weather)))
+	for ev := range client.Must(c.Prompt(ctx, args[len(args)-1], nil)) {
 		if d, ok := ev.(*wire.TextDeltaEvent); ok {
 			fmt.Print(d.Delta)
 		}
 	}
 	fmt.Println()
-}
-
-func must[T any](v T, err error) T {
-	if err != nil {
-		panic(err)
-	}
-	return v
 }
