@@ -12,14 +12,20 @@ The tool's name is the function's, its description the docstring, and the
 JSON Schema of its arguments comes from the signature's annotations
 (``str``, ``int``, ``float``, ``bool``, ``list``, ``dict``, ``Optional``):
 a parameter without a default is required.
+
+AsyncClient has the same, with ``await zot.register_tools(...)``; its
+decorator registers the tool before the client's next command is sent,
+and its tools may be coroutine functions (awaited on the client's loop)
+or plain ones (run on the loop's default executor).
 """
 
 from __future__ import annotations
 
+import asyncio
 import inspect
 import threading
 import typing
-from typing import Any, Callable, Dict, List, Mapping, Optional
+from typing import Any, Callable, Dict, List, Mapping, Optional, Set
 
 from . import _wire
 
@@ -93,13 +99,36 @@ class Tool:
         try:
             out = self.fn(**dict(args))
         except Exception as e:  # noqa: BLE001 - the model is told what failed
-            return {"text": str(e) or type(e).__name__, "is_error": True}
-        if isinstance(out, dict):
-            res = {k: v for k, v in out.items() if k in ("text", "is_error")}
-            if out.get("images"):
-                res["images"] = _wire.image_inputs(out["images"])
-            return res
-        return {"text": "" if out is None else str(out)}
+            return _failed(e)
+        return _result_of(out)
+
+    async def arun(self, args: Mapping[str, Any]) -> Dict[str, Any]:
+        """``run`` for asyncio: a coroutine function is awaited, a plain
+        one runs on the loop's default executor."""
+        if not inspect.iscoroutinefunction(self.fn):
+            return await asyncio.get_running_loop().run_in_executor(None, self.run, args)
+        try:
+            out = await self.fn(**dict(args))
+        except asyncio.CancelledError:
+            raise
+        except Exception as e:  # noqa: BLE001 - the model is told what failed
+            return _failed(e)
+        return _result_of(out)
+
+
+def _failed(e: BaseException) -> Dict[str, Any]:
+    """The result of a call whose function raised e."""
+    return {"text": str(e) or type(e).__name__, "is_error": True}
+
+
+def _result_of(out: Any) -> Dict[str, Any]:
+    """A function's return value as ``client_tool_result`` takes it."""
+    if isinstance(out, dict):
+        res = {k: v for k, v in out.items() if k in ("text", "is_error")}
+        if out.get("images"):
+            res["images"] = _wire.image_inputs(out["images"])
+        return res
+    return {"text": "" if out is None else str(out)}
 
 
 class ToolMethods:
@@ -164,3 +193,80 @@ class ToolMethods:
 
         threading.Thread(target=run, name="zot-rpc-tool", daemon=True).start()
         return True
+
+
+class AsyncToolMethods:
+    """Client tool commands of AsyncClient; see ToolMethods."""
+
+    _tools: Dict[str, Tool]
+    _pending_tools: List[Tool]
+    _tool_tasks: "Set[asyncio.Task[None]]"
+
+    async def register_tools(self, *tools: Any) -> List[str]:
+        """Registers tools (``Tool`` values, plain or coroutine functions)
+        and returns the names the client has registered now; refused as
+        ToolMethods.register_tools is, adding none."""
+        made = [t if isinstance(t, Tool) else Tool(t) for t in tools]
+        before = dict(self._tools)
+        self._tools.update({t.name: t for t in made})
+        try:
+            res = await self._call({"type": "register_tools", "tools": [t.to_wire() for t in made]})  # type: ignore[attr-defined]
+        except BaseException:
+            self._tools.clear()
+            self._tools.update(before)
+            raise
+        return list(res.tools)
+
+    async def unregister_tools(self, *names: str) -> List[str]:
+        """Removes registered tools by name (none named: all of them) and
+        returns the names left; ZotError ``not_found`` for a name not
+        registered."""
+        cmd: Dict[str, Any] = {"type": "unregister_tools"}
+        if names:
+            cmd["names"] = list(names)
+        res = await self._call(cmd)  # type: ignore[attr-defined]
+        for n in list(self._tools):
+            if n not in res.tools:
+                del self._tools[n]
+        return list(res.tools)
+
+    def tool(self, fn: Optional[Callable[..., Any]] = None, **options: Any) -> Any:
+        """A decorator that makes the function a tool: ``@zot.tool`` or
+        ``@zot.tool(read_only=True, timeout=5)`` (the options of ``Tool``).
+        It is registered before the client's next command is sent, in
+        order; when zot refuses it (``name_taken``, ``invalid_params``)
+        that command raises the ZotError. The function is returned as it
+        was."""
+
+        def register(f: Callable[..., Any]) -> Callable[..., Any]:
+            self._pending_tools.append(Tool(f, **options))
+            return f
+
+        return register(fn) if fn is not None else register
+
+    async def _flush_tools(self) -> None:
+        """Registers the tools the decorator declared since the last
+        command, if any."""
+        if self._pending_tools:
+            pending, self._pending_tools[:] = list(self._pending_tools), []
+            await self.register_tools(*pending)
+
+    def _run_tool(self, ev: Any) -> None:
+        """Runs the call of a registered tool as a task of its own (kept
+        until it has answered; cancelled by close); calls of tools that are
+        not this client's are left alone."""
+        t = self._tools.get(ev.tool)
+        if t is None:
+            return
+
+        async def run() -> None:
+            result = await t.arun(ev.args or {})
+            result.update(type="client_tool_result", call_id=ev.call_id)
+            try:
+                await self._call(result)  # type: ignore[attr-defined]
+            except Exception:  # noqa: BLE001 - the call no longer waits, or zot is gone
+                pass
+
+        task = asyncio.ensure_future(run())
+        self._tool_tasks.add(task)
+        task.add_done_callback(self._tool_tasks.discard)

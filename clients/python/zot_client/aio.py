@@ -35,16 +35,21 @@ from ._ext import AsyncExtensionMethods
 from ._mcp import AsyncMCPMethods
 from ._config import AsyncConfigMethods
 from ._sessions import AsyncSessionMethods
+from ._tools import AsyncToolMethods, Tool
 from .client import PermissionAnswer, _raise_failure
 from .errors import ProtocolError, ZotClosedError, ZotError
 from .types import (
     AbortResult,
+    ClientToolCallEvent,
+    DoneEvent,
+    ErrorEvent,
     Event,
     HelloResult,
     MessagesResult,
     ModelsResult,
     PermissionRequestEvent,
     PingResult,
+    PromptResult,
     Response,
     SetModelResult,
     SetModeResult,
@@ -156,6 +161,25 @@ class AsyncPromptStream:
         """Reads the rest of the stream and returns its events, done last."""
         return [ev async for ev in self]
 
+    async def result(self) -> Optional[PromptResult]:
+        """Reads the rest of the stream and returns the prompt's record
+        from its ``done`` (see PromptStream.result): None for a
+        compaction; ZotError (the ``error`` event's code, the record as its
+        ``result``) when the work failed."""
+        failure: Optional[ErrorEvent] = None
+        done: Optional[DoneEvent] = None
+        async for ev in self:
+            if isinstance(ev, ErrorEvent):
+                failure = ev
+            elif isinstance(ev, DoneEvent):
+                done = ev
+        res = done.result if done is not None else None
+        if failure is not None:
+            err = ZotError(failure.code or "", failure.message, self.command)
+            err.result = res  # type: ignore[attr-defined]
+            raise err
+        return res
+
     async def cancel(self) -> AbortResult:
         """Cancels this work alone (``abort`` with its ``prompt_id``):
         aborted if it runs, dropped from the queue if it waits (``dropped``
@@ -173,7 +197,7 @@ class AsyncPromptStream:
         self._queue.put_nowait(item)
 
 
-class AsyncClient(AsyncExtensionMethods, AsyncMCPMethods, AsyncSessionMethods, AsyncConfigMethods):
+class AsyncClient(AsyncExtensionMethods, AsyncMCPMethods, AsyncSessionMethods, AsyncConfigMethods, AsyncToolMethods):
     """Drives one ``zot rpc`` process from asyncio.
 
     Takes the same arguments as zot_client.Client, plus max_line_bytes,
@@ -181,6 +205,8 @@ class AsyncClient(AsyncExtensionMethods, AsyncMCPMethods, AsyncSessionMethods, A
     or ``await AsyncClient(...).start()``; the process is spawned then.
     ``on_permission_request`` may be a plain or an async function; it runs
     as a task of its own, and its answer is sent as ``answer_permission``.
+    Client tools (``@zot.tool``, ``await zot.register_tools(...)``) run
+    as tasks of their own too.
     """
 
     def __init__(
@@ -213,6 +239,9 @@ class AsyncClient(AsyncExtensionMethods, AsyncMCPMethods, AsyncSessionMethods, A
         self._max_line = max_line_bytes
         self._on_permission_request = on_permission_request
         self._answering: "set[asyncio.Task[None]]" = set()
+        self._tools: Dict[str, Tool] = {}
+        self._pending_tools: List[Tool] = []
+        self._tool_tasks: "set[asyncio.Task[None]]" = set()
         self.protocol_errors: List[ProtocolError] = []
         self._router = _wire.Router()
         self._ids = itertools.count(1)
@@ -290,10 +319,11 @@ class AsyncClient(AsyncExtensionMethods, AsyncMCPMethods, AsyncSessionMethods, A
                 await proc.wait()
         for t in self._tasks:
             await t
-        for t in list(self._answering):
+        running = list(self._answering) + list(self._tool_tasks)
+        for t in running:
             t.cancel()
-        if self._answering:
-            await asyncio.gather(*self._answering, return_exceptions=True)
+        if running:
+            await asyncio.gather(*running, return_exceptions=True)
         return proc.returncode if proc.returncode is not None else -1
 
     # ---- commands ----------------------------------------------------------
@@ -309,13 +339,77 @@ class AsyncClient(AsyncExtensionMethods, AsyncMCPMethods, AsyncSessionMethods, A
         Client.hello)."""
         return await self._call(_wire.hello_command(token, protocol_version, client))
 
-    def prompt(self, message: str, images: Optional[Iterable[_wire.ImageLike]] = None) -> AsyncPromptStream:
+    def prompt(
+        self,
+        message: str,
+        images: Optional[Iterable[_wire.ImageLike]] = None,
+        output_schema: Optional[Dict[str, Any]] = None,
+        output_retries: Optional[int] = None,
+        **overrides: Any,
+    ) -> AsyncPromptStream:
         """Returns the stream of a prompt; the command is sent when the
-        stream is first awaited or iterated."""
+        stream is first awaited or iterated. The arguments are those of
+        Client.prompt: images, output_schema and output_retries, and the
+        keywords model, reasoning, max_steps, max_tokens and max_cost_usd
+        that change this prompt only."""
         cmd: Dict[str, Any] = {"type": "prompt", "message": message}
         imgs = _wire.image_inputs(images)
         if imgs is not None:
             cmd["images"] = imgs
+        if output_schema is not None:
+            cmd["output_schema"] = output_schema
+        if output_retries is not None:
+            cmd["output_retries"] = output_retries
+        for k in ("model", "reasoning", "max_steps", "max_tokens", "max_cost_usd"):
+            if overrides.get(k) is not None:
+                cmd[k] = overrides.pop(k)
+        if overrides:
+            raise TypeError("prompt: unknown arguments " + ", ".join(sorted(overrides)))
+        return AsyncPromptStream(self, cmd, next(self._ids))
+
+    async def run(self, message: str, **kwargs: Any) -> Optional[PromptResult]:
+        """Sends a prompt (arguments as ``prompt``) and returns its record
+        once it ends (see AsyncPromptStream.result)."""
+        return await self.prompt(message, **kwargs).result()
+
+    async def steer(self, message: str) -> Optional[AsyncPromptStream]:
+        """Adds message to the running prompt at its next step boundary
+        (sent at once). Returns None when the running prompt took it (its
+        ``user_message``, ``kind`` ``steer``, comes on that prompt's
+        stream); when no prompt runs it becomes a prompt of its own and
+        its stream, already sent, is returned. ZotError ``limit_exceeded``
+        past the bounds (64 KiB, 16 waiting)."""
+        stream = AsyncPromptStream(self, {"type": "steer", "message": message}, next(self._ids))
+        await stream.send()
+        if stream.start.steered:
+            self._router.forget(stream.id)
+            stream._finished = True
+            return None
+        return stream
+
+    def follow_up(self, message: str) -> AsyncPromptStream:
+        """Returns the stream of a prompt queued after the running work
+        (as ``prompt`` is when busy); sent when first awaited or
+        iterated."""
+        return AsyncPromptStream(self, {"type": "follow_up", "message": message}, next(self._ids))
+
+    async def inject_context(self, text: str, source: Optional[str] = None) -> int:
+        """Adds system context to the next model call (of the running
+        prompt, or the next one), marked as coming from source; returns
+        how many contexts wait. ZotError ``limit_exceeded`` past the
+        bounds."""
+        cmd: Dict[str, Any] = {"type": "inject_context", "text": text}
+        if source is not None:
+            cmd["source"] = source
+        return (await self._call(cmd)).pending
+
+    def external_event(self, payload: Any, source: Optional[str] = None) -> AsyncPromptStream:
+        """Returns the stream of an event from outside (any JSON value),
+        run as a prompt of its own marked with source, queued when busy;
+        sent when first awaited or iterated."""
+        cmd: Dict[str, Any] = {"type": "external_event", "payload": payload}
+        if source is not None:
+            cmd["source"] = source
         return AsyncPromptStream(self, cmd, next(self._ids))
 
     def compact(self, instructions: Optional[str] = None) -> AsyncPromptStream:
@@ -432,6 +526,8 @@ class AsyncClient(AsyncExtensionMethods, AsyncMCPMethods, AsyncSessionMethods, A
         stream.start = parse_result(stream.command, resp.data) or StartResult(started=True)
 
     async def _send(self, cmd: Dict[str, Any], stream: Optional[AsyncPromptStream], cid: Any) -> Response:
+        if cmd["type"] not in ("hello", "register_tools", "client_tool_result"):
+            await self._flush_tools()  # the decorator's tools, before the command that may need them
         proc = self._process()
         assert self._send_lock is not None and proc.stdin is not None
         cmd["id"] = cid
@@ -517,6 +613,8 @@ class AsyncClient(AsyncExtensionMethods, AsyncMCPMethods, AsyncSessionMethods, A
                 stream._put(value)
             elif self._on_unrouted is not None:
                 self._on_unrouted(value)
+            if isinstance(value, ClientToolCallEvent):
+                self._run_tool(value)
             if isinstance(value, PermissionRequestEvent) and self._on_permission_request is not None:
                 task = asyncio.ensure_future(self._answer_request(value))
                 self._answering.add(task)
