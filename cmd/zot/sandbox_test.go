@@ -18,6 +18,7 @@ import (
 	"syscall"
 	"testing"
 
+	"zot.dev/zot/internal/provider/providertest"
 	"zot.dev/zot/internal/sandbox"
 	"zot.dev/zot/sdk/wire"
 )
@@ -593,5 +594,63 @@ func acpSandboxPermission(t *testing.T, p *acpPeer, ws, out2 string, cases []san
 	checkResults(t, cases, acpResults(t, frames))
 	if fileText(t, out2+"/once") != "x" || fileText(t, out2+"/always") != "y" || fileText(t, out2+"/rejected") != "<absent>" {
 		t.Errorf("outside: once %q, always %q, rejected %q", fileText(t, out2+"/once"), fileText(t, out2+"/always"), fileText(t, out2+"/rejected"))
+	}
+}
+
+// TestSandboxBashDescription: bash's description, which the model reads
+// with every request, says what the session's sandbox is, stays the same
+// from request to request while the sandbox does (a prompt cache keeps
+// it), and changes with set_sandbox and /jail.
+func TestSandboxBashDescription(t *testing.T) {
+	srv := providertest.NewBoundServer(t, "")
+	ws := t.TempDir()
+	p := start(t, nil, "rpc", "--provider", "anthropic", "--model", "claude-sonnet-5-5", "--api-key", "test-key",
+		"--base-url", srv.URL, "--cwd", ws, "--tools", "bash", "--strict-mcp-config")
+	prompt := func() {
+		t.Helper()
+		p.send(`{"id":"p","type":"prompt","message":"go"}`)
+		r, _ := p.response()
+		wantResponse(t, r, "prompt", true, "")
+		p.untilDone()
+	}
+	prompt()
+	prompt()
+	p.send(`{"id":"s","type":"set_sandbox","mode":"full","network":true}`)
+	r, _ := p.response()
+	wantResponse(t, r, "set_sandbox", true, "")
+	prompt()
+	p.send(`{"id":"j","type":"run_command","name":"jail","args":"read-only"}`)
+	r, _ = p.response()
+	wantResponse(t, r, "run_command", true, "")
+	prompt()
+	_, _, _, bodies := srv.Stats()
+	var descs []string
+	for _, b := range bodies {
+		tools, _ := b["tools"].([]any)
+		for _, tl := range tools {
+			if m, _ := tl.(map[string]any); m["name"] == "bash" {
+				d, _ := m["description"].(string)
+				descs = append(descs, d)
+			}
+		}
+	}
+	if len(descs) != 4 {
+		t.Fatalf("%d requests offered bash, want 4", len(descs))
+	}
+	confined := "may write files only under " + ws
+	if sandbox.Probe().Backend == sandbox.BackendNone {
+		t.Logf("no sandbox here (%s)", sandbox.Probe())
+	}
+	if !strings.Contains(descs[0], confined) || !strings.Contains(descs[0], "network is off") || strings.Contains(descs[0], "not sandboxed") {
+		t.Errorf("under workspace-write: %s", descs[0])
+	}
+	if descs[1] != descs[0] {
+		t.Errorf("the description changed while the sandbox did not:\n%s\n%s", descs[0], descs[1])
+	}
+	if !strings.Contains(descs[2], "not sandboxed") || strings.Contains(descs[2], confined) {
+		t.Errorf("under full: %s", descs[2])
+	}
+	if !strings.Contains(descs[3], "may write no file anywhere (read-only)") {
+		t.Errorf("under read-only: %s", descs[3])
 	}
 }

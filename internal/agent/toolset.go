@@ -129,6 +129,28 @@ func (s *ToolSet) Remove(source string) {
 	s.rebuild()
 }
 
+// Refresh reads the tools' descriptions again: a tool whose description
+// follows a setting (bash's follows the session's sandbox) is offered as
+// it reads now from the next step on. Nothing changes, and no conflict is
+// reported again, when every description reads as before.
+func (s *ToolSet) Refresh() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	old := s.view.Load()
+	var specs []llm.ToolSpec
+	for i, t := range old.list {
+		if d := t.Description(); d != old.specs[i].Description {
+			if specs == nil {
+				specs = slices.Clone(old.specs)
+			}
+			specs[i].Description = d
+		}
+	}
+	if specs != nil {
+		s.view.Store(&ToolView{list: old.list, index: old.index, owner: old.owner, specs: specs})
+	}
+}
+
 // View returns the current snapshot.
 func (s *ToolSet) View() *ToolView { return s.view.Load() }
 

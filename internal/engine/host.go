@@ -229,6 +229,7 @@ func (h *Host) NewSession(cfg SessionConfig) (*Session, error) {
 	if err != nil {
 		return nil, err
 	}
+	sbox.guard.OnChange(toolset.Refresh) // bash's description says what the sandbox is
 	chain := new(agent.Chain)
 	mode, err := firstMode(cfg)
 	if err != nil {

@@ -11,9 +11,10 @@ import (
 // run (/jail, /unjail, a path allowed always). Its methods are safe for
 // concurrent use.
 type Guard struct {
-	mu     sync.Mutex
-	policy Policy
-	once   map[string]int // real paths the next write of each may write once
+	mu      sync.Mutex
+	policy  Policy
+	once    map[string]int // real paths the next write of each may write once
+	changed func()         // called after each change, outside mu
 }
 
 // NewGuard returns a guard holding p.
@@ -28,21 +29,43 @@ func (g *Guard) Policy() Policy {
 	return p
 }
 
+// OnChange makes f be called after every change of the policy (Set,
+// Allow), outside the guard's lock: to offer the model bash's new
+// description, say.
+func (g *Guard) OnChange(f func()) {
+	g.mu.Lock()
+	g.changed = f
+	g.mu.Unlock()
+}
+
 // Set replaces the policy.
 func (g *Guard) Set(p Policy) {
 	g.mu.Lock()
 	g.policy = p
+	f := g.changed
 	g.mu.Unlock()
+	if f != nil {
+		f()
+	}
 }
 
 // Allow adds dir to the writable paths.
 func (g *Guard) Allow(dir string) {
 	g.mu.Lock()
-	defer g.mu.Unlock()
-	if !slices.Contains(g.policy.Writable, dir) {
+	added := !slices.Contains(g.policy.Writable, dir)
+	if added {
 		g.policy.Writable = append(g.policy.Writable, dir)
 	}
+	f := g.changed
+	g.mu.Unlock()
+	if added && f != nil {
+		f()
+	}
 }
+
+// Describe says, for the model, what the policy in force lets commands
+// do (Policy.Describe).
+func (g *Guard) Describe() string { return g.Policy().Describe() }
 
 // Explain says, for a command that failed, what the policy in force
 // refuses and how the user can allow it; "" when it confines nothing.

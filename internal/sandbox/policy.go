@@ -237,3 +237,38 @@ func realPath(path string) (string, error) {
 		path = parent
 	}
 }
+
+// Describe says, for the model (in bash's description), what p lets
+// commands do and what enforces it on this system. It changes only when
+// the policy does, so that a tool list sent with every model call stays
+// the same from call to call.
+func (p Policy) Describe() string { return p.describe(Probe()) }
+
+// describe is Describe on a system that offers s.
+func (p Policy) describe(s Support) string {
+	if !p.Restricts() {
+		return "Commands are not sandboxed: they run as the same user as zot and may change " +
+			"whatever that user may, and reach the network."
+	}
+	var what []string
+	switch p.Mode {
+	case ReadOnly:
+		what = append(what, "may write no file anywhere (read-only)")
+	case WorkspaceWrite:
+		what = append(what, "may write files only under "+strings.Join(p.WritableRoots(), ", ")+" (workspace-write)")
+	default:
+		what = append(what, "may write whatever zot's user may")
+	}
+	if p.Network {
+		what = append(what, "may reach the network")
+	} else {
+		what = append(what, "cannot open network sockets (the network is off; Unix sockets work)")
+	}
+	text := "Commands run in a sandbox: they " + strings.Join(what, ", and ") + "; reading is not confined."
+	if s.Backend == BackendNone {
+		return text + " This system cannot enforce it, so bash refuses to run commands until the user runs zot with --sandbox off."
+	}
+	return text + " The kernel enforces it (" + string(s.Backend) + ") on every process a command starts: " +
+		"a refused write fails with \"Permission denied\" or \"Read-only file system\". Do not try to " +
+		"get around it; say what you need and the user can allow it (/unjail, --sandbox-writable, --network on)."
+}

@@ -324,3 +324,34 @@ func TestBubblewrap(t *testing.T) {
 		t.Errorf("the write inside is not there: %v", err)
 	}
 }
+
+// TestDescribe: what the model reads of each policy names what commands
+// may write, the network, and what enforces it, or that nothing can.
+func TestDescribe(t *testing.T) {
+	ws := t.TempDir()
+	ll := Support{LandlockABI: 6, Seccomp: true, Backend: BackendLandlock}
+	for _, c := range []struct {
+		p    Policy
+		s    Support
+		want []string
+		not  []string
+	}{
+		{Policy{Mode: WorkspaceWrite, Workspace: ws}, ll, []string{"may write files only under " + ws, "network is off", "(landlock)", "/unjail"}, []string{"not sandboxed", "refuses"}},
+		{Policy{Mode: ReadOnly, Network: true}, ll, []string{"may write no file anywhere", "may reach the network"}, []string{"network is off"}},
+		{Policy{Mode: Full}, ll, []string{"may write whatever zot's user may", "network is off"}, nil},
+		{Policy{Mode: Full, Network: true}, ll, []string{"not sandboxed"}, []string{"landlock"}},
+		{Policy{Mode: WorkspaceWrite, Workspace: ws}, Support{Backend: BackendNone}, []string{"cannot enforce it", "--sandbox off"}, []string{"(landlock)"}},
+	} {
+		got := c.p.describe(c.s)
+		for _, w := range c.want {
+			if !strings.Contains(got, w) {
+				t.Errorf("%s, network %v, %s: %q lacks %q", c.p.Mode, c.p.Network, c.s.Backend, got, w)
+			}
+		}
+		for _, n := range c.not {
+			if strings.Contains(got, n) {
+				t.Errorf("%s, network %v, %s: %q says %q", c.p.Mode, c.p.Network, c.s.Backend, got, n)
+			}
+		}
+	}
+}

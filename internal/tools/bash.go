@@ -46,8 +46,19 @@ func (t *bashTool) Description() string {
 		"processes keep running, but their output after the command exits is not captured; " +
 		"redirect it to a file. Credential variables (*_API_KEY, *_TOKEN, *_SECRET and the " +
 		"like) are removed from the command's environment so they do not show up in output; " +
-		"this is not isolation: the command runs as the same user as zot and can still read " +
-		"zot's own environment (under /proc), its memory and its auth file."
+		"the command still runs as the same user as zot and can read zot's own environment " +
+		"(under /proc) and its auth file. " + t.sandboxText()
+}
+
+// sandboxText says what the session's sandbox lets commands do; the
+// description changes with it, and only with it (/jail, /unjail,
+// set_sandbox), so that the tool list the model is sent stays the same
+// from call to call.
+func (t *bashTool) sandboxText() string {
+	if t.cfg.Sandbox == nil {
+		return "Commands are not sandboxed: they may change whatever that user may, and reach the network."
+	}
+	return t.cfg.Sandbox.Describe()
 }
 
 func (*bashTool) Schema() json.RawMessage {

@@ -54,6 +54,10 @@ type Sandbox interface {
 	// Explain says what is confined and how the user can allow it; bash
 	// adds it to the result of a command that failed.
 	Explain() string
+	// Describe says, for the model, what commands may do under the
+	// policy in force; bash's description ends with it. It changes only
+	// when the policy does.
+	Describe() string
 }
 
 // checkWrite asks the sandbox about a write of abs: denied, with the
