@@ -19,6 +19,7 @@ import (
 	"zot.dev/zot/internal/engine"
 	"zot.dev/zot/internal/jsonrpc"
 	"zot.dev/zot/internal/registry"
+	"zot.dev/zot/internal/tap"
 )
 
 // doorFlags are the flags `zot daemon` and `zot acp` add to the agent
@@ -27,6 +28,8 @@ func doorFlags() []cli.Flag {
 	return []cli.Flag{
 		&cli.DurationFlag{Name: "client-stall-timeout", Value: jsonrpc.DefaultStallTimeout, Local: true,
 			Usage: "how long a client may read nothing while its outgoing queue is full before it is disconnected"},
+		&cli.StringFlag{Name: "inspect", Local: true, Usage: "serve the traffic inspector's page at http://ADDR/inspect (a loopback address, e.g. 127.0.0.1:0); the address with its token is printed on stderr (see docs/inspect.md)"},
+		&cli.IntFlag{Name: "inspect-ring", Value: tap.DefaultPerSession, Local: true, Usage: "with --inspect: how many records (frames and calls) are kept per session"},
 	}
 }
 
@@ -46,7 +49,7 @@ func doorAllowed(extra ...string) []string {
 			out = append(out, n)
 		}
 	}
-	return append(append(out, "max-line-bytes", "client-stall-timeout", "ext", "no-ext", "ext-start-timeout", "trust-project"), extra...)
+	return append(append(out, "max-line-bytes", "client-stall-timeout", "ext", "no-ext", "ext-start-timeout", "trust-project", "inspect", "inspect-ring"), extra...)
 }
 
 func daemonCommand(std streams) *cli.Command {
@@ -107,6 +110,7 @@ type door struct {
 	rpc     jsonrpc.Options
 	maxLine int // the longest line a client may send (--max-line-bytes)
 	closed  sync.Once
+	insp    *inspector // --inspect's, or nil (inspect.go)
 }
 
 func newDoor(cmd *cli.Command, std streams) (*door, error) {
@@ -139,8 +143,19 @@ func newDoor(cmd *cli.Command, std streams) (*door, error) {
 	if err != nil {
 		return nil, &exitError{code: 1, msg: err.Error()}
 	}
-	host, err := newHost(cfg, h, std.err) // flags.go
+	insp, err := startInspector(cmd, std.err) // inspect.go
 	if err != nil {
+		return nil, err
+	}
+	var hostWith []func(*engine.HostConfig)
+	if insp != nil {
+		hostWith = append(hostWith, insp.host)
+	}
+	host, err := newHost(cfg, h, std.err, hostWith...) // flags.go
+	if err != nil {
+		if insp != nil {
+			insp.stop()
+		}
 		return nil, err
 	}
 	// The daemon's sessions ask the client by default (--permission ask).
@@ -173,9 +188,16 @@ func newDoor(cmd *cli.Command, std streams) (*door, error) {
 	})
 	if err != nil {
 		host.Close()
+		if insp != nil {
+			insp.stop()
+		}
 		return nil, &exitError{code: 1, msg: err.Error()}
 	}
-	return &door{host: host, agent: agent, maxLine: limit, rpc: jsonrpc.Options{StallTimeout: stall, Log: std.err}}, nil
+	d := &door{host: host, agent: agent, maxLine: limit, rpc: jsonrpc.Options{StallTimeout: stall, Log: std.err}, insp: insp}
+	if insp != nil {
+		d.rpc.Tap = insp.tap.JSONRPC // every connection, on every transport
+	}
+	return d, nil
 }
 
 // authMethods are what initialize advertises for provider: for one
@@ -208,6 +230,9 @@ func (d *door) shutdown(std streams) {
 		fmt.Fprintln(std.err, "zot: ending the sessions:", err)
 	}
 	d.host.Close()
+	if d.insp != nil {
+		d.insp.stop()
+	}
 }
 
 // serveDaemon runs `zot daemon` until SIGTERM/SIGINT (exit 0 after a

@@ -69,7 +69,7 @@ func rpcFlags() []cli.Flag {
 	return append([]cli.Flag{
 		&cli.IntFlag{Name: "max-line-bytes", Value: 64 << 20, Usage: "rpc mode: the longest input line accepted; longer lines get line_too_long"},
 		&cli.DurationFlag{Name: "approval-timeout", Value: 5 * time.Minute, Usage: "rpc mode, with --approve or --permission ask: how long a call waits for its answer before it is rejected; 0 waits until an abort"},
-	}, extFlags()...)
+	}, append(extFlags(), inspectFlags()...)...)
 }
 
 // outputFlags choose the output's form for programs: print mode's event
@@ -279,9 +279,9 @@ func joinPrompts(texts []string) string {
 }
 
 // startSession builds the host and the one session a command serves.
-func startSession(cfg agentConfig, log io.Writer) (*engine.Host, *engine.Session, error) {
+func startSession(cfg agentConfig, log io.Writer, with ...func(*engine.HostConfig)) (*engine.Host, *engine.Session, error) {
 	h, _ := home.Current() // without a home, no cached model list
-	host, err := newHost(cfg, h, log)
+	host, err := newHost(cfg, h, log, with...)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -295,18 +295,23 @@ func startSession(cfg agentConfig, log io.Writer) (*engine.Host, *engine.Session
 }
 
 // newHost is the host of cfg: its provider's settings, and the catalog
-// with cfg's models file and the zot home's models cache.
-func newHost(cfg agentConfig, h home.Home, log io.Writer) (*engine.Host, error) {
+// with cfg's models file and the zot home's models cache; each of with
+// adds to its configuration (the inspector's tap).
+func newHost(cfg agentConfig, h home.Home, log io.Writer, with ...func(*engine.HostConfig)) (*engine.Host, error) {
 	catalog, err := loadCatalog(cfg.ModelsFile, h, log)
 	if err != nil {
 		return nil, err
 	}
-	return engine.NewHost(engine.HostConfig{
+	hc := engine.HostConfig{
 		Catalog: catalog,
 		Providers: map[string]engine.ProviderSettings{
 			cfg.Provider: {APIKey: cfg.APIKey, BaseURL: cfg.BaseURL, Script: cfg.Script},
 		},
-	}), nil
+	}
+	for _, f := range with {
+		f(&hc)
+	}
+	return engine.NewHost(hc), nil
 }
 
 // sessionOfHost is cfg for a session of newHost(cfg): the models file is

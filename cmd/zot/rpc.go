@@ -6,6 +6,7 @@ import (
 	"os"
 	"sync"
 	"syscall"
+	"time"
 
 	"github.com/urfave/cli/v3"
 
@@ -48,11 +49,27 @@ func serveRPC(ctx context.Context, cmd *cli.Command, io streams) error {
 	// command is read (rpcserver.ExtensionLaunchDelay), or at the first
 	// that needs them.
 	cfg.DeferStart = true
-	host, sess, err := startSession(cfg, io.err)
+	insp, err := startInspector(cmd, io.err) // inspect.go
 	if err != nil {
 		return err
 	}
+	var hostWith []func(*engine.HostConfig)
+	if insp != nil {
+		defer insp.stop()
+		hostWith = append(hostWith, insp.host)
+	}
+	host, sess, err := startSession(cfg, io.err, hostWith...)
+	if err != nil {
+		return err
+	}
+	var see func(bool, []byte)
+	if insp != nil {
+		conn := insp.tap.RPC("stdio", "zot rpc (stdin/stdout)", func() string { return rpcSessionName(sess) })
+		see = func(in bool, frame []byte) { conn.Frame(in, time.Now(), frame) }
+		defer conn.End()
+	}
 	srv := rpcserver.New(sess, rpcserver.Options{
+		Tap:          see,
 		Token:        token,
 		MaxLineBytes: limit,
 		Log:          io.err,
@@ -80,4 +97,13 @@ func serveRPC(ctx context.Context, cmd *cli.Command, io streams) error {
 		return &exitError{code: 128 + int(syscall.SIGPIPE)}
 	}
 	return &exitError{code: 1, msg: err.Error()}
+}
+
+// rpcSessionName names zot rpc's session in the inspector: its stored id,
+// or "rpc" while it has none.
+func rpcSessionName(s *engine.Session) string {
+	if id := s.StoredID(); id != "" {
+		return id
+	}
+	return "rpc"
 }

@@ -113,3 +113,25 @@ func (s *Schema) Instructions() string {
 func Corrective(problem error) string {
 	return "Your last answer cannot be used: " + problem.Error() + ". Answer again with only the JSON value, valid for the JSON Schema you were given."
 }
+
+// CheckRef validates the JSON value data against the part of the schema
+// that ref ("#/$defs/Name", or "#" for the whole) points to: a document
+// of many definitions, compiled once, checks each value against the one
+// that applies to it.
+func (s *Schema) CheckRef(ref string, data []byte) error {
+	n, err := resolve(s.root, ref)
+	if err != nil {
+		return err
+	}
+	var v any
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.UseNumber()
+	if err := dec.Decode(&v); err != nil {
+		return fmt.Errorf("not JSON: %w", err)
+	}
+	c := &validator{root: s.root}
+	if p := c.check(n, v, "", strings.TrimPrefix(ref, "#")); p != nil {
+		return p
+	}
+	return nil
+}

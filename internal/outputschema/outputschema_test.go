@@ -96,3 +96,20 @@ func TestCheckNamesThePath(t *testing.T) {
 		t.Fatal("a schema with type 12 compiled")
 	}
 }
+
+// CheckRef checks a value against one definition of a document of many.
+func TestCheckRef(t *testing.T) {
+	s, err := Compile(json.RawMessage(`{"$defs":{"Id":{"type":"string"},"Req":{"type":"object","properties":{"id":{"$ref":"#/$defs/Id"}},"required":["id"]}}}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.CheckRef("#/$defs/Req", []byte(`{"id":"a"}`)); err != nil {
+		t.Errorf("a valid value: %v", err)
+	}
+	if err := s.CheckRef("#/$defs/Req", []byte(`{"id":3}`)); err == nil || !strings.Contains(err.Error(), "/$defs/Id/type") {
+		t.Errorf("a wrong type: %v, want the path of the failing definition", err)
+	}
+	if err := s.CheckRef("#/$defs/Nope", []byte(`{}`)); err == nil {
+		t.Error("a reference to nothing passed")
+	}
+}

@@ -56,6 +56,11 @@ type Options struct {
 	// and fork_session use, at the first of them; nil: those commands are
 	// refused (invalid_params).
 	Sessions func() (*store.Store, error)
+	// Tap, when set, sees every line read (in, before it is handled) and
+	// every frame written (out, on the writer's goroutine, before it is
+	// written): a traffic inspector. It must return at once and not keep
+	// the slice. nil costs a nil check per frame.
+	Tap func(in bool, frame []byte)
 }
 
 // ErrUnauthorized is returned by Serve when the client failed to
@@ -105,6 +110,16 @@ func (s *Server) Serve(ctx context.Context, in io.Reader, out io.Writer) error {
 		wopts.Check = func(frame []byte) error {
 			if err := wire.ValidateFrame(frame); err != nil {
 				return fmt.Errorf("zot: outbound frame breaks the schema: %w: %s", err, frame)
+			}
+			return nil
+		}
+	}
+	if see := s.opts.Tap; see != nil {
+		check := wopts.Check
+		wopts.Check = func(frame []byte) error {
+			see(false, frame)
+			if check != nil {
+				return check(frame)
 			}
 			return nil
 		}
@@ -187,6 +202,9 @@ func (s *Server) read(ctx context.Context, in io.Reader) error {
 		if s.stopReading.Load() {
 			return nil
 		}
+		if s.opts.Tap != nil && !isTooLong(line) {
+			s.opts.Tap(true, line)
+		}
 		// A client that does not read its output stops being read from
 		// once enough is queued for it.
 		_ = s.w.Wait(ctx)
@@ -220,6 +238,11 @@ const longLine = 8 << 20
 // tooLongMarker stands for a line that was over the limit.
 var tooLongMarker = []byte{0}
 
+// isTooLong says whether line stands for a line over the limit.
+func isTooLong(line []byte) bool {
+	return len(line) == 1 && line[0] == 0 && &line[0] == &tooLongMarker[0]
+}
+
 // respond writes a success response.
 func (s *Server) respond(id wire.ID, command string, data interface{ AppendJSON([]byte) []byte }) {
 	r := &wire.Response{ID: id, Command: command, Success: true}
@@ -243,7 +266,7 @@ type envelope struct {
 // handle answers one line. It returns ErrUnauthorized when the session
 // must end.
 func (s *Server) handle(line []byte) error {
-	if len(line) == 1 && line[0] == 0 && &line[0] == &tooLongMarker[0] {
+	if isTooLong(line) {
 		return s.refuse(wire.ID{}, "", wire.CodeLineTooLong, fmt.Sprintf("line longer than %d bytes; skipped up to its newline", s.opts.MaxLineBytes))
 	}
 	if len(line) == 0 || isBlank(line) {
