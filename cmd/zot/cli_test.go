@@ -106,9 +106,9 @@ func TestUsageErrors(t *testing.T) {
 		{[]string{"--provider", "nope", "-p", "hi"}, (&registry.UnknownError{Name: "nope"}).Error(), "zot"},
 		{[]string{"rpc", "--provider", "scripted", "--session", "f", "--continue"}, "--session and --continue contradict each other", "zot rpc"},
 		{[]string{"--provider", "scripted", "rpc", "--max-line-bytes", "10"}, "--max-line-bytes must be at least 1024", "zot rpc"},
-		{[]string{"-p", "hi", "--provider", "scripted", "--tools", "read,bogus"}, `--tools: unknown tool "bogus" (known: read, write, edit, bash, grep, find, ls)`, "zot"},
-		{[]string{"rpc", "--provider", "scripted", "--tools", "bogus,read,nope"}, `--tools: unknown tool "bogus", "nope" (known: read, write, edit, bash, grep, find, ls)`, "zot rpc"},
-		{[]string{"acp", "--provider", "scripted", "--tools", "bash,bogus"}, `--tools: unknown tool "bogus" (known: read, write, edit, bash, grep, find, ls)`, "zot acp"},
+		{[]string{"-p", "hi", "--provider", "scripted", "--tools", "read,bogus"}, `--tools: unknown tool "bogus" (known: read, write, edit, bash, grep, find, ls, skill)`, "zot"},
+		{[]string{"rpc", "--provider", "scripted", "--tools", "bogus,read,nope"}, `--tools: unknown tool "bogus", "nope" (known: read, write, edit, bash, grep, find, ls, skill)`, "zot rpc"},
+		{[]string{"acp", "--provider", "scripted", "--tools", "bash,bogus"}, `--tools: unknown tool "bogus" (known: read, write, edit, bash, grep, find, ls, skill)`, "zot acp"},
 	} {
 		t.Run(strings.Join(tc.args, " "), func(t *testing.T) {
 			stdout, stderr, code := runZot(t, "", nil, tc.args...)

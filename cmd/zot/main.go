@@ -137,6 +137,7 @@ zot rpc [options]            serve the NDJSON protocol on stdin/stdout
 zot daemon [options]         serve the Agent Client Protocol on a Unix socket
 zot acp [options]            serve the Agent Client Protocol on stdin/stdout
 zot models [--provider P]    list the models zot knows
+zot skills list|show         list the skills a session here offers, or show one
 zot version                  print the version`,
 		Version:                   buildVersion(),
 		HideHelpCommand:           true, // zot help is below, with zot's usage errors
@@ -196,6 +197,7 @@ first command must be a hello carrying that token. zot --rpc is the same.`,
 			untrustCommand(std),  // trust.go
 			sessionsCommand(std), // sessions.go
 			configCommand(std),   // config.go
+			skillsCommand(std),   // skills.go
 			{
 				Name:            "models",
 				HideHelpCommand: true,

@@ -84,6 +84,10 @@ func (h *conn) Handle(ctx context.Context, c *jsonrpc.Conn, req *jsonrpc.Request
 		return h.sessionConfig(req) // config.go
 	case acp.MethodZotSessionSandbox:
 		return h.sessionSandbox(req) // sandbox.go
+	case acp.MethodZotSkillsList:
+		return h.skillsList(req) // skills.go
+	case acp.MethodZotSkillsGet:
+		return h.skillsGet(req)
 	case acp.MethodZotSessionSteer:
 		return h.steer(req) // steer.go
 	case acp.MethodZotSessionInjectContext:

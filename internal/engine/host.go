@@ -218,12 +218,15 @@ func (h *Host) NewSession(cfg SessionConfig) (*Session, error) {
 	if err != nil {
 		return nil, err
 	}
-	spills := tools.NewSpills("") // makes nothing before bash first spills
-	builtin, err := tools.Select(tools.Builtins(tools.Config{CWD: cwd, BashTimeout: cfg.BashTimeout, Spills: spills, Sandbox: sbox.guard}), cfg.Tools, cfg.NoTools)
+	spills := tools.NewSpills("")      // makes nothing before bash first spills
+	parts := loadPromptParts(cfg, cwd) // skills.go
+	builtin, err := tools.Select(parts.offer(tools.Builtins(tools.Config{CWD: cwd, BashTimeout: cfg.BashTimeout, Spills: spills, Sandbox: sbox.guard})), cfg.Tools, cfg.NoTools)
 	if err != nil {
 		return nil, err
 	}
-	s := &Session{host: h, catalog: catalog, provider: cfg.Provider, cwd: cwd, log: cfg.Log, spills: spills, storedID: storedID, sbox: sbox, maxCost: cfg.MaxCostUSD}
+	builtin = parts.selected(builtin)
+	s := &Session{host: h, catalog: catalog, provider: cfg.Provider, cwd: cwd, log: cfg.Log, spills: spills, storedID: storedID, sbox: sbox, maxCost: cfg.MaxCostUSD, prompt: parts}
+	s.promptWarnings()
 	s.undo.store = checkpoint.New(checkpointDir(cfg), checkpoint.Limits{}) // undo.go
 	toolset, err := agent.NewToolSet(builtin, s.toolConflict)
 	if err != nil {
@@ -275,7 +278,7 @@ func (h *Host) NewSession(cfg SessionConfig) (*Session, error) {
 		Interceptors:     chain,
 		ModelMiddleware:  modelMW,
 		ToolMiddleware:   toolMW,
-		System:           systemPrompt(cfg, cwd, toolset),
+		System:           systemPrompt(cfg, cwd, toolset, &parts),
 		MaxSteps:         cfg.MaxSteps,
 		Reasoning:        cfg.Reasoning,
 		Inbox:            &s.inbox,
@@ -413,7 +416,7 @@ func workDir(dir string) (string, error) {
 // systemPrompt returns the session's system prompt function. It lists the
 // tools the model is offered, so it is built again whenever the tool set
 // changes; otherwise it costs a pointer compare per model call.
-func systemPrompt(cfg SessionConfig, cwd string, set *agent.ToolSet) func() string {
+func systemPrompt(cfg SessionConfig, cwd string, set *agent.ToolSet, parts *promptParts) func() string {
 	var (
 		mu    sync.Mutex
 		seen  *agent.ToolView
@@ -425,10 +428,12 @@ func systemPrompt(cfg SessionConfig, cwd string, set *agent.ToolSet) func() stri
 		if view != seen {
 			seen = view
 			build = sysprompt.Builder(sysprompt.Options{
-				Override: cfg.SystemPrompt,
-				Append:   cfg.AppendSystemPrompt,
-				CWD:      cwd,
-				Tools:    view.Tools(),
+				Override:     cfg.SystemPrompt,
+				Append:       cfg.AppendSystemPrompt,
+				CWD:          cwd,
+				Tools:        view.Tools(),
+				Instructions: parts.instructions.Text,
+				Skills:       parts.manifest(),
 			})
 		}
 		b := build

@@ -17,6 +17,7 @@ import (
 	"zot.dev/zot/internal/models"
 	"zot.dev/zot/internal/outputschema"
 	"zot.dev/zot/internal/sessionfile"
+	"zot.dev/zot/internal/skills"
 	"zot.dev/zot/internal/tools"
 	"zot.dev/zot/sdk/wire"
 )
@@ -98,13 +99,22 @@ type SessionConfig struct {
 	// ends with a turn_end of stop max_cost.
 	MaxCostUSD float64
 	// Tools names the tools the model may use; nil means all built-in
-	// tools (read, write, edit, bash, grep, find, ls). Unknown names are
-	// an error.
+	// tools (read, write, edit, bash, grep, find, ls, and skill when there
+	// are skills). Unknown names are an error.
 	Tools []string
 	// NoTools turns every built-in tool off.
 	NoTools bool
 	// BashTimeout is the default timeout of a bash call; 0 means 120s.
 	BashTimeout time.Duration
+	// Skills says where the session finds skills (docs/skills.md): their
+	// names and descriptions go into the system prompt, and the skill
+	// tool (one of the built-in tools, offered when there are skills)
+	// loads them. The zero value finds none.
+	Skills skills.Options
+	// ProjectInstructions puts the project's instruction files (AGENTS.md,
+	// else CLAUDE.md, in each folder from CWD's repository root down to
+	// CWD) into the system prompt (docs/skills.md).
+	ProjectInstructions bool
 
 	// AutoCompactOff turns automatic compaction off.
 	AutoCompactOff bool
@@ -282,6 +292,7 @@ type Session struct {
 	clientTools clientToolState   // the tools its clients run (clienttools.go)
 	inbox       agent.Inbox       // steers and contexts for the running prompt (steer.go)
 	maxCost     float64           // the cost budget of a prompt that sets none (mu)
+	prompt      promptParts       // its skills and project instructions (skills.go)
 
 	// emitMu makes stamping an event and handing it on one step, so seq
 	// order is delivery order; taken inside mu, never the other way.

@@ -533,7 +533,7 @@ func (echoTool) Run(_ context.Context, call tools.Call) (tools.Result, error) {
 // the new tool.
 func TestToolsAndInterceptorsAttach(t *testing.T) {
 	s := newSession(t, `{"turns":[{"steps":[{"tool_calls":[{"name":"echo","args":{"x":1}}]},{"text":"ok"}]}]}`, nil)
-	system := systemPrompt(SessionConfig{}, s.CWD(), s.Tools())
+	system := systemPrompt(SessionConfig{}, s.CWD(), s.Tools(), &promptParts{})
 	if strings.Contains(system(), "echo") {
 		t.Fatal("the system prompt lists a tool nobody added")
 	}

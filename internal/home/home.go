@@ -131,3 +131,10 @@ func isDir(path string) bool {
 	st, err := os.Stat(path)
 	return err == nil && st.IsDir()
 }
+
+// Skills is the folder of the user's skills (docs/skills.md).
+func (h Home) Skills() string { return filepath.Join(h.Dir, "skills") }
+
+// SystemPrompt is the file whose text replaces zot's default system
+// prompt when no --system-prompt is given (docs/skills.md).
+func (h Home) SystemPrompt() string { return filepath.Join(h.Dir, "SYSTEM.md") }

@@ -143,6 +143,15 @@ func (s *Server) dispatch(cmd wire.Command, id wire.ID, typ string) {
 			return
 		}
 		s.respond(id, typ, res)
+	case *wire.ListSkillsCommand:
+		s.respond(id, typ, s.sess.SkillList())
+	case *wire.GetSkillCommand:
+		res, err := s.sess.GetSkill(c.Name, c.File)
+		if err != nil {
+			s.failErr(id, typ, err)
+			return
+		}
+		s.respond(id, typ, res)
 	case *wire.AnswerPermissionCommand:
 		ans := engine.Approval{Decision: engine.Reject, Reason: c.Reason, Save: settings.Scope(c.Save), Rule: c.Rule}
 		switch c.Decision {

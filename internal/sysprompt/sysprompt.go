@@ -1,6 +1,7 @@
 // Package sysprompt builds the system prompt zot sends with every model
 // call: an identity (zot's own, or the one the user gives), the tools of the
-// session one line each, text the user appends, and the facts a coding
+// session one line each, the project's instructions, the skills the model
+// may load (names and descriptions), text the user appends, and the facts a coding
 // agent needs about where and when it runs (today's date in UTC and the
 // absolute working directory).
 //
@@ -32,9 +33,21 @@ type Options struct {
 	// Tools are the tools the model may call, listed by name with the
 	// first sentence of their description.
 	Tools []tools.Tool
+	// Instructions are the project's instructions (AGENTS.md files, see
+	// internal/instructions), added after the tool list; blank means
+	// none.
+	Instructions string
+	// Skills are listed by name and description after the instructions,
+	// for the model to load with the skill tool; none means no list.
+	Skills []Skill
 	// Now gives the current time; nil means time.Now. The date is shown
 	// in UTC.
 	Now func() time.Time
+}
+
+// Skill is one skill the model may load.
+type Skill struct {
+	Name, Description string
 }
 
 // identity is zot's built-in identity and working guidelines.
@@ -66,6 +79,11 @@ func Builder(o Options) func() string {
 	}
 	b.WriteString("\n\n")
 	writeTools(&b, o.Tools)
+	if text := strings.TrimSpace(o.Instructions); text != "" {
+		b.WriteString("\n\n")
+		b.WriteString(text)
+	}
+	writeSkills(&b, o.Skills)
 	if extra := strings.TrimSpace(o.Append); extra != "" {
 		b.WriteString("\n\n")
 		b.WriteString(extra)
@@ -91,6 +109,21 @@ func Builder(o Options) func() string {
 			prompt = head + day + tail
 		}
 		return prompt
+	}
+}
+
+// writeSkills lists the skills, one line each.
+func writeSkills(b *strings.Builder, list []Skill) {
+	if len(list) == 0 {
+		return
+	}
+	b.WriteString("\n\nSkills: each is a folder of instructions (and maybe scripts and references) for one kind of task. " +
+		"When a task matches a skill's description, call the skill tool with its name to load its instructions before you start.")
+	for _, sk := range list {
+		b.WriteString("\n- ")
+		b.WriteString(sk.Name)
+		b.WriteString(": ")
+		b.WriteString(strings.Join(strings.Fields(sk.Description), " "))
 	}
 }
 

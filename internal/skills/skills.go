@@ -1,0 +1,346 @@
+// Package skills finds a session's skills and loads them when the model
+// asks (docs/skills.md).
+//
+// A skill is a folder holding SKILL.md: YAML front matter with its name
+// and description, then the instructions, with any files beside them
+// (scripts/, references/, templates). The names and descriptions go into
+// the system prompt; a body or a file is read only when the model calls
+// the skill tool, and only from inside that skill's folder. The shape is
+// the one Claude Code, Codex and other agents read, so their skills work
+// as they are.
+//
+// Skills are found in this order, and of two with one name the first wins
+// (the other is listed as shadowed): the folders given with --skills-dir,
+// then the project's .zot/skills, .agents/skills and .claude/skills in
+// each folder from the working directory up to its repository's root
+// (nearest first), then the zot home's skills.
+package skills
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"syscall"
+
+	"zot.dev/zot/internal/frontmatter"
+	"zot.dev/zot/internal/instructions"
+)
+
+// Source says where a skill was found.
+type Source string
+
+const (
+	// FromFlag is a folder given with --skills-dir (Options.Dirs).
+	FromFlag Source = "flag"
+	// FromProject is a folder of the project.
+	FromProject Source = "project"
+	// FromUser is the zot home's skills folder.
+	FromUser Source = "user"
+)
+
+// ProjectFolders are the folders of a project that hold skills, relative
+// to each folder from the working directory up to the repository's root,
+// in the order looked in.
+var ProjectFolders = []string{
+	filepath.Join(".zot", "skills"),
+	filepath.Join(".agents", "skills"),
+	filepath.Join(".claude", "skills"),
+}
+
+// FileName is the file that makes a folder a skill.
+const FileName = "SKILL.md"
+
+// Limits of a skill, as the Agent Skills format sets them.
+const (
+	MaxNameLen        = 64
+	MaxDescriptionLen = 1024
+	// MaxFileBytes bounds SKILL.md and what the skill tool returns of
+	// one file.
+	MaxFileBytes = 256 << 10
+)
+
+// Options says where to look for skills. The zero value finds none.
+type Options struct {
+	// Dirs are folders of skills (each a folder of skill folders, or one
+	// skill's folder), looked in first and in order. Relative paths are
+	// taken from CWD.
+	Dirs []string
+	// Project looks in the project's folders (ProjectFolders) from CWD up
+	// to its repository's root.
+	Project bool
+	// Home is the zot home; its skills folder is looked in last. Empty:
+	// no user skills.
+	Home string
+}
+
+// On reports whether o can find any skill.
+func (o Options) On() bool { return len(o.Dirs) > 0 || o.Project || o.Home != "" }
+
+// Skill is one skill found.
+type Skill struct {
+	// Name is the skill's name: its front matter's, or its folder's.
+	Name string
+	// Description says what the skill does and when to use it.
+	Description string
+	// Dir is the skill's folder, its real path (symbolic links resolved).
+	Dir string
+	// File is its SKILL.md.
+	File string
+	// Source says where it was found, and Root is the folder of skills
+	// it was found in.
+	Source Source
+	Root   string
+	// ShadowedBy, for a skill another of the same name hides, is that
+	// skill's File.
+	ShadowedBy string
+}
+
+// Problem is a skill that could not be read: a SKILL.md whose front
+// matter does not parse or lacks a field, a folder that cannot be read.
+type Problem struct {
+	// Path is the file or folder.
+	Path   string
+	Source Source
+	// Message is one line, naming the file, the line and the field.
+	Message string
+}
+
+// Set is the skills of a session.
+type Set struct {
+	active   []Skill // by name
+	shadowed []Skill
+	problems []Problem
+}
+
+// Skills returns the skills the session offers, by name.
+func (s *Set) Skills() []Skill {
+	if s == nil {
+		return nil
+	}
+	return s.active
+}
+
+// Shadowed returns the skills hidden by one found earlier of the same
+// name, in the order found.
+func (s *Set) Shadowed() []Skill {
+	if s == nil {
+		return nil
+	}
+	return s.shadowed
+}
+
+// Problems returns the skills that could not be read, in the order found.
+func (s *Set) Problems() []Problem {
+	if s == nil {
+		return nil
+	}
+	return s.problems
+}
+
+// Len is the number of skills offered.
+func (s *Set) Len() int { return len(s.Skills()) }
+
+// Lookup returns the offered skill of that name.
+func (s *Set) Lookup(name string) (Skill, bool) {
+	for _, sk := range s.Skills() {
+		if sk.Name == name {
+			return sk, true
+		}
+	}
+	return Skill{}, false
+}
+
+// root is one folder of skills to look in.
+type root struct {
+	dir    string
+	source Source
+}
+
+// roots are the folders Discover looks in for cwd, in order.
+func roots(o Options, cwd string) []root {
+	var rs []root
+	for _, d := range o.Dirs {
+		if !filepath.IsAbs(d) {
+			d = filepath.Join(cwd, d)
+		}
+		rs = append(rs, root{filepath.Clean(d), FromFlag})
+	}
+	if o.Project {
+		for _, d := range instructions.Dirs(cwd) {
+			for _, f := range ProjectFolders {
+				rs = append(rs, root{filepath.Join(d, f), FromProject})
+			}
+		}
+	}
+	if o.Home != "" {
+		rs = append(rs, root{filepath.Join(o.Home, "skills"), FromUser})
+	}
+	return rs
+}
+
+// Discover finds the skills o names for the working directory cwd (an
+// absolute path). A folder of skills that does not exist is skipped; a
+// skill that cannot be read is a Problem, and the others are still
+// found.
+func Discover(o Options, cwd string) *Set {
+	s := &Set{}
+	byName := map[string]string{}
+	seenDir := map[string]bool{}
+	for _, r := range roots(o, cwd) {
+		for _, dir := range skillDirs(r, s) {
+			real, err := filepath.EvalSymlinks(dir)
+			if err != nil {
+				s.problems = append(s.problems, Problem{Path: dir, Source: r.source, Message: fmt.Sprintf("%s: %v", dir, err)})
+				continue
+			}
+			if seenDir[real] {
+				continue // the same folder reached twice (a link, a repeated flag)
+			}
+			seenDir[real] = true
+			sk, err := read(real, dir)
+			if err != nil {
+				s.problems = append(s.problems, Problem{Path: filepath.Join(dir, FileName), Source: r.source, Message: err.Error()})
+				continue
+			}
+			sk.Source, sk.Root = r.source, r.dir
+			if first, ok := byName[sk.Name]; ok {
+				sk.ShadowedBy = first
+				s.shadowed = append(s.shadowed, sk)
+				continue
+			}
+			byName[sk.Name] = sk.File
+			s.active = append(s.active, sk)
+		}
+	}
+	slices.SortStableFunc(s.active, func(a, b Skill) int { return strings.Compare(a.Name, b.Name) })
+	return s
+}
+
+// skillDirs lists the skill folders of r: r itself when it holds
+// SKILL.md, else its folders that do, by name (hidden ones left out).
+func skillDirs(r root, s *Set) []string {
+	if st, err := os.Stat(filepath.Join(r.dir, FileName)); err == nil && st.Mode().IsRegular() {
+		return []string{r.dir}
+	}
+	entries, err := os.ReadDir(r.dir)
+	if err != nil {
+		switch {
+		case errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ENOTDIR):
+			if r.source == FromFlag {
+				s.problems = append(s.problems, Problem{Path: r.dir, Source: r.source, Message: fmt.Sprintf("%s: no such folder", r.dir)})
+			}
+		default:
+			s.problems = append(s.problems, Problem{Path: r.dir, Source: r.source, Message: fmt.Sprintf("%s: %v", r.dir, unwrap(err))})
+		}
+		return nil
+	}
+	var dirs []string
+	for _, e := range entries {
+		if strings.HasPrefix(e.Name(), ".") {
+			continue
+		}
+		dir := filepath.Join(r.dir, e.Name())
+		if st, err := os.Stat(filepath.Join(dir, FileName)); err == nil && st.Mode().IsRegular() {
+			dirs = append(dirs, dir)
+		}
+	}
+	return dirs
+}
+
+// unwrap drops the operation and path an *os.PathError adds.
+func unwrap(err error) error {
+	if pe, ok := err.(*os.PathError); ok {
+		return pe.Err
+	}
+	return err
+}
+
+// read reads the skill in the folder real (its real path; shown is the
+// path it was found by, named in errors).
+func read(real, shown string) (Skill, error) {
+	file := filepath.Join(shown, FileName)
+	data, err := readBounded(filepath.Join(real, FileName))
+	if err != nil {
+		return Skill{}, fmt.Errorf("%s: %w", file, err)
+	}
+	doc, err := frontmatter.Parse(file, data)
+	if err != nil {
+		return Skill{}, err
+	}
+	if !doc.HasFront {
+		return Skill{}, fmt.Errorf("%s: no front matter: SKILL.md must start with a --- block giving name and description", file)
+	}
+	folder := filepath.Base(shown)
+	name, err := doc.String("name")
+	if err != nil {
+		return Skill{}, err
+	}
+	if name == "" {
+		name = folder
+	}
+	if msg := checkName(name); msg != "" {
+		if _, given := doc.Get("name"); given {
+			return Skill{}, doc.Errorf("name", "%s", msg)
+		}
+		return Skill{}, fmt.Errorf("%s: name: the folder's name %q, taken as the skill's name, %s", file, name, strings.TrimPrefix(msg, "must "))
+	}
+	if name != folder {
+		return Skill{}, doc.Errorf("name", "%q must be the name of the skill's folder, %q", name, folder)
+	}
+	desc, err := doc.String("description")
+	if err != nil {
+		return Skill{}, err
+	}
+	desc = strings.Join(strings.Fields(desc), " ")
+	switch {
+	case desc == "":
+		return Skill{}, doc.Errorf("description", "required: say what the skill does and when to use it")
+	case len(desc) > MaxDescriptionLen:
+		return Skill{}, doc.Errorf("description", "%d characters; at most %d", len(desc), MaxDescriptionLen)
+	}
+	return Skill{Name: name, Description: desc, Dir: real, File: file}, nil
+}
+
+// checkName returns what is wrong with a skill's name, "" when nothing:
+// 1 to 64 lowercase letters, digits and single hyphens, starting and
+// ending with a letter or digit.
+func checkName(name string) string {
+	if len(name) > MaxNameLen {
+		return fmt.Sprintf("must be at most %d characters, got %d", MaxNameLen, len(name))
+	}
+	for i := 0; i < len(name); i++ {
+		c := name[i]
+		switch {
+		case c >= 'a' && c <= 'z', c >= '0' && c <= '9':
+		case c == '-' && i > 0 && i < len(name)-1 && name[i-1] != '-':
+		default:
+			return fmt.Sprintf("must be lowercase letters, digits and single hyphens, not starting or ending with one: %q", name)
+		}
+	}
+	if name == "" {
+		return "must not be empty"
+	}
+	return ""
+}
+
+// readBounded reads a file of at most MaxFileBytes.
+func readBounded(path string) ([]byte, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, unwrap(err)
+	}
+	defer f.Close()
+	data, err := io.ReadAll(io.LimitReader(f, MaxFileBytes+1))
+	if err != nil {
+		return nil, unwrap(err)
+	}
+	if len(data) > MaxFileBytes {
+		return nil, fmt.Errorf("larger than %d KiB", MaxFileBytes>>10)
+	}
+	return data, nil
+}
