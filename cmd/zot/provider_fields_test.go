@@ -225,3 +225,39 @@ func TestOutputSchemaReachesRequest(t *testing.T) {
 		})
 	}
 }
+
+// TestACPPromptReasoningReachesRequest: over zot acp, a session/prompt's
+// own reasoning level (_meta.zot.reasoning) reaches that prompt's model
+// request in each vendor's member, and the next prompt's has the session's
+// (--reasoning high) again; one family of each request shape.
+func TestACPPromptReasoningReachesRequest(t *testing.T) {
+	for _, c := range []providerCase{reasoningCases[0], reasoningCases[2], reasoningCases[3], reasoningCases[4]} {
+		t.Run(c.name, func(t *testing.T) {
+			rec, url := newBodyRecorder(t, c.dir, "")
+			a := startACPProc(t, doorDir(t), "--provider", c.provider, "--model", c.model, "--reasoning", "high", "--api-key", "test-key",
+				"--base-url", url, "--no-tools")
+			p := a.peer
+			if f, _ := p.call("1", "initialize", `{"protocolVersion":1,"clientCapabilities":{}}`, ""); f.Error != nil {
+				t.Fatalf("initialize: %s", f.raw)
+			}
+			id := sessionID(t, first(p.call("2", "session/new", fmt.Sprintf(`{"cwd":%q,"mcpServers":[]}`, t.TempDir()), "")))
+			for i, meta := range []string{`,"_meta":{"zot":{"reasoning":"low"}}`, ""} {
+				f, _ := p.call(fmt.Sprint(3+i), "session/prompt", fmt.Sprintf(`{"sessionId":%q,"prompt":[{"type":"text","text":"think"}]%s}`, id, meta), "")
+				if f.Error != nil || !strings.Contains(string(f.Result), `"stopReason":"end_turn"`) {
+					t.Fatalf("prompt %d: %s", i+1, f.raw)
+				}
+			}
+			bodies := rec.requests()
+			if len(bodies) != 2 {
+				t.Fatalf("%d requests, want 2", len(bodies))
+			}
+			for i, want := range [][]any{c.low, c.high} {
+				for j, f := range c.fields {
+					if got := member(bodies[i], f); fmt.Sprint(got) != fmt.Sprint(want[j]) {
+						t.Errorf("request %d: %s = %v, want %v", i+1, f, got, want[j])
+					}
+				}
+			}
+		})
+	}
+}
