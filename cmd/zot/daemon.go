@@ -64,15 +64,16 @@ another user are refused. One daemon per socket. Each line is one JSON-RPC
 new sessions. SIGTERM or SIGINT ends the sessions, answers what is under
 way and exits 0. --ephemeral exits 1 s after the last client left, once
 the turns it left have ended.`,
-		Flags: append(doorFlags(),
+		Flags: append(append(doorFlags(),
 			&cli.BoolFlag{Name: "ephemeral", Local: true,
 				Usage: "exit 1 s after the last client left and its turns ended (a client that connects in that second keeps it); never before the first client came"}),
+			listenFlags()...), // listen.go
 		Commands: []*cli.Command{daemonConnectCommand(std)}, // daemon_connect.go
 		Action: func(ctx context.Context, cmd *cli.Command) error {
 			if cmd.Args().Len() > 0 {
 				return usagef("zot daemon takes no arguments, got %q", cmd.Args().First())
 			}
-			if err := onlyFlags(cmd, "zot daemon", doorAllowed("ephemeral")); err != nil {
+			if err := onlyFlags(cmd, "zot daemon", doorAllowed(append([]string{"ephemeral"}, listenFlagNames...)...)); err != nil {
 				return err
 			}
 			return serveDaemon(ctx, cmd, std)
@@ -243,7 +244,19 @@ func serveDaemon(ctx context.Context, cmd *cli.Command, std streams) error {
 		return err
 	}
 	defer d.close(std)
+	ls, err := openListeners(cmd, d.maxLine, std.err) // listen.go
+	if err != nil {
+		return err
+	}
+	defer ls.close()
+	if len(ls.servers) > 0 {
+		reload := func() { ls.reload(std.err) }
+		onHangup.Store(&reload)
+		defer onHangup.Store(nil)
+	}
 	err = daemon.Run(ctx, daemon.Options{
+		Listeners:    ls.jsonrpc(),
+		Ready:        func(string) { ls.setReady(true) },
 		Ephemeral:    cmd.Bool("ephemeral"),
 		Busy:         d.agent.Busy, // a turn whose client left ends before an ephemeral daemon does
 		NewHandler:   d.agent.Handler,
@@ -252,7 +265,10 @@ func serveDaemon(ctx context.Context, cmd *cli.Command, std streams) error {
 		Log:          std.err,
 		// Turns end and their prompts answer "cancelled" while the
 		// clients still listen.
-		Stopping: func(context.Context) { d.close(std) },
+		Stopping: func(context.Context) {
+			ls.setReady(false)
+			d.close(std)
+		},
 	})
 	if err != nil {
 		return &exitError{code: 1, msg: err.Error()}

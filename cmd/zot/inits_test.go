@@ -63,6 +63,7 @@ var noInits = []string{
 	"zot.dev/zot/internal/checkpoint",
 	"zot.dev/zot/internal/store",
 	"zot.dev/zot/internal/mcpclient",
+	"zot.dev/zot/internal/wsserve",
 }
 
 // TestStartInitsWithinBudget: zot rpc, started with

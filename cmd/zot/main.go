@@ -31,6 +31,10 @@ import (
 // received is the signal that interrupted the run, if any.
 var received atomic.Int32
 
+// onHangup, when set, is what SIGHUP does instead of ending the run (zot
+// daemon reloads its token file and certificate).
+var onHangup atomic.Pointer[func()]
+
 // exitError carries a process exit status out of a command. Code 2 is a
 // usage error: run prints hint, naming the help to read, after msg.
 type exitError struct {
@@ -71,11 +75,18 @@ func run(args []string, stdin *os.File, stdout, stderr *os.File) int {
 	watcherDone := make(chan struct{})
 	go func() {
 		defer close(watcherDone)
-		if s, ok := <-sigs; ok {
+		for s := range sigs {
+			if s == syscall.SIGHUP {
+				if reload := onHangup.Load(); reload != nil {
+					(*reload)() // zot daemon reads its tokens again
+					continue
+				}
+			}
 			if sig, isSys := s.(syscall.Signal); isSys {
 				received.CompareAndSwap(0, int32(sig))
 			}
 			cancel()
+			return
 		}
 	}()
 	// The embedder is gone when nobody reads stdout any more: that ends

@@ -59,6 +59,10 @@ type Options struct {
 	// MaxLineBytes bounds the lines clients send (package jsonrpc's
 	// NDJSON transport); 0 means jsonrpc.DefaultMaxLineBytes.
 	MaxLineBytes int
+	// Listeners are further endpoints served beside the socket (the
+	// WebSocket listeners of --listen), their clients served as the
+	// socket's are. Run closes them when it stops.
+	Listeners []jsonrpc.Listener
 	// Log receives the daemon's log lines; nil discards them.
 	Log io.Writer
 	// Ready, when set, is called once the socket accepts clients, with
@@ -104,6 +108,9 @@ func Run(ctx context.Context, opts Options) error {
 	}
 	ep, err := Listen(path, opts.Log)
 	if err != nil {
+		for _, l := range opts.Listeners {
+			_ = l.Close()
+		}
 		return err
 	}
 	defer ep.Close()
@@ -183,7 +190,30 @@ func Run(ctx context.Context, opts Options) error {
 		}
 		stopServe()
 	}()
-	err = jsonrpc.Serve(serveCtx, jsonrpc.NDJSONListener(ep, opts.MaxLineBytes), opts.NewHandler, opts.RPC, hooks)
+	// Every endpoint is served alike; the first to fail stops them all.
+	var (
+		errMu   sync.Mutex
+		serving sync.WaitGroup
+	)
+	serveOne := func(l jsonrpc.Listener) {
+		defer serving.Done()
+		if e := jsonrpc.Serve(serveCtx, l, opts.NewHandler, opts.RPC, hooks); e != nil {
+			errMu.Lock()
+			if err == nil {
+				err = e
+			}
+			errMu.Unlock()
+			stopServe()
+		}
+	}
+	err = nil
+	serving.Add(1 + len(opts.Listeners))
+	for _, l := range opts.Listeners {
+		fmt.Fprintf(opts.Log, "zot daemon: listening on %s\n", l.Addr())
+		go serveOne(l)
+	}
+	serveOne(jsonrpc.NDJSONListener(ep, opts.MaxLineBytes))
+	serving.Wait()
 	close(served)
 	wg.Wait()
 	track.stop()

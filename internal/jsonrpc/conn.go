@@ -94,6 +94,13 @@ type Peer struct {
 	UID, PID int
 	// Label names the peer in logs, e.g. "unix:pid=123,uid=1000".
 	Label string
+	// Principal is who the peer authenticated as on a network listener
+	// (a token's name); "" for the daemon's own user on a Unix socket
+	// or stdio, whose uid is UID.
+	Principal string
+	// Admin is set for a principal that may see and act on every
+	// principal's sessions.
+	Admin bool
 }
 
 // Handler serves the incoming messages of one connection.

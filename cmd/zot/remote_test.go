@@ -1,0 +1,507 @@
+package main
+
+import (
+	"context"
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rand"
+	"crypto/tls"
+	"crypto/x509"
+	"crypto/x509/pkix"
+	"encoding/json"
+	"encoding/pem"
+	"fmt"
+	"io"
+	"math/big"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/coder/websocket"
+)
+
+const (
+	remoteAlice = "alice-0123456789abcdef0123"
+	remoteBob   = "bob-0123456789abcdef012345"
+	remoteRoot  = "root-0123456789abcdef01234"
+)
+
+// remoteTokens writes a token file naming alice, bob and root (admin).
+func remoteTokens(t *testing.T, dir string) string {
+	t.Helper()
+	p := filepath.Join(dir, "tokens")
+	body := "# principals of the test\nalice " + remoteAlice + "\nbob " + remoteBob + "\nroot " + remoteRoot + " admin\n"
+	if err := os.WriteFile(p, []byte(body), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+var listenLog = regexp.MustCompile(`listening on (wss?://[^ \n]+/acp)`)
+
+// startRemote starts zot daemon with args (a --listen among them) and
+// returns it with the URL its first listener took.
+func startRemote(t *testing.T, dir string, args ...string) (*daemonProc, string) {
+	t.Helper()
+	d := startZotDaemon(t, doorEnv(filepath.Join(dir, "home"), "ZOT_SOCKET="+filepath.Join(dir, "s")), args...)
+	d.waitFor(t, "/acp")
+	m := listenLog.FindStringSubmatch(d.stderr.String())
+	if m == nil {
+		t.Fatalf("no listener URL in the log:\n%s", d.stderr)
+	}
+	return d, m[1]
+}
+
+// wsDial opens a WebSocket to url with the header given.
+func wsDial(t *testing.T, url string, hdr http.Header, client *http.Client) (*websocket.Conn, *http.Response, error) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	c, resp, err := websocket.Dial(ctx, url, &websocket.DialOptions{HTTPHeader: hdr, HTTPClient: client})
+	if c != nil {
+		t.Cleanup(func() { _ = c.CloseNow() })
+	}
+	return c, resp, err
+}
+
+func bearerHeader(token string) http.Header { return http.Header{"Authorization": {"Bearer " + token}} }
+
+// wsPeer speaks JSON-RPC over one WebSocket connection.
+type wsPeer struct {
+	t *testing.T
+	c *websocket.Conn
+}
+
+func (p *wsPeer) send(msg string) {
+	p.t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if err := p.c.Write(ctx, websocket.MessageText, []byte(msg)); err != nil {
+		p.t.Fatalf("writing %s: %v", msg, err)
+	}
+}
+
+type wsFrame struct {
+	ID     json.RawMessage `json:"id"`
+	Method string          `json:"method"`
+	Params json.RawMessage `json:"params"`
+	Result json.RawMessage `json:"result"`
+	Error  *struct {
+		Code    int            `json:"code"`
+		Message string         `json:"message"`
+		Data    map[string]any `json:"data"`
+	} `json:"error"`
+	raw string
+}
+
+func (p *wsPeer) next() wsFrame {
+	p.t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), hangGuard)
+	defer cancel()
+	typ, data, err := p.c.Read(ctx)
+	if err != nil {
+		p.t.Fatalf("reading: %v", err)
+	}
+	if typ != websocket.MessageText {
+		p.t.Fatalf("a %v message from the daemon, want text", typ)
+	}
+	var f wsFrame
+	if err := json.Unmarshal(data, &f); err != nil {
+		p.t.Fatalf("not one JSON-RPC message per WebSocket message: %q", data)
+	}
+	f.raw = string(data)
+	return f
+}
+
+// call sends a request and returns its answer, with what came before it.
+func (p *wsPeer) call(id, method, params string) (wsFrame, []wsFrame) {
+	p.t.Helper()
+	p.send(fmt.Sprintf(`{"jsonrpc":"2.0","id":%s,"method":%q,"params":%s}`, id, method, params))
+	var before []wsFrame
+	for {
+		f := p.next()
+		if f.Method == "" && string(f.ID) == id {
+			return f, before
+		}
+		before = append(before, f)
+	}
+}
+
+func wsClosedWith(t *testing.T, c *websocket.Conn) websocket.StatusCode {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), hangGuard)
+	defer cancel()
+	for {
+		if _, _, err := c.Read(ctx); err != nil {
+			if ctx.Err() != nil {
+				t.Fatal("the daemon did not close the connection")
+			}
+			return websocket.CloseStatus(err)
+		}
+	}
+}
+
+// TestRemoteSDKClient: the official ACP TypeScript SDK's WebSocket
+// transport drives zot daemon --listen: initialize, new, a prompt with a
+// permission request, cancel, a connection dropped mid-turn whose session
+// is resumed on a new one, load once the turn ended.
+func TestRemoteSDKClient(t *testing.T) {
+	node, err := exec.LookPath("node")
+	modules, _ := filepath.Abs(filepath.Join("..", "..", "testtools", "node_modules"))
+	if err == nil {
+		_, err = os.Stat(filepath.Join(modules, "@agentclientprotocol", "sdk", "dist", "transports", "ws-stream.js"))
+	}
+	if err == nil {
+		_, err = os.Stat(filepath.Join(modules, "ws"))
+	}
+	if err != nil {
+		msg := fmt.Sprintf("node, @agentclientprotocol/sdk or ws is missing (%v): run make testtools", err)
+		if os.Getenv("ZOT_E2E_REQUIRED") != "" {
+			t.Fatal(msg)
+		}
+		t.Skip(msg)
+	}
+	dir := doorDir(t)
+	var words []string
+	for i := range 40 {
+		words = append(words, fmt.Sprintf("w%02d", i))
+	}
+	slow := strings.Join(words, " ") + " THE END"
+	s := script(t, map[string]any{"turns": []any{
+		map[string]any{"steps": []any{
+			map[string]any{"text": "Writing.", "tool_calls": []any{map[string]any{"id": "w1", "name": "write", "args": map[string]any{"path": "a.txt", "content": "hello\n"}}}},
+			map[string]any{"text": "Done."},
+		}},
+		map[string]any{"steps": []any{map[string]any{"text": "a long and slow answer that the client cancels", "chunk": 2, "delay_ms": 200}}},
+		map[string]any{"steps": []any{map[string]any{"text": slow, "chunk": 4, "delay_ms": 40}}},
+	}})
+	_, url := startRemote(t, dir, "--script", s, "--permission", "ask", "--listen", "ws://127.0.0.1:0", "--token-file", remoteTokens(t, dir))
+	work := t.TempDir()
+	runDir := t.TempDir()
+	if err := os.Symlink(modules, filepath.Join(runDir, "node_modules")); err != nil {
+		t.Fatal(err)
+	}
+	src, err := os.ReadFile(filepath.Join("testdata", "acp_ws_client.mjs"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	file := filepath.Join(runDir, "client.mjs")
+	if err := os.WriteFile(file, src, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(node, file)
+	cmd.Env = append(os.Environ(), "URL="+url, "TOKEN="+remoteAlice, "WORK="+work, "ANSWER="+slow)
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("the SDK client failed: %v\n%s", err, out)
+	}
+	t.Logf("%s", out)
+}
+
+// TestRemoteRefusals: what the listener refuses, through the binary.
+func TestRemoteRefusals(t *testing.T) {
+	dir := doorDir(t)
+	d, url := startRemote(t, dir, "--listen", "ws://127.0.0.1:0", "--token-file", remoteTokens(t, dir),
+		"--allow-origin", "https://editor.example", "--max-line-bytes", "4096", "--handshake-timeout", "500ms")
+	for _, tc := range []struct {
+		name string
+		hdr  http.Header
+		want int
+	}{
+		{"no token", nil, 401},
+		{"a wrong token", bearerHeader("wrong-0123456789abcdef0123"), 401},
+		{"a foreign Origin", http.Header{"Authorization": {"Bearer " + remoteAlice}, "Origin": {"https://evil.example"}}, 403},
+	} {
+		_, resp, err := wsDial(t, url, tc.hdr, nil)
+		if err == nil || resp == nil || resp.StatusCode != tc.want {
+			t.Errorf("%s: %v %v, want HTTP %d", tc.name, resp, err, tc.want)
+		}
+	}
+	// The listed origin is served.
+	c, resp, err := wsDial(t, url, http.Header{"Authorization": {"Bearer " + remoteAlice}, "Origin": {"https://editor.example"}}, nil)
+	if err != nil {
+		t.Fatalf("a listed origin: %v", err)
+	}
+	if resp.Header.Get("Acp-Connection-Id") == "" {
+		t.Error("the 101 answer has no Acp-Connection-Id")
+	}
+	p := &wsPeer{t: t, c: c}
+	if f, _ := p.call("1", "initialize", `{"protocolVersion":1,"clientCapabilities":{}}`); f.Error != nil {
+		t.Fatalf("initialize: %s", f.raw)
+	}
+	// A bad message gets a JSON-RPC error and the connection goes on.
+	p.send(`{"jsonrpc":"2.0","id":2,"method":"session/new","params":{"mcpServers":[]}}`)
+	if f := p.next(); f.Error == nil || f.Error.Code != -32602 {
+		t.Errorf("session/new without cwd: %s", f.raw)
+	}
+
+	// Plain HTTP to /acp, and the probes.
+	base := "http://" + strings.TrimSuffix(strings.TrimPrefix(url, "ws://"), "/acp")
+	for _, tc := range []struct {
+		method, path, token string
+		want                int
+	}{
+		{"GET", "/healthz", "", 200},
+		{"GET", "/readyz", "", 200},
+		{"GET", "/acp", "", 401},
+		{"GET", "/acp", remoteAlice, 400},
+		{"POST", "/acp", remoteAlice, 426},
+	} {
+		req, _ := http.NewRequest(tc.method, base+tc.path, strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{}}`))
+		if tc.token != "" {
+			req.Header.Set("Authorization", "Bearer "+tc.token)
+		}
+		req.Header.Set("Content-Type", "application/json")
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, _ = io.Copy(io.Discard, resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode != tc.want {
+			t.Errorf("%s %s: %d, want %d", tc.method, tc.path, resp.StatusCode, tc.want)
+		}
+	}
+
+	ctx := context.Background()
+	// The first message must be initialize.
+	c, _, _ = wsDial(t, url, bearerHeader(remoteAlice), nil)
+	_ = c.Write(ctx, websocket.MessageText, []byte(`{"jsonrpc":"2.0","id":1,"method":"session/list","params":{}}`))
+	if got := wsClosedWith(t, c); got != 1002 {
+		t.Errorf("session/list first: closed with %d, want 1002", got)
+	}
+	// A binary message.
+	c, _, _ = wsDial(t, url, bearerHeader(remoteAlice), nil)
+	p = &wsPeer{t: t, c: c}
+	p.call("1", "initialize", `{"protocolVersion":1}`)
+	_ = c.Write(ctx, websocket.MessageBinary, []byte(`{"jsonrpc":"2.0","id":2,"method":"session/list","params":{}}`))
+	if got := wsClosedWith(t, c); got != 1003 {
+		t.Errorf("a binary message: closed with %d, want 1003", got)
+	}
+	// A message over --max-line-bytes.
+	c, _, _ = wsDial(t, url, bearerHeader(remoteAlice), nil)
+	p = &wsPeer{t: t, c: c}
+	p.call("1", "initialize", `{"protocolVersion":1}`)
+	_ = c.Write(ctx, websocket.MessageText, []byte(`{"jsonrpc":"2.0","id":2,"method":"session/list","params":{"cursor":"`+strings.Repeat("x", 8000)+`"}}`))
+	if got := wsClosedWith(t, c); got != 1009 {
+		t.Errorf("a message over the limit: closed with %d, want 1009", got)
+	}
+	// A client that sends nothing.
+	c, _, _ = wsDial(t, url, bearerHeader(remoteAlice), nil)
+	start := time.Now()
+	if got := wsClosedWith(t, c); got != 1008 {
+		t.Errorf("a silent client: closed with %d, want 1008", got)
+	}
+	if e := time.Since(start); e > 10*time.Second {
+		t.Errorf("a silent client was closed after %v, want about 500ms", e)
+	}
+	if !d.running() {
+		t.Fatalf("the daemon exited:\n%s", d.stderr)
+	}
+	if strings.Contains(d.stderr.String(), remoteAlice) {
+		t.Errorf("the log shows a token:\n%s", d.stderr)
+	}
+}
+
+// TestRemoteTokensReloadOnSIGHUP: SIGHUP reads the token file again and
+// the daemon goes on serving.
+func TestRemoteTokensReloadOnSIGHUP(t *testing.T) {
+	dir := doorDir(t)
+	tokens := remoteTokens(t, dir)
+	d, url := startRemote(t, dir, "--listen", "ws://127.0.0.1:0", "--token-file", tokens)
+	if _, _, err := wsDial(t, url, bearerHeader(remoteBob), nil); err != nil {
+		t.Fatalf("bob before the reload: %v", err)
+	}
+	if err := os.WriteFile(tokens, []byte("alice "+remoteAlice+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := d.cmd.Process.Signal(syscall.SIGHUP); err != nil {
+		t.Fatal(err)
+	}
+	d.waitFor(t, "reloaded 1 tokens")
+	if _, resp, err := wsDial(t, url, bearerHeader(remoteBob), nil); err == nil || resp == nil || resp.StatusCode != 401 {
+		t.Errorf("bob after his line was removed: %v %v, want 401", resp, err)
+	}
+	if _, _, err := wsDial(t, url, bearerHeader(remoteAlice), nil); err != nil {
+		t.Errorf("alice after the reload: %v", err)
+	}
+	// A file others may read is not taken; the tokens in use stay.
+	if err := os.Chmod(tokens, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_ = d.cmd.Process.Signal(syscall.SIGHUP)
+	d.waitFor(t, "keeping the tokens in use")
+	if _, _, err := wsDial(t, url, bearerHeader(remoteAlice), nil); err != nil {
+		t.Errorf("alice after a refused reload: %v", err)
+	}
+	if !d.running() {
+		t.Fatalf("SIGHUP stopped the daemon:\n%s", d.stderr)
+	}
+}
+
+// TestRemoteStartRules: a listener reachable from other machines needs
+// tokens and TLS, or --insecure-listen, which warns.
+func TestRemoteStartRules(t *testing.T) {
+	dir := doorDir(t)
+	cmd := exec.Command(zotBin, "daemon", "--provider", "scripted", "--listen", "ws://0.0.0.0:0")
+	cmd.Env = doorEnv(filepath.Join(dir, "home"), "ZOT_SOCKET="+filepath.Join(dir, "s"))
+	out, err := cmd.CombinedOutput()
+	if code := exitCode(err); code != 2 || !strings.Contains(string(out), "no --token-file and no TLS") {
+		t.Errorf("a bare 0.0.0.0 listener: exit %d, %s; want 2 naming what is missing", code, out)
+	}
+	cmd = exec.Command(zotBin, "daemon", "--provider", "scripted", "--listen", "ws://0.0.0.0:0", "--token-file", remoteTokens(t, dir))
+	cmd.Env = doorEnv(filepath.Join(dir, "home"), "ZOT_SOCKET="+filepath.Join(dir, "s"))
+	out, err = cmd.CombinedOutput()
+	if code := exitCode(err); code != 2 || !strings.Contains(string(out), "no TLS") {
+		t.Errorf("0.0.0.0 with tokens and without TLS: exit %d, %s; want 2", code, out)
+	}
+	for _, bad := range [][]string{
+		{"--listen", "http://127.0.0.1:0"},
+		{"--token-file", "x"},
+		{"--listen", "wss://127.0.0.1:0"},
+	} {
+		cmd = exec.Command(zotBin, append([]string{"daemon", "--provider", "scripted"}, bad...)...)
+		cmd.Env = doorEnv(filepath.Join(dir, "home"), "ZOT_SOCKET="+filepath.Join(dir, "s"))
+		out, err = cmd.CombinedOutput()
+		if exitCode(err) == 0 {
+			t.Errorf("%v: started: %s", bad, out)
+		}
+	}
+	d, _ := startRemote(t, dir, "--listen", "ws://0.0.0.0:0", "--insecure-listen")
+	if !strings.Contains(d.stderr.String(), "WARNING") {
+		t.Errorf("--insecure-listen without a warning:\n%s", d.stderr)
+	}
+}
+
+func exitCode(err error) int {
+	if err == nil {
+		return 0
+	}
+	if ee, ok := err.(*exec.ExitError); ok {
+		return ee.ExitCode()
+	}
+	return -1
+}
+
+// TestRemoteTLS: wss:// with a certificate made here.
+func TestRemoteTLS(t *testing.T) {
+	dir := doorDir(t)
+	certFile, keyFile, pool := writeCert(t, dir)
+	_, url := startRemote(t, dir, "--listen", "wss://127.0.0.1:0", "--tls-cert", certFile, "--tls-key", keyFile, "--token-file", remoteTokens(t, dir))
+	if !strings.HasPrefix(url, "wss://") {
+		t.Fatalf("listener %s", url)
+	}
+	client := &http.Client{Transport: &http.Transport{TLSClientConfig: &tls.Config{RootCAs: pool}}}
+	c, _, err := wsDial(t, url, bearerHeader(remoteBob), client)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := &wsPeer{t: t, c: c}
+	if f, _ := p.call("1", "initialize", `{"protocolVersion":1}`); f.Error != nil {
+		t.Fatalf("initialize over TLS: %s", f.raw)
+	}
+	if _, _, err := wsDial(t, url, bearerHeader(remoteBob), nil); err == nil {
+		t.Error("a client that does not trust the certificate connected")
+	}
+}
+
+// writeCert writes a self-signed certificate for 127.0.0.1 and its key.
+func writeCert(t *testing.T, dir string) (certFile, keyFile string, pool *x509.CertPool) {
+	t.Helper()
+	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tmpl := &x509.Certificate{
+		SerialNumber: big.NewInt(1), Subject: pkix.Name{CommonName: "zot test"},
+		NotBefore: time.Now().Add(-time.Hour), NotAfter: time.Now().Add(time.Hour),
+		IPAddresses: []net.IP{net.ParseIP("127.0.0.1")},
+		KeyUsage:    x509.KeyUsageDigitalSignature | x509.KeyUsageCertSign, ExtKeyUsage: []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth},
+		BasicConstraintsValid: true, IsCA: true,
+	}
+	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	kder, err := x509.MarshalECPrivateKey(key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	certFile, keyFile = filepath.Join(dir, "cert.pem"), filepath.Join(dir, "key.pem")
+	_ = os.WriteFile(certFile, pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der}), 0o644)
+	_ = os.WriteFile(keyFile, pem.EncodeToMemory(&pem.Block{Type: "EC PRIVATE KEY", Bytes: kder}), 0o600)
+	leaf, _ := x509.ParseCertificate(der)
+	pool = x509.NewCertPool()
+	pool.AddCert(leaf)
+	return certFile, keyFile, pool
+}
+
+// TestRemoteTwentyClientsStream: 20 WebSocket clients, each with a
+// session, prompt at once; every text arrives whole and in order before
+// its answer.
+func TestRemoteTwentyClientsStream(t *testing.T) {
+	dir := doorDir(t)
+	var words []string
+	for i := range 60 {
+		words = append(words, fmt.Sprintf("%03d", i))
+	}
+	answer := strings.Join(words, " ")
+	s := script(t, map[string]any{"turns": []any{map[string]any{"steps": []any{map[string]any{"text": answer, "chunk": 4}}}}})
+	_, url := startRemote(t, dir, "--script", s, "--listen", "ws://127.0.0.1:0", "--token-file", remoteTokens(t, dir))
+	work := t.TempDir()
+	const clients = 20
+	var wg sync.WaitGroup
+	for i := range clients {
+		token := remoteAlice
+		if i%2 == 1 {
+			token = remoteBob
+		}
+		c, _, err := wsDial(t, url, bearerHeader(token), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		p := &wsPeer{t: t, c: c}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			p.call("0", "initialize", `{"protocolVersion":1}`)
+			f, _ := p.call("1", "session/new", fmt.Sprintf(`{"cwd":%q,"mcpServers":[]}`, work))
+			var nr struct {
+				SessionID string `json:"sessionId"`
+			}
+			_ = json.Unmarshal(f.Result, &nr)
+			ans, before := p.call(`"p"`, "session/prompt", fmt.Sprintf(`{"sessionId":%q,"prompt":[{"type":"text","text":"count"}]}`, nr.SessionID))
+			if ans.Error != nil {
+				t.Errorf("client %d: %s", i, ans.raw)
+				return
+			}
+			var text strings.Builder
+			for _, f := range before {
+				var u struct {
+					Update struct {
+						Kind    string `json:"sessionUpdate"`
+						Content struct {
+							Text string `json:"text"`
+						} `json:"content"`
+					} `json:"update"`
+				}
+				_ = json.Unmarshal(f.Params, &u)
+				if f.Method == "session/update" && u.Update.Kind == "agent_message_chunk" {
+					text.WriteString(u.Update.Content.Text)
+				}
+			}
+			if text.String() != answer {
+				t.Errorf("client %d: %d bytes of text before the answer, want %d whole and in order", i, text.Len(), len(answer))
+			}
+		}()
+	}
+	wg.Wait()
+}
