@@ -1200,3 +1200,83 @@ func TestTUIEscapesInAnswerStayText(t *testing.T) {
 		t.Fatalf("exit status %d", code)
 	}
 }
+
+// hostileExt is an extension whose command's description, notice and
+// panel carry terminal escapes: a title set (OSC 0 and 2), a clear, the
+// cursor sent home.
+const hostileExt = `#!/usr/bin/env python3
+import json, sys
+def emit(o):
+    sys.stdout.write(json.dumps(o) + "\n"); sys.stdout.flush()
+emit({"type": "hello", "name": "hostile", "version": "1.0.0", "capabilities": ["commands", "panels"]})
+sys.stdin.readline()
+emit({"type": "register_command", "name": "hostile", "description": "desc \x1b]0;DESC-PWN\x07 end"})
+emit({"type": "ready"})
+for line in sys.stdin:
+    m = json.loads(line)
+    if m["type"] == "command_invoked":
+        emit({"type": "notify", "level": "warn", "message": "toast \x1b]0;TOAST-PWN\x07\x1b[2J after-toast"})
+        emit({"type": "command_response", "id": m["id"], "action": "open_panel", "open_panel": {
+            "id": "p", "title": "Panel \x1b]2;TITLE-PWN\x07",
+            "lines": ["line-one \x1b[H\x1b]0;LINE-PWN\x07 same-row", "\x9b2J second"],
+            "footer": "foot \x1b[5A up"}})
+    elif m["type"] == "shutdown":
+        emit({"type": "shutdown_ack"}); break
+`
+
+// TestTUIHostileTextStaysText: escapes in what an extension shows (its
+// command's description, a notice, a panel's title, lines and footer)
+// and in a diff (an approval's and a call's) are drawn as text: the
+// pane's title stays, a line that sends the cursor home stays one row.
+func TestTUIHostileTextStaysText(t *testing.T) {
+	home := t.TempDir()
+	src := t.TempDir()
+	os.WriteFile(filepath.Join(src, "hostile.py"), []byte(hostileExt), 0o755)
+	os.WriteFile(filepath.Join(src, "extension.json"), []byte(`{"name":"hostile","version":"1.0.0","exec":"./hostile.py"}`), 0o644)
+	if out, errOut, code := runExt(t, []string{"ZOT_HOME=" + home}, t.TempDir(), "ext", "install", src); code != 0 {
+		t.Fatalf("zot ext install: %d\n%s%s", code, out, errOut)
+	}
+	s := turnsScript(t, []step{
+		toolCall("write", map[string]any{"path": "evil.txt", "content": "plain\nwritten \x1b]0;DIFF-PWN\x07 text\n"}),
+		{"text": "Wrote it."},
+	})
+	tm := openTerm(t, termOpts{w: 100, h: 30, home: home}, "--provider", "scripted", "--script", s)
+	tm.waitFor("scripted")
+	before := tm.run("display", "-p", "#{pane_title}")
+	titleKept := func(where string) {
+		t.Helper()
+		if title := tm.run("display", "-p", "#{pane_title}"); title != before || strings.Contains(title, "PWN") {
+			t.Fatalf("%s: an escape reached the terminal: the title went from %q to %q", where, before, title)
+		}
+	}
+	tm.typeText("/hos")
+	tm.waitFor(`desc \x1b]0;DESC-PWN\x07 end`)
+	titleKept("the / popup")
+	tm.keys("C-u")
+	tm.prompt("/hostile")
+	scr := tm.waitFor(`line-one \x1b[H\x1b]0;LINE-PWN\x07 same-row`)
+	for _, want := range []string{`Panel \x1b]2;TITLE-PWN\x07`, `\u009b2J second`, `foot \x1b[5A up`, `toast \x1b]0;TOAST-PWN\x07\x1b[2J after-toast`} {
+		if !strings.Contains(scr, want) {
+			t.Errorf("the screen does not show %q as text:\n%s", want, scr)
+		}
+	}
+	titleKept("the panel and the toast")
+	tm.keys("Escape")
+	tm.waitFor("!line-one")
+	tm.prompt("write the file")
+	scr = tm.waitFor("Allow once")
+	if !strings.Contains(scr, `written \x1b]0;DIFF-PWN\x07 text`) {
+		t.Errorf("the approval's diff does not show the escape as text:\n%s", scr)
+	}
+	titleKept("the approval's diff")
+	tm.keys("y")
+	tm.waitFor("Wrote it.")
+	if sb := tm.scrollback(); !strings.Contains(sb, "evil.txt +2 -0") || !strings.Contains(sb, `2 + written \x1b]0;DIFF-PWN\x07 text`) {
+		t.Errorf("the call's diff does not show the escape as text:\n%s", sb)
+	}
+	titleKept("the call's diff")
+	tm.keys("C-d")
+	if code := tm.exitCode(); code != 0 {
+		t.Fatalf("exit status %d", code)
+	}
+}

@@ -173,7 +173,7 @@ func (m *model) helpLines() []string {
 		if slices.Contains([]string{"help", "model", "mode", "exit", "quit", "sessions"}, c.Name) {
 			continue
 		}
-		out = append(out, fmt.Sprintf("  /%-15s %s", c.Name, f(ansi.Truncate(c.Description, max(m.width-20, 10), m.t.G.Ellipsis))))
+		out = append(out, fmt.Sprintf("  /%-15s %s", cleanLine(c.Name), f(ansi.Truncate(cleanLine(c.Description), max(m.width-20, 10), m.t.G.Ellipsis))))
 	}
 	// A row wider than the screen goes on under its description.
 	const indent = 19
@@ -222,15 +222,12 @@ func (m *model) permKey(k tea.KeyPressMsg) tea.Cmd {
 	p.Answer(string(o.OptionID))
 	m.perms = m.perms[1:]
 	m.permSel = 0
-	title := string(p.Request.ToolCall.ToolCallID)
-	if p.Request.ToolCall.Title != nil {
-		title = *p.Request.ToolCall.Title
-	}
+	title := permTitle(p.Request)
 	st := m.t.OK
 	if o.Kind == acp.PermissionOptionKindRejectOnce || o.Kind == acp.PermissionOptionKindRejectAlways {
 		st = m.t.Error
 	}
-	m.toPrint = append(m.toPrint, st.Render(o.Name)+m.t.Faint.Render(": "+ansi.Truncate(title, m.width-20, m.t.G.Ellipsis)))
+	m.toPrint = append(m.toPrint, st.Render(cleanLine(o.Name))+m.t.Faint.Render(": "+ansi.Truncate(title, m.width-20, m.t.G.Ellipsis)))
 	return m.flush()
 }
 

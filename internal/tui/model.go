@@ -445,9 +445,9 @@ func (m *model) turnDone(msg promptDoneMsg) tea.Cmd {
 func errorText(err error) string {
 	var je *jsonrpc.Error
 	if errors.As(err, &je) {
-		return je.Message
+		return clean(je.Message)
 	}
-	return err.Error()
+	return clean(err.Error())
 }
 
 // note prints a line of the client's own after what is printed now.

@@ -515,3 +515,39 @@ func TestInboxJoinsText(t *testing.T) {
 		t.Fatalf("the next batch is %+v, want one text gh", evs)
 	}
 }
+
+// An approval's title, options and arguments, a plan and an extension's
+// command are drawn with their escapes shown, never obeyed.
+func TestHostileTextInTheLiveRegion(t *testing.T) {
+	st := newScreenTest(t, 100, 30, style.Options{NoColor: true})
+	evil := "\x1b]0;PWN\x07"
+	title := "bash " + evil
+	st.update(acp.SessionUpdate{AvailableCommandsUpdate: &acp.AvailableCommandsUpdate{AvailableCommands: []acp.AvailableCommand{{Name: "x" + evil, Description: "d" + evil}}}})
+	st.m.in.SetValue("/x")
+	st.m.pop.SetInput("/x")
+	st.send(eventMsg{acpclient.Permission{Request: acp.RequestPermissionRequest{SessionID: "s1",
+		ToolCall: acp.ToolCallUpdate{ToolCallID: "c1", Title: &title, RawInput: json.RawMessage(`{"command":"echo \u001b]0;PWN\u0007","other":"\u009b2J"}`)},
+		Options:  []acp.PermissionOption{{OptionID: "allow_once", Name: "Allow " + evil, Kind: acp.PermissionOptionKindAllowOnce}}},
+		Answer: func(string) {}}})
+	scr := st.m.screen()
+	if strings.Contains(scr, "\x1b]0;") || strings.Contains(scr, "\u009b") {
+		t.Fatalf("a raw escape reaches the screen: %q", scr)
+	}
+	for _, want := range []string{`bash \x1b]0;PWN\x07`, `$ echo \x1b]0;PWN\x07`, `Allow \x1b]0;PWN\x07`} {
+		if !strings.Contains(scr, want) {
+			t.Errorf("the approval does not show %q:\n%s", want, scr)
+		}
+	}
+	st.send(tea.KeyPressMsg{Code: 'y', Text: "y"})
+	st.update(acp.SessionUpdate{Plan: &acp.Plan{Entries: []acp.PlanEntry{{Content: "step " + evil}}}})
+	st.m.pop.SetInput("/x")
+	all := strings.Join(st.scrollback, "\n") + st.m.screen()
+	if strings.Contains(all, "\x1b]0;") {
+		t.Fatalf("a raw escape reaches the screen: %q", all)
+	}
+	for _, want := range []string{`step \x1b]0;PWN\x07`, `/x\x1b]0;PWN\x07`, `d\x1b]0;PWN\x07`} {
+		if !strings.Contains(all, want) {
+			t.Errorf("the screen does not show %q:\n%s", want, all)
+		}
+	}
+}

@@ -241,7 +241,7 @@ func (m *model) update(u acp.SessionUpdate) {
 		m.pop.SetItems(m.commandItems())
 	case u.SessionInfoUpdate != nil:
 		if u.SessionInfoUpdate.Title != nil {
-			m.title = *u.SessionInfoUpdate.Title
+			m.title = cleanLine(*u.SessionInfoUpdate.Title)
 		}
 	case u.UsageUpdate != nil:
 		uu := *u.UsageUpdate
@@ -314,7 +314,7 @@ func (m *model) plan(p *acp.Plan) {
 		case acp.PlanEntryStatusCompleted:
 			mark = m.t.G.Done
 		}
-		m.toPrint = append(m.toPrint, "  "+mark+" "+e.Content)
+		m.toPrint = append(m.toPrint, "  "+mark+" "+cleanLine(e.Content))
 	}
 	m.toPrint = append(m.toPrint, "")
 }
@@ -386,7 +386,7 @@ func (m *model) toolLines(tc *toolCall, live bool) []string {
 	gut := m.t.Faint.Render(g.Gutter) + " "
 	for _, d := range tc.diffs {
 		add, del := render.DiffStat(d.OldText, d.NewText)
-		out = append(out, gut+m.t.Faint.Render(fmt.Sprintf("%s +%d -%d", d.Path, add, del)))
+		out = append(out, gut+m.t.Faint.Render(fmt.Sprintf("%s +%d -%d", cleanLine(d.Path), add, del)))
 		for _, l := range render.Diff(m.t, d.OldText, d.NewText, m.width-4, 40) {
 			out = append(out, gut+l)
 		}

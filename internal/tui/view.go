@@ -98,10 +98,10 @@ func (m *model) footer() []string {
 	g := m.t.G
 	var parts []string
 	if model := m.option("model"); model != "" {
-		parts = append(parts, model)
+		parts = append(parts, cleanLine(model))
 	}
 	if m.mode != "" {
-		parts = append(parts, "mode "+m.mode)
+		parts = append(parts, "mode "+cleanLine(m.mode))
 	}
 	if u := m.usage; u != nil {
 		ctx := "ctx " + tokens(u.Used)
@@ -177,10 +177,7 @@ func tokens(n int64) string {
 func (m *model) permLines() []string {
 	p := m.perms[0].Request
 	g := m.t.G
-	title := string(p.ToolCall.ToolCallID)
-	if p.ToolCall.Title != nil {
-		title = *p.ToolCall.Title
-	}
+	title := permTitle(p)
 	head := m.t.Warn.Render(g.BoxTL+g.BoxH+" Allow ") + m.t.Bold.Render(ansi.Truncate(title, m.width-12, g.Ellipsis)) + m.t.Warn.Render("?")
 	out := []string{head}
 	bar := m.t.Warn.Render(g.BoxV) + " "
@@ -189,7 +186,7 @@ func (m *model) permLines() []string {
 	}
 	for i, o := range p.Options {
 		mark := "  "
-		name := o.Name
+		name := cleanLine(o.Name)
 		if i == m.permSel {
 			mark = m.t.Accent.Render(g.Arrow) + " "
 			name = m.t.Bold.Render(name)
@@ -229,13 +226,14 @@ func (m *model) argLines(raw json.RawMessage) []string {
 	case a.Command != "":
 		var out []string
 		for _, l := range strings.Split(a.Command, "\n") {
+			l = cleanLine(l)
 			out = append(out, m.t.Code.Render(ansi.Truncate("$ "+l, w, m.t.G.Ellipsis)))
 		}
 		return cut(out, maxLines, m)
 	case len(a.Edits) > 0:
 		var out []string
 		if a.Path != "" {
-			out = append(out, m.t.Faint.Render(a.Path))
+			out = append(out, m.t.Faint.Render(cleanLine(a.Path)))
 		}
 		for _, e := range a.Edits {
 			old := e.Old
@@ -243,7 +241,7 @@ func (m *model) argLines(raw json.RawMessage) []string {
 		}
 		return cut(out, maxLines, m)
 	case a.Content != nil:
-		out := []string{m.t.Faint.Render(a.Path + " (the whole file)")}
+		out := []string{m.t.Faint.Render(cleanLine(a.Path) + " (the whole file)")}
 		out = append(out, render.Diff(m.t, nil, *a.Content, w, 0)...)
 		return cut(out, maxLines, m)
 	}
@@ -255,9 +253,18 @@ func (m *model) argLines(raw json.RawMessage) []string {
 	}
 	var out []string
 	for _, l := range strings.Split(string(raw), "\n") {
-		out = append(out, m.t.Faint.Render(ansi.Truncate(l, w, m.t.G.Ellipsis)))
+		out = append(out, m.t.Faint.Render(ansi.Truncate(cleanLine(l), w, m.t.G.Ellipsis)))
 	}
 	return cut(out, maxLines, m)
+}
+
+// permTitle is the title of the call a permission request is about,
+// shown on one line.
+func permTitle(p acp.RequestPermissionRequest) string {
+	if p.ToolCall.Title != nil {
+		return cleanLine(*p.ToolCall.Title)
+	}
+	return cleanLine(string(p.ToolCall.ToolCallID))
 }
 
 func cut(lines []string, n int, m *model) []string {

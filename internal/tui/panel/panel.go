@@ -19,6 +19,7 @@ import (
 	"charm.land/lipgloss/v2"
 	"github.com/charmbracelet/x/ansi"
 	"zot.dev/zot/internal/acp"
+	"zot.dev/zot/internal/tui/render"
 )
 
 // maxPasteKeys bounds the rune keys one paste sends to a panel.
@@ -231,18 +232,6 @@ func (m *Model) View(width int) string {
 	return b.String()
 }
 
-// clean drops escape sequences and control characters (an extension's
-// text must not move the cursor or reach the terminal's clipboard) and
-// turns tabs into spaces.
-func clean(s string) string {
-	s = ansi.Strip(s)
-	return strings.Map(func(r rune) rune {
-		if r == '\t' {
-			return ' '
-		}
-		if unicode.IsControl(r) {
-			return -1
-		}
-		return r
-	}, s)
-}
+// clean shows s on one line, its control characters escaped (an
+// escape an extension sends is shown, never obeyed) and a tab as a space.
+func clean(s string) string { return render.CleanLine(strings.TrimSuffix(s, "\r")) }

@@ -42,7 +42,20 @@ func (c *Commands) SetInput(text string) {
 	if text != c.dismissed {
 		c.dismissed = ""
 	}
-	name, ok := strings.CutPrefix(text, "/")
+	c.filter()
+}
+
+// SetItems replaces the commands: an input typed before they came may
+// match one now (an extension's, listed once it started).
+func (c *Commands) SetItems(items []Item) {
+	c.List.SetItems(items)
+	c.filter()
+}
+
+// filter opens the popup, filtered, when the input is a command being
+// typed that some command matches; else closes it.
+func (c *Commands) filter() {
+	name, ok := strings.CutPrefix(c.input, "/")
 	if !ok || strings.IndexFunc(name, unicode.IsSpace) >= 0 || c.dismissed != "" {
 		c.open = false
 		return

@@ -15,6 +15,8 @@ import (
 
 	"charm.land/lipgloss/v2"
 	"github.com/charmbracelet/x/ansi"
+
+	"zot.dev/zot/internal/tui/render"
 )
 
 // Item is one row.
@@ -257,7 +259,7 @@ func (l *List) View(width int) string {
 	end := min(l.top+l.rows(), len(l.shown))
 	nameW := 0
 	for _, idx := range l.shown[l.top:end] {
-		nameW = max(nameW, ansi.StringWidth(l.items[idx].Name))
+		nameW = max(nameW, ansi.StringWidth(render.CleanLine(l.items[idx].Name)))
 	}
 	nameW = min(nameW, max(width/2, 8))
 	var b strings.Builder
@@ -272,12 +274,14 @@ func (l *List) View(width int) string {
 			b.WriteByte('\n')
 		}
 		prevGroup = it.Group
-		name := ansi.Truncate(it.Name, nameW, "…")
+		// An extension's command, a session's title: shown, never
+		// obeyed (render.CleanLine).
+		name := ansi.Truncate(render.CleanLine(it.Name), nameW, "…")
 		name += strings.Repeat(" ", nameW-ansi.StringWidth(name))
 		rest := max(width-nameW-4, 0)
 		desc := ""
 		if it.Description != "" && rest > 1 {
-			desc = ansi.Truncate(firstLine(it.Description), rest, "…")
+			desc = ansi.Truncate(render.CleanLine(firstLine(it.Description)), rest, "…")
 		}
 		if i == l.sel {
 			row := "  " + name + "  " + desc

@@ -54,6 +54,25 @@ func TestCommandsOpenFilterClose(t *testing.T) {
 	}
 }
 
+// A command typed before the extension that has it listed its commands
+// opens the popup once they come.
+func TestCommandsListedAfterTyping(t *testing.T) {
+	c := NewCommands(commands()[:2])
+	c.SetInput("/wea")
+	if c.Open() {
+		t.Fatal("open with no match")
+	}
+	c.SetItems(commands())
+	if it, _ := c.Selected(); !c.Open() || it.Name != "/weather" {
+		t.Fatalf("after the commands came: open %v, selected %q; want /weather", c.Open(), it.Name)
+	}
+	c.Close()
+	c.SetItems(commands())
+	if c.Open() {
+		t.Fatal("a popup closed with esc opened again when the commands changed")
+	}
+}
+
 func TestCommandsKeys(t *testing.T) {
 	c := NewCommands(commands())
 	c.SetInput("/")

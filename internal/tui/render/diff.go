@@ -52,7 +52,7 @@ func Diff(t *style.Theme, old *string, new string, width, maxLines int) []string
 		if op.kind == '-' {
 			num = strings.Repeat(" ", numWidth)
 		}
-		text := strings.ReplaceAll(op.text, "\t", "    ")
+		text := CleanLine(strings.ReplaceAll(strings.TrimSuffix(op.text, "\r"), "\t", "    "))
 		line := num + " " + string(op.kind) + " " + text
 		line = ansi.Truncate(line, width, t.G.Ellipsis)
 		switch op.kind {

@@ -173,3 +173,29 @@ func TestDiffLarge(t *testing.T) {
 		t.Errorf("a cut diff has %d lines, want 41", n)
 	}
 }
+
+func TestCleanShowsEscapes(t *testing.T) {
+	for in, want := range map[string]string{
+		"plain\ttext\nnext":          "plain\ttext\nnext",
+		"crlf\r\nline":               "crlf\nline",
+		"\x1b]0;title\x07 \x1b[2J":   `\x1b]0;title\x07 \x1b[2J`,
+		"c1 \u009b2J \u0085 del\x7f": `c1 \u009b2J \u0085 del\x7f`,
+	} {
+		if got := Clean(in); got != want {
+			t.Errorf("Clean(%q) = %q, want %q", in, got, want)
+		}
+	}
+	if got, want := CleanLine("a\tb\nc\x1b[H"), `a b\x0ac\x1b[H`; got != want {
+		t.Errorf("CleanLine = %q, want %q", got, want)
+	}
+}
+
+func TestDiffShowsEscapes(t *testing.T) {
+	th := style.New(style.Options{NoColor: true})
+	old := "same\n"
+	lines := Diff(th, &old, "same\nnew \x1b]0;PWN\x07 line\r\n", 80, 0)
+	got := ansi.Strip(strings.Join(lines, "\n"))
+	if !strings.Contains(got, `+ new \x1b]0;PWN\x07 line`) || strings.ContainsAny(got, "\x1b\x07\r") {
+		t.Fatalf("the diff passes an escape on:\n%q", got)
+	}
+}

@@ -13,12 +13,12 @@ import (
 	"fmt"
 	"strings"
 	"time"
-	"unicode"
 
 	tea "charm.land/bubbletea/v2"
 	"charm.land/lipgloss/v2"
 	"github.com/charmbracelet/x/ansi"
 	"zot.dev/zot/internal/acp"
+	"zot.dev/zot/internal/tui/render"
 )
 
 // lifetime is how long a toast of a level stays: errors longest, then
@@ -186,15 +186,6 @@ func (m *Model) mark(l acp.NotifyLevel) string {
 	return mk[0]
 }
 
-// clean drops escape sequences and control characters.
-func clean(s string) string {
-	return strings.Map(func(r rune) rune {
-		if r == '\t' {
-			return ' '
-		}
-		if unicode.IsControl(r) {
-			return -1
-		}
-		return r
-	}, ansi.Strip(s))
-}
+// clean shows s on one line, its control characters escaped (an
+// escape an extension sends is shown, never obeyed) and a tab as a space.
+func clean(s string) string { return render.CleanLine(strings.TrimSuffix(s, "\r")) }
