@@ -131,6 +131,38 @@ func report(err error, stderr *os.File) int {
 }
 
 func newApp(std streams, args []string) *cli.Command {
+	return newCLI(std, args, spawnedCommand(args))
+}
+
+// spawnedCommand names the one command a command line can reach when it
+// starts with `rpc` or `acp`, the commands that embedding programs and
+// editors start zot with, once for every session; "" otherwise.
+func spawnedCommand(args []string) string {
+	if len(args) > 1 && (args[1] == "rpc" || args[1] == "acp") {
+		return args[1]
+	}
+	return ""
+}
+
+// subcommands returns the root's commands: all of them, or only the
+// command named. Building the others (the ext, daemon, sessions and
+// config trees, with their flags and help) is start-up work and memory
+// that every spawned `zot rpc` paid for; a command line that starts with
+// a command's name cannot reach another, so it parses, runs, helps and
+// fails the same with that command alone (TestSpawnedCommandsParseAlike).
+func subcommands(std streams, only string, all func() []*cli.Command) []*cli.Command {
+	switch only {
+	case "rpc":
+		return []*cli.Command{rpcCommand(std)}
+	case "acp":
+		return []*cli.Command{acpCommand(std)}
+	}
+	return all()
+}
+
+// newCLI builds the command tree; with only set, the root holds that
+// command alone (subcommands).
+func newCLI(std streams, args []string, only string) *cli.Command {
 	// --version prints what `zot version` does.
 	cli.VersionPrinter = func(cmd *cli.Command) { printVersion(cmd.Root().Writer, false) }
 	// zot's help ends with examples and the environment (showRootHelp).
@@ -181,95 +213,80 @@ zot version                  print the version`,
 			}
 			return rootDefault(ctx, cmd, std) // terminal.go
 		},
-		Commands: []*cli.Command{
-			extCommand(std),
-			{
-				Name:            "rpc",
-				HideHelpCommand: true,
-				Usage:           "serve the NDJSON protocol on stdin/stdout (see docs/rpc.md)",
-				Description: `Reads one JSON command per line on stdin and writes responses and events,
-one JSON object per line, on stdout; diagnostics go to stderr. At the end
-of stdin zot finishes its work and exits 0. With ZOTCORE_RPC_TOKEN set the
-first command must be a hello carrying that token. zot --rpc is the same.`,
-				Action: func(ctx context.Context, cmd *cli.Command) error {
-					if cmd.Args().Len() > 0 {
-						return usagef("zot rpc takes no arguments, got %q", cmd.Args().First())
-					}
-					if err := onlyFlags(cmd, "zot rpc", flagNames(agentFlags(), rpcFlags())); err != nil {
-						return err
-					}
-					return serveRPC(ctx, cmd, std)
-				},
-			},
-			daemonCommand(std),
-			acpCommand(std),
-			attachCommand(std),   // terminal.go
-			trustCommand(std),    // trust.go
-			untrustCommand(std),  // trust.go
-			sessionsCommand(std), // sessions.go
-			configCommand(std),   // config.go
-			skillsCommand(std),   // skills.go
-			{
-				Name:            "models",
-				HideHelpCommand: true,
-				Usage:           "list the models zot knows, with their context windows and prices (no key needed)",
-				Description: `Lists the model catalog: the built-in models, those of --models-file, and
-those the providers' models endpoints listed at the last --refresh, for
-every provider or only --provider's. The model marked * is the one zot
-uses when --model is not given. --json prints {"models":[…]}, the data
-get_models answers in zot rpc.
+		Commands: subcommands(std, only, func() []*cli.Command {
+			return []*cli.Command{
+				extCommand(std),
+				rpcCommand(std),
+				daemonCommand(std),
+				acpCommand(std),
+				attachCommand(std),   // terminal.go
+				trustCommand(std),    // trust.go
+				untrustCommand(std),  // trust.go
+				sessionsCommand(std), // sessions.go
+				configCommand(std),   // config.go
+				skillsCommand(std),   // skills.go
+				{
+					Name:            "models",
+					HideHelpCommand: true,
+					Usage:           "list the models zot knows, with their context windows and prices (no key needed)",
+					Description: `Lists the model catalog: the built-in models, those of --models-file, and
+	those the providers' models endpoints listed at the last --refresh, for
+	every provider or only --provider's. The model marked * is the one zot
+	uses when --model is not given. --json prints {"models":[…]}, the data
+	get_models answers in zot rpc.
 
---refresh first asks the models endpoint of each provider that has a key
-(or of --provider, with --api-key and --base-url as for a session) and
-caches the ids and limits it lists in the zot home (models-cache.json);
-sessions then know those models' limits. Prices are never learned this
-way: a model the catalog does not hold stays unpriced.`,
-				Flags: []cli.Flag{&cli.BoolFlag{Name: "refresh", Usage: "ask the providers' models endpoints first and cache what they list"}},
-				Action: func(ctx context.Context, cmd *cli.Command) error {
-					if cmd.Args().Len() > 0 {
-						return usagef("zot models takes no arguments, got %q (use --provider)", cmd.Args().First())
-					}
-					if err := onlyFlags(cmd, "zot models", slices.Concat(modelsFlags, flagNames(outputFlags()))); err != nil {
-						return err
-					}
-					return listModels(ctx, cmd, std.out, std.err)
-				},
-			},
-			{
-				Name:            "version",
-				HideHelpCommand: true,
-				Usage:           "print the version, protocol version and commit",
-				Action: func(ctx context.Context, cmd *cli.Command) error {
-					if cmd.Args().Len() > 0 {
-						return usagef("zot version takes no arguments, got %q", cmd.Args().First())
-					}
-					if err := onlyFlags(cmd, "zot version", flagNames(outputFlags())); err != nil {
-						return err
-					}
-					return printVersion(std.out, cmd.Bool("json"))
-				},
-			},
-			{
-				Name:            "help",
-				HideHelpCommand: true,
-				Usage:           "show help for zot or one of its commands",
-				ArgsUsage:       "[command]",
-				Action: func(ctx context.Context, cmd *cli.Command) error {
-					root := cmd.Root()
-					switch cmd.Args().Len() {
-					case 0:
-						return cli.ShowRootCommandHelp(root)
-					case 1:
-						name := cmd.Args().First()
-						if root.Command(name) == nil {
-							return usagef("unknown command %q", name)
+	--refresh first asks the models endpoint of each provider that has a key
+	(or of --provider, with --api-key and --base-url as for a session) and
+	caches the ids and limits it lists in the zot home (models-cache.json);
+	sessions then know those models' limits. Prices are never learned this
+	way: a model the catalog does not hold stays unpriced.`,
+					Flags: []cli.Flag{&cli.BoolFlag{Name: "refresh", Usage: "ask the providers' models endpoints first and cache what they list"}},
+					Action: func(ctx context.Context, cmd *cli.Command) error {
+						if cmd.Args().Len() > 0 {
+							return usagef("zot models takes no arguments, got %q (use --provider)", cmd.Args().First())
 						}
-						return cli.ShowCommandHelp(ctx, root, name)
-					}
-					return usagef("zot help takes one command, got %q", cmd.Args().Slice())
+						if err := onlyFlags(cmd, "zot models", slices.Concat(modelsFlags, flagNames(outputFlags()))); err != nil {
+							return err
+						}
+						return listModels(ctx, cmd, std.out, std.err)
+					},
 				},
-			},
-		},
+				{
+					Name:            "version",
+					HideHelpCommand: true,
+					Usage:           "print the version, protocol version and commit",
+					Action: func(ctx context.Context, cmd *cli.Command) error {
+						if cmd.Args().Len() > 0 {
+							return usagef("zot version takes no arguments, got %q", cmd.Args().First())
+						}
+						if err := onlyFlags(cmd, "zot version", flagNames(outputFlags())); err != nil {
+							return err
+						}
+						return printVersion(std.out, cmd.Bool("json"))
+					},
+				},
+				{
+					Name:            "help",
+					HideHelpCommand: true,
+					Usage:           "show help for zot or one of its commands",
+					ArgsUsage:       "[command]",
+					Action: func(ctx context.Context, cmd *cli.Command) error {
+						root := cmd.Root()
+						switch cmd.Args().Len() {
+						case 0:
+							return cli.ShowRootCommandHelp(root)
+						case 1:
+							name := cmd.Args().First()
+							if root.Command(name) == nil {
+								return usagef("unknown command %q", name)
+							}
+							return cli.ShowCommandHelp(ctx, root, name)
+						}
+						return usagef("zot help takes one command, got %q", cmd.Args().Slice())
+					},
+				},
+			}
+		}),
 		ConfigureShellCompletionCommand: func(c *cli.Command) {
 			c.Hidden = false
 			c.Usage = "print a shell completion script: bash, zsh, fish or pwsh"

@@ -15,6 +15,28 @@ import (
 	"zot.dev/zot/internal/store"
 )
 
+// rpcCommand is `zot rpc`.
+func rpcCommand(std streams) *cli.Command {
+	return &cli.Command{
+		Name:            "rpc",
+		HideHelpCommand: true,
+		Usage:           "serve the NDJSON protocol on stdin/stdout (see docs/rpc.md)",
+		Description: `Reads one JSON command per line on stdin and writes responses and events,
+one JSON object per line, on stdout; diagnostics go to stderr. At the end
+of stdin zot finishes its work and exits 0. With ZOTCORE_RPC_TOKEN set the
+first command must be a hello carrying that token. zot --rpc is the same.`,
+		Action: func(ctx context.Context, cmd *cli.Command) error {
+			if cmd.Args().Len() > 0 {
+				return usagef("zot rpc takes no arguments, got %q", cmd.Args().First())
+			}
+			if err := onlyFlags(cmd, "zot rpc", flagNames(agentFlags(), rpcFlags())); err != nil {
+				return err
+			}
+			return serveRPC(ctx, cmd, std)
+		},
+	}
+}
+
 // serveRPC runs `zot rpc`: exit 0 at the end of input once the work is
 // done, 1 when the client fails to authenticate, 130/143 on SIGINT/SIGTERM
 // after aborting the work and killing tool processes.
