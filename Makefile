@@ -163,6 +163,34 @@ test-shell: build jq test-home
 test-tui: build tmux test-home ## the terminal client end to end: zot in tmux at 80x24 and 200x50, driven by keys, read from the screen
 	$(TEST_ENV) ZOT_BIN=$(CURDIR)/$(BIN)/zot ZOT_E2E_REQUIRED=1 $(GO) test -tags tuie2e -count=1 -timeout 15m -run '^TestTUI' ./cmd/zot/
 
+# The inspector's page (internal/inspect) in a real browser: Debian's
+# chromium driven by chromedp against bin/zot. The test is a module of
+# its own (internal/inspect/browsertest), so chromedp stays out of zot's
+# module and binary. A screenshot of each view lands in .tmp/browser;
+# `make inspect-shots` writes them into docs/images as well.
+BROWSER_OUT := $(CURDIR)/.tmp/browser
+BROWSER_ARGS ?=
+
+.PHONY: test-browser
+test-browser: build chromium test-home ## the inspector's page in Chromium through the binary (screenshots in .tmp/browser)
+	rm -rf '$(BROWSER_OUT)' && mkdir -p '$(BROWSER_OUT)/_artifacts'
+	cd internal/inspect/browsertest && $(TEST_ENV) ZOT_BIN=$(CURDIR)/$(BIN)/zot ZOT_E2E_REQUIRED=1 \
+		$(GO) test -count=1 -timeout 10m -artifacts -outputdir '$(BROWSER_OUT)' ./... $(BROWSER_ARGS)
+	@echo "screenshots: $$(find '$(BROWSER_OUT)' -name '*.png' | head -1 | xargs -r dirname)"
+
+.PHONY: inspect-shots
+inspect-shots: ## rewrite docs/images/inspect-*.png from the browser test
+	$(MAKE) --no-print-directory test-browser BROWSER_ARGS='-args -docs $(CURDIR)/docs/images'
+
+# The browser tests need chromium; install it from Debian's packages when
+# it is missing (the test drives the system browser, never a downloaded
+# build).
+.PHONY: chromium
+chromium:
+	@command -v chromium >/dev/null 2>&1 || { echo "chromium is missing: installing it"; \
+		apt='apt-get update && apt-get install -y chromium'; \
+		if [ "$$(id -u)" = 0 ]; then sh -c "$$apt"; else sudo sh -c "$$apt"; fi; }
+
 # The terminal tests need tmux; install it from Debian's packages when it
 # is missing.
 .PHONY: tmux

@@ -34,7 +34,7 @@ func (t *Tap) Middleware(session func() string) ([]agent.ModelMiddleware, []agen
 				sink(ev)
 			})
 			r := &Record{Seq: seq, At: start.UTC(), Kind: KindModel, Session: id, Dir: "out",
-				Method: call.Provider + " " + call.Request.Model, Step: call.Step, Events: events,
+				Method: modelName(call), Step: call.Step, Events: events,
 				Ms: msSince(start), Outcome: outcome(ctx, err)}
 			if call.Kind == agent.ModelCallCompaction {
 				r.Method += " (compaction)"
@@ -68,6 +68,15 @@ func (t *Tap) Middleware(session func() string) ([]agent.ModelMiddleware, []agen
 		}
 	}
 	return []agent.ModelMiddleware{model}, []agent.ToolMiddleware{tool}
+}
+
+// modelName is the provider and the model of a call ("anthropic
+// claude-sonnet-4-5"), once when they are the same word.
+func modelName(call agent.ModelCall) string {
+	if call.Request.Model == "" || call.Request.Model == call.Provider {
+		return call.Provider
+	}
+	return call.Provider + " " + call.Request.Model
 }
 
 // outcome says how a call ended: ok, aborted (its context ended) or

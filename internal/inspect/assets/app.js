@@ -40,9 +40,16 @@ async function fetchJSON(path) {
   return res.json();
 }
 
-function load(snap) {
+// load shows a snapshot (or an imported file). With merge, the records
+// the live stream brought that the snapshot does not hold yet (it was
+// taken before they came) stay.
+function load(snap, merge) {
+  const old = merge ? state.records : [];
   state.records = (snap.records || []).slice().sort((a, b) => a.seq - b.seq);
   state.bySeq = new Map(state.records.map((r) => [r.seq, r]));
+  const floor = state.records.length ? state.records[0].seq : 0;
+  for (const r of old) if (r.seq > floor && !state.bySeq.has(r.seq)) { state.bySeq.set(r.seq, r); state.records.push(r); }
+  if (old.length) state.records.sort((a, b) => a.seq - b.seq);
   state.sessions = snap.sessions || [];
   state.conns = snap.connections || [];
   state.limits = snap.limits || null;
@@ -51,7 +58,7 @@ function load(snap) {
 
 async function refresh() {
   const snap = await fetchJSON('/snapshot');
-  if (!state.offline) load(snap);
+  if (!state.offline) load(snap, true);
 }
 
 function addRecord(r) {
@@ -59,8 +66,8 @@ function addRecord(r) {
   state.bySeq.set(r.seq, r);
   const rs = state.records;
   if (rs.length === 0 || rs[rs.length - 1].seq < r.seq) rs.push(r);
-  else { // a record stamped a moment before another came after it
-    let i = rs.length - 1;
+  else { // a call numbered as it started, recorded as it ended
+    let i = rs.length;
     while (i > 0 && rs[i - 1].seq > r.seq) i--;
     rs.splice(i, 0, r);
   }
@@ -80,7 +87,9 @@ function connect() {
   if (state.es) state.es.close();
   const es = new EventSource(API + '/live');
   state.es = es;
-  es.addEventListener('open', () => { setStatus('live', 'live'); refresh().catch(() => {}); });
+  es.addEventListener('open', () => {
+    refresh().then(() => { if (!state.offline) setStatus(state.paused ? 'paused' : 'live', state.paused ? 'paused' : 'live'); }).catch(() => {});
+  });
   es.addEventListener('record', (ev) => {
     if (state.offline) return;
     const r = JSON.parse(ev.data);
@@ -321,7 +330,7 @@ function runRow(g, open) {
   tr.append(el('td', 'c-dir', dirArrow(first)));
   tr.append(el('td', 'c-kind', (open ? '▾ ' : '▸ ') + g.items.length + '×'));
   const m = el('td', 'c-method', first.method || '');
-  m.append(el('span', 'sub', ' ' + first.update));
+  if (first.update !== first.method) m.append(el('span', 'sub', ' ' + first.update));
   tr.append(m);
   tr.append(el('td', 'c-id', ''));
   tr.append(el('td', 'c-ms', fmtMs(span * 1000)));
@@ -437,8 +446,9 @@ function select(seq) {
   const tr = document.querySelector('tr.rec[data-seq="' + seq + '"]');
   if (tr) tr.classList.add('selected');
   const pane = $('detail');
-  if (!r) { pane.hidden = true; return; }
+  if (!r) { closeDetail(); return; }
   pane.hidden = false;
+  document.body.classList.add('detail-open');
   $('d-title').textContent = '#' + r.seq + ' ' + (r.method || r.kind);
   const dl = $('d-meta');
   dl.replaceChildren();
@@ -478,6 +488,13 @@ function select(seq) {
   pre.replaceChildren();
   if (r.frame !== undefined) pre.append(pretty(r.frame, 0));
   else pre.textContent = '(no frame: a ' + r.kind + ' call the agent made)';
+}
+
+function closeDetail() {
+  state.selected = null;
+  $('detail').hidden = true;
+  document.body.classList.remove('detail-open');
+  scheduleRender(false);
 }
 
 // pretty renders a JSON value as indented, coloured text.
@@ -548,9 +565,8 @@ function importFile(file) {
     if (!data || data.format !== 'zot-inspect' || !Array.isArray(data.records)) { alert('Not a zot inspect export (format "zot-inspect").'); return; }
     state.offline = file.name;
     state.unfolded.clear();
-    state.selected = null;
-    $('detail').hidden = true;
-    load(data);
+    closeDetail();
+    load(data, false);
     setStatus('file', 'offline');
     $('source').textContent = file.name + (data.exported_at ? ' · exported ' + new Date(data.exported_at).toLocaleString() : '') + (data.redacted ? ' · redacted' : '');
     $('live').hidden = false;
@@ -628,7 +644,7 @@ document.addEventListener('DOMContentLoaded', () => {
     const tr = document.querySelector('tr.rec[data-seq="' + seq + '"]');
     if (tr) tr.scrollIntoView({ block: 'center' });
   });
-  $('d-close').addEventListener('click', () => { state.selected = null; $('detail').hidden = true; render(); });
+  $('d-close').addEventListener('click', closeDetail);
   $('d-copy').addEventListener('click', () => {
     const r = state.bySeq.get(state.selected);
     if (r && navigator.clipboard) navigator.clipboard.writeText(JSON.stringify(r.frame, null, 2)).catch(() => {});
@@ -659,7 +675,7 @@ document.addEventListener('DOMContentLoaded', () => {
       return;
     }
     if (ev.key === '/') { ev.preventDefault(); $('f-text').focus(); }
-    else if (ev.key === 'Escape') { state.selected = null; $('detail').hidden = true; render(); }
+    else if (ev.key === 'Escape') closeDetail();
     else if (ev.key === 'p') $('pause').click();
     else if (ev.key === 'j' || ev.key === 'k') {
       const rows = Array.from(document.querySelectorAll('tr.rec'));
