@@ -49,7 +49,7 @@ func agentFlags() []cli.Flag {
 		&cli.IntFlag{Name: "max-steps", Value: 50, Usage: "most model calls per prompt"},
 		&cli.FloatFlag{Name: "max-cost", Usage: "cost budget of each prompt in US dollars: a prompt that spends it ends with stop max_cost (0: none)"},
 		&cli.BoolFlag{Name: "no-tools", Usage: "turn every tool off"},
-		&cli.StringFlag{Name: "tools", Usage: "comma-separated tools to enable (read,write,edit,bash,grep,find,ls,skill)"},
+		&cli.StringFlag{Name: "tools", Usage: "comma-separated tools to enable (read,write,edit,bash,grep,find,ls,skill,task)"},
 		&cli.StringFlag{Name: "script", Usage: "with --provider scripted: the JSON script to play (default: the built-in one)"},
 		&cli.StringFlag{Name: "models-file", Usage: "JSON file of models that add to or override the catalog"},
 		&cli.BoolFlag{Name: "no-auto-compact", Usage: "never compact the transcript automatically"},
@@ -61,7 +61,7 @@ func agentFlags() []cli.Flag {
 		&cli.StringFlag{Name: "sandbox", Usage: "what the tools may change, enforced by the kernel for bash: read-only, workspace-write (the working directory and the temp dir), full, or off where no sandbox can be enforced (default: config.json's, else by the permission mode: auto → workspace-write, read_only → read-only, ask and accept_edits → full)"},
 		&cli.StringFlag{Name: "network", Usage: "whether bash's commands reach the network: on or off (default: off when the sandbox confines writes)"},
 		&cli.StringSliceFlag{Name: "sandbox-writable", Usage: "a further path the tools may change under workspace-write (a build cache, say); repeatable"},
-	}, slices.Concat(mcpFlags(), skillFlags())...) // skills.go
+	}, slices.Concat(agentsFlags(), mcpFlags(), skillFlags())...) // agents.go, skills.go
 }
 
 // rpcFlags are the flags of rpc mode, `zot rpc` and `zot --rpc` alike.
@@ -162,6 +162,9 @@ func runtimeConfig(cmd *cli.Command, stderr io.Writer) (agentConfig, error) {
 	if cfg.Sandbox, err = sandboxConfig(cmd, stderr); err != nil { // sandbox.go
 		return cfg, err
 	}
+	if cfg.Agents, err = agentsConfig(cmd, stderr); err != nil { // agents.go
+		return cfg, err
+	}
 	if err := skillConfig(cmd, stderr, &cfg); err != nil { // skills.go
 		return cfg, err
 	}
@@ -179,7 +182,7 @@ func runtimeConfig(cmd *cli.Command, stderr io.Writer) (agentConfig, error) {
 		}
 		// A name that is not a tool is a typo on the command line: say
 		// so before anything starts, with the names there are.
-		if _, err := tools.Select(append(tools.Builtins(tools.Config{}), skills.NewTool(nil)), cfg.Tools, false); err != nil {
+		if _, err := tools.Select(append(tools.Builtins(tools.Config{}), skills.NewTool(nil)), withoutTask(cfg.Tools), false); err != nil {
 			return cfg, usagef("--tools: %s", strings.TrimPrefix(err.Error(), "selecting tools: "))
 		}
 	}

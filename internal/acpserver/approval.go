@@ -37,7 +37,7 @@ func (a *Agent) approver(sp **acpSession) engine.Approver {
 	return func(ctx context.Context, req engine.ApprovalRequest) engine.Approval {
 		s := *sp
 		ans := s.ask(ctx, req)
-		if ans.Decision != engine.Reject {
+		if ans.Decision != engine.Reject && req.ParentCallID == "" {
 			s.push(item{update: &acp.SessionUpdate{ToolCallUpdate: &acp.ToolCallUpdate{
 				ToolCallID: acp.ToolCallId(req.ToolCallID),
 				Status:     acp.ToolCallStatusInProgress,
@@ -71,8 +71,14 @@ func (s *acpSession) ask(ctx context.Context, req engine.ApprovalRequest) engine
 	default:
 	}
 	title, path := (&turn{s: s}).describe(req.Tool, req.Args)
+	callID := req.ToolCallID
+	if req.ParentCallID != "" {
+		// A sub-agent's call: the client knows the task call that
+		// started it, which shows the sub-agent's calls in its content.
+		callID, title = req.ParentCallID, "Sub-agent: "+title
+	}
 	tc := acp.ToolCallUpdate{
-		ToolCallID: acp.ToolCallId(req.ToolCallID),
+		ToolCallID: acp.ToolCallId(callID),
 		Title:      &title,
 		Kind:       kindOf(req.Tool),
 		Status:     acp.ToolCallStatusPending,

@@ -26,8 +26,9 @@ type turn struct {
 	errText   string
 	messages  int64 // compaction: messages after it
 	calls     map[string]*toolCall
-	contextSz int64              // the model's context window, for usage_update
-	res       *wire.PromptResult // the prompt's record, from its done
+	contextSz int64                 // the model's context window, for usage_update
+	res       *wire.PromptResult    // the prompt's record, from its done
+	children  map[string]*childView // what each task call shows of its sub-agent (child.go)
 }
 
 // toolCall is what a turn remembers of a tool call between its tool_call
@@ -50,6 +51,8 @@ func (t *turn) translate(ev wire.Event) []acp.SessionUpdate {
 		return t.toolCall(e)
 	case *wire.ToolResultEvent:
 		return t.toolResult(e)
+	case *wire.ChildEvent:
+		return t.childEvent(e) // child.go
 	case *wire.ToolProgressEvent:
 		// A running call's new output (bash's, as it comes): ACP's content
 		// of an update replaces the call's, so the new text goes in
@@ -131,9 +134,10 @@ func kindOf(name string) acp.ToolKind {
 
 // callArgs are the arguments of the built-in tools this package reads.
 type callArgs struct {
-	Path    string `json:"path"`
-	Command string `json:"command"`
-	Pattern string `json:"pattern"`
+	Path        string `json:"path"`
+	Command     string `json:"command"`
+	Pattern     string `json:"pattern"`
+	Description string `json:"description"` // task: the sub-agent's title
 }
 
 // describe returns a call's title and the absolute path it acts on, if any.
@@ -163,6 +167,8 @@ func callTitle(name string, a callArgs) string {
 			cmd = cmd[:120] + "…"
 		}
 		return "bash: " + cmd
+	case name == "task" && a.Description != "":
+		return "task: " + a.Description
 	case a.Path != "":
 		return name + " " + a.Path
 	case a.Pattern != "":
@@ -235,6 +241,11 @@ func (t *turn) toolResult(e *wire.ToolResultEvent) []acp.SessionUpdate {
 		if b, err := os.ReadFile(tc.path); err == nil && len(b) <= maxDiffBytes {
 			content = append(content, acp.ToolCallContent{Diff: &acp.Diff{Path: tc.path, OldText: tc.oldText, NewText: string(b)}})
 		}
+	}
+	if v := t.children[e.ID]; v != nil && len(v.lines) > 0 {
+		// A task call: what its sub-agent did stays above its result.
+		content = append(content, acp.ToolCallContent{Content: &acp.Content{Content: acp.ContentBlock{Text: &acp.TextContent{Text: strings.Join(v.lines, "\n")}}}})
+		delete(t.children, e.ID)
 	}
 	if text.Len() > 0 {
 		content = append(content, acp.ToolCallContent{Content: &acp.Content{Content: acp.ContentBlock{Text: &acp.TextContent{Text: text.String()}}}})

@@ -222,6 +222,12 @@ func (c *Chain) beforeTurn(ctx context.Context, step int) Verdict {
 // beforeTool runs the chain's BeforeTool functions; the first block wins
 // and rewritten arguments carry on to the next interceptor. The returned
 // verdict's Args holds the final arguments when any were rewritten.
+// BeforeTool runs the chain's BeforeTool functions on tc, as the agent
+// does before a call of its own runs: the first block wins, rewritten
+// arguments carry on (in the returned Verdict's Args). A sub-agent's calls
+// go through its parent's chain this way.
+func (c *Chain) BeforeTool(ctx context.Context, tc ToolCall) Verdict { return c.beforeTool(ctx, tc) }
+
 func (c *Chain) beforeTool(ctx context.Context, tc ToolCall) Verdict {
 	var out Verdict
 	for _, i := range c.list() {

@@ -43,6 +43,10 @@ type ApprovalRequest struct {
 	// there, AllowAlways lets the session write that path from now on;
 	// such an answer is never saved as a rule.
 	Sandbox string
+	// ParentCallID, when set, says a sub-agent's call asks: the id of the
+	// task call, in the session a door made, that started it
+	// (docs/agents.md). ToolCallID is then the child's own call.
+	ParentCallID string
 }
 
 // Decision is an approver's answer.
@@ -320,12 +324,13 @@ func (a *approval) request(ctx context.Context, req ApprovalRequest) (ans answer
 	}
 	a.mu.Unlock()
 
+	req.ParentCallID = parentCallOf(ctx)
 	ev := &wire.PermissionRequestEvent{RequestID: req.ID, CallID: req.ToolCallID, Tool: req.Tool, Args: req.Args, Rule: req.Rule, Sandbox: req.Sandbox}
 	if a.timeout > 0 {
 		ms := max(a.timeout.Milliseconds(), 1)
 		ev.TimeoutMs = &ms
 	}
-	emitInto(ctx, ev)
+	emitApproval(ctx, ev) // subagents.go: a child's reaches the session a door made
 
 	if a.byAnswer {
 		select {

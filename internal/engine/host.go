@@ -218,9 +218,10 @@ func (h *Host) NewSession(cfg SessionConfig) (*Session, error) {
 	if err != nil {
 		return nil, err
 	}
-	spills := tools.NewSpills("")      // makes nothing before bash first spills
-	parts := loadPromptParts(cfg, cwd) // skills.go
-	builtin, err := tools.Select(parts.offer(tools.Builtins(tools.Config{CWD: cwd, BashTimeout: cfg.BashTimeout, Spills: spills, Sandbox: sbox.guard})), cfg.Tools, cfg.NoTools)
+	spills := tools.NewSpills("")                        // makes nothing before bash first spills
+	parts := loadPromptParts(cfg, cwd)                   // skills.go
+	names, wantTask := splitTask(cfg.Tools, cfg.NoTools) // subagents.go
+	builtin, err := tools.Select(parts.offer(tools.Builtins(tools.Config{CWD: cwd, BashTimeout: cfg.BashTimeout, Spills: spills, Sandbox: sbox.guard})), names, cfg.NoTools)
 	if err != nil {
 		return nil, err
 	}
@@ -289,6 +290,7 @@ func (h *Host) NewSession(cfg SessionConfig) (*Session, error) {
 		return nil, err
 	}
 	s.agent = a
+	s.setupAgents(cfg, wantTask) // subagents.go
 	if cfg.SessionFile != "" {
 		f, msgs, err := sessionfile.Open(cfg.SessionFile, sessionfile.Options{CWD: cwd})
 		if err != nil {

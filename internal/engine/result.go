@@ -24,6 +24,19 @@ type tally struct {
 	stop       wire.StopReason
 	failed     bool
 	structured json.RawMessage
+	children   int // sub-agents started (subagents.go)
+}
+
+// addChild counts a sub-agent the prompt starts, unless it has started
+// max already. It takes the session's emitMu, which guards the tally.
+func (t *tally) addChild(s *Session, max int) bool {
+	s.emitMu.Lock()
+	defer s.emitMu.Unlock()
+	if t.children >= max {
+		return false
+	}
+	t.children++
+	return true
 }
 
 // see counts one event of the prompt.

@@ -194,6 +194,11 @@ type SessionConfig struct {
 	// it for the machine.
 	DeferStart bool
 
+	// Agents configures sub-agents: the task tool and the agent
+	// profiles (subagents.go, docs/agents.md); the zero value offers no
+	// task tool.
+	Agents AgentsConfig
+
 	// Log receives diagnostics (tool name conflicts, an extension that
 	// failed to start, say); nil discards them.
 	Log io.Writer
@@ -293,6 +298,7 @@ type Session struct {
 	inbox       agent.Inbox       // steers and contexts for the running prompt (steer.go)
 	maxCost     float64           // the cost budget of a prompt that sets none (mu)
 	prompt      promptParts       // its skills and project instructions (skills.go)
+	agents      agentsState       // its task tool and children (subagents.go)
 
 	// emitMu makes stamping an event and handing it on one step, so seq
 	// order is delivery order; taken inside mu, never the other way.

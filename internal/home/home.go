@@ -100,6 +100,9 @@ func (h Home) Logs() string { return filepath.Join(h.Dir, "logs") }
 // Extensions is the folder of the user's extensions.
 func (h Home) Extensions() string { return filepath.Join(h.Dir, "extensions") }
 
+// Agents is the folder of the user's agent profiles (docs/agents.md).
+func (h Home) Agents() string { return filepath.Join(h.Dir, "agents") }
+
 // MCPConfig is the user's MCP server configuration file.
 func (h Home) MCPConfig() string { return filepath.Join(h.Dir, "mcp.json") }
 

@@ -22,12 +22,20 @@ func (s *Server) dispatch(cmd wire.Command, id wire.ID, typ string) {
 			// from the answer and does without what this server lacks.
 			fmt.Fprintf(s.opts.Log, "zot: the client speaks protocol %d, this zot %d; serving it with %d\n", *c.ProtocolVersion, engine.ProtocolVersion, engine.ProtocolVersion)
 		}
-		s.respond(id, typ, wire.HelloResult{
+		res := wire.HelloResult{
 			ProtocolVersion: engine.ProtocolVersion,
 			Version:         buildinfo.Version(),
 			Provider:        s.sess.Provider(),
 			Model:           s.sess.Model(),
-		})
+		}
+		if c.ChildEvents != nil {
+			// Asked for (or declined) from now on; the answer says so.
+			s.childEvents.Store(*c.ChildEvents)
+			if *c.ChildEvents {
+				res.ChildEvents = c.ChildEvents
+			}
+		}
+		s.respond(id, typ, res)
 	case *wire.PingCommand:
 		s.respond(id, typ, wire.PingResult{Pong: true})
 	case *wire.PromptCommand:
@@ -188,7 +196,13 @@ func (s *Server) submit(id wire.ID, typ string, w engine.Work) {
 }
 
 // sink writes the events of work; it never blocks.
-func (s *Server) sink(_ context.Context, ev wire.Event) { s.w.Send(ev) }
+// A sub-agent's events reach only a client whose hello asked for them.
+func (s *Server) sink(_ context.Context, ev wire.Event) {
+	if _, child := ev.(*wire.ChildEvent); child && !s.childEvents.Load() {
+		return
+	}
+	s.w.Send(ev)
+}
 
 // modeResult is the answer to set_mode: the mode and those offered.
 func modeResult(sess *engine.Session) wire.SetModeResult {

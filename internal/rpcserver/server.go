@@ -80,6 +80,7 @@ type Server struct {
 	ignored map[string]bool
 
 	stopReading atomic.Bool // set at shutdown: lines read later are ignored
+	childEvents atomic.Bool // the client's hello asked for child_event
 
 	ext extDoor // the extensions' commands and notices (extensions.go)
 }

@@ -71,6 +71,20 @@ type Config struct {
 	// Sandbox is the sandbox of every session when no flag names one
 	// (docs/sandbox.md).
 	Sandbox Sandbox `json:"sandbox,omitzero"`
+	// Agents bounds sub-agents when no flag does (docs/agents.md).
+	Agents Agents `json:"agents,omitzero"`
+}
+
+// Agents is config.json's agents: how deep sub-agents nest and how many
+// run at once.
+type Agents struct {
+	// MaxDepth is how deep sub-agents nest (0 turns the task tool off);
+	// nil: 1.
+	MaxDepth *int `json:"max_depth,omitempty"`
+	// MaxParallel is how many sub-agents of a session run at once; 0: 4.
+	MaxParallel int `json:"max_parallel,omitempty"`
+	// MaxPerPrompt is how many sub-agents one prompt may start; 0: 32.
+	MaxPerPrompt int `json:"max_per_prompt,omitempty"`
 }
 
 // Sandbox is config.json's sandbox: what the tools may change.
@@ -84,6 +98,9 @@ type Sandbox struct {
 	// cache, say).
 	Writable []string `json:"writable,omitempty"`
 }
+
+// MaxAgentDepth is the deepest sub-agents may nest.
+const MaxAgentDepth = 8
 
 // SandboxModes are the sandbox modes a settings file may name.
 var SandboxModes = []string{"read-only", "workspace-write", "full", "off"}
@@ -244,6 +261,15 @@ func checkConfig(path string, data []byte, c Config) error {
 		if !filepath.IsAbs(w) {
 			return valueError(path, data, []any{"sandbox", "writable", i}, fmt.Errorf("sandbox.writable: %q is not an absolute path", w))
 		}
+	}
+	if d := c.Agents.MaxDepth; d != nil && (*d < 0 || *d > MaxAgentDepth) {
+		return valueError(path, data, []any{"agents", "max_depth"}, fmt.Errorf("agents.max_depth %d: want 0 to %d", *d, MaxAgentDepth))
+	}
+	if n := c.Agents.MaxParallel; n < 0 {
+		return valueError(path, data, []any{"agents", "max_parallel"}, fmt.Errorf("agents.max_parallel %d: want 1 or more (0: the default)", n))
+	}
+	if n := c.Agents.MaxPerPrompt; n < 0 {
+		return valueError(path, data, []any{"agents", "max_per_prompt"}, fmt.Errorf("agents.max_per_prompt %d: want 1 or more (0: the default)", n))
 	}
 	for dir, f := range c.Folders {
 		if !filepath.IsAbs(dir) {

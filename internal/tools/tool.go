@@ -42,6 +42,20 @@ func IsReadOnly(t Tool) bool {
 	return ok && r.ReadOnly()
 }
 
+// Concurrent is implemented by a tool whose calls may run side by side:
+// consecutive calls of such tools in one step start together (the task
+// tool's sub-agents), each result reported as it comes. Calls of other
+// tools run one after another, in order.
+type Concurrent interface {
+	Concurrent() bool
+}
+
+// IsConcurrent reports whether t's calls may run side by side.
+func IsConcurrent(t Tool) bool {
+	c, ok := t.(Concurrent)
+	return ok && c.Concurrent()
+}
+
 // Call is one invocation of a tool.
 type Call struct {
 	// ID is the model's id for the call.
