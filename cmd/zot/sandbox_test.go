@@ -18,6 +18,8 @@ import (
 	"syscall"
 	"testing"
 
+	"golang.org/x/sys/unix"
+
 	"zot.dev/zot/internal/provider/providertest"
 	"zot.dev/zot/internal/sandbox"
 	"zot.dev/zot/sdk/wire"
@@ -652,5 +654,64 @@ func TestSandboxBashDescription(t *testing.T) {
 	}
 	if !strings.Contains(descs[3], "may write no file anywhere (read-only)") {
 		t.Errorf("under read-only: %s", descs[3])
+	}
+}
+
+// TestSandboxWriteRacesSymlinkSwap: through zot rpc, a turn of many
+// writes into a folder of the workspace that the test keeps swapping
+// with a symbolic link to a folder outside (renameat2's RENAME_EXCHANGE)
+// never writes outside: the file tools place each write beneath the
+// workspace (openat2), not through the path the sandbox checked.
+func TestSandboxWriteRacesSymlinkSwap(t *testing.T) {
+	base, _ := filepath.EvalSymlinks(t.TempDir())
+	ws, out := filepath.Join(base, "ws"), filepath.Join(base, "out")
+	for _, d := range []string{filepath.Join(ws, "sub"), out} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.Symlink(out, filepath.Join(ws, "swap")); err != nil {
+		t.Fatal(err)
+	}
+	var cases []sandboxCase
+	for i := range 600 {
+		cases = append(cases, sandboxCase{tool: "write", args: map[string]any{"path": fmt.Sprintf("sub/f%d", i%7), "content": "x"}})
+	}
+	p := startRPCAs(t, zotBin, nil, []string{"ZOT_HOME=" + openDir(t, base, "home"), "TMPDIR=" + openDir(t, base, "tmp")},
+		"--provider", "scripted", "--script", scriptOf(t, base, cases), "--cwd", ws, "--sandbox", "workspace-write", "--max-steps", "2000")
+	stop, done := make(chan struct{}), make(chan struct{})
+	go func() {
+		defer close(done)
+		for {
+			select {
+			case <-stop:
+				return
+			default:
+			}
+			if err := unix.Renameat2(unix.AT_FDCWD, filepath.Join(ws, "sub"), unix.AT_FDCWD, filepath.Join(ws, "swap"), unix.RENAME_EXCHANGE); err != nil {
+				t.Errorf("exchange: %v", err)
+				return
+			}
+		}
+	}()
+	results := rpcResults(t, p)
+	close(stop)
+	<-done
+	wrote := 0
+	for _, r := range results {
+		if !r.isError {
+			wrote++
+		}
+	}
+	t.Logf("%d of %d writes wrote", wrote, len(cases))
+	if len(results) != len(cases) {
+		t.Errorf("%d results, want %d", len(results), len(cases))
+	}
+	if entries, _ := os.ReadDir(out); len(entries) != 0 {
+		var names []string
+		for _, e := range entries {
+			names = append(names, e.Name())
+		}
+		t.Errorf("written outside the workspace: %s", strings.Join(names, ", "))
 	}
 }

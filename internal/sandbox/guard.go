@@ -3,6 +3,7 @@ package sandbox
 import (
 	"errors"
 	"fmt"
+	"path/filepath"
 	"slices"
 	"sync"
 )
@@ -14,6 +15,7 @@ type Guard struct {
 	mu      sync.Mutex
 	policy  Policy
 	once    map[string]int // real paths the next write of each may write once
+	passed  map[string]int // real paths CheckWrite let through once, until Beneath places the write
 	changed func()         // called after each change, outside mu
 }
 
@@ -103,9 +105,59 @@ func (g *Guard) CheckWrite(path string) error {
 		if g.once[real]--; g.once[real] == 0 {
 			delete(g.once, real)
 		}
+		if g.passed == nil {
+			g.passed = map[string]int{}
+		}
+		g.passed[real]++
 		return nil
 	}
 	return err
+}
+
+// Beneath says where to make a write of path that CheckWrite allowed, so
+// that a symbolic link swapped in since the check cannot lead it out of
+// the writable folders: root, the real path of the writable folder path's
+// real location lies under, and rel, that location relative to root; the
+// write then resolves rel beneath root and nothing outside it. For a
+// file allowed by itself (always, or once by CheckWrite just before),
+// root is its folder and own is true: it may be written in place, hard
+// links and all. root is "" when the policy confines no writes (full,
+// off). A path whose real location is none of these now (a link swapped
+// in since the check) is refused with a *Denied.
+func (g *Guard) Beneath(path string) (root, rel string, own bool, err error) {
+	p := g.Policy()
+	if !p.Mode.Confines() {
+		return "", "", false, nil
+	}
+	real, err := realPath(path)
+	if err != nil {
+		return "", "", false, &Denied{Path: path, Mode: p.Mode, Why: "its real location cannot be resolved: " + err.Error()}
+	}
+	roots := p.WritableRoots()
+	for _, r := range roots {
+		if real != r && within(real, r) && len(r) > len(root) {
+			root = r
+		}
+	}
+	if root != "" && p.Mode == WorkspaceWrite {
+		rel, err := filepath.Rel(root, real)
+		if err == nil {
+			return root, rel, false, nil
+		}
+	}
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if g.passed[real] > 0 {
+		if g.passed[real]--; g.passed[real] == 0 {
+			delete(g.passed, real)
+		}
+		return filepath.Dir(real), filepath.Base(real), true, nil
+	}
+	if p.Mode == WorkspaceWrite && slices.Contains(roots, real) {
+		return filepath.Dir(real), filepath.Base(real), true, nil
+	}
+	return "", "", false, &Denied{Path: path, Real: real, Mode: p.Mode,
+		Why: "it leads outside the writable folders now: a symbolic link on its path changed after the sandbox checked it"}
 }
 
 // Prepare says how to start prog with args under the policy in force:

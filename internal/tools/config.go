@@ -58,6 +58,36 @@ type Sandbox interface {
 	// policy in force; bash's description ends with it. It changes only
 	// when the policy does.
 	Describe() string
+	// Beneath says where to make a write of path that CheckWrite
+	// allowed: the folder root and path's real location relative to it,
+	// which write and edit resolve beneath root and nowhere else, so that
+	// a symbolic link swapped in since the check cannot lead the write
+	// out; own when the file was allowed by itself (then it may be
+	// written in place, hard links and all). root is "" when writes are
+	// not confined; err, the error the model reads, when path leads
+	// elsewhere than the check saw.
+	Beneath(path string) (root, rel string, own bool, err error)
+}
+
+// writeFile puts data in the file at abs (writeFile's rules), beneath the
+// writable folder the sandbox names when it confines writes.
+func (c Config) writeFile(abs string, data []byte) (writeOutcome, error) {
+	if c.Sandbox == nil {
+		return writeFile(abs, data)
+	}
+	root, rel, own, err := c.Sandbox.Beneath(abs)
+	switch {
+	case err != nil:
+		return writeOutcome{}, err
+	case root == "":
+		return writeFile(abs, data)
+	}
+	// The checks on the path as given (a dangling link, a folder, a
+	// device) say what is wrong in the usual words.
+	if _, _, err := writeTarget(abs); err != nil {
+		return writeOutcome{}, err
+	}
+	return writeBeneath(root, rel, data, own)
 }
 
 // checkWrite asks the sandbox about a write of abs: denied, with the

@@ -139,7 +139,7 @@ func (t *editTool) Run(ctx context.Context, call Call) (Result, error) {
 	if ctx.Err() != nil {
 		return Errorf("aborted"), nil
 	}
-	how, err := writeFile(abs, out.content)
+	how, err := t.cfg.writeFile(abs, out.content)
 	if err != nil {
 		return Errorf(fmt.Sprintf("cannot write %s: %v", shown, err)), nil
 	}

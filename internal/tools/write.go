@@ -58,7 +58,7 @@ func (t *writeTool) Run(ctx context.Context, call Call) (Result, error) {
 			return res, nil
 		}
 	}
-	how, err := writeFile(abs, []byte(content))
+	how, err := t.cfg.writeFile(abs, []byte(content))
 	if err != nil {
 		return Errorf(fmt.Sprintf("cannot write %s: %v", shown, err)), nil
 	}
