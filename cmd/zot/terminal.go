@@ -125,8 +125,9 @@ func runTerminal(ctx context.Context, cmd *cli.Command, std streams) error {
 	if cwd, err = filepath.Abs(cwd); err != nil {
 		return &exitError{code: 1, msg: err.Error()}
 	}
+	var intro []string
 	if !cmd.Bool("trust-project") {
-		askTrust(cwd, std)
+		intro = askTrust(cwd, std)
 	}
 	h, err := zotHome(std.err)
 	if err != nil {
@@ -185,6 +186,7 @@ func runTerminal(ctx context.Context, cmd *cli.Command, std streams) error {
 		HistoryFile: editor.HistoryPath(h.Dir, cwd),
 		Settings:    remembered{home: h.Dir, provider: cfg.Provider},
 		Mode:        mode,
+		Intro:       intro,
 	})
 	if err != nil {
 		return &exitError{code: 1, msg: fmt.Sprintf("%v (the log: %s)", err, logPath)}
@@ -344,16 +346,19 @@ func firstVar(vars string) string {
 
 // askTrust asks, once for a folder whose own extensions or MCP servers
 // are not trusted yet, whether to trust it; yes records it in the trust
-// store (zot untrust forgets it).
-func askTrust(cwd string, std streams) {
+// store (zot untrust forgets it), no records the decline, so that the
+// folder is not asked about again until zot trust or zot untrust. A
+// folder declined before is not asked about: the lines returned say its
+// own extensions are off, on the client's screen.
+func askTrust(cwd string, std streams) []string {
 	h, err := zotHome(std.err)
 	if err != nil {
-		return
+		return nil
 	}
 	store := &trust.Store{File: h.TrustFile()}
 	d := (&trust.Gate{Store: store}).Check(cwd)
 	if d.Allowed || d.Err != nil || d.Project.Foreign != "" {
-		return
+		return nil
 	}
 	var what []string
 	if len(d.Project.Extensions) > 0 {
@@ -361,6 +366,10 @@ func askTrust(cwd string, std streams) {
 	}
 	if d.Project.MCP {
 		what = append(what, "MCP servers (.zot/mcp.json)")
+	}
+	if _, declined, _ := store.LookupDeclined(d.Project.Dir); declined {
+		return []string{fmt.Sprintf("This folder's own %s stay off: you declined them.", strings.Join(what, " and ")),
+			"(zot trust runs them, zot untrust asks again)", ""}
 	}
 	why := "has"
 	if d.Changed {
@@ -372,7 +381,11 @@ func askTrust(cwd string, std streams) {
 		if _, err := store.Trust(d.Project); err != nil {
 			fmt.Fprintln(std.out, "zot: could not record the trust:", err)
 		}
-		return
+		return nil
 	}
-	fmt.Fprintln(std.out, "Not trusted: they stay off (zot trust to change your mind).")
+	if _, err := store.Decline(d.Project); err != nil {
+		fmt.Fprintln(std.out, "zot: could not record the answer:", err)
+	}
+	fmt.Fprintln(std.out, "Not trusted: they stay off, and zot will not ask again in this folder.\n(zot trust runs them, zot untrust asks again)")
+	return nil
 }

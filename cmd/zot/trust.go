@@ -57,8 +57,10 @@ not run its code; the allow rules of its .zot/settings.json apply only then
 too. zot trust records the folder (the working directory by default) by its
 real path, with a hash of .zot/mcp.json, .zot/settings.json and every
 .zot/extensions/*/extension.json: when one of them changes, zot asks again.
---list shows the trusted folders and whether they changed since. zot untrust
-forgets a folder; --trust-project trusts the working directory for one run.
+--list shows the trusted folders and whether they changed since, and the
+folders whose trust you declined when the terminal asked (it does not ask
+there again). zot untrust forgets a folder, trusted or declined;
+--trust-project trusts the working directory for one run.
 A folder whose .zot another user owns is never trusted for good: that user
 could change the programs it runs. Your own extensions and servers (the zot
 home's, --ext, --mcp-config) always run.`,
@@ -110,9 +112,17 @@ func untrustCommand(std streams) *cli.Command {
 			if err != nil {
 				return err
 			}
+			declined := false
+			if p, err := trust.Inspect(dir); err == nil {
+				_, declined, _ = store.LookupDeclined(p.Dir)
+			}
 			found, err := store.Untrust(dir)
 			if err != nil {
 				return &exitError{code: 1, msg: err.Error()}
+			}
+			if !found && declined {
+				fmt.Fprintf(std.out, "%s was declined; zot asks again the next time it opens there\n", dir)
+				return nil
 			}
 			if !found {
 				fmt.Fprintf(std.out, "%s was not trusted\n", dir)
@@ -154,9 +164,12 @@ func listTrusted(store *trust.Store, w io.Writer) error {
 	if err != nil {
 		return &exitError{code: 1, msg: err.Error()}
 	}
+	declined, err := store.ListDeclined()
+	if err != nil {
+		return &exitError{code: 1, msg: err.Error()}
+	}
 	if len(list) == 0 {
 		fmt.Fprintln(w, "no trusted folders")
-		return nil
 	}
 	for _, e := range list {
 		state := "trusted"
@@ -169,6 +182,9 @@ func listTrusted(store *trust.Store, w io.Writer) error {
 			state = "changed since trusted: zot asks again"
 		}
 		fmt.Fprintf(w, "%s\t%s\t%s\n", e.Dir, e.Trusted.Format("2006-01-02"), state)
+	}
+	for _, e := range declined {
+		fmt.Fprintf(w, "%s\t%s\tdeclined: not asked again (zot trust runs it, zot untrust asks again)\n", e.Dir, e.Trusted.Format("2006-01-02"))
 	}
 	return nil
 }

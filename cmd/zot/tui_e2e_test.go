@@ -1146,7 +1146,8 @@ func TestTUIRedrawsOnlyTheLiveRegion(t *testing.T) {
 }
 
 // TestTUIUntrustedFolder: a folder with its own extension asks once
-// before the screen opens; no leaves the extension off. Shift-Tab then
+// before the screen opens; no leaves the extension off and is remembered
+// (the next start says so instead of asking) until zot untrust. Shift-Tab
 // moves to the next permission mode.
 func TestTUIUntrustedFolder(t *testing.T) {
 	dir := t.TempDir()
@@ -1174,9 +1175,25 @@ func TestTUIUntrustedFolder(t *testing.T) {
 	if code := tm.exitCode(); code != 0 {
 		t.Fatalf("exit status %d", code)
 	}
-	// Not recorded: the next start asks again.
+	// Remembered: the next start does not ask, and says the extension
+	// is off.
 	again := openTerm(t, termOpts{w: 80, h: 24, dir: dir, home: tm.home}, "--provider", "scripted")
-	again.waitFor("[y/N]")
+	scr = again.waitFor("scripted")
+	if strings.Contains(again.scrollback(), "[y/N]") || !strings.Contains(scr, "you declined them") {
+		t.Fatalf("the declined folder was asked about again, or not said to be off:\n%s", again.scrollback())
+	}
+	again.keys("C-d")
+	again.exitCode()
+	env := []string{"ZOT_HOME=" + tm.home}
+	if out, _, _ := runZot(t, "", env, "trust", "--list"); !strings.Contains(out, "declined: not asked again") {
+		t.Fatalf("zot trust --list does not show the decline:\n%s", out)
+	}
+	if out, errOut, code := runZot(t, "", env, "untrust", dir); code != 0 || !strings.Contains(out, "was declined") {
+		t.Fatalf("zot untrust: %d %s%s", code, out, errOut)
+	}
+	// Forgotten: the next start asks again.
+	third := openTerm(t, termOpts{w: 80, h: 24, dir: dir, home: tm.home}, "--provider", "scripted")
+	third.waitFor("[y/N]")
 }
 
 // TestTUIEscapesInAnswerStayText: a terminal escape in the model's answer

@@ -170,13 +170,13 @@ func realPath(dir string) (string, error) {
 	return real, nil
 }
 
-// Entry is one trusted folder.
+// Entry is one trusted folder, or one whose trust was declined.
 type Entry struct {
 	// Dir is the folder's real path.
 	Dir string `json:"dir"`
-	// Hash is the Project.Hash it was trusted with.
+	// Hash is the Project.Hash it was trusted (or declined) with.
 	Hash string `json:"hash"`
-	// Trusted is when it was trusted.
+	// Trusted is when it was trusted (or declined).
 	Trusted time.Time `json:"trusted_at"`
 }
 
@@ -194,28 +194,57 @@ type Store struct {
 // storeFile is the store's JSON form.
 type storeFile struct {
 	Folders []Entry `json:"folders"`
+	// Declined are the folders whose trust the person declined when
+	// asked (the terminal asks once per folder): asked no more until
+	// zot trust or zot untrust.
+	Declined []Entry `json:"declined,omitempty"`
+}
+
+// read reads the store; a store not written yet is empty.
+func (s *Store) read() (storeFile, error) {
+	var f storeFile
+	data, err := os.ReadFile(s.File)
+	if errors.Is(err, fs.ErrNotExist) {
+		return f, nil
+	}
+	if err != nil {
+		return f, fmt.Errorf("trust store: %w", err)
+	}
+	if err := json.Unmarshal(data, &f); err != nil {
+		return f, fmt.Errorf("trust store %s: %w", s.File, err)
+	}
+	sortByDir(f.Folders)
+	sortByDir(f.Declined)
+	return f, nil
 }
 
 // List returns the trusted folders, sorted by path.
 func (s *Store) List() ([]Entry, error) {
-	data, err := os.ReadFile(s.File)
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil, nil
-	}
-	if err != nil {
-		return nil, fmt.Errorf("trust store: %w", err)
-	}
-	var f storeFile
-	if err := json.Unmarshal(data, &f); err != nil {
-		return nil, fmt.Errorf("trust store %s: %w", s.File, err)
-	}
-	sortByDir(f.Folders)
-	return f.Folders, nil
+	f, err := s.read()
+	return f.Folders, err
+}
+
+// ListDeclined returns the folders whose trust was declined, sorted by
+// path.
+func (s *Store) ListDeclined() ([]Entry, error) {
+	f, err := s.read()
+	return f.Declined, err
 }
 
 // Lookup returns the entry of the folder whose real path is dir.
 func (s *Store) Lookup(dir string) (Entry, bool, error) {
 	list, err := s.List()
+	return find(list, dir, err)
+}
+
+// LookupDeclined returns the decline of the folder whose real path is
+// dir, when its trust was declined.
+func (s *Store) LookupDeclined(dir string) (Entry, bool, error) {
+	list, err := s.ListDeclined()
+	return find(list, dir, err)
+}
+
+func find(list []Entry, dir string, err error) (Entry, bool, error) {
 	if err != nil {
 		return Entry{}, false, err
 	}
@@ -227,19 +256,34 @@ func (s *Store) Lookup(dir string) (Entry, bool, error) {
 	return Entry{}, false, nil
 }
 
-// Trust records p's folder as trusted, with its hash now.
+// Trust records p's folder as trusted, with its hash now (a decline of
+// it is forgotten).
 func (s *Store) Trust(p Project) (Entry, error) {
 	e := Entry{Dir: p.Dir, Hash: p.Hash, Trusted: time.Now().UTC().Truncate(time.Second)}
-	err := s.update(func(list []Entry) []Entry {
-		list = slices.DeleteFunc(list, func(x Entry) bool { return x.Dir == p.Dir })
-		return append(list, e)
+	err := s.update(func(f *storeFile) {
+		f.Folders = slices.DeleteFunc(f.Folders, func(x Entry) bool { return x.Dir == p.Dir })
+		f.Folders = append(f.Folders, e)
+		f.Declined = slices.DeleteFunc(f.Declined, func(x Entry) bool { return x.Dir == p.Dir })
+	})
+	return e, err
+}
+
+// Decline records that the person declined to trust p's folder: it is
+// not trusted, and is not to be asked about again until zot trust (which
+// trusts it) or zot untrust (which forgets the decline).
+func (s *Store) Decline(p Project) (Entry, error) {
+	e := Entry{Dir: p.Dir, Hash: p.Hash, Trusted: time.Now().UTC().Truncate(time.Second)}
+	err := s.update(func(f *storeFile) {
+		f.Folders = slices.DeleteFunc(f.Folders, func(x Entry) bool { return x.Dir == p.Dir })
+		f.Declined = slices.DeleteFunc(f.Declined, func(x Entry) bool { return x.Dir == p.Dir })
+		f.Declined = append(f.Declined, e)
 	})
 	return e, err
 }
 
 // Untrust forgets the folder dir (made real as Inspect does; a folder
-// that no longer exists is forgotten by the path given, made absolute).
-// It reports whether it was trusted.
+// that no longer exists is forgotten by the path given, made absolute),
+// trusted or declined. It reports whether it was trusted.
 func (s *Store) Untrust(dir string) (bool, error) {
 	key, err := realPath(dir)
 	if err != nil {
@@ -248,14 +292,15 @@ func (s *Store) Untrust(dir string) (bool, error) {
 		}
 	}
 	found := false
-	err = s.update(func(list []Entry) []Entry {
-		return slices.DeleteFunc(list, func(x Entry) bool {
+	err = s.update(func(f *storeFile) {
+		f.Folders = slices.DeleteFunc(f.Folders, func(x Entry) bool {
 			if x.Dir == key {
 				found = true
 				return true
 			}
 			return false
 		})
+		f.Declined = slices.DeleteFunc(f.Declined, func(x Entry) bool { return x.Dir == key })
 	})
 	return found, err
 }
@@ -291,19 +336,20 @@ func (s *Store) lock() (unlock func(), err error) {
 // update rewrites the store with change applied to its entries, under
 // the store's lock, so that two processes changing it at once do not
 // lose one's change: each reads what the other wrote.
-func (s *Store) update(change func([]Entry) []Entry) error {
+func (s *Store) update(change func(*storeFile)) error {
 	unlock, err := s.lock()
 	if err != nil {
 		return err
 	}
 	defer unlock()
-	list, err := s.List()
+	f, err := s.read()
 	if err != nil {
 		return err
 	}
-	list = change(list)
-	sortByDir(list)
-	data, err := json.MarshalIndent(storeFile{Folders: list}, "", "  ")
+	change(&f)
+	sortByDir(f.Folders)
+	sortByDir(f.Declined)
+	data, err := json.MarshalIndent(f, "", "  ")
 	if err != nil {
 		return err
 	}

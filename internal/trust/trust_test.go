@@ -119,3 +119,52 @@ func TestStoreBroken(t *testing.T) {
 		t.Fatalf("%+v", d)
 	}
 }
+
+// A decline is kept beside the trusted folders: it does not trust the
+// folder, trusting it forgets it, untrusting forgets it, and a store
+// written before declines were kept reads as before.
+func TestDecline(t *testing.T) {
+	dir := project(t)
+	file := filepath.Join(t.TempDir(), "trust.json")
+	other := project(t)
+	write(t, file, `{"folders":[]}`)
+	store := &Store{File: file}
+	p, _ := Inspect(dir)
+	q, _ := Inspect(other)
+	if _, err := store.Trust(q); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := store.Decline(p); err != nil {
+		t.Fatal(err)
+	}
+	if _, ok, err := store.LookupDeclined(p.Dir); !ok || err != nil {
+		t.Fatalf("the decline is not kept: %v %v", ok, err)
+	}
+	if d := (&Gate{Store: store}).Check(dir); d.Allowed {
+		t.Fatal("a declined folder is trusted")
+	}
+	if _, ok, _ := store.Lookup(q.Dir); !ok {
+		t.Fatal("declining one folder forgot another's trust")
+	}
+	if _, err := store.Trust(p); err != nil {
+		t.Fatal(err)
+	}
+	if _, ok, _ := store.LookupDeclined(p.Dir); ok {
+		t.Fatal("trusting a declined folder kept its decline")
+	}
+	if _, err := store.Decline(p); err != nil {
+		t.Fatal(err)
+	}
+	if _, ok, _ := store.Lookup(p.Dir); ok {
+		t.Fatal("declining a trusted folder kept its trust")
+	}
+	if found, err := store.Untrust(dir); found || err != nil {
+		t.Fatalf("untrust of a declined folder: found %v, %v", found, err)
+	}
+	if _, ok, _ := store.LookupDeclined(p.Dir); ok {
+		t.Fatal("untrust kept the decline")
+	}
+	if list, _ := store.List(); len(list) != 1 || list[0].Dir != q.Dir {
+		t.Fatalf("trusted folders %+v, want only %s", list, q.Dir)
+	}
+}
