@@ -326,6 +326,28 @@ func (r *Runtime) Undo(ctx context.Context, turn int) (wire.UndoResult, error) {
 	return res, r.mapErr(err)
 }
 
+// Skills lists the session's skills (docs/skills.md), found as it
+// started from Config.Skills: a Runtime finds none unless Config.Skills
+// names where to look.
+func (r *Runtime) Skills(ctx context.Context) (wire.ListSkillsResult, error) {
+	if err := r.enter(ctx); err != nil {
+		return wire.ListSkillsResult{}, err
+	}
+	return r.sess.SkillList(), nil
+}
+
+// Skill reads a skill's instructions (file empty), or a file or folder
+// inside its folder, as the skill tool gives them to the model. It fails
+// with an error of code wire.CodeNotFound or wire.CodeInvalidParams (a
+// path out of the skill's folder).
+func (r *Runtime) Skill(ctx context.Context, name, file string) (wire.GetSkillResult, error) {
+	if err := r.enter(ctx); err != nil {
+		return wire.GetSkillResult{}, err
+	}
+	res, err := r.sess.GetSkill(name, file)
+	return res, r.mapErr(err)
+}
+
 // SetMessages replaces the transcript with msgs, for an embedder that keeps
 // transcripts itself: give it what Messages returned (or the messages of
 // `get_messages`, decoded). It returns ErrBusy while a prompt or

@@ -28,6 +28,8 @@ import type {
   SandboxMode,
   SandboxState,
   UndoResult,
+  ListSkillsResult,
+  GetSkillResult,
   PermissionMode,
   StartResult,
   StateResult,
@@ -250,6 +252,10 @@ export declare class ZotClient {
   setMode(mode: PermissionMode): Promise<SetModeResult>;
   /** Changes the sandbox of the tools (as /jail and /unjail); an absent member is left as it is; fails with `invalid_params` for a mode that is not one. */
   setSandbox(sandbox?: { mode?: SandboxMode; network?: boolean }): Promise<SandboxState>;
+  /** The session's skills: offered, shadowed, and those that could not be read (docs/skills.md). */
+  listSkills(): Promise<ListSkillsResult>;
+  /** A skill's instructions, or a file or folder inside its folder; fails with `not_found`, or `invalid_params` for a path out of the skill's folder. */
+  getSkill(name: string, file?: string): Promise<GetSkillResult>;
   /** Undoes the last turn, or turn `turn` (from 1) and every turn after it: its files and messages; fails with `changed_outside`, `not_found` or `busy`. */
   undo(turn?: number): Promise<UndoResult>;
   /** The provider's models. */

@@ -731,6 +731,29 @@ export class ZotClient extends EventEmitter {
   }
 
   /**
+   * Lists the session's skills (docs/skills.md): `skills` offered, by
+   * name; `shadowed` by one of the same name found earlier; `problems`
+   * (those that could not be read, each a one-line message); `tool`
+   * (whether the model may load them). Resolves to a ListSkillsResult.
+   */
+  listSkills() {
+    return this.request("list_skills", {});
+  }
+
+  /**
+   * Reads a skill's instructions, or a file or folder inside its folder
+   * (`file`, relative to it), as the skill tool gives them to the model.
+   * Resolves to a GetSkillResult; rejects with `not_found` for a skill or
+   * file there is not, `invalid_params` for a path that leads out of the
+   * skill's folder.
+   * @param {string} name
+   * @param {string} [file]
+   */
+  getSkill(name, file) {
+    return this.request("get_skill", file === undefined ? { name } : { name, file });
+  }
+
+  /**
    * Undoes the last turn, or turn `turn` (from 1) and every turn after
    * it: the files they changed and their messages. Resolves to the
    * UndoResult ({turn, message_count, files}); rejects with

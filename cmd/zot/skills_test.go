@@ -152,6 +152,25 @@ func TestSkillsDiscoveryOrder(t *testing.T) {
 	}
 	check("list_skills", *res.(*wire.ListSkillsResult))
 
+	// /skills lists them, /skills <name> shows one's instructions.
+	p.send(`{"id":"c1","type":"run_command","name":"skills"}`)
+	r, _ = p.response()
+	if c := runCommandResult(t, r); c.Action != wire.CommandActionDisplay ||
+		!strings.Contains(c.Text, "Skills (the model loads them with the skill tool):\n- changelog: Write a changelog entry") ||
+		!strings.Contains(c.Text, "\n- shadowed: lint (user, "+home+"/skills/lint/SKILL.md), by "+cwd+"/.agents/skills/lint/SKILL.md") {
+		t.Errorf("/skills: %+v", c)
+	}
+	p.send(`{"id":"c2","type":"run_command","name":"skills","args":"pdf-forms"}`)
+	r, _ = p.response()
+	if c := runCommandResult(t, r); c.Action != wire.CommandActionDisplay || !strings.Contains(c.Text, "# Filling PDF forms") {
+		t.Errorf("/skills pdf-forms: %+v", c)
+	}
+	p.send(`{"id":"c3","type":"run_command","name":"skills","args":"nope"}`)
+	r, _ = p.response()
+	if c := runCommandResult(t, r); c.Action != wire.CommandActionNoop || c.Error != `skill "nope": not found; /skills lists them.` {
+		t.Errorf("/skills nope: %+v", c)
+	}
+
 	stdout, stderr, code := runZot(t, "", env, "skills", "list", "--json", "--cwd", cwd, "--skills-dir", flagDir)
 	if code != 0 {
 		t.Fatalf("zot skills list: exit %d: %s", code, stderr)

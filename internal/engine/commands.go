@@ -16,7 +16,8 @@ import (
 )
 
 // Slash commands. A session has one list of commands, the same in every
-// door: zot's built-in ones (help, compact, clear, model, mode, reload),
+// door: zot's built-in ones (help, compact, clear, model, mode, reload,
+// undo, jail, unjail, skills),
 // then its extensions' in their load order. One name means one command:
 // a built-in keeps its name in every session, so an extension's command
 // of that name is left out (and logged once); of two extensions'
@@ -45,6 +46,7 @@ func init() {
 		{"undo", "Undo the last turn, or turn n and every turn after it: its file changes and its messages", "turn number (optional)", runUndo},
 		{"jail", "Confine the tools: writes only under the working directory and the temp dir (or none, with read-only), and no network unless allowed", "read-only (optional)", runJail},
 		{"unjail", "Let the tools change anything zot's user may (sandbox full)", "", runUnjail},
+		{"skills", "List the skills the model may load, or show one's instructions", "skill name (optional)", runSkills}, // skills.go
 	}
 }
 

@@ -1,8 +1,10 @@
 package engine
 
 import (
+	"context"
 	"fmt"
 	"slices"
+	"strings"
 
 	"zot.dev/zot/internal/instructions"
 	"zot.dev/zot/internal/skills"
@@ -132,4 +134,36 @@ func (s *Session) GetSkill(name, file string) (wire.GetSkillResult, error) {
 
 func skillInfo(sk skills.Skill) wire.SkillInfo {
 	return wire.SkillInfo{Name: sk.Name, Description: sk.Description, Source: wire.SkillSource(sk.Source), Path: sk.File, Dir: sk.Dir, ShadowedBy: sk.ShadowedBy}
+}
+
+// runSkills serves /skills [name]: the session's skills, or one's
+// instructions as the skill tool gives them.
+func runSkills(_ context.Context, s *Session, args string) (CommandRun, error) {
+	set := s.prompt.skills
+	if args != "" {
+		l, err := set.Load(args, "")
+		if err != nil {
+			return refusal(fmt.Sprintf("%v; /skills lists them.", err)), nil
+		}
+		return display(skills.Render(l)), nil
+	}
+	var b strings.Builder
+	switch {
+	case set.Len() == 0:
+		b.WriteString("No skills. zot looks for folders holding a SKILL.md in .zot/skills, .agents/skills and .claude/skills (from the working directory up to the repository's root), the zot home's skills and --skills-dir.")
+	case !s.prompt.skillTool:
+		b.WriteString("Skills (the skill tool is off: the model is not offered them):")
+	default:
+		b.WriteString("Skills (the model loads them with the skill tool):")
+	}
+	for _, sk := range set.Skills() {
+		fmt.Fprintf(&b, "\n- %s: %s (%s, %s)", sk.Name, sk.Description, sk.Source, sk.File)
+	}
+	for _, sk := range set.Shadowed() {
+		fmt.Fprintf(&b, "\n- shadowed: %s (%s, %s), by %s", sk.Name, sk.Source, sk.File, sk.ShadowedBy)
+	}
+	for _, p := range set.Problems() {
+		fmt.Fprintf(&b, "\n- not read: %s", p.Message)
+	}
+	return display(b.String()), nil
 }

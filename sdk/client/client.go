@@ -164,6 +164,16 @@ type Client interface {
 	// zot since; "not_found" when there is no such turn; ErrBusy while
 	// work runs.
 	Undo(ctx context.Context, turn int) (wire.UndoResult, error)
+	// Skills lists the session's skills (docs/skills.md): those offered to
+	// the model, those shadowed by one of the same name found earlier,
+	// those that could not be read, each with where it was found.
+	Skills(ctx context.Context) (wire.ListSkillsResult, error)
+	// Skill reads a skill's instructions (file empty) or a file or folder
+	// inside its folder, as the skill tool gives them to the model. It
+	// fails with an error of code "not_found" for a skill or file there is
+	// not, "invalid_params" for a path that leads out of the skill's
+	// folder.
+	Skill(ctx context.Context, name, file string) (wire.GetSkillResult, error)
 	// State returns a snapshot: provider, model, permission mode, working
 	// directory, message count, busy, cumulative usage.
 	State(ctx context.Context) (wire.StateResult, error)

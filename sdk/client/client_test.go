@@ -61,8 +61,8 @@ var script = map[string]any{"turns": []any{
 // script, the Python test extension of package exthost, and an mcpServers
 // file naming package mcphost's test MCP server as "t".
 type setup struct {
-	cwd, script, ext, mcp string
-	pushed                *recorder
+	cwd, script, ext, mcp, skills string
+	pushed                        *recorder
 }
 
 // mcpDir holds the test MCP server once it is built.
@@ -90,9 +90,20 @@ func newSetup(t *testing.T) setup {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s := setup{cwd: filepath.Join(dir, "work"), script: filepath.Join(dir, "script.json"), ext: filepath.Join(dir, "py"), mcp: filepath.Join(dir, "mcp.json"), pushed: &recorder{}}
+	s := setup{cwd: filepath.Join(dir, "work"), script: filepath.Join(dir, "script.json"), ext: filepath.Join(dir, "py"), mcp: filepath.Join(dir, "mcp.json"), skills: filepath.Join(dir, "skills"), pushed: &recorder{}}
 	if err := os.WriteFile(s.script, data, 0o644); err != nil {
 		t.Fatal(err)
+	}
+	if err := os.MkdirAll(filepath.Join(s.skills, "notes", "refs"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for name, text := range map[string]string{
+		"notes/SKILL.md":      "---\nname: notes\ndescription: Keep notes in NOTES.md.\n---\nAppend to NOTES.md; see refs/style.md.\n",
+		"notes/refs/style.md": "One line per note.\n",
+	} {
+		if err := os.WriteFile(filepath.Join(s.skills, name), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
 	}
 	bin, err := mcpServer()
 	if err != nil {
@@ -158,6 +169,7 @@ func TestOneShape(t *testing.T) {
 			CWD:        s.cwd,
 			Extensions: sdk.ExtensionConfig{Paths: []string{s.ext}, OnEvent: s.pushed.add},
 			MCP:        sdk.MCPOptions{Files: []string{s.mcp}},
+			Skills:     sdk.SkillsOptions{Dirs: []string{s.skills}},
 		})
 		if err != nil {
 			t.Fatal(err)
@@ -168,7 +180,7 @@ func TestOneShape(t *testing.T) {
 		s := newSetup(t)
 		c, err := rpcclient.Start(context.Background(), rpcclient.Options{
 			Bin:     zotBin,
-			Args:    []string{"--provider", "scripted", "--script", s.script, "--cwd", s.cwd, "--ext", s.ext, "--mcp-config", s.mcp},
+			Args:    []string{"--provider", "scripted", "--script", s.script, "--cwd", s.cwd, "--ext", s.ext, "--mcp-config", s.mcp, "--skills-dir", s.skills},
 			OnEvent: s.pushed.add,
 			OnBadLine: func(line []byte, err error) {
 				t.Errorf("stdout line is not a JSON object (%v): %q", err, line)
@@ -386,6 +398,23 @@ func scenario(t *testing.T, c client.Client, s setup) {
 	}
 	if err := c.SetModel(ctx, "scripted"); err != nil {
 		t.Error(err)
+	}
+	// The skills named (a --skills-dir, Config.Skills) and nothing else.
+	sk, err := c.Skills(ctx)
+	if err != nil || len(sk.Skills) != 1 || sk.Skills[0].Name != "notes" || sk.Skills[0].Source != wire.SkillSourceFlag || !sk.Tool || len(sk.Shadowed)+len(sk.Problems) != 0 {
+		t.Errorf("skills: %+v, %v", sk, err)
+	}
+	if got, err := c.Skill(ctx, "notes", ""); err != nil || got.Text != "Append to NOTES.md; see refs/style.md." || !slices.Equal(got.Files, []string{"refs/style.md"}) {
+		t.Errorf("skill notes: %+v, %v", got, err)
+	}
+	if got, err := c.Skill(ctx, "notes", "refs/style.md"); err != nil || got.Text != "One line per note.\n" {
+		t.Errorf("skill notes refs/style.md: %+v, %v", got, err)
+	}
+	if _, err := c.Skill(ctx, "notes", "../notes/../../script.json"); wire.CodeOf(err) != wire.CodeInvalidParams {
+		t.Errorf("a path out of the skill: %v (code %q)", err, wire.CodeOf(err))
+	}
+	if _, err := c.Skill(ctx, "nope", ""); wire.CodeOf(err) != wire.CodeNotFound {
+		t.Errorf("an unknown skill: %v (code %q)", err, wire.CodeOf(err))
 	}
 	// Undo of the last turn cuts the transcript back to before it.
 	before, err := c.State(ctx)

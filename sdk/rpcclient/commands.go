@@ -267,6 +267,27 @@ func (c *Client) Undo(ctx context.Context, turn int) (wire.UndoResult, error) {
 	return *r, nil
 }
 
+// Skills lists the session's skills (list_skills): offered, shadowed,
+// and those that could not be read.
+func (c *Client) Skills(ctx context.Context) (wire.ListSkillsResult, error) {
+	r, err := call[wire.ListSkillsResult](ctx, c, &wire.ListSkillsCommand{})
+	if err != nil {
+		return wire.ListSkillsResult{}, err
+	}
+	return *r, nil
+}
+
+// Skill reads a skill's instructions (file empty), or a file or folder
+// inside its folder (get_skill). It fails with wire.CodeNotFound or
+// wire.CodeInvalidParams (a path out of the skill's folder).
+func (c *Client) Skill(ctx context.Context, name, file string) (wire.GetSkillResult, error) {
+	r, err := call[wire.GetSkillResult](ctx, c, &wire.GetSkillCommand{Name: name, File: file})
+	if err != nil {
+		return wire.GetSkillResult{}, err
+	}
+	return *r, nil
+}
+
 // SetModel switches to another model of the same provider (State then
 // says which). It fails with wire.CodeUnknownModel or wire.CodeBusy.
 func (c *Client) SetModel(ctx context.Context, id string) error {

@@ -34,6 +34,7 @@ from . import _wire
 from ._ext import AsyncExtensionMethods
 from ._mcp import AsyncMCPMethods
 from ._config import AsyncConfigMethods
+from ._skills import AsyncSkillMethods
 from ._sessions import AsyncSessionMethods
 from ._tools import AsyncToolMethods, Tool
 from .client import PermissionAnswer, _raise_failure
@@ -197,7 +198,7 @@ class AsyncPromptStream:
         self._queue.put_nowait(item)
 
 
-class AsyncClient(AsyncExtensionMethods, AsyncMCPMethods, AsyncSessionMethods, AsyncConfigMethods, AsyncToolMethods):
+class AsyncClient(AsyncExtensionMethods, AsyncMCPMethods, AsyncSessionMethods, AsyncConfigMethods, AsyncToolMethods, AsyncSkillMethods):
     """Drives one ``zot rpc`` process from asyncio.
 
     Takes the same arguments as zot_client.Client, plus max_line_bytes,

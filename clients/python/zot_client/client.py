@@ -39,6 +39,7 @@ from . import _wire
 from ._ext import ExtensionMethods
 from ._mcp import MCPMethods
 from ._config import ConfigMethods
+from ._skills import SkillMethods
 from ._sessions import SessionMethods
 from ._tools import ToolMethods
 from .errors import ProtocolError, ZotClosedError, ZotError
@@ -202,7 +203,7 @@ class PromptStream:
         self._queue.put(item)
 
 
-class Client(ExtensionMethods, MCPMethods, SessionMethods, ToolMethods, ConfigMethods):
+class Client(ExtensionMethods, MCPMethods, SessionMethods, ToolMethods, ConfigMethods, SkillMethods):
     """Drives one ``zot rpc`` process over its pipes.
 
     Args:
