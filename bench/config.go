@@ -64,6 +64,9 @@ type Config struct {
 	// AbortAfter is how long after a tool starts that section sends the
 	// abort.
 	AbortAfter time.Duration
+	// Sandbox adds the section on what zot's sandbox adds to a bash round
+	// trip, measured with the first provider for zot only.
+	Sandbox bool
 	// Daemon adds the section on zot daemon and zot acp against zot rpc,
 	// measured with the first provider for zot only.
 	Daemon bool
@@ -114,6 +117,7 @@ func DefaultConfig() Config {
 		Extras:         true,
 		BigPrompt:      64 << 20,
 		AbortAfter:     50 * time.Millisecond,
+		Sandbox:        true,
 		Daemon:         true,
 		DaemonIdle:     1000,
 		DaemonStreams:  100,
@@ -156,6 +160,7 @@ func ParseFlags(args []string, stderr io.Writer) (Config, error) {
 	fs.BoolVar(&cfg.Extras, "extras", cfg.Extras, "measure abort latency and a huge prompt's peak RSS (zot and --vs only)")
 	fs.IntVar(&cfg.BigPrompt, "big-prompt", cfg.BigPrompt, "bytes of the prompt line whose peak RSS is measured")
 	fs.DurationVar(&cfg.AbortAfter, "abort-after", cfg.AbortAfter, "wait after a tool starts before aborting it")
+	fs.BoolVar(&cfg.Sandbox, "sandbox", cfg.Sandbox, "measure what zot's sandbox adds to a bash round trip (zot only)")
 	fs.BoolVar(&cfg.Daemon, "daemon", cfg.Daemon, "measure zot daemon and zot acp against zot rpc (zot only)")
 	fs.IntVar(&cfg.DaemonIdle, "daemon-idle", cfg.DaemonIdle, "idle sessions opened in one daemon for its memory per session")
 	fs.IntVar(&cfg.DaemonStreams, "daemon-streams", cfg.DaemonStreams, "sessions of one daemon streaming at once")

@@ -44,6 +44,7 @@ func smallConfig(zot, floor string) Config {
 	cfg.Timeout = 30 * time.Second
 	cfg.Extras = false
 	cfg.Daemon = false
+	cfg.Sandbox = false
 	cfg.Setup = SetupBare
 	cfg.Trips = 2
 	return cfg

@@ -20,6 +20,9 @@ type Report struct {
 	// Daemon is the section on zot daemon and zot acp (Config.Daemon);
 	// nil when it was not measured.
 	Daemon *DaemonSection
+	// Sandbox is the section on what zot's sandbox adds to a bash round
+	// trip (Config.Sandbox); nil when it was not measured.
+	Sandbox *SandboxSection
 	// Inits are the package inits of each binary at its start, in the
 	// order of Binaries; nil when they were not measured.
 	Inits []InitRow
@@ -133,6 +136,9 @@ func (r *Report) writeMarkdown(sb *strings.Builder) {
 	}
 	if r.Extra != nil {
 		r.writeExtra(sb, notes)
+	}
+	if r.Sandbox != nil {
+		r.writeSandbox(sb) // sandbox.go
 	}
 	if r.Daemon != nil {
 		r.writeDaemon(sb)

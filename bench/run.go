@@ -133,6 +133,11 @@ func Run(ctx context.Context, cfg Config, progress io.Writer) (*Report, error) {
 			return nil, err
 		}
 	}
+	if cfg.Sandbox {
+		if err := h.sandboxSection(ctx, report); err != nil { // sandbox.go
+			return nil, err
+		}
+	}
 	if cfg.Daemon {
 		if err := h.daemonSection(ctx, report); err != nil {
 			return nil, err
