@@ -180,6 +180,7 @@ func newDoor(cmd *cli.Command, std streams) (*door, error) {
 		Version:     buildVersion(),
 		Log:         std.err,
 		AuthMethods: authMethods(cfg.Provider),
+		MaxSessions: cmd.Int("max-sessions"), // zot daemon's (listen.go); 0 for zot acp
 		Auth: func() error {
 			if missingKey != nil {
 				return missingKey

@@ -27,6 +27,8 @@ func listenFlags() []cli.Flag {
 			Usage: "serve a non-loopback --listen without tokens or without TLS (anyone who reaches the port gets shell access as this user)"},
 		&cli.IntFlag{Name: "max-connections", Value: wsserve.DefaultMaxConnections, Local: true,
 			Usage: "open WebSocket connections per principal; one more is refused with 429"},
+		&cli.IntFlag{Name: "max-sessions", Value: 64, Local: true,
+			Usage: "sessions one principal of the listeners may have open at once; one more is refused with limit_exceeded (the daemon's own user is not counted)"},
 		&cli.DurationFlag{Name: "keepalive", Value: wsserve.DefaultPingInterval, Local: true,
 			Usage: "how often the listeners ping each client; no pong within it closes the connection (1008); 0 turns it off"},
 		&cli.DurationFlag{Name: "handshake-timeout", Value: wsserve.DefaultHandshakeTimeout, Local: true,
@@ -36,7 +38,7 @@ func listenFlags() []cli.Flag {
 
 // listenFlagNames are the names listenFlags defines.
 var listenFlagNames = []string{"listen", "tls-cert", "tls-key", "token-file", "allow-origin", "insecure-listen",
-	"max-connections", "keepalive", "handshake-timeout"}
+	"max-connections", "max-sessions", "keepalive", "handshake-timeout"}
 
 // listeners are zot daemon's WebSocket endpoints and what they share.
 type listeners struct {
@@ -81,6 +83,9 @@ func openListeners(cmd *cli.Command, maxMessage int, log io.Writer) (*listeners,
 	}
 	if cmd.Int("max-connections") < 1 {
 		return nil, usagef("--max-connections must be at least 1")
+	}
+	if cmd.Int("max-sessions") < 1 {
+		return nil, usagef("--max-sessions must be at least 1")
 	}
 	keepalive := cmd.Duration("keepalive")
 	if keepalive < 0 {

@@ -505,3 +505,83 @@ func TestRemoteTwentyClientsStream(t *testing.T) {
 	}
 	wg.Wait()
 }
+
+// TestRemoteTwoPrincipals: over WebSocket, alice and bob see only their
+// own sessions, an admin sees both, the socket's user neither; a
+// principal's --max-sessions holds.
+func TestRemoteTwoPrincipals(t *testing.T) {
+	dir := doorDir(t)
+	sock := filepath.Join(dir, "s")
+	_, url := startRemote(t, dir, "--listen", "ws://127.0.0.1:0", "--token-file", remoteTokens(t, dir), "--max-sessions", "2")
+	work := t.TempDir()
+	open := func(token string) *wsPeer {
+		c, _, err := wsDial(t, url, bearerHeader(token), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		p := &wsPeer{t: t, c: c}
+		p.call("0", "initialize", `{"protocolVersion":1,"clientCapabilities":{}}`)
+		return p
+	}
+	newSession := func(p *wsPeer, id string) string {
+		f, _ := p.call(id, "session/new", fmt.Sprintf(`{"cwd":%q,"mcpServers":[]}`, work))
+		var r struct {
+			SessionID string `json:"sessionId"`
+		}
+		if f.Error != nil || json.Unmarshal(f.Result, &r) != nil || r.SessionID == "" {
+			t.Fatalf("session/new: %s", f.raw)
+		}
+		return r.SessionID
+	}
+	list := func(p *wsPeer) map[string]bool {
+		f, _ := p.call(`"l"`, "session/list", `{}`)
+		var r struct {
+			Sessions []struct {
+				SessionID string `json:"sessionId"`
+			} `json:"sessions"`
+		}
+		if f.Error != nil || json.Unmarshal(f.Result, &r) != nil {
+			t.Fatalf("session/list: %s", f.raw)
+		}
+		out := map[string]bool{}
+		for _, s := range r.Sessions {
+			out[s.SessionID] = true
+		}
+		return out
+	}
+	alice, bob, root := open(remoteAlice), open(remoteBob), open(remoteRoot)
+	a1 := newSession(alice, "1")
+	b1 := newSession(bob, "1")
+	if got := list(alice); len(got) != 1 || !got[a1] {
+		t.Errorf("alice lists %v, want only %s", got, a1)
+	}
+	if got := list(bob); len(got) != 1 || !got[b1] {
+		t.Errorf("bob lists %v, want only %s", got, b1)
+	}
+	if got := list(root); !got[a1] || !got[b1] {
+		t.Errorf("the admin lists %v, want both", got)
+	}
+	for _, m := range []string{"session/load", "session/resume"} {
+		f, _ := bob.call(`"x"`, m, fmt.Sprintf(`{"sessionId":%q,"cwd":%q,"mcpServers":[]}`, a1, work))
+		if f.Error == nil || f.Error.Data["kind"] != "unknown_session" {
+			t.Errorf("bob's %s of alice's session: %s, want unknown_session", m, f.raw)
+		}
+	}
+	if f, _ := bob.call(`"d"`, "session/delete", fmt.Sprintf(`{"sessionId":%q}`, a1)); f.Error == nil || f.Error.Data["kind"] != "unknown_session" {
+		t.Errorf("bob's session/delete of alice's session: %s", f.raw)
+	}
+	// The socket's user sees none of theirs.
+	dp, _ := dialDoor(t, sock)
+	sp := checked(t, dp)
+	sp.call("0", "initialize", `{"protocolVersion":1}`, "")
+	lf, _ := sp.call("1", "session/list", `{}`, "")
+	if strings.Contains(string(lf.Result), a1) || strings.Contains(string(lf.Result), b1) {
+		t.Errorf("the socket's user lists the principals' sessions: %s", lf.Result)
+	}
+	// The cap: alice's third session is refused; bob has his own places.
+	newSession(alice, "2")
+	if f, _ := alice.call("3", "session/new", fmt.Sprintf(`{"cwd":%q,"mcpServers":[]}`, work)); f.Error == nil || f.Error.Data["kind"] != "limit_exceeded" {
+		t.Errorf("alice's third session: %s, want limit_exceeded", f.raw)
+	}
+	newSession(bob, "2")
+}

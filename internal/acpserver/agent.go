@@ -67,6 +67,11 @@ type Options struct {
 	// advertises (none when empty): for a provider that needs an API key,
 	// one that names the variable to set.
 	AuthMethods []acp.AuthMethod
+	// MaxSessions bounds the sessions one principal of the network
+	// listener (a token's name; not the daemon's own user) has open at
+	// once: session/new, load or resume of one more is refused with
+	// limit_exceeded. 0 means no bound.
+	MaxSessions int
 	// Auth, when set, says whether the provider of new sessions can be
 	// used: nil when it has its key, else why not. A request that needs
 	// the model (session/new, a prompt, authenticate) is then answered

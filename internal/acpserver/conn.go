@@ -67,7 +67,7 @@ func (h *conn) Handle(ctx context.Context, c *jsonrpc.Conn, req *jsonrpc.Request
 	case acp.MethodSessionSetConfigOption:
 		return h.setConfigOption(req)
 	case acp.MethodZotStatus, acp.MethodStatus:
-		return jsonrpc.Result(h.agent.status())
+		return jsonrpc.Result(h.agent.status(h.mayOwn))
 	case acp.MethodZotSessionHistory:
 		return h.history(req)
 	case acp.MethodZotSessionFork:
@@ -274,7 +274,7 @@ func (h *conn) sessionNew(req *jsonrpc.Request) jsonrpc.Reply {
 	if err := h.needsAuth(); err != nil {
 		return jsonrpc.Fail(err)
 	}
-	s, err := h.agent.open(newSessionID(), p.CWD, true)
+	s, err := h.agent.open(newSessionID(), p.CWD, h.principal(), true)
 	if err != nil {
 		return jsonrpc.Fail(err)
 	}
@@ -307,6 +307,9 @@ func (h *conn) sessionLoad(req *jsonrpc.Request) jsonrpc.Reply {
 	servers, err := h.agent.mcpServers(p.MCPServers)
 	if err != nil {
 		return jsonrpc.Fail(err)
+	}
+	if !h.may(string(p.SessionID)) {
+		return jsonrpc.Fail(unknownSession(string(p.SessionID)))
 	}
 	s, err := h.agent.reopen(string(p.SessionID), p.CWD)
 	if err != nil {
@@ -347,6 +350,9 @@ func (h *conn) sessionResume(req *jsonrpc.Request) jsonrpc.Reply {
 	if err != nil {
 		return jsonrpc.Fail(err)
 	}
+	if !h.may(string(p.SessionID)) {
+		return jsonrpc.Fail(unknownSession(string(p.SessionID)))
+	}
 	s, err := h.agent.reopen(string(p.SessionID), p.CWD)
 	if err != nil {
 		return jsonrpc.Fail(err)
@@ -386,6 +392,9 @@ func (h *conn) sessionDelete(req *jsonrpc.Request) jsonrpc.Reply {
 	if err := decode(req, &p, "sessionId"); err != nil {
 		return jsonrpc.Fail(err)
 	}
+	if !h.may(string(p.SessionID)) {
+		return jsonrpc.Fail(unknownSession(string(p.SessionID)))
+	}
 	if err := h.agent.delete(string(p.SessionID)); err != nil {
 		return jsonrpc.Fail(err)
 	}
@@ -404,7 +413,7 @@ func (h *conn) openSession(id string) (*acpSession, error) {
 	if s != nil {
 		return s, nil
 	}
-	if h.agent.stored(id) || h.agent.lookup(id) != nil {
+	if h.may(id) {
 		return nil, appError(acp.ErrorKindSessionNotOpen, id, "session %s is not open on this connection: session/load or session/resume it first", id)
 	}
 	return nil, appError(acp.ErrorKindUnknownSession, id, "no session %q", id)

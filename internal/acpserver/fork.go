@@ -35,7 +35,7 @@ func (h *conn) fork(req *jsonrpc.Request) jsonrpc.Reply {
 	}
 	a := h.agent
 	return jsonrpc.Async(func(ctx context.Context) (any, error) {
-		if !store.ValidID(p.SessionID) || !a.stored(p.SessionID) {
+		if !store.ValidID(p.SessionID) || !a.stored(p.SessionID) || !h.may(p.SessionID) {
 			return nil, appError(acp.ErrorKindUnknownSession, p.SessionID, "no session %q", p.SessionID)
 		}
 		f, err := a.store.Fork(ctx, p.SessionID, at)

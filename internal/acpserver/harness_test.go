@@ -101,6 +101,11 @@ type client struct {
 // connect opens a connection to the agent. Each conversation gets its own
 // checker, since ids are per connection.
 func (ta *testAgent) connect() *client {
+	return ta.connectAs(jsonrpc.Peer{Transport: "test", Label: "test"})
+}
+
+// connectAs opens a connection whose agent end sees peer (a principal).
+func (ta *testAgent) connectAs(peer jsonrpc.Peer) *client {
 	conv := &schemacheck.ACPConversation{}
 	ta.t.Cleanup(func() {
 		if err := conv.Err(); err != nil {
@@ -116,7 +121,7 @@ func (ta *testAgent) connect() *client {
 	if ta.clientTap != nil {
 		b = jsonrpc.Tap(b, ta.clientTap)
 	}
-	agentConn := jsonrpc.NewConn(a, jsonrpc.Peer{Transport: "test", Label: "test"}, ta.a.Handler, jsonrpc.Options{
+	agentConn := jsonrpc.NewConn(a, peer, ta.a.Handler, jsonrpc.Options{
 		Check: func(frame []byte) error { conv.Frame(false, frame); return nil },
 	})
 	cl.c = jsonrpc.NewConn(b, jsonrpc.Peer{Transport: "test", Label: "client"}, jsonrpc.Static(cl), jsonrpc.Options{

@@ -149,7 +149,7 @@ func (h *conn) sessionList(req *jsonrpc.Request) jsonrpc.Reply {
 	if p.Cursor != nil {
 		cursor = *p.Cursor
 	}
-	return jsonrpc.Async(func(ctx context.Context) (any, error) { return h.agent.list(ctx, cwd, cursor) })
+	return jsonrpc.Async(func(ctx context.Context) (any, error) { return h.agent.list(ctx, cwd, cursor, h.mayOwn) })
 }
 
 // historyPage is the default page of _zot/session/history.
@@ -180,6 +180,9 @@ func (h *conn) history(req *jsonrpc.Request) jsonrpc.Reply {
 	a := h.agent
 	return jsonrpc.Async(func(context.Context) (any, error) {
 		var msgs []llm.Message
+		if !h.may(p.SessionID) {
+			return nil, unknownSession(p.SessionID)
+		}
 		if s := a.lookup(p.SessionID); s != nil {
 			msgs = s.eng.Transcript()
 		} else if a.stored(p.SessionID) {

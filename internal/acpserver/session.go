@@ -20,6 +20,9 @@ type acpSession struct {
 	id    string
 	cwd   string
 	eng   *engine.Session
+	// owner is the principal the session belongs to: "" for the
+	// daemon's own user, else a token's name (principals.go).
+	owner string
 
 	mu      sync.Mutex
 	clients []*conn // connections that have it open, in the order they opened it

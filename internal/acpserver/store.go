@@ -20,14 +20,19 @@ import (
 
 // open makes the engine session of id, with its file, and registers it,
 // pinned for the caller (see session.pins). With fresh the file must not
-// exist yet.
-func (a *Agent) open(id, cwd string, fresh bool) (*acpSession, error) {
+// exist yet, and is made as owner's; else owner is the one its file
+// names. A principal of the network listener (owner not empty) at its
+// MaxSessions is refused with limit_exceeded.
+func (a *Agent) open(id, cwd, owner string, fresh bool) (*acpSession, error) {
 	if fresh && a.stored(id) {
 		return nil, fmt.Errorf("session %s exists already", id)
 	}
+	if err := a.underCap(owner, id); err != nil {
+		return nil, err
+	}
 	cfg := a.opts.Defaults
 	cfg.CWD = cwd
-	cfg.SessionFile, cfg.SessionID = a.path(id), id
+	cfg.SessionFile, cfg.SessionID, cfg.Owner = a.path(id), id, owner
 	cfg.Log = a.opts.Log
 	var sp *acpSession
 	cfg.Approve = a.approver(&sp)                                          // asked for what the session's mode leaves to the client
@@ -44,6 +49,7 @@ func (a *Agent) open(id, cwd string, fresh bool) (*acpSession, error) {
 		return nil, a.errorOf(err, id, field)
 	}
 	s := a.newSession(id, eng.CWD(), eng)
+	s.owner = owner
 	sp = s
 	a.mu.Lock()
 	if a.closed {
@@ -72,10 +78,11 @@ func (a *Agent) reopen(id, cwd string) (*acpSession, error) {
 	if s := a.pinned(id); s != nil {
 		return s, nil
 	}
-	if !a.stored(id) {
+	owner, ok := a.ownerOf(id)
+	if !ok {
 		return nil, appError(acp.ErrorKindUnknownSession, id, "no session %q", id)
 	}
-	return a.open(id, cwd, false)
+	return a.open(id, cwd, owner, false)
 }
 
 // releaseUnused drops the pin of a request that found or opened s and
@@ -124,7 +131,7 @@ const listPage = 100
 // door's), newest first, a page at a time, those of one working directory
 // when cwd is set. The cursor is the position of the next page in that
 // order.
-func (a *Agent) list(ctx context.Context, cwd, cursor string) (acp.ListSessionsResponse, error) {
+func (a *Agent) list(ctx context.Context, cwd, cursor string, may func(owner string) bool) (acp.ListSessionsResponse, error) {
 	start := 0
 	if cursor != "" {
 		raw, err := base64.RawURLEncoding.DecodeString(cursor)
@@ -138,6 +145,13 @@ func (a *Agent) list(ctx context.Context, cwd, cursor string) (acp.ListSessionsR
 	if err != nil {
 		return acp.ListSessionsResponse{}, jsonrpc.Internal(err)
 	}
+	mine := all[:0]
+	for _, e := range all {
+		if may(e.Owner) {
+			mine = append(mine, e)
+		}
+	}
+	all = mine
 	out := acp.ListSessionsResponse{Sessions: []acp.SessionInfo{}}
 	if start > len(all) {
 		start = len(all)
@@ -171,12 +185,15 @@ func (a *Agent) list(ctx context.Context, cwd, cursor string) (acp.ListSessionsR
 	return out, nil
 }
 
-// status is the answer of _zot/status and status.
-func (a *Agent) status() acp.StatusResponse {
+// status is the answer of _zot/status and status: the open sessions
+// whose owner may says the asker may see.
+func (a *Agent) status(may func(owner string) bool) acp.StatusResponse {
 	a.mu.Lock()
 	list := make([]*acpSession, 0, len(a.sessions))
 	for _, s := range a.sessions {
-		list = append(list, s)
+		if may(s.owner) {
+			list = append(list, s)
+		}
 	}
 	a.mu.Unlock()
 	out := acp.StatusResponse{

@@ -292,7 +292,7 @@ func (h *Host) NewSession(cfg SessionConfig) (*Session, error) {
 	s.agent = a
 	s.setupAgents(cfg, wantTask) // subagents.go
 	if cfg.SessionFile != "" {
-		f, msgs, err := sessionfile.Open(cfg.SessionFile, sessionfile.Options{CWD: cwd})
+		f, msgs, err := sessionfile.Open(cfg.SessionFile, sessionfile.Options{CWD: cwd, Owner: cfg.Owner})
 		if err != nil {
 			return nil, err
 		}

@@ -80,6 +80,10 @@ type SessionConfig struct {
 	// that opens stored sessions by path tells it (Session.StoredID; Undo
 	// keeps undone turns in that store).
 	SessionID string
+	// Owner is the principal a new session file belongs to (a token's
+	// name on the daemon's network listener), recorded in its header and
+	// listed by the store; empty for the user whose zot home holds it.
+	Owner string
 
 	// CWD is the working directory of the tools; empty means the
 	// process's working directory. It is made absolute.

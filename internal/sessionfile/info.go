@@ -24,11 +24,14 @@ type Info struct {
 	// ForkMessage is that message's id (MessageID).
 	ForkIndex   int
 	ForkMessage string
+	// Owner is the principal the session belongs to; empty for the
+	// user whose zot home holds it.
+	Owner string
 }
 
 // info is what h says about its file.
 func (h *header) info() Info {
-	in := Info{CWD: h.CWD, Created: h.Created, Parent: h.Parent, ForkIndex: -1, ForkMessage: h.ForkMessage}
+	in := Info{CWD: h.CWD, Created: h.Created, Parent: h.Parent, ForkIndex: -1, ForkMessage: h.ForkMessage, Owner: h.Owner}
 	if h.Parent != "" && h.ForkIndex != nil {
 		in.ForkIndex = *h.ForkIndex
 	}

@@ -27,10 +27,12 @@ type header struct {
 	Parent      string `json:"parent_id,omitempty"`
 	ForkIndex   *int   `json:"fork_index,omitempty"`
 	ForkMessage string `json:"fork_message_id,omitempty"`
+	// Owner is the principal the session belongs to (see Options).
+	Owner string `json:"owner,omitempty"`
 }
 
 func newHeader(opt Options) header {
-	h := header{Version: version, CWD: opt.CWD, Created: time.Now().UTC().Truncate(time.Second)}
+	h := header{Version: version, CWD: opt.CWD, Created: time.Now().UTC().Truncate(time.Second), Owner: opt.Owner}
 	if opt.Parent != "" {
 		h.Parent, h.ForkMessage = opt.Parent, opt.ForkMessage
 		i := opt.ForkIndex

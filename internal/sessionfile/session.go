@@ -61,6 +61,10 @@ type Options struct {
 	Parent      string
 	ForkIndex   int
 	ForkMessage string
+	// Owner is the principal a new file belongs to (a token's name on
+	// the daemon's network listener), recorded in its header; empty for
+	// the user whose zot home holds it.
+	Owner string
 }
 
 // File is an open session file. Its methods may be called from several

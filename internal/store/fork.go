@@ -149,7 +149,8 @@ func (s *Store) Fork(ctx context.Context, id string, at ForkPoint) (Forked, erro
 	}
 	f := Forked{At: i, Message: msgs[i], MessageID: MessageID(msgs[i])}
 	newID := NewID()
-	opt := sessionfile.Options{CWD: parent.CWD, Parent: id, ForkIndex: i, ForkMessage: f.MessageID}
+	// The fork belongs to whom the parent belongs.
+	opt := sessionfile.Options{CWD: parent.CWD, Parent: id, ForkIndex: i, ForkMessage: f.MessageID, Owner: parent.Owner}
 	if err := sessionfile.Create(s.Path(newID), opt, msgs[:i]); err != nil {
 		return Forked{}, fmt.Errorf("forking session %s: %w", id, err)
 	}
@@ -171,6 +172,9 @@ func (s *Store) Branch(ctx context.Context, id, cwd string, msgs []llm.Message, 
 	}
 	newID := NewID()
 	opt := sessionfile.Options{CWD: cwd, Parent: id, ForkIndex: at, ForkMessage: MessageID(msgs[at])}
+	if info, err := sessionfile.ReadInfo(s.Path(id)); err == nil {
+		opt.Owner = info.Owner // the branch belongs to whom the session belongs
+	}
 	if err := sessionfile.Create(s.Path(newID), opt, msgs); err != nil {
 		return Entry{}, fmt.Errorf("keeping the undone turns of session %s: %w", id, err)
 	}

@@ -33,7 +33,7 @@ const maxIndexBytes = 256 << 20
 
 // indexVersion is the format of index.json this package writes; an index
 // of another version is rebuilt.
-const indexVersion = 2
+const indexVersion = 3
 
 // indexFile is index.json.
 type indexFile struct {
@@ -160,7 +160,7 @@ func (s *Store) describe(id string, st fs.FileInfo) Entry {
 		e.Error = err.Error()
 		return e
 	}
-	e.CWD, e.Created = info.CWD, info.Created
+	e.CWD, e.Created, e.Owner = info.CWD, info.Created, info.Owner
 	if info.Parent != "" {
 		e.Parent, e.ForkMessage = info.Parent, info.ForkMessage
 		if info.ForkIndex >= 0 {

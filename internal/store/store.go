@@ -70,6 +70,10 @@ type Entry struct {
 	// messages before it); ForkMessage is that prompt's MessageID.
 	ForkIndex   *int   `json:"fork_index,omitempty"`
 	ForkMessage string `json:"fork_message_id,omitempty"`
+	// Owner is the principal the session belongs to (a token's name on
+	// the daemon's network listener); empty for the user whose zot home
+	// holds it.
+	Owner string `json:"owner,omitempty"`
 	// Error says why the file could not be read (a damaged line, say);
 	// the entry then holds what its header told.
 	Error string `json:"error,omitempty"`
