@@ -46,11 +46,9 @@ const (
 // ProjectFolders are the folders of a project that hold skills, relative
 // to each folder from the working directory up to the repository's root,
 // in the order looked in.
-var ProjectFolders = []string{
-	filepath.Join(".zot", "skills"),
-	filepath.Join(".agents", "skills"),
-	filepath.Join(".claude", "skills"),
-}
+// (Slash-separated: filepath.Join takes them on every system, and a
+// literal costs no package initialisation.)
+var ProjectFolders = []string{".zot/skills", ".agents/skills", ".claude/skills"}
 
 // FileName is the file that makes a folder a skill.
 const FileName = "SKILL.md"
