@@ -3,6 +3,7 @@ package main
 import (
 	"encoding/json"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -547,5 +548,62 @@ func TestTaskReadOnlyModeHoldsForChildren(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(dir, "x.txt")); err == nil {
 		t.Errorf("x.txt was written")
+	}
+}
+
+func TestTaskPrintModeShowsTheAnswerNotTheChild(t *testing.T) {
+	cmd := exec.Command(zotBin, "-p", "go", "--json", "--provider", "scripted", "--script", oneChildScript(t), "--cwd", t.TempDir())
+	cmd.Env = cleanEnv()
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("zot -p: %v\n%s", err, out)
+	}
+	var sawResult bool
+	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+		_, ev, err := wire.DecodeFrame([]byte(line))
+		if err != nil {
+			t.Fatalf("%v: %s", err, line)
+		}
+		switch e := ev.(type) {
+		case *wire.ChildEvent:
+			t.Errorf("print mode wrote a child_event: %s", line)
+		case *wire.ToolResultEvent:
+			sawResult = e.ID == "t1" && record(t, e).Text == "two files"
+		}
+	}
+	if !sawResult {
+		t.Errorf("no task result in:\n%s", out)
+	}
+	cmd = exec.Command(zotBin, "-p", "go", "--provider", "scripted", "--script", oneChildScript(t), "--cwd", t.TempDir())
+	cmd.Env = cleanEnv()
+	if out, err = cmd.Output(); err != nil || !strings.Contains(string(out), "The child is done.") || strings.Contains(string(out), "two files") {
+		t.Errorf("zot -p printed %q (%v); want the parent's answer alone", out, err)
+	}
+}
+
+func TestTaskUndoRestoresWhatTheChildChanged(t *testing.T) {
+	dir := t.TempDir()
+	path := script(t, map[string]any{"turns": []any{
+		map[string]any{"steps": []any{
+			map[string]any{"tool_calls": []any{taskCall("t1", "write", "child: write a file")}},
+			map[string]any{"text": "parent done"},
+		}},
+		childTurn("child:",
+			map[string]any{"tool_calls": []any{map[string]any{"id": "w", "name": "write", "args": map[string]any{"path": "made.txt", "content": "by the child"}}}},
+			map[string]any{"text": "wrote it"},
+		),
+	}})
+	p := start(t, nil, "rpc", "--provider", "scripted", "--cwd", dir, "--script", path)
+	p.send(`{"id":"1","type":"prompt","message":"go"}`)
+	p.response()
+	p.untilDone()
+	if b, err := os.ReadFile(filepath.Join(dir, "made.txt")); err != nil || string(b) != "by the child" {
+		t.Fatalf("the child did not write: %q %v", b, err)
+	}
+	p.send(`{"id":"u","type":"undo"}`)
+	r, _ := p.response()
+	wantResponse(t, r, "undo", true, "")
+	if _, err := os.Stat(filepath.Join(dir, "made.txt")); !os.IsNotExist(err) {
+		t.Errorf("undo left the file the child made: %v (%s)", err, r.Data)
 	}
 }

@@ -123,6 +123,12 @@ type printer struct {
 }
 
 func (p *printer) event(ev wire.Event) {
+	if _, child := ev.(*wire.ChildEvent); child {
+		// A sub-agent's events are for the clients that ask for them
+		// (zot rpc's hello); the task call's progress and result say
+		// what it did.
+		return
+	}
 	if p.asJSON {
 		p.line = append(ev.AppendJSON(p.line[:0]), '\n')
 		p.out.Write(p.line)

@@ -256,7 +256,6 @@ func (s *Session) newChild(req subagent.Request) (*Session, error) {
 	cfg := a.base
 	cfg.SessionFile, cfg.SessionStore, cfg.SessionID = "", "", ""
 	cfg.Extensions, cfg.MCPServers, cfg.MCP = ExtensionConfig{}, nil, MCPOptions{}
-	cfg.MaxCostUSD = 0
 	cfg.Model = s.Model()
 	if req.Model != "" {
 		cfg.Model = req.Model
@@ -286,7 +285,7 @@ func (s *Session) newChild(req subagent.Request) (*Session, error) {
 		list = append(list, t)
 	}
 	c := &Session{host: s.host, catalog: s.catalog, provider: s.provider, cwd: s.cwd, log: s.log,
-		spills: tools.NewSpills(""), sbox: s.sbox, approval: s.approval}
+		spills: tools.NewSpills(""), sbox: s.sbox, approval: s.approval, maxCost: cfg.MaxCostUSD}
 	c.agents.depth = a.depth + 1
 	c.agents.slots = a.slots
 	p, err := s.host.buildProvider(cfg)
