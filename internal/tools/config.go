@@ -76,15 +76,15 @@ func (c Config) writeFile(abs string, data []byte) (writeOutcome, error) {
 		return writeFile(abs, data)
 	}
 	root, rel, own, err := c.Sandbox.Beneath(abs)
-	switch {
-	case err != nil:
-		return writeOutcome{}, err
-	case root == "":
+	if err == nil && root == "" {
 		return writeFile(abs, data)
 	}
 	// The checks on the path as given (a dangling link, a folder, a
 	// device) say what is wrong in the usual words.
 	if _, _, err := writeTarget(abs); err != nil {
+		return writeOutcome{}, err
+	}
+	if err != nil {
 		return writeOutcome{}, err
 	}
 	return writeBeneath(root, rel, data, own)
