@@ -112,18 +112,32 @@ func Builder(o Options) func() string {
 	}
 }
 
-// writeSkills lists the skills, one line each.
+// MaxSkillDescriptions bounds the skills' lines in the system prompt:
+// past it, the remaining skills are listed by name only.
+const MaxSkillDescriptions = 16 << 10
+
+// writeSkills lists the skills, one line each; past MaxSkillDescriptions
+// bytes of lines, the rest by name on one line.
 func writeSkills(b *strings.Builder, list []Skill) {
 	if len(list) == 0 {
 		return
 	}
 	b.WriteString("\n\nSkills: each is a folder of instructions (and maybe scripts and references) for one kind of task. " +
 		"When a task matches a skill's description, call the skill tool with its name to load its instructions before you start.")
-	for _, sk := range list {
-		b.WriteString("\n- ")
-		b.WriteString(sk.Name)
-		b.WriteString(": ")
-		b.WriteString(strings.Join(strings.Fields(sk.Description), " "))
+	used := 0
+	for i, sk := range list {
+		line := "\n- " + sk.Name + ": " + strings.Join(strings.Fields(sk.Description), " ")
+		if used+len(line) > MaxSkillDescriptions {
+			names := make([]string, 0, len(list)-i)
+			for _, rest := range list[i:] {
+				names = append(names, rest.Name)
+			}
+			b.WriteString("\n- and, without their descriptions (load one to read it): ")
+			b.WriteString(strings.Join(names, ", "))
+			return
+		}
+		used += len(line)
+		b.WriteString(line)
 	}
 }
 

@@ -1,6 +1,7 @@
 package sysprompt
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -163,5 +164,23 @@ func TestChanges(t *testing.T) {
 	c := Build(Options{CWD: "/w", Now: day(28), Override: "You are someone else."})
 	if got := Changes(b, c); !strings.HasPrefix(got, "The instructions changed. They now read:") || !strings.Contains(got, "You are someone else.") {
 		t.Errorf("other change: %q", got)
+	}
+}
+
+// TestSkillsList: each skill is a line with its description on one line;
+// past the bound the rest are named without theirs.
+func TestSkillsList(t *testing.T) {
+	got := Build(Options{CWD: "/w", Skills: []Skill{{Name: "a", Description: "Does\n  a."}, {Name: "b", Description: "Does b."}}})
+	if !strings.Contains(got, "before you start.\n- a: Does a.\n- b: Does b.\n\nCurrent date") {
+		t.Errorf("skills:\n%s", got)
+	}
+	long := strings.Repeat("x", 1000)
+	var many []Skill
+	for i := range 40 {
+		many = append(many, Skill{Name: fmt.Sprintf("s%02d", i), Description: long})
+	}
+	got = Build(Options{CWD: "/w", Skills: many})
+	if !strings.Contains(got, "\n- s15: "+long+"\n- and, without their descriptions (load one to read it): s16, s17,") || strings.Contains(got, "- s16: ") || !strings.Contains(got, ", s39\n") {
+		t.Errorf("many skills: %d bytes:\n%.3000s", len(got), got[strings.Index(got, "- s14"):])
 	}
 }
