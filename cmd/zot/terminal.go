@@ -3,18 +3,21 @@ package main
 import (
 	"bufio"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"net"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/charmbracelet/x/term"
 	"github.com/urfave/cli/v3"
 
 	"zot.dev/zot/internal/acpserver"
+	"zot.dev/zot/internal/atomicfile"
 	"zot.dev/zot/internal/daemon"
 	"zot.dev/zot/internal/engine"
 	"zot.dev/zot/internal/jsonrpc"
@@ -219,7 +222,8 @@ zot home's daemon.sock, as zot daemon finds it) and opens the terminal client
 on it: a picker of the daemon's sessions, the first row a new session in the
 working directory (--cwd). --session ID opens that session, -c the newest of
 the working directory. The daemon keeps its sessions when you leave; its own
-flags (provider, model, permission) apply to them.`,
+flags (provider, model, permission) apply to them, and the model and mode you
+choose in a session are put back when you open it again.`,
 		Action: func(ctx context.Context, cmd *cli.Command) error {
 			if cmd.Args().Len() > 1 {
 				return usagef("zot attach takes at most one socket, got %q", strings.Join(cmd.Args().Slice(), " "))
@@ -272,8 +276,10 @@ func attach(ctx context.Context, cmd *cli.Command, std streams) error {
 		start.Resume = true
 	}
 	history := ""
+	var kept tui.SessionSettings
 	if h, err := zotHome(std.err); err == nil {
 		history = editor.HistoryPath(h.Dir, cwd)
+		kept = &attachedSessions{file: filepath.Join(h.Dir, "attached.json")}
 	}
 	err = tui.Run(ctx, tui.Options{
 		Transport:   jsonrpc.NDJSON(conn, 64<<20),
@@ -285,9 +291,76 @@ func attach(ctx context.Context, cmd *cli.Command, std streams) error {
 		Input:       std.in,
 		Output:      std.out,
 		HistoryFile: history,
+		Sessions:    kept,
 	})
 	if err != nil {
 		return &exitError{code: 1, msg: err.Error()}
+	}
+	return nil
+}
+
+// attachedSessions keeps the model and mode of each daemon session zot
+// attach had open, in the zot home's attached.json: a daemon's session
+// loaded again comes back in the daemon's own model and mode, and the
+// client puts it back in the ones it had.
+type attachedSessions struct {
+	file string
+	mu   sync.Mutex
+}
+
+// attachedEntry is one session's record.
+type attachedEntry struct {
+	Model string    `json:"model,omitempty"`
+	Mode  string    `json:"mode,omitempty"`
+	Seen  time.Time `json:"seen"`
+}
+
+// maxAttached bounds the sessions attached.json remembers (the ones
+// seen last).
+const maxAttached = 256
+
+func (a *attachedSessions) read() map[string]attachedEntry {
+	var f struct {
+		Sessions map[string]attachedEntry `json:"sessions"`
+	}
+	if data, err := os.ReadFile(a.file); err == nil {
+		_ = json.Unmarshal(data, &f) // a file that does not decode remembers nothing
+	}
+	if f.Sessions == nil {
+		f.Sessions = map[string]attachedEntry{}
+	}
+	return f.Sessions
+}
+
+// Recall returns the model and mode the session had when last seen.
+func (a *attachedSessions) Recall(id string) (model, mode string) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	e := a.read()[id]
+	return e.Model, e.Mode
+}
+
+// Keep records the session's model and mode.
+func (a *attachedSessions) Keep(id, model, mode string) error {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	all := a.read()
+	all[id] = attachedEntry{Model: model, Mode: mode, Seen: time.Now().UTC()}
+	for len(all) > maxAttached {
+		oldest := ""
+		for k, e := range all {
+			if oldest == "" || e.Seen.Before(all[oldest].Seen) {
+				oldest = k
+			}
+		}
+		delete(all, oldest)
+	}
+	data, err := json.MarshalIndent(map[string]any{"sessions": all}, "", "  ")
+	if err != nil {
+		return err
+	}
+	if err := atomicfile.Write(a.file, append(data, '\n')); err != nil {
+		return fmt.Errorf("keeping the session's model and mode: %w", err)
 	}
 	return nil
 }

@@ -517,6 +517,62 @@ func TestTUIAttach(t *testing.T) {
 	}
 }
 
+// TestTUIAttachKeepsModelAndMode: the model and mode chosen in a daemon's
+// session are there again when zot attach opens it again (the daemon
+// loads it in its own), shown and used: the next prompt reaches the
+// provider with that model.
+func TestTUIAttachKeepsModelAndMode(t *testing.T) {
+	models := make(chan string, 8)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		var body struct {
+			Model string `json:"model"`
+		}
+		json.NewDecoder(r.Body).Decode(&body)
+		select {
+		case models <- body.Model:
+		default:
+		}
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(http.StatusBadRequest)
+		io.WriteString(w, `{"error":{"message":"test server: no answers here","type":"invalid_request_error","param":null,"code":null}}`)
+	}))
+	t.Cleanup(srv.Close)
+	dir := doorDir(t)
+	home := filepath.Join(dir, "home")
+	sock := filepath.Join(dir, "s.sock")
+	key := "OPENAI_API_KEY=sk-test-not-a-key"
+	cmd := exec.Command(zotBin, "daemon", "--provider", "openai", "--model", "gpt-4.1", "--base-url", srv.URL+"/v1")
+	cmd.Env = doorEnv(home, "ZOT_SOCKET="+sock, key)
+	d := startDaemonCmd(t, cmd)
+	d.waitFor(t, "listening on")
+	env := []string{"ZOT_SOCKET=" + sock, key}
+	tm := openTerm(t, termOpts{w: 100, h: 24, home: home, env: env}, "attach", sock)
+	tm.waitFor("gpt-4.1 · mode ask")
+	tm.prompt("/model gpt-4.1-mini")
+	tm.waitFor("gpt-4.1-mini · mode ask")
+	tm.keys("BTab")
+	tm.waitFor("gpt-4.1-mini · mode accept_edits")
+	tm.keys("C-d")
+	if code := tm.exitCode(); code != 0 {
+		t.Fatalf("exit status %d", code)
+	}
+
+	again := openTerm(t, termOpts{w: 100, h: 24, home: home, env: env}, "attach", sock)
+	again.waitFor("(untitled)")
+	again.keys("Down", "Enter")
+	again.waitFor("gpt-4.1-mini · mode accept_edits")
+	again.prompt("which model are you")
+	select {
+	case m := <-models:
+		if m != "gpt-4.1-mini" {
+			t.Fatalf("the prompt went out with model %q, want gpt-4.1-mini", m)
+		}
+	case <-time.After(hangGuard):
+		t.Fatalf("no request reached the provider; the screen:\n%s", again.screen())
+	}
+	again.waitFor("no answers here")
+}
+
 // waitScrollback waits until the scrollback holds want.
 func (tm *pane) waitScrollback(want string) {
 	tm.t.Helper()

@@ -52,6 +52,12 @@ type (
 	errMsg struct{ err error }
 	// optionsMsg: the config options after a change.
 	optionsMsg struct{ opts []acpclient.ConfigOption }
+	// restoredMsg: a call that put a session back in its remembered
+	// model (opts: the options now) or mode was answered.
+	restoredMsg struct {
+		opts []acpclient.ConfigOption
+		err  error
+	}
 	// lostMsg: the agent ended the connection.
 	lostMsg struct{ err error }
 )
@@ -81,6 +87,11 @@ type model struct {
 	title     string
 	usage     *acp.UsageUpdate
 	ready     bool
+	// kept is the model and mode last recorded in (or recalled from)
+	// Options.Sessions for this session; restoring counts the calls
+	// under way that put them back, during which nothing is recorded.
+	kept      [2]string
+	restoring int
 
 	// The turn.
 	busy      bool
@@ -247,17 +258,7 @@ func (m *model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 			return m, m.leave()
 		}
 		m.setSession(msg.s)
-		if mode := m.o.Mode; mode != "" && mode != m.mode && slices.ContainsFunc(m.modes, func(md acp.SessionMode) bool { return string(md.ID) == mode }) {
-			m.o.Mode = "" // once
-			c, id := m.c, m.sessionID
-			return m, tea.Batch(m.flush(), func() tea.Msg {
-				if err := c.SetMode(m.ctx, id, mode); err != nil {
-					return errMsg{err}
-				}
-				return nil
-			})
-		}
-		return m, m.flush()
+		return m, tea.Batch(m.flush(), m.restore())
 	case listedMsg:
 		if msg.err != nil {
 			m.fatal = fmt.Errorf("listing the sessions: %s", errorText(msg.err))
@@ -301,7 +302,17 @@ func (m *model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		if msg.opts != nil {
 			m.options = msg.opts
 		}
-		return m, nil
+		return m, m.keep()
+	case restoredMsg:
+		m.restoring--
+		if msg.opts != nil {
+			m.options = msg.opts
+		}
+		if msg.err != nil {
+			m.note(m.t.Error.Render(m.t.G.Failed + " " + errorText(msg.err)))
+			return m, tea.Batch(m.flush(), m.keep())
+		}
+		return m, m.keep()
 	}
 	m.toasts.Update(msg)
 	return m, nil
@@ -344,6 +355,71 @@ func (m *model) setSession(s acpclient.Session) {
 		m.options = s.Options
 	}
 	m.endSegments()
+}
+
+// restore puts the session just opened in the mode remembered from the
+// last run (Options.Mode, once) or the model and mode it had when last
+// seen here (Options.Sessions).
+func (m *model) restore() tea.Cmd {
+	model, mode := "", m.o.Mode
+	m.o.Mode = "" // once
+	m.kept = [2]string{m.option("model"), m.mode}
+	if s := m.o.Sessions; s != nil {
+		rmodel, rmode := s.Recall(m.sessionID)
+		if rmodel != "" {
+			model, m.kept[0] = rmodel, rmodel
+		}
+		if rmode != "" {
+			mode, m.kept[1] = rmode, rmode
+		}
+	}
+	c, id := m.c, m.sessionID
+	var cmds []tea.Cmd
+	if model != "" && model != m.option("model") && m.offersModel(model) {
+		m.restoring++
+		cmds = append(cmds, func() tea.Msg {
+			opts, err := c.SetConfigOption(m.ctx, id, "model", model)
+			return restoredMsg{opts, err}
+		})
+	}
+	if mode != "" && mode != m.mode && slices.ContainsFunc(m.modes, func(md acp.SessionMode) bool { return string(md.ID) == mode }) {
+		m.restoring++
+		cmds = append(cmds, func() tea.Msg {
+			return restoredMsg{err: c.SetMode(m.ctx, id, mode)}
+		})
+	}
+	return tea.Batch(cmds...)
+}
+
+// offersModel reports whether the session's model option offers id.
+func (m *model) offersModel(id string) bool {
+	for _, o := range m.options {
+		if o.ID == "model" {
+			return slices.ContainsFunc(o.Options, func(c acpclient.ConfigChoice) bool { return c.Value == id })
+		}
+	}
+	return false
+}
+
+// keep records the session's model and mode in Options.Sessions when
+// they changed. It writes at once, on the program's goroutine, so that
+// two changes are recorded in the order they came (a change is rare and
+// its record small).
+func (m *model) keep() tea.Cmd {
+	s := m.o.Sessions
+	if s == nil || m.sessionID == "" || m.restoring > 0 {
+		return nil
+	}
+	now := [2]string{m.option("model"), m.mode}
+	if now == m.kept {
+		return nil
+	}
+	m.kept = now
+	if err := s.Keep(m.sessionID, now[0], now[1]); err != nil {
+		m.note(m.t.Faint.Render("The model and mode of this session could not be kept: " + errorText(err)))
+		return m.flush()
+	}
+	return nil
 }
 
 // leave ends the program, printing what is left first.

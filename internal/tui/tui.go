@@ -66,6 +66,12 @@ type Options struct {
 	Width, Height int
 	// Settings remembers the last model and mode; nil remembers nothing.
 	Settings Settings
+	// Sessions remembers the model and mode of each session, for an
+	// agent that does not keep them when a session is loaded again (a
+	// daemon's sessions come back in the daemon's own): a session opened
+	// is put back in the model and mode it had when last seen here. nil
+	// remembers nothing.
+	Sessions SessionSettings
 	// Mode, when set, is the permission mode the session is put in once
 	// it is open (the one remembered from the last run).
 	Mode string
@@ -79,6 +85,15 @@ type Settings interface {
 	// Remember saves the model and mode last chosen ("" leaves one as
 	// it is).
 	Remember(model, mode string) error
+}
+
+// SessionSettings keeps the model and mode of each session.
+type SessionSettings interface {
+	// Recall returns the model and mode session had when last seen
+	// ("" for one not known).
+	Recall(sessionID string) (model, mode string)
+	// Keep records the model and mode session has now.
+	Keep(sessionID, model, mode string) error
 }
 
 // Run runs the client until the person leaves (Ctrl-D, Ctrl-C twice,

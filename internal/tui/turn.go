@@ -136,9 +136,13 @@ func (m *model) apply(ev acpclient.Event) tea.Cmd {
 	case acpclient.Update:
 		if e.SessionID == m.sessionID || m.sessionID == "" {
 			m.update(e.Update)
+			if e.Update.CurrentModeUpdate != nil {
+				return m.keep()
+			}
 		}
 	case acpclient.ConfigUpdate:
 		m.options = e.Options
+		return m.keep()
 	case acpclient.Permission:
 		m.perms = append(m.perms, e)
 		if len(m.perms) == 1 {
