@@ -32,13 +32,15 @@ func pidOf(t testing.TB, h *Manager, name string) int {
 func TestHandshakeTimeoutKills(t *testing.T) {
 	dir := t.TempDir()
 	sess := newFakeSession(t)
-	cfg, _, log := testConfig(t, pyExt(t, dir, "mute", "silent"), pyExt(t, dir, "py", "ok"))
+	// py has a start timeout of its own, long enough for a Python start
+	// on a loaded machine: only mute is meant to miss its deadline.
+	cfg, _, log := testConfig(t, pyExt(t, dir, "mute", "silent"), pyExt(t, dir, "py", "ok", "start_timeout_ms", 30000))
 	cfg.StartTimeout = 1500 * time.Millisecond
 	h := start(t, sess, cfg)
 	pid := pidOf(t, h, "mute")
 	began := time.Now()
 	h.WaitReady(context.Background())
-	if waited := time.Since(began); waited > 3*time.Second {
+	if waited := time.Since(began); waited > 8*time.Second {
 		t.Fatalf("the first prompt would wait %s", waited)
 	}
 	waitGone(t, pid, 3*time.Second)
@@ -105,7 +107,9 @@ func TestReadyTimeout(t *testing.T) {
 func TestPromisedReadyWaitsForTheStartTimeout(t *testing.T) {
 	dir := t.TempDir()
 	sess := newFakeSession(t)
-	cfg, _, _ := testConfig(t, pyExt(t, dir, "prom", "promised"), pyExt(t, dir, "calm", "quiet"))
+	// prom's own start timeout (longer than the host's) leaves a Python
+	// start on a loaded machine time to say hello before it runs out.
+	cfg, _, _ := testConfig(t, pyExt(t, dir, "prom", "promised", "start_timeout_ms", 4000), pyExt(t, dir, "calm", "quiet"))
 	cfg.StartTimeout = 1500 * time.Millisecond
 	cfg.ReadyTimeout = 300 * time.Millisecond
 	began := time.Now()
@@ -114,7 +118,7 @@ func TestPromisedReadyWaitsForTheStartTimeout(t *testing.T) {
 	calmAt := time.Since(began)
 	<-h.byName("prom").readyCh
 	promAt := time.Since(began)
-	if promAt < 1400*time.Millisecond || promAt > 4*time.Second {
+	if promAt < 3900*time.Millisecond || promAt > 12*time.Second {
 		t.Fatalf("the promising one was ready after %s", promAt)
 	}
 	if calmAt >= promAt {
