@@ -181,7 +181,7 @@ func (h *conn) runWork(s *acpSession, w engine.Work) jsonrpc.Reply {
 			return nil, err
 		}
 		return t.result()
-	})
+	}).Then(t.markAnswered)
 }
 
 // commandReply is the text a command's answer shows the client that

@@ -479,7 +479,7 @@ func (h *conn) promptNow(s *acpSession, p acp.PromptRequest) jsonrpc.Reply {
 			return nil, err
 		}
 		return t.result()
-	})
+	}).Then(t.markAnswered)
 }
 
 // await waits for turn t to end. When the request is cancelled
@@ -514,14 +514,16 @@ func (s *acpSession) submit(from *conn, w engine.Work) (*turn, error) {
 // submitThen is submit that calls started, when not nil, as the work
 // starts: before any update of it is pushed.
 func (s *acpSession) submitThen(from *conn, w engine.Work, started func()) (*turn, error) {
-	return s.submitMode(from, w, engine.RefuseBusy, started)
+	t, err := s.start(from, w, started)
+	if err != nil {
+		return nil, s.agent.errorOf(err, s.id, "prompt")
+	}
+	return t, nil
 }
 
-// submitMode is submitThen with the engine's mode: with engine.Queue,
-// work sent while a turn runs waits behind it and becomes the session's
-// turn when its first event comes (started is then not called).
-func (s *acpSession) submitMode(from *conn, w engine.Work, mode engine.Mode, started func()) (*turn, error) {
-	t := &turn{s: s, from: from, done: make(chan struct{})}
+// start is submitThen returning the engine's error as it is.
+func (s *acpSession) start(from *conn, w engine.Work, started func()) (*turn, error) {
+	t := &turn{s: s, from: from, done: make(chan struct{}), answered: make(chan struct{})}
 	if m, ok := s.agent.opts.Host.Catalog().Lookup(s.eng.Provider(), s.eng.Model()); ok {
 		t.contextSz = int64(m.ContextWindow)
 	}
@@ -530,19 +532,17 @@ func (s *acpSession) submitMode(from *conn, w engine.Work, mode engine.Mode, sta
 	// The turn waits for room in the queue of the client that sent it;
 	// the session's other clients are handed its updates without waiting.
 	w.Ready = from.c.Ready
-	err := s.eng.Submit(w, mode, func(r wire.StartResult) {
-		if !r.Started {
-			return // queued: the sink makes it the turn when it runs
-		}
+	err := s.eng.Submit(w, engine.RefuseBusy, func(wire.StartResult) {
 		s.mu.Lock()
 		s.turn = t
+		s.events.last = t // events.go
 		s.mu.Unlock()
 		if started != nil {
 			started()
 		}
 	})
 	if err != nil {
-		return nil, s.agent.errorOf(err, s.id, "prompt")
+		return nil, err
 	}
 	return t, nil
 }
@@ -598,7 +598,7 @@ func (h *conn) compact(req *jsonrpc.Request) jsonrpc.Reply {
 			return nil, jsonrpc.NewError(jsonrpc.CodeCancelled, jsonrpc.KindCancelled, "the compaction was cancelled")
 		}
 		return acp.SessionCompactResponse{MessageCount: int64(s.eng.MessageCount())}, nil
-	})
+	}).Then(t.markAnswered)
 }
 
 // models serves _zot/models/list.

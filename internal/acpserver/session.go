@@ -33,7 +33,8 @@ type acpSession struct {
 	// replay) reaches it before; the rest follows the answer, in order
 	// (answered).
 	unanswered map[*conn][]item
-	turn       *turn // the running prompt or compaction, nil when idle
+	turn       *turn      // the running prompt or compaction, nil when idle
+	events     eventQueue // the external events waiting to run (events.go)
 	// pins counts requests that found or opened the session and have not
 	// yet attached their connection (or given up): it is not closed
 	// under them (lifecycle.go).
@@ -374,17 +375,6 @@ func (s *acpSession) status() acp.SessionStatus {
 // the updates it stands for and queues them.
 func (s *acpSession) sink(t *turn) engine.Sink {
 	return func(_ context.Context, ev wire.Event) {
-		if !t.begun {
-			// Work that waited in the queue is the session's turn from its
-			// first event (no other turn runs then); work started at once
-			// already is.
-			t.begun = true
-			s.mu.Lock()
-			if s.turn == nil {
-				s.turn = t
-			}
-			s.mu.Unlock()
-		}
 		// A message committed to the transcript is in the session file
 		// before its event comes here (engine.Session.Save).
 		var except *conn
@@ -433,6 +423,7 @@ func (s *acpSession) sink(t *turn) engine.Sink {
 			s.mu.Lock()
 			if s.turn == t {
 				s.turn = nil
+				s.wakeEventsLocked() // events.go
 			}
 			s.mu.Unlock()
 			s.push(item{barrier: t.done, only: t.from})

@@ -3,19 +3,12 @@ package acpserver
 import (
 	"context"
 	"errors"
-	"fmt"
-	"sync/atomic"
 
 	"zot.dev/zot/internal/acp"
 	"zot.dev/zot/internal/agent"
 	"zot.dev/zot/internal/engine"
 	"zot.dev/zot/internal/jsonrpc"
-	"zot.dev/zot/sdk/wire"
 )
-
-// eventSeq numbers the external events of the process: the id of an
-// event's work, by which its client's cancellation finds it in the queue.
-var eventSeq atomic.Uint64
 
 // steer serves _zot/session/steer: the engine's Session.SteerRunning.
 func (h *conn) steer(req *jsonrpc.Request) jsonrpc.Reply {
@@ -58,9 +51,10 @@ func (h *conn) injectContext(req *jsonrpc.Request) jsonrpc.Reply {
 }
 
 // externalEvent serves _zot/session/external_event: the event runs as a
-// turn of its own, behind the running turn when one runs, answered when
-// it ends. Cancelled by its client before it runs, it is dropped from the
-// queue; once it runs, it is cancelled as a prompt is.
+// turn of its own once the turns and events before it have run and been
+// answered (events.go), answered when it ends. Cancelled by its client
+// while it waits, it never runs; once it runs, it is cancelled as a
+// prompt is.
 func (h *conn) externalEvent(req *jsonrpc.Request) jsonrpc.Reply {
 	var p acp.SessionExternalEventRequest
 	if err := decode(req, &p, "sessionId", "payload"); err != nil {
@@ -78,25 +72,33 @@ func (h *conn) externalEvent(req *jsonrpc.Request) jsonrpc.Reply {
 	if err != nil {
 		return jsonrpc.Fail(h.agent.errorOf(err, p.SessionID, "payload"))
 	}
-	id := wire.StringID(fmt.Sprintf("acp-event-%d", eventSeq.Add(1)))
-	t, err := s.submitMode(h, engine.Work{ID: id, Prompt: in}, engine.Queue, nil)
+	ticket, err := s.queueEvent()
 	if err != nil {
-		return jsonrpc.Fail(err)
+		return jsonrpc.Fail(h.agent.errorOf(err, p.SessionID, "payload"))
 	}
+	var t *turn
 	return jsonrpc.Async(func(ctx context.Context) (any, error) {
-		select {
-		case <-t.done:
-		case <-ctx.Done():
-			if !cancelledByClient(ctx) {
-				return nil, ctx.Err()
-			}
-			s.eng.AbortWork(id, nil) // running or waiting, only this event's turn
-			<-t.done
+		var err error
+		t, err = s.startEvent(ctx, h, ticket, engine.Work{Prompt: in})
+		switch {
+		case err != nil && cancelledByClient(ctx):
+			return acp.SessionExternalEventResponse{StopReason: string(acp.StopReasonCancelled)}, nil
+		case err != nil && ctx.Err() != nil:
+			return nil, err
+		case err != nil:
+			return nil, h.agent.errorOf(err, p.SessionID, "payload")
+		}
+		if err := h.await(ctx, s, t); err != nil {
+			return nil, err
 		}
 		res, err := t.result()
 		if err != nil {
 			return nil, err
 		}
 		return acp.SessionExternalEventResponse{StopReason: string(res.StopReason)}, nil
+	}).Then(func() {
+		if t != nil {
+			t.markAnswered()
+		}
 	})
 }

@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 
 	"zot.dev/zot/internal/acp"
 	"zot.dev/zot/sdk/wire"
@@ -18,8 +19,10 @@ type turn struct {
 	from *conn         // the connection whose request started it
 	done chan struct{} // closed once its last update was handed on
 
-	// begun is set by the sink at the turn's first event.
-	begun bool
+	// answered is closed once the answer to the request that started
+	// the turn is queued (markAnswered, events.go).
+	answered     chan struct{}
+	answeredOnce sync.Once
 	// Set by translate, on the session's worker; read after done.
 	stop      wire.StopReason
 	errCode   wire.ErrorCode
