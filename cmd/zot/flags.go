@@ -43,7 +43,7 @@ func agentFlags() []cli.Flag {
 		&cli.StringFlag{Name: "cwd", Usage: "working directory of the tools (default: the current directory)"},
 		&cli.StringFlag{Name: "api-key", Usage: "provider API key (default: the provider's environment variable or the auth file)"},
 		&cli.StringFlag{Name: "base-url", Usage: "provider endpoint: Anthropic host root, OpenAI API root with /v1, Gemini API root"},
-		&cli.StringFlag{Name: "system-prompt", Usage: "replace the default system prompt"},
+		&cli.StringFlag{Name: "system-prompt", Usage: "replace the default system prompt (default: the zot home's SYSTEM.md when there is one, else zot's own)"},
 		&cli.StringSliceFlag{Name: "append-system-prompt", Usage: "text added after the system prompt; repeatable, each after a blank line"},
 		&cli.StringFlag{Name: "reasoning", Usage: "reasoning level: none, minimal, low, medium, high, xhigh or max, as the model takes them (zot models --json lists each model's)"},
 		&cli.IntFlag{Name: "max-steps", Value: 50, Usage: "most model calls per prompt"},

@@ -131,6 +131,12 @@ working directory up to the repository's root, nearest first), then the zot
 home's skills; of two skills of one name the first found wins and the other
 is listed as shadowed. The model sees each skill's name and description and
 loads its instructions and files with the skill tool when a task matches.`,
+		Action: func(ctx context.Context, cmd *cli.Command) error {
+			if cmd.Args().Len() > 0 {
+				return usagef("unknown command %q for zot skills", cmd.Args().First())
+			}
+			return cli.ShowSubcommandHelp(cmd)
+		},
 		Commands: []*cli.Command{
 			{
 				Name:            "list",

@@ -658,3 +658,21 @@ func TestACPSkills(t *testing.T) {
 		t.Errorf("an unknown skill: %s", f.raw)
 	}
 }
+
+// TestSkillsCommandUsage: zot skills with an unknown subcommand, show
+// without a name, a flag it does not read: usage errors.
+func TestSkillsCommandUsage(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		err  string
+	}{
+		{[]string{"skills", "bogus"}, `zot: unknown command "bogus" for zot skills` + "\n"},
+		{[]string{"skills", "show"}, "zot: zot skills show takes one skill name\n"},
+		{[]string{"skills", "list", "--provider", "openai"}, "zot: --provider does not apply to zot skills list\n"},
+	} {
+		stdout, stderr, code := runZot(t, "", nil, c.args...)
+		if code != 2 || stdout != "" || !strings.HasPrefix(stderr, c.err) {
+			t.Errorf("%v: exit %d, stdout %q, stderr %q", c.args, code, stdout, stderr)
+		}
+	}
+}
