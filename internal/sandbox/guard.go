@@ -134,27 +134,26 @@ func (g *Guard) Beneath(path string) (root, rel string, own bool, err error) {
 		return "", "", false, &Denied{Path: path, Mode: p.Mode, Why: "its real location cannot be resolved: " + err.Error()}
 	}
 	roots := p.WritableRoots()
+	g.mu.Lock()
+	once := g.passed[real] > 0
+	if once {
+		if g.passed[real]--; g.passed[real] == 0 {
+			delete(g.passed, real)
+		}
+	}
+	g.mu.Unlock()
+	if once || (p.Mode == WorkspaceWrite && slices.Contains(roots, real)) {
+		return filepath.Dir(real), filepath.Base(real), true, nil
+	}
 	for _, r := range roots {
 		if real != r && within(real, r) && len(r) > len(root) {
 			root = r
 		}
 	}
-	if root != "" && p.Mode == WorkspaceWrite {
-		rel, err := filepath.Rel(root, real)
-		if err == nil {
+	if root != "" {
+		if rel, err := filepath.Rel(root, real); err == nil {
 			return root, rel, false, nil
 		}
-	}
-	g.mu.Lock()
-	defer g.mu.Unlock()
-	if g.passed[real] > 0 {
-		if g.passed[real]--; g.passed[real] == 0 {
-			delete(g.passed, real)
-		}
-		return filepath.Dir(real), filepath.Base(real), true, nil
-	}
-	if p.Mode == WorkspaceWrite && slices.Contains(roots, real) {
-		return filepath.Dir(real), filepath.Base(real), true, nil
 	}
 	return "", "", false, &Denied{Path: path, Real: real, Mode: p.Mode,
 		Why: "it leads outside the writable folders now: a symbolic link on its path changed after the sandbox checked it"}

@@ -355,3 +355,49 @@ func TestDescribe(t *testing.T) {
 		}
 	}
 }
+
+// TestBeneath: where a confined write is placed: beneath the workspace
+// for a path in it, in its own folder (written in place if need be) for
+// a path allowed once or always, refused for a path that leads outside
+// (a link swapped in after the check), and nowhere in particular when
+// writes are not confined.
+func TestBeneath(t *testing.T) {
+	base, _ := filepath.EvalSymlinks(t.TempDir())
+	ws, out := filepath.Join(base, "ws"), filepath.Join(base, "out")
+	os.MkdirAll(filepath.Join(ws, "a"), 0o755)
+	os.MkdirAll(out, 0o755)
+	os.WriteFile(filepath.Join(ws, "linked"), []byte("x"), 0o644)
+	os.Link(filepath.Join(ws, "linked"), filepath.Join(ws, "linked2"))
+	os.Symlink(out, filepath.Join(ws, "swapped"))
+	g := NewGuard(Policy{Mode: WorkspaceWrite, Workspace: ws})
+	check := func(path, wantRoot, wantRel string, wantOwn, wantErr bool) {
+		t.Helper()
+		root, rel, own, err := g.Beneath(path)
+		if root != wantRoot || rel != wantRel || own != wantOwn || (err != nil) != wantErr {
+			t.Errorf("Beneath(%s) = %q %q %v %v; want %q %q %v, error %v", path, root, rel, own, err, wantRoot, wantRel, wantOwn, wantErr)
+		}
+	}
+	check(filepath.Join(ws, "a/b/new"), ws, "a/b/new", false, false)
+	check(filepath.Join(ws, "swapped/f"), "", "", false, true)
+	check(filepath.Join(out, "f"), "", "", false, true)
+
+	// Allowed once: CheckWrite lets it through, Beneath places it once.
+	g.AllowOnce(filepath.Join(out, "f"))
+	if err := g.CheckWrite(filepath.Join(ws, "swapped/f")); err != nil {
+		t.Fatal(err)
+	}
+	check(filepath.Join(ws, "swapped/f"), out, "f", true, false)
+	check(filepath.Join(ws, "swapped/f"), "", "", false, true)
+	// A file with hard links inside, allowed once, then always.
+	g.AllowOnce(filepath.Join(ws, "linked"))
+	if err := g.CheckWrite(filepath.Join(ws, "linked")); err != nil {
+		t.Fatal(err)
+	}
+	check(filepath.Join(ws, "linked"), ws, "linked", true, false)
+	check(filepath.Join(ws, "linked"), ws, "linked", false, false)
+	g.Allow(filepath.Join(ws, "linked"))
+	check(filepath.Join(ws, "linked"), ws, "linked", true, false)
+
+	g.Set(Policy{Mode: Full, Network: true, Workspace: ws})
+	check(filepath.Join(out, "f"), "", "", false, false)
+}
