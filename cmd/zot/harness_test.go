@@ -260,7 +260,7 @@ func isDelta(t string) bool {
 }
 
 // script writes a scripted-provider script and returns its path.
-func script(t *testing.T, v any) string {
+func script(t testing.TB, v any) string {
 	t.Helper()
 	data, err := json.Marshal(v)
 	if err != nil {

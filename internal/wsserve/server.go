@@ -192,9 +192,6 @@ func Listen(cfg Config) (*Server, error) {
 		IdleTimeout:       cfg.HandshakeTimeout,
 		MaxHeaderBytes:    16 << 10,
 		ErrorLog:          nil,
-		ConnContext: func(ctx context.Context, c net.Conn) context.Context {
-			return context.WithValue(ctx, netConnKey{}, c)
-		},
 	}
 	if cfg.TLS != nil {
 		s.srv.TLSConfig = cfg.TLS.Clone()
@@ -208,8 +205,6 @@ func Listen(cfg Config) (*Server, error) {
 	}()
 	return s, nil
 }
-
-type netConnKey struct{}
 
 // Handle mounts h at pattern (http.ServeMux's syntax) behind the same
 // checks as /acp: the Origin rule and, with tokens, a valid token. h
@@ -404,7 +399,8 @@ func (s *Server) acp(w http.ResponseWriter, r *http.Request) {
 	}()
 	id := newConnID()
 	w.Header().Set(ConnectionIDHeader, id)
-	ws, err := websocket.Accept(w, r, &websocket.AcceptOptions{
+	cw := &corkingWriter{ResponseWriter: w}
+	ws, err := websocket.Accept(cw, r, &websocket.AcceptOptions{
 		Subprotocols: []string{Subprotocol},
 		// Origin was checked by Protect, against --allow-origin.
 		InsecureSkipVerify: true,
@@ -414,9 +410,8 @@ func (s *Server) acp(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	ws.SetReadLimit(s.cfg.MaxMessageBytes)
-	nc, _ := r.Context().Value(netConnKey{}).(net.Conn)
 	var t *transport
-	t = newTransport(ws, nc, limits{handshake: s.cfg.HandshakeTimeout, ping: s.cfg.PingInterval}, s.closing, func() {
+	t = newTransport(ws, cw.conn, limits{handshake: s.cfg.HandshakeTimeout, ping: s.cfg.PingInterval}, s.closing, func() {
 		s.mu.Lock()
 		delete(s.live, t)
 		s.mu.Unlock()

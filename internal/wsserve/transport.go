@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"net"
 	"sync"
 	"time"
 
@@ -44,7 +43,7 @@ const closeWait = time.Second
 // JSON-RPC message per text message.
 type transport struct {
 	ws       *websocket.Conn
-	nc       net.Conn      // the connection under ws, for the closing deadline
+	nc       *corkConn     // the connection under ws: batching, the closing deadline
 	done     func()        // called once when the transport is closed (the server's count)
 	stopping chan struct{} // closed when the server stops: Close then says 1001
 
@@ -69,7 +68,7 @@ type limits struct {
 	ping      time.Duration // a ping this often; no pong within it ends the connection
 }
 
-func newTransport(ws *websocket.Conn, nc net.Conn, lim limits, stopping chan struct{}, done func()) *transport {
+func newTransport(ws *websocket.Conn, nc *corkConn, lim limits, stopping chan struct{}, done func()) *transport {
 	t := &transport{ws: ws, nc: nc, done: done, stopping: stopping, first: make(chan struct{})}
 	t.ctx, t.cancel = context.WithCancel(context.Background())
 	t.watch.Add(1)
@@ -161,18 +160,19 @@ func (t *transport) Read(ctx context.Context) ([]byte, error) {
 	return msg, nil
 }
 
+// Write sends each message of b as a text message; the frames are held
+// and leave together (in pieces of 64 KiB for a large batch, each
+// counted as the client's progress), as the socket writes a batch.
 func (t *transport) Write(ctx context.Context, b *jsonrpc.Batch) error {
-	n := b.Len()
-	for i := range n {
+	t.nc.cork(b.Progress)
+	for i := range b.Len() {
 		// As Read: Close ends a Write that waits.
 		if err := t.ws.Write(context.Background(), websocket.MessageText, b.Message(i)); err != nil {
+			_ = t.nc.uncork()
 			return err
 		}
-		if i < n-1 {
-			b.Progress()
-		}
 	}
-	return nil
+	return t.nc.uncork()
 }
 
 // Close ends the connection with a close frame (1000, or the code of the
@@ -203,11 +203,9 @@ func (t *transport) closeWith(code websocket.StatusCode, reason string) {
 	t.closed, t.closeCode, t.closeWhy = true, code, reason
 	t.closeMu.Unlock()
 	t.cancel()
-	if t.nc != nil {
-		// Bounds the closing handshake, and a write stuck on a peer that
-		// reads nothing.
-		_ = t.nc.SetDeadline(time.Now().Add(closeWait))
-	}
+	// Bounds the closing handshake, and a write stuck on a peer that
+	// reads nothing.
+	_ = t.nc.SetDeadline(time.Now().Add(closeWait))
 	_ = t.ws.Close(code, reason)
 	if t.done != nil {
 		t.done()
