@@ -52,6 +52,7 @@ type wsConn struct {
 func (w *wsConn) send(msg []byte) error {
 	return w.c.Write(context.Background(), websocket.MessageText, msg)
 }
+
 // next reads the next message into a buffer kept from one to the next,
 // as a client that streams reads.
 func (w *wsConn) next() ([]byte, error) {
