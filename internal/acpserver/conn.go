@@ -507,6 +507,10 @@ func cancelledByClient(ctx context.Context) bool {
 }
 
 // submit starts work on the session, refused as busy when a turn runs.
+// The request that started it answers with its result once it has ended
+// and calls the turn's markAnswered once that answer is queued
+// (jsonrpc.Reply.Then): an external event waiting for the session starts
+// only then (events.go).
 func (s *acpSession) submit(from *conn, w engine.Work) (*turn, error) {
 	return s.submitThen(from, w, nil)
 }
