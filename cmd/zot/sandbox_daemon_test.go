@@ -17,13 +17,13 @@ import (
 )
 
 // sandboxDaemon starts zot daemon (bin) as u with args, its home, socket
-// and temp dir of its own under base/<u.name>/<name>, and returns an ACP
-// client on its socket.
-func sandboxDaemon(t *testing.T, base, bin string, u sandboxUser, name string, args ...string) *acpPeer {
+// and temp dir of its own under base/<u.name>/<name> and extra in its
+// environment, and returns an ACP client on its socket.
+func sandboxDaemon(t *testing.T, base, bin string, u sandboxUser, extra []string, name string, args ...string) *acpPeer {
 	t.Helper()
 	dir := openDir(t, base, u.name, name)
 	sock := filepath.Join(dir, "s", "d.sock") // s is made by the daemon, as its user's
-	env := doorEnv(openDir(t, dir, "home"), "TMPDIR="+openDir(t, dir, "tmp"), "ZOT_SOCKET="+sock)
+	env := doorEnv(openDir(t, dir, "home"), append([]string{"TMPDIR=" + openDir(t, dir, "tmp"), "ZOT_SOCKET=" + sock}, extra...)...)
 	cmd := exec.Command(bin, append([]string{"daemon"}, args...)...)
 	cmd.Env = env
 	if u.cred != nil {
@@ -68,12 +68,12 @@ func daemonSandbox(t *testing.T, p *acpPeer, reqID, sessionID, params string) (m
 // and the file tools as zot rpc and zot acp do, as zot's user and as
 // nobody: under workspace-write (the default of its auto mode) writes
 // outside the workspace fail however they are made (/tmp/../etc, a
-// symbolic link planted in the workspace, cd / && touch, a Python
-// child) and sockets fail with the network off; under read-only every
-// way of writing fails; with someone to ask, a write outside is asked
-// about, offering allow once and always for the path; and
-// _zot/session/sandbox reads and changes the sandbox, the next command
-// running under the new one.
+// symbolic link planted in the workspace, cd / && touch, a Python child)
+// and sockets fail with the network off; under read-only every way of
+// writing fails; go builds and tests in the workspace; with someone to
+// ask, a write outside is asked about, offering allow once and always
+// for the path; and _zot/session/sandbox reads and changes the sandbox,
+// the next command running under the new one.
 func TestSandboxDaemon(t *testing.T) {
 	needSandbox(t)
 	base, bin := sharedBase(t)
@@ -91,7 +91,7 @@ func TestSandboxDaemon(t *testing.T) {
 				after := []sandboxCase{{what: "after full", tool: "bash", args: map[string]any{"command": "echo x > " + out + "/after-full && echo wrote"}, want: "wrote"}}
 				script := scriptOf(t, openDir(t, base, u.name, "ww-script"), cases)
 				twoTurns(t, script, after)
-				p := sandboxDaemon(t, base, bin, u, "ww", "--provider", "scripted", "--script", script, "--permission", "allow")
+				p := sandboxDaemon(t, base, bin, u, nil, "ww", "--provider", "scripted", "--script", script, "--permission", "allow")
 				// No terminal: once the sandbox confines nothing, bash
 				// would run in the client's.
 				p.call("1", "initialize", `{"protocolVersion":1,"clientCapabilities":{}}`, "")
@@ -131,7 +131,7 @@ func TestSandboxDaemon(t *testing.T) {
 				os.WriteFile(kept, []byte("kept\n"), 0o666)
 				os.Chmod(kept, 0o666)
 				cases := readOnlyCases()
-				p := sandboxDaemon(t, base, bin, u, "ro", "--provider", "scripted", "--script", scriptOf(t, openDir(t, base, u.name, "ro-script"), cases),
+				p := sandboxDaemon(t, base, bin, u, nil, "ro", "--provider", "scripted", "--script", scriptOf(t, openDir(t, base, u.name, "ro-script"), cases),
 					"--permission", "allow", "--sandbox", "read-only")
 				p.call("1", "initialize", `{"protocolVersion":1,"clientCapabilities":{}}`, "")
 				id := sessionID(t, first(p.call("2", "session/new", fmt.Sprintf(`{"cwd":%q,"mcpServers":[]}`, ws), "")))
@@ -145,10 +145,24 @@ func TestSandboxDaemon(t *testing.T) {
 				}
 			})
 
+			t.Run("go", func(t *testing.T) {
+				goBin, err := exec.LookPath("go")
+				if err != nil {
+					t.Skip("no go command")
+				}
+				ws, cases, env, cache := goWorkspace(t, base, u, goBin, "go-ws")
+				p := sandboxDaemon(t, base, bin, u, env[2:], "go", "--provider", "scripted", "--script", scriptOf(t, openDir(t, base, u.name, "go-script"), cases),
+					"--permission", "allow", "--sandbox-writable", cache)
+				p.call("1", "initialize", `{"protocolVersion":1,"clientCapabilities":{}}`, "")
+				id := sessionID(t, first(p.call("2", "session/new", fmt.Sprintf(`{"cwd":%q,"mcpServers":[]}`, ws), "")))
+				_, frames := p.call("3", "session/prompt", fmt.Sprintf(`{"sessionId":%q,"prompt":[{"type":"text","text":"go"}]}`, id), "reject_once")
+				checkResults(t, cases, acpResults(t, frames))
+			})
+
 			t.Run("permission request", func(t *testing.T) {
 				ws, out := openDir(t, base, u.name, "pr-ws"), openDir(t, base, u.name, "pr-out")
 				cases := permissionCases(out)
-				p := sandboxDaemon(t, base, bin, u, "pr", "--provider", "scripted", "--script", scriptOf(t, openDir(t, base, u.name, "pr-script"), cases),
+				p := sandboxDaemon(t, base, bin, u, nil, "pr", "--provider", "scripted", "--script", scriptOf(t, openDir(t, base, u.name, "pr-script"), cases),
 					"--sandbox", "workspace-write")
 				acpSandboxPermission(t, p, ws, out, cases)
 			})

@@ -347,29 +347,40 @@ func TestSandboxGoTestRPC(t *testing.T) {
 	base, bin := sharedBase(t)
 	for _, u := range sandboxUsers(t) {
 		t.Run(u.name, func(t *testing.T) {
-			ws := openDir(t, base, u.name, "ws")
-			os.WriteFile(filepath.Join(ws, "go.mod"), []byte("module example.com/m\n\ngo 1.21\n"), 0o666)
-			os.WriteFile(filepath.Join(ws, "m.go"), []byte("package m\n\nfunc F() int { return 1 }\n"), 0o666)
-			os.WriteFile(filepath.Join(ws, "m_test.go"), []byte("package m\n\nimport \"testing\"\n\nfunc TestF(t *testing.T) {\n\tif F() != 1 {\n\t\tt.Fatal(F())\n\t}\n}\n"), 0o666)
-			cache, goCmd := openDir(t, base, u.name, "gocache"), "go build ./... && echo built"
-			want := "built"
-			if u.cred == nil {
-				out, err := exec.Command(goBin, "env", "GOCACHE").Output()
-				if err != nil {
-					t.Fatal(err)
-				}
-				cache, goCmd, want = strings.TrimSpace(string(out)), "go test -count=1 ./... 2>&1", "ok"
-			}
-			cases := []sandboxCase{
-				{what: goCmd, tool: "bash", args: map[string]any{"command": goCmd}, want: want},
-				{what: "go env GOCACHE", tool: "bash", args: map[string]any{"command": "go env GOCACHE"}, want: cache},
-			}
-			env := append(userEnv(t, base, u.name), "GOCACHE="+cache, "GOPATH="+filepath.Join(base, u.name, "gopath"),
-				"GOTOOLCHAIN=local", "GOFLAGS=-mod=mod", "PATH="+filepath.Dir(goBin)+":/usr/bin:/bin")
+			ws, cases, env, cache := goWorkspace(t, base, u, goBin, "ws")
 			p := startRPCAs(t, bin, u.cred, env, "--provider", "scripted", "--script", scriptOf(t, filepath.Join(base, u.name), cases), "--cwd", ws, "--sandbox-writable", cache)
 			checkResults(t, cases, rpcResults(t, p))
 		})
 	}
+}
+
+// goWorkspace makes base/<u.name>/<name>, a Go module with a test, and
+// returns it with the calls that build or test it in the sandbox (go
+// test with the go command's own warm build cache as zot's user; go
+// build with a fresh one as nobody), the environment of zot and the build
+// cache to allow with --sandbox-writable.
+func goWorkspace(t *testing.T, base string, u sandboxUser, goBin, name string) (ws string, cases []sandboxCase, env []string, cache string) {
+	t.Helper()
+	ws = openDir(t, base, u.name, name)
+	os.WriteFile(filepath.Join(ws, "go.mod"), []byte("module example.com/m\n\ngo 1.21\n"), 0o666)
+	os.WriteFile(filepath.Join(ws, "m.go"), []byte("package m\n\nfunc F() int { return 1 }\n"), 0o666)
+	os.WriteFile(filepath.Join(ws, "m_test.go"), []byte("package m\n\nimport \"testing\"\n\nfunc TestF(t *testing.T) {\n\tif F() != 1 {\n\t\tt.Fatal(F())\n\t}\n}\n"), 0o666)
+	cache, goCmd := openDir(t, base, u.name, name+"-gocache"), "go build ./... && echo built"
+	want := "built"
+	if u.cred == nil {
+		out, err := exec.Command(goBin, "env", "GOCACHE").Output()
+		if err != nil {
+			t.Fatal(err)
+		}
+		cache, goCmd, want = strings.TrimSpace(string(out)), "go test -count=1 ./... 2>&1", "ok"
+	}
+	cases = []sandboxCase{
+		{what: goCmd, tool: "bash", args: map[string]any{"command": goCmd}, want: want},
+		{what: "go env GOCACHE", tool: "bash", args: map[string]any{"command": "go env GOCACHE"}, want: cache},
+	}
+	env = append(userEnv(t, base, u.name), "GOCACHE="+cache, "GOPATH="+filepath.Join(base, u.name, "gopath"),
+		"GOTOOLCHAIN=local", "GOFLAGS=-mod=mod", "PATH="+filepath.Dir(goBin)+":/usr/bin:/bin")
+	return ws, cases, env, cache
 }
 
 // TestSandboxACP: the same sandbox over ACP (zot acp, and the daemon):
