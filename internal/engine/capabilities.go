@@ -8,7 +8,7 @@ import (
 
 // Features are what a client may use, by the names get_capabilities
 // gives them; every door offers them all.
-var Features = []string{"client_tools", "output_schema", "result_record", "steer", "inject_context", "external_event", "prompt_overrides", "cost_budget", "session_config", "sandbox", "undo", "sessions", "extensions", "mcp", "skills"}
+var Features = []string{"client_tools", "output_schema", "result_record", "steer", "inject_context", "external_event", "prompt_overrides", "cost_budget", "session_config", "sandbox", "undo", "sessions", "extensions", "mcp", "skills", "agents"}
 
 // Doors are the ways into zot, by the names get_capabilities gives them.
 var Doors = []string{"rpc", "acp", "daemon", "print", "sdk"}
