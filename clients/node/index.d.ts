@@ -137,6 +137,8 @@ export interface HelloOptions {
   protocolVersion?: number;
   /** Who the client is, free-form, e.g. `{name: "my-editor", version: "2.1.0"}`. */
   client?: Record<string, unknown>;
+  /** Ask for the events of sub-agents (the task tool) as `child_event` (docs/agents.md). */
+  childEvents?: boolean;
 }
 
 /** A failed command, a failed start, or a process that went away. */

@@ -444,7 +444,9 @@ export class ZotClient extends EventEmitter {
    * protocol version the caller speaks and who it is are sent when given;
    * the result's protocol_version is the server's.
    * @param {string} [token]
-   * @param {{protocolVersion?: number, client?: Record<string, unknown>}} [options]
+   * With `options.childEvents` the events of sub-agents (the task tool)
+   * arrive too, as child_event on the prompt's stream (docs/agents.md).
+   * @param {{protocolVersion?: number, client?: Record<string, unknown>, childEvents?: boolean}} [options]
    */
   hello(token, options = {}) {
     /** @type {Record<string, unknown>} */
@@ -452,6 +454,7 @@ export class ZotClient extends EventEmitter {
     if (token !== undefined) fields.token = token;
     if (options.protocolVersion !== undefined) fields.protocol_version = options.protocolVersion;
     if (options.client !== undefined) fields.client = options.client;
+    if (options.childEvents !== undefined) fields.child_events = options.childEvents;
     return this.request("hello", fields);
   }
 

@@ -124,10 +124,15 @@ def image_inputs(images: Optional[Iterable[ImageLike]]) -> Optional[List[Dict[st
 
 
 def hello_command(
-    token: Optional[str], protocol_version: Optional[int], client: Optional[Mapping[str, Any]]
+    token: Optional[str],
+    protocol_version: Optional[int],
+    client: Optional[Mapping[str, Any]],
+    child_events: Optional[bool] = None,
 ) -> Dict[str, Any]:
     """Returns a hello command with the members that were given."""
     cmd: Dict[str, Any] = {"type": "hello"}
+    if child_events is not None:
+        cmd["child_events"] = child_events
     if token is not None:
         cmd["token"] = token
     if protocol_version is not None:

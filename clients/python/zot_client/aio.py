@@ -335,10 +335,11 @@ class AsyncClient(AsyncExtensionMethods, AsyncMCPMethods, AsyncSessionMethods, A
         *,
         protocol_version: Optional[int] = None,
         client: Optional[Mapping[str, Any]] = None,
+        child_events: Optional[bool] = None,
     ) -> HelloResult:
         """Introduces the client; with token, authenticates it (see
         Client.hello)."""
-        return await self._call(_wire.hello_command(token, protocol_version, client))
+        return await self._call(_wire.hello_command(token, protocol_version, client, child_events))
 
     def prompt(
         self,

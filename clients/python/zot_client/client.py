@@ -353,6 +353,7 @@ class Client(ExtensionMethods, MCPMethods, SessionMethods, ToolMethods, ConfigMe
         *,
         protocol_version: Optional[int] = None,
         client: Optional[Mapping[str, Any]] = None,
+        child_events: Optional[bool] = None,
     ) -> HelloResult:
         """Introduces the client; with token, authenticates it.
 
@@ -361,8 +362,10 @@ class Client(ExtensionMethods, MCPMethods, SessionMethods, ToolMethods, ConfigMe
         exits. protocol_version (the version the caller speaks) and client
         (who it is, e.g. ``{"name": "my-editor", "version": "2.1"}``) are
         sent when given; the result's ``protocol_version`` is the server's.
+        With child_events=True the events of sub-agents (the task tool)
+        arrive too, as ChildEvent on the prompt's stream (docs/agents.md).
         """
-        cmd: Dict[str, Any] = _wire.hello_command(token, protocol_version, client)
+        cmd: Dict[str, Any] = _wire.hello_command(token, protocol_version, client, child_events)
         return self._call(cmd)
 
     def prompt(
