@@ -1353,3 +1353,36 @@ func TestTUIHostileTextStaysText(t *testing.T) {
 		t.Fatalf("exit status %d", code)
 	}
 }
+
+// TestTUICtrlOExpandsToolOutput: a call's long output is cut in the
+// scrollback; Ctrl-O shows it whole over the input, Home goes to its
+// start, Ctrl-O folds it again.
+func TestTUICtrlOExpandsToolOutput(t *testing.T) {
+	s := turnsScript(t, []step{
+		toolCall("bash", map[string]any{"command": "seq -f 'row %g' 1 40"}),
+		{"text": "Forty rows."},
+	})
+	tm := openTerm(t, termOpts{w: 80, h: 30}, "--provider", "scripted", "--script", s, "--permission", "allow")
+	tm.waitFor("scripted")
+	tm.prompt("count")
+	tm.waitFor("Forty rows.")
+	if sb := tm.scrollback(); !strings.Contains(sb, "more lines (ctrl+o)") || strings.Contains(sb, "row 30") {
+		t.Fatalf("the output is not cut in the scrollback:\n%s", sb)
+	}
+	tm.keys("C-o")
+	scr := tm.waitFor("ctrl+o or esc collapses")
+	if !strings.Contains(scr, "row 40") || !strings.Contains(scr, "bash: seq") {
+		t.Fatalf("ctrl+o does not show the output's end:\n%s", scr)
+	}
+	tm.keys("Home")
+	scr = tm.waitFor("lines 1-")
+	if !strings.Contains(scr, "row 1\n") && !strings.Contains(scr, "row 1 ") {
+		t.Fatalf("home does not show the first row:\n%s", scr)
+	}
+	tm.keys("C-o")
+	tm.waitFor("!collapses")
+	tm.keys("C-d")
+	if code := tm.exitCode(); code != 0 {
+		t.Fatalf("exit status %d", code)
+	}
+}

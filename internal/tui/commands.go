@@ -160,6 +160,7 @@ func (m *model) helpLines() []string {
 		"  esc              interrupt the turn; close a panel or picker",
 		"  ctrl+c           interrupt the turn; twice within 1 s, or when idle, exit",
 		"  ctrl+d           exit (on an empty input)",
+		"  ctrl+o           the last tool call's whole output; again (or esc) folds it",
 		"  shift+tab        next permission mode",
 		"",
 		b("Commands"),

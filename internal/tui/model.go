@@ -130,6 +130,11 @@ type model struct {
 	toasts  toast.Model
 	picker  *picker
 	quit    bool
+
+	// lastTool is the turn's last tool call, which Ctrl-O expands
+	// (expand, nil while collapsed).
+	lastTool *toolCall
+	expand   *expanded
 }
 
 func newModel(ctx context.Context, o Options) *model {
@@ -346,6 +351,7 @@ func (m *model) openNew() tea.Cmd {
 
 func (m *model) setSession(s acpclient.Session) {
 	m.sessionID = s.ID
+	m.lastTool, m.expand = nil, nil
 	m.ready = true
 	if s.Modes != nil {
 		m.modes = s.Modes.AvailableModes
@@ -625,8 +631,12 @@ func (m *model) key(k tea.KeyPressMsg) tea.Cmd {
 		return m.pickerKey(k)
 	case s == "ctrl+c" && !m.panel.IsOpen():
 		return m.ctrlC()
+	case s == "ctrl+o" && !m.panel.IsOpen():
+		return m.toggleExpand()
 	case len(m.perms) > 0:
 		return m.permKey(k)
+	case m.expand != nil && !m.panel.IsOpen() && !m.pop.Open() && !m.in.Completing() && m.expandKey(k):
+		return nil
 	case m.panel.IsOpen():
 		keys, closed := m.panel.Update(k)
 		if closed {

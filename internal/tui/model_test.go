@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"flag"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -19,9 +18,11 @@ import (
 	"zot.dev/zot/internal/tui/acpclient"
 	"zot.dev/zot/internal/tui/editor"
 	"zot.dev/zot/internal/tui/style"
+	"zot.dev/zot/internal/tui/tuitest"
 )
 
-var update = flag.Bool("update", false, "rewrite the golden screens in testdata/")
+// update is the -update flag (tuitest): golden screens are written.
+var update = tuitest.Update
 
 // screenTest drives a model without a terminal: what it prints goes to
 // scrollback at once, as the terminal would put it.
@@ -549,5 +550,54 @@ func TestHostileTextInTheLiveRegion(t *testing.T) {
 		if !strings.Contains(all, want) {
 			t.Errorf("the screen does not show %q:\n%s", want, all)
 		}
+	}
+}
+
+// Ctrl-O shows the last tool call's whole output over the input (the
+// scrollback has its first lines), scrolls with the keys, and folds it
+// again; an image in a result or an answer is one line with its type
+// and size.
+func TestCtrlOExpandsTheLastToolOutput(t *testing.T) {
+	st := newScreenTest(t, 80, 24, style.Options{NoColor: true})
+	var out []string
+	for i := 1; i <= 30; i++ {
+		out = append(out, fmt.Sprintf("output line %02d", i))
+	}
+	png := "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg=="
+	st.update(acp.SessionUpdate{ToolCall: &acp.ToolCall{ToolCallID: "c1", Title: "bash: seq 30", Kind: acp.ToolKindExecute, Status: acp.ToolCallStatusPending}})
+	st.update(acp.SessionUpdate{ToolCallUpdate: &acp.ToolCallUpdate{ToolCallID: "c1", Status: acp.ToolCallStatusCompleted, Content: []acp.ToolCallContent{
+		{Content: &acp.Content{Content: acp.ContentBlock{Text: &acp.TextContent{Text: strings.Join(out, "\n")}}}},
+		{Content: &acp.Content{Content: acp.ContentBlock{Image: &acp.ImageContent{MimeType: "image/png", Data: png}}}},
+	}}})
+	st.update(acp.SessionUpdate{AgentMessageChunk: &acp.ContentChunk{Content: acp.ContentBlock{Image: &acp.ImageContent{MimeType: "image/jpeg", Data: strings.Repeat("A", 4096)}}}})
+	st.text("done\n")
+	st.m.endSegments()
+	st.send(printedMsg{})
+	sb := strings.Join(st.scrollback, "\n")
+	for _, want := range []string{"output line 09", "… 21 more lines (ctrl+o)", "[image image/png, 70 B]", "[image image/jpeg, 3 KB]"} {
+		if !strings.Contains(ansi.Strip(sb), want) {
+			t.Errorf("the scrollback lacks %q:\n%s", want, sb)
+		}
+	}
+	if strings.Contains(sb, "output line 10") {
+		t.Errorf("the scrollback has more than the first lines:\n%s", sb)
+	}
+	st.send(tuitest.Key("ctrl+o"))
+	st.golden("expanded-end")
+	st.send(tuitest.Key("home"))
+	if scr := st.screen(); !strings.Contains(scr, "lines 1-12 of 31") || !strings.Contains(scr, "output line 01") {
+		t.Fatalf("home does not show the first lines:\n%s", scr)
+	}
+	st.send(tuitest.Key("pgdown"))
+	if scr := st.screen(); !strings.Contains(scr, "lines 13-24 of 31") {
+		t.Fatalf("pgdown does not show the next page:\n%s", scr)
+	}
+	st.send(tuitest.Key("x")) // other keys go to the input
+	if st.m.in.Text() != "x" {
+		t.Fatalf("the input has %q, want x", st.m.in.Text())
+	}
+	st.send(tuitest.Key("ctrl+o"))
+	if scr := st.screen(); strings.Contains(scr, "collapses") {
+		t.Fatalf("ctrl+o again does not fold it:\n%s", scr)
 	}
 }

@@ -51,6 +51,7 @@ type toolCall struct {
 	input  json.RawMessage
 	output string
 	diffs  []acp.Diff
+	images []string // a line for each image of its result
 }
 
 // last returns the open segment of kind, or a new one after closing the
@@ -173,6 +174,10 @@ func (m *model) apply(ev acpclient.Event) tea.Cmd {
 func (m *model) update(u acp.SessionUpdate) {
 	switch {
 	case u.AgentMessageChunk != nil:
+		if img := u.AgentMessageChunk.Content.Image; img != nil {
+			m.text("\n" + imageLine(img) + "\n")
+			return
+		}
 		t := u.AgentMessageChunk.Content.Text
 		if t == nil {
 			return
@@ -198,6 +203,11 @@ func (m *model) update(u acp.SessionUpdate) {
 			m.thought(t.Text)
 		}
 	case u.UserMessageChunk != nil:
+		if img := u.UserMessageChunk.Content.Image; img != nil {
+			m.endSegments()
+			m.drain()
+			m.userLines(imageLine(img))
+		}
 		if t := u.UserMessageChunk.Content.Text; t != nil {
 			m.endSegments()
 			m.drain()
@@ -207,6 +217,7 @@ func (m *model) update(u acp.SessionUpdate) {
 		tc := &toolCall{id: string(u.ToolCall.ToolCallID), title: clean(u.ToolCall.Title), kind: u.ToolCall.Kind,
 			status: u.ToolCall.Status, input: u.ToolCall.RawInput}
 		m.last(segTool).tool = tc
+		m.lastTool = tc
 		m.applyContent(tc, u.ToolCall.Content)
 		if tc.status == acp.ToolCallStatusCompleted || tc.status == acp.ToolCallStatusFailed {
 			m.segs[len(m.segs)-1].done = true
@@ -340,6 +351,8 @@ func (m *model) applyContent(tc *toolCall, content []acp.ToolCallContent) {
 			tc.diffs = append(tc.diffs, *c.Diff)
 		case c.Content != nil && c.Content.Content.Text != nil:
 			tc.output = clean(c.Content.Content.Text.Text)
+		case c.Content != nil && c.Content.Content.Image != nil:
+			tc.images = append(tc.images, imageLine(c.Content.Content.Image))
 		}
 	}
 }
@@ -402,7 +415,7 @@ func (m *model) toolLines(tc *toolCall, live bool) []string {
 			lines = lines[len(lines)-maxToolLines:]
 		} else if len(lines) > maxToolLines {
 			more := len(lines) - maxToolLines
-			lines = append(lines[:maxToolLines-1], fmt.Sprintf("%s %d more lines", g.Ellipsis, more+1))
+			lines = append(lines[:maxToolLines-1], fmt.Sprintf("%s %d more lines (ctrl+o)", g.Ellipsis, more+1))
 		}
 		for _, l := range lines {
 			l = strings.ReplaceAll(strings.ReplaceAll(l, "\t", "    "), "\r", "")
@@ -413,6 +426,9 @@ func (m *model) toolLines(tc *toolCall, live bool) []string {
 				out = append(out, gut+m.t.Faint.Render(l))
 			}
 		}
+	}
+	for _, img := range tc.images {
+		out = append(out, gut+m.t.Faint.Render(ansi.Truncate(img, m.width-4, g.Ellipsis)))
 	}
 	return append(out, "")
 }

@@ -36,6 +36,8 @@ func (m *model) screen() string {
 		bottom = append(bottom, strings.Split(m.panel.View(m.width), "\n")...)
 	case m.pop.Open():
 		bottom = append(bottom, strings.Split(m.pop.View(m.width), "\n")...)
+	case m.expand != nil:
+		bottom = append(bottom, m.expandLines()...)
 	}
 	if !m.quit {
 		if m.picker == nil && len(m.perms) == 0 {
