@@ -25,6 +25,9 @@ func TestExternalEventQueuedOverACP(t *testing.T) {
 	if f, _ := p.call("1", "initialize", `{"protocolVersion":1,"clientCapabilities":{}}`, ""); f.Error != nil {
 		t.Fatalf("initialize: %s", f.raw)
 	}
+	if f, _ := p.call("3", "_zot/capabilities", `{}`, ""); f.Error != nil || !strings.Contains(string(f.Result), `"provider":"scripted"`) || !strings.Contains(string(f.Result), `"maxOutputRetries":10`) {
+		t.Errorf("_zot/capabilities without a session: %s", f.raw)
+	}
 	id := sessionID(t, first(p.call("2", "session/new", fmt.Sprintf(`{"cwd":%q,"mcpServers":[]}`, t.TempDir()), "")))
 	prompt := func(rid string) []doorFrame {
 		p.send(fmt.Sprintf(`{"jsonrpc":"2.0","id":%s,"method":"session/prompt","params":{"sessionId":%q,"prompt":[{"type":"text","text":"deploy it"}]}}`, rid, id))
