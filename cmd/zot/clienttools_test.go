@@ -73,7 +73,7 @@ func TestClientToolRegistration(t *testing.T) {
 	if !strings.Contains(r.Error, `"bash"`) || !strings.Contains(r.Error, "built-in") {
 		t.Errorf("name_taken says %q", r.Error)
 	}
-	for _, bad := range []string{`{"name":"has space"}`, `{"name":"x","schema":[1]}`, `{"name":"x"},{"name":"x"}`, `{"description":"no name"}`} {
+	for _, bad := range []string{`{"name":"has space"}`, `{"name":"` + strings.Repeat("n", 65) + `"}`, `{"name":"café"}`, `{"name":""}`, `{"name":"x","schema":[1]}`, `{"name":"x"},{"name":"x"}`, `{"description":"no name"}`} {
 		p.send(`{"id":"2","type":"register_tools","tools":[` + bad + `]}`)
 		r, _ = p.response()
 		wantResponse(t, r, "register_tools", false, wire.CodeInvalidParams)

@@ -11,7 +11,16 @@ import (
 // limit of 0.
 const DefaultMaxLine = 64 << 20
 
-// readSize is the size of a Reader's buffer until a line needs more.
+// firstSize is the size of a Reader's buffer until a line needs more.
+// Most lines are short, and a process holds a Reader for each input it
+// reads lines from (stdin, each extension's stdout), idle most of the
+// time: their buffers are resident for as long as they live. 4 KiB is
+// also a size the runtime already allocates for (net/http's and bufio's
+// default buffers), so it adds no size class.
+const firstSize = 4 << 10
+
+// readSize is the most one read asks for once the buffer has grown for
+// a long line.
 const readSize = 64 << 10
 
 // maxEmptyReads is how many reads in a row may return nothing before
@@ -43,7 +52,7 @@ type Reader struct {
 // NewReader returns a Reader of r that accepts lines of up to limit bytes
 // (not counting the line ending); limit <= 0 means [DefaultMaxLine].
 func NewReader(r io.Reader, limit int) *Reader {
-	return newReaderSize(r, limit, readSize)
+	return newReaderSize(r, limit, firstSize)
 }
 
 // newReaderSize is NewReader with a first buffer of size bytes.
@@ -79,7 +88,7 @@ func (lr *Reader) Next() ([]byte, error) {
 			tooLong = true
 			lr.start, lr.end = 0, 0
 			if len(lr.buf) > maxKeep {
-				lr.buf = make([]byte, readSize)
+				lr.buf = make([]byte, firstSize)
 			}
 		}
 		scanned = lr.end
@@ -175,7 +184,7 @@ func (lr *Reader) release() {
 		return
 	}
 	rest := lr.buf[lr.start:lr.end]
-	buf := make([]byte, max(readSize, len(rest)))
+	buf := make([]byte, max(firstSize, len(rest)))
 	lr.end = copy(buf, rest)
 	lr.start = 0
 	lr.buf = buf

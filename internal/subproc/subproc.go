@@ -209,6 +209,9 @@ func Start(ctx context.Context, c Command) (*Process, error) {
 	cmd.Stdin = c.Stdin
 	cmd.Stdout = c.Stdout
 	cmd.Stderr = c.Stderr
+	if !sameWriter(c.Stderr, c.Stdout) {
+		cmd.Stderr = smallReads(c.Stderr)
+	}
 	cmd.WaitDelay = p.waitDelay
 	var lock bool
 	cmd.SysProcAttr, lock = sysProcAttr(!c.KeepOnParentDeath)
@@ -447,4 +450,41 @@ func orDefault(d, def time.Duration) time.Duration {
 		return def
 	}
 	return d
+}
+
+// copyBufSize is what a child's stderr is read in: a size the runtime
+// already allocates for (bufio's default), so it adds no size class.
+const copyBufSize = 4 << 10
+
+// smallReads returns w, or when os/exec would copy the child's output
+// to it through io.Copy (w is neither a file nor an io.ReaderFrom), w
+// with a ReadFrom of its own that reads copyBufSize at a time. io.Copy
+// takes 32 KiB for each child and keeps it for as long as the child
+// lives; what a child writes on stderr is a log of a few lines.
+func smallReads(w io.Writer) io.Writer {
+	switch w.(type) {
+	case nil, *os.File, io.ReaderFrom:
+		return w
+	}
+	return &smallCopy{w}
+}
+
+// smallCopy is a writer whose ReadFrom copies through a small buffer.
+type smallCopy struct{ io.Writer }
+
+// ReadFrom copies r to the writer until r ends.
+func (c *smallCopy) ReadFrom(r io.Reader) (int64, error) {
+	return io.CopyBuffer(struct{ io.Writer }{c.Writer}, r, make([]byte, copyBufSize))
+}
+
+// sameWriter reports whether a and b are one writer (os/exec then
+// copies both outputs through one pipe); values that cannot be compared
+// are not.
+func sameWriter(a, b io.Writer) (same bool) {
+	defer func() {
+		if recover() != nil {
+			same = false
+		}
+	}()
+	return a != nil && a == b
 }
