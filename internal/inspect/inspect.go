@@ -19,7 +19,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"io/fs"
 	"net/http"
 	"net/url"
 	"strings"
@@ -64,11 +63,10 @@ func Handler(opts Options) http.Handler {
 		opts.Log = io.Discard
 	}
 	h := &handler{opts: opts}
-	sub, _ := fs.Sub(assets, "assets")
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET "+Prefix, h.page)
 	mux.HandleFunc("GET "+Prefix+"/{$}", h.page)
-	mux.Handle("GET "+Prefix+"/assets/", http.StripPrefix(Prefix+"/assets/", http.FileServerFS(sub)))
+	mux.HandleFunc("GET "+Prefix+"/assets/{name}", asset)
 	mux.HandleFunc("POST "+Prefix+"/login", h.login)
 	mux.HandleFunc("POST "+Prefix+"/logout", h.logout)
 	mux.HandleFunc("GET "+Prefix+"/api/snapshot", h.authed(h.snapshot))
@@ -79,6 +77,31 @@ func Handler(opts Options) http.Handler {
 
 type handler struct {
 	opts Options
+}
+
+// assetTypes are the assets' content types, by name: the page's files
+// are few and known (and mime's tables stay out of zot's start).
+var assetTypes = [...]struct{ name, typ string }{
+	{"app.js", "text/javascript; charset=utf-8"},
+	{"app.css", "text/css; charset=utf-8"},
+}
+
+// asset serves one of the page's files.
+func asset(w http.ResponseWriter, r *http.Request) {
+	name := r.PathValue("name")
+	for _, a := range assetTypes {
+		if a.name != name {
+			continue
+		}
+		data, err := assets.ReadFile("assets/" + name)
+		if err != nil {
+			break
+		}
+		w.Header().Set("Content-Type", a.typ)
+		_, _ = w.Write(data)
+		return
+	}
+	http.NotFound(w, r)
 }
 
 // securityHeaders keeps the page to its own origin: its scripts, styles,

@@ -3,7 +3,11 @@ package tap
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
 	"regexp"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -68,69 +72,156 @@ func RedactRecord(r *Record) *Record {
 // RedactJSON returns the JSON value data with the string values of
 // members named like secrets (api keys, tokens, secrets, passwords,
 // Authorization and cookie headers) replaced, and what looks like a key
-// or a bearer token inside any other string too. Data that is not JSON
-// is redacted as text and returned as a JSON string.
+// or a bearer token inside any other string too. Members keep their
+// order. Data that is not JSON is redacted as text and returned as a
+// JSON string.
 func RedactJSON(data []byte) json.RawMessage {
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.UseNumber()
-	var v any
-	if err := dec.Decode(&v); err != nil {
+	v, err := readValue(dec)
+	if err == nil {
+		_, err = dec.Token()
+		if err == io.EOF {
+			err = nil
+		} else if err == nil {
+			err = errors.New("more than one value")
+		}
+	}
+	if err != nil {
 		b, _ := json.Marshal(RedactText(string(data)))
 		return b
 	}
-	v = redactValue("", v)
+	redactValue("", v)
+	return v.appendJSON(nil)
+}
+
+// value is a JSON value that keeps its members' order.
+type value struct {
+	kind  byte // '{', '[', '"', or 0 for a number, true, false, null
+	keys  []string
+	elems []*value // members' values, or an array's elements
+	str   string
+	lit   string
+}
+
+func readValue(dec *json.Decoder) (*value, error) {
+	tok, err := dec.Token()
+	if err != nil {
+		return nil, err
+	}
+	switch t := tok.(type) {
+	case json.Delim:
+		v := &value{kind: byte(t)}
+		for dec.More() {
+			if t == '{' {
+				k, err := dec.Token()
+				if err != nil {
+					return nil, err
+				}
+				key, _ := k.(string)
+				v.keys = append(v.keys, key)
+			}
+			e, err := readValue(dec)
+			if err != nil {
+				return nil, err
+			}
+			v.elems = append(v.elems, e)
+		}
+		if _, err := dec.Token(); err != nil { // the closing delimiter
+			return nil, err
+		}
+		return v, nil
+	case string:
+		return &value{kind: '"', str: t}, nil
+	case json.Number:
+		return &value{lit: t.String()}, nil
+	case bool:
+		return &value{lit: strconv.FormatBool(t)}, nil
+	case nil:
+		return &value{lit: "null"}, nil
+	}
+	return nil, fmt.Errorf("unexpected token %v", tok)
+}
+
+func (v *value) appendJSON(b []byte) []byte {
+	switch v.kind {
+	case '{':
+		b = append(b, '{')
+		for i, k := range v.keys {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = appendString(b, k)
+			b = append(b, ':')
+			b = v.elems[i].appendJSON(b)
+		}
+		return append(b, '}')
+	case '[':
+		b = append(b, '[')
+		for i, e := range v.elems {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = e.appendJSON(b)
+		}
+		return append(b, ']')
+	case '"':
+		return appendString(b, v.str)
+	}
+	return append(b, v.lit...)
+}
+
+func appendString(b []byte, s string) []byte {
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)
 	enc.SetEscapeHTML(false)
-	if err := enc.Encode(v); err != nil {
-		b, _ := json.Marshal(Redacted)
-		return b
-	}
-	return bytes.TrimRight(buf.Bytes(), "\n")
+	_ = enc.Encode(s)
+	return append(b, bytes.TrimRight(buf.Bytes(), "\n")...)
 }
 
-func redactValue(name string, v any) any {
-	switch x := v.(type) {
-	case map[string]any:
-		for k, e := range x {
-			x[k] = redactValue(k, e)
+// redactValue replaces the secrets in v, the value of a member named
+// name.
+func redactValue(name string, v *value) {
+	switch v.kind {
+	case '{':
+		for i, k := range v.keys {
+			redactValue(k, v.elems[i])
 		}
-		// A header list as {"name": "Authorization", "value": "…"}.
-		if n, ok := x["name"].(string); ok && secretName(n) {
-			if _, ok := x["value"].(string); ok {
-				x["value"] = Redacted
+		// A header as {"name": "Authorization", "value": "…"}.
+		var n, val *value
+		for i, k := range v.keys {
+			switch k {
+			case "name":
+				n = v.elems[i]
+			case "value":
+				val = v.elems[i]
 			}
 		}
-		return x
-	case []any:
-		for i, e := range x {
-			x[i] = redactValue(name, e)
+		if n != nil && val != nil && n.kind == '"' && val.kind == '"' && secretName(n.str) {
+			val.str = Redacted
 		}
-		return x
-	case string:
-		if secretName(name) && x != "" {
-			return Redacted
+	case '[':
+		for _, e := range v.elems {
+			redactValue(name, e)
 		}
-		return RedactText(x)
+	case '"':
+		if secretName(name) && v.str != "" {
+			v.str = Redacted
+			return
+		}
+		v.str = RedactText(v.str)
 	}
-	return v
-}
-
-// secretNames are member names (lower case, without - and _) whose
-// string values are secrets.
-var secretNames = map[string]bool{
-	"key": true, "apikey": true, "xapikey": true, "xgoogapikey": true, "token": true, "accesstoken": true,
-	"refreshtoken": true, "idtoken": true, "authtoken": true, "bearer": true, "secret": true,
-	"clientsecret": true, "password": true, "passwd": true, "authorization": true,
-	"proxyauthorization": true, "cookie": true, "setcookie": true, "sig": true, "signature": true,
-	"credential": true, "credentials": true, "privatekey": true, "sessiontoken": true,
 }
 
 // secretName says whether a member, header or parameter of that name
 // holds a secret.
 func secretName(name string) bool {
-	n := strings.ToLower(strings.NewReplacer("-", "", "_", "").Replace(name))
-	if secretNames[n] {
+	n := strings.ToLower(strings.ReplaceAll(strings.ReplaceAll(name, "-", ""), "_", ""))
+	switch n {
+	case "key", "apikey", "xapikey", "xgoogapikey", "token", "accesstoken", "refreshtoken", "idtoken",
+		"authtoken", "bearer", "secret", "clientsecret", "password", "passwd", "authorization",
+		"proxyauthorization", "cookie", "setcookie", "sig", "signature", "credential", "credentials",
+		"privatekey", "sessiontoken":
 		return true
 	}
 	return strings.HasSuffix(n, "apikey") || strings.HasSuffix(n, "secret") || strings.HasSuffix(n, "password") ||
@@ -140,19 +231,28 @@ func secretName(name string) bool {
 // secretText finds secrets inside text: an Authorization header's value,
 // a bearer token, NAME=value for a secret-looking variable, and the
 // shapes of the vendors' API keys.
-var secretText = sync.OnceValue(func() *regexp.Regexp {
-	return regexp.MustCompile(`(?i)(authorization\s*[:=]\s*)("?)(?:bearer\s+|basic\s+)?[^\s",]+` +
-		`|(\bbearer\s+)[A-Za-z0-9._~+/=-]{8,}` +
-		`|(\b[A-Z0-9_]*(?:API_?KEY|TOKEN|SECRET|PASSWORD)\s*[=:]\s*)("?)[^\s",]+` +
-		`|\b(?:sk-(?:ant-|proj-)?[A-Za-z0-9_-]{12,}|AIza[0-9A-Za-z_-]{20,}|gh[pousr]_[A-Za-z0-9]{20,}|xox[abpr]-[A-Za-z0-9-]{10,})`)
-})
+var secretText struct {
+	once sync.Once
+	re   *regexp.Regexp
+}
+
+// secretRE compiles secretText's expression at its first use.
+func secretRE() *regexp.Regexp {
+	secretText.once.Do(func() {
+		secretText.re = regexp.MustCompile(`(?i)(authorization\s*[:=]\s*)("?)(?:bearer\s+|basic\s+)?[^\s",]+` +
+			`|(\bbearer\s+)[A-Za-z0-9._~+/=-]{8,}` +
+			`|(\b[A-Z0-9_]*(?:API_?KEY|TOKEN|SECRET|PASSWORD)\s*[=:]\s*)("?)[^\s",]+` +
+			`|\b(?:sk-(?:ant-|proj-)?[A-Za-z0-9_-]{12,}|AIza[0-9A-Za-z_-]{20,}|gh[pousr]_[A-Za-z0-9]{20,}|xox[abpr]-[A-Za-z0-9-]{10,})`)
+	})
+	return secretText.re
+}
 
 // RedactText replaces the secrets found in free text.
 func RedactText(s string) string {
 	if s == "" {
 		return s
 	}
-	re := secretText()
+	re := secretRE()
 	return re.ReplaceAllStringFunc(s, func(m string) string {
 		sub := re.FindStringSubmatch(m)
 		switch {

@@ -64,7 +64,18 @@ type ref struct {
 	def string // "#/$defs/Name"
 }
 
-var acpSchemas = sync.OnceValue(func() *schemaSet {
+var acpSet struct {
+	once sync.Once
+	set  *schemaSet
+}
+
+// acpSchemas reads and compiles the schemas at the first check.
+func acpSchemas() *schemaSet {
+	acpSet.once.Do(func() { acpSet.set = loadSchemas() })
+	return acpSet.set
+}
+
+func loadSchemas() *schemaSet {
 	s := &schemaSet{byMethod: map[string]ref{}}
 	for _, doc := range []string{"acp/schema.json", "daemon/daemon.json"} {
 		data, err := schema.FS.ReadFile(doc)
@@ -100,7 +111,7 @@ var acpSchemas = sync.OnceValue(func() *schemaSet {
 		}
 	}
 	return s
-})
+}
 
 // lookup returns the definition of method's role ("request",
 // "notification", "response").

@@ -147,6 +147,10 @@ func TestExportRedactsSecrets(t *testing.T) {
 			t.Errorf("the export lost %q:\n%s", keep, out)
 		}
 	}
+	// Members keep their order.
+	if got := string(RedactJSON([]byte(`{"z":1,"token":"abc","a":[true,null,"x"]}`))); got != `{"z":1,"token":"[redacted]","a":[true,null,"x"]}` {
+		t.Errorf("redacted %s, want the members in their order", got)
+	}
 	// The tap itself keeps the frames as they crossed.
 	if !strings.Contains(string(tp.Snapshot("s", false).Records[0].Frame), "hunter2") {
 		t.Error("the snapshot was redacted; only the export should be")
