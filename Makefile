@@ -219,7 +219,7 @@ lint: ## gofmt, go vet and staticcheck
 .PHONY: bench
 bench: build bench-build tmux ## time bin/zot against the floor program, then the Go micro-benchmarks, then the terminal client through tmux
 	$(BIN)/zot-bench --zot $(BIN)/zot --floor $(BIN)/zot-floor $(BENCHFLAGS)
-	$(GO) test -run '^$$' -bench . -benchmem ./sdk ./sdk/wire ./internal/engine ./internal/provider/... ./internal/tools ./internal/ndjson ./internal/jsonrpc ./internal/tui/... ./internal/sandbox
+	$(GO) test -run '^$$' -bench . -benchmem ./sdk ./sdk/wire ./internal/engine ./internal/provider/... ./internal/tools ./internal/ndjson ./internal/jsonrpc ./internal/tap ./internal/tui/... ./internal/sandbox
 	ZOT_BIN=$(CURDIR)/$(BIN)/zot $(GO) test -run '^$$' -bench '^BenchmarkClientToolRoundTrip$$' -benchtime 300x ./cmd/zot
 	ZOT_BIN=$(CURDIR)/$(BIN)/zot $(GO) test -run '^$$' -bench '^BenchmarkRemote$$' -benchtime 1x ./cmd/zot
 	$(MAKE) --no-print-directory bench-tui

@@ -19,7 +19,6 @@ import (
 	"zot.dev/zot/internal/engine"
 	"zot.dev/zot/internal/jsonrpc"
 	"zot.dev/zot/internal/registry"
-	"zot.dev/zot/internal/tap"
 )
 
 // doorFlags are the flags `zot daemon` and `zot acp` add to the agent
@@ -28,8 +27,6 @@ func doorFlags() []cli.Flag {
 	return []cli.Flag{
 		&cli.DurationFlag{Name: "client-stall-timeout", Value: jsonrpc.DefaultStallTimeout, Local: true,
 			Usage: "how long a client may read nothing while its outgoing queue is full before it is disconnected"},
-		&cli.StringFlag{Name: "inspect", Local: true, Usage: "serve the traffic inspector's page at http://ADDR/inspect (a loopback address, e.g. 127.0.0.1:0); the address with its token is printed on stderr (see docs/inspect.md)"},
-		&cli.IntFlag{Name: "inspect-ring", Value: tap.DefaultPerSession, Local: true, Usage: "with --inspect: how many records (frames and calls) are kept per session"},
 	}
 }
 
@@ -67,13 +64,13 @@ the turns it left have ended.`,
 		Flags: append(append(doorFlags(),
 			&cli.BoolFlag{Name: "ephemeral", Local: true,
 				Usage: "exit 1 s after the last client left and its turns ended (a client that connects in that second keeps it); never before the first client came"}),
-			listenFlags()...), // listen.go
+			append(listenFlags(), daemonInspectFlags()...)...), // listen.go, inspect.go
 		Commands: []*cli.Command{daemonConnectCommand(std)}, // daemon_connect.go
 		Action: func(ctx context.Context, cmd *cli.Command) error {
 			if cmd.Args().Len() > 0 {
 				return usagef("zot daemon takes no arguments, got %q", cmd.Args().First())
 			}
-			if err := onlyFlags(cmd, "zot daemon", doorAllowed(append([]string{"ephemeral"}, listenFlagNames...)...)); err != nil {
+			if err := onlyFlags(cmd, "zot daemon", doorAllowed(append([]string{"ephemeral", "inspect-addr"}, listenFlagNames...)...)); err != nil {
 				return err
 			}
 			return serveDaemon(ctx, cmd, std)
@@ -144,7 +141,12 @@ func newDoor(cmd *cli.Command, std streams) (*door, error) {
 	if err != nil {
 		return nil, &exitError{code: 1, msg: err.Error()}
 	}
-	insp, err := startInspector(cmd, std.err) // inspect.go
+	var insp *inspector // inspect.go
+	if cmd.Name == "daemon" {
+		insp, err = newInspector(cmd, cmd.Bool("inspect"), std.err) // served once the listeners are open
+	} else {
+		insp, err = startInspector(cmd, std.err)
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -155,7 +157,7 @@ func newDoor(cmd *cli.Command, std streams) (*door, error) {
 	host, err := newHost(cfg, h, std.err, hostWith...) // flags.go
 	if err != nil {
 		if insp != nil {
-			insp.stop()
+			insp.close()
 		}
 		return nil, err
 	}
@@ -191,7 +193,7 @@ func newDoor(cmd *cli.Command, std streams) (*door, error) {
 	if err != nil {
 		host.Close()
 		if insp != nil {
-			insp.stop()
+			insp.close()
 		}
 		return nil, &exitError{code: 1, msg: err.Error()}
 	}
@@ -233,7 +235,7 @@ func (d *door) shutdown(std streams) {
 	}
 	d.host.Close()
 	if d.insp != nil {
-		d.insp.stop()
+		d.insp.close()
 	}
 }
 
@@ -250,6 +252,11 @@ func serveDaemon(ctx context.Context, cmd *cli.Command, std streams) error {
 		return err
 	}
 	defer ls.close()
+	if d.insp != nil {
+		if err := d.insp.mountDaemon(ls, cmd.String("inspect-addr")); err != nil {
+			return err
+		}
+	}
 	if len(ls.servers) > 0 {
 		reload := func() { ls.reload(std.err) }
 		onHangup.Store(&reload)

@@ -70,7 +70,7 @@ func rpcFlags() []cli.Flag {
 	return append([]cli.Flag{
 		&cli.IntFlag{Name: "max-line-bytes", Value: 64 << 20, Usage: "rpc mode: the longest input line accepted; longer lines get line_too_long"},
 		&cli.DurationFlag{Name: "approval-timeout", Value: 5 * time.Minute, Usage: "rpc mode, with --approve or --permission ask: how long a call waits for its answer before it is rejected; 0 waits until an abort"},
-	}, append(extFlags(), inspectFlags()...)...)
+	}, append(extFlags(), inspectFlags(false)...)...)
 }
 
 // outputFlags choose the output's form for programs: print mode's event

@@ -9,6 +9,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"strings"
 	"sync"
 	"time"
 
@@ -19,34 +20,55 @@ import (
 	"zot.dev/zot/internal/inspect"
 	"zot.dev/zot/internal/provider/httpcall"
 	"zot.dev/zot/internal/tap"
+	"zot.dev/zot/internal/wsserve"
 )
 
-// inspectFlags turn on the traffic inspector (docs/inspect.md).
-func inspectFlags() []cli.Flag {
+// inspectFlags turn on the traffic inspector of zot rpc and zot acp
+// (docs/inspect.md), on a listener of its own; local ones are a
+// command's own (zot acp's), the others the root's (zot rpc's).
+func inspectFlags(local bool) []cli.Flag {
 	return []cli.Flag{
-		&cli.StringFlag{Name: "inspect", Usage: "serve the traffic inspector's page at http://ADDR/inspect (a loopback address, e.g. 127.0.0.1:0); the address with its token is printed on stderr (see docs/inspect.md)"},
-		&cli.IntFlag{Name: "inspect-ring", Value: tap.DefaultPerSession, Usage: "with --inspect: how many records (frames and calls) are kept per session"},
+		&cli.StringFlag{Name: "inspect", Local: local, Usage: "serve the traffic inspector's page at http://ADDR/inspect (a loopback address, e.g. 127.0.0.1:0); the address with its token is printed on stderr (see docs/inspect.md)"},
+		inspectRingFlag(local),
 	}
 }
 
-// inspector is a tap and the page that shows it, on a listener of its
-// own.
-type inspector struct {
-	tap  *tap.Tap
-	srv  *http.Server
-	done chan struct{}
-	wg   sync.WaitGroup
+// daemonInspectFlags turn on zot daemon's inspector: on its --listen
+// listeners, else on a loopback listener of its own.
+func daemonInspectFlags() []cli.Flag {
+	return []cli.Flag{
+		&cli.BoolFlag{Name: "inspect", Local: true, Usage: "serve the traffic inspector's page at /inspect on the --listen listeners (behind their tokens), or without --listen on a loopback listener of its own (--inspect-addr); the page's address is printed on stderr (see docs/inspect.md)"},
+		&cli.StringFlag{Name: "inspect-addr", Value: "127.0.0.1:0", Local: true, Usage: "with --inspect: the loopback address of the page's own listener, used without --listen and, when the listeners take tokens, for a browser (which cannot send a bearer token)"},
+		inspectRingFlag(true),
+	}
 }
 
-// startInspector starts the inspector when --inspect is set (nil
-// otherwise): a tap keeping --inspect-ring records per session, its page
-// on a loopback listener at that address, behind a random token that is
-// printed on log with the page's address.
-func startInspector(cmd *cli.Command, log io.Writer) (*inspector, error) {
-	addr := cmd.String("inspect")
-	if addr == "" {
-		if cmd.IsSet("inspect-ring") {
-			return nil, usagef("--inspect-ring applies only with --inspect")
+func inspectRingFlag(local bool) cli.Flag {
+	return &cli.IntFlag{Name: "inspect-ring", Value: tap.DefaultPerSession, Local: local, Usage: "with --inspect: how many records (frames and calls) are kept per session"}
+}
+
+// inspector is a tap and the pages that show it: on a listener of its
+// own, and mounted on the daemon's listeners.
+type inspector struct {
+	tap  *tap.Tap
+	log  io.Writer
+	done chan struct{}
+	wg   sync.WaitGroup
+
+	mu   sync.Mutex
+	srvs []*http.Server
+	stop sync.Once
+}
+
+// newInspector returns the inspector when the command's --inspect asks
+// for one (nil otherwise), keeping --inspect-ring records per session.
+// It serves nothing yet (serve, mount).
+func newInspector(cmd *cli.Command, on bool, log io.Writer) (*inspector, error) {
+	if !on {
+		for _, n := range []string{"inspect-ring", "inspect-addr"} {
+			if cmd.IsSet(n) {
+				return nil, usagef("--%s applies only with --inspect", n)
+			}
 		}
 		return nil, nil
 	}
@@ -54,30 +76,110 @@ func startInspector(cmd *cli.Command, log io.Writer) (*inspector, error) {
 	if ring < 1 {
 		return nil, usagef("--inspect-ring must be at least 1, got %d", ring)
 	}
+	return &inspector{tap: tap.New(tap.Options{PerSession: ring}), log: log, done: make(chan struct{})}, nil
+}
+
+// startInspector is zot rpc's and zot acp's: --inspect ADDR, the page on
+// a loopback listener there, its address and token printed on log.
+func startInspector(cmd *cli.Command, log io.Writer) (*inspector, error) {
+	addr := cmd.String("inspect")
+	in, err := newInspector(cmd, addr != "", log)
+	if in == nil || err != nil {
+		return nil, err
+	}
+	if err := in.serve("--inspect", addr); err != nil {
+		return nil, err
+	}
+	return in, nil
+}
+
+// newToken is a random token for a page's own listener.
+func newToken() string {
+	var secret [16]byte
+	_, _ = rand.Read(secret[:])
+	return hex.EncodeToString(secret[:])
+}
+
+// serve serves the page on a loopback listener of its own at addr,
+// behind a random token printed with the page's address.
+func (in *inspector) serve(flag, addr string) error {
 	if err := loopbackOnly(addr); err != nil {
-		return nil, usagef("--inspect %s: %v", addr, err)
+		return usagef("%s %s: %v", flag, addr, err)
 	}
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
-		return nil, &exitError{code: 1, msg: fmt.Sprintf("--inspect: %v", err)}
+		return &exitError{code: 1, msg: fmt.Sprintf("%s: %v", flag, err)}
 	}
-	var secret [16]byte
-	_, _ = rand.Read(secret[:])
-	token := hex.EncodeToString(secret[:])
-	in := &inspector{tap: tap.New(tap.Options{PerSession: ring}), done: make(chan struct{})}
-	in.srv = &http.Server{
-		Handler:           inspect.Handler(inspect.Options{Tap: in.tap, Token: token, Done: in.done, Log: log}),
-		ReadHeaderTimeout: 10 * time.Second,
-	}
+	token := newToken()
+	srv := &http.Server{Handler: in.handler(inspect.Options{Token: token}), ReadHeaderTimeout: 10 * time.Second}
+	in.run(srv, ln)
+	fmt.Fprintf(in.log, "zot: inspector at http://%s%s?token=%s\n", ln.Addr(), inspect.Prefix, token)
+	return nil
+}
+
+// handler is the page over the tap, with opts' authentication.
+func (in *inspector) handler(opts inspect.Options) http.Handler {
+	opts.Tap, opts.Done, opts.Log = in.tap, in.done, in.log
+	return inspect.Handler(opts)
+}
+
+func (in *inspector) run(srv *http.Server, ln net.Listener) {
+	in.mu.Lock()
+	in.srvs = append(in.srvs, srv)
+	in.mu.Unlock()
 	in.wg.Add(1)
 	go func() {
 		defer in.wg.Done()
-		if err := in.srv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
-			fmt.Fprintf(log, "zot: inspector: %v\n", err)
+		if err := srv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
+			fmt.Fprintf(in.log, "zot: inspector: %v\n", err)
 		}
 	}()
-	fmt.Fprintf(log, "zot: inspector at http://%s%s?token=%s\n", ln.Addr(), inspect.Prefix, token)
-	return in, nil
+}
+
+// mountDaemon puts the page on zot daemon's --listen listeners, at
+// /inspect behind the same checks as /acp. With a token file, a request
+// those checks let through (a token of the file) is the page's; a
+// browser, which cannot send a bearer token, gets the page on a loopback
+// listener of its own at addr. Without one, the page wants a random
+// token of its own, printed with each address.
+func (in *inspector) mountDaemon(ls *listeners, addr string) error {
+	if len(ls.servers) == 0 {
+		return in.serve("--inspect-addr", addr)
+	}
+	var h http.Handler
+	if ls.tokens != nil {
+		h = in.handler(inspect.Options{Trust: func(r *http.Request) bool {
+			_, ok := wsserve.PrincipalOf(r)
+			return ok
+		}})
+	} else {
+		token := newToken()
+		h = in.handler(inspect.Options{Token: token})
+		for _, s := range ls.servers {
+			fmt.Fprintf(in.log, "zot: inspector at %s?token=%s\n", pageURL(s.Addr()), token)
+		}
+	}
+	for _, s := range ls.servers {
+		s.Handle(inspect.Prefix, h)
+		s.Handle(inspect.Prefix+"/", h)
+	}
+	if ls.tokens != nil {
+		for _, s := range ls.servers {
+			fmt.Fprintf(in.log, "zot: inspector's data at %s/api/ (Authorization: Bearer, a token of %s)\n", pageURL(s.Addr()), ls.tokens.Path())
+		}
+		return in.serve("--inspect-addr", addr)
+	}
+	return nil
+}
+
+// pageURL is the page's address on a listener whose ACP endpoint is
+// ws(s)://host:port/acp.
+func pageURL(acp string) string {
+	u := strings.TrimSuffix(acp, "/acp") + inspect.Prefix
+	if rest, ok := strings.CutPrefix(u, "wss://"); ok {
+		return "https://" + rest
+	}
+	return "http://" + strings.TrimPrefix(u, "ws://")
 }
 
 // loopbackOnly refuses an address that is not on a loopback interface:
@@ -110,13 +212,21 @@ func (in *inspector) host(hc *engine.HostConfig) {
 	hc.HTTPClient = in.tap.HTTPClient(base)
 }
 
-// stop ends the live streams and the listener.
-func (in *inspector) stop() {
-	close(in.done)
-	ctx, cancel := context.WithTimeout(context.Background(), time.Second)
-	defer cancel()
-	if err := in.srv.Shutdown(ctx); err != nil {
-		_ = in.srv.Close()
-	}
-	in.wg.Wait()
+// close ends the live streams and the page's own listeners (those
+// mounted on the daemon's listeners end with them).
+func (in *inspector) close() {
+	in.stop.Do(func() {
+		close(in.done)
+		in.mu.Lock()
+		srvs := in.srvs
+		in.mu.Unlock()
+		for _, srv := range srvs {
+			ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+			if err := srv.Shutdown(ctx); err != nil {
+				_ = srv.Close()
+			}
+			cancel()
+		}
+		in.wg.Wait()
+	})
 }

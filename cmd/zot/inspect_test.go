@@ -63,8 +63,8 @@ func TestInspectRPC(t *testing.T) {
 	if r := get(t, base+"/inspect/api/snapshot", nil); r.StatusCode != http.StatusUnauthorized {
 		t.Fatalf("snapshot without the token: %d, want 401", r.StatusCode)
 	}
-	if r := get(t, base+"/inspect?token=wrong", nil); r.StatusCode != http.StatusUnauthorized {
-		t.Fatalf("the page with a wrong token: %d, want 401", r.StatusCode)
+	if r := get(t, base+"/inspect?token=wrong", nil); r.StatusCode != http.StatusSeeOther || r.Header.Get("Location") != "/inspect#invalid-token" || r.Header.Get("Set-Cookie") != "" {
+		t.Fatalf("the page with a wrong token: %d to %q with cookie %q, want back to the page saying so, no cookie", r.StatusCode, r.Header.Get("Location"), r.Header.Get("Set-Cookie"))
 	}
 	r := get(t, base+"/inspect?token="+token, nil)
 	setCookie := r.Header.Get("Set-Cookie")
@@ -293,4 +293,77 @@ func TestInspectACP(t *testing.T) {
 	if err := endOf(t, a.cmd, a.stderr); err != nil {
 		t.Errorf("zot acp at the end of stdin: %v\n%s", err, a.stderr)
 	}
+}
+
+// zot daemon --inspect on its --listen listener: without a token file
+// the page is there behind a token of its own, and a WebSocket client's
+// messages are on it, paired; with one, the data answers the file's
+// tokens (as /acp does) and refuses others, and a browser gets the page
+// on a loopback listener of its own.
+func TestInspectDaemonListener(t *testing.T) {
+	dir := t.TempDir()
+	work := t.TempDir()
+	d, wsURL := startRemote(t, dir, "--listen", "ws://127.0.0.1:0", "--inspect", "--permission", "allow")
+	base, token := inspectorURL(t, d.stderr)
+	if !strings.HasPrefix(wsURL, "ws://"+strings.TrimPrefix(base, "http://")) {
+		t.Fatalf("the page is at %s, the listener at %s: want the same listener", base, wsURL)
+	}
+	c, _, err := wsDial(t, wsURL, nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := &wsPeer{t: t, c: c}
+	if f, _ := p.call("1", "initialize", `{"protocolVersion":1,"clientCapabilities":{}}`); f.Error != nil {
+		t.Fatalf("initialize: %s", f.raw)
+	}
+	f, _ := p.call("2", "session/new", fmt.Sprintf(`{"cwd":%q,"mcpServers":[]}`, work))
+	var sess struct {
+		SessionID string `json:"sessionId"`
+	}
+	_ = json.Unmarshal(f.Result, &sess)
+	if f, _ := p.call("3", "session/prompt", fmt.Sprintf(`{"sessionId":%q,"prompt":[{"type":"text","text":"hi"}]}`, sess.SessionID)); f.Error != nil {
+		t.Fatalf("prompt: %s", f.raw)
+	}
+	if r := get(t, base+"/inspect/api/snapshot", nil); r.StatusCode != http.StatusUnauthorized {
+		t.Fatalf("the snapshot without the token: %d", r.StatusCode)
+	}
+	snap := snapshotOf(t, base, token)
+	var prompt, answer *tap.Record
+	for _, r := range snap.Records {
+		if r.Method == "session/prompt" && r.Role == "request" {
+			prompt = r
+		}
+		if r.Method == "session/prompt" && r.Role == "response" {
+			answer = r
+		}
+	}
+	if prompt == nil || answer == nil || answer.Pair != prompt.Seq || prompt.Session != sess.SessionID {
+		t.Fatalf("session/prompt %+v and its answer %+v over WebSocket", prompt, answer)
+	}
+	if len(snap.Connections) != 1 || snap.Connections[0].Door != "acp" || snap.Connections[0].Transport == "unix" {
+		t.Errorf("connections %+v: want the WebSocket client", snap.Connections)
+	}
+
+	// With a token file.
+	dir2 := t.TempDir()
+	tokens := remoteTokens(t, dir2)
+	d2, wsURL2 := startRemote(t, dir2, "--listen", "ws://127.0.0.1:0", "--token-file", tokens, "--inspect")
+	api := "http://" + strings.TrimSuffix(strings.TrimPrefix(wsURL2, "ws://"), "/acp") + "/inspect/api/snapshot"
+	if r := get(t, api, nil); r.StatusCode != http.StatusUnauthorized {
+		t.Errorf("the listener's data without a token: %d, want 401", r.StatusCode)
+	}
+	if r := get(t, api, map[string]string{"Authorization": "Bearer not-a-token"}); r.StatusCode != http.StatusUnauthorized {
+		t.Errorf("the listener's data with a wrong token: %d, want 401", r.StatusCode)
+	}
+	if r := get(t, api, map[string]string{"Authorization": "Bearer " + remoteAlice}); r.StatusCode != http.StatusOK {
+		t.Errorf("the listener's data with a token of the file: %d, want 200", r.StatusCode)
+	}
+	pageBase, pageToken := inspectorURL(t, d2.stderr)
+	if strings.Contains(wsURL2, strings.TrimPrefix(pageBase, "http://")) {
+		t.Errorf("the browser's page %s is on the listener %s: want a loopback listener of its own", pageBase, wsURL2)
+	}
+	if r := get(t, pageBase+"/inspect/api/snapshot", map[string]string{"Authorization": "Bearer " + pageToken}); r.StatusCode != http.StatusOK {
+		t.Errorf("the page's own listener: %d", r.StatusCode)
+	}
+	_ = d
 }

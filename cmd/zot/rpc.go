@@ -77,7 +77,7 @@ func serveRPC(ctx context.Context, cmd *cli.Command, io streams) error {
 	}
 	var hostWith []func(*engine.HostConfig)
 	if insp != nil {
-		defer insp.stop()
+		defer insp.close()
 		hostWith = append(hostWith, insp.host)
 	}
 	host, sess, err := startSession(cfg, io.err, hostWith...)

@@ -44,6 +44,10 @@ type Options struct {
 	// instead (a listener with tokens of its own).
 	Token string
 	Check func(token string) bool
+	// Trust, when set, says whether a listener in front of the handler
+	// authenticated r already (its own bearer tokens): such a request is
+	// served without the inspector's token.
+	Trust func(r *http.Request) bool
 	// Done ends the live streams (the server is stopping); nil: only
 	// their requests' ends do.
 	Done <-chan struct{}
@@ -118,7 +122,7 @@ func securityHeaders(next http.Handler) http.Handler {
 
 // valid says whether token is the one the inspector wants.
 func (h *handler) valid(token string) bool {
-	if token == "" {
+	if token == "" || h.opts.Check == nil && h.opts.Token == "" {
 		return false
 	}
 	if h.opts.Check != nil {
@@ -150,6 +154,9 @@ func sameOrigin(r *http.Request) bool {
 // authorized says whether r carries the token: a bearer header, or the
 // cookie.
 func (h *handler) authorized(r *http.Request) bool {
+	if h.opts.Trust != nil && h.opts.Trust(r) {
+		return true
+	}
 	if a := r.Header.Get("Authorization"); strings.HasPrefix(a, "Bearer ") {
 		return h.valid(strings.TrimPrefix(a, "Bearer "))
 	}
@@ -157,7 +164,7 @@ func (h *handler) authorized(r *http.Request) bool {
 	if err != nil {
 		return false
 	}
-	if h.opts.Check != nil {
+	if h.opts.Check != nil || h.opts.Token == "" {
 		return false // a listener's tokens are checked as bearer tokens only
 	}
 	want := cookieValue(h.opts.Token)
@@ -189,7 +196,9 @@ func (h *handler) setCookie(w http.ResponseWriter, r *http.Request, token string
 func (h *handler) page(w http.ResponseWriter, r *http.Request) {
 	if tok := r.URL.Query().Get("token"); tok != "" {
 		if !h.valid(tok) {
-			http.Error(w, "invalid token", http.StatusUnauthorized)
+			// Back to the page, which says so, without the token.
+			w.Header().Set("Location", Prefix+"#invalid-token")
+			w.WriteHeader(http.StatusSeeOther)
 			return
 		}
 		if h.opts.Check == nil {

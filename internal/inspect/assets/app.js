@@ -584,28 +584,18 @@ function backToLive() {
   refresh().then(() => setStatus('live', 'live')).catch(() => {});
 }
 
+// showLogin asks for the token; the form opens /inspect?token=, which
+// sets the cookie and comes back without it (or with #invalid-token).
 function showLogin() {
   $('login').hidden = false;
   setStatus('off', 'locked');
-  $('login-token').focus();
-}
-
-async function login(ev) {
-  ev.preventDefault();
-  const res = await fetch('/inspect/login', {
-    method: 'POST', credentials: 'same-origin',
-    headers: { 'Content-Type': 'application/json' },
-    body: JSON.stringify({ token: $('login-token').value }),
-  });
-  if (res.ok) {
-    $('login').hidden = true;
-    $('login-token').value = '';
-    start();
-  } else {
+  if (location.hash === '#invalid-token') {
     const e = $('login-error');
     e.hidden = false;
-    e.textContent = res.status === 401 ? 'That token is not this zot\'s.' : 'Refused: ' + res.status;
+    e.textContent = 'That token is not this zot\'s.';
+    history.replaceState(null, '', location.pathname);
   }
+  $('login-token').focus();
 }
 
 // ---- wiring ----------------------------------------------------------------
@@ -661,7 +651,6 @@ document.addEventListener('DOMContentLoaded', () => {
   $('export-all').addEventListener('click', () => exportTraffic(true));
   $('import').addEventListener('change', (ev) => { const f = ev.target.files[0]; if (f) importFile(f); ev.target.value = ''; });
   $('live').addEventListener('click', backToLive);
-  $('login-form').addEventListener('submit', login);
   $('follow').addEventListener('click', () => { state.follow = true; const w = $('timeline-wrap'); w.scrollTop = w.scrollHeight; $('follow').hidden = true; });
   $('timeline-wrap').addEventListener('scroll', () => {
     const w = $('timeline-wrap');

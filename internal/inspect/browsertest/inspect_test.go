@@ -174,6 +174,22 @@ func poll(t *testing.T, ctx context.Context, what, expr string) {
 	}
 }
 
+// pollAcross is poll across a navigation the last action started.
+func pollAcross(t *testing.T, ctx context.Context, what, expr string) {
+	t.Helper()
+	deadline := time.Now().Add(guard)
+	for {
+		ok, err := chromedp.Run(ctx, chromedp.Poll[bool](expr, chromedp.WithPollingInterval(20*time.Millisecond), chromedp.WithPollingTimeout(guard)))
+		if err == nil && ok {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("waiting for %s (%s): %v", what, expr, err)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
 func eval[T any](t *testing.T, ctx context.Context, expr string) T {
 	t.Helper()
 	v, err := chromedp.Run(ctx, chromedp.Evaluate[T](expr))
@@ -240,6 +256,14 @@ func TestInspectorInChromium(t *testing.T) {
 
 	// Without the cookie the page asks for the token; pasted, it opens.
 	poll(t, ctx, "the token form", `!document.getElementById('login').hidden`)
+	// A wrong token is said to be wrong.
+	if err := chromedp.Do(ctx,
+		chromedp.SendKeys(chromedp.CSS("#login-token"), "not-the-token"),
+		chromedp.Click(chromedp.CSS("#login-form button")),
+	); err != nil {
+		t.Fatal(err)
+	}
+	pollAcross(t, ctx, "the wrong token said", `!document.getElementById('login-error').hidden && document.getElementById('login-error').textContent.includes("not this zot's") && location.hash === ''`)
 	shot(t, ctx, "login")
 	if err := chromedp.Do(ctx,
 		chromedp.SendKeys(chromedp.CSS("#login-token"), z.token),
@@ -247,7 +271,7 @@ func TestInspectorInChromium(t *testing.T) {
 	); err != nil {
 		t.Fatal(err)
 	}
-	poll(t, ctx, "the live stream", `document.getElementById('login').hidden && document.getElementById('status').classList.contains('live')`)
+	pollAcross(t, ctx, "the live stream", `document.getElementById('login').hidden && document.getElementById('status').classList.contains('live') && location.search === ''`)
 
 	// A prompt: its frames appear while it streams, before its done.
 	z.send(t, `{"type":"hello","id":"h1","token":"`+rpcToken+`"}`)
