@@ -1068,6 +1068,30 @@ func TestTUIDocScreens(t *testing.T) {
 		fmt.Fprintf(&doc, "### %s\n\n```\n%s\n```\n\n", name, strings.Join(lines, "\n"))
 	}
 	defer func() { os.WriteFile(out, []byte(doc.String()), 0o644) }()
+	// settled waits until the screen holds want and the input and footer
+	// are drawn under it (a capture between a print and the next frame
+	// shows the frame before).
+	settled := func(tm *pane, want string) string {
+		return tm.waitUntil(want, func(s string) bool {
+			return strings.Contains(s, want) && strings.Contains(s, "Ask anything") && !strings.Contains(s, "esc to interrupt")
+		})
+	}
+
+	// The built-in script: opening, an approval, after it, /, ctrl+o.
+	wdir := t.TempDir()
+	os.WriteFile(filepath.Join(wdir, "sum.go"), []byte("package sum\n"), 0o644)
+	wt := openTerm(t, termOpts{w: 80, h: 24, dir: wdir}, "--provider", "scripted", "why does the test fail?")
+	shot("Opening", wt.waitFor("scripted · mode ask"))
+	wt.keys("Enter")
+	shot("A turn waiting for approval", wt.waitFor("Allow once"))
+	wt.keys("y")
+	shot("After y", settled(wt, "round trip"))
+	wt.keys("C-o")
+	shot("Ctrl-O: the last call's output, whole", wt.waitFor("collapses"))
+	wt.keys("C-o")
+	wt.waitFor("!collapses")
+	wt.typeText("/")
+	shot("The / popup", wt.waitFor("/compact"))
 
 	// The editor: @ completion and a folded paste.
 	dir := t.TempDir()
@@ -1093,7 +1117,7 @@ func TestTUIDocScreens(t *testing.T) {
 	tm.typeText("/he")
 	shot("The / popup, filtered as you type", tm.waitFor("/help"))
 	tm.keys("Enter")
-	shot("/help", tm.waitFor("ctrl+d"))
+	shot("/help", settled(tm, "ctrl+d"))
 
 	// A panel and a toast from the todo example.
 	home := t.TempDir()
@@ -1108,7 +1132,9 @@ func TestTUIDocScreens(t *testing.T) {
 	pt.waitFor("Todos (2)")
 	pt.keys("Down")
 	pt.typeText("x")
-	shot("An extension's panel (the todo example) after down and x", pt.waitFor("✓ tag v1.0"))
+	shot("An extension's panel (the todo example) after down and x", pt.waitUntil("the mark", func(s string) bool {
+		return strings.Contains(s, "▸ ✓ tag v1.0")
+	}))
 	pt.keys("Escape")
 	pt.waitFor("!Todos (2)")
 
@@ -1126,8 +1152,7 @@ func TestTUIDocScreens(t *testing.T) {
 	ct := openTerm(t, termOpts{w: 80, h: 24}, "--provider", "scripted", "--script", s)
 	ct.waitFor("scripted")
 	ct.prompt("walk me through it")
-	ct.waitFor("step by step")
-	shot("An answer streaming", ct.screen())
+	shot("An answer streaming", ct.waitUntil("three lines", func(s string) bool { return strings.Count(s, "reads a token") >= 9 }))
 	ct.keys("C-c")
 	shot("Ctrl-C stopped it", ct.waitFor("!esc to interrupt"))
 
