@@ -607,3 +607,45 @@ func TestTaskUndoRestoresWhatTheChildChanged(t *testing.T) {
 		t.Errorf("undo left the file the child made: %v (%s)", err, r.Data)
 	}
 }
+
+// TestTaskNestedWithOneSlot: with one sub-agent at a time, a sub-agent
+// that starts its own still ends: each session has its own slots.
+func TestTaskNestedWithOneSlot(t *testing.T) {
+	p := start(t, nil, rpcArgs(t, "--script", nestingScript(t), "--agent-depth", "2", "--agent-parallel", "1")...)
+	p.send(`{"id":"1","type":"prompt","message":"go"}`)
+	p.response()
+	evs := p.untilDone()
+	if rec := record(t, taskResult(t, evs, "t1")); rec.Text != "child done" || rec.Stop != wire.StopEndTurn {
+		t.Errorf("the child's record: %+v", rec)
+	}
+}
+
+func TestTaskPerPromptBound(t *testing.T) {
+	path := script(t, map[string]any{"turns": []any{
+		map[string]any{"steps": []any{
+			map[string]any{"tool_calls": []any{taskCall("a", "one", "child: one"), taskCall("b", "two", "child: two")}},
+			map[string]any{"text": "parent done"},
+		}},
+		childTurn("child:", map[string]any{"text": "ok"}),
+	}})
+	p := start(t, nil, rpcArgs(t, "--script", path, "--max-agents", "1")...)
+	p.send(`{"id":"1","type":"prompt","message":"go"}`)
+	p.response()
+	evs := p.untilDone()
+	var ran, refused int
+	for _, id := range []string{"a", "b"} {
+		r := taskResult(t, evs, id)
+		text := r.Content[0].(*wire.TextBlock).Text
+		switch {
+		case !r.IsError && record(t, r).Text == "ok":
+			ran++
+		case r.IsError && strings.Contains(text, "has started as many sub-agents as it may (1"):
+			refused++
+		default:
+			t.Errorf("%s: %s", id, text)
+		}
+	}
+	if ran != 1 || refused != 1 {
+		t.Errorf("ran %d, refused %d; want 1 and 1", ran, refused)
+	}
+}

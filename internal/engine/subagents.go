@@ -59,7 +59,7 @@ type AgentsConfig struct {
 type agentsState struct {
 	cfg   AgentsConfig
 	depth int            // 0 for a session a door made, 1 for its children, …
-	slots chan struct{}  // one per child running now; shared by a session and its children
+	slots chan struct{}  // one per child of this session running now
 	tool  *subagent.Tool // nil when the session offers no task tool
 	base  SessionConfig  // what the children are made from
 }
@@ -122,15 +122,6 @@ func (s *Session) setupAgents(cfg SessionConfig, wanted bool) {
 	s.agent.Tools().Set(subagent.ToolName, []tools.Tool{a.tool})
 }
 
-// AgentProfiles returns the agent profiles the session's task tool
-// offers; nil when it offers none.
-func (s *Session) AgentProfiles() []subagent.Profile {
-	if s.agents.tool == nil {
-		return nil
-	}
-	return slices.Clone(s.agents.tool.Profiles())
-}
-
 // childRoute is how a child's events and approvals reach the session a
 // door made: carried in the context of every child's work.
 type childRoute struct {
@@ -182,7 +173,7 @@ func parentCallOf(ctx context.Context) string {
 func (s *Session) runChild(ctx context.Context, req subagent.Request, progress func(string)) (subagent.Outcome, error) {
 	a := &s.agents
 	if t := tallyOf(ctx); !t.addChild(s, a.cfg.MaxPerPrompt) {
-		return subagent.Outcome{}, &subagent.RefusedError{Reason: fmt.Sprintf("refused: this prompt has started %d sub-agents, the most it may (--max-agents)", a.cfg.MaxPerPrompt)}
+		return subagent.Outcome{}, &subagent.RefusedError{Reason: fmt.Sprintf("refused: this prompt has started as many sub-agents as it may (%d, --max-agents)", a.cfg.MaxPerPrompt)}
 	}
 	select {
 	case a.slots <- struct{}{}:
@@ -256,6 +247,8 @@ func (s *Session) newChild(req subagent.Request) (*Session, error) {
 	cfg := a.base
 	cfg.SessionFile, cfg.SessionStore, cfg.SessionID = "", "", ""
 	cfg.Extensions, cfg.MCPServers, cfg.MCP = ExtensionConfig{}, nil, MCPOptions{}
+	// The profiles are the parent's, read once.
+	cfg.Agents.Project, cfg.Agents.Dirs, cfg.Agents.Profiles = false, nil, a.tool.Profiles()
 	cfg.Model = s.Model()
 	if req.Model != "" {
 		cfg.Model = req.Model
@@ -286,8 +279,10 @@ func (s *Session) newChild(req subagent.Request) (*Session, error) {
 	}
 	c := &Session{host: s.host, catalog: s.catalog, provider: s.provider, cwd: s.cwd, log: s.log,
 		spills: tools.NewSpills(""), sbox: s.sbox, approval: s.approval, maxCost: cfg.MaxCostUSD}
+	// The child's own children have slots of their own: sharing the
+	// parent's would leave a child holding the last slot waiting forever
+	// for one for its own child.
 	c.agents.depth = a.depth + 1
-	c.agents.slots = a.slots
 	p, err := s.host.buildProvider(cfg)
 	if err != nil {
 		return nil, err
