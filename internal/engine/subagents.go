@@ -190,6 +190,10 @@ func (s *Session) runChild(ctx context.Context, req subagent.Request, progress f
 		return subagent.Outcome{}, &subagent.RefusedError{Reason: "the sub-agent could not start: " + err.Error()}
 	}
 	defer child.Close()
+	// Its bash is the parent's and says what the sandbox is: its tool
+	// list follows a change as the parent's does.
+	defer s.sbox.guard.OnChange(child.agent.Tools().Refresh)()
+	child.agent.Tools().Refresh()
 	route := routeOf(ctx, req.CallID, name)
 	var (
 		out    subagent.Outcome

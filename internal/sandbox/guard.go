@@ -12,11 +12,13 @@ import (
 // run (/jail, /unjail, a path allowed always). Its methods are safe for
 // concurrent use.
 type Guard struct {
-	mu      sync.Mutex
-	policy  Policy
-	once    map[string]int // real paths the next write of each may write once
-	passed  map[string]int // real paths CheckWrite let through once, until Beneath places the write
-	changed func()         // called after each change, outside mu
+	mu     sync.Mutex
+	policy Policy
+	once   map[string]int // real paths the next write of each may write once
+	passed map[string]int // real paths CheckWrite let through once, until Beneath places the write
+	// changed are called after each change, outside mu, by their key.
+	changed map[int]func()
+	next    int
 }
 
 // NewGuard returns a guard holding p.
@@ -33,20 +35,40 @@ func (g *Guard) Policy() Policy {
 
 // OnChange makes f be called after every change of the policy (Set,
 // Allow), outside the guard's lock: to offer the model bash's new
-// description, say.
-func (g *Guard) OnChange(f func()) {
+// description, say. The function it returns stops that.
+func (g *Guard) OnChange(f func()) (remove func()) {
 	g.mu.Lock()
-	g.changed = f
-	g.mu.Unlock()
+	defer g.mu.Unlock()
+	if g.changed == nil {
+		g.changed = map[int]func(){}
+	}
+	key := g.next
+	g.next++
+	g.changed[key] = f
+	return func() {
+		g.mu.Lock()
+		delete(g.changed, key)
+		g.mu.Unlock()
+	}
+}
+
+// listeners returns the functions OnChange was given. The caller holds
+// g.mu.
+func (g *Guard) listeners() []func() {
+	fs := make([]func(), 0, len(g.changed))
+	for _, f := range g.changed {
+		fs = append(fs, f)
+	}
+	return fs
 }
 
 // Set replaces the policy.
 func (g *Guard) Set(p Policy) {
 	g.mu.Lock()
 	g.policy = p
-	f := g.changed
+	fs := g.listeners()
 	g.mu.Unlock()
-	if f != nil {
+	for _, f := range fs {
 		f()
 	}
 }
@@ -58,10 +80,12 @@ func (g *Guard) Allow(dir string) {
 	if added {
 		g.policy.Writable = append(g.policy.Writable, dir)
 	}
-	f := g.changed
+	fs := g.listeners()
 	g.mu.Unlock()
-	if added && f != nil {
-		f()
+	if added {
+		for _, f := range fs {
+			f()
+		}
 	}
 }
 

@@ -401,3 +401,20 @@ func TestBeneath(t *testing.T) {
 	g.Set(Policy{Mode: Full, Network: true, Workspace: ws})
 	check(filepath.Join(out, "f"), "", "", false, false)
 }
+
+// TestOnChange: every function OnChange was given is called after each
+// change (a path allowed again is no change), until it is removed.
+func TestOnChange(t *testing.T) {
+	g := NewGuard(Policy{Mode: WorkspaceWrite, Workspace: t.TempDir()})
+	var a, b int
+	g.OnChange(func() { a++ })
+	removeB := g.OnChange(func() { b++ })
+	g.Set(Policy{Mode: ReadOnly})
+	g.Allow("/srv/x")
+	g.Allow("/srv/x")
+	removeB()
+	g.Set(Policy{Mode: Full, Network: true})
+	if a != 3 || b != 2 {
+		t.Errorf("called %d and %d times, want 3 and 2", a, b)
+	}
+}
