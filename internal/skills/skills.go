@@ -190,19 +190,17 @@ func Discover(o Options, cwd string) *Set {
 	byName := map[string]string{}
 	seenDir := map[string]bool{}
 	for _, r := range roots(o, cwd) {
-		for _, dir := range skillDirs(r, s) {
-			real, err := filepath.EvalSymlinks(dir)
-			if err != nil {
-				s.problems = append(s.problems, Problem{Path: dir, Source: r.source, Message: fmt.Sprintf("%s: %v", dir, err)})
-				continue
-			}
-			if seenDir[real] {
+		for _, d := range skillDirs(r, s) {
+			if seenDir[d.real] {
 				continue // the same folder reached twice (a link, a repeated flag)
 			}
-			seenDir[real] = true
-			sk, err := read(real, dir)
+			seenDir[d.real] = true
+			sk, err := read(d.real, d.dir)
+			if errors.Is(err, errNoSkill) {
+				continue
+			}
 			if err != nil {
-				s.problems = append(s.problems, Problem{Path: filepath.Join(dir, FileName), Source: r.source, Message: err.Error()})
+				s.problems = append(s.problems, Problem{Path: filepath.Join(d.dir, FileName), Source: r.source, Message: err.Error()})
 				continue
 			}
 			sk.Source, sk.Root = r.source, r.dir
@@ -219,32 +217,56 @@ func Discover(o Options, cwd string) *Set {
 	return s
 }
 
-// skillDirs lists the skill folders of r: r itself when it holds
-// SKILL.md, else its folders that do, by name (hidden ones left out).
-func skillDirs(r root, s *Set) []string {
-	if st, err := os.Stat(filepath.Join(r.dir, FileName)); err == nil && st.Mode().IsRegular() {
-		return []string{r.dir}
+// skillDir is a folder that may be a skill: the path it was found by,
+// and its real path.
+type skillDir struct{ dir, real string }
+
+// skillDirs lists the folders of r that may be skills: r itself when it
+// holds SKILL.md, else its folders (and links to folders) by name,
+// hidden ones left out. The root's real path is resolved once; only an
+// entry that is a link is resolved on its own.
+func skillDirs(r root, s *Set) []skillDir {
+	realRoot, err := filepath.EvalSymlinks(r.dir)
+	if err != nil {
+		if !errors.Is(err, fs.ErrNotExist) && !errors.Is(err, syscall.ENOTDIR) {
+			s.problems = append(s.problems, Problem{Path: r.dir, Source: r.source, Message: fmt.Sprintf("%s: %v", r.dir, unwrap(err))})
+		} else if r.source == FromFlag {
+			s.problems = append(s.problems, Problem{Path: r.dir, Source: r.source, Message: fmt.Sprintf("%s: no such folder", r.dir)})
+		}
+		return nil
 	}
-	entries, err := os.ReadDir(r.dir)
+	if st, err := os.Stat(filepath.Join(realRoot, FileName)); err == nil && st.Mode().IsRegular() {
+		return []skillDir{{r.dir, realRoot}}
+	}
+	entries, err := os.ReadDir(realRoot)
 	if err != nil {
 		switch {
-		case errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ENOTDIR):
+		case errors.Is(err, syscall.ENOTDIR):
 			if r.source == FromFlag {
-				s.problems = append(s.problems, Problem{Path: r.dir, Source: r.source, Message: fmt.Sprintf("%s: no such folder", r.dir)})
+				s.problems = append(s.problems, Problem{Path: r.dir, Source: r.source, Message: fmt.Sprintf("%s: not a folder", r.dir)})
 			}
 		default:
 			s.problems = append(s.problems, Problem{Path: r.dir, Source: r.source, Message: fmt.Sprintf("%s: %v", r.dir, unwrap(err))})
 		}
 		return nil
 	}
-	var dirs []string
+	var dirs []skillDir
 	for _, e := range entries {
 		if strings.HasPrefix(e.Name(), ".") {
 			continue
 		}
 		dir := filepath.Join(r.dir, e.Name())
-		if st, err := os.Stat(filepath.Join(dir, FileName)); err == nil && st.Mode().IsRegular() {
-			dirs = append(dirs, dir)
+		switch {
+		case e.IsDir():
+			dirs = append(dirs, skillDir{dir, filepath.Join(realRoot, e.Name())})
+		case e.Type()&fs.ModeSymlink != 0:
+			real, err := filepath.EvalSymlinks(dir)
+			if err != nil {
+				continue // a dangling link is no skill
+			}
+			if st, err := os.Stat(real); err == nil && st.IsDir() {
+				dirs = append(dirs, skillDir{dir, real})
+			}
 		}
 	}
 	return dirs
@@ -252,17 +274,24 @@ func skillDirs(r root, s *Set) []string {
 
 // unwrap drops the operation and path an *os.PathError adds.
 func unwrap(err error) error {
-	if pe, ok := err.(*os.PathError); ok {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
 		return pe.Err
 	}
 	return err
 }
+
+// errNoSkill is read's answer for a folder without a SKILL.md.
+var errNoSkill = errors.New("no SKILL.md")
 
 // read reads the skill in the folder real (its real path; shown is the
 // path it was found by, named in errors).
 func read(real, shown string) (Skill, error) {
 	file := filepath.Join(shown, FileName)
 	data, err := readBounded(filepath.Join(real, FileName))
+	if errors.Is(err, fs.ErrNotExist) {
+		return Skill{}, errNoSkill
+	}
 	if err != nil {
 		return Skill{}, fmt.Errorf("%s: %w", file, err)
 	}

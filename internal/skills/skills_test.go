@@ -106,3 +106,26 @@ func TestLoadFiles(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkDiscover: finding and reading 20 skills of a project (what a
+// session's start pays for them).
+func BenchmarkDiscover(b *testing.B) {
+	dir := b.TempDir()
+	for i := range 20 {
+		name := "skill-" + string(rune('a'+i))
+		p := filepath.Join(dir, ".zot", "skills", name, "SKILL.md")
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			b.Fatal(err)
+		}
+		text := "---\nname: " + name + "\ndescription: >\n  What " + name + " does,\n  and when to use it.\nallowed-tools: Read, Bash\nmetadata:\n  version: \"1.0\"\n---\n" + strings.Repeat("Body line.\n", 200)
+		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		if s := Discover(Options{Project: true}, dir); s.Len() != 20 {
+			b.Fatalf("%d skills", s.Len())
+		}
+	}
+}
