@@ -319,8 +319,9 @@ func TestSkillsProgressiveLoading(t *testing.T) {
 		}
 	}
 
-	// The skill tool loads the body, then a file it names.
-	p = start(t, env, "rpc", "--provider", "scripted", "--cwd", cwd, "--tools", "skill",
+	// The skill tool loads the body, then a file it names; it only reads,
+	// so it runs in mode read_only (--permission deny) too.
+	p = start(t, env, "rpc", "--provider", "scripted", "--cwd", cwd, "--tools", "skill", "--permission", "deny",
 		"--script", skillScript(t, map[string]any{"name": "pdf-forms"}, map[string]any{"name": "pdf-forms", "file": "references/fields.md"}, map[string]any{"name": "pdf-forms", "file": "scripts"}))
 	res := promptResults(t, p)
 	if len(res) != 3 {
