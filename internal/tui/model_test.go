@@ -601,3 +601,45 @@ func TestCtrlOExpandsTheLastToolOutput(t *testing.T) {
 		t.Fatalf("ctrl+o again does not fold it:\n%s", scr)
 	}
 }
+
+// fakeSessions is a SessionSettings in memory.
+type fakeSessions struct {
+	kept map[string][2]string
+	n    int // Keep calls
+}
+
+func (f *fakeSessions) Recall(id string) (string, string) { k := f.kept[id]; return k[0], k[1] }
+func (f *fakeSessions) Keep(id, model, mode string) error {
+	f.n++
+	f.kept[id] = [2]string{model, mode}
+	return nil
+}
+
+// A session opened again is put back in the model and mode it had (two
+// calls); nothing is recorded while they are under way, and a change
+// after is.
+func TestSessionModelAndModeRestored(t *testing.T) {
+	fs := &fakeSessions{kept: map[string][2]string{"s1": {"gpt-4.1-mini", "accept_edits"}}}
+	m := newModel(context.Background(), Options{CWD: "/work", Theme: style.Options{NoColor: true}, Width: 80, Height: 24, Sessions: fs})
+	modes := &acp.SessionModeState{CurrentModeID: "ask", AvailableModes: []acp.SessionMode{{ID: "ask"}, {ID: "accept_edits"}}}
+	opts := func(cur string) []acpclient.ConfigOption {
+		return []acpclient.ConfigOption{{ID: "model", CurrentValue: cur, Options: []acpclient.ConfigChoice{{Value: "gpt-4.1"}, {Value: "gpt-4.1-mini"}}}}
+	}
+	m.Update(readyMsg{s: acpclient.Session{ID: "s1", Modes: modes, Options: opts("gpt-4.1")}})
+	if m.restoring != 2 {
+		t.Fatalf("%d calls to put the session back, want 2 (model and mode)", m.restoring)
+	}
+	m.Update(restoredMsg{opts: opts("gpt-4.1-mini")})
+	m.Update(eventMsg{acpclient.Update{SessionID: "s1", Update: acp.SessionUpdate{CurrentModeUpdate: &acp.CurrentModeUpdate{CurrentModeID: "accept_edits"}}}})
+	m.Update(restoredMsg{})
+	if fs.n != 0 {
+		t.Fatalf("%d records while putting the session back, want none: %v", fs.n, fs.kept)
+	}
+	if got := m.footer()[0]; !strings.Contains(got, "gpt-4.1-mini · mode accept_edits") {
+		t.Fatalf("footer %q", got)
+	}
+	m.Update(eventMsg{acpclient.Update{SessionID: "s1", Update: acp.SessionUpdate{CurrentModeUpdate: &acp.CurrentModeUpdate{CurrentModeID: "ask"}}}})
+	if fs.kept["s1"] != [2]string{"gpt-4.1-mini", "ask"} || fs.n != 1 {
+		t.Fatalf("after a change: %d records, kept %v", fs.n, fs.kept["s1"])
+	}
+}
