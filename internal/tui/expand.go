@@ -101,6 +101,9 @@ func (m *model) expandLines() []string {
 // toolBody is a call's whole output, its images and its diffs, in lines
 // of width cells at most.
 func (m *model) toolBody(tc *toolCall, width int) []string {
+	if tc.child != nil {
+		return m.childBody(tc.child, width) // child.go
+	}
 	var out []string
 	for _, d := range tc.diffs {
 		add, del := render.DiffStat(d.OldText, d.NewText)

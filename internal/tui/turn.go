@@ -51,7 +51,8 @@ type toolCall struct {
 	input  json.RawMessage
 	output string
 	diffs  []acp.Diff
-	images []string // a line for each image of its result
+	images []string    // a line for each image of its result
+	child  *childBlock // a task call: what its sub-agent did (child.go)
 }
 
 // last returns the open segment of kind, or a new one after closing the
@@ -244,6 +245,9 @@ func (m *model) update(u acp.SessionUpdate) {
 			if out, ok := z["output"].(string); ok {
 				tc.output = lastLines(tc.output+clean(out), 200)
 			}
+			if ce, ok := z["childEvent"].(map[string]any); ok {
+				m.childEvent(tc, ce) // child.go
+			}
 		}
 		m.applyContent(tc, up.Content)
 		if tc.status == acp.ToolCallStatusCompleted || tc.status == acp.ToolCallStatusFailed {
@@ -345,6 +349,9 @@ func (m *model) toolSeg(id string) *segment {
 
 // applyContent keeps a call's output and diffs.
 func (m *model) applyContent(tc *toolCall, content []acp.ToolCallContent) {
+	if tc.child != nil {
+		return // a task call draws its sub-agent instead (child.go)
+	}
 	for _, c := range content {
 		switch {
 		case c.Diff != nil:
@@ -374,6 +381,9 @@ func (m *model) segmentLines(s *segment, live bool) []string {
 	case segUser:
 		return nil
 	case segTool:
+		if s.tool != nil && s.tool.child != nil {
+			return m.childLines(s.tool, live) // child.go
+		}
 		return m.toolLines(s.tool, live)
 	}
 	return nil
