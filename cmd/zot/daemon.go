@@ -175,14 +175,15 @@ func newDoor(cmd *cli.Command, std streams) (*door, error) {
 	// Each session/new names its MCP servers; none are found in files.
 	defaults.MCP = engine.MCPOptions{}
 	agent, err := acpserver.New(acpserver.Options{
-		Host:        host,
-		Defaults:    defaults,
-		Permission:  perm,
-		SessionsDir: h.Sessions(),
-		Version:     buildVersion(),
-		Log:         std.err,
-		AuthMethods: authMethods(cfg.Provider),
-		MaxSessions: cmd.Int("max-sessions"), // zot daemon's (listen.go); 0 for zot acp
+		Host:           host,
+		Defaults:       defaults,
+		Permission:     perm,
+		SessionsDir:    h.Sessions(),
+		Version:        buildVersion(),
+		Log:            std.err,
+		AuthMethods:    authMethods(cfg.Provider),
+		MaxSessions:    cmd.Int("max-sessions"),         // zot daemon's (listen.go); 0 for zot acp
+		ReconnectGrace: cmd.Duration("reconnect-grace"), // likewise
 		Auth: func() error {
 			if missingKey != nil {
 				return missingKey

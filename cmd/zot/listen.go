@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"sync"
+	"time"
 
 	"github.com/urfave/cli/v3"
 
@@ -29,6 +30,8 @@ func listenFlags() []cli.Flag {
 			Usage: "open WebSocket connections per principal; one more is refused with 429"},
 		&cli.IntFlag{Name: "max-sessions", Value: 64, Local: true,
 			Usage: "sessions one principal of the listeners may have open at once; one more is refused with limit_exceeded (the daemon's own user is not counted)"},
+		&cli.DurationFlag{Name: "reconnect-grace", Value: 30 * time.Second, Local: true,
+			Usage: "how long a turn whose listener client left waits for a client of its principal to resume the session and answer a permission question (0: rejected at once)"},
 		&cli.DurationFlag{Name: "keepalive", Value: wsserve.DefaultPingInterval, Local: true,
 			Usage: "how often the listeners ping each client; no pong within it closes the connection (1008); 0 turns it off"},
 		&cli.DurationFlag{Name: "handshake-timeout", Value: wsserve.DefaultHandshakeTimeout, Local: true,
@@ -38,7 +41,7 @@ func listenFlags() []cli.Flag {
 
 // listenFlagNames are the names listenFlags defines.
 var listenFlagNames = []string{"listen", "tls-cert", "tls-key", "token-file", "allow-origin", "insecure-listen",
-	"max-connections", "max-sessions", "keepalive", "handshake-timeout"}
+	"max-connections", "max-sessions", "reconnect-grace", "keepalive", "handshake-timeout"}
 
 // listeners are zot daemon's WebSocket endpoints and what they share.
 type listeners struct {

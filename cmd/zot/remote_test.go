@@ -585,3 +585,63 @@ func TestRemoteTwoPrincipals(t *testing.T) {
 	}
 	newSession(bob, "2")
 }
+
+// TestRemoteReconnectAnswersPermission: a client whose connection drops
+// while the turn waits for its permission answer comes back, resumes the
+// session, and is asked again; its answer lets the call run.
+func TestRemoteReconnectAnswersPermission(t *testing.T) {
+	dir := doorDir(t)
+	s := script(t, map[string]any{"turns": []any{map[string]any{"steps": []any{
+		map[string]any{"text": "Writing.", "tool_calls": []any{map[string]any{"id": "w1", "name": "write", "args": map[string]any{"path": "a.txt", "content": "hello\n"}}}},
+		map[string]any{"text": "Done."},
+	}}}})
+	_, url := startRemote(t, dir, "--script", s, "--permission", "ask", "--listen", "ws://127.0.0.1:0", "--token-file", remoteTokens(t, dir))
+	work := t.TempDir()
+	dialAs := func(token string) *wsPeer {
+		c, _, err := wsDial(t, url, bearerHeader(token), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		p := &wsPeer{t: t, c: c}
+		p.call("0", "initialize", `{"protocolVersion":1,"clientCapabilities":{}}`)
+		return p
+	}
+	a := dialAs(remoteAlice)
+	f, _ := a.call("1", "session/new", fmt.Sprintf(`{"cwd":%q,"mcpServers":[]}`, work))
+	var nr struct {
+		SessionID string `json:"sessionId"`
+	}
+	_ = json.Unmarshal(f.Result, &nr)
+	a.send(fmt.Sprintf(`{"jsonrpc":"2.0","id":2,"method":"session/prompt","params":{"sessionId":%q,"prompt":[{"type":"text","text":"write"}]}}`, nr.SessionID))
+	for {
+		if f := a.next(); f.Method == "session/request_permission" {
+			break
+		}
+	}
+	_ = a.c.CloseNow() // the network goes away before the answer
+
+	b := dialAs(remoteAlice)
+	if f, _ := b.call("1", "session/resume", fmt.Sprintf(`{"sessionId":%q,"cwd":%q,"mcpServers":[]}`, nr.SessionID, work)); f.Error != nil {
+		t.Fatalf("session/resume: %s", f.raw)
+	}
+	var asked wsFrame
+	for {
+		if asked = b.next(); asked.Method == "session/request_permission" {
+			break
+		}
+	}
+	if !strings.Contains(string(asked.Params), `"w1"`) {
+		t.Errorf("the question asked again is not the write's: %s", asked.raw)
+	}
+	b.send(fmt.Sprintf(`{"jsonrpc":"2.0","id":%s,"result":{"outcome":{"outcome":"selected","optionId":"allow_once"}}}`, asked.ID))
+	deadline := time.Now().Add(hangGuard)
+	for {
+		if data, err := os.ReadFile(filepath.Join(work, "a.txt")); err == nil && string(data) == "hello\n" {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the write the resumed client allowed did not run")
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}

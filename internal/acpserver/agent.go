@@ -67,6 +67,13 @@ type Options struct {
 	// advertises (none when empty): for a provider that needs an API key,
 	// one that names the variable to set.
 	AuthMethods []acp.AuthMethod
+	// ReconnectGrace is how long a turn whose prompt came from a client
+	// of the network listener, and whose client has left, waits for a
+	// client of the same principal to open the session again (a client
+	// that reconnected and sent session/resume) to ask it a permission
+	// question; the question is rejected when none comes. 0 rejects at
+	// once, as for the daemon's own user, whose questions are never held.
+	ReconnectGrace time.Duration
 	// MaxSessions bounds the sessions one principal of the network
 	// listener (a token's name; not the daemon's own user) has open at
 	// once: session/new, load or resume of one more is refused with

@@ -3,11 +3,14 @@ package acpserver
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"slices"
+	"time"
 
 	"zot.dev/zot/internal/acp"
 	"zot.dev/zot/internal/engine"
+	"zot.dev/zot/internal/jsonrpc"
 	"zot.dev/zot/internal/settings"
 )
 
@@ -65,11 +68,6 @@ func (s *acpSession) ask(ctx context.Context, req engine.ApprovalRequest) engine
 	if from == nil {
 		return engine.Approval{Decision: engine.Reject, Reason: "no client can answer"}
 	}
-	select {
-	case <-from.c.Done():
-		return engine.Approval{Decision: engine.Reject, Reason: "the client that sent the prompt has left"}
-	default:
-	}
 	title, path := (&turn{s: s}).describe(req.Tool, req.Args)
 	callID := req.ToolCallID
 	if req.ParentCallID != "" {
@@ -106,11 +104,32 @@ func (s *acpSession) ask(ctx context.Context, req engine.ApprovalRequest) engine
 		})
 		options = append(options, permissionOptions[2:]...)
 	}
-	raw, err := from.c.Call(ctx, acp.MethodSessionRequestPermission, acp.RequestPermissionRequest{
-		SessionID: acp.SessionId(s.id),
-		ToolCall:  tc,
-		Options:   options,
-	})
+	params := acp.RequestPermissionRequest{SessionID: acp.SessionId(s.id), ToolCall: tc, Options: options}
+	var (
+		raw json.RawMessage
+		err error
+	)
+	to, gone := from, map[*conn]bool{}
+	select {
+	case <-from.c.Done():
+		gone[from] = true
+		to = s.askee(ctx, from, gone)
+	default:
+	}
+	for {
+		if to == nil {
+			return engine.Approval{Decision: engine.Reject, Reason: "the client that sent the prompt has left"}
+		}
+		raw, err = to.c.Call(ctx, acp.MethodSessionRequestPermission, params)
+		if err != nil && errors.Is(err, jsonrpc.ErrClosed) && ctx.Err() == nil {
+			// It left before answering: ask a client that comes back,
+			// when one may.
+			gone[to] = true
+			to = s.askee(ctx, from, gone)
+			continue
+		}
+		break
+	}
 	if err != nil {
 		return engine.Approval{Decision: engine.Reject, Reason: fmt.Sprintf("no answer: %v", err)}
 	}
@@ -141,4 +160,48 @@ func (s *acpSession) ask(ctx context.Context, req engine.ApprovalRequest) engine
 		return engine.Approval{Decision: engine.Reject, Reason: fmt.Sprintf("the client chose an option that was not offered (%q)", res.Outcome.Selected.OptionID)}
 	}
 	return engine.Approval{Decision: engine.Reject}
+}
+
+// askee returns the client to ask a permission question of the turn
+// from started, once from has left (and the clients of gone too): a
+// client of the network listener (not the daemon's own user) may come
+// back, and the client of from's principal that opened the session last
+// (and got its answer) is asked, waiting up to ReconnectGrace for one to
+// open it. nil when none is there in time, or ctx ends.
+func (s *acpSession) askee(ctx context.Context, from *conn, gone map[*conn]bool) *conn {
+	grace := s.agent.opts.ReconnectGrace
+	who := from.c.Peer()
+	if who.Principal == "" || grace <= 0 {
+		return nil
+	}
+	timer := time.NewTimer(grace)
+	defer timer.Stop()
+	for {
+		s.mu.Lock()
+		for i := len(s.clients) - 1; i >= 0; i-- {
+			c := s.clients[i]
+			_, opening := s.unanswered[c]
+			select {
+			case <-c.c.Done():
+				continue
+			default:
+			}
+			if p := c.c.Peer(); !opening && p.Principal == who.Principal && !gone[c] {
+				s.mu.Unlock()
+				return c
+			}
+		}
+		if s.joined == nil {
+			s.joined = make(chan struct{})
+		}
+		joined := s.joined
+		s.mu.Unlock()
+		select {
+		case <-joined:
+		case <-timer.C:
+			return nil
+		case <-ctx.Done():
+			return nil
+		}
+	}
 }

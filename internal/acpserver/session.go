@@ -23,6 +23,10 @@ type acpSession struct {
 	// owner is the principal the session belongs to: "" for the
 	// daemon's own user, else a token's name (principals.go).
 	owner string
+	// joined, when not nil, is closed (and dropped) the next time a
+	// client's opening answer is queued: a permission question waiting
+	// for a client that reconnects (approval.go). Guarded by mu.
+	joined chan struct{}
 
 	mu      sync.Mutex
 	clients []*conn // connections that have it open, in the order they opened it
@@ -149,6 +153,10 @@ func (s *acpSession) hand(it *item, targets []*conn) []*conn {
 		s.mu.Lock()
 		held, ok := s.unanswered[c]
 		delete(s.unanswered, c)
+		if s.joined != nil {
+			close(s.joined)
+			s.joined = nil
+		}
 		s.mu.Unlock()
 		if !ok {
 			return targets // it left meanwhile

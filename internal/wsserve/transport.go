@@ -115,6 +115,18 @@ func (t *transport) watcher(lim limits) {
 	}
 }
 
+// errClientClosed is why a connection the client closed ended.
+var errClientClosed = errors.New("the client closed the connection")
+
+// closeReasonOf returns the reason of a close frame in err.
+func closeReasonOf(err error) string {
+	var ce websocket.CloseError
+	if errors.As(err, &ce) {
+		return ce.Reason
+	}
+	return ""
+}
+
 // errBinary ends a connection that sent a binary message.
 var errBinary = errors.New("the client sent a binary message; ACP messages are text (closed with 1003)")
 
@@ -127,9 +139,14 @@ func (t *transport) Read(ctx context.Context) ([]byte, error) {
 	// Close does too: reading without one spares a timer per message.
 	typ, msg, err := t.ws.Read(context.Background())
 	if err != nil {
-		switch websocket.CloseStatus(err) {
-		case websocket.StatusNormalClosure, websocket.StatusGoingAway, websocket.StatusNoStatusRcvd:
-			return nil, io.EOF
+		if code := websocket.CloseStatus(err); code != -1 {
+			// A WebSocket has no half-close: a client that closed can
+			// take no answer, so this ends the connection as a failure
+			// would (its requests' contexts end; its turns go on).
+			return nil, fmt.Errorf("%w (%d %s)", errClientClosed, code, closeReasonOf(err))
+		}
+		if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
+			return nil, fmt.Errorf("%w without a close frame", errClientClosed)
 		}
 		if errors.Is(err, websocket.ErrMessageTooBig) {
 			return nil, fmt.Errorf("a message over the size limit (closed with 1009): %w", err)
