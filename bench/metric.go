@@ -39,6 +39,11 @@ const (
 	// stacks).
 	PingRSSFile
 	PingRSSAnon
+	// EndRSSFile and EndRSSAnon are the same at the end of a process's
+	// work, before its stdin closes: where the peak is, as the peak is
+	// the steady state of a process that has started what it starts.
+	EndRSSFile
+	EndRSSAnon
 	numMetrics
 )
 
@@ -154,6 +159,10 @@ func (m Metric) label(cfg Config) string {
 		return "resident after the first ping: file-backed (MiB)"
 	case PingRSSAnon:
 		return "resident after the first ping: anonymous (MiB)"
+	case EndRSSFile:
+		return "resident at the end of the work: file-backed (MiB)"
+	case EndRSSAnon:
+		return "resident at the end of the work: anonymous (MiB)"
 	case AbortSleep:
 		return "abort → done while bash runs `" + sleepCommand + "` (median ms)"
 	case AbortRead:
@@ -169,7 +178,7 @@ func (m Metric) format(v float64) string {
 	switch m {
 	case EventsPerSec:
 		return fmt.Sprintf("%.0f", v)
-	case PeakRSS, BigPromptRSS, PingRSSFile, PingRSSAnon:
+	case PeakRSS, BigPromptRSS, PingRSSFile, PingRSSAnon, EndRSSFile, EndRSSAnon:
 		return fmt.Sprintf("%.1f", v)
 	}
 	if v < 1 {

@@ -87,7 +87,9 @@ func (r *Report) writeMarkdown(sb *strings.Builder) {
 	sb.WriteString("Spawn → ping runs from exec to reading the ping response (every process). " +
 		"Events/s counts text_delta lines from writing the prompt to reading its done; " +
 		"CPU is the process's user+system time over that prompt. " +
-		"Peak RSS is the largest VmHWM of a repetition's three processes, read before stdin closes.\n\n")
+		"Peak RSS is the largest VmHWM of a repetition's three processes, read before stdin closes; " +
+		"the resident memory after the first ping and at the end of the work (RssFile, RssAnon) is split into " +
+		"the file-backed part (the binary's pages) and the anonymous part (heap, stacks, the runtime's own).\n\n")
 	if cfg.Setup == SetupUser {
 		fmt.Fprintf(sb, "Setup: user. Every binary runs with a zot home holding %d installed extensions, %d log files and %d past sessions, "+
 			"in a project folder whose .zot holds %d extension(s) and an MCP server (stdio) in mcp.json. "+

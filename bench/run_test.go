@@ -30,8 +30,9 @@ func TestRunAgainstFloor(t *testing.T) {
 					t.Errorf("%s %s %s: %+v", name, provider, m.label(cfg), c)
 				}
 				wantSamples := 1
-				if m == SpawnPing || m == PingRSSFile || m == PingRSSAnon {
-					wantSamples = int(numSessions) // every process is pinged
+				switch m {
+				case SpawnPing, PingRSSFile, PingRSSAnon, EndRSSFile, EndRSSAnon:
+					wantSamples = int(numSessions) // every process is pinged and ends its work
 				}
 				if c.Samples != wantSamples {
 					t.Errorf("%s %s %s: %d samples, want %d", name, provider, m.label(cfg), c.Samples, wantSamples)

@@ -38,10 +38,14 @@ type sessionResult struct {
 	// bytes; residentErr says why they are missing.
 	pingFile, pingAnon int64
 	residentErr        error
-	values             map[Metric]float64
-	rss                int64 // peak RSS in bytes, 0 when unknown
-	state              *os.ProcessState
-	err                error
+	// endFile and endAnon are the resident memory at the end of the
+	// work, before stdin closes; endErr says why they are missing.
+	endFile, endAnon int64
+	endErr           error
+	values           map[Metric]float64
+	rss              int64 // peak RSS in bytes, 0 when unknown
+	state            *os.ProcessState
+	err              error
 }
 
 // repetition runs the sessions of one repetition of binary b with
@@ -81,8 +85,17 @@ func (h *harness) repetition(ctx context.Context, b Binary, p string, col *colum
 				col.fail(m, err)
 			}
 			col.fail(PeakRSS, err)
+			col.fail(EndRSSFile, err)
+			col.fail(EndRSSAnon, err)
 			rssOK = false
 			continue
+		}
+		if res.endErr != nil {
+			col.fail(EndRSSFile, res.endErr)
+			col.fail(EndRSSAnon, res.endErr)
+		} else {
+			col.add(EndRSSFile, float64(res.endFile)/(1<<20))
+			col.add(EndRSSAnon, float64(res.endAnon)/(1<<20))
 		}
 		for _, m := range sessionMetrics[kind] {
 			if v, ok := res.values[m]; ok {
@@ -131,6 +144,7 @@ func (h *harness) session(ctx context.Context, b Binary, p string, kind sessionK
 		res.err = c.fail(err)
 		return res
 	}
+	res.endFile, res.endAnon, res.endErr = readResident(c.pid())
 	rss, rssErr := readPeakRSS(c.pid())
 	if err := c.reap(h.cfg.Timeout); err != nil {
 		res.err = fmt.Errorf("after stdin closed: %w", err)
