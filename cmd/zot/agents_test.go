@@ -649,3 +649,56 @@ func TestTaskPerPromptBound(t *testing.T) {
 		t.Errorf("ran %d, refused %d; want 1 and 1", ran, refused)
 	}
 }
+
+// TestTaskClaudeProfiles: a profile written for Claude Code in the
+// project's .claude/agents (its tool names capitalised, a family name as
+// its model) is offered, and .zot/agents wins a name over it.
+func TestTaskClaudeProfiles(t *testing.T) {
+	dir := t.TempDir()
+	for path, text := range map[string]string{
+		".claude/agents/finder.md":   "---\nname: finder\ndescription: Finds files.\ntools: Read, LS\nmodel: sonnet\ncolor: green\n---\nFind.\n",
+		".claude/agents/shadowed.md": "---\nname: both\ndescription: Claude's.\ntools: LS\n---\n",
+		".zot/agents/both.md":        "---\ndescription: zot's.\ntools: bash\n---\n",
+	} {
+		p := filepath.Join(dir, filepath.FromSlash(path))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	path := script(t, map[string]any{"turns": []any{
+		map[string]any{"steps": []any{
+			map[string]any{"tool_calls": []any{taskCall("f", "find", "child: look", "agent", "finder"), taskCall("b", "both", "child: look", "agent", "both")}},
+			map[string]any{"text": "parent done"},
+		}},
+		childTurn("child:",
+			map[string]any{"tool_calls": []any{
+				map[string]any{"id": "l", "name": "ls", "args": map[string]any{}},
+				map[string]any{"id": "x", "name": "bash", "args": map[string]any{"command": "echo hi"}},
+			}},
+			map[string]any{"text": "looked"},
+		),
+	}})
+	p := start(t, nil, "rpc", "--provider", "scripted", "--cwd", dir, "--script", path)
+	p.send(`{"id":"h","type":"hello","child_events":true}`)
+	p.response()
+	p.send(`{"id":"1","type":"prompt","message":"go"}`)
+	p.response()
+	evs := p.untilDone()
+	ran := map[string]bool{}
+	for _, ce := range childEvents(evs) {
+		if r, ok := inner(t, ce).(*wire.ToolResultEvent); ok && !r.IsError {
+			ran[ce.ParentID+"/"+r.ID] = true
+		}
+	}
+	// finder (Claude's): ls runs, bash is not its; both (zot's wins): bash
+	// runs, ls is not its.
+	if !ran["f/l"] || ran["f/x"] || !ran["b/x"] || ran["b/l"] {
+		t.Errorf("the calls that ran: %v", ran)
+	}
+	if rec := record(t, taskResult(t, evs, "f")); rec.Text != "looked" {
+		t.Errorf("finder's record: %+v", rec)
+	}
+}

@@ -47,8 +47,8 @@ type AgentsConfig struct {
 	// Profiles are named agents the model may choose, besides those read
 	// from Dirs (which win a name they share).
 	Profiles []subagent.Profile
-	// Project reads the profiles of the working directory's .zot/agents
-	// (first: they win a name over the others).
+	// Project reads the profiles of the working directory's .zot/agents,
+	// then its .claude/agents (first: they win a name over the others).
 	Project bool
 	// Dirs are further folders of profiles (the zot home's agents), read
 	// when the session starts, after the project's.
@@ -103,7 +103,9 @@ func (s *Session) setupAgents(cfg SessionConfig, wanted bool) {
 	}
 	var dirs []subagent.Dir
 	if a.cfg.Project {
-		dirs = append(dirs, subagent.Dir{Path: filepath.Join(s.cwd, filepath.FromSlash(subagent.ProjectDir)), Source: subagent.SourceProject})
+		for _, d := range subagent.ProjectDirs {
+			dirs = append(dirs, subagent.Dir{Path: filepath.Join(s.cwd, filepath.FromSlash(d)), Source: subagent.SourceProject})
+		}
 	}
 	for _, d := range a.cfg.Dirs {
 		dirs = append(dirs, subagent.Dir{Path: d, Source: subagent.SourceUser})

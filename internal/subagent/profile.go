@@ -26,9 +26,9 @@ const (
 	SourceUser = "user"
 )
 
-// ProjectDir is where a project keeps its agent profiles, under its
-// folder.
-const ProjectDir = ".zot/agents"
+// ProjectDirs are where a project keeps its agent profiles, under its
+// folder, the first winning a name: zot's own, then Claude Code's.
+var ProjectDirs = [...]string{".zot/agents", ".claude/agents"}
 
 // maxProfileBytes bounds a profile file.
 const maxProfileBytes = 256 << 10
@@ -121,7 +121,8 @@ func Load(dirs []Dir) ([]Profile, []error) {
 // ReadFile reads one profile. Its name is the front matter's name, else
 // the file's name without .md; a description is required; tools is a
 // list (or a comma-separated string) of tool names; model a model id or
-// inherit. Keys it does not know are ignored.
+// inherit (or a family name of Claude Code's: sonnet, opus, haiku, which
+// also mean the session's model). Keys it does not know are ignored.
 func ReadFile(path string) (Profile, error) {
 	st, err := os.Stat(path)
 	if err != nil {
@@ -177,7 +178,10 @@ func Parse(path string, data []byte) (Profile, error) {
 	if p.Model, err = doc.String("model"); err != nil {
 		return Profile{}, err
 	}
-	if p.Model == "inherit" {
+	switch p.Model {
+	case "inherit", "sonnet", "opus", "haiku":
+		// inherit, and the family names Claude Code's profiles use,
+		// which name no model id here: the session's model.
 		p.Model = ""
 	}
 	return p, nil

@@ -33,7 +33,7 @@ func TestParseProfile(t *testing.T) {
 	if p.Name != "reviewer" || p.Description != "Reviews a diff for bugs." || strings.Join(p.Tools, ",") != "read,grep,bash" || p.Model != "" || p.Instructions != "Look hard." {
 		t.Errorf("profile: %+v", p)
 	}
-	if p, err := Parse("x/a.md", []byte("---\nname: other\ndescription: d\n---\n")); err != nil || p.Name != "other" || p.Tools != nil {
+	if p, err := Parse("x/a.md", []byte("---\nname: other\ndescription: d\nmodel: sonnet\n---\n")); err != nil || p.Name != "other" || p.Tools != nil || p.Model != "" {
 		t.Errorf("named profile: %+v %v", p, err)
 	}
 	for _, tc := range []struct{ name, text, want string }{
