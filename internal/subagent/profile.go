@@ -171,8 +171,12 @@ func Parse(path string, data []byte) (Profile, error) {
 		p.Tools = make([]string, 0, len(list))
 		for _, t := range list {
 			// The file of another agent may write Read or Grep: zot's
-			// tools are lower case.
-			p.Tools = append(p.Tools, strings.ToLower(t))
+			// tools are lower case, and Claude Code's Glob is zot's find.
+			t = strings.ToLower(t)
+			if t == "glob" {
+				t = "find"
+			}
+			p.Tools = append(p.Tools, t)
 		}
 	}
 	if p.Model, err = doc.String("model"); err != nil {

@@ -26,11 +26,11 @@ func write(t *testing.T, dir, name, text string) {
 func TestParseProfile(t *testing.T) {
 	// A profile in the shape other agents write theirs: tools as a
 	// comma-separated string in their case, a key zot does not know.
-	p, err := Parse("x/reviewer.md", []byte("---\ndescription: >\n  Reviews a diff\n  for bugs.\ntools: Read, Grep, Bash\nmodel: inherit\ncolor: blue\n---\n\nLook hard.\n"))
+	p, err := Parse("x/reviewer.md", []byte("---\ndescription: >\n  Reviews a diff\n  for bugs.\ntools: Read, Grep, Bash, Glob\nmodel: inherit\ncolor: blue\n---\n\nLook hard.\n"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if p.Name != "reviewer" || p.Description != "Reviews a diff for bugs." || strings.Join(p.Tools, ",") != "read,grep,bash" || p.Model != "" || p.Instructions != "Look hard." {
+	if p.Name != "reviewer" || p.Description != "Reviews a diff for bugs." || strings.Join(p.Tools, ",") != "read,grep,bash,find" || p.Model != "" || p.Instructions != "Look hard." {
 		t.Errorf("profile: %+v", p)
 	}
 	if p, err := Parse("x/a.md", []byte("---\nname: other\ndescription: d\nmodel: sonnet\n---\n")); err != nil || p.Name != "other" || p.Tools != nil || p.Model != "" {
