@@ -163,8 +163,9 @@ test-shell: build jq test-home
 test-tui: build tmux test-home ## the terminal client end to end: zot in tmux at 80x24 and 200x50, driven by keys, read from the screen
 	$(TEST_ENV) ZOT_BIN=$(CURDIR)/$(BIN)/zot ZOT_E2E_REQUIRED=1 $(GO) test -tags tuie2e -count=1 -timeout 15m -run '^TestTUI' ./cmd/zot/
 
-# The inspector's page (internal/inspect) in a real browser: Debian's
-# chromium driven by chromedp against bin/zot. The test is a module of
+# The inspector's page (internal/inspect) in real browsers: Debian's
+# chromium driven by chromedp, and firefox-esr over Marionette, against
+# bin/zot. The test is a module of
 # its own (internal/inspect/browsertest), so chromedp stays out of zot's
 # module and binary. A screenshot of each view lands in .tmp/browser;
 # `make inspect-shots` writes them into docs/images as well.
@@ -172,7 +173,7 @@ BROWSER_OUT := $(CURDIR)/.tmp/browser
 BROWSER_ARGS ?=
 
 .PHONY: test-browser
-test-browser: build chromium test-home ## the inspector's page in Chromium through the binary (screenshots in .tmp/browser)
+test-browser: build chromium firefox test-home ## the inspector's page in Chromium and Firefox through the binary (screenshots in .tmp/browser)
 	rm -rf '$(BROWSER_OUT)' && mkdir -p '$(BROWSER_OUT)/_artifacts'
 	cd internal/inspect/browsertest && $(TEST_ENV) ZOT_BIN=$(CURDIR)/$(BIN)/zot ZOT_E2E_REQUIRED=1 \
 		$(GO) test -count=1 -timeout 10m -artifacts -outputdir '$(BROWSER_OUT)' ./... $(BROWSER_ARGS)
@@ -189,6 +190,14 @@ inspect-shots: ## rewrite docs/images/inspect-*.png from the browser test
 chromium:
 	@command -v chromium >/dev/null 2>&1 || { echo "chromium is missing: installing it"; \
 		apt='apt-get update && apt-get install -y chromium'; \
+		if [ "$$(id -u)" = 0 ]; then sh -c "$$apt"; else sudo sh -c "$$apt"; fi; }
+
+# The page is checked in Firefox too (Debian's firefox-esr, driven over
+# its Marionette protocol): install it when it is missing.
+.PHONY: firefox
+firefox:
+	@command -v firefox-esr >/dev/null 2>&1 || { echo "firefox-esr is missing: installing it"; \
+		apt='apt-get update && apt-get install -y firefox-esr'; \
 		if [ "$$(id -u)" = 0 ]; then sh -c "$$apt"; else sudo sh -c "$$apt"; fi; }
 
 # The terminal tests need tmux; install it from Debian's packages when it

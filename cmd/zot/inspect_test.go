@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"net/http/httptest"
 	"os/exec"
 	"regexp"
 	"strings"
@@ -366,4 +367,52 @@ func TestInspectDaemonListener(t *testing.T) {
 		t.Errorf("the page's own listener: %d", r.StatusCode)
 	}
 	_ = d
+}
+
+// inspectChat is an answer in OpenAI's Chat Completions stream format
+// (ChatCompletionChunk of the openai npm package 7.57.0): two data
+// events and the end marker.
+const inspectChat = `data: {"id":"c1","object":"chat.completion.chunk","created":1,"model":"gpt-4.1","choices":[{"index":0,"delta":{"role":"assistant","content":"hello"},"finish_reason":null}]}` + "\n\n" +
+	`data: {"id":"c1","object":"chat.completion.chunk","created":1,"model":"gpt-4.1","choices":[{"index":0,"delta":{},"finish_reason":"stop"}]}` + "\n\n" +
+	"data: [DONE]\n\n"
+
+// The provider's HTTP exchange is on the timeline: method, host, URL,
+// status, timing and the streamed events, in the prompt's session; the
+// API key, which travels in a header, is nowhere in the export.
+func TestInspectProviderHTTP(t *testing.T) {
+	const key = "sk-test-inspect-0123456789abcdef"
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		_, _ = io.Copy(io.Discard, r.Body)
+		w.Header().Set("Content-Type", "text/event-stream")
+		_, _ = io.WriteString(w, inspectChat)
+	}))
+	defer srv.Close()
+	p := start(t, nil, "rpc", "--provider", "openai", "--model", "gpt-4.1", "--api-key", key, "--base-url", srv.URL,
+		"--cwd", t.TempDir(), "--inspect", "127.0.0.1:0")
+	base, token := inspectorURL(t, p.stderr)
+	p.send(`{"type":"prompt","id":"p1","message":"hi"}`)
+	p.response()
+	p.untilDone()
+	snap := snapshotOf(t, base, token)
+	var exch, model *tap.Record
+	for _, r := range snap.Records {
+		switch r.Kind {
+		case "http":
+			exch = r
+		case "model":
+			model = r
+		}
+	}
+	host := strings.TrimPrefix(srv.URL, "http://")
+	if exch == nil || exch.Method != "POST "+host || exch.Status != 200 || exch.Events != 3 || !strings.HasPrefix(exch.URL, srv.URL) || exch.Outcome != "ok" {
+		t.Fatalf("the HTTP exchange %+v: want POST to %s, 200, 3 events", exch, host)
+	}
+	if model == nil || model.Method != "openai gpt-4.1" || model.Session != exch.Session || model.Stop != "end_turn" {
+		t.Errorf("the model call %+v beside the exchange in %q", model, exch.Session)
+	}
+	r := get(t, base+"/inspect/api/export", map[string]string{"Authorization": "Bearer " + token})
+	data, _ := io.ReadAll(r.Body)
+	if strings.Contains(string(data), key) {
+		t.Errorf("the export holds the API key")
+	}
 }
