@@ -2,7 +2,6 @@ package agent
 
 import (
 	"context"
-	"fmt"
 
 	"zot.dev/zot/internal/llm"
 	"zot.dev/zot/sdk/wire"
@@ -154,44 +153,35 @@ func (p *promptRun) loop() error {
 		if err != nil {
 			return err
 		}
-		switch {
-		case res.stop == wire.StopRefusal:
-			p.turnEndReason(res.stop, res.reason)
+		max := p.maxSteps()
+		o := Outcome{Step: step, MaxSteps: max, Stop: res.stop, Reason: res.reason, Calls: len(res.calls), Empty: res.empty}
+		if o.Calls > 0 && o.Stop == wire.StopEndTurn {
+			o.OverBudget = a.overBudget(overridesOf(p.ctx))
+		}
+		switch d := Decide(o); d.Action {
+		case ActionRefuse:
+			p.turnEndReason(d.Stop, d.Reason)
 			p.forget()
 			return p.finish(nil)
-		case res.empty != "":
-			// Nothing came back: a success would be a silent empty answer.
+		case ActionFail:
 			// The prompt fails saying so (its user message is dropped
 			// unless earlier steps were kept), and a context window that
 			// filled is still compacted.
-			e := &Error{Code: wire.CodeProviderError, Message: res.empty}
-			p.turnEnd(wire.StopError, e.Message)
+			p.turnEnd(d.Stop, d.Err.Message)
 			if p.contextFull && !a.autoOff {
 				if cerr := p.compactForOverflow(); IsAborted(cerr) {
 					return cerr
 				}
 			}
-			return e
-		case len(res.calls) == 0:
-			p.turnEndReason(res.stop, res.reason)
-			if a.inbox != nil && step < p.maxSteps() && !a.inbox.stopIfNoSteer() {
+			return d.Err
+		case ActionEnd:
+			p.turnEndReason(d.Stop, d.Reason)
+			if a.inbox != nil && d.Steerable && !a.inbox.stopIfNoSteer() {
 				continue // a steer came during the step: the model answers it
 			}
 			return p.finish(nil)
-		case res.stop == wire.StopLength:
-			// Every provider's length stop with calls says why, whether or
-			// not the provider did.
-			reason := res.reason
-			if reason == "" {
-				reason = lengthWithCallsReason
-			}
-			p.turnEndReason(res.stop, reason)
-			p.answerUnrun(res.calls)
-			return p.finish(nil)
-		}
-		if why := a.overBudget(overridesOf(p.ctx)); why != "" {
-			// The budget is spent: the calls it asked for do not run.
-			p.turnEndReason(wire.StopMaxCost, why)
+		case ActionAnswerUnrun:
+			p.turnEndReason(d.Stop, d.Reason)
 			p.answerUnrun(res.calls)
 			return p.finish(nil)
 		}
@@ -200,18 +190,11 @@ func (p *promptRun) loop() error {
 		if p.ctx.Err() != nil {
 			return p.abort()
 		}
-		if max := p.maxSteps(); step >= max {
-			return p.finish(&Error{
-				Code:    wire.CodeMaxSteps,
-				Message: fmt.Sprintf("max steps (%d) reached before the model finished", max),
-			})
+		if err := AfterTools(step, max); err != nil {
+			return p.finish(err)
 		}
 	}
 }
-
-// lengthWithCallsReason is the turn_end reason of a step the output limit
-// ended with tool calls, when the provider gave none of its own.
-const lengthWithCallsReason = "the output limit ended the answer before its tool calls could run"
 
 // beforeTurn runs the chain's BeforeTurn interceptors. When one blocks
 // the step, or ctx ended meanwhile, the step ends here and the error is
