@@ -58,3 +58,28 @@ func (mt *Meter) Reset() {
 	mt.unpriced = false
 	mt.mu.Unlock()
 }
+
+// MeterState is a meter's running totals as a value that can be stored
+// and carried elsewhere (a durable executor carries it from one model
+// call to the next, each on an agent of its own).
+type MeterState struct {
+	Usage llm.Usage
+	// Pico is the running cost in picodollars.
+	Pico int64
+	// Unpriced says some usage was of an unpriced model.
+	Unpriced bool
+}
+
+// State returns the meter's running totals.
+func (mt *Meter) State() MeterState {
+	mt.mu.Lock()
+	defer mt.mu.Unlock()
+	return MeterState{Usage: mt.usage, Pico: mt.pico, Unpriced: mt.unpriced}
+}
+
+// Restore sets the running totals to s.
+func (mt *Meter) Restore(s MeterState) {
+	mt.mu.Lock()
+	mt.usage, mt.pico, mt.unpriced = s.Usage, s.Pico, s.Unpriced
+	mt.mu.Unlock()
+}
