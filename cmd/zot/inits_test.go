@@ -45,8 +45,9 @@ var heavyInits = []string{
 	"github.com/gorilla/css",
 }
 
-// noInits are zot's packages that zot rpc never runs: the other doors
-// and the terminal client, the session files and the undo records it
+// noInits are zot's packages that zot rpc never runs: the other doors,
+// the traffic tap and its inspector (on only when asked) and the
+// terminal client, the session files and the undo records it
 // opens only when asked, the MCP client when no server is configured. None of them may have package initialisation at
 // all: the kernel maps a binary 64 KiB around each page it touches, so an
 // init of a few bytes makes a block of code that rpc never runs resident
@@ -64,6 +65,8 @@ var noInits = []string{
 	"zot.dev/zot/internal/store",
 	"zot.dev/zot/internal/mcpclient",
 	"zot.dev/zot/internal/wsserve",
+	"zot.dev/zot/internal/inspect",
+	"zot.dev/zot/internal/tap",
 }
 
 // TestStartInitsWithinBudget: zot rpc, started with
