@@ -645,3 +645,125 @@ func TestRemoteReconnectAnswersPermission(t *testing.T) {
 		time.Sleep(20 * time.Millisecond)
 	}
 }
+
+// TestRemoteStalledReaderAndHalfOpen: a WebSocket client that stops
+// reading while its turn streams is disconnected after
+// --client-stall-timeout, as a socket client is; one whose network goes
+// away (no FIN, no pong) is closed after --keepalive. The daemon serves
+// the next client either way.
+func TestRemoteStalledReaderAndHalfOpen(t *testing.T) {
+	dir := doorDir(t)
+	long := strings.Repeat("abcd", 200000)
+	s := script(t, map[string]any{"turns": []any{map[string]any{"steps": []any{map[string]any{"text": long, "chunk": 4}}}}})
+	d, url := startRemote(t, dir, "--script", s, "--listen", "ws://127.0.0.1:0", "--client-stall-timeout", "1s", "--keepalive", "300ms")
+	work := t.TempDir()
+	c, _, err := wsDial(t, url, nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := &wsPeer{t: t, c: c}
+	p.call("0", "initialize", `{"protocolVersion":1}`)
+	f, _ := p.call("1", "session/new", fmt.Sprintf(`{"cwd":%q,"mcpServers":[]}`, work))
+	var nr struct {
+		SessionID string `json:"sessionId"`
+	}
+	_ = json.Unmarshal(f.Result, &nr)
+	// The client library answers pings only while it reads: this client
+	// reads nothing from here on, so only the stall rule (not the
+	// keepalive) may end it... unless the keepalive comes first, which
+	// the log tells apart.
+	start := time.Now()
+	p.send(fmt.Sprintf(`{"jsonrpc":"2.0","id":2,"method":"session/prompt","params":{"sessionId":%q,"prompt":[{"type":"text","text":"go"}]}}`, nr.SessionID))
+	d.waitFor(t, "left: ")
+	if e := time.Since(start); e > 30*time.Second {
+		t.Errorf("the client that stopped reading was let go after %v", e)
+	}
+	log := d.stderr.String()
+	if !strings.Contains(log, "stopped reading") && !strings.Contains(log, "no pong") {
+		t.Errorf("the client was let go for another reason:\n%s", log)
+	}
+
+	// A half-open connection: a proxy that stops forwarding both ways
+	// stands for a network gone without a FIN.
+	addr := strings.TrimSuffix(strings.TrimPrefix(url, "ws://"), "/acp")
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	frozen := make(chan struct{})
+	var wg sync.WaitGroup
+	defer wg.Wait()
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		in, err := ln.Accept()
+		if err != nil {
+			return
+		}
+		defer in.Close()
+		out, err := net.Dial("tcp", addr)
+		if err != nil {
+			return
+		}
+		defer out.Close()
+		pipe := func(dst, src net.Conn) {
+			buf := make([]byte, 4096)
+			for {
+				n, err := src.Read(buf)
+				if err != nil {
+					_ = dst.Close()
+					return
+				}
+				select {
+				case <-frozen:
+					continue
+				default:
+				}
+				_, _ = dst.Write(buf[:n])
+			}
+		}
+		go pipe(out, in)
+		pipe(in, out)
+	}()
+	hc, _, err := wsDial(t, "ws://"+ln.Addr().String()+"/acp", nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	readDone := make(chan struct{})
+	go func() {
+		defer close(readDone)
+		for {
+			if _, _, err := hc.Read(context.Background()); err != nil {
+				return
+			}
+		}
+	}()
+	_ = hc.Write(context.Background(), websocket.MessageText, []byte(`{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":1}}`))
+	d.waitFor(t, "connected")
+	before := strings.Count(d.stderr.String(), "left")
+	time.Sleep(time.Second) // pings answered: it stays
+	if n := strings.Count(d.stderr.String(), "left"); n != before {
+		t.Fatalf("a client that answers pings was let go:\n%s", d.stderr)
+	}
+	close(frozen)
+	deadline := time.Now().Add(hangGuard)
+	for !strings.Contains(d.stderr.String(), "no pong within") {
+		if time.Now().After(deadline) {
+			t.Fatalf("the half-open connection was not closed:\n%s", d.stderr)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	_ = hc.CloseNow()
+	<-readDone
+	_ = ln.Close()
+
+	// The daemon serves the next client.
+	c2, _, err := wsDial(t, url, nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if f, _ := (&wsPeer{t: t, c: c2}).call("0", "initialize", `{"protocolVersion":1}`); f.Error != nil {
+		t.Fatalf("after both: %s", f.raw)
+	}
+}

@@ -35,7 +35,7 @@ func NDJSON(rwc io.ReadWriteCloser, maxLine int) Transport {
 	if maxLine <= 0 {
 		maxLine = DefaultMaxLineBytes
 	}
-	return &stream{rwc: rwc, r: ndjson.NewReader(rwc, maxLine), limit: maxLine, unread: unsentProbe(rwc)}
+	return &stream{rwc: rwc, r: ndjson.NewReader(rwc, maxLine), limit: maxLine, unread: UnsentProbe(rwc)}
 }
 
 // stream is the NDJSON transport.

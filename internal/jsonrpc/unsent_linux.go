@@ -7,13 +7,15 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// unsentProbe returns a function that tells how many bytes written to w
+// UnsentProbe returns a function that tells how many bytes written to w
 // its reader has not read yet, as the kernel holds them: for a socket
 // the send queue (SIOCOUTQ), for a pipe what the pipe holds (FIONREAD, which is TIOCINQ).
 // Fewer than at the last look means the client read some, even when no
 // write of ours has returned since (a blocked write wakes only once the
-// reader has made much room). nil when w is neither.
-func unsentProbe(w io.Writer) func() (int, bool) {
+// reader has made much room). nil when w is neither. A transport over a
+// socket of its own (a WebSocket's TCP connection) implements Unread
+// with it.
+func UnsentProbe(w io.Writer) func() (int, bool) {
 	sc, ok := w.(syscall.Conn)
 	if !ok {
 		return nil

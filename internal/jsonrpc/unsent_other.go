@@ -4,6 +4,6 @@ package jsonrpc
 
 import "io"
 
-// unsentProbe finds nothing outside Linux: progress is seen as writes
+// UnsentProbe finds nothing outside Linux: progress is seen as writes
 // return.
-func unsentProbe(io.Writer) func() (int, bool) { return nil }
+func UnsentProbe(io.Writer) func() (int, bool) { return nil }

@@ -2,6 +2,7 @@ package wsserve
 
 import (
 	"context"
+	"crypto/tls"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -43,7 +44,8 @@ const closeWait = time.Second
 // JSON-RPC message per text message.
 type transport struct {
 	ws       *websocket.Conn
-	nc       *corkConn     // the connection under ws: batching, the closing deadline
+	nc       *corkConn          // the connection under ws: batching, the closing deadline
+	unsent   func() (int, bool) // the kernel's unsent bytes of the TCP connection; nil when unknown
 	done     func()        // called once when the transport is closed (the server's count)
 	stopping chan struct{} // closed when the server stops: Close then says 1001
 
@@ -70,6 +72,11 @@ type limits struct {
 
 func newTransport(ws *websocket.Conn, nc *corkConn, lim limits, stopping chan struct{}, done func()) *transport {
 	t := &transport{ws: ws, nc: nc, done: done, stopping: stopping, first: make(chan struct{})}
+	raw := nc.Conn
+	if tc, ok := raw.(*tls.Conn); ok {
+		raw = tc.NetConn()
+	}
+	t.unsent = jsonrpc.UnsentProbe(raw)
 	t.ctx, t.cancel = context.WithCancel(context.Background())
 	t.watch.Add(1)
 	go t.watcher(lim)
@@ -190,6 +197,16 @@ func (t *transport) Write(ctx context.Context, b *jsonrpc.Batch) error {
 		}
 	}
 	return t.nc.uncork()
+}
+
+// Unread says how many bytes written the client has not taken yet, as
+// the kernel holds them (its TCP send queue): the same look at a slow
+// client's progress that the Unix socket gets (jsonrpc.Transport).
+func (t *transport) Unread() (int, bool) {
+	if t.unsent == nil {
+		return 0, false
+	}
+	return t.unsent()
 }
 
 // Close ends the connection with a close frame (1000, or the code of the
