@@ -46,8 +46,8 @@ type transport struct {
 	ws       *websocket.Conn
 	nc       *corkConn          // the connection under ws: batching, the closing deadline
 	unsent   func() (int, bool) // the kernel's unsent bytes of the TCP connection; nil when unknown
-	done     func()        // called once when the transport is closed (the server's count)
-	stopping chan struct{} // closed when the server stops: Close then says 1001
+	done     func()             // called once when the transport is closed (the server's count)
+	stopping chan struct{}      // closed when the server stops: Close then says 1001
 
 	// first is set once the first message was read (it had to be
 	// initialize); the watcher's handshake deadline ends then.
