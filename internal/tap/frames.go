@@ -3,6 +3,7 @@ package tap
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"strconv"
 	"sync"
 	"time"
@@ -81,16 +82,30 @@ func (c *Conn) End() {
 	c.t.mu.Unlock()
 }
 
-// probe is what the tap reads of a frame: zot rpc's members and JSON-RPC's.
+// probe is what the tap reads of a frame, in one decode: zot rpc's
+// members and JSON-RPC's, and of ACP's params and result what names the
+// session.
 type probe struct {
 	ID       json.RawMessage `json:"id"`
 	Type     string          `json:"type"`
 	Command  string          `json:"command"`
 	PromptID json.RawMessage `json:"prompt_id"`
 	Method   string          `json:"method"`
-	Params   json.RawMessage `json:"params"`
-	Result   json.RawMessage `json:"result"`
+	Params   acpParams       `json:"params"`
+	Result   acpParams       `json:"result"`
 	Error    json.RawMessage `json:"error"`
+}
+
+// readProbe decodes what the tap reads of msg. A member of another type
+// than the tap reads (params that are an array, a result that is not an
+// object) is left out, not a failure.
+func readProbe(msg []byte, p *probe) error {
+	err := json.Unmarshal(msg, p)
+	var typeErr *json.UnmarshalTypeError
+	if errors.As(err, &typeErr) {
+		return nil
+	}
+	return err
 }
 
 // acpParams is what the tap reads of an ACP message's params or result.
@@ -115,7 +130,7 @@ func (c *Conn) Frame(in bool, at time.Time, msg []byte) {
 		r.Frame = bytes.Clone(msg)
 	}
 	var p probe
-	if err := json.Unmarshal(msg, &p); err != nil {
+	if err := readProbe(msg, &p); err != nil {
 		r.Valid, r.Problem = "bad", "not JSON: "+err.Error()
 		r.checked.Do(func() {})
 	} else if c.door == DoorRPC {
@@ -173,17 +188,13 @@ func (c *Conn) rpcFrame(r *Record, p *probe) {
 
 // acpFrame reads a JSON-RPC message of ACP.
 func (c *Conn) acpFrame(r *Record, p *probe) {
-	var params acpParams
 	hasID := len(p.ID) > 0 && string(p.ID) != "null"
 	if hasID {
 		r.ID = string(p.ID)
 	}
 	switch {
 	case p.Method != "":
-		if len(p.Params) > 0 && p.Params[0] == '{' {
-			_ = json.Unmarshal(p.Params, &params)
-		}
-		r.Method, r.Session, r.Update = p.Method, params.SessionID, params.Update.SessionUpdate
+		r.Method, r.Session, r.Update = p.Method, p.Params.SessionID, p.Params.Update.SessionUpdate
 		if hasID {
 			r.Role = "request"
 			c.expect(r.Dir, r.ID, r)
@@ -205,9 +216,8 @@ func (c *Conn) acpFrame(r *Record, p *probe) {
 		if ok {
 			r.Method, r.Session = req.method, req.session
 		}
-		if r.Session == "" && len(p.Result) > 0 && p.Result[0] == '{' {
-			_ = json.Unmarshal(p.Result, &params)
-			r.Session = params.SessionID
+		if r.Session == "" {
+			r.Session = p.Result.SessionID
 		}
 		if r.Role == "response" {
 			r.check = checkACP(r.Method, "response")

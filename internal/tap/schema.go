@@ -38,7 +38,10 @@ func checkACP(method, role string) func(*Record) {
 		if !ok {
 			return // no schema for this method: shown as unchecked
 		}
-		var p probe
+		var p struct {
+			Params json.RawMessage `json:"params"`
+			Result json.RawMessage `json:"result"`
+		}
 		if err := json.Unmarshal(r.Frame, &p); err != nil {
 			return
 		}
