@@ -182,7 +182,7 @@ func TestExtrasAgainstZot(t *testing.T) {
 	cfg.Vs = []string{floor}
 	cfg.Providers = []string{ProviderOpenAI}
 	cfg.Extras, cfg.BigPrompt = true, 4<<20
-	cfg.Timeout = 5 * time.Second
+	cfg.Timeout = 20 * time.Second // a 4 MiB line under -race on a loaded machine
 	r := run(t, cfg)
 	md := r.Markdown()
 	t.Log("\n" + md)
