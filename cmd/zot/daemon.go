@@ -60,7 +60,10 @@ another user are refused. One daemon per socket. Each line is one JSON-RPC
 2.0 message; the methods are ACP v1's. The agent flags set the defaults of
 new sessions. SIGTERM or SIGINT ends the sessions, answers what is under
 way and exits 0. --ephemeral exits 1 s after the last client left, once
-the turns it left have ended.`,
+the turns it left have ended. --listen ws://HOST:PORT (or wss:// with
+--tls-cert and --tls-key) also serves ACP over WebSocket at /acp, with
+bearer tokens from --token-file; SIGHUP then reloads the tokens and the
+certificate (docs/daemon.md, Remote clients).`,
 		Flags: append(append(doorFlags(),
 			&cli.BoolFlag{Name: "ephemeral", Local: true,
 				Usage: "exit 1 s after the last client left and its turns ended (a client that connects in that second keeps it); never before the first client came"}),

@@ -4,6 +4,7 @@ import (
 	"crypto/tls"
 	"fmt"
 	"io"
+	"os"
 	"sync"
 	"time"
 
@@ -82,6 +83,9 @@ func openListeners(cmd *cli.Command, maxMessage int, log io.Writer) (*listeners,
 			return nil, usagef("%v", err)
 		}
 		ls.cert = c
+		if st, err := os.Stat(keyFile); err == nil && st.Mode().Perm()&0o007 != 0 {
+			fmt.Fprintf(log, "zot daemon: WARNING: the TLS key %s may be read by every user (mode %04o): chmod 600 %s\n", keyFile, st.Mode().Perm(), keyFile)
+		}
 		tlsConf = &tls.Config{MinVersion: tls.VersionTLS12, GetCertificate: c.get}
 	}
 	if cmd.Int("max-connections") < 1 {

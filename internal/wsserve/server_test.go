@@ -572,3 +572,44 @@ func selfSigned(t *testing.T) (tls.Certificate, *x509.CertPool) {
 	pool.AddCert(leaf)
 	return tls.Certificate{Certificate: [][]byte{der}, PrivateKey: key, Leaf: leaf}, pool
 }
+
+// TestHandleMountsBehindTheChecks: a handler mounted with Handle gets
+// only requests with a valid token and an allowed Origin, and learns the
+// principal.
+func TestHandleMountsBehindTheChecks(t *testing.T) {
+	tokens, err := LoadTokens(writeTokens(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	sv := serve(t, Config{Tokens: tokens})
+	sv.s.Handle("/inspect/", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		p, ok := PrincipalOf(r)
+		if !ok {
+			t.Error("no principal in a mounted handler's request")
+		}
+		_, _ = io.WriteString(w, p.Name)
+	}))
+	base := "http://" + strings.TrimSuffix(strings.TrimPrefix(sv.url, "ws://"), "/acp")
+	get := func(hdr map[string]string) (int, string) {
+		req, _ := http.NewRequest("GET", base+"/inspect/x", nil)
+		for k, v := range hdr {
+			req.Header.Set(k, v)
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		b, _ := io.ReadAll(resp.Body)
+		return resp.StatusCode, string(b)
+	}
+	if code, _ := get(nil); code != 401 {
+		t.Errorf("without a token: %d, want 401", code)
+	}
+	if code, _ := get(map[string]string{"Authorization": "Bearer " + bobToken, "Origin": "https://evil.example"}); code != 403 {
+		t.Errorf("a foreign Origin: %d, want 403", code)
+	}
+	if code, body := get(map[string]string{"Authorization": "Bearer " + bobToken}); code != 200 || body != "bob" {
+		t.Errorf("bob: %d %q, want 200 bob", code, body)
+	}
+}
