@@ -16,6 +16,7 @@ import (
 	"github.com/charmbracelet/x/term"
 	"github.com/urfave/cli/v3"
 
+	"zot.dev/zot/internal/acpdial"
 	"zot.dev/zot/internal/acpserver"
 	"zot.dev/zot/internal/atomicfile"
 	"zot.dev/zot/internal/daemon"
@@ -216,19 +217,28 @@ func attachCommand(std streams) *cli.Command {
 		Name:            "attach",
 		HideHelpCommand: true,
 		Usage:           "chat in the terminal with a running zot daemon: pick one of its sessions or start one",
-		ArgsUsage:       "[socket]",
+		ArgsUsage:       "[socket | ws[s]://host:port[/acp]]",
 		Description: `Connects to the daemon's socket (the argument, else $ZOT_SOCKET, else the
 zot home's daemon.sock, as zot daemon finds it) and opens the terminal client
 on it: a picker of the daemon's sessions, the first row a new session in the
 working directory (--cwd). --session ID opens that session, -c the newest of
 the working directory. The daemon keeps its sessions when you leave; its own
 flags (provider, model, permission) apply to them, and the model and mode you
-choose in a session are put back when you open it again.`,
+choose in a session are put back when you open it again.
+
+A ws:// or wss:// URL connects to a daemon's --listen endpoint instead, with
+the token of --token, else $ZOT_TOKEN, else --token-file's. A connection that
+drops is made again and the open session resumed: the turn under way goes on
+showing from the moment it came back.`,
+		Flags: []cli.Flag{
+			&cli.StringFlag{Name: "token", Local: true, Usage: "the bearer token for a ws:// or wss:// URL (default: $ZOT_TOKEN)"},
+			&cli.StringFlag{Name: "token-file", Local: true, Usage: "a file holding the token for a ws:// or wss:// URL (the token alone, or a line NAME TOKEN)"},
+		},
 		Action: func(ctx context.Context, cmd *cli.Command) error {
 			if cmd.Args().Len() > 1 {
-				return usagef("zot attach takes at most one socket, got %q", strings.Join(cmd.Args().Slice(), " "))
+				return usagef("zot attach takes at most one socket or URL, got %q", strings.Join(cmd.Args().Slice(), " "))
 			}
-			if err := onlyFlags(cmd, "zot attach", []string{"cwd", "session", "continue"}); err != nil {
+			if err := onlyFlags(cmd, "zot attach", []string{"cwd", "session", "continue", "token", "token-file"}); err != nil {
 				return err
 			}
 			if cmd.IsSet("session") && cmd.Bool("continue") {
@@ -244,23 +254,9 @@ choose in a session are put back when you open it again.`,
 
 // attach runs the terminal client over the daemon's socket.
 func attach(ctx context.Context, cmd *cli.Command, std streams) error {
-	path := cmd.Args().First()
-	if path == "" {
-		sock, err := daemon.ResolveSocket(nil)
-		if err != nil {
-			return &exitError{code: 1, msg: err.Error()}
-		}
-		path = sock.Path
-	}
-	var d net.Dialer
-	c, err := d.DialContext(ctx, "unix", path)
+	transport, err := attachTransport(ctx, cmd)
 	if err != nil {
-		return &exitError{code: 1, msg: fmt.Sprintf("no zot daemon answers at %s: start one with zot daemon (or name its socket): %v", path, err)}
-	}
-	conn := c.(*net.UnixConn)
-	if uid, err := daemon.PeerUID(conn); err != nil || (uid >= 0 && uid != os.Getuid()) {
-		conn.Close()
-		return &exitError{code: 1, msg: fmt.Sprintf("zot attach: %s is not served by a process of this user: attach talks only to your own daemon", path)}
+		return err
 	}
 	cwd := cmd.String("cwd")
 	if cwd == "" {
@@ -282,7 +278,7 @@ func attach(ctx context.Context, cmd *cli.Command, std streams) error {
 		kept = &attachedSessions{file: filepath.Join(h.Dir, "attached.json")}
 	}
 	err = tui.Run(ctx, tui.Options{
-		Transport:   jsonrpc.NDJSON(conn, 64<<20),
+		Transport:   transport,
 		CWD:         cwd,
 		Start:       start,
 		Attach:      true,
@@ -297,6 +293,47 @@ func attach(ctx context.Context, cmd *cli.Command, std streams) error {
 		return &exitError{code: 1, msg: err.Error()}
 	}
 	return nil
+}
+
+// attachTransport connects zot attach to its daemon: the socket named
+// (or found), or the WebSocket endpoint of a ws:// or wss:// URL, which
+// is dialed again when the connection drops.
+func attachTransport(ctx context.Context, cmd *cli.Command) (jsonrpc.Transport, error) {
+	path := cmd.Args().First()
+	if acpdial.IsURL(path) {
+		token, err := acpdial.Token(cmd.String("token"), cmd.String("token-file"))
+		if err != nil {
+			return nil, usagef("%v", err)
+		}
+		t, err := acpdial.NewRedial(ctx, func(ctx context.Context) (jsonrpc.Transport, error) {
+			return acpdial.Dial(ctx, path, acpdial.Options{Token: token})
+		}, acpdial.RedialOptions{})
+		if err != nil {
+			return nil, &exitError{code: 1, msg: "zot attach: " + err.Error()}
+		}
+		return t, nil
+	}
+	if cmd.IsSet("token") || cmd.IsSet("token-file") {
+		return nil, usagef("--token and --token-file apply to a ws:// or wss:// URL, not to a socket")
+	}
+	if path == "" {
+		sock, err := daemon.ResolveSocket(nil)
+		if err != nil {
+			return nil, &exitError{code: 1, msg: err.Error()}
+		}
+		path = sock.Path
+	}
+	var d net.Dialer
+	c, err := d.DialContext(ctx, "unix", path)
+	if err != nil {
+		return nil, &exitError{code: 1, msg: fmt.Sprintf("no zot daemon answers at %s: start one with zot daemon (or name its socket): %v", path, err)}
+	}
+	conn := c.(*net.UnixConn)
+	if uid, err := daemon.PeerUID(conn); err != nil || (uid >= 0 && uid != os.Getuid()) {
+		conn.Close()
+		return nil, &exitError{code: 1, msg: fmt.Sprintf("zot attach: %s is not served by a process of this user: attach talks only to your own daemon", path)}
+	}
+	return jsonrpc.NDJSON(conn, 64<<20), nil
 }
 
 // attachedSessions keeps the model and mode of each daemon session zot
