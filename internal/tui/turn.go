@@ -304,11 +304,11 @@ func (m *model) partial(s *segment) []string {
 	}
 	if s.stale || s.shownW != m.width {
 		src := s.part.String()
-		// The live region shows at most a screenful: a line longer
-		// than a few screens is rendered from a word near its tail
-		// (how it wraps above that is not seen; the finished line is
-		// rendered whole).
-		if limit := 2 * m.width * m.height; len(src) > limit {
+		// The live region shows at most three quarters of a screen: a
+		// line longer than a screenful is rendered from a word near its
+		// tail (how it wraps above that is not seen; the finished line
+		// is rendered whole).
+		if limit := m.width * m.height; len(src) > limit {
 			cut := len(src) - limit
 			if i := strings.IndexByte(src[cut:], ' '); i >= 0 {
 				cut += i + 1
