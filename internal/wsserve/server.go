@@ -26,6 +26,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log"
 	"net"
 	"net/http"
 	"net/url"
@@ -160,9 +161,9 @@ func Listen(cfg Config) (*Server, error) {
 			return nil, fmt.Errorf("--allow-origin %s: %w", o, err)
 		}
 	}
-	log := cfg.Log
-	if log == nil {
-		log = io.Discard
+	logWriter := cfg.Log
+	if logWriter == nil {
+		logWriter = io.Discard
 	}
 	ln, err := net.Listen("tcp", u.Host)
 	if err != nil {
@@ -173,7 +174,7 @@ func Listen(cfg Config) (*Server, error) {
 		ln:       ln,
 		mux:      http.NewServeMux(),
 		scheme:   u.Scheme,
-		log:      log,
+		log:      logWriter,
 		accepted: make(chan accepted),
 		closing:  make(chan struct{}),
 		served:   make(chan struct{}),
@@ -191,7 +192,9 @@ func Listen(cfg Config) (*Server, error) {
 		ReadHeaderTimeout: cfg.HandshakeTimeout,
 		IdleTimeout:       cfg.HandshakeTimeout,
 		MaxHeaderBytes:    16 << 10,
-		ErrorLog:          nil,
+		// What the HTTP server reports (a failed TLS handshake, say) goes
+		// to the daemon's log, not to the process's default logger.
+		ErrorLog: log.New(logWriter, "zot daemon: "+u.Scheme+"://"+u.Host+": http: ", 0),
 	}
 	if cfg.TLS != nil {
 		s.srv.TLSConfig = cfg.TLS.Clone()
@@ -261,7 +264,8 @@ func (s *Server) GoingAway() {
 	}
 }
 
-// Principal is the principal of a request that passed Protect's checks.
+// principalKey keys the principal of a request that passed Protect's
+// checks in its context.
 type principalKey struct{}
 
 // PrincipalOf returns who made r, for a handler mounted with Handle:
