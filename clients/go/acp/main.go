@@ -1,0 +1,35 @@
+// Command acp sends its argument to the zot daemon listening at $ZOT_URL
+// (with the token $ZOT_TOKEN) and prints the answer as it streams.
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+
+	"zot.dev/zot/sdk/acpclient"
+)
+
+func main() {
+	ctx := context.Background()
+	c, err := acpclient.Dial(ctx, os.Getenv("ZOT_URL"), acpclient.Options{Token: os.Getenv("ZOT_TOKEN"),
+		OnUpdate: func(n acpclient.Update) {
+			if chunk := n.Update.AgentMessageChunk; chunk != nil && chunk.Content.Text != nil {
+				fmt.Print(chunk.Content.Text.Text)
+			}
+		},
+		OnPermission: func(context.Context, acpclient.PermissionRequest) string { return "allow_once" }})
+	if err == nil {
+		defer c.Close()
+		cwd, _ := os.Getwd()
+		var id string
+		if id, err = c.NewSession(ctx, cwd); err == nil {
+			var res acpclient.PromptResult
+			res, err = c.Prompt(ctx, id, os.Args[1])
+			fmt.Println("\nstop:", res.StopReason)
+		}
+	}
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "acp:", err)
+	}
+}
