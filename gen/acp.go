@@ -40,6 +40,9 @@ type JSONRPCTarget struct {
 	// none).
 	Doc                   string
 	DocMethods, DocErrors string
+	// Clients puts the target's types and methods in the ACP clients'
+	// generated files ([ACPPython], [ACPTypeScript], [ACPNodeConsts]).
+	Clients bool
 }
 
 // JSONRPCTargets are the JSON-RPC protocols of the daemon: the Agent
@@ -54,6 +57,7 @@ var JSONRPCTargets = []JSONRPCTarget{
 		GoPackage:  "acp",
 		Doc:        "docs/daemon.md",
 		DocMethods: "acpmethods",
+		Clients:    true,
 	},
 	{
 		Name:       "daemon",
@@ -63,6 +67,7 @@ var JSONRPCTargets = []JSONRPCTarget{
 		Doc:        "docs/daemon.md",
 		DocMethods: "zotmethods",
 		DocErrors:  "daemonerrors",
+		Clients:    true,
 	},
 }
 
@@ -73,10 +78,14 @@ func GenerateJSONRPC(fsys fs.FS, targets []JSONRPCTarget) (map[string][]byte, er
 	out := map[string][]byte{}
 	docs := map[string]map[string]string{} // doc → section → body
 	var docOrder []string
+	var clients []*rpcSchema // the targets the ACP clients' types come from
 	for _, t := range targets {
 		s, err := loadRPCSchema(fsys, t)
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", t.Name, err)
+		}
+		if t.Clients {
+			clients = append(clients, s)
 		}
 		src, err := s.goFile()
 		if err != nil {
@@ -95,6 +104,11 @@ func GenerateJSONRPC(fsys fs.FS, targets []JSONRPCTarget) (map[string][]byte, er
 		}
 		if t.DocErrors != "" {
 			docs[t.Doc][t.DocErrors] = s.errorsDoc()
+		}
+	}
+	if len(clients) > 0 {
+		for p, data := range clientFiles(clients) {
+			out[p] = data
 		}
 	}
 	for _, p := range docOrder {
