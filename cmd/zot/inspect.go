@@ -148,10 +148,19 @@ func (in *inspector) mountDaemon(ls *listeners, addr string) error {
 	}
 	var h http.Handler
 	if ls.tokens != nil {
-		h = in.handler(inspect.Options{Trust: func(r *http.Request) bool {
-			_, ok := wsserve.PrincipalOf(r)
-			return ok
+		// The page shows every principal's traffic (prompts, files,
+		// answers): an admin token's holder may see it, another's not.
+		page := in.handler(inspect.Options{Trust: func(r *http.Request) bool {
+			p, ok := wsserve.PrincipalOf(r)
+			return ok && p.Admin
 		}})
+		h = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if p, ok := wsserve.PrincipalOf(r); !ok || !p.Admin {
+				http.Error(w, "forbidden: the inspector shows every principal's traffic; it takes an admin token of the token file", http.StatusForbidden)
+				return
+			}
+			page.ServeHTTP(w, r)
+		})
 	} else {
 		token := newToken()
 		h = in.handler(inspect.Options{Token: token})

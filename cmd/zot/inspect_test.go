@@ -356,8 +356,12 @@ func TestInspectDaemonListener(t *testing.T) {
 	if r := get(t, api, map[string]string{"Authorization": "Bearer not-a-token"}); r.StatusCode != http.StatusUnauthorized {
 		t.Errorf("the listener's data with a wrong token: %d, want 401", r.StatusCode)
 	}
-	if r := get(t, api, map[string]string{"Authorization": "Bearer " + remoteAlice}); r.StatusCode != http.StatusOK {
-		t.Errorf("the listener's data with a token of the file: %d, want 200", r.StatusCode)
+	// The data is every principal's traffic: an admin token's only.
+	if r := get(t, api, map[string]string{"Authorization": "Bearer " + remoteAlice}); r.StatusCode != http.StatusForbidden {
+		t.Errorf("the listener's data with a token of the file that is not admin: %d, want 403", r.StatusCode)
+	}
+	if r := get(t, api, map[string]string{"Authorization": "Bearer " + remoteRoot}); r.StatusCode != http.StatusOK {
+		t.Errorf("the listener's data with an admin token of the file: %d, want 200", r.StatusCode)
 	}
 	pageBase, pageToken := inspectorURL(t, d2.stderr)
 	if strings.Contains(wsURL2, strings.TrimPrefix(pageBase, "http://")) {
