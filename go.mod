@@ -11,8 +11,10 @@ require (
 	github.com/modelcontextprotocol/go-sdk v1.8.0
 	github.com/santhosh-tekuri/jsonschema/v6 v6.0.2
 	github.com/urfave/cli/v3 v3.14.0
+	go.opentelemetry.io/proto/otlp v1.5.0
 	golang.org/x/sys v0.47.0
-	golang.org/x/text v0.14.0
+	golang.org/x/text v0.21.0
+	google.golang.org/protobuf v1.36.1
 )
 
 require (

@@ -61,7 +61,7 @@ func agentFlags() []cli.Flag {
 		&cli.StringFlag{Name: "sandbox", Usage: "what the tools may change, enforced by the kernel for bash: read-only, workspace-write (the working directory and the temp dir), full, or off where no sandbox can be enforced (default: config.json's, else by the permission mode: auto → workspace-write, read_only → read-only, ask and accept_edits → full)"},
 		&cli.StringFlag{Name: "network", Usage: "whether bash's commands reach the network: on or off (default: off when the sandbox confines writes)"},
 		&cli.StringSliceFlag{Name: "sandbox-writable", Usage: "a further path the tools may change under workspace-write (a build cache, say); repeatable"},
-	}, slices.Concat(agentsFlags(), mcpFlags(), skillFlags())...) // agents.go, skills.go
+	}, slices.Concat(agentsFlags(), mcpFlags(), skillFlags(), otelFlags())...) // agents.go, skills.go, otel.go
 }
 
 // rpcFlags are the flags of rpc mode, `zot rpc` and `zot --rpc` alike.
@@ -133,6 +133,9 @@ func runtimeConfig(cmd *cli.Command, stderr io.Writer) (agentConfig, error) {
 		return agentConfig{}, &exitError{code: 2, msg: (&registry.UnknownError{Name: provider}).Error()}
 	}
 	if err := checkPluginFlags(cmd); err != nil { // ext.go
+		return agentConfig{}, err
+	}
+	if err := startTelemetry(cmd, stderr); err != nil { // otel.go
 		return agentConfig{}, err
 	}
 	var err error
@@ -318,6 +321,7 @@ func newHost(cfg agentConfig, h home.Home, log io.Writer, with ...func(*engine.H
 	for _, f := range with {
 		f(&hc)
 	}
+	withTelemetry(&hc) // otel.go
 	return engine.NewHost(hc), nil
 }
 

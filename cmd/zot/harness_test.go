@@ -92,14 +92,14 @@ func startWith(t *testing.T, stderr io.Writer, env []string, args ...string) *pr
 	return p
 }
 
-// cleanEnv is the test process's environment without provider keys or
-// the rpc token, so the host cannot change what is tested.
+// cleanEnv is the test process's environment without provider keys,
+// the rpc token or OpenTelemetry's settings, so the host cannot change what is tested.
 func cleanEnv() []string {
 	var out []string
 	for _, kv := range os.Environ() {
 		k, _, _ := strings.Cut(kv, "=")
 		switch {
-		case strings.HasSuffix(k, "_API_KEY"), k == "ZOTCORE_RPC_TOKEN", k == "ZOT_HOME":
+		case strings.HasSuffix(k, "_API_KEY"), k == "ZOTCORE_RPC_TOKEN", k == "ZOT_HOME", strings.HasPrefix(k, "OTEL_"):
 			continue
 		}
 		out = append(out, kv)

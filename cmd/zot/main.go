@@ -102,7 +102,9 @@ func run(args []string, stdin *os.File, stdout, stderr *os.File) int {
 		<-watcherDone
 	}()
 	app := newApp(streams{in: stdin, out: stdout, err: stderr}, args)
-	return report(app.Run(ctx, args), stderr)
+	err := app.Run(ctx, args)
+	stopTelemetry() // otel.go: the spans not sent yet
+	return report(err, stderr)
 }
 
 // report prints what went wrong, if anything, and returns the exit

@@ -470,7 +470,12 @@ func (h *conn) promptNow(s *acpSession, p acp.PromptRequest) jsonrpc.Reply {
 		return jsonrpc.Fail(err)
 	}
 	// The title is pushed as the turn starts, before any update of it.
-	t, err := s.submitThen(h, engine.Work{Prompt: in}, func() { s.titleFrom(p.Prompt) }) // plan.go
+	w := engine.Work{Prompt: in}
+	// A client's W3C trace context (_meta.traceparent, as MCP documents
+	// it): zot's spans of the turn continue its trace.
+	w.Traceparent, _ = p.Meta["traceparent"].(string)
+	w.Tracestate, _ = p.Meta["tracestate"].(string)
+	t, err := s.submitThen(h, w, func() { s.titleFrom(p.Prompt) }) // plan.go
 	if err != nil {
 		return jsonrpc.Fail(err)
 	}

@@ -21,6 +21,7 @@
 package engine
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"maps"
@@ -78,6 +79,13 @@ type HostConfig struct {
 	// tracer or traffic tap that needs to know whose call it sees (s's
 	// StoredID, read at call time; s is not ready for other use yet).
 	SessionMiddleware func(s *Session) (model []agent.ModelMiddleware, tool []agent.ToolMiddleware)
+	// WorkHook, when set, is called as each piece of work of a session
+	// starts to run, on the session's worker goroutine: the context it
+	// returns is the work's from then on (a tracer's span of the prompt,
+	// the parent of its model and tool calls' spans), and end, when not
+	// nil, is called with the work's error once it has run, before its
+	// done is delivered. It must not block.
+	WorkHook func(s *Session, ctx context.Context, w WorkInfo) (_ context.Context, end func(error))
 }
 
 // Host holds what the sessions of one process share. It is safe for
@@ -87,6 +95,7 @@ type Host struct {
 	providers map[string]ProviderSettings
 	client    *http.Client
 	wrap      func(*Session) ([]agent.ModelMiddleware, []agent.ToolMiddleware)
+	workHook  func(*Session, context.Context, WorkInfo) (context.Context, func(error))
 
 	mu       sync.Mutex
 	sessions map[*Session]struct{}
@@ -100,6 +109,7 @@ func NewHost(cfg HostConfig) *Host {
 		providers: maps.Clone(cfg.Providers),
 		client:    cfg.HTTPClient,
 		wrap:      cfg.SessionMiddleware,
+		workHook:  cfg.WorkHook,
 		sessions:  make(map[*Session]struct{}),
 	}
 	if h.catalog == nil {

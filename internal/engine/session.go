@@ -244,6 +244,23 @@ type Work struct {
 	// context, ends), so a client that reads slowly slows the agent down
 	// and an abort is never held up by it.
 	Ready func(ctx context.Context)
+	// Traceparent and Tracestate are the W3C trace context the client
+	// sent with the work (its _meta.traceparent and _meta.tracestate),
+	// handed to the host's WorkHook: a tracer continues the client's
+	// trace there.
+	Traceparent, Tracestate string
+}
+
+// WorkInfo describes a piece of work to HostConfig.WorkHook.
+type WorkInfo struct {
+	// ID is the work's id (Work.ID).
+	ID wire.ID
+	// Prompt says it is a prompt; otherwise it is a compaction.
+	Prompt bool
+	// Text is the prompt's text ("" for a compaction).
+	Text string
+	// Traceparent and Tracestate are Work's.
+	Traceparent, Tracestate string
 }
 
 // PromptInput is a user message.
@@ -338,6 +355,8 @@ type job struct {
 	sink   Sink
 	ready  func(ctx context.Context)
 	run    func(ctx context.Context, emit func(wire.Event)) error
+	// info describes the work to the host's WorkHook (nil without one).
+	info *WorkInfo
 	// dropped, when not empty, says why the job was dropped unrun.
 	dropped string
 	// ended is set once the job's last turn_end (a stop other than
@@ -399,6 +418,12 @@ func (s *Session) Submit(w Work, mode Mode, accepted func(wire.StartResult)) err
 	ctx, cancel := context.WithCancel(parent)
 	s.sent++
 	j := &job{n: s.sent, id: w.ID, ctx: ctx, cancel: cancel, sink: w.Sink, ready: w.Ready, run: run}
+	if s.host.workHook != nil {
+		j.info = &WorkInfo{ID: w.ID, Prompt: w.Prompt != nil, Traceparent: w.Traceparent, Tracestate: w.Tracestate}
+		if w.Prompt != nil {
+			j.info.Text = w.Prompt.Text
+		}
+	}
 	if w.Prompt != nil {
 		j.tally = &tally{}
 		j.event = w.Prompt.Source != ""
@@ -526,7 +551,14 @@ func (s *Session) runJob(j *job) {
 		j.tally.start = time.Now()
 		ctx = context.WithValue(ctx, tallyKey{}, j.tally)
 	}
+	var end func(error)
+	if j.info != nil {
+		ctx, end = s.host.workHook(s, ctx, *j.info)
+	}
 	err := s.protect(j, ctx, emit)
+	if end != nil {
+		end(err)
+	}
 	if err != nil && !agent.IsAborted(err) {
 		emit(errorEvent(err))
 	}

@@ -74,7 +74,9 @@ func (s *Server) dispatch(cmd wire.Command, id wire.ID, typ string) {
 				return
 			}
 		}
-		s.submit(id, typ, engine.Work{ID: id, Prompt: in})
+		w := engine.Work{ID: id, Prompt: in}
+		w.Traceparent, w.Tracestate = engine.TraceContextOf(c.Meta)
+		s.submit(id, typ, w)
 	case *wire.CompactCommand:
 		s.submit(id, typ, engine.Work{ID: id, Compact: &engine.CompactInput{Instructions: c.Instructions}})
 	case *wire.AbortCommand:

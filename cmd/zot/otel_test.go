@@ -1,0 +1,304 @@
+package main
+
+import (
+	"encoding/hex"
+	"fmt"
+	"os/exec"
+	"strings"
+	"testing"
+	"time"
+
+	tracepb "go.opentelemetry.io/proto/otlp/trace/v1"
+
+	"zot.dev/zot/internal/telemetry"
+	"zot.dev/zot/internal/telemetry/otlptest"
+)
+
+// clientTrace is the trace context an embedder sends with its prompt.
+const (
+	clientTraceID = "4bf92f3577b34da6a3ce929d0e0e4736"
+	clientSpanID  = "00f067aa0ba902b7"
+	clientParent  = "00-" + clientTraceID + "-" + clientSpanID + "-01"
+)
+
+// toolScript answers a prompt with a bash call, then with text; each
+// step reports its usage.
+func toolScript(t *testing.T) string {
+	return script(t, map[string]any{"turns": []any{map[string]any{"steps": []any{
+		map[string]any{"text": "running it", "usage": map[string]any{"input": 100, "output": 20},
+			"tool_calls": []any{map[string]any{"id": "c1", "name": "bash", "args": map[string]any{"command": "echo tool-output-words"}}}},
+		map[string]any{"text": "the answer-words", "usage": map[string]any{"input": 150, "output": 10}},
+	}}}})
+}
+
+// spansByName indexes spans by name (a name seen twice keeps a list).
+func spansByName(spans []*tracepb.Span) map[string][]*tracepb.Span {
+	m := map[string][]*tracepb.Span{}
+	for _, s := range spans {
+		m[s.Name] = append(m[s.Name], s)
+	}
+	return m
+}
+
+func attr(t *testing.T, s *tracepb.Span, key string) any {
+	t.Helper()
+	v, ok := otlptest.Attr(s.Attributes, key)
+	if !ok {
+		t.Errorf("span %q has no %s; it has %v", s.Name, key, s.Attributes)
+	}
+	return v
+}
+
+// checkPromptTrace checks the spans of toolScript's prompt: one
+// invoke_agent in the client's trace (when parent is set), two chat spans
+// and an execute_tool under it, in the GenAI conventions.
+func checkPromptTrace(t *testing.T, spans []*tracepb.Span, parent bool) (invoke *tracepb.Span) {
+	t.Helper()
+	by := spansByName(spans)
+	if len(by["invoke_agent zot"]) != 1 || len(by["execute_tool bash"]) != 1 {
+		t.Fatalf("spans: want one invoke_agent zot and one execute_tool bash, got %v", names(spans))
+	}
+	invoke = by["invoke_agent zot"][0]
+	var chats []*tracepb.Span
+	for _, s := range spans {
+		if strings.HasPrefix(s.Name, "chat ") {
+			chats = append(chats, s)
+		}
+	}
+	if len(chats) != 2 {
+		t.Fatalf("want 2 chat spans, got %v", names(spans))
+	}
+	tool := by["execute_tool bash"][0]
+	if parent {
+		if hex.EncodeToString(invoke.TraceId) != clientTraceID || hex.EncodeToString(invoke.ParentSpanId) != clientSpanID {
+			t.Errorf("invoke_agent is in trace %x under %x, want the client's %s under %s", invoke.TraceId, invoke.ParentSpanId, clientTraceID, clientSpanID)
+		}
+		if invoke.Flags&0x300 != 0x300 {
+			t.Errorf("invoke_agent flags %#x: want its parent marked remote", invoke.Flags)
+		}
+	} else if len(invoke.ParentSpanId) != 0 {
+		t.Errorf("invoke_agent has a parent %x without a client trace", invoke.ParentSpanId)
+	}
+	for _, s := range append(chats, tool) {
+		if string(s.TraceId) != string(invoke.TraceId) || string(s.ParentSpanId) != string(invoke.SpanId) {
+			t.Errorf("%s is not a child of invoke_agent: trace %x parent %x", s.Name, s.TraceId, s.ParentSpanId)
+		}
+	}
+	if v := attr(t, invoke, "gen_ai.operation.name"); v != "invoke_agent" {
+		t.Errorf("invoke_agent's operation %v", v)
+	}
+	if v := attr(t, invoke, "gen_ai.agent.name"); v != "zot" {
+		t.Errorf("agent name %v", v)
+	}
+	if in, out := attr(t, invoke, "gen_ai.usage.input_tokens"), attr(t, invoke, "gen_ai.usage.output_tokens"); in != int64(250) || out != int64(30) {
+		t.Errorf("invoke_agent's tokens %v in, %v out; want the prompt's 250 and 30", in, out)
+	}
+	if invoke.Kind != tracepb.Span_SPAN_KIND_INTERNAL || chats[0].Kind != tracepb.Span_SPAN_KIND_CLIENT || tool.Kind != tracepb.Span_SPAN_KIND_INTERNAL {
+		t.Errorf("kinds: invoke %v chat %v tool %v", invoke.Kind, chats[0].Kind, tool.Kind)
+	}
+	first, second := chats[0], chats[1]
+	if first.StartTimeUnixNano > second.StartTimeUnixNano {
+		first, second = second, first
+	}
+	model := attr(t, first, "gen_ai.request.model")
+	if first.Name != fmt.Sprintf("chat %v", model) {
+		t.Errorf("chat span named %q, want chat {gen_ai.request.model} (%v)", first.Name, model)
+	}
+	for k, want := range map[string]any{
+		"gen_ai.operation.name":          "chat",
+		"gen_ai.provider.name":           "scripted",
+		"gen_ai.usage.input_tokens":      int64(100),
+		"gen_ai.usage.output_tokens":     int64(20),
+		"gen_ai.response.finish_reasons": []any{"tool_use"},
+	} {
+		if got := attr(t, first, k); fmt.Sprint(got) != fmt.Sprint(want) {
+			t.Errorf("first chat %s = %v, want %v", k, got, want)
+		}
+	}
+	if got := attr(t, second, "gen_ai.response.finish_reasons"); fmt.Sprint(got) != "[end_turn]" {
+		t.Errorf("second chat's finish reasons %v", got)
+	}
+	if _, ok := otlptest.Attr(first.Attributes, "zot.cost.usd"); !ok {
+		t.Errorf("chat has no zot.cost.usd")
+	}
+	for k, want := range map[string]any{"gen_ai.operation.name": "execute_tool", "gen_ai.tool.name": "bash", "gen_ai.tool.call.id": "c1"} {
+		if got := attr(t, tool, k); got != want {
+			t.Errorf("execute_tool %s = %v, want %v", k, got, want)
+		}
+	}
+	if !(first.EndTimeUnixNano <= tool.StartTimeUnixNano && tool.EndTimeUnixNano <= second.StartTimeUnixNano) {
+		t.Errorf("the tool call is not between the two model calls")
+	}
+	return invoke
+}
+
+func names(spans []*tracepb.Span) []string {
+	var out []string
+	for _, s := range spans {
+		out = append(out, s.Name)
+	}
+	return out
+}
+
+// contentIn says whether any attribute of spans holds text.
+func contentIn(spans []*tracepb.Span, text string) []string {
+	var where []string
+	for _, s := range spans {
+		for _, kv := range s.Attributes {
+			if strings.Contains(kv.Value.String(), text) {
+				where = append(where, s.Name+" "+kv.Key)
+			}
+		}
+	}
+	return where
+}
+
+// TestOTelRPCTrace: zot rpc with OTEL_EXPORTER_OTLP_ENDPOINT sends a
+// prompt's spans to an OTLP/HTTP receiver as the prompt ends (before
+// the process exits): invoke_agent in the trace the client sent in
+// _meta.traceparent, the model and tool calls under it, and no message
+// content unless asked for.
+func TestOTelRPCTrace(t *testing.T) {
+	rcv := otlptest.NewReceiver(t)
+	p := start(t, []string{"OTEL_EXPORTER_OTLP_ENDPOINT=" + rcv.URL, "OTEL_SERVICE_NAME=zot-under-test"},
+		rpcArgs(t, "--script", toolScript(t))...)
+	p.send(`{"id":"p1","type":"prompt","message":"the prompt-words","_meta":{"traceparent":"` + clientParent + `","tracestate":"client=1"}}`)
+	if r, _ := p.response(); !r.Success {
+		t.Fatalf("prompt: %+v", r)
+	}
+	p.untilDone()
+	// Sent at the end of the prompt, while zot still runs.
+	spans := rcv.WaitSpans(t, 4, 10*time.Second)
+	invoke := checkPromptTrace(t, spans, true)
+	if invoke.TraceState != "client=1" {
+		t.Errorf("tracestate %q", invoke.TraceState)
+	}
+	if v := attr(t, invoke, "zot.prompt_id"); v != "p1" {
+		t.Errorf("zot.prompt_id %v", v)
+	}
+	for _, text := range []string{"prompt-words", "answer-words", "tool-output-words"} {
+		if where := contentIn(spans, text); len(where) > 0 {
+			t.Errorf("content %q recorded without being asked for, in %v", text, where)
+		}
+	}
+	td := rcv.Requests()[0]
+	if v, _ := otlptest.Attr(td.ResourceSpans[0].Resource.Attributes, "service.name"); v != "zot-under-test" {
+		t.Errorf("service.name %v", v)
+	}
+	if got := td.ResourceSpans[0].ScopeSpans[0].SchemaUrl; got != telemetry.SchemaURL {
+		t.Errorf("schema URL %q", got)
+	}
+	// A prompt without a trace context starts a trace of its own.
+	p.send(`{"id":"p2","type":"prompt","message":"again"}`)
+	p.response()
+	p.untilDone()
+	if code := p.exit(); code != 0 {
+		t.Fatalf("exit %d: %s", code, p.stderr.String())
+	}
+	more := rcv.Spans()[len(spans):]
+	by := spansByName(more)
+	if len(by["invoke_agent zot"]) != 1 {
+		t.Fatalf("second prompt: %v", names(more))
+	}
+	if got := hex.EncodeToString(by["invoke_agent zot"][0].TraceId); got == clientTraceID || len(by["invoke_agent zot"][0].ParentSpanId) != 0 {
+		t.Errorf("the second prompt continued the first's client trace")
+	}
+}
+
+// TestOTelContentCapture: with --otel-content (or the standard variable)
+// the prompt, the answer, the tool's arguments and result are on the
+// spans, in the conventions' attributes.
+func TestOTelContentCapture(t *testing.T) {
+	for _, how := range []struct {
+		name string
+		env  []string
+		args []string
+	}{
+		{"flag", nil, []string{"--otel-content"}},
+		{"variable", []string{"OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT=true"}, nil},
+	} {
+		t.Run(how.name, func(t *testing.T) {
+			rcv := otlptest.NewReceiver(t)
+			p := start(t, append([]string{"OTEL_EXPORTER_OTLP_TRACES_ENDPOINT=" + rcv.URL + "/v1/traces"}, how.env...),
+				rpcArgs(t, append([]string{"--script", toolScript(t)}, how.args...)...)...)
+			p.send(`{"id":"p1","type":"prompt","message":"the prompt-words"}`)
+			p.response()
+			p.untilDone()
+			if code := p.exit(); code != 0 {
+				t.Fatalf("exit %d", code)
+			}
+			spans := rcv.WaitSpans(t, 4, 10*time.Second)
+			checkPromptTrace(t, spans, false)
+			for text, where := range map[string]string{
+				"prompt-words":      "invoke_agent zot gen_ai.input.messages",
+				"answer-words":      "gen_ai.output.messages",
+				"tool-output-words": "execute_tool bash gen_ai.tool.call.arguments",
+			} {
+				found := strings.Join(contentIn(spans, text), ", ")
+				if !strings.Contains(found, where) {
+					t.Errorf("%q: found in [%s], want in %s", text, found, where)
+				}
+			}
+			tool := spansByName(spans)["execute_tool bash"][0]
+			if r, _ := otlptest.Attr(tool.Attributes, "gen_ai.tool.call.result"); !strings.Contains(fmt.Sprint(r), "tool-output-words") {
+				t.Errorf("tool result %v", r)
+			}
+		})
+	}
+}
+
+// TestOTelPrintMode: zot -p sends its spans before it exits.
+func TestOTelPrintMode(t *testing.T) {
+	rcv := otlptest.NewReceiver(t)
+	cmd := exec.Command(zotBin, "-p", "the prompt-words", "--provider", "scripted", "--script", toolScript(t), "--cwd", t.TempDir(), "--otel")
+	cmd.Env = append(cleanEnv(), "OTEL_EXPORTER_OTLP_ENDPOINT="+rcv.URL, "OTEL_BSP_SCHEDULE_DELAY=60000")
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("zot -p: %v\n%s", err, out)
+	}
+	// Nothing waits here: every span is in before zot exits.
+	checkPromptTrace(t, rcv.Spans(), false)
+}
+
+// TestOTelACPTrace: zot acp continues a client's trace from
+// session/prompt's _meta.traceparent, with the session's id as
+// gen_ai.conversation.id.
+func TestOTelACPTrace(t *testing.T) {
+	rcv := otlptest.NewReceiver(t)
+	home := t.TempDir()
+	cmd := exec.Command(zotBin, "acp", "--provider", "scripted", "--script", toolScript(t), "--permission", "allow")
+	cmd.Env = doorEnv(home, "OTEL_EXPORTER_OTLP_ENDPOINT="+rcv.URL)
+	stdin, stdout, stderr := startPiped(t, cmd)
+	p := checked(t, newDoorPeer(t, stdin, stdout))
+	p.call("1", "initialize", `{"protocolVersion":1}`, "")
+	f, _ := p.call("2", "session/new", fmt.Sprintf(`{"cwd":%q,"mcpServers":[]}`, home), "")
+	id := sessionID(t, f)
+	if f, _ := p.call("3", "session/prompt", fmt.Sprintf(`{"sessionId":%q,"prompt":[{"type":"text","text":"the prompt-words"}],"_meta":{"traceparent":%q}}`, id, clientParent), ""); f.Error != nil {
+		t.Fatalf("prompt: %s", f.raw)
+	}
+	spans := rcv.WaitSpans(t, 4, 10*time.Second)
+	invoke := checkPromptTrace(t, spans, true)
+	if v := attr(t, invoke, "gen_ai.conversation.id"); v != id {
+		t.Errorf("gen_ai.conversation.id %v, want the session's %s", v, id)
+	}
+	_ = stdin.Close()
+	if err := endOf(t, cmd, stderr); err != nil {
+		t.Fatalf("zot acp: %v", err)
+	}
+}
+
+// TestOTelBadSettings: a setting zot cannot follow is a usage error that
+// names it.
+func TestOTelBadSettings(t *testing.T) {
+	for _, c := range []struct{ env, args, want string }{
+		{"OTEL_TRACES_SAMPLER=sometimes", "--otel", "OTEL_TRACES_SAMPLER"},
+		{"OTEL_EXPORTER_OTLP_PROTOCOL=grpc", "--otel", "4318"},
+		{"", "--otel-content", "--otel-content needs traces on"},
+	} {
+		cmd := exec.Command(zotBin, "-p", "hi", "--provider", "scripted", c.args)
+		cmd.Env = append(cleanEnv(), c.env)
+		out, err := cmd.CombinedOutput()
+		if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != 2 || !strings.Contains(string(out), c.want) {
+			t.Errorf("%s %s: %v\n%s", c.env, c.args, err, out)
+		}
+	}
+}
