@@ -351,7 +351,7 @@ func TestHelp(t *testing.T) {
 		t.Errorf("zot help rpc: exit %d, stderr %q:\n%s", code, stderr, rpc)
 	}
 	for _, want := range []string{"EXAMPLES:", "zot -p", "zot rpc", "ENVIRONMENT:", "ANTHROPIC_API_KEY", "OPENAI_API_KEY",
-		"GEMINI_API_KEY", "GOOGLE_API_KEY", "ZOTCORE_RPC_TOKEN", "ZOT_HOME", "XDG_STATE_HOME", "ZOT_SOCKET", "ZOT_VALIDATE",
+		"GEMINI_API_KEY", "GOOGLE_API_KEY", "ZOTCORE_RPC_TOKEN", "ZOT_HOME", "XDG_STATE_HOME", "ZOT_SOCKET", "ZOT_VALIDATE", "OTEL_EXPORTER_OTLP_ENDPOINT", "--otel",
 		"models", "version", "completion", "--append-system-prompt", "--no-session"} {
 		if !strings.Contains(stdout, want) {
 			t.Errorf("help does not mention %s", want)

@@ -177,6 +177,7 @@ ENVIRONMENT:
 	fmt.Fprintf(w, "   %s\t%s\n", "XDG_STATE_HOME", "on Linux the zot home is $XDG_STATE_HOME/zot (default ~/.local/state/zot)")
 	fmt.Fprintf(w, "   %s\t%s\n", "ZOT_SOCKET", "zot daemon's socket, and zot daemon connect's (default: daemon.sock in the zot home)")
 	fmt.Fprintf(w, "   %s\t%s\n", "ZOT_VALIDATE", "1: zot rpc checks every frame it writes against the schema (debugging)")
+	fmt.Fprintf(w, "   %s\t%s\n", "OTEL_EXPORTER_OTLP_ENDPOINT", "send OpenTelemetry traces there over OTLP/HTTP (with the other OTEL_* variables: docs/telemetry.md)")
 	w.Flush()
 	b.WriteString(`
 Run 'zot <command> --help' for a command's options. The protocol is in docs/rpc.md.
