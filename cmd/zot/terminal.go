@@ -95,7 +95,7 @@ func terminalPermission(cmd *cli.Command, cfg agentConfig) (string, error) {
 // runTerminal opens the terminal client over an ACP server in this
 // process.
 func runTerminal(ctx context.Context, cmd *cli.Command, std streams) error {
-	allowed := flagNames(agentFlags(), terminalFlags(), extFlags())
+	allowed := append(flagNames(agentFlags(), terminalFlags(), extFlags()), "inspect", "inspect-ring")
 	if err := onlyFlags(cmd, "the terminal client", allowed); err != nil {
 		return err
 	}
@@ -137,7 +137,21 @@ func runTerminal(ctx context.Context, cmd *cli.Command, std streams) error {
 	if err != nil {
 		return &exitError{code: 1, msg: err.Error()}
 	}
-	host, err := newHost(cfg, h, std.err)
+	// --inspect ADDR: the page shows the terminal's ACP messages (an
+	// in-memory pipe) and its calls; its address is printed before the
+	// screen is drawn (inspect.go).
+	insp, err := startInspector(cmd, std.err)
+	if err != nil {
+		return err
+	}
+	var hostWith []func(*engine.HostConfig)
+	var tapConn func(jsonrpc.Peer) (func(jsonrpc.Traffic), func())
+	if insp != nil {
+		defer insp.close()
+		hostWith = append(hostWith, insp.host)
+		tapConn = insp.tap.JSONRPC
+	}
+	host, err := newHost(cfg, h, std.err, hostWith...)
 	if err != nil {
 		return err
 	}
@@ -165,7 +179,7 @@ func runTerminal(ctx context.Context, cmd *cli.Command, std streams) error {
 		host.Close()
 	}()
 	server, client := jsonrpc.NewPipe()
-	conn := jsonrpc.NewConn(server, jsonrpc.Peer{Transport: "memory", UID: os.Getuid(), PID: os.Getpid(), Label: "terminal"}, agent.Handler, jsonrpc.Options{Log: logFile})
+	conn := jsonrpc.NewConn(server, jsonrpc.Peer{Transport: "memory", UID: os.Getuid(), PID: os.Getpid(), Label: "terminal"}, agent.Handler, jsonrpc.Options{Log: logFile, Tap: tapConn})
 	defer func() { _ = conn.Close(); _ = conn.Wait() }()
 	start := tui.Start{Continue: cmd.Bool("continue"), Resume: cmd.Bool("resume")}
 	if cmd.IsSet("session") {
