@@ -1275,6 +1275,15 @@ func TestTUIUntrustedFolder(t *testing.T) {
 	// Forgotten: the next start asks again.
 	third := openTerm(t, termOpts{w: 80, h: 24, dir: dir, home: tm.home}, "--provider", "scripted")
 	third.waitFor("[y/N]")
+	// Left before the test ends, so that it writes nothing into the
+	// home while the home is removed.
+	third.typeText("n")
+	third.keys("Enter")
+	third.waitFor("Ask anything")
+	third.keys("C-d")
+	if code := third.exitCode(); code != 0 {
+		t.Fatalf("exit status %d", code)
+	}
 }
 
 // TestTUIEscapesInAnswerStayText: a terminal escape in the model's answer
