@@ -211,8 +211,14 @@ func loopbackOnly(addr string) error {
 // host adds the tap to a host's configuration: the model and tool calls
 // of each session, and the HTTP exchanges of its provider.
 func (in *inspector) host(hc *engine.HostConfig) {
+	inner := hc.SessionMiddleware // kept, inside the tap's
 	hc.SessionMiddleware = func(s *engine.Session) ([]agent.ModelMiddleware, []agent.ToolMiddleware) {
-		return in.tap.Middleware(func() string { return rpcSessionName(s) })
+		model, tool := in.tap.Middleware(func() string { return rpcSessionName(s) })
+		if inner != nil {
+			m, t := inner(s)
+			model, tool = append(model, m...), append(tool, t...)
+		}
+		return model, tool
 	}
 	base := hc.HTTPClient
 	if base == nil {
