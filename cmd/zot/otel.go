@@ -21,7 +21,7 @@ import (
 // turns (docs/telemetry.md).
 func otelFlags() []cli.Flag {
 	return []cli.Flag{
-		&cli.BoolFlag{Name: "otel", Usage: "send OpenTelemetry traces (GenAI conventions) over OTLP/HTTP to OTEL_EXPORTER_OTLP_ENDPOINT (default http://localhost:4318); also on when an OTEL_EXPORTER_OTLP_*ENDPOINT is set (see docs/telemetry.md)"},
+		&cli.BoolFlag{Name: "otel", Usage: "send OpenTelemetry traces and metrics (GenAI conventions) over OTLP/HTTP to OTEL_EXPORTER_OTLP_ENDPOINT (default http://localhost:4318); also on when an OTEL_EXPORTER_OTLP_*ENDPOINT is set (see docs/telemetry.md)"},
 		&cli.BoolFlag{Name: "otel-content", Usage: "with traces on: record prompts, answers, tool arguments and results on the spans (as OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT=true)"},
 	}
 }

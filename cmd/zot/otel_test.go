@@ -203,6 +203,34 @@ func TestOTelRPCTrace(t *testing.T) {
 	if got := hex.EncodeToString(by["invoke_agent zot"][0].TraceId); got == clientTraceID || len(by["invoke_agent zot"][0].ParentSpanId) != 0 {
 		t.Errorf("the second prompt continued the first's client trace")
 	}
+	// The metrics, sent on exit: both prompts' model calls.
+	ms := rcv.Metrics()
+	if len(ms) == 0 {
+		t.Fatalf("no metrics sent")
+	}
+	last := ms[len(ms)-1].ResourceMetrics[0].ScopeMetrics[0]
+	tokens := map[any]uint64{}
+	calls := uint64(0)
+	for _, m := range last.Metrics {
+		switch m.Name {
+		case telemetry.MetricTokenUsage:
+			for _, p := range m.GetHistogram().DataPoints {
+				typ, _ := otlptest.Attr(p.Attributes, "gen_ai.token.type")
+				tokens[typ] += p.Count
+			}
+		case telemetry.MetricOperationDuration:
+			for _, p := range m.GetHistogram().DataPoints {
+				if op, _ := otlptest.Attr(p.Attributes, "gen_ai.operation.name"); op == "chat" {
+					calls += p.Count
+				}
+			}
+		}
+	}
+	// The script's turn has two steps; the second prompt plays its first
+	// step again or the built-in answer: at least three model calls.
+	if calls < 3 || tokens["input"] != calls || tokens["output"] != calls {
+		t.Errorf("metrics: %d chat calls timed, tokens counted %v", calls, tokens)
+	}
 }
 
 // TestOTelContentCapture: with --otel-content (or the standard variable)

@@ -17,6 +17,12 @@ type Config struct {
 	// Endpoint is the full URL spans are posted to
 	// (http://localhost:4318/v1/traces when empty).
 	Endpoint string
+	// MetricsEndpoint is the full URL metrics are posted to; empty
+	// records none.
+	MetricsEndpoint string
+	// MetricsInterval is how often metrics are sent (60 s when 0;
+	// OTEL_METRIC_EXPORT_INTERVAL), and at Flush and Shutdown.
+	MetricsInterval time.Duration
 	// Headers go on every request (an API key, a tenant).
 	Headers map[string]string
 	// ServiceName is the resource's service.name ("zot" when empty).
@@ -56,6 +62,9 @@ func (c *Config) fill() {
 	}
 	if c.ServiceName == "" {
 		c.ServiceName = "zot"
+	}
+	if c.MetricsInterval <= 0 {
+		c.MetricsInterval = time.Minute
 	}
 	if c.BatchDelay <= 0 {
 		c.BatchDelay = 5 * time.Second
@@ -122,7 +131,7 @@ func (s Sampler) sample(id TraceID, parent *SpanContext) bool {
 }
 
 // Env names the settings FromEnv reads, for a command's help.
-const Env = "OTEL_EXPORTER_OTLP_ENDPOINT, OTEL_EXPORTER_OTLP_TRACES_ENDPOINT, OTEL_EXPORTER_OTLP_HEADERS, OTEL_EXPORTER_OTLP_TRACES_HEADERS, OTEL_SERVICE_NAME, OTEL_RESOURCE_ATTRIBUTES, OTEL_TRACES_SAMPLER, OTEL_TRACES_SAMPLER_ARG, OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT, OTEL_SDK_DISABLED, OTEL_TRACES_EXPORTER"
+const Env = "OTEL_EXPORTER_OTLP_ENDPOINT, OTEL_EXPORTER_OTLP_TRACES_ENDPOINT, OTEL_EXPORTER_OTLP_HEADERS, OTEL_EXPORTER_OTLP_TRACES_HEADERS, OTEL_SERVICE_NAME, OTEL_RESOURCE_ATTRIBUTES, OTEL_TRACES_SAMPLER, OTEL_TRACES_SAMPLER_ARG, OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT, OTEL_SDK_DISABLED, OTEL_TRACES_EXPORTER, OTEL_EXPORTER_OTLP_METRICS_ENDPOINT, OTEL_METRICS_EXPORTER, OTEL_METRIC_EXPORT_INTERVAL"
 
 // FromEnv reads the standard OTEL_* variables through getenv. on says
 // whether traces are on: asked for (force, the --otel flag) or an
@@ -144,13 +153,25 @@ func FromEnv(getenv func(string) string, force bool) (cfg Config, on bool, err e
 	} else if ep := getenv("OTEL_EXPORTER_OTLP_ENDPOINT"); ep != "" {
 		cfg.Endpoint = strings.TrimSuffix(ep, "/") + "/v1/traces"
 	}
-	if cfg.Endpoint != "" {
-		u, perr := url.Parse(cfg.Endpoint)
+	switch {
+	case strings.EqualFold(getenv("OTEL_METRICS_EXPORTER"), "none"):
+	case getenv("OTEL_EXPORTER_OTLP_METRICS_ENDPOINT") != "":
+		cfg.MetricsEndpoint = getenv("OTEL_EXPORTER_OTLP_METRICS_ENDPOINT")
+	case getenv("OTEL_EXPORTER_OTLP_ENDPOINT") != "":
+		cfg.MetricsEndpoint = strings.TrimSuffix(getenv("OTEL_EXPORTER_OTLP_ENDPOINT"), "/") + "/v1/metrics"
+	case force && cfg.Endpoint == "":
+		cfg.MetricsEndpoint = "http://localhost:4318/v1/metrics"
+	}
+	for _, ep := range []string{cfg.Endpoint, cfg.MetricsEndpoint} {
+		if ep == "" {
+			continue
+		}
+		u, perr := url.Parse(ep)
 		if perr != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-			return cfg, false, fmt.Errorf("OTLP endpoint %q: want an http:// or https:// URL", cfg.Endpoint)
+			return cfg, false, fmt.Errorf("OTLP endpoint %q: want an http:// or https:// URL", ep)
 		}
 	}
-	on = force || cfg.Endpoint != ""
+	on = force || cfg.Endpoint != "" || cfg.MetricsEndpoint != ""
 	cfg.Headers = map[string]string{}
 	for _, name := range []string{"OTEL_EXPORTER_OTLP_HEADERS", "OTEL_EXPORTER_OTLP_TRACES_HEADERS"} {
 		kv, perr := parseList(getenv(name))
@@ -192,7 +213,7 @@ func FromEnv(getenv func(string) string, force bool) (cfg Config, on bool, err e
 	for _, d := range []struct {
 		name string
 		to   *time.Duration
-	}{{"OTEL_BSP_SCHEDULE_DELAY", &cfg.BatchDelay}, {"OTEL_EXPORTER_OTLP_TRACES_TIMEOUT", &cfg.Timeout}, {"OTEL_EXPORTER_OTLP_TIMEOUT", &cfg.Timeout}} {
+	}{{"OTEL_BSP_SCHEDULE_DELAY", &cfg.BatchDelay}, {"OTEL_METRIC_EXPORT_INTERVAL", &cfg.MetricsInterval}, {"OTEL_EXPORTER_OTLP_TRACES_TIMEOUT", &cfg.Timeout}, {"OTEL_EXPORTER_OTLP_TIMEOUT", &cfg.Timeout}} {
 		v := getenv(d.name)
 		if v == "" || *d.to != 0 {
 			continue

@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"time"
 
 	"zot.dev/zot/internal/agent"
 	"zot.dev/zot/internal/engine"
@@ -94,25 +95,29 @@ func (g *GenAI) WorkHook(s *engine.Session, ctx context.Context, w engine.WorkIn
 	}
 }
 
-// failed marks span failed by err; an abort is error.type "aborted".
+// failed marks span failed by err, if err is not nil.
 func failed(ctx context.Context, span *Span, err error) {
-	switch {
-	case err == nil:
-	case agent.IsAborted(err) || errors.Is(err, context.Canceled) || ctx.Err() != nil:
-		span.Fail("aborted", "aborted")
-	default:
-		kind := "error"
-		var le *llm.Error
-		if errors.As(err, &le) {
-			switch {
-			case le.Kind != "":
-				kind = le.Kind
-			case le.Status != 0:
-				kind = strconv.Itoa(le.Status)
-			}
-		}
-		span.Fail(kind, err.Error())
+	if err != nil {
+		span.Fail(errorType(ctx, err), err.Error())
 	}
+}
+
+// errorType is error.type for err: "aborted" for an abort, the
+// provider's error kind, the HTTP status, else "error".
+func errorType(ctx context.Context, err error) string {
+	if agent.IsAborted(err) || errors.Is(err, context.Canceled) || ctx.Err() != nil {
+		return "aborted"
+	}
+	var le *llm.Error
+	if errors.As(err, &le) {
+		switch {
+		case le.Kind != "":
+			return le.Kind
+		case le.Status != 0:
+			return strconv.Itoa(le.Status)
+		}
+	}
+	return "error"
 }
 
 // Middleware is the chat and execute_tool spans of a session's model and
@@ -158,7 +163,9 @@ func (g *GenAI) chat(ctx context.Context, s *engine.Session, call agent.ModelCal
 		attrs = append(attrs, String("gen_ai.input.messages", messagesJSON(call.Request.Messages)))
 	}
 	ctx, span := g.Tracer.Start(ctx, "chat "+model, KindClient, attrs...)
+	start := time.Now()
 	resp, err := next(ctx, call, sink)
+	g.metrics(ctx, call, model, time.Since(start), resp, err)
 	if resp != nil {
 		u := resp.Usage
 		in := int64(u.Input + u.CacheRead + u.CacheWrite) // input_tokens counts the cached ones too
@@ -202,6 +209,29 @@ func (g *GenAI) chat(ctx context.Context, s *engine.Session, call agent.ModelCal
 	failed(ctx, span, err)
 	span.End()
 	return resp, err
+}
+
+// metrics records a model call in the conventions' metrics.
+func (g *GenAI) metrics(ctx context.Context, call agent.ModelCall, model string, d time.Duration, resp *llm.Response, err error) {
+	attrs := []Attr{
+		String("gen_ai.operation.name", "chat"),
+		String("gen_ai.provider.name", ProviderName(call.Provider)),
+		String("gen_ai.request.model", model),
+	}
+	in, out, cost := int64(-1), int64(-1), 0.0
+	if resp != nil {
+		u := resp.Usage
+		in, out = int64(u.Input+u.CacheRead+u.CacheWrite), int64(u.Output)
+		attrs = append(attrs, String("gen_ai.response.model", model))
+		if g.Cost != nil {
+			cost = g.Cost(call.Provider, model, u)
+		}
+	}
+	if err != nil {
+		attrs = append(attrs, String("error.type", errorType(ctx, err)))
+		in, out = -1, -1
+	}
+	g.Tracer.RecordModelCall(d, in, out, cost, attrs...)
 }
 
 // tool is one tool call's span.

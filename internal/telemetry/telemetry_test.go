@@ -184,13 +184,20 @@ func TestFromEnv(t *testing.T) {
 	if err != nil || !on {
 		t.Fatal(on, err)
 	}
+	if cfg.MetricsEndpoint != "http://collector:4318/v1/metrics" {
+		t.Errorf("metrics endpoint %q", cfg.MetricsEndpoint)
+	}
 	if cfg.Endpoint != "http://collector:4318/v1/traces" || cfg.Headers["Authorization"] != "Basic abc" || cfg.Headers["x-tenant"] != "t1" ||
 		cfg.ServiceName != "svc" || cfg.Sampler.Ratio != 0.5 || !cfg.CaptureContent {
 		t.Errorf("%+v", cfg)
 	}
 	cfg, _, _ = telemetry.FromEnv(env(map[string]string{"OTEL_EXPORTER_OTLP_ENDPOINT": "http://a:4318", "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT": "http://b:9/x"}), false)
-	if cfg.Endpoint != "http://b:9/x" {
-		t.Errorf("the traces endpoint is used as is: %q", cfg.Endpoint)
+	if cfg.Endpoint != "http://b:9/x" || cfg.MetricsEndpoint != "http://a:4318/v1/metrics" {
+		t.Errorf("the traces endpoint is used as is: %q (metrics %q)", cfg.Endpoint, cfg.MetricsEndpoint)
+	}
+	cfg, _, _ = telemetry.FromEnv(env(map[string]string{"OTEL_EXPORTER_OTLP_ENDPOINT": "http://a:4318", "OTEL_METRICS_EXPORTER": "none"}), false)
+	if cfg.MetricsEndpoint != "" {
+		t.Errorf("metrics on with OTEL_METRICS_EXPORTER=none: %q", cfg.MetricsEndpoint)
 	}
 	if _, on, _ := telemetry.FromEnv(env(nil), false); on {
 		t.Errorf("on with nothing set")
@@ -250,5 +257,71 @@ func TestQueueBound(t *testing.T) {
 	}
 	if n := len(rcv.Spans()); n != 10 {
 		t.Errorf("%d spans, want 10", n)
+	}
+}
+
+// TestMetrics: model calls are recorded in gen_ai.client.token.usage
+// (one point per token type), gen_ai.client.operation.duration and
+// zot.client.cost, cumulative histograms with the conventions' bounds,
+// sent as OTLP/HTTP JSON that protojson reads into the OTLP types.
+func TestMetrics(t *testing.T) {
+	rcv := otlptest.NewReceiver(t)
+	tr := newTracer(t, rcv, func(c *telemetry.Config) { c.MetricsEndpoint = rcv.URL + "/v1/metrics" })
+	attrs := []telemetry.Attr{telemetry.String("gen_ai.operation.name", "chat"), telemetry.String("gen_ai.provider.name", "anthropic")}
+	tr.RecordModelCall(1500*time.Millisecond, 100, 20, 0.5, attrs...)
+	tr.RecordModelCall(30*time.Millisecond, 4, 3, 0.25, attrs...)
+	if err := tr.Flush(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if err := tr.Flush(context.Background()); err != nil { // nothing new: nothing sent
+		t.Fatal(err)
+	}
+	ms := rcv.Metrics()
+	if len(ms) != 1 {
+		t.Fatalf("%d metrics requests, want 1", len(ms))
+	}
+	sm := ms[0].ResourceMetrics[0].ScopeMetrics[0]
+	if sm.SchemaUrl != telemetry.SchemaURL {
+		t.Errorf("schema URL %q", sm.SchemaUrl)
+	}
+	got := map[string]bool{}
+	for _, m := range sm.Metrics {
+		got[m.Name] = true
+		switch m.Name {
+		case telemetry.MetricTokenUsage:
+			if m.Unit != "{token}" || len(m.GetHistogram().DataPoints) != 2 {
+				t.Fatalf("token usage: %v", m)
+			}
+			for _, p := range m.GetHistogram().DataPoints {
+				typ, _ := otlptest.Attr(p.Attributes, "gen_ai.token.type")
+				want := map[any]float64{"input": 104, "output": 23}[typ]
+				if p.Count != 2 || p.GetSum() != want || len(p.BucketCounts) != len(p.ExplicitBounds)+1 {
+					t.Errorf("%v tokens: count %d sum %v buckets %v", typ, p.Count, p.GetSum(), p.BucketCounts)
+				}
+			}
+			in := m.GetHistogram().DataPoints[0]
+			// 4 is in the bucket up to 4, 100 in the one up to 256.
+			if in.BucketCounts[1] != 1 || in.BucketCounts[4] != 1 || in.GetMin() != 4 || in.GetMax() != 100 {
+				t.Errorf("input buckets %v min %v max %v", in.BucketCounts, in.GetMin(), in.GetMax())
+			}
+			if m.GetHistogram().AggregationTemporality != 2 {
+				t.Errorf("temporality %v", m.GetHistogram().AggregationTemporality)
+			}
+		case telemetry.MetricOperationDuration:
+			p := m.GetHistogram().DataPoints[0]
+			if m.Unit != "s" || p.Count != 2 || p.GetSum() < 1.52 || p.GetSum() > 1.54 {
+				t.Errorf("duration: unit %q count %d sum %v", m.Unit, p.Count, p.GetSum())
+			}
+		case telemetry.MetricCost:
+			p := m.GetSum().DataPoints[0]
+			if m.Unit != "USD" || !m.GetSum().IsMonotonic || p.GetAsDouble() != 0.75 {
+				t.Errorf("cost: %v", m)
+			}
+		}
+	}
+	for _, name := range []string{telemetry.MetricTokenUsage, telemetry.MetricOperationDuration, telemetry.MetricCost} {
+		if !got[name] {
+			t.Errorf("no %s", name)
+		}
 	}
 }

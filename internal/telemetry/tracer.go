@@ -25,6 +25,7 @@ const ScopeName = "zot.dev/zot"
 type Tracer struct {
 	cfg      Config
 	resource []Attr
+	meter    *meter // nil without a metrics endpoint
 
 	mu      sync.Mutex
 	spans   []*Span
@@ -47,6 +48,9 @@ func New(cfg Config) *Tracer {
 		kick:     make(chan struct{}, 1),
 		flushes:  make(chan chan error),
 		done:     make(chan struct{}),
+	}
+	if cfg.MetricsEndpoint != "" {
+		t.meter = newMeter()
 	}
 	t.wg.Add(1)
 	go t.loop()
@@ -103,7 +107,7 @@ func (t *Tracer) Kick() {
 	}
 }
 
-// Flush sends every span ended so far and returns when the receiver has
+// Flush sends every span ended so far, and the metrics, and returns when the receiver has
 // answered, or ctx ends.
 func (t *Tracer) Flush(ctx context.Context) error {
 	reply := make(chan error, 1)
@@ -147,16 +151,24 @@ func (t *Tracer) loop() {
 	defer t.wg.Done()
 	tick := time.NewTicker(t.cfg.BatchDelay)
 	defer tick.Stop()
+	metrics := time.NewTicker(t.cfg.MetricsInterval)
+	defer metrics.Stop()
 	for {
 		select {
 		case <-t.done:
 			return
 		case <-tick.C:
 			t.logErr(t.send(context.Background()))
+		case <-metrics.C:
+			t.logErr(t.sendMetrics(context.Background()))
 		case <-t.kick:
 			t.logErr(t.send(context.Background()))
 		case reply := <-t.flushes:
-			reply <- t.send(context.Background())
+			err := t.send(context.Background())
+			if merr := t.sendMetrics(context.Background()); err == nil {
+				err = merr
+			}
+			reply <- err
 		}
 	}
 }
@@ -186,19 +198,19 @@ func (t *Tracer) send(ctx context.Context) error {
 			}
 			return firstErr
 		}
-		if err := t.post(ctx, t.encode(batch)); err != nil && firstErr == nil {
+		if err := t.post(ctx, t.cfg.Endpoint, t.encode(batch)); err != nil && firstErr == nil {
 			firstErr = err
 		}
 	}
 }
 
-// post sends one request's body.
-func (t *Tracer) post(ctx context.Context, body []byte) error {
+// post sends one request's body to endpoint.
+func (t *Tracer) post(ctx context.Context, endpoint string, body []byte) error {
 	ctx, cancel := context.WithTimeout(ctx, t.cfg.Timeout)
 	defer cancel()
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, t.cfg.Endpoint, bytes.NewReader(body))
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, endpoint, bytes.NewReader(body))
 	if err != nil {
-		return fmt.Errorf("sending spans: %w", err)
+		return fmt.Errorf("sending telemetry: %w", err)
 	}
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("User-Agent", "zot-otlp")
@@ -207,12 +219,12 @@ func (t *Tracer) post(ctx context.Context, body []byte) error {
 	}
 	resp, err := t.cfg.Client.Do(req)
 	if err != nil {
-		return fmt.Errorf("sending spans to %s: %w", t.cfg.Endpoint, err)
+		return fmt.Errorf("sending telemetry to %s: %w", endpoint, err)
 	}
 	msg, _ := io.ReadAll(io.LimitReader(resp.Body, 512))
 	_ = resp.Body.Close()
 	if resp.StatusCode/100 != 2 {
-		return fmt.Errorf("sending spans to %s: %s: %s", t.cfg.Endpoint, resp.Status, bytes.TrimSpace(msg))
+		return fmt.Errorf("sending telemetry to %s: %s: %s", endpoint, resp.Status, bytes.TrimSpace(msg))
 	}
 	return nil
 }

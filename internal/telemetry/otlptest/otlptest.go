@@ -1,4 +1,4 @@
-// Package otlptest is an OTLP/HTTP receiver for tests: it decodes what
+// Package otlptest is an OTLP/HTTP receiver of traces and metrics for tests: it decodes what
 // it is sent into the official OTLP protobuf types
 // (go.opentelemetry.io/proto/otlp) with protojson, so a test checks both
 // the spans and the JSON mapping they came in. It is for tests only;
@@ -18,8 +18,10 @@ import (
 	"time"
 
 	commonpb "go.opentelemetry.io/proto/otlp/common/v1"
+	metricspb "go.opentelemetry.io/proto/otlp/metrics/v1"
 	tracepb "go.opentelemetry.io/proto/otlp/trace/v1"
 	"google.golang.org/protobuf/encoding/protojson"
+	"google.golang.org/protobuf/proto"
 )
 
 // Receiver is an OTLP/HTTP traces endpoint on loopback.
@@ -30,6 +32,7 @@ type Receiver struct {
 	srv     *httptest.Server
 	mu      sync.Mutex
 	reqs    []*tracepb.TracesData
+	metrics []*metricspb.MetricsData
 	headers []http.Header
 	errs    []error
 	changed chan struct{}
@@ -46,20 +49,27 @@ func NewReceiver(t testing.TB) *Receiver {
 
 func (r *Receiver) serve(w http.ResponseWriter, req *http.Request) {
 	body, err := io.ReadAll(req.Body)
-	if err == nil && req.URL.Path != "/v1/traces" {
-		err = fmt.Errorf("posted to %s, not /v1/traces", req.URL.Path)
+	if err == nil && req.URL.Path != "/v1/traces" && req.URL.Path != "/v1/metrics" {
+		err = fmt.Errorf("posted to %s, not /v1/traces or /v1/metrics", req.URL.Path)
 	}
 	if err == nil && req.Header.Get("Content-Type") != "application/json" {
 		err = fmt.Errorf("Content-Type %q, not application/json", req.Header.Get("Content-Type"))
 	}
 	var td *tracepb.TracesData
-	if err == nil {
+	var md *metricspb.MetricsData
+	if err == nil && req.URL.Path == "/v1/metrics" {
+		md = &metricspb.MetricsData{}
+		err = decodeInto(body, md)
+	} else if err == nil {
 		td, err = Decode(body)
 	}
 	r.mu.Lock()
-	if err != nil {
+	switch {
+	case err != nil:
 		r.errs = append(r.errs, err)
-	} else {
+	case md != nil:
+		r.metrics = append(r.metrics, md)
+	default:
 		r.reqs = append(r.reqs, td)
 		r.headers = append(r.headers, req.Header.Clone())
 	}
@@ -82,22 +92,30 @@ func (r *Receiver) serve(w http.ResponseWriter, req *http.Request) {
 // hex, not base64; they are checked (hex of the right length) and
 // turned into base64 first, and everything else is left to protojson.
 func Decode(body []byte) (*tracepb.TracesData, error) {
+	td := &tracepb.TracesData{}
+	if err := decodeInto(body, td); err != nil {
+		return nil, err
+	}
+	return td, nil
+}
+
+// decodeInto reads an OTLP/HTTP JSON body into m (see Decode).
+func decodeInto(body []byte, m proto.Message) error {
 	var raw map[string]any
 	if err := json.Unmarshal(body, &raw); err != nil {
-		return nil, fmt.Errorf("not JSON: %w", err)
+		return fmt.Errorf("not JSON: %w", err)
 	}
 	if err := hexIDs(raw); err != nil {
-		return nil, err
+		return err
 	}
 	fixed, err := json.Marshal(raw)
 	if err != nil {
-		return nil, err
+		return err
 	}
-	td := &tracepb.TracesData{}
-	if err := (protojson.UnmarshalOptions{}).Unmarshal(fixed, td); err != nil {
-		return nil, fmt.Errorf("protojson: %w\n%s", err, body)
+	if err := (protojson.UnmarshalOptions{}).Unmarshal(fixed, m); err != nil {
+		return fmt.Errorf("protojson: %w\n%s", err, body)
 	}
-	return td, nil
+	return nil
 }
 
 // hexIDs rewrites the hex ids of every span (and link) to base64.
@@ -147,6 +165,13 @@ func (r *Receiver) Requests() []*tracepb.TracesData {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	return append([]*tracepb.TracesData(nil), r.reqs...)
+}
+
+// Metrics are the metrics requests decoded so far.
+func (r *Receiver) Metrics() []*metricspb.MetricsData {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return append([]*metricspb.MetricsData(nil), r.metrics...)
 }
 
 // Spans are the spans of every request so far, in the order received.
