@@ -94,7 +94,7 @@ func (g *goGen) file(pkg string) ([]byte, error) {
 	g.p("package %s", pkg)
 	g.p("")
 	g.p("import (")
-	for _, imp := range []string{"encoding/json", "reflect", "regexp", "strconv"} {
+	for _, imp := range []string{"encoding/json", "reflect", "regexp", "strconv", "sync"} {
 		if strings.Contains(body, path.Base(imp)+".") {
 			g.p("\t%q", imp)
 		}

@@ -54,10 +54,11 @@ func (g *goGen) validators() error {
 	defs := g.m.sorted()
 	sort.Slice(defs, func(i, j int) bool { return defs[i].Name < defs[j].Name })
 	if len(patterns) > 0 {
-		g.p("// Patterns of the schema, compiled once.")
+		g.p("// Patterns of the schema, compiled at their first use: a process")
+		g.p("// that never checks a value with a pattern never compiles one.")
 		g.p("var (")
 		for i, p := range patterns {
-			g.p("\tpattern%d = regexp.MustCompile(%q)", i, p)
+			g.p("\tpattern%d = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(%q) })", i, p)
 		}
 		g.p(")")
 		g.p("")
@@ -153,7 +154,7 @@ func (g *goGen) valueCheck(t *Type, expr, at string, addPattern func(string) str
 			fmt.Fprintf(&b, "\t\twirecodec.CheckMinLength(s, %s, errs, %d)\n", at, *c.MinLength)
 		}
 		if c.Pattern != "" {
-			fmt.Fprintf(&b, "\t\twirecodec.CheckPattern(s, %s, errs, %s, %q)\n", at, addPattern(c.Pattern), c.Pattern)
+			fmt.Fprintf(&b, "\t\twirecodec.CheckPattern(s, %s, errs, %s(), %q)\n", at, addPattern(c.Pattern), c.Pattern)
 		}
 		if c.Format == "date-time" {
 			fmt.Fprintf(&b, "\t\twirecodec.CheckDateTime(s, %s, errs)\n", at)

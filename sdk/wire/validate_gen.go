@@ -5,6 +5,7 @@ package wire
 
 import (
 	"regexp"
+	"sync"
 
 	"zot.dev/zot/internal/wirecodec"
 )
@@ -145,10 +146,11 @@ var commandResults = map[string]string{
 	"unregister_tools":  "ToolsResult",
 }
 
-// Patterns of the schema, compiled once.
+// Patterns of the schema, compiled at their first use: a process
+// that never checks a value with a pattern never compiles one.
 var (
-	pattern0 = regexp.MustCompile("Z$")
-	pattern1 = regexp.MustCompile("^[A-Za-z0-9_-]+$")
+	pattern0 = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile("Z$") })
+	pattern1 = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile("^[A-Za-z0-9_-]+$") })
 )
 
 // openFields maps each open object (one that allows members it does not
@@ -3703,7 +3705,7 @@ func validateTime(v any, at *wirecodec.Loc, errs *[]string) {
 	if s, ok := v.(string); !ok {
 		wirecodec.TypeProblem(v, at, errs, "string")
 	} else {
-		wirecodec.CheckPattern(s, at, errs, pattern0, "Z$")
+		wirecodec.CheckPattern(s, at, errs, pattern0(), "Z$")
 		wirecodec.CheckDateTime(s, at, errs)
 		_ = s
 	}
@@ -5050,7 +5052,7 @@ func validateClientTool(v any, at *wirecodec.Loc, errs *[]string) {
 			wirecodec.TypeProblem(x, at, errs, "string")
 		} else {
 			wirecodec.CheckMinLength(s, at, errs, 1)
-			wirecodec.CheckPattern(s, at, errs, pattern1, "^[A-Za-z0-9_-]+$")
+			wirecodec.CheckPattern(s, at, errs, pattern1(), "^[A-Za-z0-9_-]+$")
 			_ = s
 		}
 	}
