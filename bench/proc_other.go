@@ -20,3 +20,7 @@ func readPeakRSS(int) (int64, error) { return 0, fmt.Errorf("reading peak RSS: %
 func readResident(int) (int64, int64, error) {
 	return 0, 0, fmt.Errorf("reading resident memory: %w", errNoProc)
 }
+
+func readResidentPages(int) (*Resident, error) {
+	return nil, fmt.Errorf("reading resident pages: %w", errNoProc)
+}
