@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"zot.dev/zot/internal/provider/providertest"
+	"zot.dev/zot/internal/zotbin"
 	"zot.dev/zot/sdk/wire"
 )
 
@@ -382,8 +383,8 @@ func TestSkillsBadFrontMatter(t *testing.T) {
 		"tab-indent/SKILL.md":   "---\nname: tab-indent\nmetadata:\n  \tv: 1\ndescription: x\n---\n",
 		"not-a-skill/README.md": "no SKILL.md here\n",
 	})
-	var stderr strings.Builder
-	p := startWith(t, &stderr, nil, "rpc", "--provider", "scripted", "--cwd", cwd)
+	stderr := &zotbin.Buffer{} // written by the process while the test reads it
+	p := startWith(t, stderr, nil, "rpc", "--provider", "scripted", "--cwd", cwd)
 	p.send(`{"id":"1","type":"list_skills"}`)
 	r, _ := p.response()
 	res, err := r.Result()
@@ -507,8 +508,8 @@ func TestProjectInstructions(t *testing.T) {
 	run := func(env []string, extra ...string) (system, stderr string) {
 		t.Helper()
 		srv := providertest.NewBoundServer(t, "")
-		var errb strings.Builder
-		p := startWith(t, &errb, env, append([]string{"rpc", "--provider", "anthropic", "--model", "claude-sonnet-5-5", "--api-key", "test-key",
+		errb := &zotbin.Buffer{} // written by the process while the test reads it
+		p := startWith(t, errb, env, append([]string{"rpc", "--provider", "anthropic", "--model", "claude-sonnet-5-5", "--api-key", "test-key",
 			"--base-url", srv.URL, "--cwd", cwd, "--strict-mcp-config"}, extra...)...)
 		p.send(`{"id":"1","type":"prompt","message":"hi"}`)
 		p.response()
