@@ -10,14 +10,30 @@ import (
 	"zot.dev/zot/internal/provider/reqbody"
 )
 
-// thinkingBudgets maps a reasoning effort to a thinking token budget, for
+// thinkingBudget is the thinking token budget of a reasoning effort, for
 // Gemini 2.x.
-var thinkingBudgets = map[string]int{"low": 2048, "medium": 8192, "high": 24576}
+func thinkingBudget(effort string) (int, bool) {
+	switch effort {
+	case "low":
+		return 2048, true
+	case "medium":
+		return 8192, true
+	case "high":
+		return 24576, true
+	}
+	return 0, false
+}
 
-// thinkingLevels maps a reasoning level to a thinkingLevel, for Gemini 3
+// thinkingLevel is the thinkingLevel of a reasoning level, for Gemini 3
 // and later: the ThinkingLevel enum of @google/genai 3.3.0
 // (dist/genai.d.ts: MINIMAL, LOW, MEDIUM, HIGH, XHIGH).
-var thinkingLevels = map[string]string{"minimal": "MINIMAL", "low": "LOW", "medium": "MEDIUM", "high": "HIGH", "xhigh": "XHIGH"}
+func thinkingLevel(level string) (string, bool) {
+	switch level {
+	case "minimal", "low", "medium", "high", "xhigh":
+		return strings.ToUpper(level), true
+	}
+	return "", false
+}
 
 // headroom is added to a max output that a thinking budget would fill:
 // Gemini counts thinking towards maxOutputTokens.
@@ -149,7 +165,7 @@ func buildPayload(req *llm.Request, tools *reqbody.ToolCache, msgs *messageCache
 	}
 	if r := req.Reasoning; r != "" {
 		if takesLevel(req) {
-			level, ok := thinkingLevels[r]
+			level, ok := thinkingLevel(r)
 			if !ok {
 				return nil, fmt.Errorf("unsupported reasoning level %q for thinkingLevel (want minimal, low, medium, high or xhigh)", r)
 			}
@@ -158,7 +174,7 @@ func buildPayload(req *llm.Request, tools *reqbody.ToolCache, msgs *messageCache
 			off := 0
 			gen.ThinkingConfig = &thinkingConfig{ThinkingBudget: &off}
 		} else {
-			budget, ok := thinkingBudgets[r]
+			budget, ok := thinkingBudget(r)
 			if !ok {
 				return nil, fmt.Errorf("unsupported reasoning level %q for a thinking budget (want none, low, medium or high)", r)
 			}

@@ -6,20 +6,26 @@ import (
 	"fmt"
 )
 
-// schemaKeys are the JSON Schema keywords Gemini's function parameter
+// schemaKey reports whether s is one of the JSON Schema keywords Gemini's function parameter
 // schema (a subset of OpenAPI 3.0) accepts; it rejects a request that uses
 // any other, so the rest are dropped.
-var schemaKeys = map[string]bool{
-	"type": true, "format": true, "title": true, "description": true, "nullable": true,
-	"enum": true, "maxItems": true, "minItems": true, "properties": true, "required": true,
-	"minProperties": true, "maxProperties": true, "minLength": true, "maxLength": true,
-	"pattern": true, "example": true, "anyOf": true, "propertyOrdering": true,
-	"default": true, "items": true, "minimum": true, "maximum": true,
+func schemaKey(s string) bool {
+	switch s {
+	case "type", "format", "title", "description", "nullable", "enum", "maxItems", "minItems",
+		"properties", "required", "minProperties", "maxProperties", "minLength", "maxLength",
+		"pattern", "example", "anyOf", "propertyOrdering", "default", "items", "minimum", "maximum":
+		return true
+	}
+	return false
 }
 
-// schemaFormats are the formats Gemini accepts.
-var schemaFormats = map[string]bool{
-	"enum": true, "date-time": true, "float": true, "double": true, "int32": true, "int64": true,
+// schemaFormat reports whether s is one of the formats Gemini accepts.
+func schemaFormat(s string) bool {
+	switch s {
+	case "enum", "date-time", "float", "double", "int32", "int64":
+		return true
+	}
+	return false
 }
 
 // parameters converts a tool's JSON Schema into Gemini's schema. A tool
@@ -81,7 +87,7 @@ func cleanSchema(v any) any {
 		case "type":
 			setType(out, val)
 		case "format":
-			if s, ok := val.(string); ok && schemaFormats[s] {
+			if s, ok := val.(string); ok && schemaFormat(s) {
 				out[k] = s
 			}
 		case "enum":
@@ -89,7 +95,7 @@ func cleanSchema(v any) any {
 				out[k] = list
 			}
 		default:
-			if schemaKeys[k] {
+			if schemaKey(k) {
 				out[k] = val
 			}
 		}

@@ -133,7 +133,7 @@ func (a *assembler) handle(data []byte) error {
 	}
 	if f := c.PromptFeedback; f != nil && f.BlockReason != "" && len(c.Candidates) == 0 {
 		reason := withMessage(f.BlockReason, f.BlockReasonMessage)
-		if !refusalBlock[f.BlockReason] {
+		if !refusalBlock(f.BlockReason) {
 			return &llm.Error{Provider: providerName, Kind: "prompt_blocked", Message: "prompt blocked: " + reason}
 		}
 		a.finish, a.reason = f.BlockReason, "prompt blocked: "+reason
@@ -151,15 +151,15 @@ func (a *assembler) handle(data []byte) error {
 		}
 		switch f := cand.FinishReason; {
 		case f == "":
-		case refusalFinish[f]:
+		case refusalFinish(f):
 			a.finish, a.reason = f, withMessage(f, cand.FinishMessage)
-		case failureFinish[f]:
+		case failureFinish(f):
 			// A failed function call, too many of them, OTHER and the
 			// like are failures that say the vendor's reason. A failed
 			// call usually succeeds on another try.
 			msg := cand.FinishMessage
 			if msg == "" {
-				msg = finishMessages[f]
+				msg = finishMessage(f)
 			}
 			if msg == "" {
 				msg = "the model stopped with finish reason " + f
@@ -275,40 +275,52 @@ func (a *assembler) Response() *llm.Response {
 	return resp
 }
 
-// refusalFinish are the finish reasons (FinishReason of @google/genai
+// refusalFinish reports whether s is one of the finish reasons (FinishReason of @google/genai
 // 3.3.0, dist/genai.d.ts) by which Gemini's safety and policy systems end
 // an answer: zot reports them as refusals, with the reason. ESCALATION
 // (an escalation rule filtered the request) and PUP_LIMITED_DISABLED (the
 // account is limited for Prohibited Use Policy violations) are policy
 // stops, as is MODEL_ARMOR on Vertex AI.
-var refusalFinish = map[string]bool{
-	"SAFETY": true, "RECITATION": true, "LANGUAGE": true, "BLOCKLIST": true,
-	"PROHIBITED_CONTENT": true, "SPII": true,
-	"IMAGE_SAFETY": true, "IMAGE_PROHIBITED_CONTENT": true, "IMAGE_RECITATION": true,
-	"ESCALATION": true, "PUP_LIMITED_DISABLED": true, "MODEL_ARMOR": true,
+func refusalFinish(s string) bool {
+	switch s {
+	case "SAFETY", "RECITATION", "LANGUAGE", "BLOCKLIST", "PROHIBITED_CONTENT", "SPII",
+		"IMAGE_SAFETY", "IMAGE_PROHIBITED_CONTENT", "IMAGE_RECITATION", "ESCALATION",
+		"PUP_LIMITED_DISABLED", "MODEL_ARMOR":
+		return true
+	}
+	return false
 }
 
-// failureFinish are the other finish reasons of that enum: the model
+// failureFinish reports whether s is one of the other finish reasons of that enum: the model
 // failed to answer, and zot reports the call as failed with the reason.
-var failureFinish = map[string]bool{
-	"MALFORMED_FUNCTION_CALL": true, "TOO_MANY_TOOL_CALLS": true, "OTHER": true,
-	"UNEXPECTED_TOOL_CALL": true, "FINISH_REASON_UNSPECIFIED": true, "NO_IMAGE": true,
-	"IMAGE_OTHER": true, "CONTINUATION": true, "MALFORMED_RESPONSE": true,
-	"MISSING_THOUGHT_SIGNATURE": true,
+func failureFinish(s string) bool {
+	switch s {
+	case "MALFORMED_FUNCTION_CALL", "TOO_MANY_TOOL_CALLS", "OTHER", "UNEXPECTED_TOOL_CALL",
+		"FINISH_REASON_UNSPECIFIED", "NO_IMAGE", "IMAGE_OTHER", "CONTINUATION", "MALFORMED_RESPONSE",
+		"MISSING_THOUGHT_SIGNATURE":
+		return true
+	}
+	return false
 }
 
-// finishMessages say what a failure reason means when Gemini gave no
+// finishMessage says what a failure reason means when Gemini gave no
 // finishMessage of its own.
-var finishMessages = map[string]string{
-	"MISSING_THOUGHT_SIGNATURE": "the request sent back a function call without its thought signature, which this model requires; zot sends the signature it received, or the documented skip value for a call that had none, so this is a zot error: report it",
+func finishMessage(reason string) string {
+	if reason == "MISSING_THOUGHT_SIGNATURE" {
+		return "the request sent back a function call without its thought signature, which this model requires; zot sends the signature it received, or the documented skip value for a call that had none, so this is a zot error: report it"
+	}
+	return ""
 }
 
-// refusalBlock are the promptFeedback.blockReason values (BlockedReason
+// refusalBlock reports whether s is one of the promptFeedback.blockReason values (BlockedReason
 // of @google/genai 3.1.0) that refuse the prompt on safety grounds; OTHER
 // and reasons added later stay failures.
-var refusalBlock = map[string]bool{
-	"SAFETY": true, "BLOCKLIST": true, "PROHIBITED_CONTENT": true, "IMAGE_SAFETY": true,
-	"MODEL_ARMOR": true, "JAILBREAK": true,
+func refusalBlock(s string) bool {
+	switch s {
+	case "SAFETY", "BLOCKLIST", "PROHIBITED_CONTENT", "IMAGE_SAFETY", "MODEL_ARMOR", "JAILBREAK":
+		return true
+	}
+	return false
 }
 
 // withMessage is reason, followed by the vendor's message when it gave one.
@@ -325,7 +337,7 @@ func withMessage(reason, message string) string {
 // here: they end the call with an error.
 func stopReason(finish string, hasTools bool) llm.StopReason {
 	switch {
-	case refusalFinish[finish] || refusalBlock[finish]:
+	case refusalFinish(finish) || refusalBlock(finish):
 		return llm.StopRefusal
 	case finish == "MAX_TOKENS":
 		return llm.StopLength
