@@ -232,16 +232,16 @@ zot version                  print the version`,
 					HideHelpCommand: true,
 					Usage:           "list the models zot knows, with their context windows and prices (no key needed)",
 					Description: `Lists the model catalog: the built-in models, those of --models-file, and
-	those the providers' models endpoints listed at the last --refresh, for
-	every provider or only --provider's. The model marked * is the one zot
-	uses when --model is not given. --json prints {"models":[…]}, the data
-	get_models answers in zot rpc.
+those the providers' models endpoints listed at the last --refresh, for
+every provider or only --provider's. The model marked * is the one zot
+uses when --model is not given. --json prints {"models":[…]}, the data
+get_models answers in zot rpc.
 
-	--refresh first asks the models endpoint of each provider that has a key
-	(or of --provider, with --api-key and --base-url as for a session) and
-	caches the ids and limits it lists in the zot home (models-cache.json);
-	sessions then know those models' limits. Prices are never learned this
-	way: a model the catalog does not hold stays unpriced.`,
+--refresh first asks the models endpoint of each provider that has a key
+(or of --provider, with --api-key and --base-url as for a session) and
+caches the ids and limits it lists in the zot home (models-cache.json);
+sessions then know those models' limits. Prices are never learned this
+way: a model the catalog does not hold stays unpriced.`,
 					Flags: []cli.Flag{&cli.BoolFlag{Name: "refresh", Usage: "ask the providers' models endpoints first and cache what they list"}},
 					Action: func(ctx context.Context, cmd *cli.Command) error {
 						if cmd.Args().Len() > 0 {
