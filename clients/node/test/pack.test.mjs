@@ -14,7 +14,19 @@ import { clientDir, guard, tempDir, zotBin } from "./helpers.mjs";
 const run = promisify(execFile);
 
 /** What the tarball must hold, and nothing else. */
-const PACKED = ["README.md", "index.d.ts", "index.js", "lines.js", "package.json", "types.d.ts"];
+const PACKED = [
+  "README.md",
+  "acp/index.d.ts",
+  "acp/index.js",
+  "acp/protocol.js",
+  "acp/types.d.ts",
+  "acp/websocket.js",
+  "index.d.ts",
+  "index.js",
+  "lines.js",
+  "package.json",
+  "types.d.ts",
+];
 
 /**
  * Runs npm without touching the network or the user's npm cache.
@@ -44,6 +56,7 @@ test("package.json says what publishing needs", () => {
   assert.equal(pkg.types, "index.d.ts");
   assert.deepEqual(pkg.exports["."], { types: "./index.d.ts", default: "./index.js" });
   assert.deepEqual(pkg.exports["./types"], { types: "./types.d.ts" });
+  assert.deepEqual(pkg.exports["./acp"], { types: "./acp/index.d.ts", default: "./acp/index.js" });
   assert.equal(pkg.engines.node, ">=18");
   assert.deepEqual(pkg.dependencies ?? {}, {}, "no runtime dependencies");
 });
