@@ -15,6 +15,7 @@ import (
 	"zot.dev/zot/internal/engine"
 	"zot.dev/zot/internal/llm"
 	"zot.dev/zot/internal/telemetry"
+	"zot.dev/zot/internal/telemetry/genai"
 )
 
 // otelFlags turn on OpenTelemetry traces in every command that runs
@@ -31,7 +32,7 @@ func otelFlags() []cli.Flag {
 var otelNow struct {
 	mu     sync.Mutex
 	read   bool
-	genai  *telemetry.GenAI
+	genai  *genai.Recorder
 	tracer *telemetry.Tracer
 }
 
@@ -58,7 +59,7 @@ func startTelemetry(cmd *cli.Command, log io.Writer) error {
 	cfg.Version = buildinfo.Version()
 	cfg.Log = log
 	otelNow.tracer = telemetry.New(cfg)
-	otelNow.genai = &telemetry.GenAI{
+	otelNow.genai = &genai.Recorder{
 		Tracer:       otelNow.tracer,
 		Conversation: func(s *engine.Session) string { return s.StoredID() },
 	}

@@ -330,3 +330,65 @@ func TestOTelBadSettings(t *testing.T) {
 		}
 	}
 }
+
+// TestOTelInterceptAndMCPSpans: an extension's intercepts are spans
+// under the prompt's (with their verdict: a rewrite, a block), and an MCP
+// tool's call is a client span under its execute_tool span, whose trace
+// context reaches the server in _meta.traceparent.
+func TestOTelInterceptAndMCPSpans(t *testing.T) {
+	rcv := otlptest.NewReceiver(t)
+	home, cwd := t.TempDir(), t.TempDir()
+	mcpConfig(t, home, map[string]any{"srv": map[string]any{"command": goServer(t), "args": []string{"-echo-trace"}}})
+	ext := pyExtension(t, t.TempDir(), "py", "guard")
+	s := script(t, map[string]any{"turns": []any{map[string]any{"steps": []any{
+		map[string]any{"tool_calls": []any{
+			map[string]any{"id": "call_echo", "name": "py_echo", "args": map[string]any{"text": "x"}},
+			map[string]any{"id": "call_rm", "name": "bash", "args": map[string]any{"command": "rm -rf ./nothing"}},
+			map[string]any{"id": "call_mcp", "name": "mcp__srv__echo", "args": map[string]any{"text": "hi"}},
+		}},
+		map[string]any{"text": "Done."},
+	}}}})
+	cmd := exec.Command(zotBin, "-p", "go", "--json", "--provider", "scripted", "--script", s, "--cwd", cwd, "--ext", ext, "--otel")
+	cmd.Env = append(cleanEnv(), "ZOT_HOME="+home, "OTEL_EXPORTER_OTLP_ENDPOINT="+rcv.URL)
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("zot -p: %v\n%s", err, out)
+	}
+	spans := rcv.Spans()
+	by := spansByName(spans)
+	if len(by["invoke_agent zot"]) != 1 {
+		t.Fatalf("spans %v", names(spans))
+	}
+	invoke := by["invoke_agent zot"][0]
+	verdicts := map[any]int{}
+	for _, sp := range by["intercept py"] {
+		if string(sp.ParentSpanId) != string(invoke.SpanId) {
+			t.Errorf("intercept span not under invoke_agent")
+		}
+		if ev, _ := otlptest.Attr(sp.Attributes, "zot.intercept.event"); ev == "tool_call" {
+			v, _ := otlptest.Attr(sp.Attributes, "zot.intercept.verdict")
+			verdicts[v]++
+		}
+	}
+	// The guard rewrites the text of the two echo calls and refuses rm -rf.
+	if verdicts["rewrite"] != 2 || verdicts["block"] != 1 || len(verdicts) != 2 {
+		t.Errorf("tool_call intercept verdicts %v; spans %v", verdicts, names(spans))
+	}
+	if len(by["execute_tool mcp__srv__echo"]) != 1 || len(by["tools/call echo"]) != 1 {
+		t.Fatalf("MCP spans missing: %v", names(spans))
+	}
+	run, call := by["execute_tool mcp__srv__echo"][0], by["tools/call echo"][0]
+	if string(call.ParentSpanId) != string(run.SpanId) || call.Kind != tracepb.Span_SPAN_KIND_CLIENT {
+		t.Errorf("tools/call is not a client span under execute_tool")
+	}
+	if v, _ := otlptest.Attr(run.Attributes, "zot.mcp.server"); v != "srv" {
+		t.Errorf("zot.mcp.server %v", v)
+	}
+	want := "traceparent=00-" + hex.EncodeToString(call.TraceId) + "-" + hex.EncodeToString(call.SpanId) + "-01"
+	if !strings.Contains(string(out), want) {
+		t.Errorf("the MCP server did not get the call's trace context (%s):\n%s", want, out)
+	}
+	if len(by["execute_tool bash"]) != 0 {
+		t.Errorf("a blocked call ran")
+	}
+}

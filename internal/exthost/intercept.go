@@ -7,6 +7,7 @@ import (
 
 	"zot.dev/zot/internal/agent"
 	"zot.dev/zot/internal/llm"
+	"zot.dev/zot/internal/telemetry"
 	"zot.dev/zot/sdk/extwire"
 )
 
@@ -71,6 +72,26 @@ func (e *ext) intercept(ctx context.Context, ev extwire.InterceptEvent, fill fun
 	case down:
 		return agent.Verdict{Err: err}
 	}
+	// With telemetry on, the question is a span under the prompt's.
+	ctx, span := telemetry.StartChild(ctx, "intercept "+e.name, telemetry.KindClient,
+		telemetry.String("zot.extension", e.name), telemetry.String("zot.intercept.event", string(ev)))
+	v := e.ask(ctx, ev, fill)
+	switch {
+	case v.Err != nil:
+		span.Fail("extension_error", v.Err.Error())
+	case v.Block:
+		span.Set(telemetry.String("zot.intercept.verdict", "block"))
+	case v.Args != nil || v.Text != nil:
+		span.Set(telemetry.String("zot.intercept.verdict", "rewrite"))
+	default:
+		span.Set(telemetry.String("zot.intercept.verdict", "pass"))
+	}
+	span.End()
+	return v
+}
+
+// ask sends the intercept frame and reads the extension's verdict.
+func (e *ext) ask(ctx context.Context, ev extwire.InterceptEvent, fill func(*extwire.EventInterceptFrame)) agent.Verdict {
 	ans, err := e.request(ctx, 0, func(id string) extwire.HostFrame {
 		f := &extwire.EventInterceptFrame{ID: id, Event: ev}
 		fill(f)

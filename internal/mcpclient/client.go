@@ -9,6 +9,8 @@ import (
 	"slices"
 	"strconv"
 	"sync"
+
+	"zot.dev/zot/internal/telemetry"
 )
 
 // LatestVersion is the protocol revision the client asks for in
@@ -164,14 +166,37 @@ func (s *Session) ListTools(ctx context.Context) ([]*Tool, error) {
 // CallTool calls the tool name with args (a JSON object). A progress
 // token, when not empty, asks the server for notifications/progress. When
 // ctx ends first, the server is told with notifications/cancelled.
+//
+// With telemetry on, the call is a span of its own (MCP's "tools/call
+// {tool}", a client span) whose trace context goes to the server in
+// _meta.traceparent, as MCP documents it, so a server that traces
+// continues zot's trace.
 func (s *Session) CallTool(ctx context.Context, name string, args json.RawMessage, progressToken string) (*CallToolResult, error) {
 	params := map[string]any{"name": name, "arguments": args}
+	meta := map[string]any{}
 	if progressToken != "" {
-		params["_meta"] = map[string]any{"progressToken": progressToken}
+		meta["progressToken"] = progressToken
+	}
+	ctx, span := telemetry.StartChild(ctx, "tools/call "+name, telemetry.KindClient,
+		telemetry.String("mcp.method.name", "tools/call"), telemetry.String("gen_ai.tool.name", name),
+		telemetry.String("gen_ai.operation.name", "execute_tool"))
+	defer span.End()
+	if sc := span.Context(); sc.IsValid() {
+		meta["traceparent"] = sc.Traceparent()
+		if sc.State != "" {
+			meta["tracestate"] = sc.State
+		}
+	}
+	if len(meta) > 0 {
+		params["_meta"] = meta
 	}
 	var res CallToolResult
 	if err := s.call(ctx, "tools/call", params, &res); err != nil {
+		span.Fail("mcp_error", err.Error())
 		return nil, err
+	}
+	if res.IsError {
+		span.Fail("tool_error", "the tool's result is an error")
 	}
 	return &res, nil
 }

@@ -13,7 +13,10 @@
 // A Tracer is made from the standard OTEL_* variables (Config,
 // FromEnv). Its spans are kept in a bounded queue and exported in
 // batches by one goroutine that Shutdown waits for; a full queue drops
-// spans (counted) rather than slowing the agent. Middleware and
-// WorkHook give the engine's seams their spans: invoke_agent per
-// prompt, chat per model call, execute_tool per tool call.
+// spans (counted) rather than slowing the agent. Package genai gives
+// the engine's seams their spans (invoke_agent per prompt, chat per model
+// call, execute_tool per tool call); StartChild lets any package add a
+// span under the current one (an extension's intercept, an MCP call) at
+// the cost of a context lookup when telemetry is off. The package imports
+// nothing of zot's, so every package may use it.
 package telemetry

@@ -165,6 +165,18 @@ func SpanFromContext(ctx context.Context) *Span {
 	return s
 }
 
+// StartChild starts a span named name under ctx's current span, with
+// that span's tracer, and returns ctx with it current; without a current
+// span (telemetry off, or a call outside any prompt) it returns ctx and a
+// nil Span, whose methods do nothing.
+func StartChild(ctx context.Context, name string, kind SpanKind, attrs ...Attr) (context.Context, *Span) {
+	parent := SpanFromContext(ctx)
+	if parent == nil || parent.t == nil {
+		return ctx, nil
+	}
+	return parent.t.Start(ctx, name, kind, attrs...)
+}
+
 // parentOf is the trace context a span started under ctx continues: the
 // current span's, else a client's (WithRemoteParent), else none.
 func parentOf(ctx context.Context) (SpanContext, bool) {

@@ -66,8 +66,10 @@ func main() {
 	wordy := flag.Int("wordy", 0, "add the tool wordy, whose description is this many bytes")
 	floodOut := flag.Bool("flood", false, "print lines that are not JSON-RPC on stdout without end once the tools are listed")
 	floodNotes := flag.Bool("flood-notifications", false, "send valid notifications without end once the tools are listed")
+	echoTrace := flag.Bool("echo-trace", false, "echo adds the traceparent of the call's _meta to its answer")
 	chatty := flag.Bool("chatty", false, "print a banner on stdout, and a log line before each answer of the tool chat")
 	flag.Parse()
+	traceEcho = *echoTrace
 	switch *mode {
 	case "hang":
 		sc := bufio.NewScanner(os.Stdin)
@@ -161,6 +163,9 @@ func main() {
 
 var objectSchema = json.RawMessage(`{"type":"object"}`)
 
+// traceEcho is -echo-trace.
+var traceEcho bool
+
 func newServer(name, cancelFile string) *mcp.Server {
 	s := mcp.NewServer(&mcp.Implementation{Name: name, Version: "1.2.3"}, nil)
 	args := func(req *mcp.CallToolRequest) map[string]any {
@@ -175,6 +180,10 @@ func newServer(name, cancelFile string) *mcp.Server {
 		`{"type":"object","properties":{"text":{"type":"string","description":"what to say"}},"required":["text"]}`),
 		Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true}},
 		func(_ context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			if traceEcho {
+				tp, _ := req.Params.Meta["traceparent"].(string)
+				return text(fmt.Sprint("echo: ", args(req)["text"], " traceparent=", tp)), nil
+			}
 			return text(fmt.Sprint("echo: ", args(req)["text"])), nil
 		})
 	s.AddTool(&mcp.Tool{Name: "add", Description: "Adds a and b.", InputSchema: json.RawMessage(

@@ -1,4 +1,9 @@
-package telemetry
+// Package genai gives the engine's seams their OpenTelemetry spans and
+// metrics in the GenAI semantic conventions, recorded by
+// internal/telemetry: invoke_agent per prompt (engine.HostConfig.WorkHook),
+// chat per model call and execute_tool per tool call (the session
+// middleware).
+package genai
 
 import (
 	"context"
@@ -12,19 +17,20 @@ import (
 	"zot.dev/zot/internal/agent"
 	"zot.dev/zot/internal/engine"
 	"zot.dev/zot/internal/llm"
+	"zot.dev/zot/internal/telemetry"
 	"zot.dev/zot/internal/tools"
 )
 
 // AgentName is gen_ai.agent.name on zot's invoke_agent spans.
 const AgentName = "zot"
 
-// GenAI gives the engine's seams their spans in the GenAI semantic
-// conventions (SchemaURL's version): invoke_agent for each prompt (and a
+// Recorder gives the engine's seams their spans in the GenAI semantic
+// conventions (telemetry.SchemaURL's version): invoke_agent for each prompt (and a
 // compaction's "invoke_agent zot" with zot.work compaction), chat for each
 // model call under it, execute_tool for each tool call.
-type GenAI struct {
-	// Tracer records the spans.
-	Tracer *Tracer
+type Recorder struct {
+	// Tracer records the spans and metrics.
+	Tracer *telemetry.Tracer
 	// Conversation names a session for gen_ai.conversation.id (its stored
 	// id); "" leaves the attribute out.
 	Conversation func(s *engine.Session) string
@@ -36,7 +42,7 @@ type GenAI struct {
 // run is a prompt's totals, kept for its invoke_agent span while its
 // model calls add to them.
 type run struct {
-	span    *Span
+	span    *telemetry.Span
 	mu      sync.Mutex
 	in, out int64
 	cost    float64
@@ -49,19 +55,19 @@ type runKey struct{}
 // WorkHook is engine.HostConfig.WorkHook: the invoke_agent span of each
 // piece of work, continuing the client's trace when the work carries
 // one; spans are sent as the work ends.
-func (g *GenAI) WorkHook(s *engine.Session, ctx context.Context, w engine.WorkInfo) (context.Context, func(error)) {
-	if w.Traceparent != "" && SpanFromContext(ctx) == nil {
-		ctx = WithTraceparent(ctx, w.Traceparent, w.Tracestate)
+func (g *Recorder) WorkHook(s *engine.Session, ctx context.Context, w engine.WorkInfo) (context.Context, func(error)) {
+	if w.Traceparent != "" && telemetry.SpanFromContext(ctx) == nil {
+		ctx = telemetry.WithTraceparent(ctx, w.Traceparent, w.Tracestate)
 	}
-	attrs := []Attr{
-		String("gen_ai.operation.name", "invoke_agent"),
-		String("gen_ai.agent.name", AgentName),
-		String("gen_ai.provider.name", ProviderName(s.Provider())),
-		String("gen_ai.request.model", s.Model()),
+	attrs := []telemetry.Attr{
+		telemetry.String("gen_ai.operation.name", "invoke_agent"),
+		telemetry.String("gen_ai.agent.name", AgentName),
+		telemetry.String("gen_ai.provider.name", ProviderName(s.Provider())),
+		telemetry.String("gen_ai.request.model", s.Model()),
 	}
 	if g.Conversation != nil {
 		if id := g.Conversation(s); id != "" {
-			attrs = append(attrs, String("gen_ai.conversation.id", id))
+			attrs = append(attrs, telemetry.String("gen_ai.conversation.id", id))
 		}
 	}
 	if !w.ID.IsZero() {
@@ -69,24 +75,24 @@ func (g *GenAI) WorkHook(s *engine.Session, ctx context.Context, w engine.WorkIn
 		if w.ID.IsString() {
 			_ = json.Unmarshal([]byte(id), &id)
 		}
-		attrs = append(attrs, String("zot.prompt_id", id))
+		attrs = append(attrs, telemetry.String("zot.prompt_id", id))
 	}
 	if !w.Prompt {
-		attrs = append(attrs, String("zot.work", "compaction"))
+		attrs = append(attrs, telemetry.String("zot.work", "compaction"))
 	} else if g.Tracer.CaptureContent() {
-		attrs = append(attrs, String("gen_ai.input.messages", messagesJSON([]llm.Message{{Role: llm.RoleUser, Content: []llm.Block{&llm.TextBlock{Text: w.Text}}}})))
+		attrs = append(attrs, telemetry.String("gen_ai.input.messages", messagesJSON([]llm.Message{{Role: llm.RoleUser, Content: []llm.Block{&llm.TextBlock{Text: w.Text}}}})))
 	}
-	ctx, span := g.Tracer.Start(ctx, "invoke_agent "+AgentName, KindInternal, attrs...)
+	ctx, span := g.Tracer.Start(ctx, "invoke_agent "+AgentName, telemetry.KindInternal, attrs...)
 	r := &run{span: span}
 	ctx = context.WithValue(ctx, runKey{}, r)
 	return ctx, func(err error) {
 		r.mu.Lock()
-		span.Set(Int("gen_ai.usage.input_tokens", r.in), Int("gen_ai.usage.output_tokens", r.out), Float("zot.cost.usd", r.cost))
+		span.Set(telemetry.Int("gen_ai.usage.input_tokens", r.in), telemetry.Int("gen_ai.usage.output_tokens", r.out), telemetry.Float("zot.cost.usd", r.cost))
 		if r.finish != "" {
-			span.Set(Strings("gen_ai.response.finish_reasons", r.finish))
+			span.Set(telemetry.Strings("gen_ai.response.finish_reasons", r.finish))
 		}
 		if r.model != "" {
-			span.Set(String("gen_ai.response.model", r.model))
+			span.Set(telemetry.String("gen_ai.response.model", r.model))
 		}
 		r.mu.Unlock()
 		failed(ctx, span, err)
@@ -96,7 +102,7 @@ func (g *GenAI) WorkHook(s *engine.Session, ctx context.Context, w engine.WorkIn
 }
 
 // failed marks span failed by err, if err is not nil.
-func failed(ctx context.Context, span *Span, err error) {
+func failed(ctx context.Context, span *telemetry.Span, err error) {
 	if err != nil {
 		span.Fail(errorType(ctx, err), err.Error())
 	}
@@ -122,7 +128,7 @@ func errorType(ctx context.Context, err error) string {
 
 // Middleware is the chat and execute_tool spans of a session's model and
 // tool calls, for engine.HostConfig.SessionMiddleware.
-func (g *GenAI) Middleware(s *engine.Session) ([]agent.ModelMiddleware, []agent.ToolMiddleware) {
+func (g *Recorder) Middleware(s *engine.Session) ([]agent.ModelMiddleware, []agent.ToolMiddleware) {
 	model := func(next agent.ModelFunc) agent.ModelFunc {
 		return func(ctx context.Context, call agent.ModelCall, sink llm.Sink) (*llm.Response, error) {
 			return g.chat(ctx, s, call, sink, next)
@@ -137,32 +143,32 @@ func (g *GenAI) Middleware(s *engine.Session) ([]agent.ModelMiddleware, []agent.
 }
 
 // chat is one model call's span.
-func (g *GenAI) chat(ctx context.Context, s *engine.Session, call agent.ModelCall, sink llm.Sink, next agent.ModelFunc) (*llm.Response, error) {
+func (g *Recorder) chat(ctx context.Context, s *engine.Session, call agent.ModelCall, sink llm.Sink, next agent.ModelFunc) (*llm.Response, error) {
 	model := call.Request.Model
-	attrs := []Attr{
-		String("gen_ai.operation.name", "chat"),
-		String("gen_ai.provider.name", ProviderName(call.Provider)),
-		String("gen_ai.request.model", model),
-		String("zot.call.kind", string(call.Kind)),
+	attrs := []telemetry.Attr{
+		telemetry.String("gen_ai.operation.name", "chat"),
+		telemetry.String("gen_ai.provider.name", ProviderName(call.Provider)),
+		telemetry.String("gen_ai.request.model", model),
+		telemetry.String("zot.call.kind", string(call.Kind)),
 	}
 	if call.Step > 0 {
-		attrs = append(attrs, Int("zot.step", int64(call.Step)))
+		attrs = append(attrs, telemetry.Int("zot.step", int64(call.Step)))
 	}
 	if call.Request.MaxTokens > 0 {
-		attrs = append(attrs, Int("gen_ai.request.max_tokens", int64(call.Request.MaxTokens)))
+		attrs = append(attrs, telemetry.Int("gen_ai.request.max_tokens", int64(call.Request.MaxTokens)))
 	}
 	if g.Conversation != nil {
 		if id := g.Conversation(s); id != "" {
-			attrs = append(attrs, String("gen_ai.conversation.id", id))
+			attrs = append(attrs, telemetry.String("gen_ai.conversation.id", id))
 		}
 	}
 	if g.Tracer.CaptureContent() {
 		if call.Request.System != "" {
-			attrs = append(attrs, String("gen_ai.system_instructions", partsJSON([]llm.Block{&llm.TextBlock{Text: call.Request.System}})))
+			attrs = append(attrs, telemetry.String("gen_ai.system_instructions", partsJSON([]llm.Block{&llm.TextBlock{Text: call.Request.System}})))
 		}
-		attrs = append(attrs, String("gen_ai.input.messages", messagesJSON(call.Request.Messages)))
+		attrs = append(attrs, telemetry.String("gen_ai.input.messages", messagesJSON(call.Request.Messages)))
 	}
-	ctx, span := g.Tracer.Start(ctx, "chat "+model, KindClient, attrs...)
+	ctx, span := g.Tracer.Start(ctx, "chat "+model, telemetry.KindClient, attrs...)
 	start := time.Now()
 	resp, err := next(ctx, call, sink)
 	g.metrics(ctx, call, model, time.Since(start), resp, err)
@@ -174,26 +180,26 @@ func (g *GenAI) chat(ctx context.Context, s *engine.Session, call agent.ModelCal
 			finish = string(resp.Stop)
 		}
 		span.Set(
-			String("gen_ai.response.model", model),
-			Int("gen_ai.usage.input_tokens", in),
-			Int("gen_ai.usage.output_tokens", int64(u.Output)),
+			telemetry.String("gen_ai.response.model", model),
+			telemetry.Int("gen_ai.usage.input_tokens", in),
+			telemetry.Int("gen_ai.usage.output_tokens", int64(u.Output)),
 		)
 		if u.CacheRead > 0 {
-			span.Set(Int("gen_ai.usage.cache_read.input_tokens", int64(u.CacheRead)))
+			span.Set(telemetry.Int("gen_ai.usage.cache_read.input_tokens", int64(u.CacheRead)))
 		}
 		if u.CacheWrite > 0 {
-			span.Set(Int("gen_ai.usage.cache_creation.input_tokens", int64(u.CacheWrite)))
+			span.Set(telemetry.Int("gen_ai.usage.cache_creation.input_tokens", int64(u.CacheWrite)))
 		}
 		if finish != "" {
-			span.Set(Strings("gen_ai.response.finish_reasons", finish))
+			span.Set(telemetry.Strings("gen_ai.response.finish_reasons", finish))
 		}
 		var cost float64
 		if g.Cost != nil {
 			cost = g.Cost(call.Provider, model, u)
-			span.Set(Float("zot.cost.usd", cost))
+			span.Set(telemetry.Float("zot.cost.usd", cost))
 		}
 		if g.Tracer.CaptureContent() {
-			span.Set(String("gen_ai.output.messages", messagesJSON([]llm.Message{resp.Message})))
+			span.Set(telemetry.String("gen_ai.output.messages", messagesJSON([]llm.Message{resp.Message})))
 		}
 		if r, ok := ctx.Value(runKey{}).(*run); ok {
 			r.mu.Lock()
@@ -212,46 +218,46 @@ func (g *GenAI) chat(ctx context.Context, s *engine.Session, call agent.ModelCal
 }
 
 // metrics records a model call in the conventions' metrics.
-func (g *GenAI) metrics(ctx context.Context, call agent.ModelCall, model string, d time.Duration, resp *llm.Response, err error) {
-	attrs := []Attr{
-		String("gen_ai.operation.name", "chat"),
-		String("gen_ai.provider.name", ProviderName(call.Provider)),
-		String("gen_ai.request.model", model),
+func (g *Recorder) metrics(ctx context.Context, call agent.ModelCall, model string, d time.Duration, resp *llm.Response, err error) {
+	attrs := []telemetry.Attr{
+		telemetry.String("gen_ai.operation.name", "chat"),
+		telemetry.String("gen_ai.provider.name", ProviderName(call.Provider)),
+		telemetry.String("gen_ai.request.model", model),
 	}
 	in, out, cost := int64(-1), int64(-1), 0.0
 	if resp != nil {
 		u := resp.Usage
 		in, out = int64(u.Input+u.CacheRead+u.CacheWrite), int64(u.Output)
-		attrs = append(attrs, String("gen_ai.response.model", model))
+		attrs = append(attrs, telemetry.String("gen_ai.response.model", model))
 		if g.Cost != nil {
 			cost = g.Cost(call.Provider, model, u)
 		}
 	}
 	if err != nil {
-		attrs = append(attrs, String("error.type", errorType(ctx, err)))
+		attrs = append(attrs, telemetry.String("error.type", errorType(ctx, err)))
 		in, out = -1, -1
 	}
 	g.Tracer.RecordModelCall(d, in, out, cost, attrs...)
 }
 
 // tool is one tool call's span.
-func (g *GenAI) tool(ctx context.Context, call agent.ToolRun, next agent.ToolFunc) (tools.Result, error) {
-	attrs := []Attr{
-		String("gen_ai.operation.name", "execute_tool"),
-		String("gen_ai.tool.name", call.Name),
-		String("gen_ai.tool.call.id", call.ID),
-		String("gen_ai.tool.type", "function"),
+func (g *Recorder) tool(ctx context.Context, call agent.ToolRun, next agent.ToolFunc) (tools.Result, error) {
+	attrs := []telemetry.Attr{
+		telemetry.String("gen_ai.operation.name", "execute_tool"),
+		telemetry.String("gen_ai.tool.name", call.Name),
+		telemetry.String("gen_ai.tool.call.id", call.ID),
+		telemetry.String("gen_ai.tool.type", "function"),
 	}
 	if server, tool, ok := mcpTool(call.Name); ok {
-		attrs = append(attrs, String("mcp.method.name", "tools/call"), String("zot.mcp.server", server), String("zot.mcp.tool", tool))
+		attrs = append(attrs, telemetry.String("mcp.method.name", "tools/call"), telemetry.String("zot.mcp.server", server), telemetry.String("zot.mcp.tool", tool))
 	}
 	if g.Tracer.CaptureContent() {
-		attrs = append(attrs, String("gen_ai.tool.call.arguments", string(call.Args)))
+		attrs = append(attrs, telemetry.String("gen_ai.tool.call.arguments", string(call.Args)))
 	}
-	ctx, span := g.Tracer.Start(ctx, "execute_tool "+call.Name, KindInternal, attrs...)
+	ctx, span := g.Tracer.Start(ctx, "execute_tool "+call.Name, telemetry.KindInternal, attrs...)
 	res, err := next(ctx, call)
 	if g.Tracer.CaptureContent() && err == nil {
-		span.Set(String("gen_ai.tool.call.result", blocksText(res.Content)))
+		span.Set(telemetry.String("gen_ai.tool.call.result", blocksText(res.Content)))
 	}
 	if err == nil && res.IsError {
 		span.Fail("tool_error", truncate(blocksText(res.Content), 300))
