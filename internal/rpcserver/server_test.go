@@ -326,3 +326,20 @@ func TestFailuresCarryTheirCodes(t *testing.T) {
 	}
 	s.until("done")
 }
+
+// TestPromptEmptyModelKeepsSession: a prompt whose model is "" runs on
+// the session's model, as an absent or null one does (the schema's
+// description of prompt.model says so); only set_model refuses an empty
+// id.
+func TestPromptEmptyModelKeepsSession(t *testing.T) {
+	s := serve(t, longScript, Options{ValidateOutput: true})
+	s.send(`{"type":"prompt","id":"p","message":"hi","model":""}`)
+	if m := s.next(); m["command"] != "prompt" || m["success"] != true {
+		t.Fatalf("prompt with an empty model: %v", m)
+	}
+	s.until("done")
+	s.send(`{"type":"get_state","id":"s"}`)
+	if m := s.next(); m["success"] != true || m["data"].(map[string]any)["model"] != "scripted" {
+		t.Errorf("state after the prompt: %v", m)
+	}
+}

@@ -291,7 +291,8 @@ type PromptOptions struct {
 	// The fields below change this prompt's model calls only, leaving
 	// the session's defaults (Config) alone; a zero value keeps the
 	// session's. A value zot does not take fails the call with an error
-	// of code "invalid_params" ("unknown_model" for the model).
+	// of code "invalid_params"; any model id is taken, as SetModel takes
+	// it.
 
 	// Model is the model of this prompt, of the session's provider.
 	Model string
