@@ -212,20 +212,7 @@ func writeInPlaceAt(dirFD int, name string, data []byte) error {
 	if err != nil {
 		return err
 	}
-	f := os.NewFile(uintptr(fd), name)
-	defer f.Close()
-	if st, err := f.Stat(); err != nil {
-		return unwrapPathError(err)
-	} else if !st.Mode().IsRegular() {
-		return fmt.Errorf("it %v; only regular files are written", &wrongTypeError{st.Mode(), "regular file"})
-	}
-	if _, err := f.Write(data); err != nil {
-		return unwrapPathError(err)
-	}
-	if err := f.Sync(); err != nil {
-		return unwrapPathError(err)
-	}
-	return unwrapPathError(f.Close())
+	return writeOpened(os.NewFile(uintptr(fd), name), data)
 }
 
 // fileModeOf is the fs.FileMode of a stat(2) mode.

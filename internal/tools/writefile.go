@@ -177,6 +177,12 @@ func writeInPlace(path string, data []byte) error {
 	if err != nil {
 		return unwrapPathError(err)
 	}
+	return writeOpened(f, data)
+}
+
+// writeOpened writes data to f, just opened for writing and truncated,
+// when it is a regular file, then syncs and closes it.
+func writeOpened(f *os.File, data []byte) error {
 	defer f.Close()
 	if st, err := f.Stat(); err != nil {
 		return unwrapPathError(err)
