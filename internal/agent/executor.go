@@ -104,3 +104,44 @@ func (a *Agent) Meter() models.MeterState { return a.meter.State() }
 
 // SetMeter sets the running usage and cost, as Meter returned them.
 func (a *Agent) SetMeter(s models.MeterState) { a.meter.Restore(s) }
+
+// UserMessage is the message a prompt of text and images adds to the
+// transcript (an event from source when source is set), with its
+// user_message event, as Prompt makes them; a model with bound thinking
+// gets no note in it.
+func (a *Agent) UserMessage(text string, images []llm.ImageBlock, source string) (llm.Message, *wire.UserMessageEvent) {
+	msg := llm.Message{Role: llm.RoleUser, Time: a.timeNow()}
+	if text != "" {
+		msg.Content = append(msg.Content, &llm.TextBlock{Text: text})
+	}
+	for i := range images {
+		img := images[i]
+		msg.Content = append(msg.Content, &img)
+	}
+	ev := &wire.UserMessageEvent{}
+	if source != "" {
+		msg.Meta = map[string]string{MetaKind: string(wire.UserMessageKindEvent), MetaSource: source}
+		ev.Kind, ev.Source = wire.UserMessageKindEvent, source
+	}
+	ev.Content, ev.Time = wireBlocks(&msg), wireTime(msg.Time)
+	return msg, ev
+}
+
+// Offer is what the next model call offers the model: the system prompt
+// and the tools, for an executor whose model calls are made by an agent
+// elsewhere that has the tools' descriptions but not the tools.
+func (a *Agent) Offer() (system string, tools []llm.ToolSpec) {
+	return a.systemFor(a.Model().BoundThinking), a.toolset.View().Specs()
+}
+
+// AbortedText is the result of a call that an abort kept from running.
+const AbortedText = abortedText
+
+// AnswerCall answers call c, which did not run or did not finish, with an
+// error result saying text: its tool_result is emitted and its block
+// returned for ResultsMessage.
+func AnswerCall(c *llm.ToolCallBlock, text string, emit func(wire.Event)) *llm.ToolResultBlock {
+	res := tools.Errorf(text)
+	emit(&wire.ToolResultEvent{ID: c.ID, IsError: true, Content: resultBlocks(res.Content)})
+	return &llm.ToolResultBlock{CallID: c.ID, Name: c.Name, IsError: true, Content: res.Content}
+}

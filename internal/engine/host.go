@@ -236,7 +236,7 @@ func (h *Host) NewSession(cfg SessionConfig) (*Session, error) {
 		return nil, err
 	}
 	builtin = parts.selected(builtin)
-	s := &Session{host: h, catalog: catalog, provider: cfg.Provider, cwd: cwd, log: cfg.Log, spills: spills, storedID: storedID, sbox: sbox, maxCost: cfg.MaxCostUSD, prompt: parts}
+	s := &Session{host: h, catalog: catalog, provider: cfg.Provider, cwd: cwd, log: cfg.Log, spills: spills, storedID: storedID, sbox: sbox, maxCost: cfg.MaxCostUSD, prompt: parts, exec: cfg.Executor}
 	s.promptWarnings()
 	s.undo.store = checkpoint.New(checkpointDir(cfg), checkpoint.Limits{}) // undo.go
 	toolset, err := agent.NewToolSet(builtin, s.toolConflict)

@@ -102,6 +102,9 @@ type SessionConfig struct {
 	// own (PromptInput.Overrides); 0 means none. A prompt that spends it
 	// ends with a turn_end of stop max_cost.
 	MaxCostUSD float64
+	// Executor, when set, runs the session's prompts (see Executor); nil
+	// runs them in this process.
+	Executor Executor
 	// Tools names the tools the model may use; nil means all built-in
 	// tools (read, write, edit, bash, grep, find, ls, and skill when there
 	// are skills). Unknown names are an error.
@@ -307,6 +310,7 @@ type Session struct {
 	log         io.Writer
 	store       *sessionfile.File // nil without a session file
 	storedID    string            // the id in SessionConfig.SessionStore, or ""
+	exec        Executor          // SessionConfig.Executor
 	approval    *approval         // the mode and, when somebody answers, the approvals
 	sbox        *sandboxState     // what the tools may change (sandbox.go)
 	sboxMu      sync.Mutex        // held while sbox changes
@@ -475,6 +479,9 @@ func (s *Session) workFunc(w Work) (func(context.Context, func(wire.Event)) erro
 			}
 			if in.Output != nil {
 				return s.promptStructured(ctx, tallyOf(ctx), in, emit)
+			}
+			if s.exec != nil {
+				return s.exec.Prompt(ctx, ExecTurn{Session: s.StoredID(), CWD: s.cwd, Agent: s.agent, Text: in.Text, Images: in.Images, Source: in.Source}, emit)
 			}
 			if in.Source != "" {
 				return s.agent.PromptEvent(ctx, in.Source, in.Text, emit)
