@@ -53,13 +53,16 @@ check-generated: ## fail when a generated file differs from a fresh generation
 	$(GO) run ./gen/cmd/zot-gen -root . -check
 
 .PHONY: build
-build: ## build bin/zot, the product
+build: ## build bin/zot, the product, and bin/zot-fleet beside it (the Temporal worker and client, a module of its own)
 	$(GO_BUILD) -o $(BIN)/zot ./cmd/zot
+	cd cmd/zot-fleet && $(GO_BUILD) -o '$(abspath $(BIN))/zot-fleet' .
 
 .PHONY: install
 install: ## install zot into GOBIN when set, else PREFIX/bin (PREFIX defaults to ~/.local)
 	mkdir -p '$(INSTALL_DIR)'
 	$(GO_BUILD) -o '$(INSTALL_DIR)/.zot.new' ./cmd/zot
+	cd cmd/zot-fleet && $(GO_BUILD) -o '$(abspath $(INSTALL_DIR))/.zot-fleet.new' .
+	mv -f '$(INSTALL_DIR)/.zot-fleet.new' '$(INSTALL_DIR)/zot-fleet'
 	mv -f '$(INSTALL_DIR)/.zot.new' '$(INSTALL_DIR)/zot'
 	@echo 'installed $(INSTALL_DIR)/zot, version $(VERSION)'
 	@case ":$$PATH:" in *':$(INSTALL_DIR):'*|*':$(INSTALL_DIR)/:'*) \

@@ -17,6 +17,7 @@ import (
 	"zot.dev/zot/internal/acpserver"
 	"zot.dev/zot/internal/daemon"
 	"zot.dev/zot/internal/engine"
+	"zot.dev/zot/internal/fleet"
 	"zot.dev/zot/internal/jsonrpc"
 	"zot.dev/zot/internal/registry"
 )
@@ -67,13 +68,13 @@ certificate (docs/daemon.md, Remote clients).`,
 		Flags: append(append(doorFlags(),
 			&cli.BoolFlag{Name: "ephemeral", Local: true,
 				Usage: "exit 1 s after the last client left and its turns ended (a client that connects in that second keeps it); never before the first client came"}),
-			append(listenFlags(), daemonInspectFlags()...)...), // listen.go, inspect.go
+			append(append(listenFlags(), daemonInspectFlags()...), fleetFlags()...)...), // listen.go, inspect.go, fleet.go
 		Commands: []*cli.Command{daemonConnectCommand(std)}, // daemon_connect.go
 		Action: func(ctx context.Context, cmd *cli.Command) error {
 			if cmd.Args().Len() > 0 {
 				return usagef("zot daemon takes no arguments, got %q", cmd.Args().First())
 			}
-			if err := onlyFlags(cmd, "zot daemon", doorAllowed(append([]string{"ephemeral", "inspect-addr"}, listenFlagNames...)...)); err != nil {
+			if err := onlyFlags(cmd, "zot daemon", doorAllowed(append(append([]string{"ephemeral", "inspect-addr"}, listenFlagNames...), fleetFlagNames...)...)); err != nil {
 				return err
 			}
 			return serveDaemon(ctx, cmd, std)
@@ -111,7 +112,8 @@ type door struct {
 	rpc     jsonrpc.Options
 	maxLine int // the longest line a client may send (--max-line-bytes)
 	closed  sync.Once
-	insp    *inspector // --inspect's, or nil (inspect.go)
+	insp    *inspector    // --inspect's, or nil (inspect.go)
+	fleet   *fleet.Remote // --executor temporal's, or nil (fleet.go)
 }
 
 func newDoor(cmd *cli.Command, std streams) (*door, error) {
@@ -173,6 +175,19 @@ func newDoor(cmd *cli.Command, std streams) (*door, error) {
 		perm = "deny"
 	}
 	defaults := sessionOfHost(cfg)
+	var remote *fleet.Remote
+	if cmd.Name == "daemon" {
+		if remote, err = startFleet(context.Background(), cmd, std.err); err != nil { // fleet.go
+			host.Close()
+			if insp != nil {
+				insp.close()
+			}
+			return nil, err
+		}
+		if remote != nil {
+			defaults.Executor = remote
+		}
+	}
 	defaults.CWD = ""
 	defaults.Log = std.err
 	// Each session/new names its MCP servers; none are found in files.
@@ -199,9 +214,12 @@ func newDoor(cmd *cli.Command, std streams) (*door, error) {
 		if insp != nil {
 			insp.close()
 		}
+		if remote != nil {
+			_ = remote.Close(time.Second)
+		}
 		return nil, &exitError{code: 1, msg: err.Error()}
 	}
-	d := &door{host: host, agent: agent, maxLine: limit, rpc: jsonrpc.Options{StallTimeout: stall, Log: std.err}, insp: insp}
+	d := &door{host: host, agent: agent, maxLine: limit, rpc: jsonrpc.Options{StallTimeout: stall, Log: std.err}, insp: insp, fleet: remote}
 	if insp != nil {
 		d.rpc.Tap = insp.tap.JSONRPC // every connection, on every transport
 	}
@@ -240,6 +258,9 @@ func (d *door) shutdown(std streams) {
 	d.host.Close()
 	if d.insp != nil {
 		d.insp.close()
+	}
+	if d.fleet != nil {
+		_ = d.fleet.Close(5 * time.Second) // its turns go on in the fleet
 	}
 }
 

@@ -221,6 +221,7 @@ zot version                  print the version`,
 				rpcCommand(std),
 				daemonCommand(std),
 				acpCommand(std),
+				workerCommand(std),   // fleet.go
 				attachCommand(std),   // terminal.go
 				trustCommand(std),    // trust.go
 				untrustCommand(std),  // trust.go

@@ -1,0 +1,242 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"sync"
+	"time"
+
+	"go.temporal.io/sdk/client"
+
+	"zot.dev/zot/cmd/zot-fleet/durable"
+	"zot.dev/zot/internal/agent"
+	"zot.dev/zot/internal/fleet"
+	"zot.dev/zot/internal/ndjson"
+	"zot.dev/zot/internal/sessionfile"
+)
+
+// runClient submits the turns zot sends on stdin and writes their events
+// and ends on stdout (fleet.Frame lines), until stdin ends. Turns still
+// running then go on in the fleet.
+func runClient(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("zot-fleet client", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	var c cluster
+	c.flags(fs)
+	relayAddr := fs.String("relay", "127.0.0.1:0", "where the workers post the turns' events: an address they reach")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if fs.NArg() > 0 {
+		return usageError{fmt.Sprintf("zot-fleet client takes no arguments, got %q", fs.Arg(0))}
+	}
+	out := &frames{w: stdout}
+	blobs, err := c.store()
+	if err != nil {
+		out.send(fleet.Frame{Type: fleet.FrameError, Error: err.Error()})
+		return err
+	}
+	cl, err := c.dial(stderr)
+	if err != nil {
+		out.send(fleet.Frame{Type: fleet.FrameError, Error: err.Error()})
+		return err
+	}
+	defer cl.Close()
+	ln, err := net.Listen("tcp", *relayAddr)
+	if err != nil {
+		out.send(fleet.Frame{Type: fleet.FrameError, Error: err.Error()})
+		return fmt.Errorf("the relay: %w", err)
+	}
+	relay := durable.NewRelay()
+	srv := &http.Server{Handler: relay, ReadHeaderTimeout: 10 * time.Second}
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		_ = srv.Serve(ln)
+	}()
+	defer func() {
+		_ = srv.Close()
+		wg.Wait()
+	}()
+	s := &submitter{cl: cl, blobs: blobs, relay: relay, url: "http://" + ln.Addr().String() + "/events", c: &c, out: out, stderr: stderr}
+	out.send(fleet.Frame{Type: fleet.FrameReady})
+
+	runCtx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	lines := ndjson.NewReader(stdin, 0)
+	var turns sync.WaitGroup
+	defer turns.Wait()
+	defer cancel()
+	for {
+		line, err := lines.Next()
+		if err != nil {
+			if errors.Is(err, io.EOF) {
+				return nil
+			}
+			return err
+		}
+		var f fleet.Frame
+		if err := json.Unmarshal(line, &f); err != nil {
+			out.send(fleet.Frame{Type: fleet.FrameError, Error: "a line that is no frame: " + err.Error()})
+			continue
+		}
+		switch f.Type {
+		case fleet.FrameSubmit:
+			if f.Input == nil || f.Turn == "" {
+				out.send(fleet.Frame{Type: fleet.FrameError, Turn: f.Turn, Error: "submit without a turn"})
+				continue
+			}
+			turns.Add(1)
+			go func() {
+				defer turns.Done()
+				s.run(runCtx, f.Input)
+			}()
+		case fleet.FrameAbort:
+			reason := f.Error
+			if reason == "" {
+				reason = "aborted"
+			}
+			if err := cl.SignalWorkflow(runCtx, f.Turn, "", durable.AbortSignal, reason); err != nil {
+				fmt.Fprintf(stderr, "zot-fleet client: aborting %s: %v\n", f.Turn, err)
+			}
+		default:
+			out.send(fleet.Frame{Type: fleet.FrameError, Turn: f.Turn, Error: fmt.Sprintf("unknown frame type %q", f.Type)})
+		}
+	}
+}
+
+// frames writes frames, one line each, one at a time.
+type frames struct {
+	mu sync.Mutex
+	w  io.Writer
+}
+
+func (f *frames) send(fr fleet.Frame) {
+	line, err := json.Marshal(fr)
+	if err != nil {
+		return
+	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	_, _ = f.w.Write(append(line, '\n'))
+}
+
+// submitter runs turns as workflows.
+type submitter struct {
+	cl     client.Client
+	blobs  fleet.Dir
+	relay  *durable.Relay
+	url    string
+	c      *cluster
+	out    *frames
+	stderr io.Writer
+}
+
+// run submits t, relays its events and writes its end.
+func (s *submitter) run(ctx context.Context, t *fleet.Turn) {
+	res, err := s.turn(ctx, t)
+	if err != nil {
+		s.out.send(fleet.Frame{Type: fleet.FrameError, Turn: t.ID, Error: err.Error()})
+		return
+	}
+	s.out.send(fleet.Frame{Type: fleet.FrameDone, Turn: t.ID, Result: res})
+}
+
+func (s *submitter) turn(ctx context.Context, t *fleet.Turn) (*fleet.TurnResult, error) {
+	var buf bytes.Buffer
+	for _, line := range t.Transcript {
+		buf.Write(line)
+		buf.WriteByte('\n')
+	}
+	transcript, err := s.blobs.Put(ctx, buf.Bytes())
+	if err != nil {
+		return nil, err
+	}
+	offer, err := json.Marshal(durable.Offer{System: t.System, Tools: t.Tools})
+	if err != nil {
+		return nil, err
+	}
+	offerRef, err := s.blobs.Put(ctx, offer)
+	if err != nil {
+		return nil, err
+	}
+	in := durable.TurnInput{
+		Turn: durable.TurnInfo{
+			ID: t.ID, Relay: s.url, CWD: t.CWD, Provider: t.Provider, Model: t.Model,
+			Reasoning: t.Reasoning, Offer: offerRef, ToolQueue: s.c.tools(),
+		},
+		Transcript: transcript,
+		UserIndex:  len(t.Transcript) - 1,
+		MaxSteps:   t.MaxSteps,
+		Meter:      t.Meter,
+	}
+	stop := s.relay.Watch(t.ID, func(ev json.RawMessage) {
+		s.out.send(fleet.Frame{Type: fleet.FrameEvent, Turn: t.ID, Event: ev})
+	})
+	defer stop()
+	run, err := s.cl.ExecuteWorkflow(ctx, client.StartWorkflowOptions{ID: t.ID, TaskQueue: s.c.queue}, durable.WorkflowName, in)
+	if err != nil {
+		return nil, fmt.Errorf("starting the turn: %w", err)
+	}
+	out, err := s.wait(ctx, run)
+	if err != nil {
+		return nil, err
+	}
+	return s.result(ctx, out)
+}
+
+// wait waits for the turn's end, through a cluster that is away for a
+// while.
+func (s *submitter) wait(ctx context.Context, run client.WorkflowRun) (durable.TurnOutput, error) {
+	var out durable.TurnOutput
+	for {
+		err := run.Get(ctx, &out)
+		if err == nil {
+			return out, nil
+		}
+		if ctx.Err() != nil {
+			return out, ctx.Err()
+		}
+		fmt.Fprintf(s.stderr, "zot-fleet client: waiting for %s: %v (trying again)\n", run.GetID(), err)
+		select {
+		case <-time.After(time.Second):
+		case <-ctx.Done():
+			return out, ctx.Err()
+		}
+		run = s.cl.GetWorkflow(ctx, run.GetID(), run.GetRunID())
+	}
+}
+
+// result reads the turn's end from the blob store.
+func (s *submitter) result(ctx context.Context, out durable.TurnOutput) (*fleet.TurnResult, error) {
+	data, err := s.blobs.Get(ctx, out.Transcript)
+	if err != nil {
+		return nil, err
+	}
+	res := &fleet.TurnResult{Meter: out.Meter, Code: out.Code, Message: out.Message, Aborted: out.Aborted}
+	for _, line := range bytes.Split(data, []byte("\n")) {
+		if len(line) > 0 {
+			res.Transcript = append(res.Transcript, json.RawMessage(line))
+		}
+	}
+	if len(out.Results) > 0 {
+		rs, err := durable.ReadResults(ctx, s.blobs, out.Results)
+		if err != nil {
+			return nil, err
+		}
+		line, err := sessionfile.EncodeMessage(agent.ResultsMessage(rs))
+		if err != nil {
+			return nil, err
+		}
+		res.Transcript = append(res.Transcript, line)
+	}
+	return res, nil
+}

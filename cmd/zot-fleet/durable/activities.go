@@ -1,0 +1,293 @@
+package durable
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"time"
+
+	"go.temporal.io/sdk/activity"
+
+	"zot.dev/zot/internal/agent"
+	"zot.dev/zot/internal/fleet"
+	"zot.dev/zot/internal/llm"
+	"zot.dev/zot/internal/models"
+	"zot.dev/zot/internal/sessionfile"
+	"zot.dev/zot/internal/tools"
+	"zot.dev/zot/sdk/wire"
+)
+
+// Activities are what a worker runs: model calls with its provider, tool
+// calls in the working directories it holds.
+type Activities struct {
+	// Provider makes the model calls; ProviderName is its id.
+	Provider     llm.Provider
+	ProviderName string
+	// Catalog resolves a turn's model; nil means the built-in one.
+	Catalog *models.Catalog
+	// Blobs is the fleet's blob store.
+	Blobs fleet.Blobs
+	// Tools returns the tools of a working directory; nil means the
+	// built-in ones.
+	Tools func(cwd string) []tools.Tool
+	// HTTP posts events to the relays; nil means a client of its own.
+	HTTP *http.Client
+	// Heartbeat is how often a running activity tells the cluster it is
+	// alive (and hears of an abort); 0 means a second.
+	Heartbeat time.Duration
+}
+
+func (w *Activities) client() *http.Client {
+	if w.HTTP != nil {
+		return w.HTTP
+	}
+	return http.DefaultClient
+}
+
+// beat records heartbeats until the returned function is called.
+func (w *Activities) beat(ctx context.Context) func() {
+	every := w.Heartbeat
+	if every <= 0 {
+		every = time.Second
+	}
+	stop := make(chan struct{})
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		t := time.NewTicker(every)
+		defer t.Stop()
+		for {
+			select {
+			case <-stop:
+				return
+			case <-ctx.Done():
+				return
+			case <-t.C:
+				activity.RecordHeartbeat(ctx)
+			}
+		}
+	}()
+	return func() { close(stop); <-done }
+}
+
+// newAgent returns an agent that makes the turn's model calls, offering
+// what the turn offers, its tools described but never run here.
+func (w *Activities) newAgent(ctx context.Context, t TurnInfo, run []tools.Tool) (*agent.Agent, error) {
+	cat := w.Catalog
+	if cat == nil {
+		cat = models.Builtin()
+	}
+	model := cat.Resolve(w.ProviderName, t.Model)
+	var offer Offer
+	toolList := run
+	if t.Offer != "" {
+		data, err := w.Blobs.Get(ctx, t.Offer)
+		if err != nil {
+			return nil, err
+		}
+		if err := json.Unmarshal(data, &offer); err != nil {
+			return nil, fmt.Errorf("the turn's offer: %w", err)
+		}
+		if run == nil {
+			for _, s := range offer.Tools {
+				toolList = append(toolList, described{s})
+			}
+		}
+	}
+	system := offer.System
+	return agent.New(agent.Config{
+		Provider:       w.Provider,
+		Model:          model,
+		Tools:          toolList,
+		System:         func() string { return system },
+		Reasoning:      t.Reasoning,
+		AutoCompactOff: true,
+	})
+}
+
+// described is a tool the model is told of, which runs elsewhere.
+type described struct{ spec llm.ToolSpec }
+
+func (d described) Name() string            { return d.spec.Name }
+func (d described) Description() string     { return d.spec.Description }
+func (d described) Schema() json.RawMessage { return d.spec.Schema }
+func (d described) Run(context.Context, tools.Call) (tools.Result, error) {
+	return tools.Result{}, errors.New("this worker describes the tool; it runs on the worker holding the working directory")
+}
+
+// Step makes one model call of a turn.
+func (w *Activities) Step(ctx context.Context, in StepInput) (StepOutput, error) {
+	defer w.beat(ctx)()
+	msgs, err := w.transcript(ctx, in.Transcript, in.Results)
+	if err != nil {
+		return StepOutput{}, err
+	}
+	a, err := w.newAgent(ctx, in.Turn, nil)
+	if err != nil {
+		return StepOutput{}, err
+	}
+	if err := a.SetTranscript(msgs); err != nil {
+		return StepOutput{}, fmt.Errorf("the turn's transcript: %w", err)
+	}
+	a.SetMeter(in.Meter)
+	em := newEmitter(w.client(), in.Turn.Relay, in.Turn.ID, in.Seq)
+	d, calls, stepErr := a.RunStep(ctx, in.UserIndex, in.Step, in.MaxSteps, em.emit)
+	em.close()
+	out := StepOutput{Action: d.Action, Meter: a.Meter()}
+	out.Transcript, err = w.putTranscript(context.WithoutCancel(ctx), a.Transcript())
+	if err != nil {
+		return StepOutput{}, err
+	}
+	switch {
+	case stepErr == nil:
+	case agent.IsAborted(stepErr):
+		out.Aborted = true
+	default:
+		var e *agent.Error
+		if errors.As(stepErr, &e) {
+			out.Code, out.Message = string(e.Code), e.Message
+		} else {
+			out.Code, out.Message = string(wire.CodeInternal), stepErr.Error()
+		}
+	}
+	for _, c := range calls {
+		out.Calls = append(out.Calls, Call{ID: c.ID, Name: c.Name, Args: c.Args, ArgsError: c.ArgsError, Cut: c.Cut})
+	}
+	return out, nil
+}
+
+// Tool runs one tool call in the turn's working directory.
+func (w *Activities) Tool(ctx context.Context, in ToolInput) (ToolOutput, error) {
+	defer w.beat(ctx)()
+	run := w.toolsOf(in.Turn.CWD)
+	a, err := w.newAgent(ctx, in.Turn, run)
+	if err != nil {
+		return ToolOutput{}, err
+	}
+	em := newEmitter(w.client(), in.Turn.Relay, in.Turn.ID, in.Seq)
+	res := a.RunCall(ctx, in.Call.block(), em.emit)
+	em.close()
+	ref, err := w.putResults(context.WithoutCancel(ctx), res)
+	return ToolOutput{Result: ref}, err
+}
+
+// Answer answers calls that did not run or did not finish.
+func (w *Activities) Answer(ctx context.Context, in AnswerInput) (AnswerOutput, error) {
+	em := newEmitter(w.client(), in.Turn.Relay, in.Turn.ID, in.Seq)
+	var out AnswerOutput
+	for _, c := range in.Calls {
+		ref, err := w.putResults(ctx, agent.AnswerCall(c.block(), in.Text, em.emit))
+		if err != nil {
+			em.close()
+			return AnswerOutput{}, err
+		}
+		out.Results = append(out.Results, ref)
+	}
+	for _, raw := range in.Then {
+		ev, err := wire.DecodeEvent(raw)
+		if err != nil {
+			em.close()
+			return AnswerOutput{}, err
+		}
+		em.emit(ev)
+	}
+	em.close()
+	return out, nil
+}
+
+func (w *Activities) toolsOf(cwd string) []tools.Tool {
+	if w.Tools != nil {
+		return w.Tools(cwd)
+	}
+	return tools.Builtins(tools.Config{CWD: cwd})
+}
+
+// transcript reads the transcript of ref, with a tool message of the
+// results of refs after it when there are any.
+func (w *Activities) transcript(ctx context.Context, ref string, results []string) ([]llm.Message, error) {
+	msgs, err := ReadTranscript(ctx, w.Blobs, ref)
+	if err != nil {
+		return nil, err
+	}
+	if len(results) == 0 {
+		return msgs, nil
+	}
+	rs, err := ReadResults(ctx, w.Blobs, results)
+	if err != nil {
+		return nil, err
+	}
+	return append(msgs, agent.ResultsMessage(rs)), nil
+}
+
+// ReadTranscript reads a transcript from the blob store.
+func ReadTranscript(ctx context.Context, b fleet.Blobs, ref string) ([]llm.Message, error) {
+	data, err := b.Get(ctx, ref)
+	if err != nil {
+		return nil, err
+	}
+	var msgs []llm.Message
+	for i, line := range bytes.Split(data, []byte("\n")) {
+		if len(line) == 0 {
+			continue
+		}
+		m, err := sessionfile.DecodeMessage(line)
+		if err != nil {
+			return nil, fmt.Errorf("message %d of the transcript: %w", i, err)
+		}
+		msgs = append(msgs, m)
+	}
+	return msgs, nil
+}
+
+// ReadResults reads tool results from the blob store.
+func ReadResults(ctx context.Context, b fleet.Blobs, refs []string) ([]*llm.ToolResultBlock, error) {
+	out := make([]*llm.ToolResultBlock, 0, len(refs))
+	for _, ref := range refs {
+		data, err := b.Get(ctx, ref)
+		if err != nil {
+			return nil, err
+		}
+		m, err := sessionfile.DecodeMessage(data)
+		if err != nil {
+			return nil, fmt.Errorf("a tool result: %w", err)
+		}
+		if len(m.Content) != 1 {
+			return nil, errors.New("a tool result of more than one block")
+		}
+		r, ok := m.Content[0].(*llm.ToolResultBlock)
+		if !ok {
+			return nil, errors.New("a tool result that is not one")
+		}
+		out = append(out, r)
+	}
+	return out, nil
+}
+
+// PutTranscript stores a transcript in the blob store.
+func PutTranscript(ctx context.Context, b fleet.Blobs, msgs []llm.Message) (string, error) {
+	var buf bytes.Buffer
+	for i, m := range msgs {
+		line, err := sessionfile.EncodeMessage(m)
+		if err != nil {
+			return "", fmt.Errorf("message %d: %w", i, err)
+		}
+		buf.Write(line)
+		buf.WriteByte('\n')
+	}
+	return b.Put(ctx, buf.Bytes())
+}
+
+func (w *Activities) putTranscript(ctx context.Context, msgs []llm.Message) (string, error) {
+	return PutTranscript(ctx, w.Blobs, msgs)
+}
+
+func (w *Activities) putResults(ctx context.Context, r *llm.ToolResultBlock) (string, error) {
+	line, err := sessionfile.EncodeMessage(llm.Message{Role: llm.RoleTool, Content: []llm.Block{r}})
+	if err != nil {
+		return "", err
+	}
+	return w.Blobs.Put(ctx, line)
+}

@@ -1,0 +1,145 @@
+// Package durable runs zot's turns on Temporal: a workflow per turn that
+// drives the agent's pure step (agent.Decide, agent.AfterTools), each
+// model call an activity that any worker runs, each tool call an activity
+// on the task queue of the workers holding the working directory. The
+// events leave the activities out of band, numbered, to the client that
+// submitted the turn (relay.go); the transcript travels between them by
+// reference in a blob store, so the workflow's history holds only
+// references and the step's decisions.
+package durable
+
+import (
+	"encoding/json"
+
+	"zot.dev/zot/internal/agent"
+	"zot.dev/zot/internal/llm"
+	"zot.dev/zot/internal/models"
+)
+
+// WorkflowName is the turn's workflow type.
+const WorkflowName = "zot.Turn"
+
+// The activities' names.
+const (
+	StepActivity   = "zot.Step"
+	ToolActivity   = "zot.Tool"
+	AnswerActivity = "zot.Answer"
+)
+
+// AbortSignal is the signal that aborts a turn.
+const AbortSignal = "abort"
+
+// seqShift spaces the event numbers of a turn's activities: the k-th
+// activity numbers its events from k<<seqShift on.
+const seqShift = 24
+
+// TurnInfo is what every activity of a turn is told about it.
+type TurnInfo struct {
+	ID        string
+	Relay     string // where events go (an http:// URL)
+	CWD       string
+	Provider  string
+	Model     string
+	Reasoning string
+	// Offer is the reference of the system prompt and the tools offered
+	// (an Offer in JSON).
+	Offer string
+	// ToolQueue is the task queue of the workers holding CWD.
+	ToolQueue string
+}
+
+// Offer is what the model is offered at each step.
+type Offer struct {
+	System string
+	Tools  []llm.ToolSpec
+}
+
+// TurnInput starts a turn's workflow.
+type TurnInput struct {
+	Turn TurnInfo
+	// Transcript is the reference of the transcript (JSON Lines, as a
+	// session file holds messages), the prompt's user message last.
+	Transcript string
+	UserIndex  int
+	MaxSteps   int
+	Meter      models.MeterState
+}
+
+// TurnOutput is how a turn ended: its transcript is Transcript's, with
+// Results (the references of tool results, in order) kept after it as
+// one tool message when there are any.
+type TurnOutput struct {
+	Transcript string
+	Results    []string
+	Meter      models.MeterState
+	Code       string
+	Message    string
+	Aborted    bool
+	// Steps and Activities count the turn's model calls and activities.
+	Steps, Activities int
+}
+
+// StepInput is one model call.
+type StepInput struct {
+	Turn       TurnInfo
+	Transcript string
+	// Results are the previous step's tool results, kept first.
+	Results   []string
+	UserIndex int
+	Step      int
+	MaxSteps  int
+	Meter     models.MeterState
+	Seq       int64
+}
+
+// StepOutput is what a model call decided.
+type StepOutput struct {
+	Action     agent.Action
+	Calls      []Call
+	Transcript string
+	Meter      models.MeterState
+	Code       string
+	Message    string
+	Aborted    bool
+}
+
+// Call is one tool call of a step.
+type Call struct {
+	ID        string
+	Name      string
+	Args      json.RawMessage
+	ArgsError string `json:",omitempty"`
+	Cut       bool   `json:",omitempty"`
+}
+
+func (c Call) block() *llm.ToolCallBlock {
+	return &llm.ToolCallBlock{ID: c.ID, Name: c.Name, Args: c.Args, ArgsError: c.ArgsError, Cut: c.Cut}
+}
+
+// ToolInput is one tool call.
+type ToolInput struct {
+	Turn TurnInfo
+	Call Call
+	Seq  int64
+}
+
+// ToolOutput is a tool call's result: the reference of a one-block tool
+// message.
+type ToolOutput struct {
+	Result string
+}
+
+// AnswerInput answers calls that did not run, or did not finish, with
+// Text, and then emits Then.
+type AnswerInput struct {
+	Turn  TurnInfo
+	Calls []Call
+	Text  string
+	Then  []json.RawMessage
+	Seq   int64
+}
+
+// AnswerOutput holds the results' references, in the calls' order.
+type AnswerOutput struct {
+	Results []string
+}

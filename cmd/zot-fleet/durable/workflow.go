@@ -1,0 +1,145 @@
+package durable
+
+import (
+	"encoding/json"
+	"time"
+
+	"go.temporal.io/sdk/temporal"
+	"go.temporal.io/sdk/workflow"
+
+	"zot.dev/zot/internal/agent"
+	"zot.dev/zot/sdk/wire"
+)
+
+// InterruptedText is the result of a tool call whose worker went away
+// while it ran: the call may have done part of its work, and it is not
+// run again.
+const InterruptedText = "interrupted: the worker running this call stopped before it finished; the call may have done part of its work and was not run again. Check its effects before calling it again."
+
+// Timeouts of the turn's activities.
+const (
+	// HeartbeatTimeout is how long a running activity may go without a
+	// heartbeat before its worker counts as gone.
+	HeartbeatTimeout = 10 * time.Second
+	// CallTimeout bounds one model call or tool call.
+	CallTimeout = time.Hour
+	// ToolStartTimeout is how long a tool call waits for a worker
+	// holding the working directory to take it.
+	ToolStartTimeout = time.Minute
+)
+
+// Turn is the workflow of one prompt: the agent's loop, whose decisions
+// are agent.Decide's (made in the step activity, where the answer is)
+// and agent.AfterTools, and whose effects are activities. A model call
+// is retried on another worker when its worker goes away (its result,
+// once recorded, is never asked for again); a tool call runs at most
+// once: one whose worker went away is answered as interrupted.
+func Turn(ctx workflow.Context, in TurnInput) (TurnOutput, error) {
+	abortCtx, abort := workflow.WithCancel(ctx)
+	reason := "aborted"
+	workflow.Go(ctx, func(g workflow.Context) {
+		workflow.GetSignalChannel(g, AbortSignal).Receive(g, &reason)
+		abort()
+	})
+	modelCtx := workflow.WithActivityOptions(abortCtx, workflow.ActivityOptions{
+		StartToCloseTimeout: CallTimeout,
+		HeartbeatTimeout:    HeartbeatTimeout,
+		WaitForCancellation: true,
+		RetryPolicy:         &temporal.RetryPolicy{InitialInterval: 200 * time.Millisecond, BackoffCoefficient: 2, MaximumInterval: 5 * time.Second, MaximumAttempts: 5},
+	})
+	toolCtx := workflow.WithActivityOptions(abortCtx, workflow.ActivityOptions{
+		TaskQueue:              in.Turn.ToolQueue,
+		StartToCloseTimeout:    CallTimeout,
+		ScheduleToStartTimeout: ToolStartTimeout,
+		HeartbeatTimeout:       HeartbeatTimeout,
+		WaitForCancellation:    true,
+		RetryPolicy:            &temporal.RetryPolicy{MaximumAttempts: 1},
+	})
+	answerCtx := workflow.WithActivityOptions(ctx, workflow.ActivityOptions{
+		StartToCloseTimeout: time.Minute,
+		RetryPolicy:         &temporal.RetryPolicy{InitialInterval: 200 * time.Millisecond, MaximumAttempts: 10},
+	})
+	out := TurnOutput{Transcript: in.Transcript, Meter: in.Meter}
+	seq := func() int64 {
+		out.Activities++
+		return int64(out.Activities) << seqShift
+	}
+	// end answers calls with text (none: only then emits) and ends the
+	// turn with turn_end{stop} unless stop is "".
+	end := func(calls []Call, text string, stop wire.StopReason, msg string) {
+		var then []json.RawMessage
+		if stop != "" {
+			then = append(then, (&wire.TurnEndEvent{Stop: stop, Error: msg}).AppendJSON(nil))
+		}
+		if len(calls) == 0 && len(then) == 0 {
+			return
+		}
+		var ans AnswerOutput
+		if err := workflow.ExecuteActivity(answerCtx, AnswerActivity, AnswerInput{Turn: in.Turn, Calls: calls, Text: text, Then: then, Seq: seq()}).Get(ctx, &ans); err == nil {
+			out.Results = append(out.Results, ans.Results...)
+		}
+	}
+	var results []string
+	for step := 1; ; step++ {
+		var so StepOutput
+		err := workflow.ExecuteActivity(modelCtx, StepActivity, StepInput{
+			Turn: in.Turn, Transcript: out.Transcript, Results: results, UserIndex: in.UserIndex,
+			Step: step, MaxSteps: in.MaxSteps, Meter: out.Meter, Seq: seq(),
+		}).Get(ctx, &so)
+		out.Steps++
+		if err != nil {
+			out.Results = results
+			if abortCtx.Err() != nil {
+				out.Aborted = true
+				end(nil, "", wire.StopAborted, reason)
+				return out, nil
+			}
+			out.Code, out.Message = string(wire.CodeProviderError), "the model call failed on every worker that tried it: "+err.Error()
+			end(nil, "", wire.StopError, out.Message)
+			return out, nil
+		}
+		out.Transcript, out.Meter, results = so.Transcript, so.Meter, nil
+		switch {
+		case so.Aborted:
+			out.Aborted = true
+			return out, nil
+		case so.Code != "":
+			out.Code, out.Message = so.Code, so.Message
+			return out, nil
+		case so.Action != agent.ActionRunTools:
+			return out, nil
+		}
+		for i, c := range so.Calls {
+			if abortCtx.Err() != nil {
+				out.Results = results
+				end(so.Calls[i:], agent.AbortedText, "", "")
+				results = out.Results
+				break
+			}
+			var to ToolOutput
+			err := workflow.ExecuteActivity(toolCtx, ToolActivity, ToolInput{Turn: in.Turn, Call: c, Seq: seq()}).Get(ctx, &to)
+			if err == nil {
+				results = append(results, to.Result)
+				continue
+			}
+			text := InterruptedText
+			if abortCtx.Err() != nil {
+				text = "aborted: " + reason
+			}
+			out.Results = results
+			end([]Call{c}, text, "", "")
+			results = out.Results
+		}
+		if abortCtx.Err() != nil {
+			out.Results = results
+			out.Aborted = true
+			end(nil, "", wire.StopAborted, reason)
+			return out, nil
+		}
+		if e := agent.AfterTools(step, in.MaxSteps); e != nil {
+			out.Results = results
+			out.Code, out.Message = string(e.Code), e.Message
+			return out, nil
+		}
+	}
+}

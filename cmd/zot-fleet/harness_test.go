@@ -1,0 +1,460 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// These tests run the fleet as users do: the Temporal CLI's dev server
+// (its state in a file), zot-fleet workers and zot daemon --executor
+// temporal, each a process of its own, and a client speaking ACP to the
+// daemon's socket. The model is a loopback server answering as
+// Anthropic's Messages API streams (https://docs.anthropic.com/en/api/messages-streaming:
+// message_start, content_block_start/delta/stop, message_delta,
+// message_stop), counting the requests it is paid for. make test-fleet
+// sets ZOT_TEMPORAL, ZOT_BIN and ZOT_FLEET_BIN; without them the tests
+// are skipped (ZOT_E2E_REQUIRED=1 fails them instead).
+
+// hang bounds every wait; it only catches hangs.
+const hang = 90 * time.Second
+
+// tools are the programs the tests run.
+type tools struct{ temporal, zot, fleet string }
+
+func needTools(t *testing.T) tools {
+	t.Helper()
+	tl := tools{temporal: os.Getenv("ZOT_TEMPORAL"), zot: os.Getenv("ZOT_BIN"), fleet: os.Getenv("ZOT_FLEET_BIN")}
+	if tl.temporal == "" || tl.zot == "" || tl.fleet == "" {
+		if os.Getenv("ZOT_E2E_REQUIRED") == "1" {
+			t.Fatal("ZOT_TEMPORAL, ZOT_BIN and ZOT_FLEET_BIN must name the Temporal CLI, zot and zot-fleet (make test-fleet sets them)")
+		}
+		t.Skip("set ZOT_TEMPORAL, ZOT_BIN and ZOT_FLEET_BIN (make test-fleet does)")
+	}
+	return tl
+}
+
+// freePort returns a loopback port nobody listens on now.
+func freePort(t *testing.T) int {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	return ln.Addr().(*net.TCPAddr).Port
+}
+
+// proc is a process a test started; Kill sends SIGKILL to its group.
+type proc struct {
+	name string
+	cmd  *exec.Cmd
+	out  *syncBuffer
+	done chan struct{}
+}
+
+func start(t *testing.T, name string, env []string, args ...string) *proc {
+	t.Helper()
+	cmd := exec.Command(args[0], args[1:]...)
+	cmd.Env = append(os.Environ(), env...)
+	out := &syncBuffer{}
+	cmd.Stdout, cmd.Stderr = out, out
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	if err := cmd.Start(); err != nil {
+		t.Fatalf("starting %s: %v", name, err)
+	}
+	p := &proc{name: name, cmd: cmd, out: out, done: make(chan struct{})}
+	go func() { _ = cmd.Wait(); close(p.done) }()
+	t.Cleanup(func() {
+		p.kill()
+		if t.Failed() {
+			t.Logf("%s said:\n%s", name, out.String())
+		}
+	})
+	return p
+}
+
+// kill is kill -9 of the process's group; it waits until it is gone.
+func (p *proc) kill() {
+	_ = syscall.Kill(-p.cmd.Process.Pid, syscall.SIGKILL)
+	<-p.done
+}
+
+// syncBuffer is a buffer for a process's output.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  strings.Builder
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+// fleetSetup is a dev server, a fake model and what runs on them.
+type fleetSetup struct {
+	t      *testing.T
+	tl     tools
+	dir    string
+	port   int
+	server *proc
+	model  *fakeModel
+	blobs  string
+	home   string
+}
+
+func newFleet(t *testing.T, answers func(req modelRequest) []answerPart) *fleetSetup {
+	t.Helper()
+	tl := needTools(t)
+	dir := t.TempDir()
+	f := &fleetSetup{t: t, tl: tl, dir: dir, port: freePort(t), blobs: filepath.Join(dir, "blobs"), home: filepath.Join(dir, "home")}
+	f.model = newFakeModel(t, answers)
+	f.startServer()
+	return f
+}
+
+// startServer starts the dev server on its port and file, and waits
+// until it answers.
+func (f *fleetSetup) startServer() {
+	f.t.Helper()
+	f.server = start(f.t, "temporal", nil, f.tl.temporal, "server", "start-dev", "--headless",
+		"--ip", "127.0.0.1", "--port", strconv.Itoa(f.port), "--http-port", strconv.Itoa(freePort(f.t)),
+		"--metrics-port", strconv.Itoa(freePort(f.t)), "--ui-port", strconv.Itoa(freePort(f.t)),
+		"--db-filename", filepath.Join(f.dir, "temporal.db"), "--log-level", "error")
+	deadline := time.Now().Add(hang)
+	for time.Now().Before(deadline) {
+		if c, err := net.Dial("tcp", f.addr()); err == nil {
+			c.Close()
+			return
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	f.t.Fatalf("the dev server did not listen:\n%s", f.server.out.String())
+}
+
+func (f *fleetSetup) addr() string { return "127.0.0.1:" + strconv.Itoa(f.port) }
+
+// worker starts a zot-fleet worker on the fake model.
+func (f *fleetSetup) worker(name string) *proc {
+	f.t.Helper()
+	p := start(f.t, name, []string{"ZOT_HOME=" + f.home}, f.tl.fleet, "worker", "--temporal", f.addr(),
+		"--provider", "anthropic", "--base-url", f.model.url, "--api-key", "test-key", "--blobs", f.blobs, "--identity", name)
+	f.waitOutput(p, "serving")
+	return p
+}
+
+// daemon starts zot daemon, with the fleet's executor unless inProcess.
+func (f *fleetSetup) daemon(name string, inProcess bool) (*proc, string) {
+	f.t.Helper()
+	sock := filepath.Join(f.dir, name+".sock")
+	args := []string{f.tl.zot, "daemon", "--provider", "anthropic", "--base-url", f.model.url, "--api-key", "test-key", "--permission", "allow"}
+	if !inProcess {
+		args = append(args, "--executor", "temporal", "--temporal", f.addr(), "--blobs", f.blobs)
+	}
+	p := start(f.t, name, []string{"ZOT_HOME=" + f.home, "ZOT_SOCKET=" + sock}, args...)
+	f.waitOutput(p, "listening")
+	return p, sock
+}
+
+func (f *fleetSetup) waitOutput(p *proc, want string) {
+	f.t.Helper()
+	deadline := time.Now().Add(hang)
+	for time.Now().Before(deadline) {
+		if strings.Contains(p.out.String(), want) {
+			return
+		}
+		select {
+		case <-p.done:
+			f.t.Fatalf("%s exited:\n%s", p.name, p.out.String())
+		case <-time.After(50 * time.Millisecond):
+		}
+	}
+	f.t.Fatalf("%s never said %q:\n%s", p.name, want, p.out.String())
+}
+
+// modelRequest is what the fake model reads of a request.
+type modelRequest struct {
+	// Results counts the tool results in the request's messages.
+	Results int
+	// LastResult is the text of the last tool result.
+	LastResult string
+}
+
+// answerPart is one piece of an answer: text (streamed in Chunks pieces
+// Delay apart) or a tool call.
+type answerPart struct {
+	Text  string
+	Delay time.Duration
+	Tool  string
+	Args  string
+}
+
+// fakeModel answers as Anthropic's Messages API streams, and counts the
+// requests of each kind (by how many tool results they carry).
+type fakeModel struct {
+	url     string
+	answers func(modelRequest) []answerPart
+
+	mu       sync.Mutex
+	requests map[int]int // tool results in the request → requests
+	started  chan int    // a request began streaming (its result count)
+}
+
+func newFakeModel(t *testing.T, answers func(modelRequest) []answerPart) *fakeModel {
+	m := &fakeModel{answers: answers, requests: map[int]int{}, started: make(chan int, 64)}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := &http.Server{Handler: m}
+	go func() { _ = srv.Serve(ln) }()
+	t.Cleanup(func() { _ = srv.Close() })
+	m.url = "http://" + ln.Addr().String()
+	return m
+}
+
+func (m *fakeModel) count(results int) int {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.requests[results]
+}
+
+func (m *fakeModel) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	body, err := io.ReadAll(r.Body)
+	if err != nil {
+		return
+	}
+	var req struct {
+		Messages []struct {
+			Content json.RawMessage `json:"content"`
+		} `json:"messages"`
+	}
+	if err := json.Unmarshal(body, &req); err != nil {
+		http.Error(w, err.Error(), http.StatusBadRequest)
+		return
+	}
+	var mr modelRequest
+	for _, msg := range req.Messages {
+		var blocks []struct {
+			Type    string          `json:"type"`
+			Content json.RawMessage `json:"content"`
+		}
+		if json.Unmarshal(msg.Content, &blocks) != nil {
+			continue
+		}
+		for _, b := range blocks {
+			if b.Type == "tool_result" {
+				mr.Results++
+				mr.LastResult = string(b.Content)
+			}
+		}
+	}
+	m.mu.Lock()
+	m.requests[mr.Results]++
+	m.mu.Unlock()
+	select {
+	case m.started <- mr.Results:
+	default:
+	}
+	w.Header().Set("Content-Type", "text/event-stream")
+	fl := w.(http.Flusher)
+	ev := func(name, data string) {
+		fmt.Fprintf(w, "event: %s\ndata: %s\n\n", name, data)
+		fl.Flush()
+	}
+	ev("message_start", `{"type":"message_start","message":{"id":"msg_1","type":"message","role":"assistant","content":[],"model":"claude-sonnet-4-5","stop_reason":null,"stop_sequence":null,"usage":{"input_tokens":10,"output_tokens":1}}}`)
+	stop := "end_turn"
+	for i, p := range m.answers(mr) {
+		if p.Tool != "" {
+			stop = "tool_use"
+			ev("content_block_start", fmt.Sprintf(`{"type":"content_block_start","index":%d,"content_block":{"type":"tool_use","id":"toolu_%d_%d","name":%q,"input":{}}}`, i, mr.Results, i, p.Tool))
+			ev("content_block_delta", fmt.Sprintf(`{"type":"content_block_delta","index":%d,"delta":{"type":"input_json_delta","partial_json":%s}}`, i, strconv.Quote(p.Args)))
+		} else {
+			ev("content_block_start", fmt.Sprintf(`{"type":"content_block_start","index":%d,"content_block":{"type":"text","text":""}}`, i))
+			for _, word := range strings.SplitAfter(p.Text, " ") {
+				if p.Delay > 0 {
+					select {
+					case <-time.After(p.Delay):
+					case <-r.Context().Done():
+						return
+					}
+				}
+				ev("content_block_delta", fmt.Sprintf(`{"type":"content_block_delta","index":%d,"delta":{"type":"text_delta","text":%s}}`, i, strconv.Quote(word)))
+			}
+		}
+		ev("content_block_stop", fmt.Sprintf(`{"type":"content_block_stop","index":%d}`, i))
+	}
+	ev("message_delta", `{"type":"message_delta","delta":{"stop_reason":"`+stop+`","stop_sequence":null},"usage":{"output_tokens":5}}`)
+	ev("message_stop", `{"type":"message_stop"}`)
+}
+
+// acpClient speaks ACP to a daemon's socket, answering permission
+// requests with their first option.
+type acpClient struct {
+	t    *testing.T
+	conn net.Conn
+	in   *bufio.Reader
+	n    int
+
+	mu      sync.Mutex
+	updates []json.RawMessage
+	// onUpdate, when set, sees each update as it comes.
+	onUpdate func(json.RawMessage)
+}
+
+func dialACP(t *testing.T, sock string) *acpClient {
+	t.Helper()
+	conn, err := net.Dial("unix", sock)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { conn.Close() })
+	c := &acpClient{t: t, conn: conn, in: bufio.NewReaderSize(conn, 1<<20)}
+	c.call("initialize", map[string]any{"protocolVersion": 1, "clientCapabilities": map[string]any{}})
+	return c
+}
+
+// call sends a request and reads until its answer, collecting updates.
+func (c *acpClient) call(method string, params any) json.RawMessage {
+	c.t.Helper()
+	res, err := c.try(method, params)
+	if err != nil {
+		c.t.Fatalf("%s: %v", method, err)
+	}
+	return res
+}
+
+func (c *acpClient) try(method string, params any) (json.RawMessage, error) {
+	c.n++
+	id := c.n
+	line, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": id, "method": method, "params": params})
+	if _, err := c.conn.Write(append(line, '\n')); err != nil {
+		return nil, err
+	}
+	_ = c.conn.SetReadDeadline(time.Now().Add(hang))
+	for {
+		l, err := c.in.ReadBytes('\n')
+		if err != nil {
+			return nil, err
+		}
+		var m struct {
+			ID     *json.RawMessage `json:"id"`
+			Method string           `json:"method"`
+			Params json.RawMessage  `json:"params"`
+			Result json.RawMessage  `json:"result"`
+			Error  json.RawMessage  `json:"error"`
+		}
+		if err := json.Unmarshal(l, &m); err != nil {
+			return nil, err
+		}
+		switch {
+		case m.Method == "session/update":
+			var p struct {
+				Update json.RawMessage `json:"update"`
+			}
+			_ = json.Unmarshal(m.Params, &p)
+			c.mu.Lock()
+			c.updates = append(c.updates, p.Update)
+			on := c.onUpdate
+			c.mu.Unlock()
+			if on != nil {
+				on(p.Update)
+			}
+		case m.Method == "session/request_permission":
+			var p struct {
+				Options []struct {
+					OptionID string `json:"optionId"`
+				} `json:"options"`
+			}
+			_ = json.Unmarshal(m.Params, &p)
+			ans, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": m.ID, "result": map[string]any{"outcome": map[string]any{"outcome": "selected", "optionId": p.Options[0].OptionID}}})
+			_, _ = c.conn.Write(append(ans, '\n'))
+		case m.Method != "":
+		case m.ID != nil && string(*m.ID) == strconv.Itoa(id):
+			if len(m.Error) > 0 {
+				return nil, fmt.Errorf("error: %s", m.Error)
+			}
+			return m.Result, nil
+		}
+	}
+}
+
+func (c *acpClient) newSession(cwd string) string {
+	c.t.Helper()
+	var r struct {
+		SessionID string `json:"sessionId"`
+	}
+	_ = json.Unmarshal(c.call("session/new", map[string]any{"cwd": cwd, "mcpServers": []any{}}), &r)
+	return r.SessionID
+}
+
+func (c *acpClient) prompt(session, text string) json.RawMessage {
+	c.t.Helper()
+	return c.call("session/prompt", map[string]any{"sessionId": session, "prompt": []any{map[string]any{"type": "text", "text": text}}})
+}
+
+// taken returns the updates so far and forgets them.
+func (c *acpClient) taken() []json.RawMessage {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	u := c.updates
+	c.updates = nil
+	return u
+}
+
+// text is what the agent_message_chunk updates said, in order.
+func text(updates []json.RawMessage) string {
+	var b strings.Builder
+	for _, u := range updates {
+		var m struct {
+			Kind    string `json:"sessionUpdate"`
+			Content struct {
+				Text string `json:"text"`
+			} `json:"content"`
+		}
+		_ = json.Unmarshal(u, &m)
+		if m.Kind == "agent_message_chunk" {
+			b.WriteString(m.Content.Text)
+		}
+	}
+	return b.String()
+}
+
+// wait waits for cond, polling.
+func wait(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(hang)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out waiting for %s", what)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// withTimeout runs fn, failing the test when it takes longer than hang.
+func withTimeout(t *testing.T, fn func(ctx context.Context)) {
+	ctx, cancel := context.WithTimeout(context.Background(), hang)
+	defer cancel()
+	fn(ctx)
+}

@@ -1,0 +1,117 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/urfave/cli/v3"
+
+	"zot.dev/zot/internal/fleet"
+)
+
+// fleetFlags are zot daemon's flags of the executor that runs its
+// sessions' turns on a Temporal fleet (docs/fleet.md).
+func fleetFlags() []cli.Flag {
+	return []cli.Flag{
+		&cli.StringFlag{Name: "executor", Value: "in-process", Local: true,
+			Usage: "where the sessions' turns run: in-process, or temporal (durable turns on a fleet of zot-fleet workers; docs/fleet.md)"},
+		&cli.StringFlag{Name: "temporal", Value: "127.0.0.1:7233", Local: true, Usage: "--executor temporal: the Temporal frontend, HOST:PORT"},
+		&cli.StringFlag{Name: "namespace", Value: "default", Local: true, Usage: "--executor temporal: the Temporal namespace"},
+		&cli.StringFlag{Name: "task-queue", Value: "zot", Local: true, Usage: "--executor temporal: the task queue of the turns' workflows and model calls"},
+		&cli.StringFlag{Name: "tool-queue", Local: true, Usage: "--executor temporal: the task queue of the workers holding the sessions' working directories (default: --task-queue)"},
+		&cli.StringFlag{Name: "blobs", Local: true, Usage: "--executor temporal: the blob store directory the fleet shares (default: <zot home>/fleet/blobs)"},
+		&cli.StringFlag{Name: "temporal-tls-cert", Local: true, Usage: "--executor temporal: client certificate (PEM) for mTLS to the cluster"},
+		&cli.StringFlag{Name: "temporal-tls-key", Local: true, Usage: "--executor temporal: the client certificate's key (PEM)"},
+		&cli.StringFlag{Name: "temporal-tls-ca", Local: true, Usage: "--executor temporal: CA bundle (PEM) the cluster's certificate is checked against"},
+		&cli.StringFlag{Name: "temporal-tls-server-name", Local: true, Usage: "--executor temporal: the server name the cluster's certificate must carry"},
+	}
+}
+
+// fleetFlagNames are the names fleetFlags defines.
+var fleetFlagNames = []string{"executor", "temporal", "namespace", "task-queue", "tool-queue", "blobs",
+	"temporal-tls-cert", "temporal-tls-key", "temporal-tls-ca", "temporal-tls-server-name"}
+
+// fleetBinary is the program beside zot that links the Temporal SDK.
+const fleetBinary = "zot-fleet"
+
+// besideZot returns the path of zot-fleet beside the running zot, or an
+// error that says how to get it.
+func besideZot() (string, error) {
+	self, err := os.Executable()
+	if err != nil {
+		return "", fmt.Errorf("finding zot's own path: %w", err)
+	}
+	if real, err := filepath.EvalSymlinks(self); err == nil {
+		self = real
+	}
+	path := filepath.Join(filepath.Dir(self), fleetBinary)
+	if _, err := os.Stat(path); err != nil {
+		return "", fmt.Errorf("%s is not beside zot (%s): the Temporal executor and worker are in a binary of their own; make build (or make install) builds both", fleetBinary, path)
+	}
+	return path, nil
+}
+
+// startFleet starts zot-fleet client for --executor temporal and waits
+// until it has reached the cluster; nil, nil with the in-process
+// executor.
+func startFleet(ctx context.Context, cmd *cli.Command, log io.Writer) (*fleet.Remote, error) {
+	switch cmd.String("executor") {
+	case "", "in-process":
+		for _, n := range fleetFlagNames[1:] {
+			if cmd.IsSet(n) {
+				return nil, usagef("--%s applies to --executor temporal", n)
+			}
+		}
+		return nil, nil
+	case "temporal":
+	default:
+		return nil, usagef("--executor %q: want in-process or temporal", cmd.String("executor"))
+	}
+	path, err := besideZot()
+	if err != nil {
+		return nil, &exitError{code: 1, msg: "zot: --executor temporal: " + err.Error()}
+	}
+	args := []string{"client", "--temporal", cmd.String("temporal"), "--namespace", cmd.String("namespace"), "--task-queue", cmd.String("task-queue")}
+	for _, f := range [][2]string{{"tool-queue", "tool-queue"}, {"blobs", "blobs"}, {"temporal-tls-cert", "tls-cert"}, {"temporal-tls-key", "tls-key"}, {"temporal-tls-ca", "tls-ca"}, {"temporal-tls-server-name", "tls-server-name"}} {
+		if v := cmd.String(f[0]); v != "" {
+			args = append(args, "--"+f[1], v)
+		}
+	}
+	r, err := fleet.Start(path, args, log)
+	if err != nil {
+		return nil, &exitError{code: 1, msg: "zot: " + err.Error()}
+	}
+	wait, cancel := context.WithTimeout(ctx, 30*time.Second)
+	defer cancel()
+	if err := r.Ready(wait); err != nil {
+		_ = r.Close(time.Second)
+		if errors.Is(err, context.DeadlineExceeded) {
+			err = fmt.Errorf("zot-fleet client did not reach Temporal at %s within 30 s", cmd.String("temporal"))
+		}
+		return nil, &exitError{code: 1, msg: "zot: --executor temporal: " + err.Error()}
+	}
+	return r, nil
+}
+
+// workerCommand runs zot-fleet worker, from beside zot, with the same
+// arguments.
+func workerCommand(std streams) *cli.Command {
+	return &cli.Command{
+		Name:            "worker",
+		HideHelpCommand: true,
+		Usage:           "run turns of zot daemon --executor temporal on a Temporal fleet (zot-fleet worker; docs/fleet.md)",
+		SkipFlagParsing: true,
+		Action: func(ctx context.Context, cmd *cli.Command) error {
+			path, err := besideZot()
+			if err != nil {
+				return &exitError{code: 1, msg: "zot worker: " + err.Error()}
+			}
+			return execFleet(path, append([]string{fleetBinary, "worker"}, cmd.Args().Slice()...))
+		},
+	}
+}

@@ -1,0 +1,75 @@
+package fleet
+
+import (
+	"encoding/json"
+
+	"zot.dev/zot/internal/llm"
+	"zot.dev/zot/internal/models"
+)
+
+// Turn is one prompt the fleet runs: what a workflow of the turn needs
+// and the daemon alone knows.
+type Turn struct {
+	// ID names the turn; it is the workflow's id.
+	ID string `json:"id"`
+	// Session is the session's id ("" for one kept in memory only).
+	Session string `json:"session,omitempty"`
+	// CWD is the session's working directory, where its tools run.
+	CWD string `json:"cwd"`
+	// Provider and Model say which model answers; the workers' provider
+	// must be Provider.
+	Provider string `json:"provider"`
+	Model    string `json:"model"`
+	// Reasoning is the reasoning level, "" for the model's default.
+	Reasoning string `json:"reasoning,omitempty"`
+	// System is the system prompt and Tools the tools the model is
+	// offered.
+	System string         `json:"system"`
+	Tools  []llm.ToolSpec `json:"tools"`
+	// Transcript is the session's transcript, the prompt's user message
+	// last, one message per element as a session file holds it.
+	Transcript []json.RawMessage `json:"transcript"`
+	// MaxSteps bounds the turn's model calls.
+	MaxSteps int `json:"max_steps"`
+	// Meter is the session's running usage and cost.
+	Meter models.MeterState `json:"meter"`
+}
+
+// TurnResult is how a turn ended.
+type TurnResult struct {
+	// Transcript is the session's transcript at the turn's end.
+	Transcript []json.RawMessage `json:"transcript"`
+	// Meter is the running usage and cost at the turn's end.
+	Meter models.MeterState `json:"meter"`
+	// Code and Message are the turn's error, "" when it succeeded.
+	Code    string `json:"code,omitempty"`
+	Message string `json:"message,omitempty"`
+	// Aborted says the turn was aborted.
+	Aborted bool `json:"aborted,omitempty"`
+}
+
+// Frame is one line between zot and zot-fleet client, both ways.
+//
+// zot sends submit (Turn) and abort (Turn's id); zot-fleet client sends
+// ready once connected to the cluster, event (one event of a turn, in
+// the turn's order, each once), done (the turn's result, after its last
+// event) and error (a turn that could not be run, or, without a turn, the
+// client's own failure).
+type Frame struct {
+	Type   string          `json:"type"`
+	Turn   string          `json:"turn,omitempty"`
+	Input  *Turn           `json:"input,omitempty"`
+	Event  json.RawMessage `json:"event,omitempty"`
+	Result *TurnResult     `json:"result,omitempty"`
+	Error  string          `json:"error,omitempty"`
+}
+
+// The frame types.
+const (
+	FrameSubmit = "submit"
+	FrameAbort  = "abort"
+	FrameReady  = "ready"
+	FrameEvent  = "event"
+	FrameDone   = "done"
+	FrameError  = "error"
+)

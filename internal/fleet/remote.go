@@ -1,0 +1,290 @@
+package fleet
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os/exec"
+	"sync"
+	"time"
+
+	"zot.dev/zot/internal/agent"
+	"zot.dev/zot/internal/engine"
+	"zot.dev/zot/internal/llm"
+	"zot.dev/zot/internal/ndjson"
+	"zot.dev/zot/internal/sessionfile"
+	"zot.dev/zot/sdk/wire"
+)
+
+// Remote is an engine.Executor that runs each prompt as a durable turn
+// of a fleet, through a zot-fleet client process it starts and owns: it
+// sends the turn (the transcript, the model, the tools offered, the
+// working directory), emits the turn's events as they come back (in
+// order, each once, however often the workers running it were replaced),
+// and leaves the agent holding the transcript and usage the turn ended
+// with. Remote is safe for concurrent use by many sessions.
+type Remote struct {
+	cmd  *exec.Cmd
+	in   io.WriteCloser
+	wmu  sync.Mutex // one frame at a time on in
+	log  io.Writer
+	done chan struct{} // closed when the reader has ended
+	wait sync.WaitGroup
+
+	ready chan struct{} // closed at the client's ready frame
+
+	mu    sync.Mutex
+	turns map[string]chan Frame
+	err   error // why the client is gone, once it is
+}
+
+// MaxSteps bounds each turn's model calls (agent.DefaultMaxSteps).
+const MaxSteps = agent.DefaultMaxSteps
+
+// Start starts the client program at path with args (zot-fleet client
+// and its flags); what it writes on stderr goes to log.
+func Start(path string, args []string, log io.Writer) (*Remote, error) {
+	cmd := exec.Command(path, args...)
+	cmd.Stderr = log
+	in, err := cmd.StdinPipe()
+	if err != nil {
+		return nil, fmt.Errorf("fleet: %w", err)
+	}
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		return nil, fmt.Errorf("fleet: %w", err)
+	}
+	if err := cmd.Start(); err != nil {
+		return nil, fmt.Errorf("fleet: starting %s: %w", path, err)
+	}
+	r := &Remote{cmd: cmd, in: in, log: log, done: make(chan struct{}), ready: make(chan struct{}), turns: make(map[string]chan Frame)}
+	r.wait.Add(1)
+	go r.read(out)
+	return r, nil
+}
+
+// read dispatches the client's frames until it ends, then fails every
+// turn still waiting.
+func (r *Remote) read(out io.Reader) {
+	defer r.wait.Done()
+	defer close(r.done)
+	lines := ndjson.NewReader(out, 0)
+	readyOnce := sync.Once{}
+	var cause error
+	for {
+		line, err := lines.Next()
+		if err != nil {
+			cause = err
+			break
+		}
+		var f Frame
+		if err := json.Unmarshal(line, &f); err != nil {
+			fmt.Fprintf(r.log, "zot: fleet client: a line that is no frame: %v\n", err)
+			continue
+		}
+		switch {
+		case f.Type == FrameReady:
+			readyOnce.Do(func() { close(r.ready) })
+		case f.Turn == "":
+			if f.Type == FrameError {
+				fmt.Fprintf(r.log, "zot: fleet client: %s\n", f.Error)
+			}
+		default:
+			r.mu.Lock()
+			ch := r.turns[f.Turn]
+			r.mu.Unlock()
+			if ch != nil {
+				ch <- f
+			}
+		}
+	}
+	if errors.Is(cause, io.EOF) {
+		cause = errors.New("the fleet client exited")
+	}
+	werr := r.cmd.Wait()
+	if werr != nil {
+		cause = fmt.Errorf("the fleet client exited: %w", werr)
+	}
+	r.mu.Lock()
+	r.err = cause
+	for id, ch := range r.turns {
+		ch <- Frame{Type: FrameError, Turn: id, Error: cause.Error()}
+	}
+	r.mu.Unlock()
+}
+
+// send writes one frame to the client.
+func (r *Remote) send(f Frame) error {
+	line, err := json.Marshal(f)
+	if err != nil {
+		return err
+	}
+	r.wmu.Lock()
+	defer r.wmu.Unlock()
+	_, err = r.in.Write(append(line, '\n'))
+	return err
+}
+
+// Ready waits until the client has reached the cluster, ctx ends or the
+// client exits.
+func (r *Remote) Ready(ctx context.Context) error {
+	select {
+	case <-r.ready:
+		return nil
+	case <-r.done:
+		r.mu.Lock()
+		defer r.mu.Unlock()
+		return fmt.Errorf("fleet: %w", r.err)
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// Prompt runs t as a turn of the fleet.
+func (r *Remote) Prompt(ctx context.Context, t engine.ExecTurn, emit func(wire.Event)) error {
+	a := t.Agent
+	if t.Text == "" && len(t.Images) == 0 {
+		return &agent.Error{Code: wire.CodeInvalidParams, Message: "empty prompt: give text or an image"}
+	}
+	msg, ev := a.UserMessage(t.Text, t.Images, t.Source)
+	before := a.Transcript()
+	emit(ev)
+	turn, err := newTurn(t, append(before, msg))
+	if err != nil {
+		return &agent.Error{Code: wire.CodeInternal, Message: "fleet: " + err.Error()}
+	}
+	if err := r.Ready(ctx); err != nil {
+		if ctx.Err() != nil {
+			emit(&wire.TurnStartEvent{Step: 1})
+			emit(&wire.TurnEndEvent{Stop: wire.StopAborted, Error: llm.ErrorText(context.Cause(ctx))})
+			return ctx.Err()
+		}
+		return &agent.Error{Code: wire.CodeProviderError, Message: err.Error()}
+	}
+	ch := make(chan Frame, 4096)
+	r.mu.Lock()
+	if r.err != nil {
+		err := r.err
+		r.mu.Unlock()
+		return &agent.Error{Code: wire.CodeProviderError, Message: "fleet: " + err.Error()}
+	}
+	r.turns[turn.ID] = ch
+	r.mu.Unlock()
+	defer func() {
+		r.mu.Lock()
+		delete(r.turns, turn.ID)
+		r.mu.Unlock()
+	}()
+	if err := r.send(Frame{Type: FrameSubmit, Turn: turn.ID, Input: turn}); err != nil {
+		return &agent.Error{Code: wire.CodeProviderError, Message: "fleet: sending the turn: " + err.Error()}
+	}
+	abort := ctx.Done()
+	for {
+		select {
+		case <-abort:
+			abort = nil // asked once; the turn's end still comes
+			if err := r.send(Frame{Type: FrameAbort, Turn: turn.ID}); err != nil {
+				fmt.Fprintf(r.log, "zot: fleet: aborting turn %s: %v\n", turn.ID, err)
+			}
+		case f := <-ch:
+			switch f.Type {
+			case FrameEvent:
+				ev, err := wire.DecodeEvent(f.Event)
+				if err != nil {
+					fmt.Fprintf(r.log, "zot: fleet: turn %s: an event that does not decode: %v\n", turn.ID, err)
+					continue
+				}
+				emit(ev)
+			case FrameError:
+				return &agent.Error{Code: wire.CodeProviderError, Message: "fleet: " + f.Error}
+			case FrameDone:
+				return r.finish(ctx, a, f.Result)
+			}
+		}
+	}
+}
+
+// finish leaves the agent holding the turn's end and returns the
+// turn's error.
+func (r *Remote) finish(ctx context.Context, a *agent.Agent, res *TurnResult) error {
+	if res == nil {
+		return &agent.Error{Code: wire.CodeInternal, Message: "fleet: a turn ended without its result"}
+	}
+	msgs := make([]llm.Message, 0, len(res.Transcript))
+	for i, line := range res.Transcript {
+		m, err := sessionfile.DecodeMessage(line)
+		if err != nil {
+			return &agent.Error{Code: wire.CodeInternal, Message: fmt.Sprintf("fleet: message %d of the turn's transcript: %v", i, err)}
+		}
+		msgs = append(msgs, m)
+	}
+	if err := a.SetTranscript(msgs); err != nil {
+		return &agent.Error{Code: wire.CodeInternal, Message: "fleet: " + err.Error()}
+	}
+	a.SetMeter(res.Meter)
+	switch {
+	case res.Aborted:
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		return context.Canceled
+	case res.Code != "":
+		return &agent.Error{Code: wire.ErrorCode(res.Code), Message: res.Message}
+	}
+	return nil
+}
+
+// newTurn describes t, whose transcript is msgs, for the fleet.
+func newTurn(t engine.ExecTurn, msgs []llm.Message) (*Turn, error) {
+	var id [8]byte
+	if _, err := rand.Read(id[:]); err != nil {
+		return nil, err
+	}
+	session := t.Session
+	if session == "" {
+		session = "memory"
+	}
+	lines := make([]json.RawMessage, len(msgs))
+	for i, m := range msgs {
+		line, err := sessionfile.EncodeMessage(m)
+		if err != nil {
+			return nil, fmt.Errorf("message %d: %w", i, err)
+		}
+		lines[i] = line
+	}
+	system, tools := t.Agent.Offer()
+	model := t.Agent.Model()
+	return &Turn{
+		ID:         fmt.Sprintf("zot-%s-%d-%s", session, len(msgs), hex.EncodeToString(id[:])),
+		Session:    t.Session,
+		CWD:        t.CWD,
+		Provider:   model.Provider,
+		Model:      model.ID,
+		Reasoning:  t.Agent.Reasoning(),
+		System:     system,
+		Tools:      tools,
+		Transcript: lines,
+		MaxSteps:   MaxSteps,
+		Meter:      t.Agent.Meter(),
+	}, nil
+}
+
+// Close ends the client: its input closes, and after timeout it is
+// killed. Turns still running go on in the fleet.
+func (r *Remote) Close(timeout time.Duration) error {
+	r.wmu.Lock()
+	err := r.in.Close()
+	r.wmu.Unlock()
+	select {
+	case <-r.done:
+	case <-time.After(timeout):
+		_ = r.cmd.Process.Kill()
+		<-r.done
+	}
+	r.wait.Wait()
+	return err
+}
