@@ -182,6 +182,35 @@ test-browser: build chromium firefox test-home ## the inspector's page in Chromi
 		$(GO) test -count=1 -timeout 10m -artifacts -outputdir '$(BROWSER_OUT)' ./... $(BROWSER_ARGS)
 	@echo "screenshots: $$(find '$(BROWSER_OUT)' -name '*.png' | head -1 | xargs -r dirname)"
 
+# The fleet (cmd/zot-fleet, docs/fleet.md) against the Temporal CLI's dev
+# server: the CLI is built once into bin/tools from the Go module proxy
+# (about five minutes on a clean machine) and again only when
+# TEMPORAL_CLI_VERSION changes. The tests start the dev server on
+# loopback (its state in a file), zot-fleet workers and zot daemon
+# --executor temporal, and kill them mid-turn.
+TEMPORAL_CLI_VERSION ?= v1.5.1
+TEMPORAL_TOOLS       := $(CURDIR)/bin/tools
+TEMPORAL             := $(TEMPORAL_TOOLS)/temporal
+TEMPORAL_STAMP       := $(TEMPORAL_TOOLS)/.temporal-$(TEMPORAL_CLI_VERSION)
+
+$(TEMPORAL_STAMP):
+	mkdir -p '$(TEMPORAL_TOOLS)'
+	GOBIN='$(TEMPORAL_TOOLS)' $(GO) install github.com/temporalio/cli/cmd/temporal@$(TEMPORAL_CLI_VERSION)
+	rm -f '$(TEMPORAL_TOOLS)'/.temporal-* && touch '$@'
+
+.PHONY: temporal
+temporal: $(TEMPORAL_STAMP) ## build the Temporal CLI (its dev server) into bin/tools, once per TEMPORAL_CLI_VERSION
+
+.PHONY: test-fleet
+test-fleet: build temporal test-home ## the fleet end to end: dev server, workers and zot daemon --executor temporal, killed mid-turn
+	cd cmd/zot-fleet && $(TEST_ENV) ZOT_TEMPORAL='$(TEMPORAL)' ZOT_BIN='$(abspath $(BIN))/zot' \
+		ZOT_FLEET_BIN='$(abspath $(BIN))/zot-fleet' ZOT_E2E_REQUIRED=1 $(GO) test -race -count=1 -timeout 20m ./...
+
+.PHONY: fleet-demo
+fleet-demo: build temporal ## a dev server, two workers and a daemon on this machine; prints where to look (Ctrl-C stops them)
+	ZOT_TEMPORAL='$(TEMPORAL)' ZOT_BIN='$(abspath $(BIN))/zot' ZOT_FLEET_BIN='$(abspath $(BIN))/zot-fleet' \
+		bash cmd/zot-fleet/demo.sh '$(CURDIR)/.tmp/fleet-demo'
+
 .PHONY: inspect-shots
 inspect-shots: ## rewrite docs/images/inspect-*.png from the browser test
 	$(MAKE) --no-print-directory test-browser BROWSER_ARGS='-args -docs $(CURDIR)/docs/images'

@@ -28,6 +28,13 @@ type Blobs interface {
 	Put(ctx context.Context, data []byte) (string, error)
 	// Get returns the data of ref.
 	Get(ctx context.Context, ref string) ([]byte, error)
+	// Mark names ref: a finished activity records its result under a
+	// name of its attempt's place in the turn, so that an attempt made
+	// again after its report was lost (its worker died, the cluster was
+	// away) returns it instead of paying for the work twice.
+	Mark(ctx context.Context, name, ref string) error
+	// Marked returns the reference named name, "" when there is none.
+	Marked(ctx context.Context, name string) (string, error)
 }
 
 // Dir is a Blobs in a local directory (or one every worker mounts), one
@@ -92,4 +99,69 @@ func (d Dir) Get(ctx context.Context, ref string) ([]byte, error) {
 		return nil, errors.New("blob store: " + ref + " does not hold what it names")
 	}
 	return data, nil
+}
+
+// Mark names ref (see Blobs).
+func (d Dir) Mark(ctx context.Context, name, ref string) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	if err := checkName(name); err != nil {
+		return err
+	}
+	dir := filepath.Join(string(d), "names")
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return fmt.Errorf("blob store: %w", err)
+	}
+	f, err := os.CreateTemp(dir, ".mark-*")
+	if err != nil {
+		return fmt.Errorf("blob store: %w", err)
+	}
+	_, werr := f.WriteString(ref)
+	if werr == nil {
+		werr = f.Sync()
+	}
+	if cerr := f.Close(); werr == nil {
+		werr = cerr
+	}
+	if werr == nil {
+		werr = os.Rename(f.Name(), filepath.Join(dir, name))
+	}
+	if werr != nil {
+		os.Remove(f.Name())
+		return fmt.Errorf("blob store: naming %s: %w", name, werr)
+	}
+	return nil
+}
+
+// Marked returns the reference named name, "" when there is none.
+func (d Dir) Marked(ctx context.Context, name string) (string, error) {
+	if err := ctx.Err(); err != nil {
+		return "", err
+	}
+	if err := checkName(name); err != nil {
+		return "", err
+	}
+	b, err := os.ReadFile(filepath.Join(string(d), "names", name))
+	if errors.Is(err, os.ErrNotExist) {
+		return "", nil
+	}
+	if err != nil {
+		return "", fmt.Errorf("blob store: %w", err)
+	}
+	return string(b), nil
+}
+
+// checkName accepts names of letters, digits, '-', '_' and '.' that do
+// not start with a dot.
+func checkName(name string) error {
+	if name == "" || name[0] == '.' || len(name) > 200 {
+		return fmt.Errorf("blob store: %q is not a name", name)
+	}
+	for _, r := range name {
+		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '-' || r == '_' || r == '.') {
+			return fmt.Errorf("blob store: %q is not a name", name)
+		}
+	}
+	return nil
 }

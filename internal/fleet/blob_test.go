@@ -34,3 +34,22 @@ func TestDirBlobs(t *testing.T) {
 		t.Fatalf("Get of a changed blob = %v, want an error", err)
 	}
 }
+
+func TestDirMarks(t *testing.T) {
+	ctx := context.Background()
+	d := Dir(t.TempDir())
+	if ref, err := d.Marked(ctx, "step-1"); err != nil || ref != "" {
+		t.Fatalf("Marked before Mark = %q, %v", ref, err)
+	}
+	if err := d.Mark(ctx, "step-1", "sha256:ab"); err != nil {
+		t.Fatal(err)
+	}
+	if ref, err := d.Marked(ctx, "step-1"); err != nil || ref != "sha256:ab" {
+		t.Fatalf("Marked = %q, %v", ref, err)
+	}
+	for _, bad := range []string{"", "../x", ".hidden", "a/b"} {
+		if err := d.Mark(ctx, bad, "sha256:ab"); err == nil {
+			t.Errorf("Mark(%q) succeeded", bad)
+		}
+	}
+}

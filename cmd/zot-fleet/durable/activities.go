@@ -118,9 +118,16 @@ func (d described) Run(context.Context, tools.Call) (tools.Result, error) {
 	return tools.Result{}, errors.New("this worker describes the tool; it runs on the worker holding the working directory")
 }
 
-// Step makes one model call of a turn.
+// Step makes one model call of a turn. An attempt after one that
+// finished (whose report the cluster never got) returns what that one
+// recorded: a finished model call is not paid twice.
 func (w *Activities) Step(ctx context.Context, in StepInput) (StepOutput, error) {
 	defer w.beat(ctx)()
+	mark := fmt.Sprintf("%s.%d", in.Turn.ID, in.Seq)
+	var done StepOutput
+	if ok, err := w.recall(ctx, mark, &done); err != nil || ok {
+		return done, err
+	}
 	msgs, err := w.transcript(ctx, in.Transcript, in.Results)
 	if err != nil {
 		return StepOutput{}, err
@@ -156,12 +163,59 @@ func (w *Activities) Step(ctx context.Context, in StepInput) (StepOutput, error)
 	for _, c := range calls {
 		out.Calls = append(out.Calls, Call{ID: c.ID, Name: c.Name, Args: c.Args, ArgsError: c.ArgsError, Cut: c.Cut})
 	}
+	if !out.Aborted {
+		if err := w.remember(context.WithoutCancel(ctx), mark, out); err != nil {
+			return StepOutput{}, err
+		}
+	}
 	return out, nil
 }
 
-// Tool runs one tool call in the turn's working directory.
+// recall reads what the attempt named mark recorded into v.
+func (w *Activities) recall(ctx context.Context, mark string, v any) (bool, error) {
+	ref, err := w.Blobs.Marked(ctx, mark)
+	if err != nil || ref == "" {
+		return false, err
+	}
+	data, err := w.Blobs.Get(ctx, ref)
+	if err != nil {
+		return false, err
+	}
+	return true, json.Unmarshal(data, v)
+}
+
+// remember records v as the result of the attempt named mark.
+func (w *Activities) remember(ctx context.Context, mark string, v any) error {
+	data, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	ref, err := w.Blobs.Put(ctx, data)
+	if err != nil {
+		return err
+	}
+	return w.Blobs.Mark(ctx, mark, ref)
+}
+
+// Tool runs one tool call in the turn's working directory, and records
+// its result as Step does. A later attempt never runs the call: it
+// returns the recorded result when the first attempt finished (its
+// report was lost), else answers the call as interrupted, since the
+// worker that ran it went away partway.
 func (w *Activities) Tool(ctx context.Context, in ToolInput) (ToolOutput, error) {
 	defer w.beat(ctx)()
+	mark := fmt.Sprintf("%s.%d", in.Turn.ID, in.Seq)
+	var done ToolOutput
+	if ok, err := w.recall(ctx, mark, &done); err != nil || ok {
+		return done, err
+	}
+	if activity.GetInfo(ctx).Attempt > 1 {
+		em := newEmitter(w.client(), in.Turn.Relay, in.Turn.ID, in.Seq)
+		res := agent.AnswerCall(in.Call.block(), InterruptedText, em.emit)
+		em.close()
+		ref, err := w.putResults(ctx, res)
+		return ToolOutput{Result: ref}, err
+	}
 	run := w.toolsOf(in.Turn.CWD)
 	a, err := w.newAgent(ctx, in.Turn, run)
 	if err != nil {
@@ -171,7 +225,11 @@ func (w *Activities) Tool(ctx context.Context, in ToolInput) (ToolOutput, error)
 	res := a.RunCall(ctx, in.Call.block(), em.emit)
 	em.close()
 	ref, err := w.putResults(context.WithoutCancel(ctx), res)
-	return ToolOutput{Result: ref}, err
+	if err != nil {
+		return ToolOutput{}, err
+	}
+	out := ToolOutput{Result: ref}
+	return out, w.remember(context.WithoutCancel(ctx), mark, out)
 }
 
 // Answer answers calls that did not run or did not finish.

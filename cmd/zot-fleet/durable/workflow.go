@@ -53,7 +53,9 @@ func Turn(ctx workflow.Context, in TurnInput) (TurnOutput, error) {
 		ScheduleToStartTimeout: ToolStartTimeout,
 		HeartbeatTimeout:       HeartbeatTimeout,
 		WaitForCancellation:    true,
-		RetryPolicy:            &temporal.RetryPolicy{MaximumAttempts: 1},
+		// The second attempt runs nothing: it returns what the first
+		// recorded, or answers the call as interrupted.
+		RetryPolicy: &temporal.RetryPolicy{InitialInterval: 200 * time.Millisecond, MaximumAttempts: 2},
 	})
 	answerCtx := workflow.WithActivityOptions(ctx, workflow.ActivityOptions{
 		StartToCloseTimeout: time.Minute,
@@ -98,7 +100,7 @@ func Turn(ctx workflow.Context, in TurnInput) (TurnOutput, error) {
 			end(nil, "", wire.StopError, out.Message)
 			return out, nil
 		}
-		out.Transcript, out.Meter, results = so.Transcript, so.Meter, nil
+		out.Transcript, out.Meter, out.Results, results = so.Transcript, so.Meter, nil, nil
 		switch {
 		case so.Aborted:
 			out.Aborted = true

@@ -1,0 +1,179 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// slowAnswer is a model that answers text word by word, delay apart.
+func slowAnswer(text string, delay time.Duration) func(modelRequest) []answerPart {
+	return func(modelRequest) []answerPart { return []answerPart{{Text: text, Delay: delay}} }
+}
+
+const longText = "one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen sixteen seventeen eighteen nineteen twenty."
+
+// promptAsync prompts in the background; the returned function waits for
+// the answer.
+func promptAsync(t *testing.T, c *acpClient, session, text string) func() json.RawMessage {
+	var res json.RawMessage
+	var err error
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		res, err = c.try("session/prompt", map[string]any{"sessionId": session, "prompt": []any{map[string]any{"type": "text", "text": text}}})
+	}()
+	return func() json.RawMessage {
+		wg.Wait()
+		if err != nil {
+			t.Fatalf("session/prompt: %v", err)
+		}
+		return res
+	}
+}
+
+// firstChunk returns a channel closed at the first agent_message_chunk.
+func firstChunk(c *acpClient) <-chan struct{} {
+	ch := make(chan struct{})
+	var once sync.Once
+	c.mu.Lock()
+	c.onUpdate = func(u json.RawMessage) {
+		if strings.Contains(string(u), `"agent_message_chunk"`) {
+			once.Do(func() { close(ch) })
+		}
+	}
+	c.mu.Unlock()
+	return ch
+}
+
+func waitChan(t *testing.T, what string, ch <-chan struct{}) {
+	t.Helper()
+	select {
+	case <-ch:
+	case <-time.After(hang):
+		t.Fatalf("timed out waiting for %s", what)
+	}
+}
+
+// TestFleetWorkerKilledMidModelCall: kill -9 of the worker streaming a
+// model call. The call is made again on the other worker, the client
+// sees the answer once, and only the call that was cut is paid again.
+func TestFleetWorkerKilledMidModelCall(t *testing.T) {
+	f := newFleet(t, slowAnswer(longText, 100*time.Millisecond))
+	w1 := f.worker("w1")
+	_, sock := f.daemon("d", false)
+	c := dialACP(t, sock)
+	s := c.newSession(f.dir)
+	c.taken()
+	chunk := firstChunk(c)
+	wait := promptAsync(t, c, s, "count")
+	waitChan(t, "the first chunk", chunk)
+	f.worker("w2")
+	w1.kill()
+	res := wait()
+	if !strings.Contains(string(res), `"end_turn"`) {
+		t.Fatalf("prompt answered %s", res)
+	}
+	if got := text(c.taken()); got != longText {
+		t.Errorf("the client saw %q, want the answer once: %q", got, longText)
+	}
+	if n := f.model.count(0); n != 2 {
+		t.Errorf("the model was asked %d times, want 2 (the call the kill cut, then its retry)", n)
+	}
+}
+
+// TestFleetWorkerKilledMidToolCall: kill -9 of the worker running bash.
+// The call is not run again: the model is told it was interrupted, and
+// the command's side effect happened once; the model call that asked
+// for it, finished before the kill, is not paid again.
+func TestFleetWorkerKilledMidToolCall(t *testing.T) {
+	marks := "marks.txt"
+	f := newFleet(t, toolThenAnswer("echo $$ > pid.txt; echo start >> "+marks+"; sleep 20; echo end >> "+marks, 0))
+	w1 := f.worker("w1")
+	_, sock := f.daemon("d", false)
+	c := dialACP(t, sock)
+	work := filepath.Join(f.dir, "work")
+	if err := os.MkdirAll(work, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	s := c.newSession(work)
+	t.Cleanup(func() {
+		// The killed worker's shell outlives it (a process group of its
+		// own, as kill -9 of a host would not leave it).
+		if b, err := os.ReadFile(filepath.Join(work, "pid.txt")); err == nil {
+			if pid, err := strconv.Atoi(strings.TrimSpace(string(b))); err == nil {
+				_ = syscall.Kill(-pid, syscall.SIGKILL)
+				_ = syscall.Kill(pid, syscall.SIGKILL)
+			}
+		}
+	})
+	wait := promptAsync(t, c, s, "run it")
+	wait2 := func() bool {
+		b, _ := os.ReadFile(filepath.Join(work, marks))
+		return strings.Contains(string(b), "start")
+	}
+	deadline := time.Now().Add(hang)
+	for !wait2() {
+		if time.Now().After(deadline) {
+			t.Fatal("bash never started")
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	f.worker("w2")
+	w1.kill()
+	res := wait()
+	if !strings.Contains(string(res), `"end_turn"`) {
+		t.Fatalf("prompt answered %s", res)
+	}
+	var result string
+	for _, u := range c.taken() {
+		if strings.Contains(string(u), `"tool_call_update"`) && strings.Contains(string(u), `"completed"`) || strings.Contains(string(u), `"failed"`) {
+			result = string(u)
+		}
+	}
+	if !strings.Contains(result, "interrupted") {
+		t.Errorf("the tool call's end, %s, does not say it was interrupted", result)
+	}
+	b, _ := os.ReadFile(filepath.Join(work, marks))
+	if n := strings.Count(string(b), "start"); n != 1 {
+		t.Errorf("bash started %d times (%q), want once", n, b)
+	}
+	if n0, n1 := f.model.count(0), f.model.count(1); n0 != 1 || n1 != 1 {
+		t.Errorf("model requests: %d before the tool and %d after, want 1 and 1", n0, n1)
+	}
+}
+
+// TestFleetServerDown: the dev server (its state in a file) is killed
+// for 10 s while a model call streams; the turn then finishes and the
+// client sees the answer once.
+func TestFleetServerDown(t *testing.T) {
+	f := newFleet(t, slowAnswer(longText, 100*time.Millisecond))
+	f.worker("w1")
+	_, sock := f.daemon("d", false)
+	c := dialACP(t, sock)
+	s := c.newSession(f.dir)
+	c.taken()
+	chunk := firstChunk(c)
+	wait := promptAsync(t, c, s, "count")
+	waitChan(t, "the first chunk", chunk)
+	f.server.kill()
+	time.Sleep(10 * time.Second)
+	f.startServer()
+	res := wait()
+	if !strings.Contains(string(res), `"end_turn"`) {
+		t.Fatalf("prompt answered %s", res)
+	}
+	if got := text(c.taken()); got != longText {
+		t.Errorf("the client saw %q, want the answer once: %q", got, longText)
+	}
+	if n := f.model.count(0); n != 1 {
+		t.Errorf("the model was asked %d times, want once: the call finished while the server was away", n)
+	}
+}
