@@ -13,6 +13,7 @@ import (
 	"sync"
 	"time"
 
+	"go.temporal.io/api/serviceerror"
 	"go.temporal.io/sdk/client"
 
 	"zot.dev/zot/cmd/zot-fleet/durable"
@@ -99,6 +100,12 @@ func runClient(ctx context.Context, args []string, stdin io.Reader, stdout, stde
 				defer turns.Done()
 				s.run(runCtx, f.Input)
 			}()
+		case fleet.FrameAwait:
+			turns.Add(1)
+			go func() {
+				defer turns.Done()
+				s.await(runCtx, f.Turn)
+			}()
 		case fleet.FrameAbort:
 			reason := f.Error
 			if reason == "" {
@@ -148,6 +155,20 @@ func (s *submitter) run(ctx context.Context, t *fleet.Turn) {
 		return
 	}
 	s.out.send(fleet.Frame{Type: fleet.FrameDone, Turn: t.ID, Result: res})
+}
+
+// await writes the end of turn id, which an earlier client submitted.
+func (s *submitter) await(ctx context.Context, id string) {
+	out, err := s.wait(ctx, s.cl.GetWorkflow(ctx, id, ""))
+	var res *fleet.TurnResult
+	if err == nil {
+		res, err = s.result(ctx, out)
+	}
+	if err != nil {
+		s.out.send(fleet.Frame{Type: fleet.FrameError, Turn: id, Error: err.Error()})
+		return
+	}
+	s.out.send(fleet.Frame{Type: fleet.FrameDone, Turn: id, Result: res})
 }
 
 func (s *submitter) turn(ctx context.Context, t *fleet.Turn) (*fleet.TurnResult, error) {
@@ -204,6 +225,10 @@ func (s *submitter) wait(ctx context.Context, run client.WorkflowRun) (durable.T
 		}
 		if ctx.Err() != nil {
 			return out, ctx.Err()
+		}
+		var missing *serviceerror.NotFound
+		if errors.As(err, &missing) {
+			return out, fmt.Errorf("turn %s: %w", run.GetID(), err)
 		}
 		fmt.Fprintf(s.stderr, "zot-fleet client: waiting for %s: %v (trying again)\n", run.GetID(), err)
 		select {

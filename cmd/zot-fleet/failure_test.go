@@ -177,3 +177,28 @@ func TestFleetServerDown(t *testing.T) {
 		t.Errorf("the model was asked %d times, want once: the call finished while the server was away", n)
 	}
 }
+
+// TestFleetDaemonKilledMidTurn: kill -9 of the daemon (and the client it
+// started) mid-answer. The turn finishes in the fleet; a daemon started
+// again shows all of it to a client that loads the session.
+func TestFleetDaemonKilledMidTurn(t *testing.T) {
+	f := newFleet(t, slowAnswer(longText, 100*time.Millisecond))
+	f.worker("w1")
+	d, sock := f.daemon("d", false)
+	c := dialACP(t, sock)
+	s := c.newSession(f.dir)
+	chunk := firstChunk(c)
+	_ = promptAsync(t, c, s, "count")
+	waitChan(t, "the first chunk", chunk)
+	d.kill()
+	_ = os.Remove(sock)
+	_, sock = f.daemon("d2", false)
+	c2 := dialACP(t, sock)
+	c2.call("session/load", map[string]any{"sessionId": s, "cwd": f.dir, "mcpServers": []any{}})
+	if got := text(c2.taken()); got != longText {
+		t.Errorf("session/load after the restart shows %q, want the whole answer %q", got, longText)
+	}
+	if n := f.model.count(0); n != 1 {
+		t.Errorf("the model was asked %d times, want once", n)
+	}
+}

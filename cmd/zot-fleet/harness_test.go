@@ -2,7 +2,6 @@ package main
 
 import (
 	"bufio"
-	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -35,7 +34,7 @@ const hang = 90 * time.Second
 // tools are the programs the tests run.
 type tools struct{ temporal, zot, fleet string }
 
-func needTools(t *testing.T) tools {
+func needTools(t testing.TB) tools {
 	t.Helper()
 	tl := tools{temporal: os.Getenv("ZOT_TEMPORAL"), zot: os.Getenv("ZOT_BIN"), fleet: os.Getenv("ZOT_FLEET_BIN")}
 	if tl.temporal == "" || tl.zot == "" || tl.fleet == "" {
@@ -48,7 +47,7 @@ func needTools(t *testing.T) tools {
 }
 
 // freePort returns a loopback port nobody listens on now.
-func freePort(t *testing.T) int {
+func freePort(t testing.TB) int {
 	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -66,7 +65,7 @@ type proc struct {
 	done chan struct{}
 }
 
-func start(t *testing.T, name string, env []string, args ...string) *proc {
+func start(t testing.TB, name string, env []string, args ...string) *proc {
 	t.Helper()
 	cmd := exec.Command(args[0], args[1:]...)
 	cmd.Env = append(os.Environ(), env...)
@@ -113,7 +112,7 @@ func (s *syncBuffer) String() string {
 
 // fleetSetup is a dev server, a fake model and what runs on them.
 type fleetSetup struct {
-	t      *testing.T
+	t      testing.TB
 	tl     tools
 	dir    string
 	port   int
@@ -123,7 +122,7 @@ type fleetSetup struct {
 	home   string
 }
 
-func newFleet(t *testing.T, answers func(req modelRequest) []answerPart) *fleetSetup {
+func newFleet(t testing.TB, answers func(req modelRequest) []answerPart) *fleetSetup {
 	t.Helper()
 	tl := needTools(t)
 	dir := t.TempDir()
@@ -220,7 +219,7 @@ type fakeModel struct {
 	started  chan int    // a request began streaming (its result count)
 }
 
-func newFakeModel(t *testing.T, answers func(modelRequest) []answerPart) *fakeModel {
+func newFakeModel(t testing.TB, answers func(modelRequest) []answerPart) *fakeModel {
 	m := &fakeModel{answers: answers, requests: map[int]int{}, started: make(chan int, 64)}
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -311,7 +310,7 @@ func (m *fakeModel) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 // acpClient speaks ACP to a daemon's socket, answering permission
 // requests with their first option.
 type acpClient struct {
-	t    *testing.T
+	t    testing.TB
 	conn net.Conn
 	in   *bufio.Reader
 	n    int
@@ -322,7 +321,7 @@ type acpClient struct {
 	onUpdate func(json.RawMessage)
 }
 
-func dialACP(t *testing.T, sock string) *acpClient {
+func dialACP(t testing.TB, sock string) *acpClient {
 	t.Helper()
 	conn, err := net.Dial("unix", sock)
 	if err != nil {
@@ -438,23 +437,4 @@ func text(updates []json.RawMessage) string {
 		}
 	}
 	return b.String()
-}
-
-// wait waits for cond, polling.
-func wait(t *testing.T, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(hang)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s", what)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
-}
-
-// withTimeout runs fn, failing the test when it takes longer than hang.
-func withTimeout(t *testing.T, fn func(ctx context.Context)) {
-	ctx, cancel := context.WithTimeout(context.Background(), hang)
-	defer cancel()
-	fn(ctx)
 }

@@ -82,7 +82,11 @@ func startFleet(ctx context.Context, cmd *cli.Command, log io.Writer) (*fleet.Re
 			args = append(args, "--"+f[1], v)
 		}
 	}
-	r, err := fleet.Start(path, args, log)
+	h, err := zotHome(log)
+	if err != nil {
+		return nil, &exitError{code: 1, msg: err.Error()}
+	}
+	r, err := fleet.Start(path, args, filepath.Join(h.Dir, "fleet", "turns"), log)
 	if err != nil {
 		return nil, &exitError{code: 1, msg: "zot: " + err.Error()}
 	}

@@ -37,3 +37,12 @@ type ExecTurn struct {
 	Images []llm.ImageBlock
 	Source string
 }
+
+// Resumer is an Executor that finishes, when a stored session is opened
+// again, a turn that its previous process sent out and never saw end (it
+// was killed mid-turn): Resume waits for the turn's end and leaves the
+// agent holding it; the session then keeps it in its file. It returns
+// nil at once when no turn of the session was left running.
+type Resumer interface {
+	Resume(ctx context.Context, t ExecTurn) error
+}

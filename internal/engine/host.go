@@ -319,6 +319,17 @@ func (h *Host) NewSession(cfg SessionConfig) (*Session, error) {
 			return nil, err
 		}
 		s.store = f
+		if r, ok := cfg.Executor.(Resumer); ok && storedID != "" {
+			// A turn the last process sent out and never saw end.
+			if err := r.Resume(context.Background(), ExecTurn{Session: storedID, CWD: cwd, Agent: a}); err != nil {
+				if s.log != nil {
+					fmt.Fprintf(s.log, "zot: session %s: finishing its last turn: %v\n", storedID, err)
+				}
+			} else if err := f.Save(a.Transcript()); err != nil {
+				f.Close()
+				return nil, fmt.Errorf("zot: saving the session: %w", err)
+			}
+		}
 	}
 	// The open panels follow their redraws and closes (panels.go).
 	s.Observe(s.panels.observe)

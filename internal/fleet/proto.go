@@ -50,7 +50,9 @@ type TurnResult struct {
 
 // Frame is one line between zot and zot-fleet client, both ways.
 //
-// zot sends submit (Turn) and abort (Turn's id); zot-fleet client sends
+// zot sends submit (Turn), abort (Turn's id, the reason in Error) and
+// await (the id of a turn an earlier zot submitted: its end is sent as
+// done, without its events); zot-fleet client sends
 // ready once connected to the cluster, event (one event of a turn, in
 // the turn's order, each once), done (the turn's result, after its last
 // event) and error (a turn that could not be run, or, without a turn, the
@@ -68,6 +70,7 @@ type Frame struct {
 const (
 	FrameSubmit = "submit"
 	FrameAbort  = "abort"
+	FrameAwait  = "await"
 	FrameReady  = "ready"
 	FrameEvent  = "event"
 	FrameDone   = "done"

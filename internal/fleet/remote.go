@@ -8,7 +8,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"os/exec"
+	"path/filepath"
 	"sync"
 	"time"
 
@@ -28,26 +30,33 @@ import (
 // and leaves the agent holding the transcript and usage the turn ended
 // with. Remote is safe for concurrent use by many sessions.
 type Remote struct {
-	cmd  *exec.Cmd
-	in   io.WriteCloser
-	wmu  sync.Mutex // one frame at a time on in
-	log  io.Writer
-	done chan struct{} // closed when the reader has ended
-	wait sync.WaitGroup
+	cmd   *exec.Cmd
+	in    io.WriteCloser
+	turns string     // where each stored session's running turn is noted
+	wmu   sync.Mutex // one frame at a time on in
+	log   io.Writer
+	done  chan struct{} // closed when the reader has ended
+	wait  sync.WaitGroup
 
 	ready chan struct{} // closed at the client's ready frame
 
-	mu    sync.Mutex
-	turns map[string]chan Frame
-	err   error // why the client is gone, once it is
+	mu      sync.Mutex
+	pending map[string]chan Frame
+	err     error // why the client is gone, once it is
 }
 
 // MaxSteps bounds each turn's model calls (agent.DefaultMaxSteps).
 const MaxSteps = agent.DefaultMaxSteps
 
 // Start starts the client program at path with args (zot-fleet client
-// and its flags); what it writes on stderr goes to log.
-func Start(path string, args []string, log io.Writer) (*Remote, error) {
+// and its flags); what it writes on stderr goes to log. The id of each
+// stored session's running turn is noted in a file under turns (until
+// its end is kept), so that a zot started again after this one was
+// killed finishes it (Resume).
+func Start(path string, args []string, turns string, log io.Writer) (*Remote, error) {
+	if err := os.MkdirAll(turns, 0o700); err != nil {
+		return nil, fmt.Errorf("fleet: %w", err)
+	}
 	cmd := exec.Command(path, args...)
 	cmd.Stderr = log
 	in, err := cmd.StdinPipe()
@@ -61,7 +70,7 @@ func Start(path string, args []string, log io.Writer) (*Remote, error) {
 	if err := cmd.Start(); err != nil {
 		return nil, fmt.Errorf("fleet: starting %s: %w", path, err)
 	}
-	r := &Remote{cmd: cmd, in: in, log: log, done: make(chan struct{}), ready: make(chan struct{}), turns: make(map[string]chan Frame)}
+	r := &Remote{cmd: cmd, in: in, turns: turns, log: log, done: make(chan struct{}), ready: make(chan struct{}), pending: make(map[string]chan Frame)}
 	r.wait.Add(1)
 	go r.read(out)
 	return r, nil
@@ -95,7 +104,7 @@ func (r *Remote) read(out io.Reader) {
 			}
 		default:
 			r.mu.Lock()
-			ch := r.turns[f.Turn]
+			ch := r.pending[f.Turn]
 			r.mu.Unlock()
 			if ch != nil {
 				ch <- f
@@ -111,7 +120,7 @@ func (r *Remote) read(out io.Reader) {
 	}
 	r.mu.Lock()
 	r.err = cause
-	for id, ch := range r.turns {
+	for id, ch := range r.pending {
 		ch <- Frame{Type: FrameError, Turn: id, Error: cause.Error()}
 	}
 	r.mu.Unlock()
@@ -165,20 +174,14 @@ func (r *Remote) Prompt(ctx context.Context, t engine.ExecTurn, emit func(wire.E
 		}
 		return &agent.Error{Code: wire.CodeProviderError, Message: err.Error()}
 	}
-	ch := make(chan Frame, 4096)
-	r.mu.Lock()
-	if r.err != nil {
-		err := r.err
-		r.mu.Unlock()
-		return &agent.Error{Code: wire.CodeProviderError, Message: "fleet: " + err.Error()}
+	ch, err := r.register(turn.ID)
+	if err != nil {
+		return &agent.Error{Code: wire.CodeProviderError, Message: err.Error()}
 	}
-	r.turns[turn.ID] = ch
-	r.mu.Unlock()
-	defer func() {
-		r.mu.Lock()
-		delete(r.turns, turn.ID)
-		r.mu.Unlock()
-	}()
+	defer r.unregister(turn.ID)
+	if err := r.note(t.Session, turn.ID); err != nil {
+		return &agent.Error{Code: wire.CodeInternal, Message: err.Error()}
+	}
 	if err := r.send(Frame{Type: FrameSubmit, Turn: turn.ID, Input: turn}); err != nil {
 		return &agent.Error{Code: wire.CodeProviderError, Message: "fleet: sending the turn: " + err.Error()}
 	}
@@ -202,15 +205,98 @@ func (r *Remote) Prompt(ctx context.Context, t engine.ExecTurn, emit func(wire.E
 			case FrameError:
 				return &agent.Error{Code: wire.CodeProviderError, Message: "fleet: " + f.Error}
 			case FrameDone:
-				return r.finish(ctx, a, f.Result)
+				if err := r.keep(a, f.Result); err != nil {
+					return err
+				}
+				r.unnote(t.Session)
+				return r.outcome(ctx, f.Result)
 			}
 		}
 	}
 }
 
-// finish leaves the agent holding the turn's end and returns the
-// turn's error.
-func (r *Remote) finish(ctx context.Context, a *agent.Agent, res *TurnResult) error {
+// register makes the channel turn id's frames come on.
+func (r *Remote) register(id string) (chan Frame, error) {
+	ch := make(chan Frame, 4096)
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.err != nil {
+		return nil, fmt.Errorf("fleet: %w", r.err)
+	}
+	r.pending[id] = ch
+	return ch, nil
+}
+
+func (r *Remote) unregister(id string) {
+	r.mu.Lock()
+	delete(r.pending, id)
+	r.mu.Unlock()
+}
+
+// note keeps the id of session's running turn until its end is kept.
+func (r *Remote) note(session, id string) error {
+	if session == "" {
+		return nil
+	}
+	if err := os.WriteFile(filepath.Join(r.turns, session), []byte(id), 0o600); err != nil {
+		return fmt.Errorf("fleet: noting the turn: %w", err)
+	}
+	return nil
+}
+
+func (r *Remote) unnote(session string) {
+	if session != "" {
+		_ = os.Remove(filepath.Join(r.turns, session))
+	}
+}
+
+// Resume finishes the turn of t's session that an earlier zot sent out
+// and never saw end: it waits for the turn's end in the fleet and leaves
+// the agent holding it (engine.Resumer).
+func (r *Remote) Resume(ctx context.Context, t engine.ExecTurn) error {
+	if t.Session == "" {
+		return nil
+	}
+	b, err := os.ReadFile(filepath.Join(r.turns, t.Session))
+	if errors.Is(err, os.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("fleet: %w", err)
+	}
+	id := string(b)
+	if err := r.Ready(ctx); err != nil {
+		return err
+	}
+	ch, err := r.register(id)
+	if err != nil {
+		return err
+	}
+	defer r.unregister(id)
+	if err := r.send(Frame{Type: FrameAwait, Turn: id}); err != nil {
+		return fmt.Errorf("fleet: %w", err)
+	}
+	for {
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case f := <-ch:
+			switch f.Type {
+			case FrameError:
+				return fmt.Errorf("fleet: turn %s: %s", id, f.Error)
+			case FrameDone:
+				if err := r.keep(t.Agent, f.Result); err != nil {
+					return err
+				}
+				r.unnote(t.Session)
+				return nil
+			}
+		}
+	}
+}
+
+// keep leaves the agent holding the turn's end.
+func (r *Remote) keep(a *agent.Agent, res *TurnResult) error {
 	if res == nil {
 		return &agent.Error{Code: wire.CodeInternal, Message: "fleet: a turn ended without its result"}
 	}
@@ -226,6 +312,11 @@ func (r *Remote) finish(ctx context.Context, a *agent.Agent, res *TurnResult) er
 		return &agent.Error{Code: wire.CodeInternal, Message: "fleet: " + err.Error()}
 	}
 	a.SetMeter(res.Meter)
+	return nil
+}
+
+// outcome is the error of a turn that ended with res.
+func (r *Remote) outcome(ctx context.Context, res *TurnResult) error {
 	switch {
 	case res.Aborted:
 		if err := ctx.Err(); err != nil {
