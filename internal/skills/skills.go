@@ -26,6 +26,7 @@ import (
 	"slices"
 	"strings"
 	"syscall"
+	"unicode/utf8"
 
 	"zot.dev/zot/internal/frontmatter"
 	"zot.dev/zot/internal/instructions"
@@ -327,8 +328,8 @@ func read(real, shown string) (Skill, error) {
 	switch {
 	case desc == "":
 		return Skill{}, doc.Errorf("description", "required: say what the skill does and when to use it")
-	case len(desc) > MaxDescriptionLen:
-		return Skill{}, doc.Errorf("description", "%d characters; at most %d", len(desc), MaxDescriptionLen)
+	case utf8.RuneCountInString(desc) > MaxDescriptionLen:
+		return Skill{}, doc.Errorf("description", "%d characters; at most %d", utf8.RuneCountInString(desc), MaxDescriptionLen)
 	}
 	return Skill{Name: name, Description: desc, Dir: real, File: file}, nil
 }

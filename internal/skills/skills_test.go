@@ -129,3 +129,23 @@ func BenchmarkDiscover(b *testing.B) {
 		}
 	}
 }
+
+// TestDescriptionCountsCharacters: the description's bound is 1024
+// characters, as the docs and the error say, not 1024 bytes: one in a
+// script of two-byte letters is taken up to 1024 of them.
+func TestDescriptionCountsCharacters(t *testing.T) {
+	dir := t.TempDir()
+	long := strings.Repeat("é", MaxDescriptionLen)
+	write(t, dir, map[string]string{
+		"fits/SKILL.md": "---\nname: fits\ndescription: " + long + "\n---\nbody\n",
+		"over/SKILL.md": "---\nname: over\ndescription: " + long + "é\n---\nbody\n",
+	})
+	set := Discover(Options{Dirs: []string{dir}}, dir)
+	if _, ok := set.Lookup("fits"); !ok {
+		t.Errorf("a description of %d two-byte characters was refused: %+v", MaxDescriptionLen, set.Problems())
+	}
+	p := set.Problems()
+	if _, ok := set.Lookup("over"); ok || len(p) != 1 || !strings.Contains(p[0].Message, "1025 characters") {
+		t.Errorf("a description of 1025 characters: problems %+v", p)
+	}
+}
