@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"reflect"
 	"strings"
+	"syscall"
 	"testing"
 
 	"zot.dev/zot/internal/provider/providertest"
@@ -676,5 +677,66 @@ func TestSkillsCommandUsage(t *testing.T) {
 		if code != 2 || stdout != "" || !strings.HasPrefix(stderr, c.err) {
 			t.Errorf("%v: exit %d, stdout %q, stderr %q", c.args, code, stdout, stderr)
 		}
+	}
+}
+
+// TestSkillsHostileFiles: a repository's skill folder may hold what no
+// read should wait on or take in: a SKILL.md that is a named pipe or a
+// link to /dev/stdin (which would read zot rpc's own protocol stream),
+// a skill file that is a named pipe. Each is left out or refused with an
+// error, at once, and the process keeps serving.
+func TestSkillsHostileFiles(t *testing.T) {
+	cwd := t.TempDir()
+	dir := filepath.Join(cwd, ".zot", "skills")
+	writeFiles(t, dir, map[string]string{
+		"s/SKILL.md":    "---\nname: s\ndescription: x\n---\nbody\n",
+		"stdin/.keep":   "",
+		"pipe/.keep":    "",
+		"outside/.keep": "",
+		"elsewhere.md":  "---\nname: outside\ndescription: read from beside the folder\n---\nnot this skill's\n",
+	})
+	for _, p := range []string{filepath.Join(dir, "pipe", "SKILL.md"), filepath.Join(dir, "s", "fifo")} {
+		if err := syscall.Mkfifo(p, 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.Symlink("/dev/stdin", filepath.Join(dir, "stdin", "SKILL.md")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink("../elsewhere.md", filepath.Join(dir, "outside", "SKILL.md")); err != nil {
+		t.Fatal(err)
+	}
+	p := start(t, nil, "rpc", "--provider", "scripted", "--cwd", cwd, "--script", skillScript(t,
+		map[string]any{"name": "s", "file": "fifo"},
+		map[string]any{"name": "s"},
+	))
+	p.send(`{"id":"l","type":"list_skills"}`)
+	r, _ := p.response()
+	res, err := r.Result()
+	if err != nil {
+		t.Fatal(err)
+	}
+	l := res.(*wire.ListSkillsResult)
+	if len(l.Skills) != 1 || l.Skills[0].Name != "s" {
+		t.Errorf("skills offered: %+v", l.Skills)
+	}
+	var problems []string
+	for _, pr := range l.Problems {
+		problems = append(problems, pr.Message)
+	}
+	for _, name := range []string{"pipe", "stdin", "outside"} {
+		if !strings.Contains(strings.Join(problems, "\n"), filepath.Join(dir, name, "SKILL.md")) {
+			t.Errorf("no problem names %s's SKILL.md: %q", name, problems)
+		}
+	}
+	results := promptResults(t, p)
+	if len(results) != 2 {
+		t.Fatalf("%d results, want 2", len(results))
+	}
+	if text := resultText(results[0]); !results[0].IsError || !strings.Contains(text, "not a regular file") {
+		t.Errorf("a named pipe in the skill: error %v, %q", results[0].IsError, text)
+	}
+	if text := resultText(results[1]); results[1].IsError || !strings.Contains(text, "body") {
+		t.Errorf("the skill's body: %q", text)
 	}
 }

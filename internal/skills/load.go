@@ -80,7 +80,9 @@ func (s *Set) Load(name, file string) (Loaded, error) {
 		return Loaded{}, fmt.Errorf("skill %q: %s: %w", name, file, err)
 	}
 	out.Path = filepath.ToSlash(rel)
-	f, err := root.Open(rel)
+	// A named pipe is opened without waiting for a writer, and refused
+	// below as no regular file.
+	f, err := root.OpenFile(rel, os.O_RDONLY|openNonblock, 0)
 	if err != nil {
 		return Loaded{}, fmt.Errorf("skill %q: %s: %w", name, out.Path, rootError(err))
 	}
@@ -156,13 +158,20 @@ func rootError(err error) error {
 	return unwrap(err)
 }
 
-// readRoot reads a file of root of at most MaxFileBytes.
+// readRoot reads a regular file of root of at most MaxFileBytes; a named
+// pipe, a device or a link leading out of root is refused without
+// waiting on it.
 func readRoot(root *os.Root, name string) ([]byte, error) {
-	f, err := root.Open(name)
+	f, err := root.OpenFile(name, os.O_RDONLY|openNonblock, 0)
 	if err != nil {
 		return nil, rootError(err)
 	}
 	defer f.Close()
+	if st, err := f.Stat(); err != nil {
+		return nil, unwrap(err)
+	} else if !st.Mode().IsRegular() {
+		return nil, errors.New("not a regular file")
+	}
 	data, err := io.ReadAll(io.LimitReader(f, MaxFileBytes+1))
 	if err != nil {
 		return nil, err

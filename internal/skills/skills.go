@@ -19,7 +19,6 @@ package skills
 import (
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -289,7 +288,7 @@ var errNoSkill = errors.New("no SKILL.md")
 // path it was found by, named in errors).
 func read(real, shown string) (Skill, error) {
 	file := filepath.Join(shown, FileName)
-	data, err := readBounded(filepath.Join(real, FileName))
+	data, err := readBounded(real)
 	if errors.Is(err, fs.ErrNotExist) {
 		return Skill{}, errNoSkill
 	}
@@ -356,19 +355,22 @@ func checkName(name string) string {
 	return ""
 }
 
-// readBounded reads a file of at most MaxFileBytes.
-func readBounded(path string) ([]byte, error) {
-	f, err := os.Open(path)
+// readBounded reads the SKILL.md of the folder real, as the skill tool
+// does: inside the folder (a link leading out of it is refused), a
+// regular file (a named pipe or a device is refused without waiting on
+// it), of at most MaxFileBytes.
+func readBounded(real string) ([]byte, error) {
+	root, err := os.OpenRoot(real)
 	if err != nil {
 		return nil, unwrap(err)
 	}
-	defer f.Close()
-	data, err := io.ReadAll(io.LimitReader(f, MaxFileBytes+1))
-	if err != nil {
-		return nil, unwrap(err)
+	defer root.Close()
+	data, err := readRoot(root, FileName)
+	switch {
+	case errors.Is(err, ErrNotFound):
+		return nil, fs.ErrNotExist
+	case errors.Is(err, ErrOutside):
+		return nil, errors.New("a link leading out of the skill's folder")
 	}
-	if len(data) > MaxFileBytes {
-		return nil, fmt.Errorf("larger than %d KiB", MaxFileBytes>>10)
-	}
-	return data, nil
+	return data, err
 }
