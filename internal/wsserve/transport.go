@@ -32,8 +32,6 @@ const (
 	// CloseTooBig: a message over the size limit (sent by the library,
 	// which stops reading it at the limit).
 	CloseTooBig = websocket.StatusMessageTooBig // 1009
-	// CloseTryAgainLater: the principal has too many connections.
-	CloseTryAgainLater = websocket.StatusTryAgainLater // 1013
 )
 
 // closeWait bounds the closing handshake: a peer that does not answer
