@@ -25,7 +25,6 @@ type cutProxy struct {
 
 	mu    sync.Mutex
 	conns []net.Conn
-	cuts  int
 	wg    sync.WaitGroup
 }
 
@@ -83,7 +82,6 @@ func (p *cutProxy) cut() {
 		c.Close()
 	}
 	p.conns = nil
-	p.cuts++
 }
 
 // url is the proxy's ws:// URL (without a path: the clients add /acp).

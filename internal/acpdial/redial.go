@@ -227,8 +227,8 @@ func (r *Redial) send(msg []byte) error {
 
 // Close ends the connection and Redial's goroutines.
 func (r *Redial) Close() error {
-	r.cancel()
 	r.mu.Lock()
+	r.cancel() // under mu: a dial that ends now sees it (reconnect)
 	t := r.cur
 	r.mu.Unlock()
 	err := t.Close()
@@ -373,6 +373,13 @@ func (r *Redial) reconnect(cause error) jsonrpc.Transport {
 		return nil
 	}
 	r.mu.Lock()
+	if r.ctx.Err() != nil {
+		// Closed while dialing: Close has closed the old connection,
+		// this one is ours to close.
+		r.mu.Unlock()
+		_ = t.Close()
+		return nil
+	}
 	r.cur = t
 	r.gen++
 	ready := r.ready
