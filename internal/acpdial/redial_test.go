@@ -48,6 +48,27 @@ func (a agentEnd) write(msg string) {
 	}
 }
 
+// answerAsync is answer for another goroutine than the test's: it
+// reports what fails without ending the test.
+func (a agentEnd) answerAsync(method, result string) {
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	msg, err := a.tr.Read(ctx)
+	var f frame
+	if err == nil {
+		err = json.Unmarshal(msg, &f)
+	}
+	if err != nil || f.Method != method {
+		a.t.Errorf("the agent got %s (%v), want %s", f.Method, err, method)
+		return
+	}
+	var b jsonrpc.Batch
+	b.Add([]byte(`{"jsonrpc":"2.0","id":` + string(f.ID) + `,"result":` + result + `}`))
+	if err := a.tr.Write(ctx, &b); err != nil {
+		a.t.Errorf("the agent writes: %v", err)
+	}
+}
+
 // answer reads a request of method and answers it with result.
 func (a agentEnd) answer(method, result string) frame {
 	a.t.Helper()
@@ -92,11 +113,11 @@ func TestRedial(t *testing.T) {
 	}()
 
 	a := <-ends
-	go a.answer("initialize", `{"protocolVersion":1}`)
+	go a.answerAsync("initialize", `{"protocolVersion":1}`)
 	if _, err := conn.Call(ctx, "initialize", map[string]any{"protocolVersion": 1, "clientInfo": map[string]string{"name": "t"}}); err != nil {
 		t.Fatal(err)
 	}
-	go a.answer("session/new", `{"sessionId":"s1"}`)
+	go a.answerAsync("session/new", `{"sessionId":"s1"}`)
 	if _, err := conn.Call(ctx, "session/new", map[string]any{"cwd": "/w"}); err != nil {
 		t.Fatal(err)
 	}
