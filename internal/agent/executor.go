@@ -29,6 +29,10 @@ import (
 func (a *Agent) RunStep(ctx context.Context, userIndex, step, maxSteps int, emit func(wire.Event)) (Decision, []*llm.ToolCallBlock, error) {
 	p := &promptRun{run: a.newRun(ctx, emit), userIndex: userIndex, kept: a.MessageCount() > userIndex+1}
 	p.emit(&wire.TurnStartEvent{Step: int64(step)})
+	if why := p.spentBefore(step); why != "" {
+		p.turnEndReason(wire.StopMaxCost, why)
+		return Decision{Action: ActionEnd, Stop: wire.StopMaxCost, Reason: why}, nil, nil
+	}
 	if err := p.beforeTurn(step); err != nil {
 		return Decision{}, nil, err
 	}

@@ -4,7 +4,9 @@ import (
 	"context"
 	"fmt"
 
+	"zot.dev/zot/internal/llm"
 	"zot.dev/zot/internal/models"
+	"zot.dev/zot/sdk/wire"
 )
 
 // Overrides change the model calls of one prompt without changing the
@@ -25,6 +27,11 @@ type Overrides struct {
 	// reached it, with a turn_end of stop max_cost. Calls of a model
 	// without prices do not count against it.
 	MaxCostUSD float64
+	// Joint, when set, says why a cost budget the prompt shares with
+	// another is spent, "" while it is not: a sub-agent's prompt is held
+	// to the budget of the prompt that started it, whose meter counts
+	// what the sub-agent spends.
+	Joint func() string
 
 	// based is set once the cost of the agent's meter before the prompt's
 	// first model call is in base; prompts run one at a time, so the
@@ -61,7 +68,15 @@ func (a *Agent) startBudget(o *Overrides) {
 // overBudget says why the prompt's cost budget is spent, "" while it is
 // not (or there is none, or the model's prices are unknown).
 func (a *Agent) overBudget(o *Overrides) string {
-	if o == nil || o.MaxCostUSD <= 0 {
+	if o == nil {
+		return ""
+	}
+	if o.Joint != nil {
+		if why := o.Joint(); why != "" {
+			return why
+		}
+	}
+	if o.MaxCostUSD <= 0 {
 		return ""
 	}
 	t := a.meter.Total()
@@ -72,6 +87,20 @@ func (a *Agent) overBudget(o *Overrides) string {
 		return fmt.Sprintf("the prompt's cost budget ($%.4f) is spent: $%.4f", o.MaxCostUSD, spent)
 	}
 	return ""
+}
+
+// OverBudget says why the cost budget of the prompt running under ctx is
+// spent, "" while it is not (or it has none).
+func (a *Agent) OverBudget(ctx context.Context) string {
+	return a.overBudget(overridesOf(ctx))
+}
+
+// AddUsage adds usage spent on the agent's behalf by model calls it did
+// not make (its sub-agents') to its running totals: Usage reports it, and
+// the cost budget of the prompt running now counts it.
+func (a *Agent) AddUsage(u wire.Usage) {
+	unknown := u.CostUnknown != nil && *u.CostUnknown
+	a.meter.AddSpent(llm.Usage{Input: int(u.Input), Output: int(u.Output), CacheRead: int(u.CacheRead), CacheWrite: int(u.CacheWrite)}, u.CostUSD, unknown)
 }
 
 // modelFor returns the model and reasoning level of a model call of the

@@ -143,6 +143,10 @@ func (p *promptRun) loop() error {
 	for step := 1; ; step++ {
 		p.deliver()
 		p.emit(&wire.TurnStartEvent{Step: int64(step)})
+		if why := p.spentBefore(step); why != "" {
+			p.turnEndReason(wire.StopMaxCost, why)
+			return p.finish(nil)
+		}
 		if err := p.beforeTurn(step); err != nil {
 			return err
 		}
@@ -194,6 +198,17 @@ func (p *promptRun) loop() error {
 			return p.finish(err)
 		}
 	}
+}
+
+// spentBefore says why the prompt's cost budget is spent before step's
+// model call, "" while it is not. Only what the previous step's tools
+// spent (sub-agents) can spend it there: a model call that spends it
+// ends the prompt at once.
+func (p *promptRun) spentBefore(step int) string {
+	if step == 1 {
+		return ""
+	}
+	return p.a.overBudget(overridesOf(p.ctx))
 }
 
 // beforeTurn runs the chain's BeforeTurn interceptors. When one blocks

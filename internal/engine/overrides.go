@@ -62,10 +62,11 @@ func (s *Session) overrides(p PromptOverrides) (*agent.Overrides, error) {
 	if p.MaxCostUSD > 0 {
 		budget = p.MaxCostUSD
 	}
-	if p == (PromptOverrides{}) && budget == 0 {
+	joint := s.agents.joint // a child's: the budget of the prompt that started it
+	if p == (PromptOverrides{}) && budget == 0 && joint == nil {
 		return nil, nil
 	}
-	o := &agent.Overrides{MaxSteps: p.MaxSteps, MaxTokens: p.MaxTokens, MaxCostUSD: budget}
+	o := &agent.Overrides{MaxSteps: p.MaxSteps, MaxTokens: p.MaxTokens, MaxCostUSD: budget, Joint: joint}
 	if p.Model != "" || p.Reasoning != nil {
 		m, level := s.agent.Model(), s.agent.Reasoning()
 		if p.Model != "" {

@@ -24,7 +24,27 @@ type tally struct {
 	stop       wire.StopReason
 	failed     bool
 	structured json.RawMessage
-	children   int // sub-agents started (subagents.go)
+	children   int        // sub-agents started (subagents.go)
+	childUsage wire.Usage // what they spent (subagents.go)
+}
+
+// addUsage adds u to the usage of the prompt's sub-agents. The caller
+// holds the session's emitMu.
+func (t *tally) addChildUsage(u wire.Usage) {
+	addUsage(&t.childUsage, u)
+}
+
+// addUsage adds u to sum.
+func addUsage(sum *wire.Usage, u wire.Usage) {
+	sum.Input += u.Input
+	sum.Output += u.Output
+	sum.CacheRead += u.CacheRead
+	sum.CacheWrite += u.CacheWrite
+	sum.CostUSD += u.CostUSD
+	if u.CostUnknown != nil && *u.CostUnknown {
+		unknown := true
+		sum.CostUnknown = &unknown
+	}
 }
 
 // addChild counts a sub-agent the prompt starts, unless it has started
@@ -47,15 +67,7 @@ func (t *tally) see(ev wire.Event) {
 	case *wire.ToolCallEvent:
 		t.toolCalls++
 	case *wire.UsageEvent:
-		t.usage.Input += e.Input
-		t.usage.Output += e.Output
-		t.usage.CacheRead += e.CacheRead
-		t.usage.CacheWrite += e.CacheWrite
-		t.usage.CostUSD += e.CostUSD
-		if e.CostUnknown != nil && *e.CostUnknown {
-			unknown := true
-			t.usage.CostUnknown = &unknown
-		}
+		addUsage(&t.usage, wire.Usage{Input: e.Input, Output: e.Output, CacheRead: e.CacheRead, CacheWrite: e.CacheWrite, CostUSD: e.CostUSD, CostUnknown: e.CostUnknown})
 	case *wire.AssistantMessageEvent:
 		t.text = textOf(e.Content)
 	case *wire.TurnEndEvent:
@@ -71,7 +83,7 @@ func (t *tally) result() *wire.PromptResult {
 	if t.failed || stop == "" {
 		stop = wire.StopError
 	}
-	return &wire.PromptResult{
+	r := &wire.PromptResult{
 		Stop:       stop,
 		Text:       t.text,
 		Turns:      t.turns,
@@ -80,6 +92,12 @@ func (t *tally) result() *wire.PromptResult {
 		Usage:      t.usage,
 		Structured: t.structured,
 	}
+	if t.children > 0 {
+		n, cu := int64(t.children), t.childUsage
+		addUsage(&r.Usage, cu)
+		r.Children, r.ChildrenUsage = &n, &cu
+	}
+	return r
 }
 
 // textOf joins the text blocks of an assistant message.

@@ -62,7 +62,14 @@ type agentsState struct {
 	slots chan struct{}  // one per child of this session running now
 	tool  *subagent.Tool // nil when the session offers no task tool
 	base  SessionConfig  // what the children are made from
+	// joint, in a child, says why the budget of the prompt that started
+	// it is spent (agent.Overrides.Joint); nil in a session a door made.
+	joint func() string
 }
+
+// creditKey keys, in a child's context, the func that counts what the
+// child spends toward the session and the prompt that started it.
+type creditKey struct{}
 
 // splitTask returns names without "task", and whether the task tool is
 // wanted: named, or all tools wanted (names nil) and not none.
@@ -196,6 +203,20 @@ func (s *Session) runChild(ctx context.Context, req subagent.Request, progress f
 	// list follows a change as the parent's does.
 	defer s.sbox.guard.OnChange(child.agent.Tools().Refresh)()
 	child.agent.Tools().Refresh()
+	// What the child spends counts toward this session's running usage,
+	// the prompt's record and its cost budget, and so on up.
+	up, _ := ctx.Value(creditKey{}).(func(wire.Usage))
+	t := tallyOf(ctx)
+	credit := func(u wire.Usage) {
+		s.agent.AddUsage(u)
+		s.emitMu.Lock()
+		t.addChildUsage(u)
+		s.emitMu.Unlock()
+		if up != nil {
+			up(u)
+		}
+	}
+	child.agents.joint = func() string { return s.agent.OverBudget(ctx) }
 	route := routeOf(ctx, req.CallID, name)
 	var (
 		out    subagent.Outcome
@@ -224,6 +245,8 @@ func (s *Session) runChild(ctx context.Context, req subagent.Request, progress f
 		case *wire.ErrorEvent:
 			out.Error = e.Message
 			progress(prefix + "error: " + e.Message + "\n")
+		case *wire.UsageEvent:
+			credit(wire.Usage{Input: e.Input, Output: e.Output, CacheRead: e.CacheRead, CacheWrite: e.CacheWrite, CostUSD: e.CostUSD, CostUnknown: e.CostUnknown})
 		case *wire.TurnStartEvent:
 			steps++
 		case *wire.ToolCallEvent:
@@ -232,7 +255,7 @@ func (s *Session) runChild(ctx context.Context, req subagent.Request, progress f
 	}
 	work := Work{
 		Prompt: &PromptInput{Text: req.Prompt},
-		Ctx:    context.WithValue(ctx, childRouteKey{}, route),
+		Ctx:    context.WithValue(context.WithValue(ctx, childRouteKey{}, route), creditKey{}, credit),
 		Sink:   sink,
 	}
 	if err := child.Submit(work, RefuseBusy, nil); err != nil {
@@ -284,7 +307,7 @@ func (s *Session) newChild(req subagent.Request) (*Session, error) {
 		list = append(list, t)
 	}
 	c := &Session{host: s.host, catalog: s.catalog, provider: s.provider, cwd: s.cwd, log: s.log,
-		spills: tools.NewSpills(""), sbox: s.sbox, approval: s.approval, maxCost: cfg.MaxCostUSD}
+		spills: tools.NewSpills(""), sbox: s.sbox, approval: s.approval}
 	// The child's own children have slots of their own: sharing the
 	// parent's would leave a child holding the last slot waiting forever
 	// for one for its own child.

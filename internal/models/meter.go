@@ -1,6 +1,7 @@
 package models
 
 import (
+	"math"
 	"sync"
 
 	"zot.dev/zot/internal/llm"
@@ -41,6 +42,17 @@ func (mt *Meter) Add(m Model, u llm.Usage) (turn, total Totals) {
 	total = Totals{Usage: mt.usage, CostUSD: float64(mt.pico) / 1e12, CostUnknown: mt.unpriced}
 	mt.mu.Unlock()
 	return Totals{Usage: u, CostUSD: float64(p) / 1e12, CostUnknown: unknown}, total
+}
+
+// AddSpent records usage whose cost was already reckoned elsewhere (a
+// sub-agent's model calls, metered by its own meter): u and costUSD are
+// added as they are, and unknown marks some of the cost as unknown.
+func (mt *Meter) AddSpent(u llm.Usage, costUSD float64, unknown bool) {
+	mt.mu.Lock()
+	mt.usage = mt.usage.Add(u)
+	mt.pico = addSat(mt.pico, int64(math.Round(costUSD*1e12)))
+	mt.unpriced = mt.unpriced || unknown
+	mt.mu.Unlock()
 }
 
 // Total returns the running totals.
