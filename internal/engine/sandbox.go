@@ -125,12 +125,14 @@ func (s *Session) Sandbox() wire.SandboxState {
 	}
 }
 
-// SetSandbox changes the sandbox mode (read-only, workspace-write, full,
-// off, or SandboxByMode) when mode is not empty and the network ("on" or
-// "off") when network is not empty; the next tool call sees it. An error
-// says which value is wrong (invalid_params), and then nothing changes.
+// SetSandbox changes the sandbox mode (read-only, workspace-write, full
+// or off, the modes every door's schema names) when mode is not empty and
+// the network ("on" or "off") when network is not empty; the next tool
+// call sees it. An error says which value is wrong (invalid_params), and
+// then nothing changes. SandboxByMode is a starting configuration only:
+// once set, the mode no longer follows the permission mode.
 func (s *Session) SetSandbox(mode, network string) error {
-	if mode != "" && mode != SandboxByMode {
+	if mode != "" {
 		if _, err := sandbox.ParseMode(mode); err != nil {
 			return &SandboxError{Err: err}
 		}

@@ -387,6 +387,11 @@ func scenario(t *testing.T, c client.Client, s setup) {
 	if _, err := c.SetSandbox(ctx, "sometimes", nil); wire.CodeOf(err) != wire.CodeInvalidParams {
 		t.Errorf("set_sandbox sometimes: %v (code %q)", err, wire.CodeOf(err))
 	}
+	// by-mode is how a session may start (cmd/zot's default), not a mode
+	// the wire names: refused in process as over zot rpc.
+	if _, err := c.SetSandbox(ctx, "by-mode", nil); wire.CodeOf(err) != wire.CodeInvalidParams {
+		t.Errorf("set_sandbox by-mode: %v (code %q)", err, wire.CodeOf(err))
+	}
 	if st, err = c.State(ctx); err != nil || st.Sandbox == nil || st.Sandbox.Mode != wire.SandboxModeReadOnly || !st.Sandbox.Network {
 		t.Errorf("state after set_sandbox: %+v, %v", st.Sandbox, err)
 	}
