@@ -235,16 +235,20 @@ func (s *Server) Accept() (jsonrpc.Transport, jsonrpc.Peer, error) {
 
 // Close stops accepting: the listener closes, requests being upgraded
 // are refused, and connections not yet handed to Accept are closed with
-// 1001. Connections already accepted are their Conn's to end (the
-// daemon's shutdown closes them: see GoingAway). It may be called more
-// than once.
+// 1001. Requests of handlers mounted with Handle get a second to finish;
+// those still running then (a live stream) have their connections closed,
+// which ends their contexts. Connections already accepted are their
+// Conn's to end (the daemon's shutdown closes them: see GoingAway). It
+// may be called more than once.
 func (s *Server) Close() error {
 	s.close.Do(func() {
 		close(s.closing)
 		s.ready.Store(false)
 		ctx, cancel := context.WithTimeout(context.Background(), time.Second)
 		defer cancel()
-		_ = s.srv.Shutdown(ctx) // hijacked connections are not its
+		if s.srv.Shutdown(ctx) != nil { // hijacked connections are not its
+			_ = s.srv.Close()
+		}
 		<-s.served
 	})
 	return nil
