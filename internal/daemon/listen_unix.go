@@ -241,6 +241,13 @@ func (e *Endpoint) Accept() (jsonrpc.Stream, error) {
 			_ = c.Close()
 			continue
 		}
+		if confinedPeer(pid) {
+			// A command in zot's sandbox reaches this socket (a path); a
+			// client here makes sessions whose sandbox it chooses.
+			fmt.Fprintf(e.log, "zot daemon: refused a client (pid %d) that runs with no_new_privs, as a command in a sandbox does: from there it could run what its sandbox forbids\n", pid)
+			_ = c.Close()
+			continue
+		}
 		label := "unix"
 		if uid >= 0 {
 			label = fmt.Sprintf("unix:pid=%d,uid=%d", pid, uid)
