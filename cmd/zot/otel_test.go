@@ -10,6 +10,7 @@ import (
 
 	tracepb "go.opentelemetry.io/proto/otlp/trace/v1"
 
+	"zot.dev/zot/internal/tap"
 	"zot.dev/zot/internal/telemetry"
 	"zot.dev/zot/internal/telemetry/otlptest"
 )
@@ -390,5 +391,86 @@ func TestOTelInterceptAndMCPSpans(t *testing.T) {
 	}
 	if len(by["execute_tool bash"]) != 0 {
 		t.Errorf("a blocked call ran")
+	}
+}
+
+// TestOTelWithInspector: --otel and --inspect together: the spans are
+// sent and the inspector's tap still records the same model and tool
+// calls (the two wrap each session's calls one inside the other).
+func TestOTelWithInspector(t *testing.T) {
+	rcv := otlptest.NewReceiver(t)
+	p := start(t, []string{"OTEL_EXPORTER_OTLP_ENDPOINT=" + rcv.URL}, rpcArgs(t, "--script", toolScript(t), "--inspect", "127.0.0.1:0", "--otel")...)
+	base, token := inspectorURL(t, p.stderr)
+	p.send(`{"id":"p1","type":"prompt","message":"go"}`)
+	p.response()
+	p.untilDone()
+	checkPromptTrace(t, rcv.WaitSpans(t, 4, 10*time.Second), false)
+	kinds := map[string]int{}
+	for _, r := range snapshotOf(t, base, token).Records {
+		kinds[r.Kind]++
+	}
+	if kinds[tap.KindModel] != 2 || kinds[tap.KindTool] != 1 {
+		t.Errorf("the inspector recorded %v; want 2 model calls and 1 tool call", kinds)
+	}
+	if code := p.exit(); code != 0 {
+		t.Fatalf("exit %d", code)
+	}
+}
+
+// TestOTelSubAgent: a sub-agent is an invoke_agent span of its own
+// under its task call's execute_tool span, its model and tool calls
+// under it, all in the prompt's trace.
+func TestOTelSubAgent(t *testing.T) {
+	rcv := otlptest.NewReceiver(t)
+	s := script(t, map[string]any{"turns": []any{
+		map[string]any{"steps": []any{
+			map[string]any{"tool_calls": []any{taskCall("t1", "run it", "child: run a command")}},
+			map[string]any{"text": "parent done"},
+		}},
+		childTurn("child:",
+			map[string]any{"tool_calls": []any{map[string]any{"id": "c1", "name": "bash", "args": map[string]any{"command": "echo from-the-child"}}}},
+			map[string]any{"text": "ran it"},
+		),
+	}})
+	p := start(t, []string{"OTEL_EXPORTER_OTLP_ENDPOINT=" + rcv.URL}, rpcArgs(t, "--script", s)...)
+	p.send(`{"id":"p1","type":"prompt","message":"go"}`)
+	p.response()
+	p.untilDone()
+	if code := p.exit(); code != 0 {
+		t.Fatalf("exit %d", code)
+	}
+	spans := rcv.Spans()
+	by := spansByName(spans)
+	if len(by["execute_tool task"]) != 1 || len(by["execute_tool bash"]) != 1 || len(by["invoke_agent zot"]) != 2 {
+		t.Fatalf("spans %v", names(spans))
+	}
+	task, bash := by["execute_tool task"][0], by["execute_tool bash"][0]
+	var parent, child *tracepb.Span
+	for _, sp := range by["invoke_agent zot"] {
+		if string(sp.ParentSpanId) == string(task.SpanId) {
+			child = sp
+		} else {
+			parent = sp
+		}
+	}
+	if child == nil || parent == nil || string(task.ParentSpanId) != string(parent.SpanId) {
+		t.Fatalf("want the child's invoke_agent under the task call, under the prompt's invoke_agent")
+	}
+	if string(bash.ParentSpanId) != string(child.SpanId) || string(bash.TraceId) != string(parent.TraceId) {
+		t.Errorf("the child's bash call is not under the child's invoke_agent in the prompt's trace")
+	}
+	chats := map[string]int{}
+	for _, sp := range spans {
+		if strings.HasPrefix(sp.Name, "chat ") {
+			switch string(sp.ParentSpanId) {
+			case string(child.SpanId):
+				chats["child"]++
+			case string(parent.SpanId):
+				chats["parent"]++
+			}
+		}
+	}
+	if chats["child"] != 2 || chats["parent"] != 2 {
+		t.Errorf("model calls under each invoke_agent: %v, want 2 and 2", chats)
 	}
 }

@@ -340,13 +340,21 @@ func (s *Session) newChild(req subagent.Request) (*Session, error) {
 	if err := model.TakesEffort(cfg.Reasoning); err != nil {
 		cfg.Reasoning = "" // a model the parent's level does not fit takes its default
 	}
+	modelMW, toolMW := cfg.ModelMiddleware, append(slices.Clip(cfg.ToolMiddleware), s.recordChanges) // the parent's turn records what the child changes
+	if s.host.wrap != nil {
+		// The host's middleware of the parent session wraps the child's
+		// calls too: a tracer's spans of them sit under the task call's,
+		// a tap records them as the parent session's.
+		m, t := s.host.wrap(s)
+		modelMW, toolMW = append(slices.Clip(m), modelMW...), append(slices.Clip(t), toolMW...)
+	}
 	ag, err := agent.New(agent.Config{
 		Provider:         p,
 		Model:            model,
 		ToolSet:          toolset,
 		Interceptors:     chain,
-		ModelMiddleware:  cfg.ModelMiddleware,
-		ToolMiddleware:   append(slices.Clip(cfg.ToolMiddleware), s.recordChanges), // the parent's turn records what the child changes
+		ModelMiddleware:  modelMW,
+		ToolMiddleware:   toolMW,
 		System:           systemPrompt(cfg, c.cwd, toolset, &parts),
 		MaxSteps:         cfg.MaxSteps,
 		Reasoning:        cfg.Reasoning,
