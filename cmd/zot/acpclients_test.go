@@ -119,6 +119,10 @@ func acpScript(t *testing.T) (path, slow string) {
 		}},
 		map[string]any{"steps": []any{map[string]any{"text": "a long and slow answer that the client cancels", "chunk": 2, "delay_ms": 200}}},
 		map[string]any{"steps": []any{map[string]any{"text": slow, "chunk": 4, "delay_ms": 50}}},
+		map[string]any{"steps": []any{
+			map[string]any{"text": "Writing again.", "tool_calls": []any{map[string]any{"id": "w2", "name": "write", "args": map[string]any{"path": "b.txt", "content": "again\n"}}}},
+			map[string]any{"text": "Written."},
+		}},
 	}}), slow
 }
 
@@ -127,6 +131,10 @@ type seen struct {
 	mu    sync.Mutex
 	text  strings.Builder
 	perms []string
+	// cutAt, when set, is called (once) at the first question about
+	// the call of this id, before it is answered.
+	cutAt string
+	cut   func()
 }
 
 func (s *seen) update(n acpclient.Update) {
@@ -143,7 +151,12 @@ func (s *seen) update(n acpclient.Update) {
 func (s *seen) permission(_ context.Context, r acpclient.PermissionRequest) string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.perms = append(s.perms, string(r.ToolCall.ToolCallID))
+	id := string(r.ToolCall.ToolCallID)
+	s.perms = append(s.perms, id)
+	if id == s.cutAt && s.cut != nil {
+		s.cut()
+		s.cut = nil
+	}
 	return "allow_once"
 }
 
@@ -254,12 +267,32 @@ func TestACPClientGoRemote(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer c2.Close()
 	if err := c2.LoadSession(ctx, sid, work); err != nil {
 		t.Fatal(err)
 	}
+	c2.Close()
 	if !strings.Contains(again.String(), slow) || !strings.Contains(again.String(), "[user]write a.txt") {
 		t.Errorf("the load replayed %q", again.String())
+	}
+
+	// The connection is cut while a permission question waits: the
+	// daemon asks again on the resumed connection, whose answer lets the
+	// call run.
+	got.mu.Lock()
+	got.cutAt, got.cut = "w2", proxy.cut
+	got.mu.Unlock()
+	res, err := c.Prompt(ctx, sid, "write b.txt")
+	if err != nil || !res.Reconnected {
+		t.Fatalf("the prompt across the cut: %+v %v", res, err)
+	}
+	if data, err := os.ReadFile(filepath.Join(work, "b.txt")); err != nil || string(data) != "again\n" {
+		t.Errorf("b.txt after the question was asked again: %q %v", data, err)
+	}
+	got.mu.Lock()
+	asked := strings.Count(strings.Join(got.perms, " "), "w2")
+	got.mu.Unlock()
+	if asked != 2 {
+		t.Errorf("questions about w2: %d, want 2 (%v)", asked, got.perms)
 	}
 }
 

@@ -52,10 +52,10 @@ type RedialOptions struct {
 // connection from the moment it resumed. The requests that were waiting
 // for an answer on the dropped connection are answered by Redial: a
 // session/prompt, once its turn has ended, with an error of kind
-// [KindReconnected]; any other with one of kind [KindConnectionLost]. The
-// agent's own requests to the dropped connection (a permission question)
-// count as rejected there; a late answer to one is dropped, never
-// delivered to a request of the new connection.
+// [KindReconnected]; any other with one of kind [KindConnectionLost]. A
+// late answer to the agent's own request of the dropped connection (a
+// permission question, which the daemon asks again of the resumed one) is
+// dropped, never delivered to a request of the new connection.
 type Redial struct {
 	dial func(ctx context.Context) (jsonrpc.Transport, error)
 	opts RedialOptions
