@@ -27,6 +27,12 @@ const SCRIPT = {
     },
     { steps: [{ text: "a long and slow answer that the client cancels", chunk: 2, delay_ms: 200 }] },
     { steps: [{ text: SLOW, chunk: 4, delay_ms: 50 }] },
+    {
+      steps: [
+        { text: "Writing again.", tool_calls: [{ id: "w2", name: "write", args: { path: "b.txt", content: "again\n" } }] },
+        { text: "Written." },
+      ],
+    },
   ],
 };
 
@@ -112,6 +118,10 @@ function seen() {
     text: "",
     /** @type {string[]} */
     perms: [],
+    /** cut() at the first question about cutAt. */
+    cutAt: "",
+    /** @type {(() => void) | null} */
+    cut: null,
     /** @param {any} n */
     onUpdate(n) {
       const u = n.update;
@@ -121,6 +131,10 @@ function seen() {
     /** @param {any} req */
     onPermission(req) {
       s.perms.push(req.toolCall.toolCallId);
+      if (req.toolCall.toolCallId === s.cutAt && s.cut) {
+        s.cut();
+        s.cut = null;
+      }
       return "allow_once";
     },
     /** @param {string} want */
@@ -176,7 +190,6 @@ test("over WebSocket: a token, a permission, cancel, a cut connection, load", as
   const res = await guard(long, "the prompt across the cut");
   assert.equal(res.reconnected, true);
   assert.ok(got.text.includes("THE END"), got.text);
-  await c.close();
 
   const again = seen();
   const c2 = await connect(p.url, { token: TOKEN, onUpdate: again.onUpdate });
@@ -184,6 +197,15 @@ test("over WebSocket: a token, a permission, cancel, a cut connection, load", as
   await c2.close();
   assert.ok(again.text.includes(SLOW), again.text);
   assert.ok(again.text.includes("[user]write a.txt"), again.text);
+
+  // Cut while a permission question waits: it is asked again on the
+  // resumed connection, whose answer lets the write run.
+  got.cutAt = "w2";
+  got.cut = p.cut;
+  assert.equal((await guard(c.prompt(sid, "write b.txt"), "the prompt across the cut")).reconnected, true);
+  assert.equal(readFileSync(join(s.work, "b.txt"), "utf8"), "again\n");
+  assert.equal(got.perms.filter((id) => id === "w2").length, 2, String(got.perms));
+  await c.close();
 });
 
 test("spawning zot acp: a permission, cancel, load in a second one", async (t) => {

@@ -31,6 +31,10 @@ SCRIPT = {"turns": [
     ]},
     {"steps": [{"text": "a long and slow answer that the client cancels", "chunk": 2, "delay_ms": 200}]},
     {"steps": [{"text": SLOW, "chunk": 4, "delay_ms": 50}]},
+    {"steps": [
+        {"text": "Writing again.", "tool_calls": [{"id": "w2", "name": "write", "args": {"path": "b.txt", "content": "again\n"}}]},
+        {"text": "Written."},
+    ]},
 ]}
 
 
@@ -105,6 +109,7 @@ class Seen:
         self.lock = threading.Lock()
         self.text = ""
         self.perms = []
+        self.cut_at, self.cut = None, None  # cut() at the first question about cut_at
 
     def update(self, params) -> None:
         u = params.get("update", {})
@@ -118,6 +123,9 @@ class Seen:
     def permission(self, req) -> str:
         with self.lock:
             self.perms.append(req["toolCall"]["toolCallId"])
+            if req["toolCall"]["toolCallId"] == self.cut_at and self.cut:
+                self.cut()
+                self.cut = None
         return "allow_once"
 
     def wait(self, want: str) -> None:
@@ -201,11 +209,18 @@ class TestACP(unittest.TestCase):
             self.assertTrue(out["res"].reconnected, out)
             self.assertIn("THE END", seen.text)
 
-        again = Seen()
-        with acp.connect(purl, token=TOKEN, on_update=again.update) as c2:
-            c2.load_session(sid, self.work)
-        self.assertIn(SLOW, again.text)
-        self.assertIn("[user]write a.txt", again.text)
+            again = Seen()
+            with acp.connect(purl, token=TOKEN, on_update=again.update) as c2:
+                c2.load_session(sid, self.work)
+            self.assertIn(SLOW, again.text)
+            self.assertIn("[user]write a.txt", again.text)
+
+            # Cut while a permission question waits: it is asked again on
+            # the resumed connection, whose answer lets the write run.
+            seen.cut_at, seen.cut = "w2", proxy.cut
+            self.assertTrue(c.prompt(sid, "write b.txt").reconnected)
+            self.assertEqual(Path(self.work, "b.txt").read_text(), "again\n")
+            self.assertEqual(seen.perms.count("w2"), 2, seen.perms)
 
     def test_spawn(self) -> None:
         args = ["--provider", "scripted", "--script", self.script, "--permission", "ask"]
