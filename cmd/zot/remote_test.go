@@ -375,6 +375,21 @@ func TestRemoteStartRules(t *testing.T) {
 			t.Errorf("%v: started: %s", bad, out)
 		}
 	}
+	// A token file that is a named pipe is refused at once, not waited on.
+	fifo := filepath.Join(dir, "tokens-fifo")
+	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	cmd = exec.CommandContext(ctx, zotBin, "daemon", "--provider", "scripted", "--listen", "ws://127.0.0.1:0", "--token-file", fifo)
+	cmd.Env = doorEnv(filepath.Join(dir, "home"), "ZOT_SOCKET="+filepath.Join(dir, "s"))
+	cmd.WaitDelay = time.Second
+	out, err = cmd.CombinedOutput()
+	if ctx.Err() != nil || exitCode(err) == 0 || !strings.Contains(string(out), "not a regular file") {
+		t.Errorf("a token file that is a named pipe: %v, %s", err, out)
+	}
+	cancel()
 	d, _ := startRemote(t, dir, "--listen", "ws://0.0.0.0:0", "--insecure-listen")
 	if !strings.Contains(d.stderr.String(), "WARNING") {
 		t.Errorf("--insecure-listen without a warning:\n%s", d.stderr)

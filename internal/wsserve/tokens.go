@@ -100,7 +100,9 @@ func (t *Tokens) Lookup(token string) (Principal, bool) {
 
 // readTokens checks the file's mode and owner and parses it.
 func readTokens(path string) ([]tokenEntry, error) {
-	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_CLOEXEC, 0)
+	// O_NONBLOCK: a named pipe is opened at once (and refused below as no
+	// regular file) instead of waiting for a writer, at start or on SIGHUP.
+	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_NONBLOCK|syscall.O_CLOEXEC, 0)
 	if err != nil {
 		return nil, fmt.Errorf("the token file: %w", err)
 	}
