@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"go.temporal.io/api/workflowservice/v1"
 	"go.temporal.io/sdk/client"
 	"google.golang.org/protobuf/proto"
 )
@@ -89,7 +90,7 @@ func history(b *testing.B, f *fleetSetup) (events, size float64) {
 	defer cl.Close()
 	ctx, cancel := context.WithTimeout(context.Background(), hang)
 	defer cancel()
-	resp, err := cl.ListWorkflow(ctx, nil)
+	resp, err := cl.ListWorkflow(ctx, &workflowservice.ListWorkflowExecutionsRequest{Namespace: "default", PageSize: 100})
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -56,7 +56,11 @@ func runClient(ctx context.Context, args []string, stdin io.Reader, stdout, stde
 		return fmt.Errorf("the relay: %w", err)
 	}
 	relay := durable.NewRelay()
-	srv := &http.Server{Handler: relay, ReadHeaderTimeout: 10 * time.Second}
+	asks := &intercepts{out: out, waiting: map[string]chan *fleet.ToolVerdict{}}
+	mux := http.NewServeMux()
+	mux.Handle("/events", relay)
+	mux.Handle("/intercept", asks)
+	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
 	var wg sync.WaitGroup
 	wg.Add(1)
 	go func() {
@@ -67,7 +71,8 @@ func runClient(ctx context.Context, args []string, stdin io.Reader, stdout, stde
 		_ = srv.Close()
 		wg.Wait()
 	}()
-	s := &submitter{cl: cl, blobs: blobs, relay: relay, url: "http://" + ln.Addr().String() + "/events", c: &c, out: out, stderr: stderr}
+	base := "http://" + ln.Addr().String()
+	s := &submitter{cl: cl, blobs: blobs, relay: relay, url: base + "/events", intercept: base + "/intercept", c: &c, out: out, stderr: stderr}
 	out.send(fleet.Frame{Type: fleet.FrameReady})
 
 	runCtx, cancel := context.WithCancel(ctx)
@@ -100,6 +105,8 @@ func runClient(ctx context.Context, args []string, stdin io.Reader, stdout, stde
 				defer turns.Done()
 				s.run(runCtx, f.Input)
 			}()
+		case fleet.FrameVerdict:
+			asks.answer(f.Request, f.Verdict)
 		case fleet.FrameAwait:
 			turns.Add(1)
 			go func() {
@@ -138,13 +145,14 @@ func (f *frames) send(fr fleet.Frame) {
 
 // submitter runs turns as workflows.
 type submitter struct {
-	cl     client.Client
-	blobs  fleet.Dir
-	relay  *durable.Relay
-	url    string
-	c      *cluster
-	out    *frames
-	stderr io.Writer
+	cl        client.Client
+	blobs     fleet.Dir
+	relay     *durable.Relay
+	url       string
+	intercept string
+	c         *cluster
+	out       *frames
+	stderr    io.Writer
 }
 
 // run submits t, relays its events and writes its end.
@@ -191,7 +199,7 @@ func (s *submitter) turn(ctx context.Context, t *fleet.Turn) (*fleet.TurnResult,
 	}
 	in := durable.TurnInput{
 		Turn: durable.TurnInfo{
-			ID: t.ID, Relay: s.url, CWD: t.CWD, Provider: t.Provider, Model: t.Model,
+			ID: t.ID, Relay: s.url, Intercept: s.intercept, CWD: t.CWD, Provider: t.Provider, Model: t.Model,
 			Reasoning: t.Reasoning, Offer: offerRef, ToolQueue: s.c.tools(),
 		},
 		Transcript: transcript,
@@ -264,4 +272,60 @@ func (s *submitter) result(ctx context.Context, out durable.TurnOutput) (*fleet.
 		res.Transcript = append(res.Transcript, line)
 	}
 	return res, nil
+}
+
+// intercepts passes the tool calls workers are about to run to zot, for
+// the session's interceptors, and their verdicts back.
+type intercepts struct {
+	out *frames
+
+	mu      sync.Mutex
+	n       int
+	waiting map[string]chan *fleet.ToolVerdict
+}
+
+func (in *intercepts) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	var req struct {
+		Turn string         `json:"turn"`
+		Call fleet.ToolCall `json:"call"`
+	}
+	if r.Method != http.MethodPost {
+		http.Error(w, "POST a tool call", http.StatusMethodNotAllowed)
+		return
+	}
+	if err := json.NewDecoder(io.LimitReader(r.Body, 64<<20)).Decode(&req); err != nil {
+		http.Error(w, err.Error(), http.StatusBadRequest)
+		return
+	}
+	ch := make(chan *fleet.ToolVerdict, 1)
+	in.mu.Lock()
+	in.n++
+	id := fmt.Sprint(in.n)
+	in.waiting[id] = ch
+	in.mu.Unlock()
+	defer func() {
+		in.mu.Lock()
+		delete(in.waiting, id)
+		in.mu.Unlock()
+	}()
+	in.out.send(fleet.Frame{Type: fleet.FrameIntercept, Turn: req.Turn, Request: id, Call: &req.Call})
+	select {
+	case v := <-ch:
+		if v == nil {
+			v = &fleet.ToolVerdict{Block: true, Reason: "no verdict came"}
+		}
+		w.Header().Set("Content-Type", "application/json")
+		_ = json.NewEncoder(w).Encode(v)
+	case <-r.Context().Done():
+	}
+}
+
+// answer passes a verdict to the intercept waiting for it.
+func (in *intercepts) answer(id string, v *fleet.ToolVerdict) {
+	in.mu.Lock()
+	ch := in.waiting[id]
+	in.mu.Unlock()
+	if ch != nil {
+		ch <- v
+	}
 }

@@ -202,3 +202,36 @@ func TestFleetDaemonKilledMidTurn(t *testing.T) {
 		t.Errorf("the model was asked %d times, want once", n)
 	}
 }
+
+// TestFleetCancel: session/cancel mid-answer ends the turn cancelled
+// through the workflow's abort signal, and the session takes the next
+// prompt.
+func TestFleetCancel(t *testing.T) {
+	f := newFleet(t, slowAnswer(longText, 100*time.Millisecond))
+	f.worker("w1")
+	_, sock := f.daemon("d", false)
+	c := dialACP(t, sock)
+	s := c.newSession(f.dir)
+	chunk := firstChunk(c)
+	wait := promptAsync(t, c, s, "count")
+	waitChan(t, "the first chunk", chunk)
+	start := time.Now()
+	c.notify("session/cancel", map[string]any{"sessionId": s})
+	res := wait()
+	if !strings.Contains(string(res), `"cancelled"`) {
+		t.Fatalf("the cancelled prompt answered %s", res)
+	}
+	if took := time.Since(start); took > 5*time.Second {
+		t.Errorf("the cancel took %v to end the turn", took)
+	}
+	c.mu.Lock()
+	c.onUpdate = nil
+	c.mu.Unlock()
+	c.taken()
+	if res := c.prompt(s, "again"); !strings.Contains(string(res), `"end_turn"`) {
+		t.Fatalf("the next prompt answered %s", res)
+	}
+	if got := text(c.taken()); got != longText {
+		t.Errorf("the next prompt's answer: %q", got)
+	}
+}

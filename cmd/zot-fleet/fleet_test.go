@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -66,5 +67,35 @@ func TestFleetEventsAsInProcess(t *testing.T) {
 	}
 	if n0, n1 := f.model.count(0), f.model.count(1); n0 != 2 || n1 != 2 {
 		t.Errorf("model requests: %d first calls and %d second calls for two turns; want 2 and 2 (none paid twice)", n0, n1)
+	}
+}
+
+// TestFleetApproval: with --permission ask, a tool call a worker is about
+// to run is first shown to the daemon's session, whose approval asks the
+// client: allowed, it runs once; rejected, it never runs and the model
+// is told so.
+func TestFleetApproval(t *testing.T) {
+	f := newFleet(t, toolThenAnswer("echo ran >> log.txt", 0))
+	f.worker("w1")
+	_, sock := f.daemonAs("d", false, "ask")
+	for _, reject := range []bool{false, true} {
+		work := filepath.Join(f.dir, fmt.Sprintf("work-%v", reject))
+		if err := os.MkdirAll(work, 0o700); err != nil {
+			t.Fatal(err)
+		}
+		c := dialACP(t, sock)
+		c.reject = reject
+		s := c.newSession(work)
+		if res := c.prompt(s, "run it"); !strings.Contains(string(res), `"end_turn"`) {
+			t.Fatalf("reject=%v: prompt answered %s", reject, res)
+		}
+		log, _ := os.ReadFile(filepath.Join(work, "log.txt"))
+		want := "ran\n"
+		if reject {
+			want = ""
+		}
+		if c.asked != 1 || string(log) != want {
+			t.Errorf("reject=%v: asked %d times, the command's effect %q; want asked once and %q", reject, c.asked, log, want)
+		}
 	}
 }

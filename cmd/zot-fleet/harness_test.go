@@ -164,9 +164,14 @@ func (f *fleetSetup) worker(name string) *proc {
 
 // daemon starts zot daemon, with the fleet's executor unless inProcess.
 func (f *fleetSetup) daemon(name string, inProcess bool) (*proc, string) {
+	return f.daemonAs(name, inProcess, "allow")
+}
+
+// daemonAs starts zot daemon with --permission perm.
+func (f *fleetSetup) daemonAs(name string, inProcess bool, perm string) (*proc, string) {
 	f.t.Helper()
 	sock := filepath.Join(f.dir, name+".sock")
-	args := []string{f.tl.zot, "daemon", "--provider", "anthropic", "--base-url", f.model.url, "--api-key", "test-key", "--permission", "allow"}
+	args := []string{f.tl.zot, "daemon", "--provider", "anthropic", "--base-url", f.model.url, "--api-key", "test-key", "--permission", perm}
 	if !inProcess {
 		args = append(args, "--executor", "temporal", "--temporal", f.addr(), "--blobs", f.blobs)
 	}
@@ -315,6 +320,11 @@ type acpClient struct {
 	in   *bufio.Reader
 	n    int
 
+	// reject answers permission requests with their reject_once option.
+	reject bool
+	// asked counts the permission requests.
+	asked int
+
 	mu      sync.Mutex
 	updates []json.RawMessage
 	// onUpdate, when set, sees each update as it comes.
@@ -383,10 +393,18 @@ func (c *acpClient) try(method string, params any) (json.RawMessage, error) {
 			var p struct {
 				Options []struct {
 					OptionID string `json:"optionId"`
+					Kind     string `json:"kind"`
 				} `json:"options"`
 			}
 			_ = json.Unmarshal(m.Params, &p)
-			ans, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": m.ID, "result": map[string]any{"outcome": map[string]any{"outcome": "selected", "optionId": p.Options[0].OptionID}}})
+			c.asked++
+			pick := p.Options[0].OptionID
+			for _, o := range p.Options {
+				if c.reject && o.Kind == "reject_once" || !c.reject && o.Kind == "allow_once" {
+					pick = o.OptionID
+				}
+			}
+			ans, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": m.ID, "result": map[string]any{"outcome": map[string]any{"outcome": "selected", "optionId": pick}}})
 			_, _ = c.conn.Write(append(ans, '\n'))
 		case m.Method != "":
 		case m.ID != nil && string(*m.ID) == strconv.Itoa(id):
@@ -437,4 +455,14 @@ func text(updates []json.RawMessage) string {
 		}
 	}
 	return b.String()
+}
+
+// notify sends a notification; it may be called while another goroutine
+// waits in call.
+func (c *acpClient) notify(method string, params any) {
+	c.t.Helper()
+	line, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "method": method, "params": params})
+	if _, err := c.conn.Write(append(line, '\n')); err != nil {
+		c.t.Fatalf("%s: %v", method, err)
+	}
 }

@@ -52,7 +52,9 @@ type TurnResult struct {
 //
 // zot sends submit (Turn), abort (Turn's id, the reason in Error) and
 // await (the id of a turn an earlier zot submitted: its end is sent as
-// done, without its events); zot-fleet client sends
+// done, without its events) and verdict (the answer to an intercept);
+// zot-fleet client sends intercept (a tool call about to run, for the
+// session's interceptors),
 // ready once connected to the cluster, event (one event of a turn, in
 // the turn's order, each once), done (the turn's result, after its last
 // event) and error (a turn that could not be run, or, without a turn, the
@@ -64,15 +66,37 @@ type Frame struct {
 	Event  json.RawMessage `json:"event,omitempty"`
 	Result *TurnResult     `json:"result,omitempty"`
 	Error  string          `json:"error,omitempty"`
+	// Request numbers an intercept and its verdict.
+	Request string       `json:"request,omitempty"`
+	Call    *ToolCall    `json:"call,omitempty"`
+	Verdict *ToolVerdict `json:"verdict,omitempty"`
+}
+
+// ToolCall is a tool call a worker is about to run, which the session's
+// interceptors (its guards, its extensions' intercepts, the approval,
+// last) see in the daemon first.
+type ToolCall struct {
+	ID   string          `json:"id"`
+	Name string          `json:"name"`
+	Args json.RawMessage `json:"args"`
+}
+
+// ToolVerdict is what the session's interceptors decided of a ToolCall.
+type ToolVerdict struct {
+	Block  bool            `json:"block,omitempty"`
+	Reason string          `json:"reason,omitempty"`
+	Args   json.RawMessage `json:"args,omitempty"`
 }
 
 // The frame types.
 const (
-	FrameSubmit = "submit"
-	FrameAbort  = "abort"
-	FrameAwait  = "await"
-	FrameReady  = "ready"
-	FrameEvent  = "event"
-	FrameDone   = "done"
-	FrameError  = "error"
+	FrameSubmit    = "submit"
+	FrameAbort     = "abort"
+	FrameAwait     = "await"
+	FrameVerdict   = "verdict"
+	FrameIntercept = "intercept"
+	FrameReady     = "ready"
+	FrameEvent     = "event"
+	FrameDone      = "done"
+	FrameError     = "error"
 )

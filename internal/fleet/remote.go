@@ -106,8 +106,11 @@ func (r *Remote) read(out io.Reader) {
 			r.mu.Lock()
 			ch := r.pending[f.Turn]
 			r.mu.Unlock()
-			if ch != nil {
+			switch {
+			case ch != nil:
 				ch <- f
+			case f.Type == FrameIntercept:
+				r.refuse(f, "no turn of this zot is waiting for the call")
 			}
 		}
 	}
@@ -202,6 +205,8 @@ func (r *Remote) Prompt(ctx context.Context, t engine.ExecTurn, emit func(wire.E
 					continue
 				}
 				emit(ev)
+			case FrameIntercept:
+				r.intercept(ctx, a, f)
 			case FrameError:
 				return &agent.Error{Code: wire.CodeProviderError, Message: "fleet: " + f.Error}
 			case FrameDone:
@@ -212,6 +217,30 @@ func (r *Remote) Prompt(ctx context.Context, t engine.ExecTurn, emit func(wire.E
 				return r.outcome(ctx, f.Result)
 			}
 		}
+	}
+}
+
+// intercept runs the session's interceptors on a tool call a worker is
+// about to run, on the turn's own goroutine (an approval's question is
+// one of the turn's events), and answers the worker.
+func (r *Remote) intercept(ctx context.Context, a *agent.Agent, f Frame) {
+	v := agent.Verdict{Block: true, Reason: "the call came without its description"}
+	if f.Call != nil {
+		v = a.Interceptors().BeforeTool(ctx, agent.ToolCall{ID: f.Call.ID, Name: f.Call.Name, Args: f.Call.Args})
+		if ctx.Err() != nil {
+			v = agent.Verdict{Block: true, Reason: "aborted"}
+		}
+	}
+	out := &ToolVerdict{Block: v.Block, Reason: v.Reason, Args: v.Args}
+	if err := r.send(Frame{Type: FrameVerdict, Turn: f.Turn, Request: f.Request, Verdict: out}); err != nil {
+		fmt.Fprintf(r.log, "zot: fleet: answering an intercept: %v\n", err)
+	}
+}
+
+// refuse answers an intercept with a block.
+func (r *Remote) refuse(f Frame, reason string) {
+	if err := r.send(Frame{Type: FrameVerdict, Turn: f.Turn, Request: f.Request, Verdict: &ToolVerdict{Block: true, Reason: reason}}); err != nil {
+		fmt.Fprintf(r.log, "zot: fleet: answering an intercept: %v\n", err)
 	}
 }
 
@@ -282,6 +311,8 @@ func (r *Remote) Resume(ctx context.Context, t engine.ExecTurn) error {
 			return ctx.Err()
 		case f := <-ch:
 			switch f.Type {
+			case FrameIntercept:
+				r.refuse(f, "the zot that started the turn went away before the call; it was not run")
 			case FrameError:
 				return fmt.Errorf("fleet: turn %s: %s", id, f.Error)
 			case FrameDone:
@@ -329,6 +360,9 @@ func (r *Remote) outcome(ctx context.Context, res *TurnResult) error {
 	return nil
 }
 
+// builtin names zot's built-in tools, which a worker runs.
+var builtin = map[string]bool{"read": true, "write": true, "edit": true, "bash": true, "grep": true, "find": true, "ls": true}
+
 // newTurn describes t, whose transcript is msgs, for the fleet.
 func newTurn(t engine.ExecTurn, msgs []llm.Message) (*Turn, error) {
 	var id [8]byte
@@ -347,7 +381,16 @@ func newTurn(t engine.ExecTurn, msgs []llm.Message) (*Turn, error) {
 		}
 		lines[i] = line
 	}
-	system, tools := t.Agent.Offer()
+	system, offered := t.Agent.Offer()
+	// A worker runs zot's built-in tools: the model is offered those of
+	// the session's tools (an extension's, an MCP server's, a client's or
+	// the task tool would be unknown there).
+	var tools []llm.ToolSpec
+	for _, spec := range offered {
+		if builtin[spec.Name] {
+			tools = append(tools, spec)
+		}
+	}
 	model := t.Agent.Model()
 	return &Turn{
 		ID:         fmt.Sprintf("zot-%s-%d-%s", session, len(msgs), hex.EncodeToString(id[:])),

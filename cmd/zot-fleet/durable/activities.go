@@ -75,7 +75,7 @@ func (w *Activities) beat(ctx context.Context) func() {
 
 // newAgent returns an agent that makes the turn's model calls, offering
 // what the turn offers, its tools described but never run here.
-func (w *Activities) newAgent(ctx context.Context, t TurnInfo, run []tools.Tool) (*agent.Agent, error) {
+func (w *Activities) newAgent(ctx context.Context, t TurnInfo, run []tools.Tool, chain *agent.Chain) (*agent.Agent, error) {
 	cat := w.Catalog
 	if cat == nil {
 		cat = models.Builtin()
@@ -104,6 +104,7 @@ func (w *Activities) newAgent(ctx context.Context, t TurnInfo, run []tools.Tool)
 		Tools:          toolList,
 		System:         func() string { return system },
 		Reasoning:      t.Reasoning,
+		Interceptors:   chain,
 		AutoCompactOff: true,
 	})
 }
@@ -132,7 +133,7 @@ func (w *Activities) Step(ctx context.Context, in StepInput) (StepOutput, error)
 	if err != nil {
 		return StepOutput{}, err
 	}
-	a, err := w.newAgent(ctx, in.Turn, nil)
+	a, err := w.newAgent(ctx, in.Turn, nil, nil)
 	if err != nil {
 		return StepOutput{}, err
 	}
@@ -217,7 +218,19 @@ func (w *Activities) Tool(ctx context.Context, in ToolInput) (ToolOutput, error)
 		return ToolOutput{Result: ref}, err
 	}
 	run := w.toolsOf(in.Turn.CWD)
-	a, err := w.newAgent(ctx, in.Turn, run)
+	var chain *agent.Chain
+	if in.Turn.Intercept != "" {
+		chain = new(agent.Chain)
+		chain.Add(agent.Interceptor{
+			Name:       "session",
+			Timeout:    -1, // a person may be answering an approval
+			FailClosed: true,
+			BeforeTool: func(ctx context.Context, call agent.ToolCall) agent.Verdict {
+				return w.ask(ctx, in.Turn, call)
+			},
+		})
+	}
+	a, err := w.newAgent(ctx, in.Turn, run, chain)
 	if err != nil {
 		return ToolOutput{}, err
 	}
@@ -230,6 +243,35 @@ func (w *Activities) Tool(ctx context.Context, in ToolInput) (ToolOutput, error)
 	}
 	out := ToolOutput{Result: ref}
 	return out, w.remember(context.WithoutCancel(ctx), mark, out)
+}
+
+// ask shows call to the session's interceptors in the daemon and returns
+// their verdict; one that cannot be asked blocks the call.
+func (w *Activities) ask(ctx context.Context, t TurnInfo, call agent.ToolCall) agent.Verdict {
+	body, err := json.Marshal(struct {
+		Turn string         `json:"turn"`
+		Call fleet.ToolCall `json:"call"`
+	}{t.ID, fleet.ToolCall{ID: call.ID, Name: call.Name, Args: call.Args}})
+	if err != nil {
+		return agent.Verdict{Err: err}
+	}
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, t.Intercept, bytes.NewReader(body))
+	if err != nil {
+		return agent.Verdict{Err: err}
+	}
+	resp, err := w.client().Do(req)
+	if err != nil {
+		return agent.Verdict{Err: fmt.Errorf("asking the session's interceptors: %w", err)}
+	}
+	defer resp.Body.Close()
+	var v fleet.ToolVerdict
+	if resp.StatusCode != http.StatusOK {
+		return agent.Verdict{Err: fmt.Errorf("asking the session's interceptors: %s", resp.Status)}
+	}
+	if err := json.NewDecoder(resp.Body).Decode(&v); err != nil {
+		return agent.Verdict{Err: fmt.Errorf("the session's verdict: %w", err)}
+	}
+	return agent.Verdict{Block: v.Block, Reason: v.Reason, Args: v.Args}
 }
 
 // Answer answers calls that did not run or did not finish.

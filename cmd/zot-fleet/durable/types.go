@@ -35,8 +35,12 @@ const seqShift = 24
 
 // TurnInfo is what every activity of a turn is told about it.
 type TurnInfo struct {
-	ID        string
-	Relay     string // where events go (an http:// URL)
+	ID    string
+	Relay string // where events go (an http:// URL)
+	// Intercept is where a tool call about to run is shown to the
+	// session's interceptors (its approval among them) in the daemon; ""
+	// runs calls without asking.
+	Intercept string
 	CWD       string
 	Provider  string
 	Model     string
