@@ -20,7 +20,10 @@ import (
 // once, with one worker, with two, and in process: turns per second; and
 // the history a turn leaves in the cluster.
 func BenchmarkFleet(b *testing.B) {
-	f := newFleet(b, toolThenAnswer("true", 0))
+	// The server hands a worker the activity its workflow task schedules
+	// in the answer to that task (eager execution), as a production
+	// cluster may be configured to.
+	f := newFleet(b, toolThenAnswer("true", 0), "--dynamic-config-value", "system.enableActivityEagerExecution=true")
 	f.worker("w1")
 	_, inSock := f.daemon("inprocess", true)
 	_, fleetSock := f.daemon("fleet", false)

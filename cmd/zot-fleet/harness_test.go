@@ -120,13 +120,15 @@ type fleetSetup struct {
 	model  *fakeModel
 	blobs  string
 	home   string
+	// serverFlags are more flags of the dev server.
+	serverFlags []string
 }
 
-func newFleet(t testing.TB, answers func(req modelRequest) []answerPart) *fleetSetup {
+func newFleet(t testing.TB, answers func(req modelRequest) []answerPart, serverFlags ...string) *fleetSetup {
 	t.Helper()
 	tl := needTools(t)
 	dir := t.TempDir()
-	f := &fleetSetup{t: t, tl: tl, dir: dir, port: freePort(t), blobs: filepath.Join(dir, "blobs"), home: filepath.Join(dir, "home")}
+	f := &fleetSetup{t: t, tl: tl, dir: dir, port: freePort(t), blobs: filepath.Join(dir, "blobs"), home: filepath.Join(dir, "home"), serverFlags: serverFlags}
 	f.model = newFakeModel(t, answers)
 	f.startServer()
 	return f
@@ -136,10 +138,11 @@ func newFleet(t testing.TB, answers func(req modelRequest) []answerPart) *fleetS
 // until it answers.
 func (f *fleetSetup) startServer() {
 	f.t.Helper()
-	f.server = start(f.t, "temporal", nil, f.tl.temporal, "server", "start-dev", "--headless",
+	args := []string{f.tl.temporal, "server", "start-dev", "--headless",
 		"--ip", "127.0.0.1", "--port", strconv.Itoa(f.port), "--http-port", strconv.Itoa(freePort(f.t)),
 		"--metrics-port", strconv.Itoa(freePort(f.t)), "--ui-port", strconv.Itoa(freePort(f.t)),
-		"--db-filename", filepath.Join(f.dir, "temporal.db"), "--log-level", "error")
+		"--db-filename", filepath.Join(f.dir, "temporal.db"), "--log-level", "error"}
+	f.server = start(f.t, "temporal", nil, append(args, f.serverFlags...)...)
 	deadline := time.Now().Add(hang)
 	for time.Now().Before(deadline) {
 		if c, err := net.Dial("tcp", f.addr()); err == nil {
