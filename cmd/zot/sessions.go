@@ -252,7 +252,10 @@ func showSession(w io.Writer, e store.Entry, msgs []llm.Message) error {
 	if e.Model != "" {
 		fmt.Fprintf(w, "model    %s\n", e.Model)
 	}
-	if e.Parent != "" {
+	switch {
+	case e.Parent != "" && e.ParentCall != "":
+		fmt.Fprintf(w, "sub-agent of %s, task call %s\n", e.Parent, e.ParentCall)
+	case e.Parent != "":
 		fmt.Fprintf(w, "fork of  %s%s\n", e.Parent, forkedAt(e))
 	}
 	if e.Error != "" {

@@ -291,7 +291,8 @@ func importCWD(cmd *cli.Command, data []byte) (string, error) {
 	return cwd, nil
 }
 
-// sessionNode is a session of `zot sessions list --tree`, with its forks.
+// sessionNode is a session of `zot sessions list --tree`, with its forks
+// and its sub-agents' sessions.
 type sessionNode struct {
 	store.Entry
 	Children []*sessionNode `json:"children"`
@@ -350,7 +351,12 @@ func drawTree(w io.Writer, roots []*sessionNode) error {
 			title = "(empty)"
 		}
 		note := ""
-		if n.Parent != "" && branch == "" {
+		switch {
+		case n.ParentCall != "" && branch == "":
+			note = "  (sub-agent of " + n.Parent + ", task call " + n.ParentCall + ")"
+		case n.ParentCall != "":
+			note = "  (sub-agent, task call " + n.ParentCall + ")"
+		case n.Parent != "" && branch == "":
 			note = "  (fork of " + n.Parent + ")"
 		}
 		fmt.Fprintf(w, "%s%s%s  %s  %3d msgs  %s%s%s\n", lead, branch, n.ID, n.Updated.Local().Format(time.DateTime), n.Messages, forkMark(n.Entry), title, note)

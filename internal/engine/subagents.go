@@ -9,7 +9,9 @@ import (
 	"strings"
 
 	"zot.dev/zot/internal/agent"
+	"zot.dev/zot/internal/sessionfile"
 	"zot.dev/zot/internal/skills"
+	"zot.dev/zot/internal/store"
 	"zot.dev/zot/internal/subagent"
 	"zot.dev/zot/internal/tools"
 	"zot.dev/zot/sdk/wire"
@@ -371,7 +373,35 @@ func (s *Session) newChild(req subagent.Request) (*Session, error) {
 		wanted = wanted && slices.Contains(req.Agent.Tools, subagent.ToolName)
 	}
 	c.setupAgents(cfg, wanted)
+	s.keepChild(c, req.CallID)
 	return c, nil
+}
+
+// keepChild gives the child c of a session kept in a session store a
+// file of its own in that store, linked to the session and to callID,
+// the task call that started it, as a fork is linked to its parent: its
+// transcript is kept (zot sessions list --tree, zot sessions show). A
+// session in memory only keeps none; a file that cannot be made is
+// reported and the child runs in memory.
+func (s *Session) keepChild(c *Session, callID string) {
+	s.mu.Lock()
+	id, f := s.storedID, s.store
+	s.mu.Unlock()
+	if id == "" || f == nil || callID == "" {
+		return
+	}
+	parentPath := f.Path()
+	opt := sessionfile.Options{CWD: s.cwd, Parent: id, ParentCall: callID}
+	if info, err := sessionfile.ReadInfo(parentPath); err == nil {
+		opt.Owner = info.Owner // the child belongs to whom the session belongs
+	}
+	childID := store.NewID()
+	cf, _, err := sessionfile.Open(filepath.Join(filepath.Dir(parentPath), childID+".jsonl"), opt)
+	if err != nil {
+		s.logf("zot: the sub-agent's transcript is not kept: %v\n", err)
+		return
+	}
+	c.store, c.storedID = cf, childID
 }
 
 // callSummary is one line saying what a child's tool call does, for the

@@ -24,6 +24,9 @@ type Info struct {
 	// ForkMessage is that message's id (MessageID).
 	ForkIndex   int
 	ForkMessage string
+	// ParentCall is, for a sub-agent's session, the id of the task call
+	// of Parent that started it; empty otherwise.
+	ParentCall string
 	// Owner is the principal the session belongs to; empty for the
 	// user whose zot home holds it.
 	Owner string
@@ -31,7 +34,7 @@ type Info struct {
 
 // info is what h says about its file.
 func (h *header) info() Info {
-	in := Info{CWD: h.CWD, Created: h.Created, Parent: h.Parent, ForkIndex: -1, ForkMessage: h.ForkMessage, Owner: h.Owner}
+	in := Info{CWD: h.CWD, Created: h.Created, Parent: h.Parent, ForkIndex: -1, ForkMessage: h.ForkMessage, ParentCall: h.ParentCall, Owner: h.Owner}
 	if h.Parent != "" && h.ForkIndex != nil {
 		in.ForkIndex = *h.ForkIndex
 	}

@@ -27,13 +27,19 @@ type header struct {
 	Parent      string `json:"parent_id,omitempty"`
 	ForkIndex   *int   `json:"fork_index,omitempty"`
 	ForkMessage string `json:"fork_message_id,omitempty"`
+	// ParentCall is, for a sub-agent's session, the parent's task call
+	// that started it (see Options).
+	ParentCall string `json:"parent_call_id,omitempty"`
 	// Owner is the principal the session belongs to (see Options).
 	Owner string `json:"owner,omitempty"`
 }
 
 func newHeader(opt Options) header {
 	h := header{Version: version, CWD: opt.CWD, Created: time.Now().UTC().Truncate(time.Second), Owner: opt.Owner}
-	if opt.Parent != "" {
+	switch {
+	case opt.Parent != "" && opt.ParentCall != "":
+		h.Parent, h.ParentCall = opt.Parent, opt.ParentCall
+	case opt.Parent != "":
 		h.Parent, h.ForkMessage = opt.Parent, opt.ForkMessage
 		i := opt.ForkIndex
 		h.ForkIndex = &i

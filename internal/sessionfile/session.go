@@ -61,6 +61,9 @@ type Options struct {
 	Parent      string
 	ForkIndex   int
 	ForkMessage string
+	// ParentCall, with Parent, makes the new file a sub-agent's session:
+	// the id of the parent's task call that started it (no fork point).
+	ParentCall string
 	// Owner is the principal a new file belongs to (a token's name on
 	// the daemon's network listener), recorded in its header; empty for
 	// the user whose zot home holds it.

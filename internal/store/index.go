@@ -162,7 +162,7 @@ func (s *Store) describe(id string, st fs.FileInfo) Entry {
 	}
 	e.CWD, e.Created, e.Owner = info.CWD, info.Created, info.Owner
 	if info.Parent != "" {
-		e.Parent, e.ForkMessage = info.Parent, info.ForkMessage
+		e.Parent, e.ForkMessage, e.ParentCall = info.Parent, info.ForkMessage, info.ParentCall
 		if info.ForkIndex >= 0 {
 			i := info.ForkIndex
 			e.ForkIndex = &i

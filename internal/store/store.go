@@ -70,6 +70,9 @@ type Entry struct {
 	// messages before it); ForkMessage is that prompt's MessageID.
 	ForkIndex   *int   `json:"fork_index,omitempty"`
 	ForkMessage string `json:"fork_message_id,omitempty"`
+	// ParentCall is, for a sub-agent's session, the id of the task call
+	// of Parent that started it; empty for a fork or a session of its own.
+	ParentCall string `json:"parent_call_id,omitempty"`
 	// Owner is the principal the session belongs to (a token's name on
 	// the daemon's network listener); empty for the user whose zot home
 	// holds it.
