@@ -7,10 +7,19 @@ import (
 	"sync"
 )
 
+var (
+	selfNNPOnce sync.Once
+	selfNNP     bool
+)
+
 // selfNoNewPrivs is whether the daemon itself runs with no_new_privs
 // (under a service manager or a container that sets it): then a client's
-// flag says nothing about it.
-var selfNoNewPrivs = sync.OnceValue(func() bool { return noNewPrivs("self") })
+// flag says nothing about it. It is read once, when first asked, and not
+// in a package init, which every zot process would pay.
+func selfNoNewPrivs() bool {
+	selfNNPOnce.Do(func() { selfNNP = noNewPrivs("self") })
+	return selfNNP
+}
 
 // confinedPeer reports whether the process pid runs with no_new_privs
 // while the daemon does not: what every command of zot's sandbox does
