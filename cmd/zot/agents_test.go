@@ -393,17 +393,29 @@ func TestTaskParallelChildrenBounded(t *testing.T) {
 			p.send(`{"id":"1","type":"prompt","message":"go"}`)
 			p.response()
 			evs := p.untilDone()
-			running, most := map[string]bool{}, 0
-			for _, ev := range evs {
+			// A child runs from its first event to its last: each is sent
+			// while the child holds its slot. (Its task call's result comes
+			// after the slot is given back, so another child may start
+			// before it.)
+			last := map[string]int{}
+			for i, ev := range evs {
+				if e, ok := ev.(*wire.ChildEvent); ok {
+					last[e.ParentID] = i
+				}
+			}
+			running, seen, most := map[string]bool{}, map[string]bool{}, 0
+			for i, ev := range evs {
 				switch e := ev.(type) {
 				case *wire.ChildEvent:
-					running[e.ParentID] = true
+					running[e.ParentID], seen[e.ParentID] = true, true
 					most = max(most, len(running))
+					if last[e.ParentID] == i {
+						delete(running, e.ParentID)
+					}
 				case *wire.ToolResultEvent:
-					if !running[e.ID] {
+					if !seen[e.ID] {
 						t.Errorf("the result of %s came before any event of its child", e.ID)
 					}
-					delete(running, e.ID)
 					if rec := record(t, e); rec.Text != "part done" {
 						t.Errorf("%s: %+v", e.ID, rec)
 					}

@@ -88,7 +88,7 @@ func TestReadyTimeout(t *testing.T) {
 	calmAt := time.Since(began)
 	<-chat.readyCh
 	chatAt := time.Since(began)
-	if chatAt < 800*time.Millisecond || chatAt > 3*time.Second {
+	if chatAt < 800*time.Millisecond || chatAt > 8*time.Second { // the upper bound leaves room for a loaded machine
 		t.Fatalf("the chatty one was ready after %s", chatAt)
 	}
 	if calmAt >= chatAt {
