@@ -350,6 +350,11 @@ func TestDaemonSlowSteadyReaderIsNotDropped(t *testing.T) {
 		}
 		d := startZotDaemon(t, doorEnv(home), args...)
 		d.waitFor(t, "listening on")
+		t.Cleanup(func() {
+			if t.Failed() {
+				t.Logf("the daemon's log:\n%s", d.stderr.String())
+			}
+		})
 		conn, err := net.Dial("unix", filepath.Join(home, "daemon.sock"))
 		if err != nil {
 			t.Fatal(err)
