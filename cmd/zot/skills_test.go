@@ -694,6 +694,8 @@ func TestSkillsHostileFiles(t *testing.T) {
 		"pipe/.keep":    "",
 		"outside/.keep": "",
 		"elsewhere.md":  "---\nname: outside\ndescription: read from beside the folder\n---\nnot this skill's\n",
+		// Brackets nested without end: each level's field name is longer.
+		"deep/SKILL.md": "---\nname: deep\ndescription: x\nm: " + strings.Repeat("[", 5000) + "\n---\n",
 	})
 	for _, p := range []string{filepath.Join(dir, "pipe", "SKILL.md"), filepath.Join(dir, "s", "fifo")} {
 		if err := syscall.Mkfifo(p, 0o600); err != nil {
@@ -723,6 +725,9 @@ func TestSkillsHostileFiles(t *testing.T) {
 	var problems []string
 	for _, pr := range l.Problems {
 		problems = append(problems, pr.Message)
+	}
+	if all := strings.Join(problems, "\n"); !strings.Contains(all, filepath.Join(dir, "deep", "SKILL.md")+":4: m[0][0]") || !strings.Contains(all, "nested deeper than") {
+		t.Errorf("no problem says the brackets nest too deep: %q", problems)
 	}
 	for _, name := range []string{"pipe", "stdin", "outside"} {
 		if !strings.Contains(strings.Join(problems, "\n"), filepath.Join(dir, name, "SKILL.md")) {

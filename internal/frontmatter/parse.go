@@ -613,10 +613,16 @@ func setLine(v *Value, n int) {
 	}
 }
 
+// maxFlowDepth bounds how deep flow collections nest: a field's name
+// grows with each level, so a file of brackets alone would otherwise
+// take memory as the square of its length.
+const maxFlowDepth = 32
+
 // flowParser reads a flow collection from one string.
 type flowParser struct {
-	s string
-	i int
+	s     string
+	i     int
+	depth int
 }
 
 func (f *flowParser) space() {
@@ -629,6 +635,13 @@ func (f *flowParser) value(field string) (Value, error) {
 	f.space()
 	if f.i == len(f.s) {
 		return Value{}, errUnclosed
+	}
+	switch c := f.s[f.i]; c {
+	case '[', '{':
+		if f.depth++; f.depth > maxFlowDepth {
+			return Value{}, &Error{Field: field, Msg: fmt.Sprintf("nested deeper than %d levels", maxFlowDepth)}
+		}
+		defer func() { f.depth-- }()
 	}
 	switch c := f.s[f.i]; c {
 	case '[':
