@@ -228,6 +228,7 @@ zot version                  print the version`,
 				sessionsCommand(std), // sessions.go
 				configCommand(std),   // config.go
 				skillsCommand(std),   // skills.go
+				agentsCommand(std),   // agents_cmd.go
 				{
 					Name:            "models",
 					HideHelpCommand: true,

@@ -52,6 +52,20 @@ type Profile struct {
 	// Path is the file it was read from; Source says whose it is
 	// (SourceProject, SourceUser).
 	Path, Source string
+	// ShadowedBy is, for a profile a profile of the same name found
+	// earlier hides, that profile's file (see Discover).
+	ShadowedBy string
+}
+
+// Catalog is what Discover finds in the folders of profiles.
+type Catalog struct {
+	// Profiles are those offered, sorted by name.
+	Profiles []Profile
+	// Shadowed are those a profile of the same name found earlier hides
+	// (each with ShadowedBy), in the order found.
+	Shadowed []Profile
+	// Problems are the files that could not be used, one line each.
+	Problems []error
 }
 
 // Dir is a folder of profiles and whose it is.
@@ -81,10 +95,18 @@ func validName(name string) bool {
 // the problems, one line each naming the file and field. The profiles
 // come sorted by name.
 func Load(dirs []Dir) ([]Profile, []error) {
+	c := Discover(dirs)
+	return c.Profiles, c.Problems
+}
+
+// Discover reads the profiles of dirs as Load does, and keeps those
+// shadowed by a profile of the same name found earlier.
+func Discover(dirs []Dir) Catalog {
 	var (
 		out      []Profile
+		shadowed []Profile
 		problems []error
-		seen     = map[string]bool{}
+		seen     = map[string]string{} // name → file
 	)
 	for _, d := range dirs {
 		if d.Path == "" {
@@ -106,16 +128,18 @@ func Load(dirs []Dir) ([]Profile, []error) {
 				problems = append(problems, err)
 				continue
 			}
-			if seen[p.Name] {
+			p.Source = d.Source
+			if by, ok := seen[p.Name]; ok {
+				p.ShadowedBy = by
+				shadowed = append(shadowed, p)
 				continue
 			}
-			seen[p.Name] = true
-			p.Source = d.Source
+			seen[p.Name] = p.Path
 			out = append(out, p)
 		}
 	}
 	slices.SortFunc(out, func(a, b Profile) int { return strings.Compare(a.Name, b.Name) })
-	return out, problems
+	return Catalog{Profiles: out, Shadowed: shadowed, Problems: problems}
 }
 
 // ReadFile reads one profile. Its name is the front matter's name, else

@@ -1,0 +1,65 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestAgentsListAndShow: zot agents list names each profile with where it
+// was found, the project's .zot/agents winning a name over its
+// .claude/agents (listed as shadowed), the zot home's after them, and the
+// files that could not be read; show prints one with its instructions.
+func TestAgentsListAndShow(t *testing.T) {
+	root := t.TempDir()
+	home, proj := filepath.Join(root, "home"), filepath.Join(root, "proj")
+	write := func(path, text string) {
+		t.Helper()
+		os.MkdirAll(filepath.Dir(path), 0o700)
+		if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	zotTester := filepath.Join(proj, ".zot", "agents", "tester.md")
+	claudeTester := filepath.Join(proj, ".claude", "agents", "tester.md")
+	reviewer := filepath.Join(home, "agents", "reviewer.md")
+	write(zotTester, "---\nname: tester\ndescription: Runs the tests.\ntools: Read, Bash\n---\nRun each test twice.\n")
+	write(claudeTester, "---\nname: tester\ndescription: Claude Code's tester.\n---\nRun them.\n")
+	write(reviewer, "---\nname: reviewer\ndescription: Reviews a diff.\n---\nSay what is wrong.\n")
+	write(filepath.Join(home, "agents", "broken.md"), "---\nname: broken\n---\nno description\n")
+	env := []string{"ZOT_HOME=" + home}
+
+	out, errOut, code := runExt(t, env, proj, "agents", "list", "--json")
+	var list agentsListJSON
+	if code != 0 || json.Unmarshal([]byte(out), &list) != nil {
+		t.Fatalf("zot agents list --json: exit %d\n%s%s", code, out, errOut)
+	}
+	if len(list.Agents) != 2 || list.Agents[0].Name != "reviewer" || list.Agents[0].Source != "user" || list.Agents[0].Path != reviewer ||
+		list.Agents[1].Name != "tester" || list.Agents[1].Source != "project" || list.Agents[1].Path != zotTester || strings.Join(list.Agents[1].Tools, ",") != "read,bash" {
+		t.Errorf("agents: %+v", list.Agents)
+	}
+	if len(list.Shadowed) != 1 || list.Shadowed[0].Path != claudeTester || list.Shadowed[0].ShadowedBy != zotTester {
+		t.Errorf("shadowed: %+v", list.Shadowed)
+	}
+	if len(list.Problems) != 1 || !strings.Contains(list.Problems[0], "broken.md") || !strings.Contains(list.Problems[0], "description") {
+		t.Errorf("problems: %v", list.Problems)
+	}
+	out, _, code = runExt(t, env, proj, "agents", "list")
+	if code != 0 || !strings.Contains(out, "tester (project, "+zotTester+")") || !strings.Contains(out, "shadowed: tester (project, "+claudeTester+"), by "+zotTester) {
+		t.Errorf("zot agents list:\n%s", out)
+	}
+	out, _, code = runExt(t, env, proj, "agents", "show", "tester")
+	if code != 0 || !strings.Contains(out, "Runs the tests.") || !strings.Contains(out, "tools        read, bash") || !strings.Contains(out, "Run each test twice.") {
+		t.Errorf("zot agents show tester: exit %d\n%s", code, out)
+	}
+	var one agentJSON
+	out, _, code = runExt(t, env, proj, "agents", "show", "reviewer", "--json")
+	if code != 0 || json.Unmarshal([]byte(out), &one) != nil || one.Instructions != "Say what is wrong." || one.Source != "user" {
+		t.Errorf("zot agents show reviewer --json: exit %d\n%s", code, out)
+	}
+	if _, errOut, code := runExt(t, env, proj, "agents", "show", "nobody"); code != 1 || !strings.Contains(errOut, `"nobody"`) {
+		t.Errorf("zot agents show nobody: exit %d\n%s", code, errOut)
+	}
+}
