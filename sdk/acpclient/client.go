@@ -18,7 +18,7 @@
 // own methods in schema/daemon), under their names here.
 //
 //	c, err := acpclient.Dial(ctx, "ws://127.0.0.1:8765", acpclient.Options{Token: token,
-//		OnUpdate: func(n acpclient.Update) { … }})
+//		Output: os.Stdout, OnPermission: acpclient.AllowOnce})
 //	id, err := c.NewSession(ctx, "/srv/work")
 //	res, err := c.Prompt(ctx, id, "hello")
 package acpclient
@@ -64,7 +64,7 @@ type (
 
 // Options configure a Client.
 type Options struct {
-	// Token is the bearer token for a URL (Dial).
+	// Token is the bearer token for a URL (Dial); "" means $ZOT_TOKEN.
 	Token string
 	// Command is the agent to start for Spawn: default {"zot", "acp"},
 	// or $ZOT_BIN's binary with "acp".
@@ -79,6 +79,10 @@ type Options struct {
 	// OnUpdate gets every session/update, in the order the agent sent
 	// them, on the connection's reader: it must not block for long.
 	OnUpdate func(Update)
+	// Output, when set, gets the text of the agent's answers (the text
+	// of its agent_message_chunk updates) as it streams, after OnUpdate
+	// has seen each update. Its write errors are ignored.
+	Output io.Writer
 	// OnPermission answers a permission question with the id of one of
 	// its options ("allow_once", "reject_once", …), or "" to cancel it.
 	// Without it every question is cancelled (the tool call does not
@@ -107,6 +111,9 @@ type Client struct {
 // path defaults to /acp) with o.Token and makes the handshake. A refused
 // token is a *RefusedError.
 func Dial(ctx context.Context, url string, o Options) (*Client, error) {
+	if o.Token == "" {
+		o.Token = os.Getenv("ZOT_TOKEN")
+	}
 	t, err := acpdial.NewRedial(ctx, func(ctx context.Context) (jsonrpc.Transport, error) {
 		return acpdial.Dial(ctx, url, acpdial.Options{Token: o.Token})
 	}, o.Reconnect)
@@ -177,6 +184,18 @@ func start(ctx context.Context, t jsonrpc.Transport, proc *exec.Cmd, o Options) 
 	return c, nil
 }
 
+// AllowOnce is an OnPermission that allows every tool call once: it
+// picks the question's allow_once option ("" when it has none, which
+// cancels the question).
+func AllowOnce(_ context.Context, req PermissionRequest) string {
+	for _, o := range req.Options {
+		if o.Kind == acp.PermissionOptionKindAllowOnce {
+			return string(o.OptionID)
+		}
+	}
+	return ""
+}
+
 // Info is the agent's answer to initialize.
 func (c *Client) Info() InitializeResponse { return c.info }
 
@@ -185,8 +204,13 @@ func (c *Client) handle(ctx context.Context, _ *jsonrpc.Conn, req *jsonrpc.Reque
 	switch req.Method {
 	case acp.MethodSessionUpdate:
 		var n Update
-		if c.o.OnUpdate != nil && json.Unmarshal(req.Params, &n) == nil {
-			c.o.OnUpdate(n)
+		if (c.o.OnUpdate != nil || c.o.Output != nil) && json.Unmarshal(req.Params, &n) == nil {
+			if c.o.OnUpdate != nil {
+				c.o.OnUpdate(n)
+			}
+			if chunk := n.Update.AgentMessageChunk; c.o.Output != nil && chunk != nil && chunk.Content.Text != nil {
+				_, _ = io.WriteString(c.o.Output, chunk.Content.Text.Text)
+			}
 		}
 		return jsonrpc.Result(nil)
 	case acp.MethodSessionRequestPermission:

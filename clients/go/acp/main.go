@@ -12,13 +12,7 @@ import (
 
 func main() {
 	ctx := context.Background()
-	c, err := acpclient.Dial(ctx, os.Getenv("ZOT_URL"), acpclient.Options{Token: os.Getenv("ZOT_TOKEN"),
-		OnUpdate: func(n acpclient.Update) {
-			if chunk := n.Update.AgentMessageChunk; chunk != nil && chunk.Content.Text != nil {
-				fmt.Print(chunk.Content.Text.Text)
-			}
-		},
-		OnPermission: func(context.Context, acpclient.PermissionRequest) string { return "allow_once" }})
+	c, err := acpclient.Dial(ctx, os.Getenv("ZOT_URL"), acpclient.Options{Output: os.Stdout, OnPermission: acpclient.AllowOnce})
 	if err == nil {
 		defer c.Close()
 		cwd, _ := os.Getwd()
