@@ -726,3 +726,88 @@ func TestSandboxWriteRacesSymlinkSwap(t *testing.T) {
 		t.Errorf("written outside the workspace: %s", strings.Join(names, ", "))
 	}
 }
+
+// TestSandboxAllowOnceEndsWithItsCall: through zot acp, a write outside
+// the workspace the user allowed once, whose call then fails before it
+// writes (an edit whose text is not in the file), leaves nothing behind:
+// a later edit in the workspace, whose file is swapped for a symbolic
+// link to that outside file while the editor reads it, writes nothing
+// (the editor offers reading only, so zot writes the disk itself).
+func TestSandboxAllowOnceEndsWithItsCall(t *testing.T) {
+	base, _ := filepath.EvalSymlinks(t.TempDir())
+	ws, out := openDir(t, base, "ws"), openDir(t, base, "out")
+	secret, f := filepath.Join(out, "secret"), filepath.Join(ws, "f")
+	if err := os.WriteFile(secret, []byte("keep\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(f, []byte("start\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cases := []sandboxCase{
+		{tool: "edit", args: map[string]any{"path": secret, "edits": []any{map[string]any{"old_text": "absent", "new_text": "x"}}}},
+		{tool: "edit", args: map[string]any{"path": "f", "edits": []any{map[string]any{"old_text": "start", "new_text": "x"}}}},
+	}
+	cmd := exec.Command(zotBin, "acp", "--provider", "scripted", "--script", scriptOf(t, base, cases), "--sandbox", "workspace-write")
+	// TMPDIR, which the sandbox lets commands write, away from out.
+	cmd.Env = append(doorEnv(openDir(t, base, "home")), "TMPDIR="+openDir(t, base, "tmp"))
+	stdin, stdout, stderr := startPiped(t, cmd)
+	defer stdin.Close()
+	p := checked(t, newDoorPeer(t, stdin, stdout))
+	p.call("1", "initialize", `{"protocolVersion":1,"clientCapabilities":{"fs":{"readTextFile":true}}}`, "")
+	fr, _ := p.call("2", "session/new", fmt.Sprintf(`{"cwd":%q,"mcpServers":[]}`, ws), "")
+	id := sessionID(t, fr)
+	p.call("3", "session/set_mode", fmt.Sprintf(`{"sessionId":%q,"modeId":"accept_edits"}`, id), "")
+	p.send(fmt.Sprintf(`{"jsonrpc":"2.0","id":4,"method":"session/prompt","params":{"sessionId":%q,"prompt":[{"type":"text","text":"go"}]}}`, id))
+	asked := 0
+	var frames []doorFrame
+	for {
+		fr := p.next()
+		if fr.Method == "" && string(fr.ID) == "4" {
+			if fr.Error != nil {
+				t.Fatalf("prompt: %s\n%s", fr.raw, stderr)
+			}
+			break
+		}
+		switch fr.Method {
+		case "session/request_permission":
+			asked++
+			p.send(fmt.Sprintf(`{"jsonrpc":"2.0","id":%s,"result":{"outcome":{"outcome":"selected","optionId":"allow_once"}}}`, fr.ID))
+			continue
+		case "fs/read_text_file":
+			var q struct {
+				Path string `json:"path"`
+			}
+			json.Unmarshal(fr.Params, &q)
+			text := "keep\n"
+			if q.Path == f {
+				// Checked, now swapped for a link to the file allowed once.
+				text = "start\n"
+				if err := os.Rename(f, f+".old"); err != nil {
+					t.Fatal(err)
+				}
+				if err := os.Symlink(secret, f); err != nil {
+					t.Fatal(err)
+				}
+			}
+			b, _ := json.Marshal(map[string]string{"content": text})
+			p.send(fmt.Sprintf(`{"jsonrpc":"2.0","id":%s,"result":%s}`, fr.ID, b))
+			continue
+		}
+		frames = append(frames, fr)
+	}
+	if asked != 1 {
+		t.Errorf("asked %d times, want 1 (the edit outside)", asked)
+	}
+	failed := 0
+	for _, u := range updates(frames) {
+		if u["sessionUpdate"] == "tool_call_update" && u["status"] == "failed" {
+			failed++
+		}
+	}
+	if failed != 2 {
+		t.Errorf("%d calls failed, want both", failed)
+	}
+	if got := fileText(t, secret); got != "keep\n" {
+		t.Errorf("the file outside the workspace was written: %q", got)
+	}
+}

@@ -15,7 +15,6 @@ type Guard struct {
 	mu     sync.Mutex
 	policy Policy
 	once   map[string]int // real paths the next write of each may write once
-	passed map[string]int // real paths CheckWrite let through once, until Beneath places the write
 	// changed are called after each change, outside mu, by their key.
 	changed map[int]func()
 	next    int
@@ -112,12 +111,15 @@ func (g *Guard) AllowOnce(path string) {
 }
 
 // CheckWrite applies the policy in force to a write of path; a write
-// AllowOnce let through is used up.
-func (g *Guard) CheckWrite(path string) error {
-	err := g.Policy().CheckWrite(path)
+// AllowOnce let through is used up. grant is then the real path it was
+// allowed for ("" when the policy itself allows the write): the caller
+// hands it to Beneath for that write and no other, so that the grant
+// ends with the call it was given for, whether or not the write is made.
+func (g *Guard) CheckWrite(path string) (grant string, err error) {
+	err = g.Policy().CheckWrite(path)
 	var d *Denied
 	if err == nil || !errors.As(err, &d) {
-		return err
+		return "", err
 	}
 	real := d.Real
 	if real == "" {
@@ -129,13 +131,9 @@ func (g *Guard) CheckWrite(path string) error {
 		if g.once[real]--; g.once[real] == 0 {
 			delete(g.once, real)
 		}
-		if g.passed == nil {
-			g.passed = map[string]int{}
-		}
-		g.passed[real]++
-		return nil
+		return real, nil
 	}
-	return err
+	return "", err
 }
 
 // Beneath says where to make a write of path that CheckWrite allowed, so
@@ -145,10 +143,11 @@ func (g *Guard) CheckWrite(path string) error {
 // write then resolves rel beneath root and nothing outside it. For a
 // file allowed by itself (always, or once by CheckWrite just before),
 // root is its folder and own is true: it may be written in place, hard
-// links and all. root is "" when the policy confines no writes (full,
+// links and all. grant is what CheckWrite returned for this write: the
+// file it allowed once is written only when path still leads to it. root is "" when the policy confines no writes (full,
 // off). A path whose real location is none of these now (a link swapped
 // in since the check) is refused with a *Denied.
-func (g *Guard) Beneath(path string) (root, rel string, own bool, err error) {
+func (g *Guard) Beneath(path, grant string) (root, rel string, own bool, err error) {
 	p := g.Policy()
 	if !p.Mode.Confines() {
 		return "", "", false, nil
@@ -158,15 +157,7 @@ func (g *Guard) Beneath(path string) (root, rel string, own bool, err error) {
 		return "", "", false, &Denied{Path: path, Mode: p.Mode, Why: "its real location cannot be resolved: " + err.Error()}
 	}
 	roots := p.WritableRoots()
-	g.mu.Lock()
-	once := g.passed[real] > 0
-	if once {
-		if g.passed[real]--; g.passed[real] == 0 {
-			delete(g.passed, real)
-		}
-	}
-	g.mu.Unlock()
-	if once || (p.Mode == WorkspaceWrite && slices.Contains(roots, real)) {
+	if (grant != "" && real == grant) || (p.Mode == WorkspaceWrite && slices.Contains(roots, real)) {
 		return filepath.Dir(real), filepath.Base(real), true, nil
 	}
 	for _, r := range roots {

@@ -370,36 +370,60 @@ func TestBeneath(t *testing.T) {
 	os.Link(filepath.Join(ws, "linked"), filepath.Join(ws, "linked2"))
 	os.Symlink(out, filepath.Join(ws, "swapped"))
 	g := NewGuard(Policy{Mode: WorkspaceWrite, Workspace: ws})
-	check := func(path, wantRoot, wantRel string, wantOwn, wantErr bool) {
+	check := func(path, grant, wantRoot, wantRel string, wantOwn, wantErr bool) {
 		t.Helper()
-		root, rel, own, err := g.Beneath(path)
+		root, rel, own, err := g.Beneath(path, grant)
 		if root != wantRoot || rel != wantRel || own != wantOwn || (err != nil) != wantErr {
-			t.Errorf("Beneath(%s) = %q %q %v %v; want %q %q %v, error %v", path, root, rel, own, err, wantRoot, wantRel, wantOwn, wantErr)
+			t.Errorf("Beneath(%s, %q) = %q %q %v %v; want %q %q %v, error %v", path, grant, root, rel, own, err, wantRoot, wantRel, wantOwn, wantErr)
 		}
 	}
-	check(filepath.Join(ws, "a/b/new"), ws, "a/b/new", false, false)
-	check(filepath.Join(ws, "swapped/f"), "", "", false, true)
-	check(filepath.Join(out, "f"), "", "", false, true)
-
-	// Allowed once: CheckWrite lets it through, Beneath places it once.
-	g.AllowOnce(filepath.Join(out, "f"))
-	if err := g.CheckWrite(filepath.Join(ws, "swapped/f")); err != nil {
-		t.Fatal(err)
+	checkWrite := func(path string) string {
+		t.Helper()
+		grant, err := g.CheckWrite(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return grant
 	}
-	check(filepath.Join(ws, "swapped/f"), out, "f", true, false)
-	check(filepath.Join(ws, "swapped/f"), "", "", false, true)
+	check(filepath.Join(ws, "a/b/new"), "", ws, "a/b/new", false, false)
+	check(filepath.Join(ws, "swapped/f"), "", "", "", false, true)
+	check(filepath.Join(out, "f"), "", "", "", false, true)
+
+	// Allowed once: CheckWrite lets it through with a grant for it,
+	// which places that write, and no other.
+	g.AllowOnce(filepath.Join(out, "f"))
+	grant := checkWrite(filepath.Join(ws, "swapped/f"))
+	if grant != filepath.Join(out, "f") {
+		t.Errorf("grant %q", grant)
+	}
+	check(filepath.Join(ws, "swapped/f"), grant, out, "f", true, false)
+	check(filepath.Join(ws, "swapped/f"), "", "", "", false, true)
+	if _, err := g.CheckWrite(filepath.Join(ws, "swapped/f")); err == nil {
+		t.Error("allowed once, allowed twice")
+	}
+	// A grant whose write was never made is gone with its call: a later
+	// write in the workspace whose path was swapped to a link to that
+	// file since its check is refused, not written in place outside.
+	g.AllowOnce(filepath.Join(out, "f"))
+	checkWrite(filepath.Join(out, "f"))
+	later := filepath.Join(ws, "later")
+	if grant := checkWrite(later); grant != "" {
+		t.Errorf("a write the policy allows has a grant %q", grant)
+	}
+	os.Symlink(filepath.Join(out, "f"), later)
+	check(later, "", "", "", false, true)
+	// A grant leads only to the file it was given for.
+	check(later, filepath.Join(ws, "a"), "", "", false, true)
 	// A file with hard links inside, allowed once, then always.
 	g.AllowOnce(filepath.Join(ws, "linked"))
-	if err := g.CheckWrite(filepath.Join(ws, "linked")); err != nil {
-		t.Fatal(err)
-	}
-	check(filepath.Join(ws, "linked"), ws, "linked", true, false)
-	check(filepath.Join(ws, "linked"), ws, "linked", false, false)
+	grant = checkWrite(filepath.Join(ws, "linked"))
+	check(filepath.Join(ws, "linked"), grant, ws, "linked", true, false)
+	check(filepath.Join(ws, "linked"), "", ws, "linked", false, false)
 	g.Allow(filepath.Join(ws, "linked"))
-	check(filepath.Join(ws, "linked"), ws, "linked", true, false)
+	check(filepath.Join(ws, "linked"), "", ws, "linked", true, false)
 
 	g.Set(Policy{Mode: Full, Network: true, Workspace: ws})
-	check(filepath.Join(out, "f"), "", "", false, false)
+	check(filepath.Join(out, "f"), "", "", "", false, false)
 }
 
 // TestOnChange: every function OnChange was given is called after each

@@ -40,8 +40,10 @@ type Config struct {
 type Sandbox interface {
 	// CheckWrite returns nil when the file at path (absolute) may be
 	// written, else the error the model reads: which path, which rule,
-	// how the user can allow it.
-	CheckWrite(path string) error
+	// how the user can allow it. grant, when not "", is a permission
+	// given for this one write (allowed once): the caller passes it to
+	// Beneath for this write and drops it with the call.
+	CheckWrite(path string) (grant string, err error)
 	// Prepare says how to start prog with args confined: the program
 	// and arguments to start (prog and args, or a wrapper's around them)
 	// and a function to call on the thread that forks it
@@ -65,17 +67,18 @@ type Sandbox interface {
 	// out; own when the file was allowed by itself (then it may be
 	// written in place, hard links and all). root is "" when writes are
 	// not confined; err, the error the model reads, when path leads
-	// elsewhere than the check saw.
-	Beneath(path string) (root, rel string, own bool, err error)
+	// elsewhere than the check saw. grant is CheckWrite's for this write.
+	Beneath(path, grant string) (root, rel string, own bool, err error)
 }
 
 // writeFile puts data in the file at abs (writeFile's rules), beneath the
-// writable folder the sandbox names when it confines writes.
-func (c Config) writeFile(abs string, data []byte) (writeOutcome, error) {
+// writable folder the sandbox names when it confines writes; grant is
+// what checkWrite returned for this write.
+func (c Config) writeFile(abs string, data []byte, grant string) (writeOutcome, error) {
 	if c.Sandbox == nil {
 		return writeFile(abs, data)
 	}
-	root, rel, own, err := c.Sandbox.Beneath(abs)
+	root, rel, own, err := c.Sandbox.Beneath(abs, grant)
 	if err == nil && root == "" {
 		return writeFile(abs, data)
 	}
@@ -91,15 +94,17 @@ func (c Config) writeFile(abs string, data []byte) (writeOutcome, error) {
 }
 
 // checkWrite asks the sandbox about a write of abs: denied, with the
-// tool's result, when it refuses.
-func (c Config) checkWrite(abs string) (Result, bool) {
+// tool's result, when it refuses; else the grant (Sandbox.CheckWrite)
+// to hand to writeFile for this write.
+func (c Config) checkWrite(abs string) (grant string, _ Result, denied bool) {
 	if c.Sandbox == nil {
-		return Result{}, false
+		return "", Result{}, false
 	}
-	if err := c.Sandbox.CheckWrite(abs); err != nil {
-		return Errorf(err.Error()), true
+	grant, err := c.Sandbox.CheckWrite(abs)
+	if err != nil {
+		return "", Errorf(err.Error()), true
 	}
-	return Result{}, false
+	return grant, Result{}, false
 }
 
 // Defaults used when a Config field is zero.

@@ -113,17 +113,20 @@ func (t *editTool) Run(ctx context.Context, call Call) (Result, error) {
 	if path == "" {
 		return Errorf(`invalid arguments: field "path" must not be empty`), nil
 	}
+	abs := resolvePath(t.cfg.CWD, path)
+	shown := displayPath(t.cfg.CWD, abs)
+	// The check comes first: a write allowed once is used up by this
+	// call, whatever else is wrong with it.
+	grant, res, denied := t.cfg.checkWrite(abs)
+	if denied {
+		return res, nil
+	}
 	edits, err := decodeEdits(rawEdits)
 	if err != nil {
 		return invalidArgs(err), nil
 	}
-	abs := resolvePath(t.cfg.CWD, path)
-	shown := displayPath(t.cfg.CWD, abs)
-	if res, denied := t.cfg.checkWrite(abs); denied {
-		return res, nil
-	}
 	if fa := fileAccess(ctx); fa != nil {
-		return t.runThrough(ctx, fa, abs, shown, edits), nil
+		return t.runThrough(ctx, fa, abs, shown, edits, grant), nil
 	}
 	content, err := t.load(ctx, abs, shown)
 	if err != nil {
@@ -139,7 +142,7 @@ func (t *editTool) Run(ctx context.Context, call Call) (Result, error) {
 	if ctx.Err() != nil {
 		return Errorf("aborted"), nil
 	}
-	how, err := t.cfg.writeFile(abs, out.content)
+	how, err := t.cfg.writeFile(abs, out.content, grant)
 	if err != nil {
 		return Errorf(fmt.Sprintf("cannot write %s: %v", shown, err)), nil
 	}

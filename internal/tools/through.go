@@ -99,8 +99,9 @@ func writeThrough(ctx context.Context, fa FileAccess, abs, shown, content string
 
 // runThrough serves an edit call through fa: the text is the client's
 // when it offers reading, the result is written through it when it
-// offers writing; the disk serves what it does not offer.
-func (t *editTool) runThrough(ctx context.Context, fa FileAccess, abs, shown string, edits []textEdit) Result {
+// offers writing; the disk serves what it does not offer, beneath the
+// sandbox's writable folder (grant is checkWrite's for this call).
+func (t *editTool) runThrough(ctx context.Context, fa FileAccess, abs, shown string, edits []textEdit, grant string) Result {
 	var content []byte
 	text, ok, err := clientText(ctx, fa, abs)
 	switch {
@@ -133,7 +134,7 @@ func (t *editTool) runThrough(ctx context.Context, fa FileAccess, abs, shown str
 	err = fa.WriteTextFile(ctx, abs, string(out.content))
 	if errors.Is(err, ErrNotOffered) {
 		where = ""
-		how, werr := writeFile(abs, out.content)
+		how, werr := t.cfg.writeFile(abs, out.content, grant)
 		err = werr
 		if werr == nil && how.inPlace != "" {
 			where = "; written in place " + how.inPlace

@@ -50,7 +50,8 @@ func (t *writeTool) Run(ctx context.Context, call Call) (Result, error) {
 	}
 	abs := resolvePath(t.cfg.CWD, path)
 	shown := displayPath(t.cfg.CWD, abs)
-	if res, denied := t.cfg.checkWrite(abs); denied {
+	grant, res, denied := t.cfg.checkWrite(abs)
+	if denied {
 		return res, nil
 	}
 	if fa := fileAccess(ctx); fa != nil {
@@ -58,7 +59,7 @@ func (t *writeTool) Run(ctx context.Context, call Call) (Result, error) {
 			return res, nil
 		}
 	}
-	how, err := t.cfg.writeFile(abs, []byte(content))
+	how, err := t.cfg.writeFile(abs, []byte(content), grant)
 	if err != nil {
 		return Errorf(fmt.Sprintf("cannot write %s: %v", shown, err)), nil
 	}

@@ -49,7 +49,7 @@ func writeBeneath(root, rel string, data []byte, linksOK bool) (writeOutcome, er
 	}
 	rootFD, err := unix.Open(root, unix.O_PATH|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
 	if err != nil {
-		return writeOutcome{}, fmt.Errorf("opening the writable folder %s: %v", root, err)
+		return writeOutcome{}, fmt.Errorf("opening the writable folder %s: %w", root, err)
 	}
 	defer unix.Close(rootFD)
 	dir, name := filepath.Split(rel)
@@ -70,12 +70,12 @@ func writeBeneath(root, rel string, data []byte, linksOK bool) (writeOutcome, er
 	case st.Mode&unix.S_IFMT == unix.S_IFLNK:
 		return writeOutcome{}, errSwapped
 	case st.Mode&unix.S_IFMT != unix.S_IFREG:
-		return writeOutcome{}, fmt.Errorf("it %v; only regular files are written", &wrongTypeError{fileModeOf(st.Mode), "regular file"})
+		return writeOutcome{}, fmt.Errorf("it %w; only regular files are written", &wrongTypeError{fileModeOf(st.Mode), "regular file"})
 	}
 	if err := unix.Faccessat(dirFD, name, accessWrite, 0); err != nil {
 		if errors.Is(err, unix.EACCES) || errors.Is(err, unix.EPERM) {
-			return writeOutcome{}, fmt.Errorf("permission denied: the file (owner %d, group %d, mode %v) is not writable by user %d",
-				st.Uid, st.Gid, fileModeOf(st.Mode).Perm(), os.Getuid())
+			return writeOutcome{}, fmt.Errorf("%w: the file (owner %d, group %d, mode %v) is not writable by user %d",
+				err, st.Uid, st.Gid, fileModeOf(st.Mode).Perm(), os.Getuid())
 		}
 		return writeOutcome{}, err
 	}
@@ -109,7 +109,7 @@ func openDirBeneath(rootFD int, rel string) (int, error) {
 		if errors.Is(err, unix.ENOENT) {
 			if err := unix.Mkdirat(cur, part, 0o755); err != nil && !errors.Is(err, unix.EEXIST) {
 				unix.Close(cur)
-				return -1, fmt.Errorf("cannot create its directory: %v", err)
+				return -1, fmt.Errorf("cannot create its directory: %w", err)
 			}
 			next, err = openNext(rootFD, cur, strings.Join(parts[:i+1], "/"), part)
 		}
@@ -120,7 +120,7 @@ func openDirBeneath(rootFD int, rel string) (int, error) {
 			if link || errors.Is(err, unix.EXDEV) || errors.Is(err, unix.ELOOP) {
 				return -1, errSwapped
 			}
-			return -1, fmt.Errorf("cannot create its directory: %v", err)
+			return -1, fmt.Errorf("cannot create its directory: %w", err)
 		}
 		unix.Close(cur)
 		cur = next
@@ -159,7 +159,7 @@ func replaceAt(dirFD int, dir, name string, data []byte, mode uint32, old *unix.
 			break
 		}
 		if !errors.Is(err, unix.EEXIST) || i >= 100 {
-			return fmt.Errorf("creating a temporary file in %s: %v", dir, err)
+			return fmt.Errorf("creating a temporary file in %s: %w", dir, err)
 		}
 	}
 	f := os.NewFile(uintptr(fd), filepath.Join(dir, tmp))
@@ -171,13 +171,13 @@ func replaceAt(dirFD int, dir, name string, data []byte, mode uint32, old *unix.
 		}
 	}()
 	if _, err := f.Write(data); err != nil {
-		return fmt.Errorf("writing %s: %v", f.Name(), unwrapPathError(err))
+		return fmt.Errorf("writing %s: %w", f.Name(), unwrapPathError(err))
 	}
 	// Chown before chmod: a chown may clear the setuid and setgid bits.
 	if old != nil {
 		var cur unix.Stat_t
 		if err := unix.Fstat(fd, &cur); err != nil {
-			return fmt.Errorf("stat %s: %v", f.Name(), err)
+			return fmt.Errorf("stat %s: %w", f.Name(), err)
 		}
 		if cur.Uid != old.Uid || cur.Gid != old.Gid {
 			if err := unix.Fchown(fd, int(old.Uid), int(old.Gid)); err != nil {
@@ -186,16 +186,16 @@ func replaceAt(dirFD int, dir, name string, data []byte, mode uint32, old *unix.
 		}
 	}
 	if err := unix.Fchmod(fd, mode); err != nil {
-		return fmt.Errorf("setting the mode of %s: %v", f.Name(), err)
+		return fmt.Errorf("setting the mode of %s: %w", f.Name(), err)
 	}
 	if err := f.Sync(); err != nil {
-		return fmt.Errorf("syncing %s: %v", f.Name(), unwrapPathError(err))
+		return fmt.Errorf("syncing %s: %w", f.Name(), unwrapPathError(err))
 	}
 	if err := f.Close(); err != nil {
-		return fmt.Errorf("closing %s: %v", f.Name(), unwrapPathError(err))
+		return fmt.Errorf("closing %s: %w", f.Name(), unwrapPathError(err))
 	}
 	if err := unix.Renameat(dirFD, tmp, dirFD, name); err != nil {
-		return fmt.Errorf("renaming %s over it: %v", f.Name(), err)
+		return fmt.Errorf("renaming %s over it: %w", f.Name(), err)
 	}
 	ok = true
 	_ = unix.Fsync(dirFD)
