@@ -9,6 +9,10 @@
 // cannot put an Authorization header on an EventSource, so the cookie
 // (HttpOnly, SameSite=Strict, path /inspect) carries it; a request from
 // another origin is refused.
+//
+// What the page gets is redacted as an export is (tap.RedactRecord): API
+// keys, tokens, passwords, cookies and Authorization headers never reach
+// the browser, live or not; the tap keeps the frames as they crossed.
 package inspect
 
 import (
@@ -264,11 +268,16 @@ func writeJSON(w http.ResponseWriter, v any) {
 	_ = enc.Encode(v)
 }
 
-// snapshot answers everything kept (?session= for one session's).
+// snapshot answers everything kept (?session= for one session's),
+// redacted.
 func (h *handler) snapshot(w http.ResponseWriter, r *http.Request) {
 	q := r.URL.Query()
 	_, one := q["session"]
-	writeJSON(w, h.opts.Tap.Snapshot(q.Get("session"), !one))
+	snap := h.opts.Tap.Snapshot(q.Get("session"), !one)
+	for i, rec := range snap.Records { // the snapshot's own slice
+		snap.Records[i] = tap.RedactRecord(rec)
+	}
+	writeJSON(w, snap)
 }
 
 // export answers a session's records (?session=, or every session's),
@@ -304,7 +313,7 @@ func safeName(s string) string {
 	return string(b)
 }
 
-// live streams the records as they are added, as server-sent events:
+// live streams the records as they are added, redacted, as server-sent events:
 // "record" events, and "lost" when the page fell behind and should take
 // a new snapshot.
 func (h *handler) live(w http.ResponseWriter, r *http.Request) {
@@ -358,8 +367,9 @@ func (h *handler) live(w http.ResponseWriter, r *http.Request) {
 	}
 }
 
+// appendEvent appends r, redacted, as a "record" event.
 func appendEvent(buf []byte, r *tap.Record) []byte {
-	data, err := json.Marshal(r.Checked())
+	data, err := json.Marshal(tap.RedactRecord(r))
 	if err != nil {
 		return buf
 	}

@@ -95,7 +95,7 @@ func TestLiveStream(t *testing.T) {
 		t.Fatalf("opening %q", buf[:n])
 	}
 	c := tp.Conn(tap.DoorACP, "memory", "x")
-	c.Frame(true, time.Now(), []byte(`{"jsonrpc":"2.0","id":1,"method":"session/cancel","params":{"sessionId":"s"}}`))
+	c.Frame(true, time.Now(), []byte(`{"jsonrpc":"2.0","id":1,"method":"session/cancel","params":{"sessionId":"s"},"_meta":{"apiKey":"`+liveKey+`","note":"Authorization: Bearer `+liveBearer+`"}}`))
 	var got strings.Builder
 	for !strings.Contains(got.String(), "\n\n") {
 		n, err := resp.Body.Read(buf)
@@ -109,5 +109,42 @@ func TestLiveStream(t *testing.T) {
 	}
 	if !strings.HasPrefix(got.String(), "event: record\ndata: {") || !strings.Contains(got.String(), `"method":"session/cancel"`) {
 		t.Fatalf("live: %q", got.String())
+	}
+	if strings.Contains(got.String(), liveKey) || strings.Contains(got.String(), liveBearer) || !strings.Contains(got.String(), tap.Redacted) {
+		t.Errorf("the live stream shows a secret: %q", got.String())
+	}
+}
+
+// Secrets of the frames the redaction tests send.
+const (
+	liveKey    = "sk-ant-api03-live0123456789abcdef"
+	liveBearer = "eyJhbGciOiJIUzI1NiJ9.live.sig"
+)
+
+// The snapshot the page loads shows no API key, bearer token or
+// Authorization header, and keeps the rest of the frame; the tap still
+// holds the frame as it crossed.
+func TestSnapshotRedacted(t *testing.T) {
+	tp := tap.New(tap.Options{})
+	c := tp.RPC("stdio", "x", func() string { return "s" })
+	c.Frame(true, time.Now(), []byte(`{"type":"prompt","id":"1","message":"export ANTHROPIC_API_KEY=`+liveKey+`"}`))
+	c.Frame(false, time.Now(), []byte(`{"headers":[{"name":"Authorization","value":"Bearer `+liveBearer+`"}],"x-api-key":"k-123456"}`))
+	r := serve(t, Options{Tap: tp, Token: "t"}, "GET", "/inspect/api/snapshot", map[string]string{"Authorization": "Bearer t"}, "")
+	body, _ := io.ReadAll(r.Body)
+	if r.StatusCode != 200 {
+		t.Fatalf("snapshot: %d %s", r.StatusCode, body)
+	}
+	for _, s := range []string{liveKey, liveBearer, "k-123456"} {
+		if strings.Contains(string(body), s) {
+			t.Errorf("the snapshot shows %q:\n%s", s, body)
+		}
+	}
+	for _, keep := range []string{`"type":"prompt"`, "ANTHROPIC_API_KEY=" + tap.Redacted, `"name":"Authorization"`} {
+		if !strings.Contains(string(body), keep) {
+			t.Errorf("the snapshot lost %q:\n%s", keep, body)
+		}
+	}
+	if !strings.Contains(string(tp.Snapshot("s", false).Records[0].Frame), liveKey) {
+		t.Error("the tap's own records were redacted in place")
 	}
 }
