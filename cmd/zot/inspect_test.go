@@ -54,8 +54,9 @@ func get(t *testing.T, url string, hdr map[string]string) *http.Response {
 // zot rpc --inspect: the page's token becomes an HttpOnly SameSite=Strict
 // cookie, other origins are refused, the frames of a prompt with a tool
 // call stream live and are kept with their pairing, timing and schema
-// verdicts, the model and tool calls are on the same timeline, and an
-// export has the hello's token redacted.
+// verdicts, the model and tool calls are on the same timeline, and the
+// hello's token is redacted in the live stream, the snapshot and an
+// export.
 func TestInspectRPC(t *testing.T) {
 	const rpcToken = "rpc-secret-token-xyz"
 	p := start(t, []string{"ZOTCORE_RPC_TOKEN=" + rpcToken}, rpcArgs(t, "--inspect", "127.0.0.1:0", "--inspect-ring", "500")...)
@@ -145,7 +146,13 @@ wait:
 		t.Errorf("live: %d records, first %q; want the hello first and the prompt's frames", len(streamed), streamed[0].Method)
 	}
 
-	// The snapshot: pairing, calls, verdicts.
+	for _, r := range streamed {
+		if strings.Contains(string(r.Frame), rpcToken) {
+			t.Errorf("the live stream shows the hello's token: %s", r.Frame)
+		}
+	}
+
+	// The snapshot: pairing, calls, verdicts; the token redacted.
 	var snap tap.Snapshot
 	sr := get(t, base+"/inspect/api/snapshot", map[string]string{"Authorization": "Bearer " + token})
 	if err := json.NewDecoder(sr.Body).Decode(&snap); err != nil {
@@ -155,6 +162,9 @@ wait:
 	var prompt, answer, done, tool, bad *tap.Record
 	models := 0
 	for _, r := range snap.Records {
+		if strings.Contains(string(r.Frame), rpcToken) {
+			t.Errorf("the snapshot shows the hello's token: %s", r.Frame)
+		}
 		bySeq[r.Seq] = r
 		switch {
 		case r.Kind == "frame" && r.Method == "prompt" && r.Role == "request" && r.ID == `"p1"`:
