@@ -146,9 +146,17 @@ func TestSessionConfigOverACP(t *testing.T) {
 	if f.Error == nil || f.Error.Code != -32602 {
 		t.Fatalf("a prompt with maxSteps 0: %s", f.raw)
 	}
-	f, _ = p.call("7", "_zot/session/config", fmt.Sprintf(`{"sessionId":%q,"patch":{"reasoning":"sideways"}}`, id), "")
-	if f.Error == nil || f.Error.Code != -32602 {
-		t.Errorf("a level the model does not take: %s", f.raw)
+	// A reasoning level outside the schema's enum is refused as zot rpc
+	// refuses it, naming the field.
+	for n, bad := range []struct{ method, params, field string }{
+		{"_zot/session/config", fmt.Sprintf(`{"sessionId":%q,"patch":{"reasoning":"sideways"}}`, id), "patch.reasoning"},
+		{"_zot/session/config", fmt.Sprintf(`{"sessionId":%q,"set":{"model":"m","maxSteps":2,"reasoning":"sideways"}}`, id), "set.reasoning"},
+		{"session/prompt", fmt.Sprintf(`{"sessionId":%q,"prompt":[{"type":"text","text":"loop"}],"_meta":{"zot":{"reasoning":"sideways"}}}`, id), "_meta.zot.reasoning"},
+	} {
+		f, _ = p.call(fmt.Sprint(70+n), bad.method, bad.params, "")
+		if f.Error == nil || f.Error.Code != -32602 || f.Error.Data["field"] != bad.field {
+			t.Errorf("%s %s: %s, want -32602 naming %s", bad.method, bad.params, f.raw, bad.field)
+		}
 	}
 	if c := cfg(8, ""); c.MaxSteps != 4 {
 		t.Errorf("a refused patch set something: %+v", c)

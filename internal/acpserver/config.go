@@ -2,11 +2,14 @@ package acpserver
 
 import (
 	"encoding/json"
+	"slices"
+	"strings"
 
 	"zot.dev/zot/internal/acp"
 	"zot.dev/zot/internal/agent"
 	"zot.dev/zot/internal/engine"
 	"zot.dev/zot/internal/jsonrpc"
+	"zot.dev/zot/internal/llm"
 	"zot.dev/zot/internal/mergepatch"
 )
 
@@ -25,12 +28,14 @@ func (h *conn) sessionConfig(req *jsonrpc.Request) jsonrpc.Reply {
 		return jsonrpc.Fail(withSession(jsonrpc.InvalidParams(field, format, args...), p.SessionID))
 	}
 	var next *acp.SessionDefaults
+	field := "set"
 	switch {
 	case p.Set != nil && p.Patch != nil:
 		return invalid("patch", "give set or patch, not both")
 	case p.Set != nil:
 		next = p.Set
 	case p.Patch != nil:
+		field = "patch"
 		cur, err := json.Marshal(acpDefaults(s.eng.Defaults()))
 		if err != nil {
 			return invalid("patch", "%v", err)
@@ -55,6 +60,9 @@ func (h *conn) sessionConfig(req *jsonrpc.Request) jsonrpc.Reply {
 			d.MaxSteps = agent.DefaultMaxSteps
 		}
 		next = &d
+	}
+	if next != nil && next.Reasoning != nil && !slices.Contains(llm.ReasoningLevels, *next.Reasoning) {
+		return invalid(field+".reasoning", "reasoning level %q is not one of %s", *next.Reasoning, strings.Join(llm.ReasoningLevels, ", "))
 	}
 	if next != nil {
 		d := engine.Defaults{Model: next.Model, MaxSteps: int(next.MaxSteps)}

@@ -1,8 +1,12 @@
 package acpserver
 
 import (
+	"slices"
+	"strings"
+
 	"zot.dev/zot/internal/engine"
 	"zot.dev/zot/internal/jsonrpc"
+	"zot.dev/zot/internal/llm"
 )
 
 // promptOverrides sets the prompt's own model, reasoning level, step and
@@ -45,6 +49,9 @@ func promptOverrides(in *engine.PromptInput, meta map[string]any) error {
 		return err
 	}
 	var reasoning *string
+	if level != "" && !slices.Contains(llm.ReasoningLevels, level) {
+		return jsonrpc.InvalidParams("_meta.zot.reasoning", "reasoning level %q is not one of %s", level, strings.Join(llm.ReasoningLevels, ", "))
+	}
 	if level != "" {
 		reasoning = &level
 	}
