@@ -62,7 +62,7 @@ func TestACPSlashCommandsPlanAndTitle(t *testing.T) {
 	}
 	all := append(early, before...)
 	// After session/new: the built-ins at once, the extension's once it is ready.
-	if got := strings.Join(commandNames(t, all), " "); got != "help compact clear model mode reload undo jail unjail skills hello-py" {
+	if got := strings.Join(commandNames(t, all), " "); got != "help compact clear model mode reload undo jail unjail skills agents hello-py" {
 		t.Errorf("commands %q", got)
 	}
 	var plan, title string
@@ -118,7 +118,7 @@ func TestACPSlashCommandsPlanAndTitle(t *testing.T) {
 	if f.Error != nil {
 		t.Fatalf("/reload: %s", f.raw)
 	}
-	if got := strings.Join(commandNames(t, before), " "); got != "help compact clear model mode reload undo jail unjail skills" {
+	if got := strings.Join(commandNames(t, before), " "); got != "help compact clear model mode reload undo jail unjail skills agents" {
 		t.Errorf("commands after /reload in a folder that changed since it was trusted %q", got)
 	}
 	// Trusted again, a new extension command after /reload is told to
@@ -130,7 +130,7 @@ func TestACPSlashCommandsPlanAndTitle(t *testing.T) {
 	if f.Error != nil {
 		t.Fatalf("/reload: %s", f.raw)
 	}
-	if got := strings.Join(commandNames(t, before), " "); got != "help compact clear model mode reload undo jail unjail skills hello-py hello-py2" {
+	if got := strings.Join(commandNames(t, before), " "); got != "help compact clear model mode reload undo jail unjail skills agents hello-py hello-py2" {
 		t.Errorf("commands after /reload %q", got)
 	}
 	stdin.Close()

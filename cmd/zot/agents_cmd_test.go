@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"zot.dev/zot/sdk/wire"
 )
 
 // TestAgentsListAndShow: zot agents list names each profile with where it
@@ -61,5 +63,40 @@ func TestAgentsListAndShow(t *testing.T) {
 	}
 	if _, errOut, code := runExt(t, env, proj, "agents", "show", "nobody"); code != 1 || !strings.Contains(errOut, `"nobody"`) {
 		t.Errorf("zot agents show nobody: exit %d\n%s", code, errOut)
+	}
+}
+
+// TestSlashAgents: /agents lists the profiles the task tool offers with
+// where each was found and those shadowed; /agents NAME shows one; a
+// name it does not know is refused.
+func TestSlashAgents(t *testing.T) {
+	cwd, home := t.TempDir(), t.TempDir()
+	zotTester := filepath.Join(cwd, ".zot", "agents", "tester.md")
+	claudeTester := filepath.Join(cwd, ".claude", "agents", "tester.md")
+	for path, text := range map[string]string{
+		zotTester:    "---\nname: tester\ndescription: Runs the tests.\ntools: read, bash\n---\nRun each test twice.\n",
+		claudeTester: "---\nname: tester\ndescription: Claude Code's tester.\n---\nRun them.\n",
+	} {
+		os.MkdirAll(filepath.Dir(path), 0o700)
+		os.WriteFile(path, []byte(text), 0o644)
+	}
+	p := start(t, []string{"ZOT_HOME=" + home}, "rpc", "--provider", "scripted", "--cwd", cwd)
+	p.send(`{"id":"c1","type":"run_command","name":"agents"}`)
+	r, _ := p.response()
+	if c := runCommandResult(t, r); c.Action != wire.CommandActionDisplay ||
+		!strings.Contains(c.Text, "- general: a general-purpose agent") ||
+		!strings.Contains(c.Text, "\n- tester: Runs the tests. (project, "+zotTester+")") ||
+		!strings.Contains(c.Text, "\n- shadowed: tester (project, "+claudeTester+"), by "+zotTester) {
+		t.Errorf("/agents: %+v", c)
+	}
+	p.send(`{"id":"c2","type":"run_command","name":"agents","args":"tester"}`)
+	r, _ = p.response()
+	if c := runCommandResult(t, r); c.Action != wire.CommandActionDisplay || !strings.Contains(c.Text, "tools: read, bash") || !strings.Contains(c.Text, "Run each test twice.") {
+		t.Errorf("/agents tester: %+v", c)
+	}
+	p.send(`{"id":"c3","type":"run_command","name":"agents","args":"nope"}`)
+	r, _ = p.response()
+	if c := runCommandResult(t, r); c.Action != wire.CommandActionNoop || !strings.Contains(c.Error, `"nope"`) {
+		t.Errorf("/agents nope: %+v", c)
 	}
 }

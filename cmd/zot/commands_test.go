@@ -34,7 +34,7 @@ func TestRPCBuiltinCommands(t *testing.T) {
 			t.Errorf("%s: source %q", c.Name, c.Source)
 		}
 	}
-	if got := strings.Join(names, " "); got != "help compact clear model mode reload undo jail unjail skills" {
+	if got := strings.Join(names, " "); got != "help compact clear model mode reload undo jail unjail skills agents" {
 		t.Fatalf("get_commands: %s", r.Data)
 	}
 

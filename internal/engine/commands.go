@@ -46,7 +46,8 @@ func init() {
 		{"undo", "Undo the last turn, or turn n and every turn after it: its file changes and its messages", "turn number (optional)", runUndo},
 		{"jail", "Confine the tools: writes only under the working directory and the temp dir (or none, with read-only), and no network unless allowed", "read-only (optional)", runJail},
 		{"unjail", "Let the tools change anything zot's user may (sandbox full)", "", runUnjail},
-		{"skills", "List the skills the model may load, or show one's instructions", "skill name (optional)", runSkills}, // skills.go
+		{"skills", "List the skills the model may load, or show one's instructions", "skill name (optional)", runSkills},           // skills.go
+		{"agents", "List the agent profiles the model may start sub-agents with, or show one", "agent name (optional)", runAgents}, // subagents.go
 	}
 }
 

@@ -45,7 +45,7 @@ func TestBuiltinCommands(t *testing.T) {
 	s := newSession(t, `{"turns":[{"steps":[{"text":"one"}]}]}`, nil)
 	ctx := context.Background()
 	cmds := s.Commands()
-	if got := names(cmds); got != "help compact clear model mode reload undo jail unjail skills" {
+	if got := names(cmds); got != "help compact clear model mode reload undo jail unjail skills agents" {
 		t.Fatalf("commands %q", got)
 	}
 	for _, c := range cmds {
@@ -139,7 +139,7 @@ func TestExtensionCommandsAndPanels(t *testing.T) {
 	ctx := context.Background()
 	s.WaitExtensions(ctx)
 	cmds := s.Commands()
-	if got := names(cmds); got != "help compact clear model mode reload undo jail unjail skills hello-py" {
+	if got := names(cmds); got != "help compact clear model mode reload undo jail unjail skills agents hello-py" {
 		t.Fatalf("commands %q", got)
 	}
 	if c := cmds[len(cmds)-1]; c.Source != wire.CommandSourceExtension || c.Extension != "py" || c.Hint == "" {

@@ -64,6 +64,11 @@ type agentsState struct {
 	slots chan struct{}  // one per child of this session running now
 	tool  *subagent.Tool // nil when the session offers no task tool
 	base  SessionConfig  // what the children are made from
+	// shadowed and problems are the profiles read as the session started
+	// that a profile of the same name hides, and the files that could
+	// not be used (/agents shows them).
+	shadowed []subagent.Profile
+	problems []error
 	// joint, in a child, says why the budget of the prompt that started
 	// it is spent (agent.Overrides.Joint); nil in a session a door made.
 	joint func() string
@@ -119,7 +124,9 @@ func (s *Session) setupAgents(cfg SessionConfig, wanted bool) {
 	for _, d := range a.cfg.Dirs {
 		dirs = append(dirs, subagent.Dir{Path: d, Source: subagent.SourceUser})
 	}
-	profiles, problems := subagent.Load(dirs)
+	found := subagent.Discover(dirs)
+	profiles, problems := found.Profiles, found.Problems
+	a.shadowed, a.problems = found.Shadowed, problems
 	for _, p := range problems {
 		s.logf("zot: agent profile left out: %v\n", p)
 	}
@@ -131,6 +138,50 @@ func (s *Session) setupAgents(cfg SessionConfig, wanted bool) {
 	slices.SortFunc(profiles, func(x, y subagent.Profile) int { return strings.Compare(x.Name, y.Name) })
 	a.tool = subagent.NewTool(s.runChild, profiles)
 	s.agent.Tools().Set(subagent.ToolName, []tools.Tool{a.tool})
+}
+
+// runAgents is /agents: the agent profiles the task tool offers, with
+// where each was found, those shadowed, and the files left out.
+func runAgents(_ context.Context, s *Session, args string) (CommandRun, error) {
+	a := &s.agents
+	if a.tool == nil {
+		return display("The task tool is off in this session (--tools, --no-tools, --agent-depth 0 or a sub-agent at the deepest level): the model starts no sub-agents."), nil
+	}
+	profiles := a.tool.Profiles()
+	if args != "" {
+		p, ok := subagent.Find(profiles, args)
+		if !ok {
+			return refusal(fmt.Sprintf("no agent profile %q; /agents lists them.", args)), nil
+		}
+		var b strings.Builder
+		fmt.Fprintf(&b, "%s: %s (%s, %s)", p.Name, p.Description, p.Source, p.Path)
+		if p.Tools != nil {
+			fmt.Fprintf(&b, "\ntools: %s", strings.Join(p.Tools, ", "))
+		}
+		if p.Model != "" {
+			fmt.Fprintf(&b, "\nmodel: %s", p.Model)
+		}
+		if p.Instructions != "" {
+			b.WriteString("\n\n" + p.Instructions)
+		}
+		return display(b.String()), nil
+	}
+	var b strings.Builder
+	b.WriteString("Agents the model may start with the task tool:\n- general: a general-purpose agent with all of the session's tools")
+	for _, p := range profiles {
+		src := p.Source
+		if p.Path != "" {
+			src += ", " + p.Path
+		}
+		fmt.Fprintf(&b, "\n- %s: %s (%s)", p.Name, p.Description, src)
+	}
+	for _, p := range a.shadowed {
+		fmt.Fprintf(&b, "\n- shadowed: %s (%s, %s), by %s", p.Name, p.Source, p.Path, p.ShadowedBy)
+	}
+	for _, e := range a.problems {
+		fmt.Fprintf(&b, "\n- not read: %v", e)
+	}
+	return display(b.String()), nil
 }
 
 // childRoute is how a child's events and approvals reach the session a

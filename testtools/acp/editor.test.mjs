@@ -193,7 +193,7 @@ test("zot acp reads and writes through the editor and runs bash in its terminal"
 
   // Slash commands: listed after session/new, run from a prompt.
   const commands = updates.filter((u) => u.sessionUpdate === "available_commands_update").at(-1);
-  assert.deepEqual(commands.availableCommands.map((c) => c.name).slice(0, 10), ["help", "compact", "clear", "model", "mode", "reload", "undo", "jail", "unjail", "skills"]);
+  assert.deepEqual(commands.availableCommands.map((c) => c.name).slice(0, 11), ["help", "compact", "clear", "model", "mode", "reload", "undo", "jail", "unjail", "skills", "agents"]);
   assert.ok(updates.some((u) => u.sessionUpdate === "session_info_update" && u.title === "go"));
   let mark = updates.length;
   await agent.request("session/prompt", { sessionId, prompt: [{ type: "text", text: "/mode accept_edits" }] });

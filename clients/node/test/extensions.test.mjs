@@ -29,7 +29,7 @@ test("extension commands, panels and reload", async (t) => {
 
   const { commands } = await client.getCommands();
   assert.deepEqual(commands.filter((c) => c.source === "extension").map((c) => [c.name, c.extension]), [["hello-py", "py"]]);
-  assert.deepEqual(commands.filter((c) => c.source === "builtin").map((c) => c.name), ["help", "compact", "clear", "model", "mode", "reload", "undo", "jail", "unjail", "skills"]);
+  assert.deepEqual(commands.filter((c) => c.source === "builtin").map((c) => c.name), ["help", "compact", "clear", "model", "mode", "reload", "undo", "jail", "unjail", "skills", "agents"]);
   const { extensions } = await client.getExtensions();
   assert.deepEqual(extensions.map((e) => e.state), ["ready"]);
 

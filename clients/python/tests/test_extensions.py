@@ -52,7 +52,7 @@ class ExtensionMethodsTest(ExtensionTestCase):
 
         cmds = c.get_commands().commands
         self.assertEqual([(x.name, x.extension) for x in cmds if x.source == "extension"], [("hello-py", "py")])
-        self.assertEqual([x.name for x in cmds if x.source == "builtin"], ["help", "compact", "clear", "model", "mode", "reload", "undo", "jail", "unjail", "skills"])
+        self.assertEqual([x.name for x in cmds if x.source == "builtin"], ["help", "compact", "clear", "model", "mode", "reload", "undo", "jail", "unjail", "skills", "agents"])
         exts = c.get_extensions().extensions
         self.assertEqual([(e.name, e.state) for e in exts], [("py", "ready")])
 
