@@ -1,11 +1,11 @@
 package main
 
 import (
-	"bufio"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"net"
 	"os"
 	"path/filepath"
@@ -500,11 +500,16 @@ func askTrust(cwd string, std streams) []string {
 		why = "changed its"
 	}
 	fmt.Fprintf(std.out, "%s %s its own %s, which run as you.\nTrust this folder and run them? [y/N] ", d.Project.Dir, why, strings.Join(what, " and "))
-	line, _ := bufio.NewReader(std.in).ReadString('\n')
+	line, eof := readLine(std.in)
 	if a := strings.ToLower(strings.TrimSpace(line)); a == "y" || a == "yes" {
 		if _, err := store.Trust(d.Project); err != nil {
 			fmt.Fprintln(std.out, "zot: could not record the trust:", err)
 		}
+		return nil
+	}
+	if eof && strings.TrimSpace(line) == "" {
+		// No answer (Ctrl-D): off this time, asked again the next.
+		fmt.Fprintln(std.out, "\nNot trusted this time: they stay off, and zot asks again the next time.")
 		return nil
 	}
 	if _, err := store.Decline(d.Project); err != nil {
@@ -512,4 +517,24 @@ func askTrust(cwd string, std streams) []string {
 	}
 	fmt.Fprintln(std.out, "Not trusted: they stay off, and zot will not ask again in this folder.\n(zot trust runs them, zot untrust asks again)")
 	return nil
+}
+
+// readLine reads one line from r a byte at a time, so that nothing typed
+// after it is taken from what reads r next; eof reports that r ended
+// before a newline.
+func readLine(r io.Reader) (line string, eof bool) {
+	var b strings.Builder
+	var c [1]byte
+	for {
+		n, err := r.Read(c[:])
+		if n == 1 {
+			if c[0] == '\n' {
+				return b.String(), false
+			}
+			b.WriteByte(c[0])
+		}
+		if err != nil {
+			return b.String(), true
+		}
+	}
 }

@@ -112,11 +112,7 @@ func untrustCommand(std streams) *cli.Command {
 			if err != nil {
 				return err
 			}
-			declined := false
-			if p, err := trust.Inspect(dir); err == nil {
-				_, declined, _ = store.LookupDeclined(p.Dir)
-			}
-			found, err := store.Untrust(dir)
+			found, declined, err := store.Untrust(dir)
 			if err != nil {
 				return &exitError{code: 1, msg: err.Error()}
 			}

@@ -283,26 +283,26 @@ func (s *Store) Decline(p Project) (Entry, error) {
 
 // Untrust forgets the folder dir (made real as Inspect does; a folder
 // that no longer exists is forgotten by the path given, made absolute),
-// trusted or declined. It reports whether it was trusted.
-func (s *Store) Untrust(dir string) (bool, error) {
+// trusted or declined. It reports whether it was trusted, and whether a
+// decline of it was forgotten.
+func (s *Store) Untrust(dir string) (trusted, declined bool, err error) {
 	key, err := realPath(dir)
 	if err != nil {
 		if key, err = filepath.Abs(dir); err != nil {
-			return false, err
+			return false, false, err
 		}
 	}
-	found := false
 	err = s.update(func(f *storeFile) {
 		f.Folders = slices.DeleteFunc(f.Folders, func(x Entry) bool {
-			if x.Dir == key {
-				found = true
-				return true
-			}
-			return false
+			trusted = trusted || x.Dir == key
+			return x.Dir == key
 		})
-		f.Declined = slices.DeleteFunc(f.Declined, func(x Entry) bool { return x.Dir == key })
+		f.Declined = slices.DeleteFunc(f.Declined, func(x Entry) bool {
+			declined = declined || x.Dir == key
+			return x.Dir == key
+		})
 	})
-	return found, err
+	return trusted, declined, err
 }
 
 // lockWait bounds how long a change waits for another zot's change of

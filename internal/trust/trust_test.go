@@ -102,7 +102,7 @@ func TestGate(t *testing.T) {
 		t.Error("a refusal for new files is not told")
 	}
 
-	if ok, err := store.Untrust(link); !ok || err != nil {
+	if ok, _, err := store.Untrust(link); !ok || err != nil {
 		t.Fatalf("untrust: %v %v", ok, err)
 	}
 	if list, _ := store.List(); len(list) != 0 {
@@ -158,7 +158,7 @@ func TestDecline(t *testing.T) {
 	if _, ok, _ := store.Lookup(p.Dir); ok {
 		t.Fatal("declining a trusted folder kept its trust")
 	}
-	if found, err := store.Untrust(dir); found || err != nil {
+	if found, _, err := store.Untrust(dir); found || err != nil {
 		t.Fatalf("untrust of a declined folder: found %v, %v", found, err)
 	}
 	if _, ok, _ := store.LookupDeclined(p.Dir); ok {
