@@ -100,3 +100,33 @@ func TestSlashAgents(t *testing.T) {
 		t.Errorf("/agents nope: %+v", c)
 	}
 }
+
+// TestRPCListAgents: list_agents answers with the profiles, their source
+// and file, and those shadowed, as zot agents list --json does.
+func TestRPCListAgents(t *testing.T) {
+	cwd, home := t.TempDir(), t.TempDir()
+	zotTester := filepath.Join(cwd, ".zot", "agents", "tester.md")
+	claudeTester := filepath.Join(cwd, ".claude", "agents", "tester.md")
+	for path, text := range map[string]string{
+		zotTester:    "---\nname: tester\ndescription: Runs the tests.\ntools: read, bash\n---\nRun each test twice.\n",
+		claudeTester: "---\nname: tester\ndescription: Claude Code's tester.\n---\nRun them.\n",
+	} {
+		os.MkdirAll(filepath.Dir(path), 0o700)
+		os.WriteFile(path, []byte(text), 0o644)
+	}
+	p := start(t, []string{"ZOT_HOME=" + home}, "rpc", "--provider", "scripted", "--cwd", cwd)
+	p.send(`{"id":"1","type":"list_agents"}`)
+	r, _ := p.response()
+	wantResponse(t, r, "list_agents", true, "")
+	res, err := r.Result()
+	if err != nil {
+		t.Fatal(err)
+	}
+	l := res.(*wire.ListAgentsResult)
+	if !l.Tool || len(l.Agents) != 1 || l.Agents[0].Name != "tester" || l.Agents[0].Source != "project" || l.Agents[0].Path != zotTester || strings.Join(l.Agents[0].Tools, ",") != "read,bash" {
+		t.Errorf("agents: %+v", l)
+	}
+	if len(l.Shadowed) != 1 || l.Shadowed[0].Path != claudeTester || l.Shadowed[0].ShadowedBy != zotTester {
+		t.Errorf("shadowed: %+v", l.Shadowed)
+	}
+}

@@ -140,6 +140,34 @@ func (s *Session) setupAgents(cfg SessionConfig, wanted bool) {
 	s.agent.Tools().Set(subagent.ToolName, []tools.Tool{a.tool})
 }
 
+// AgentList is what list_agents answers: the profiles the task tool
+// offers, those shadowed and the files left out, as the session read
+// them when it started.
+func (s *Session) AgentList() wire.ListAgentsResult {
+	a := &s.agents
+	res := wire.ListAgentsResult{Agents: []wire.AgentInfo{}, Shadowed: []wire.AgentInfo{}, Problems: []string{}, Tool: a.tool != nil}
+	if a.tool == nil {
+		return res
+	}
+	info := func(p subagent.Profile) wire.AgentInfo {
+		src := p.Source
+		if src == "" {
+			src = subagent.SourceUser
+		}
+		return wire.AgentInfo{Name: p.Name, Description: p.Description, Tools: p.Tools, Model: p.Model, Source: src, Path: p.Path, ShadowedBy: p.ShadowedBy}
+	}
+	for _, p := range a.tool.Profiles() {
+		res.Agents = append(res.Agents, info(p))
+	}
+	for _, p := range a.shadowed {
+		res.Shadowed = append(res.Shadowed, info(p))
+	}
+	for _, e := range a.problems {
+		res.Problems = append(res.Problems, e.Error())
+	}
+	return res
+}
+
 // runAgents is /agents: the agent profiles the task tool offers, with
 // where each was found, those shadowed, and the files left out.
 func runAgents(_ context.Context, s *Session, args string) (CommandRun, error) {

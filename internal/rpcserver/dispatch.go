@@ -155,6 +155,8 @@ func (s *Server) dispatch(cmd wire.Command, id wire.ID, typ string) {
 		s.respond(id, typ, res)
 	case *wire.ListSkillsCommand:
 		s.respond(id, typ, s.sess.SkillList())
+	case *wire.ListAgentsCommand:
+		s.respond(id, typ, s.sess.AgentList())
 	case *wire.GetSkillCommand:
 		res, err := s.sess.GetSkill(c.Name, c.File)
 		if err != nil {
