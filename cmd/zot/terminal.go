@@ -391,10 +391,19 @@ func (a *attachedSessions) Recall(id string) (model, mode string) {
 	return e.Model, e.Mode
 }
 
-// Keep records the session's model and mode.
+// Keep records the session's model and mode. The file's lock (its name
+// with ".lock") is held from the read to the write, so that two zot
+// attach keeping theirs at once both keep them.
 func (a *attachedSessions) Keep(id, model, mode string) error {
 	a.mu.Lock()
 	defer a.mu.Unlock()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	unlock, err := store.LockFile(ctx, a.file+".lock")
+	cancel()
+	if err != nil {
+		return fmt.Errorf("keeping the session's model and mode: locking %s: %w", a.file, err)
+	}
+	defer unlock()
 	all := a.read()
 	all[id] = attachedEntry{Model: model, Mode: mode, Seen: time.Now().UTC()}
 	for len(all) > maxAttached {

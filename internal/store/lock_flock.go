@@ -19,9 +19,22 @@ const lockPoll = 5 * time.Millisecond
 // another process holds it, until ctx ends. The kernel releases it when
 // the process ends, however it ends.
 func (s *Store) lock(ctx context.Context) (unlock func(), err error) {
-	f, err := os.OpenFile(filepath.Join(s.dir, lockName), os.O_CREATE|os.O_RDWR, 0o600)
+	unlock, err = LockFile(ctx, filepath.Join(s.dir, lockName))
 	if err != nil {
 		return nil, fmt.Errorf("locking the index: %w", err)
+	}
+	return unlock, nil
+}
+
+// LockFile takes the exclusive flock of the file at path (made if
+// missing), waiting while another process holds it, until ctx ends; the
+// function it returns releases it. The kernel releases it when the
+// process ends, however it ends. Other files of the zot home that
+// several processes change (read, change, write back) use it.
+func LockFile(ctx context.Context, path string) (unlock func(), err error) {
+	f, err := os.OpenFile(path, os.O_CREATE|os.O_RDWR, 0o600)
+	if err != nil {
+		return nil, err
 	}
 	for {
 		err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB)
@@ -30,12 +43,12 @@ func (s *Store) lock(ctx context.Context) (unlock func(), err error) {
 		}
 		if !errors.Is(err, syscall.EWOULDBLOCK) && !errors.Is(err, syscall.EINTR) {
 			f.Close()
-			return nil, fmt.Errorf("locking the index: %w", err)
+			return nil, err
 		}
 		select {
 		case <-ctx.Done():
 			f.Close()
-			return nil, fmt.Errorf("locking the index: %w", context.Cause(ctx))
+			return nil, context.Cause(ctx)
 		case <-time.After(lockPoll):
 		}
 	}

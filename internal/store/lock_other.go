@@ -15,6 +15,12 @@ func (s *Store) lock(ctx context.Context) (unlock func(), err error) {
 	return func() {}, nil
 }
 
+// LockFile is a no-op where zot has no flock: files are still replaced
+// whole, so a reader never sees a part.
+func LockFile(ctx context.Context, path string) (unlock func(), err error) {
+	return func() {}, nil
+}
+
 // tryLockFile opens path; without flock nothing says another process
 // has it.
 func tryLockFile(path string) (f *os.File, held bool, err error) {
