@@ -3,6 +3,7 @@
 package tools
 
 import (
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -147,4 +148,20 @@ func TestWriteBeneathRefusesLinksOnTheWay(t *testing.T) {
 func contentOf(path string) string {
 	b, _ := os.ReadFile(path)
 	return string(b)
+}
+
+// TestWriteBeneathErrno: writeBeneath's errors wrap the system's, so a
+// caller can tell them apart (errors.Is): a folder on the way that is a
+// file, a writable folder that is gone.
+func TestWriteBeneathErrno(t *testing.T) {
+	root := t.TempDir()
+	if err := os.WriteFile(filepath.Join(root, "file"), []byte("x"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := writeBeneath(root, "file/x", []byte("y"), false); !errors.Is(err, unix.ENOTDIR) {
+		t.Errorf("through a file: %v, want ENOTDIR", err)
+	}
+	if _, err := writeBeneath(filepath.Join(root, "gone"), "x", []byte("y"), false); !errors.Is(err, unix.ENOENT) {
+		t.Errorf("a writable folder that is gone: %v, want ENOENT", err)
+	}
 }
