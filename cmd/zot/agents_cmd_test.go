@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -128,5 +129,38 @@ func TestRPCListAgents(t *testing.T) {
 	}
 	if len(l.Shadowed) != 1 || l.Shadowed[0].Path != claudeTester || l.Shadowed[0].ShadowedBy != zotTester {
 		t.Errorf("shadowed: %+v", l.Shadowed)
+	}
+}
+
+// TestACPAgentsList: zot acp serves _zot/agents/list for a session, the
+// session's folder deciding the project's profiles, as zot rpc's
+// list_agents does.
+func TestACPAgentsList(t *testing.T) {
+	cwd, home := t.TempDir(), t.TempDir()
+	zotTester := filepath.Join(cwd, ".zot", "agents", "tester.md")
+	claudeTester := filepath.Join(cwd, ".claude", "agents", "tester.md")
+	for path, text := range map[string]string{
+		zotTester:    "---\nname: tester\ndescription: Runs the tests.\n---\nRun each test twice.\n",
+		claudeTester: "---\nname: tester\ndescription: Claude Code's tester.\n---\nRun them.\n",
+	} {
+		os.MkdirAll(filepath.Dir(path), 0o700)
+		os.WriteFile(path, []byte(text), 0o644)
+	}
+	a := startACPProc(t, home, "--provider", "scripted")
+	a.peer.call("1", "initialize", `{"protocolVersion":1}`, "")
+	id := sessionID(t, first(a.peer.call("2", "session/new", fmt.Sprintf(`{"cwd":%q,"mcpServers":[]}`, cwd), "")))
+	f, _ := a.peer.call("3", "_zot/agents/list", fmt.Sprintf(`{"sessionId":%q}`, id), "")
+	var list struct {
+		Agents   []map[string]any `json:"agents"`
+		Shadowed []map[string]any `json:"shadowed"`
+		Problems []string         `json:"problems"`
+		Tool     bool             `json:"tool"`
+	}
+	if f.Error != nil || json.Unmarshal(f.Result, &list) != nil {
+		t.Fatalf("_zot/agents/list: %s", f.raw)
+	}
+	if !list.Tool || len(list.Agents) != 1 || list.Agents[0]["path"] != zotTester || list.Agents[0]["source"] != "project" ||
+		len(list.Shadowed) != 1 || list.Shadowed[0]["shadowedBy"] != zotTester || list.Problems == nil {
+		t.Errorf("_zot/agents/list: %s", f.Result)
 	}
 }

@@ -84,6 +84,8 @@ func (h *conn) Handle(ctx context.Context, c *jsonrpc.Conn, req *jsonrpc.Request
 		return h.sessionConfig(req) // config.go
 	case acp.MethodZotSessionSandbox:
 		return h.sessionSandbox(req) // sandbox.go
+	case acp.MethodZotAgentsList:
+		return h.agentsList(req) // skills.go
 	case acp.MethodZotSkillsList:
 		return h.skillsList(req) // skills.go
 	case acp.MethodZotSkillsGet:

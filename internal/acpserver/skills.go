@@ -71,3 +71,27 @@ func skillInfo(sk wire.SkillInfo) acp.SkillInfo {
 	}
 	return out
 }
+
+// agentsList serves _zot/agents/list: the engine's Session.AgentList.
+func (h *conn) agentsList(req *jsonrpc.Request) jsonrpc.Reply {
+	var p acp.AgentsListRequest
+	if err := decode(req, &p, "sessionId"); err != nil {
+		return jsonrpc.Fail(err)
+	}
+	s, err := h.openSession(p.SessionID)
+	if err != nil {
+		return jsonrpc.Fail(err)
+	}
+	res := s.eng.AgentList()
+	info := func(a wire.AgentInfo) acp.AgentInfo {
+		return acp.AgentInfo{Name: a.Name, Description: a.Description, Tools: a.Tools, Model: a.Model, Source: a.Source, Path: a.Path, ShadowedBy: a.ShadowedBy}
+	}
+	out := acp.AgentsListResponse{Agents: make([]acp.AgentInfo, 0, len(res.Agents)), Shadowed: make([]acp.AgentInfo, 0, len(res.Shadowed)), Problems: res.Problems, Tool: res.Tool}
+	for _, a := range res.Agents {
+		out.Agents = append(out.Agents, info(a))
+	}
+	for _, a := range res.Shadowed {
+		out.Shadowed = append(out.Shadowed, info(a))
+	}
+	return jsonrpc.Result(out)
+}
