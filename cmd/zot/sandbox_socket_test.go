@@ -10,15 +10,16 @@ import (
 
 // daemonProbe connects to the daemon's socket (argv[1]), sends
 // initialize and prints the answer's first line, or REFUSED when the
-// daemon closes the connection without one.
+// daemon closes the connection without one (before or after the
+// request is written: a refused client may meet a broken pipe).
 const daemonProbe = `
 import socket, sys
 s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
 s.settimeout(5)
 s.connect(sys.argv[1])
-s.sendall(b'{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":1,"clientCapabilities":{}}}\n')
 data = b""
 try:
+    s.sendall(b'{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":1,"clientCapabilities":{}}}\n')
     while not data.endswith(b"\n"):
         chunk = s.recv(65536)
         if not chunk:
