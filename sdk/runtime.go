@@ -336,6 +336,15 @@ func (r *Runtime) Skills(ctx context.Context) (wire.ListSkillsResult, error) {
 	return r.sess.SkillList(), nil
 }
 
+// Agents lists the agent profiles the session's task tool offers, as
+// list_agents does: a Runtime reads none unless Config.Agents says where.
+func (r *Runtime) Agents(ctx context.Context) (wire.ListAgentsResult, error) {
+	if err := r.enter(ctx); err != nil {
+		return wire.ListAgentsResult{}, err
+	}
+	return r.sess.AgentList(), nil
+}
+
 // Skill reads a skill's instructions (file empty), or a file or folder
 // inside its folder, as the skill tool gives them to the model. It fails
 // with an error of code wire.CodeNotFound or wire.CodeInvalidParams (a

@@ -168,6 +168,10 @@ type Client interface {
 	// the model, those shadowed by one of the same name found earlier,
 	// those that could not be read, each with where it was found.
 	Skills(ctx context.Context) (wire.ListSkillsResult, error)
+	// Agents lists the agent profiles the session's task tool offers
+	// (docs/agents.md): those offered, those shadowed by one of the same
+	// name found earlier, the files that could not be used.
+	Agents(ctx context.Context) (wire.ListAgentsResult, error)
 	// Skill reads a skill's instructions (file empty) or a file or folder
 	// inside its folder, as the skill tool gives them to the model. It
 	// fails with an error of code "not_found" for a skill or file there is

@@ -409,6 +409,10 @@ func scenario(t *testing.T, c client.Client, s setup) {
 	if err != nil || len(sk.Skills) != 1 || sk.Skills[0].Name != "notes" || sk.Skills[0].Source != wire.SkillSourceFlag || !sk.Tool || len(sk.Shadowed)+len(sk.Problems) != 0 {
 		t.Errorf("skills: %+v, %v", sk, err)
 	}
+	// No agent profile anywhere it looks: none listed, lists not null.
+	if ag, err := c.Agents(ctx); err != nil || len(ag.Agents) != 0 || ag.Shadowed == nil || ag.Problems == nil {
+		t.Errorf("agents: %+v, %v", ag, err)
+	}
 	if got, err := c.Skill(ctx, "notes", ""); err != nil || got.Text != "Append to NOTES.md; see refs/style.md." || !slices.Equal(got.Files, []string{"refs/style.md"}) {
 		t.Errorf("skill notes: %+v, %v", got, err)
 	}

@@ -357,3 +357,13 @@ func (c *Client) Ping(ctx context.Context) error {
 	_, err := call[wire.PingResult](ctx, c, &wire.PingCommand{})
 	return err
 }
+
+// Agents lists the agent profiles the session's task tool offers
+// (list_agents): offered, shadowed, and the files left out.
+func (c *Client) Agents(ctx context.Context) (wire.ListAgentsResult, error) {
+	r, err := call[wire.ListAgentsResult](ctx, c, &wire.ListAgentsCommand{})
+	if err != nil {
+		return wire.ListAgentsResult{}, err
+	}
+	return *r, nil
+}
