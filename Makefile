@@ -32,6 +32,12 @@ GO_LDFLAGS  := -s -w -X zot.dev/zot/internal/buildinfo.Stamp=$(VERSION) -X zot.d
 # reads the same either way (a test in cmd/zot compares the two builds).
 GO_TAGS     := urfave_cli_no_template
 GO_BUILD    := CGO_ENABLED=0 $(GO) build -tags '$(GO_TAGS)' -ldflags '$(GO_LDFLAGS)'
+# zot is one program built twice (docs/architecture.md, One program): the
+# full build, installed as zot-full, and the lean one (the zotlean tag),
+# installed as zot, without the terminal client, the WebSocket listeners
+# and the inspector, whose code a spawned `zot rpc` would otherwise carry
+# in memory. The lean zot runs zot-full in its place when asked for those.
+GO_LEAN     := CGO_ENABLED=0 $(GO) build -tags '$(GO_TAGS) zotlean' -ldflags '$(GO_LDFLAGS)'
 
 # Where `make install` puts zot: $GOBIN when set, else $(PREFIX)/bin.
 PREFIX      ?= $(HOME)/.local
@@ -53,18 +59,21 @@ check-generated: ## fail when a generated file differs from a fresh generation
 	$(GO) run ./gen/cmd/zot-gen -root . -check
 
 .PHONY: build
-build: ## build bin/zot, the product, and bin/zot-fleet beside it (the Temporal worker and client, a module of its own)
-	$(GO_BUILD) -o $(BIN)/zot ./cmd/zot
+build: ## build bin/zot (the lean build), bin/zot-full (everything; the lean zot runs it for the terminal, attach, --listen and --inspect) and bin/zot-fleet beside them
+	$(GO_BUILD) -o $(BIN)/zot-full ./cmd/zot
+	$(GO_LEAN) -o $(BIN)/zot ./cmd/zot
 	cd cmd/zot-fleet && $(GO_BUILD) -o '$(abspath $(BIN))/zot-fleet' .
 
 .PHONY: install
-install: ## install zot into GOBIN when set, else PREFIX/bin (PREFIX defaults to ~/.local)
+install: ## install zot and zot-full (and zot-fleet) into GOBIN when set, else PREFIX/bin (PREFIX defaults to ~/.local)
 	mkdir -p '$(INSTALL_DIR)'
-	$(GO_BUILD) -o '$(INSTALL_DIR)/.zot.new' ./cmd/zot
+	$(GO_BUILD) -o '$(INSTALL_DIR)/.zot-full.new' ./cmd/zot
+	$(GO_LEAN) -o '$(INSTALL_DIR)/.zot.new' ./cmd/zot
 	cd cmd/zot-fleet && $(GO_BUILD) -o '$(abspath $(INSTALL_DIR))/.zot-fleet.new' .
 	mv -f '$(INSTALL_DIR)/.zot-fleet.new' '$(INSTALL_DIR)/zot-fleet'
+	mv -f '$(INSTALL_DIR)/.zot-full.new' '$(INSTALL_DIR)/zot-full'
 	mv -f '$(INSTALL_DIR)/.zot.new' '$(INSTALL_DIR)/zot'
-	@echo 'installed $(INSTALL_DIR)/zot, version $(VERSION)'
+	@echo 'installed $(INSTALL_DIR)/zot (zot-full and zot-fleet beside it), version $(VERSION)'
 	@case ":$$PATH:" in *':$(INSTALL_DIR):'*|*':$(INSTALL_DIR)/:'*) \
 		found=$$(command -v zot); if [ -n "$$found" ] && ! [ "$$found" -ef '$(INSTALL_DIR)/zot' ]; then \
 		echo "$$found comes before $(INSTALL_DIR) on your PATH, so a plain \`zot\` runs that one:"; \

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 	"time"
 
@@ -42,16 +41,9 @@ const fleetBinary = "zot-fleet"
 // besideZot returns the path of zot-fleet beside the running zot, or an
 // error that says how to get it.
 func besideZot() (string, error) {
-	self, err := os.Executable()
+	path, err := besideSelf(fleetBinary)
 	if err != nil {
-		return "", fmt.Errorf("finding zot's own path: %w", err)
-	}
-	if real, err := filepath.EvalSymlinks(self); err == nil {
-		self = real
-	}
-	path := filepath.Join(filepath.Dir(self), fleetBinary)
-	if _, err := os.Stat(path); err != nil {
-		return "", fmt.Errorf("%s is not beside zot (%s): the Temporal executor and worker are in a binary of their own; make build (or make install) builds both", fleetBinary, path)
+		return "", fmt.Errorf("%w: the Temporal executor and worker are in a binary of their own; make build (or make install) builds both", err)
 	}
 	return path, nil
 }

@@ -61,6 +61,11 @@ func main() {
 	if os.Getenv("GOGC") == "" {
 		debug.SetGCPercent(50)
 	}
+	if leanBuild { // full.go: the full build serves what the lean one left out
+		if code, done := becomeFull(os.Args, isTerminal(streams{in: os.Stdin, out: os.Stdout}), os.Stderr); done {
+			os.Exit(code)
+		}
+	}
 	os.Exit(run(os.Args, os.Stdin, os.Stdout, os.Stderr))
 }
 
