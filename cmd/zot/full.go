@@ -27,7 +27,7 @@ const fullBinary = "zot-full"
 // rootCommandNames are the root's commands (a test holds them equal to
 // newCLI's): a first argument that is none of them is the terminal's
 // prompt.
-var rootCommandNames = []string{"ext", "rpc", "daemon", "acp", "worker", "attach", "trust", "untrust",
+var rootCommandNames = []string{"ext", "agents", "rpc", "daemon", "acp", "worker", "attach", "trust", "untrust",
 	"sessions", "config", "skills", "models", "version", "help", "completion"}
 
 // needsFull decides, from the command line and whether stdin and stdout
