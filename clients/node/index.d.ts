@@ -29,6 +29,7 @@ import type {
   SandboxState,
   UndoResult,
   ListSkillsResult,
+  ListAgentsResult,
   GetSkillResult,
   PermissionMode,
   StartResult,
@@ -256,6 +257,7 @@ export declare class ZotClient {
   setSandbox(sandbox?: { mode?: SandboxMode; network?: boolean }): Promise<SandboxState>;
   /** The session's skills: offered, shadowed, and those that could not be read (docs/skills.md). */
   listSkills(): Promise<ListSkillsResult>;
+  listAgents(): Promise<ListAgentsResult>;
   /** A skill's instructions, or a file or folder inside its folder; fails with `not_found`, or `invalid_params` for a path out of the skill's folder. */
   getSkill(name: string, file?: string): Promise<GetSkillResult>;
   /** Undoes the last turn, or turn `turn` (from 1) and every turn after it: its files and messages; fails with `changed_outside`, `not_found` or `busy`. */

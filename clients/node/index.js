@@ -744,6 +744,15 @@ export class ZotClient extends EventEmitter {
   }
 
   /**
+   * Lists the agent profiles the session's task tool offers
+   * (docs/agents.md): `agents`, `shadowed`, `problems`, `tool`. Resolves
+   * to a ListAgentsResult.
+   */
+  listAgents() {
+    return this.request("list_agents", {});
+  }
+
+  /**
    * Reads a skill's instructions, or a file or folder inside its folder
    * (`file`, relative to it), as the skill tool gives them to the model.
    * Resolves to a GetSkillResult; rejects with `not_found` for a skill or

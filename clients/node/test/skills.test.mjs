@@ -20,6 +20,8 @@ test("listSkills and getSkill", async (t) => {
   const listed = await client.listSkills();
   assert.deepEqual(listed.skills.map((s) => [s.name, s.source, s.path]), [["notes", "project", join(folder, "SKILL.md")]]);
   assert.deepEqual([listed.shadowed, listed.problems, listed.tool], [[], [], true]);
+  const agents = await client.listAgents();
+  assert.deepEqual([agents.agents, agents.shadowed, agents.problems, agents.tool], [[], [], [], true]);
   const body = await client.getSkill("notes");
   assert.deepEqual([body.file, body.text, body.files], ["SKILL.md", "Append a line to NOTES.md; refs/style.md says how.", ["refs/style.md"]]);
   assert.equal((await client.getSkill("notes", "refs/style.md")).text, "One line per note.\n");

@@ -31,6 +31,8 @@ class SkillMethodsTest(SkillTestCase):
         listed = c.list_skills()
         self.assertEqual([(s.name, s.source, s.path) for s in listed.skills], [("notes", "project", os.path.join(self.folder, "SKILL.md"))])
         self.assertEqual((listed.shadowed, listed.problems, listed.tool), ([], [], True))
+        agents = c.list_agents()
+        self.assertEqual((agents.agents, agents.shadowed, agents.problems, agents.tool), ([], [], [], True))
         body = c.get_skill("notes")
         self.assertEqual((body.file, body.text, body.files), ("SKILL.md", "Append a line to NOTES.md; refs/style.md says how.", ["refs/style.md"]))
         self.assertEqual(c.get_skill("notes", "refs/style.md").text, "One line per note.\n")

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any, Dict, Optional
 
-from .types import GetSkillResult, ListSkillsResult
+from .types import GetSkillResult, ListAgentsResult, ListSkillsResult
 
 
 class SkillMethods:
@@ -20,6 +20,12 @@ class SkillMethods:
         could not be read, each a one-line message), and ``tool`` (whether
         the model may load them)."""
         return self._call({"type": "list_skills"})  # type: ignore[attr-defined]
+
+    def list_agents(self) -> ListAgentsResult:
+        """The agent profiles the session's task tool offers (docs/agents.md):
+        ``agents`` offered, ``shadowed`` by one of the same name found
+        earlier, ``problems`` (files that could not be used), ``tool``."""
+        return self._call({"type": "list_agents"})  # type: ignore[attr-defined]
 
     def get_skill(self, name: str, file: Optional[str] = None) -> GetSkillResult:
         """A skill's instructions, or a file or folder inside its folder
@@ -38,6 +44,10 @@ class AsyncSkillMethods:
     async def list_skills(self) -> ListSkillsResult:
         """The session's skills; see SkillMethods.list_skills."""
         return await self._call({"type": "list_skills"})  # type: ignore[attr-defined]
+
+    async def list_agents(self) -> ListAgentsResult:
+        """The session's agent profiles; see SkillMethods.list_agents."""
+        return await self._call({"type": "list_agents"})  # type: ignore[attr-defined]
 
     async def get_skill(self, name: str, file: Optional[str] = None) -> GetSkillResult:
         """A skill's instructions or file; see SkillMethods.get_skill."""
