@@ -59,21 +59,22 @@ check-generated: ## fail when a generated file differs from a fresh generation
 	$(GO) run ./gen/cmd/zot-gen -root . -check
 
 .PHONY: build
-build: ## build bin/zot (the lean build), bin/zot-full (everything; the lean zot runs it for the terminal, attach, --listen and --inspect) and bin/zot-fleet beside them
+build: ## build bin/zot (the lean build) and bin/zot-full (everything; the lean zot runs it for the terminal, attach, --listen and --inspect)
 	$(GO_BUILD) -o $(BIN)/zot-full ./cmd/zot
 	$(GO_LEAN) -o $(BIN)/zot ./cmd/zot
+
+.PHONY: build-fleet
+build-fleet: build ## build bin/zot-fleet beside zot: the Temporal worker and client (a module of its own, with the Temporal SDK; docs/fleet.md)
 	cd cmd/zot-fleet && $(GO_BUILD) -o '$(abspath $(BIN))/zot-fleet' .
 
 .PHONY: install
-install: ## install zot and zot-full (and zot-fleet) into GOBIN when set, else PREFIX/bin (PREFIX defaults to ~/.local)
+install: ## install zot and zot-full into GOBIN when set, else PREFIX/bin (PREFIX defaults to ~/.local); make install-fleet adds zot-fleet
 	mkdir -p '$(INSTALL_DIR)'
 	$(GO_BUILD) -o '$(INSTALL_DIR)/.zot-full.new' ./cmd/zot
 	$(GO_LEAN) -o '$(INSTALL_DIR)/.zot.new' ./cmd/zot
-	cd cmd/zot-fleet && $(GO_BUILD) -o '$(abspath $(INSTALL_DIR))/.zot-fleet.new' .
-	mv -f '$(INSTALL_DIR)/.zot-fleet.new' '$(INSTALL_DIR)/zot-fleet'
 	mv -f '$(INSTALL_DIR)/.zot-full.new' '$(INSTALL_DIR)/zot-full'
 	mv -f '$(INSTALL_DIR)/.zot.new' '$(INSTALL_DIR)/zot'
-	@echo 'installed $(INSTALL_DIR)/zot (zot-full and zot-fleet beside it), version $(VERSION)'
+	@echo 'installed $(INSTALL_DIR)/zot (zot-full beside it), version $(VERSION)'
 	@case ":$$PATH:" in *':$(INSTALL_DIR):'*|*':$(INSTALL_DIR)/:'*) \
 		found=$$(command -v zot); if [ -n "$$found" ] && ! [ "$$found" -ef '$(INSTALL_DIR)/zot' ]; then \
 		echo "$$found comes before $(INSTALL_DIR) on your PATH, so a plain \`zot\` runs that one:"; \
@@ -81,6 +82,13 @@ install: ## install zot and zot-full (and zot-fleet) into GOBIN when set, else P
 		echo '$(INSTALL_DIR) is not on your PATH, so a plain `zot` is not found. Add it:'; \
 		echo '  export PATH="$(INSTALL_DIR):$$PATH"'; \
 		echo 'for this shell; put that line in ~/.bashrc or ~/.zshrc (fish: fish_add_path $(INSTALL_DIR)) to keep it.';; esac
+
+
+.PHONY: install-fleet
+install-fleet: install ## install zot-fleet beside zot: the Temporal worker and client (docs/fleet.md)
+	cd cmd/zot-fleet && $(GO_BUILD) -o '$(abspath $(INSTALL_DIR))/.zot-fleet.new' .
+	mv -f '$(INSTALL_DIR)/.zot-fleet.new' '$(INSTALL_DIR)/zot-fleet'
+	@echo 'installed $(INSTALL_DIR)/zot-fleet'
 
 .PHONY: bench-build
 bench-build: ## build the benchmark programs bin/zot-floor and bin/zot-bench from bench/, and the extension and MCP server of its user setup
@@ -211,17 +219,17 @@ $(TEMPORAL_STAMP):
 temporal: $(TEMPORAL_STAMP) ## build the Temporal CLI (its dev server) into bin/tools, once per TEMPORAL_CLI_VERSION
 
 .PHONY: test-fleet
-test-fleet: build temporal test-home ## the fleet end to end: dev server, workers and zot daemon --executor temporal, killed mid-turn
+test-fleet: build-fleet temporal test-home ## the fleet end to end: dev server, workers and zot daemon --executor temporal, killed mid-turn
 	cd cmd/zot-fleet && $(TEST_ENV) ZOT_TEMPORAL='$(TEMPORAL)' ZOT_BIN='$(abspath $(BIN))/zot' \
 		ZOT_FLEET_BIN='$(abspath $(BIN))/zot-fleet' ZOT_E2E_REQUIRED=1 $(GO) test -race -count=1 -timeout 20m ./...
 
 .PHONY: bench-fleet
-bench-fleet: build temporal ## the fleet against in-process: added ms per call, turns/s of 100 sessions with 1 and 2 workers, history per turn
+bench-fleet: build-fleet temporal ## the fleet against in-process: added ms per call, turns/s of 100 sessions with 1 and 2 workers, history per turn
 	cd cmd/zot-fleet && ZOT_TEMPORAL='$(TEMPORAL)' ZOT_BIN='$(abspath $(BIN))/zot' ZOT_FLEET_BIN='$(abspath $(BIN))/zot-fleet' \
 		$(GO) test -run '^$$' -bench '^BenchmarkFleet$$' -benchtime 1x -timeout 20m .
 
 .PHONY: fleet-demo
-fleet-demo: build temporal ## a dev server, two workers and a daemon on this machine; prints where to look (Ctrl-C stops them)
+fleet-demo: build-fleet temporal ## a dev server, two workers and a daemon on this machine; prints where to look (Ctrl-C stops them)
 	ZOT_TEMPORAL='$(TEMPORAL)' ZOT_BIN='$(abspath $(BIN))/zot' ZOT_FLEET_BIN='$(abspath $(BIN))/zot-fleet' \
 		bash cmd/zot-fleet/demo.sh '$(CURDIR)/.tmp/fleet-demo'
 

@@ -43,7 +43,7 @@ const fleetBinary = "zot-fleet"
 func besideZot() (string, error) {
 	path, err := besideSelf(fleetBinary)
 	if err != nil {
-		return "", fmt.Errorf("%w: the Temporal executor and worker are in a binary of their own; make build (or make install) builds both", err)
+		return "", fmt.Errorf("%w: the Temporal executor and worker are in a binary of their own; make build-fleet (or make install-fleet) builds it beside zot", err)
 	}
 	return path, nil
 }
