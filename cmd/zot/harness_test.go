@@ -23,7 +23,11 @@ import (
 var zotBin string
 
 func TestMain(m *testing.M) {
-	os.Exit(zotbin.Main(m, &zotBin, true))
+	code := zotbin.Main(m, &zotBin, true)
+	if leanOnce.dir != "" { // the lean zot leanPair built
+		_ = os.RemoveAll(leanOnce.dir)
+	}
+	os.Exit(code)
 }
 
 // hangGuard bounds every wait; it only catches hangs, it times nothing.
