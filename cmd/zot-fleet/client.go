@@ -200,7 +200,7 @@ func (s *submitter) turn(ctx context.Context, t *fleet.Turn) (*fleet.TurnResult,
 	in := durable.TurnInput{
 		Turn: durable.TurnInfo{
 			ID: t.ID, Relay: s.url, Intercept: s.intercept, CWD: t.CWD, Provider: t.Provider, Model: t.Model,
-			Reasoning: t.Reasoning, Offer: offerRef, ToolQueue: s.c.tools(),
+			Reasoning: t.Reasoning, Offer: offerRef, ToolQueue: s.c.tools(), Sandbox: t.Sandbox,
 		},
 		Transcript: transcript,
 		UserIndex:  len(t.Transcript) - 1,

@@ -122,6 +122,8 @@ type fleetSetup struct {
 	home   string
 	// serverFlags are more flags of the dev server.
 	serverFlags []string
+	// env is more environment of the workers and daemons.
+	env []string
 }
 
 func newFleet(t testing.TB, answers func(req modelRequest) []answerPart, serverFlags ...string) *fleetSetup {
@@ -156,11 +158,12 @@ func (f *fleetSetup) startServer() {
 
 func (f *fleetSetup) addr() string { return "127.0.0.1:" + strconv.Itoa(f.port) }
 
-// worker starts a zot-fleet worker on the fake model.
-func (f *fleetSetup) worker(name string) *proc {
+// worker starts a zot-fleet worker on the fake model, with more flags.
+func (f *fleetSetup) worker(name string, flags ...string) *proc {
 	f.t.Helper()
-	p := start(f.t, name, []string{"ZOT_HOME=" + f.home}, f.tl.fleet, "worker", "--temporal", f.addr(),
-		"--provider", "anthropic", "--base-url", f.model.url, "--api-key", "test-key", "--blobs", f.blobs, "--identity", name)
+	args := []string{f.tl.fleet, "worker", "--temporal", f.addr(),
+		"--provider", "anthropic", "--base-url", f.model.url, "--api-key", "test-key", "--blobs", f.blobs, "--identity", name}
+	p := start(f.t, name, append([]string{"ZOT_HOME=" + f.home}, f.env...), append(args, flags...)...)
 	f.waitOutput(p, "serving")
 	return p
 }
@@ -170,15 +173,15 @@ func (f *fleetSetup) daemon(name string, inProcess bool) (*proc, string) {
 	return f.daemonAs(name, inProcess, "allow")
 }
 
-// daemonAs starts zot daemon with --permission perm.
-func (f *fleetSetup) daemonAs(name string, inProcess bool, perm string) (*proc, string) {
+// daemonAs starts zot daemon with --permission perm and more flags.
+func (f *fleetSetup) daemonAs(name string, inProcess bool, perm string, flags ...string) (*proc, string) {
 	f.t.Helper()
 	sock := filepath.Join(f.dir, name+".sock")
 	args := []string{f.tl.zot, "daemon", "--provider", "anthropic", "--base-url", f.model.url, "--api-key", "test-key", "--permission", perm}
 	if !inProcess {
 		args = append(args, "--executor", "temporal", "--temporal", f.addr(), "--blobs", f.blobs)
 	}
-	p := start(f.t, name, []string{"ZOT_HOME=" + f.home, "ZOT_SOCKET=" + sock}, args...)
+	p := start(f.t, name, append([]string{"ZOT_HOME=" + f.home, "ZOT_SOCKET=" + sock}, f.env...), append(args, flags...)...)
 	f.waitOutput(p, "listening")
 	return p, sock
 }

@@ -27,11 +27,17 @@ func runWorker(ctx context.Context, args []string, stderr io.Writer) error {
 	baseURL := fs.String("base-url", "", "the provider's endpoint")
 	apiKey := fs.String("api-key", "", "the provider's API key (default: its environment variable)")
 	identity := fs.String("identity", "", "the worker's name in the cluster (default: host and pid)")
+	var sb sandboxFlags
+	sb.flags(fs)
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
 	if fs.NArg() > 0 {
 		return usageError{fmt.Sprintf("zot-fleet worker takes no arguments, got %q", fs.Arg(0))}
+	}
+	floor, err := sb.policy()
+	if err != nil {
+		return err
 	}
 	key, err := registry.APIKey(*provider, *apiKey, os.Getenv, "")
 	if err != nil {
@@ -50,7 +56,7 @@ func runWorker(ctx context.Context, args []string, stderr io.Writer) error {
 		return err
 	}
 	defer cl.Close()
-	acts := &durable.Activities{Provider: p, ProviderName: *provider, Blobs: blobs}
+	acts := &durable.Activities{Provider: p, ProviderName: *provider, Blobs: blobs, Floor: floor}
 	opts := worker.Options{Identity: *identity}
 	main := worker.New(cl, c.queue, opts)
 	main.RegisterWorkflowWithOptions(durable.Turn, workflow.RegisterOptions{Name: durable.WorkflowName})
@@ -72,7 +78,7 @@ func runWorker(ctx context.Context, args []string, stderr io.Writer) error {
 			return fmt.Errorf("starting the worker: %w", err)
 		}
 	}
-	fmt.Fprintf(stderr, "zot-fleet worker: serving %s (tools on %s) at %s, namespace %s\n", c.queue, c.tools(), c.hostPort, c.namespace)
+	fmt.Fprintf(stderr, "zot-fleet worker: serving %s (tools on %s) at %s, namespace %s; %s\n", c.queue, c.tools(), c.hostPort, c.namespace, describeFloor(floor))
 	<-ctx.Done()
 	for _, w := range workers {
 		w.Stop()

@@ -5,6 +5,7 @@ import (
 
 	"zot.dev/zot/internal/agent"
 	"zot.dev/zot/internal/llm"
+	"zot.dev/zot/internal/sandbox"
 	"zot.dev/zot/sdk/wire"
 )
 
@@ -36,6 +37,10 @@ type ExecTurn struct {
 	Text   string
 	Images []llm.ImageBlock
 	Source string
+	// Sandbox is the session's sandbox: the policy its tools run under
+	// wherever they run, which the session's approvals may widen (a path
+	// allowed once or always); nil confines nothing.
+	Sandbox *sandbox.Guard
 }
 
 // Resumer is an Executor that finishes, when a stored session is opened

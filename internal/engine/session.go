@@ -481,7 +481,7 @@ func (s *Session) workFunc(w Work) (func(context.Context, func(wire.Event)) erro
 				return s.promptStructured(ctx, tallyOf(ctx), in, emit)
 			}
 			if s.exec != nil {
-				return s.exec.Prompt(ctx, ExecTurn{Session: s.StoredID(), CWD: s.cwd, Agent: s.agent, Text: in.Text, Images: in.Images, Source: in.Source}, emit)
+				return s.exec.Prompt(ctx, ExecTurn{Session: s.StoredID(), CWD: s.cwd, Agent: s.agent, Text: in.Text, Images: in.Images, Source: in.Source, Sandbox: s.sbox.guard}, emit)
 			}
 			if in.Source != "" {
 				return s.agent.PromptEvent(ctx, in.Source, in.Text, emit)

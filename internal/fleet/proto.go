@@ -5,6 +5,7 @@ import (
 
 	"zot.dev/zot/internal/llm"
 	"zot.dev/zot/internal/models"
+	"zot.dev/zot/internal/sandbox"
 )
 
 // Turn is one prompt the fleet runs: what a workflow of the turn needs
@@ -33,6 +34,35 @@ type Turn struct {
 	MaxSteps int `json:"max_steps"`
 	// Meter is the session's running usage and cost.
 	Meter models.MeterState `json:"meter"`
+	// Sandbox is the session's sandbox as the turn starts; nil confines
+	// nothing but what the worker's own --sandbox does.
+	Sandbox *Sandbox `json:"sandbox,omitempty"`
+}
+
+// Sandbox is a session's sandbox policy as it travels to the workers
+// (internal/sandbox.Policy; the workspace is the turn's working
+// directory). A worker confines each tool call by it and by its own
+// --sandbox, whichever confines more (sandbox.Policy.Meet).
+type Sandbox struct {
+	Mode     string   `json:"mode"`
+	Network  bool     `json:"network"`
+	Writable []string `json:"writable,omitempty"`
+}
+
+// SandboxOf is p as it travels.
+func SandboxOf(p sandbox.Policy) *Sandbox {
+	return &Sandbox{Mode: string(p.Mode), Network: p.Network, Writable: p.Writable}
+}
+
+// Policy is s in the working directory cwd; a mode that is none of
+// sandbox.Modes is read-only (a worker never confines less than the
+// session asked for because it cannot read the ask).
+func (s *Sandbox) Policy(cwd string) sandbox.Policy {
+	mode, err := sandbox.ParseMode(s.Mode)
+	if err != nil {
+		mode = sandbox.ReadOnly
+	}
+	return sandbox.Policy{Mode: mode, Network: s.Network, Workspace: cwd, Writable: s.Writable}
 }
 
 // TurnResult is how a turn ended.
@@ -86,6 +116,13 @@ type ToolVerdict struct {
 	Block  bool            `json:"block,omitempty"`
 	Reason string          `json:"reason,omitempty"`
 	Args   json.RawMessage `json:"args,omitempty"`
+	// Sandbox is the session's sandbox as the call was let through (it
+	// may have changed since the turn began: /jail, a path allowed
+	// always); nil keeps the turn's.
+	Sandbox *Sandbox `json:"sandbox,omitempty"`
+	// Grant is the real path the session's approval allowed this call
+	// to write once, outside its sandbox ("" for none).
+	Grant string `json:"grant,omitempty"`
 }
 
 // The frame types.

@@ -18,7 +18,9 @@ import (
 	"zot.dev/zot/internal/engine"
 	"zot.dev/zot/internal/llm"
 	"zot.dev/zot/internal/ndjson"
+	"zot.dev/zot/internal/sandbox"
 	"zot.dev/zot/internal/sessionfile"
+	"zot.dev/zot/internal/tools"
 	"zot.dev/zot/sdk/wire"
 )
 
@@ -206,7 +208,7 @@ func (r *Remote) Prompt(ctx context.Context, t engine.ExecTurn, emit func(wire.E
 				}
 				emit(ev)
 			case FrameIntercept:
-				r.intercept(ctx, a, f)
+				r.intercept(ctx, t, f)
 			case FrameError:
 				return &agent.Error{Code: wire.CodeProviderError, Message: "fleet: " + f.Error}
 			case FrameDone:
@@ -222,19 +224,47 @@ func (r *Remote) Prompt(ctx context.Context, t engine.ExecTurn, emit func(wire.E
 
 // intercept runs the session's interceptors on a tool call a worker is
 // about to run, on the turn's own goroutine (an approval's question is
-// one of the turn's events), and answers the worker.
-func (r *Remote) intercept(ctx context.Context, a *agent.Agent, f Frame) {
+// one of the turn's events), and answers the worker: with the verdict,
+// the session's sandbox as it stands and, for a write the approval
+// allowed outside it once, that grant (used up here, as the call that
+// writes would use it up in process).
+func (r *Remote) intercept(ctx context.Context, t engine.ExecTurn, f Frame) {
 	v := agent.Verdict{Block: true, Reason: "the call came without its description"}
 	if f.Call != nil {
-		v = a.Interceptors().BeforeTool(ctx, agent.ToolCall{ID: f.Call.ID, Name: f.Call.Name, Args: f.Call.Args})
+		v = t.Agent.Interceptors().BeforeTool(ctx, agent.ToolCall{ID: f.Call.ID, Name: f.Call.Name, Args: f.Call.Args})
 		if ctx.Err() != nil {
 			v = agent.Verdict{Block: true, Reason: "aborted"}
 		}
 	}
 	out := &ToolVerdict{Block: v.Block, Reason: v.Reason, Args: v.Args}
+	if !v.Block && t.Sandbox != nil {
+		out.Sandbox = SandboxOf(t.Sandbox.Policy())
+		args := f.Call.Args
+		if v.Args != nil {
+			args = v.Args
+		}
+		out.Grant = grantOf(t.Sandbox, t.CWD, f.Call.Name, args)
+	}
 	if err := r.send(Frame{Type: FrameVerdict, Turn: f.Turn, Request: f.Request, Verdict: out}); err != nil {
 		fmt.Fprintf(r.log, "zot: fleet: answering an intercept: %v\n", err)
 	}
+}
+
+// grantOf takes from g the permission to write once that the session's
+// approval gave a write or edit call outside the sandbox, and returns the
+// real path it was given for ("" for none).
+func grantOf(g *sandbox.Guard, cwd, tool string, args json.RawMessage) string {
+	if tool != "write" && tool != "edit" {
+		return ""
+	}
+	var a struct {
+		Path string `json:"path"`
+	}
+	if json.Unmarshal(args, &a) != nil || a.Path == "" {
+		return ""
+	}
+	grant, _ := g.CheckWrite(tools.ResolvePath(cwd, a.Path))
+	return grant
 }
 
 // refuse answers an intercept with a block.
@@ -392,6 +422,10 @@ func newTurn(t engine.ExecTurn, msgs []llm.Message) (*Turn, error) {
 		}
 	}
 	model := t.Agent.Model()
+	var sb *Sandbox
+	if t.Sandbox != nil {
+		sb = SandboxOf(t.Sandbox.Policy())
+	}
 	return &Turn{
 		ID:         fmt.Sprintf("zot-%s-%d-%s", session, len(msgs), hex.EncodeToString(id[:])),
 		Session:    t.Session,
@@ -404,6 +438,7 @@ func newTurn(t engine.ExecTurn, msgs []llm.Message) (*Turn, error) {
 		Transcript: lines,
 		MaxSteps:   MaxSteps,
 		Meter:      t.Agent.Meter(),
+		Sandbox:    sb,
 	}, nil
 }
 

@@ -272,3 +272,62 @@ func (p Policy) describe(s Support) string {
 		"a refused write fails with \"Permission denied\" or \"Read-only file system\". Do not try to " +
 		"get around it; say what you need and the user can allow it (/unjail, --sandbox-writable, --network on)."
 }
+
+// rank orders the modes by what they let the tools change: read-only
+// least, full and off most.
+func (m Mode) rank() int {
+	switch m {
+	case ReadOnly:
+		return 0
+	case WorkspaceWrite:
+		return 1
+	}
+	return 2
+}
+
+// Meet is p confined by floor as well: the policy that lets the tools do
+// only what both let them do, for a machine (a fleet's worker) that
+// never runs a session's tools with less confinement than it was started
+// with. The tighter mode wins, the network is on only when both let it
+// be, and under workspace-write the writable paths are those of the
+// policy that confines writes (its workspace among them), or, when both
+// do, p's that lie beneath a writable root of floor.
+func (p Policy) Meet(floor Policy) Policy {
+	out := Policy{Mode: p.Mode, Network: p.Network && floor.Network, Workspace: p.Workspace}
+	if floor.Mode.rank() < p.Mode.rank() {
+		out.Mode = floor.Mode
+	}
+	if out.Mode != WorkspaceWrite {
+		return out
+	}
+	switch {
+	case p.Mode != WorkspaceWrite:
+		out.Workspace, out.Writable = floor.Workspace, slices.Clone(floor.Writable)
+	case floor.Mode != WorkspaceWrite:
+		out.Writable = slices.Clone(p.Writable)
+	default:
+		roots := floor.WritableRoots()
+		if !beneathAny(p.Workspace, roots) {
+			out.Workspace = ""
+		}
+		for _, w := range p.Writable {
+			if beneathAny(w, roots) {
+				out.Writable = append(out.Writable, w)
+			}
+		}
+	}
+	return out
+}
+
+// beneathAny reports whether path's real location is one of roots or
+// under one.
+func beneathAny(path string, roots []string) bool {
+	if path == "" || !filepath.IsAbs(path) {
+		return false
+	}
+	real, err := realPath(path)
+	if err != nil {
+		return false
+	}
+	return slices.ContainsFunc(roots, func(r string) bool { return within(real, r) })
+}

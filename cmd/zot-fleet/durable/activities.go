@@ -15,6 +15,7 @@ import (
 	"zot.dev/zot/internal/fleet"
 	"zot.dev/zot/internal/llm"
 	"zot.dev/zot/internal/models"
+	"zot.dev/zot/internal/sandbox"
 	"zot.dev/zot/internal/sessionfile"
 	"zot.dev/zot/internal/tools"
 	"zot.dev/zot/sdk/wire"
@@ -30,9 +31,14 @@ type Activities struct {
 	Catalog *models.Catalog
 	// Blobs is the fleet's blob store.
 	Blobs fleet.Blobs
-	// Tools returns the tools of a working directory; nil means the
-	// built-in ones.
-	Tools func(cwd string) []tools.Tool
+	// Tools returns the tools of a working directory, confined by sb;
+	// nil means the built-in ones.
+	Tools func(cwd string, sb tools.Sandbox) []tools.Tool
+	// Floor is the least confinement of every tool call this worker
+	// runs (its --sandbox): a turn's own sandbox applies within it
+	// (sandbox.Policy.Meet). Its workspace is each call's working
+	// directory; the zero value confines nothing.
+	Floor sandbox.Policy
 	// HTTP posts events to the relays; nil means a client of its own.
 	HTTP *http.Client
 	// Heartbeat is how often a running activity tells the cluster it is
@@ -217,7 +223,9 @@ func (w *Activities) Tool(ctx context.Context, in ToolInput) (ToolOutput, error)
 		ref, err := w.putResults(ctx, res)
 		return ToolOutput{Result: ref}, err
 	}
-	run := w.toolsOf(in.Turn.CWD)
+	floor := w.floor(in.Turn.CWD)
+	guard := sandbox.NewGuard(turnPolicy(in.Turn.Sandbox, in.Turn.CWD).Meet(floor))
+	run := w.toolsOf(in.Turn.CWD, guard)
 	var chain *agent.Chain
 	if in.Turn.Intercept != "" {
 		chain = new(agent.Chain)
@@ -226,7 +234,16 @@ func (w *Activities) Tool(ctx context.Context, in ToolInput) (ToolOutput, error)
 			Timeout:    -1, // a person may be answering an approval
 			FailClosed: true,
 			BeforeTool: func(ctx context.Context, call agent.ToolCall) agent.Verdict {
-				return w.ask(ctx, in.Turn, call)
+				v, sb, grant := w.ask(ctx, in.Turn, call)
+				if sb != nil {
+					guard.Set(sb.Policy(in.Turn.CWD).Meet(floor))
+				}
+				// A write the session allowed once outside its sandbox,
+				// but never outside this worker's.
+				if grant != "" && floor.CheckWrite(grant) == nil {
+					guard.AllowOnce(grant)
+				}
+				return v
 			},
 		})
 	}
@@ -245,33 +262,53 @@ func (w *Activities) Tool(ctx context.Context, in ToolInput) (ToolOutput, error)
 	return out, w.remember(context.WithoutCancel(ctx), mark, out)
 }
 
+// floor is the worker's floor in the working directory cwd.
+func (w *Activities) floor(cwd string) sandbox.Policy {
+	f := w.Floor
+	if f.Mode == "" {
+		f.Mode, f.Network = sandbox.Off, true
+	}
+	f.Workspace = cwd
+	return f
+}
+
+// turnPolicy is the sandbox a turn asks for in cwd; without one, none.
+func turnPolicy(sb *fleet.Sandbox, cwd string) sandbox.Policy {
+	if sb == nil {
+		return sandbox.Policy{Mode: sandbox.Off, Network: true, Workspace: cwd}
+	}
+	return sb.Policy(cwd)
+}
+
 // ask shows call to the session's interceptors in the daemon and returns
-// their verdict; one that cannot be asked blocks the call.
-func (w *Activities) ask(ctx context.Context, t TurnInfo, call agent.ToolCall) agent.Verdict {
+// their verdict, with the session's sandbox as it stands and a path the
+// session allowed the call to write once (fleet.ToolVerdict); one that
+// cannot be asked blocks the call.
+func (w *Activities) ask(ctx context.Context, t TurnInfo, call agent.ToolCall) (agent.Verdict, *fleet.Sandbox, string) {
 	body, err := json.Marshal(struct {
 		Turn string         `json:"turn"`
 		Call fleet.ToolCall `json:"call"`
 	}{t.ID, fleet.ToolCall{ID: call.ID, Name: call.Name, Args: call.Args}})
 	if err != nil {
-		return agent.Verdict{Err: err}
+		return agent.Verdict{Err: err}, nil, ""
 	}
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, t.Intercept, bytes.NewReader(body))
 	if err != nil {
-		return agent.Verdict{Err: err}
+		return agent.Verdict{Err: err}, nil, ""
 	}
 	resp, err := w.client().Do(req)
 	if err != nil {
-		return agent.Verdict{Err: fmt.Errorf("asking the session's interceptors: %w", err)}
+		return agent.Verdict{Err: fmt.Errorf("asking the session's interceptors: %w", err)}, nil, ""
 	}
 	defer resp.Body.Close()
 	var v fleet.ToolVerdict
 	if resp.StatusCode != http.StatusOK {
-		return agent.Verdict{Err: fmt.Errorf("asking the session's interceptors: %s", resp.Status)}
+		return agent.Verdict{Err: fmt.Errorf("asking the session's interceptors: %s", resp.Status)}, nil, ""
 	}
 	if err := json.NewDecoder(resp.Body).Decode(&v); err != nil {
-		return agent.Verdict{Err: fmt.Errorf("the session's verdict: %w", err)}
+		return agent.Verdict{Err: fmt.Errorf("the session's verdict: %w", err)}, nil, ""
 	}
-	return agent.Verdict{Block: v.Block, Reason: v.Reason, Args: v.Args}
+	return agent.Verdict{Block: v.Block, Reason: v.Reason, Args: v.Args}, v.Sandbox, v.Grant
 }
 
 // Answer answers calls that did not run or did not finish.
@@ -298,11 +335,11 @@ func (w *Activities) Answer(ctx context.Context, in AnswerInput) (AnswerOutput, 
 	return out, nil
 }
 
-func (w *Activities) toolsOf(cwd string) []tools.Tool {
+func (w *Activities) toolsOf(cwd string, sb tools.Sandbox) []tools.Tool {
 	if w.Tools != nil {
-		return w.Tools(cwd)
+		return w.Tools(cwd, sb)
 	}
-	return tools.Builtins(tools.Config{CWD: cwd})
+	return tools.Builtins(tools.Config{CWD: cwd, Sandbox: sb})
 }
 
 // transcript reads the transcript of ref, with a tool message of the

@@ -12,6 +12,7 @@ import (
 	"encoding/json"
 
 	"zot.dev/zot/internal/agent"
+	"zot.dev/zot/internal/fleet"
 	"zot.dev/zot/internal/llm"
 	"zot.dev/zot/internal/models"
 )
@@ -50,6 +51,9 @@ type TurnInfo struct {
 	Offer string
 	// ToolQueue is the task queue of the workers holding CWD.
 	ToolQueue string
+	// Sandbox is the session's sandbox as the turn began; each call's
+	// verdict from the session brings it as it stands then.
+	Sandbox *fleet.Sandbox `json:",omitempty"`
 }
 
 // Offer is what the model is offered at each step.
