@@ -10,8 +10,10 @@ import (
 // BaseURL, Script, HTTPClient, ModelsFile, SessionFile, CWD, the prompts,
 // Reasoning, MaxSteps, Tools, BashTimeout, compaction, EventBuffer,
 // Approve and the permission settings, middleware, Extensions,
-// MCPServers, MCP, Log). Nothing else is read: no environment variables,
-// no files under the user's home, no config rewrites. A zero field takes
+// MCPServers, MCP, Fleet, Log). Nothing else is read: no environment
+// variables, no files under the user's home, no config rewrites (a Fleet
+// client, a process of its own, finds zot-fleet in $PATH and its blob
+// store under $ZOT_HOME unless Fleet names them). A zero field takes
 // the default its comment states. AnswerApprovals is for doors that
 // answer approvals themselves; a Runtime answers them through Approve.
 type Config = engine.SessionConfig

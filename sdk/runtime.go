@@ -15,9 +15,11 @@ import (
 	"errors"
 	"fmt"
 	"sync"
+	"time"
 
 	"zot.dev/zot/internal/buildinfo"
 	"zot.dev/zot/internal/engine"
+	"zot.dev/zot/internal/fleet"
 	"zot.dev/zot/internal/images"
 	"zot.dev/zot/internal/llm"
 	"zot.dev/zot/internal/store"
@@ -77,20 +79,38 @@ type Runtime struct {
 	closing  chan struct{}  // closed by Close
 	relays   sync.WaitGroup // relays still delivering a prompt's last events (relay)
 	tools    runtimeTools   // the Go functions registered as tools (tools.go)
+	fleet    *fleet.Remote  // Config.Fleet's client, or nil (fleet.go)
+	fleetEnd sync.Once      // Close ends fleet once
 
 	mu     sync.Mutex
 	closed bool
 }
 
 // New builds a Runtime from cfg. It fails on an unknown provider, model
-// file, script or tool name, and on a directory that does not exist.
+// file, script or tool name, and on a directory that does not exist; with
+// Config.Fleet, with a *FleetError when its zot-fleet client is missing
+// or does not reach the cluster.
 func New(cfg Config) (*Runtime, error) {
 	if cfg.Provider == "" {
 		return nil, errors.New("zot: Config.Provider is required")
 	}
+	var remote *fleet.Remote
+	if cfg.Fleet != nil {
+		if cfg.Executor != nil {
+			return nil, errors.New("zot: Config.Fleet and Config.Executor do not go together: Fleet sets the Executor")
+		}
+		var err error
+		if remote, err = startFleet(&cfg); err != nil { // fleet.go
+			return nil, fmt.Errorf("zot: %w", err)
+		}
+		cfg.Executor = remote
+	}
 	host := engine.NewHost(engine.HostConfig{})
 	sess, err := host.NewSession(cfg)
 	if err != nil {
+		if remote != nil {
+			_ = remote.Close(time.Second)
+		}
 		return nil, fmt.Errorf("zot: %w", err)
 	}
 	size := cfg.EventBuffer
@@ -100,7 +120,7 @@ func New(cfg Config) (*Runtime, error) {
 	// What extensions and MCP servers push goes to their OnEvent
 	// functions (the session calls them); the Runtime keeps none of it.
 	sess.SetNoticeSink(engine.NoticeSink{})
-	r := &Runtime{host: host, sess: sess, buffer: size, closing: make(chan struct{})}
+	r := &Runtime{host: host, sess: sess, buffer: size, closing: make(chan struct{}), fleet: remote}
 	if dir := cfg.SessionStore; dir != "" {
 		r.sessions = sync.OnceValues(func() (*store.Store, error) { return store.Open(context.Background(), dir, cfg.Log) })
 	}
@@ -431,7 +451,8 @@ func (r *Runtime) ListModels(ctx context.Context) ([]wire.ModelInfo, error) {
 }
 
 // Close cancels any running prompt or compaction, waits for it to end
-// (its tool processes killed), and makes every later call fail with
+// (its tool processes killed; on a fleet, the turn aborted), ends
+// Config.Fleet's client, and makes every later call fail with
 // ErrClosed. The running prompt's channel still receives its
 // *wire.DoneEvent; events its consumer had not taken by then may be
 // dropped. It is safe to call more than once.
@@ -444,6 +465,13 @@ func (r *Runtime) Close() error {
 	r.mu.Unlock()
 	err := r.host.Close() // the session's extensions and MCP servers stop with it
 	r.relays.Wait()
+	if r.fleet != nil {
+		r.fleetEnd.Do(func() {
+			if ferr := r.fleet.Close(5 * time.Second); ferr != nil && err == nil {
+				err = fmt.Errorf("zot: ending the fleet client: %w", ferr)
+			}
+		})
+	}
 	return err
 }
 

@@ -2,14 +2,13 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"path/filepath"
-	"time"
 
 	"github.com/urfave/cli/v3"
 
+	"zot.dev/zot/internal/engine"
 	"zot.dev/zot/internal/fleet"
 )
 
@@ -36,7 +35,7 @@ var fleetFlagNames = []string{"executor", "temporal", "namespace", "task-queue",
 	"temporal-tls-cert", "temporal-tls-key", "temporal-tls-ca", "temporal-tls-server-name"}
 
 // fleetBinary is the program beside zot that links the Temporal SDK.
-const fleetBinary = "zot-fleet"
+const fleetBinary = fleet.Binary
 
 // besideZot returns the path of zot-fleet beside the running zot, or an
 // error that says how to get it.
@@ -68,27 +67,25 @@ func startFleet(ctx context.Context, cmd *cli.Command, log io.Writer) (*fleet.Re
 	if err != nil {
 		return nil, &exitError{code: 1, msg: "zot: --executor temporal: " + err.Error()}
 	}
-	args := []string{"client", "--temporal", cmd.String("temporal"), "--namespace", cmd.String("namespace"), "--task-queue", cmd.String("task-queue")}
-	for _, f := range [][2]string{{"tool-queue", "tool-queue"}, {"blobs", "blobs"}, {"temporal-tls-cert", "tls-cert"}, {"temporal-tls-key", "tls-key"}, {"temporal-tls-ca", "tls-ca"}, {"temporal-tls-server-name", "tls-server-name"}} {
-		if v := cmd.String(f[0]); v != "" {
-			args = append(args, "--"+f[1], v)
-		}
-	}
 	h, err := zotHome(log)
 	if err != nil {
 		return nil, &exitError{code: 1, msg: err.Error()}
 	}
-	r, err := fleet.Start(path, args, filepath.Join(h.Dir, "fleet", "turns"), log)
+	r, err := fleet.Connect(ctx, engine.FleetConfig{
+		Binary:        path,
+		Temporal:      cmd.String("temporal"),
+		Namespace:     cmd.String("namespace"),
+		TaskQueue:     cmd.String("task-queue"),
+		ToolQueue:     cmd.String("tool-queue"),
+		Blobs:         cmd.String("blobs"),
+		TLSCert:       cmd.String("temporal-tls-cert"),
+		TLSKey:        cmd.String("temporal-tls-key"),
+		TLSCA:         cmd.String("temporal-tls-ca"),
+		TLSServerName: cmd.String("temporal-tls-server-name"),
+		Turns:         filepath.Join(h.Dir, "fleet", "turns"),
+		Log:           log,
+	})
 	if err != nil {
-		return nil, &exitError{code: 1, msg: "zot: " + err.Error()}
-	}
-	wait, cancel := context.WithTimeout(ctx, 30*time.Second)
-	defer cancel()
-	if err := r.Ready(wait); err != nil {
-		_ = r.Close(time.Second)
-		if errors.Is(err, context.DeadlineExceeded) {
-			err = fmt.Errorf("zot-fleet client did not reach Temporal at %s within 30 s", cmd.String("temporal"))
-		}
 		return nil, &exitError{code: 1, msg: "zot: --executor temporal: " + err.Error()}
 	}
 	return r, nil

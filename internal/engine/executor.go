@@ -2,6 +2,8 @@ package engine
 
 import (
 	"context"
+	"io"
+	"time"
 
 	"zot.dev/zot/internal/agent"
 	"zot.dev/zot/internal/llm"
@@ -50,4 +52,45 @@ type ExecTurn struct {
 // nil at once when no turn of the session was left running.
 type Resumer interface {
 	Resume(ctx context.Context, t ExecTurn) error
+}
+
+// FleetConfig says which zot-fleet client runs a session's prompts and
+// which Temporal cluster it submits them to: the flags of `zot-fleet
+// client` (docs/fleet.md). A zero field takes the default its comment
+// states.
+type FleetConfig struct {
+	// Binary is the zot-fleet program; "" looks for zot-fleet in $PATH.
+	Binary string
+	// Temporal is the cluster's frontend, HOST:PORT; "" means
+	// 127.0.0.1:7233 (the dev server's).
+	Temporal string
+	// Namespace is the Temporal namespace; "" means default.
+	Namespace string
+	// TaskQueue carries the turns' workflows and model calls; "" means
+	// zot.
+	TaskQueue string
+	// ToolQueue carries the tool calls, for the workers holding the
+	// working directories; "" means TaskQueue.
+	ToolQueue string
+	// Blobs is the blob store directory every worker and the client
+	// share; "" means zot-fleet's default, $ZOT_HOME/fleet/blobs.
+	Blobs string
+	// TLSCert and TLSKey are a client certificate and its key (PEM files)
+	// for mTLS to the cluster; TLSCA is the CA bundle the cluster's
+	// certificate is checked against (default: the system's), and
+	// TLSServerName the name it must carry.
+	TLSCert, TLSKey, TLSCA, TLSServerName string
+	// Turns is the folder where the id of each stored session's running
+	// turn is kept until its end is, so that a process started again
+	// after one killed mid-turn finishes the turn when it opens the
+	// session (Resumer); "" means fleet/turns beside the SessionStore
+	// folder (the zot daemon's, for a store in a zot home), and none
+	// without a SessionStore.
+	Turns string
+	// ReadyTimeout bounds the wait for the client to reach the cluster;
+	// 0 means 30 s.
+	ReadyTimeout time.Duration
+	// Log receives what the client writes on stderr; nil means the
+	// session's Log, or nowhere.
+	Log io.Writer
 }

@@ -105,6 +105,12 @@ type SessionConfig struct {
 	// Executor, when set, runs the session's prompts (see Executor); nil
 	// runs them in this process.
 	Executor Executor
+	// Fleet, when set, runs the session's prompts as durable turns on a
+	// Temporal fleet (docs/fleet.md): the Go SDK starts the zot-fleet
+	// client it names and makes it the Executor, and ends it on Close.
+	// (The engine's own doors do not read it; zot daemon --executor
+	// temporal builds the same from its flags.)
+	Fleet *FleetConfig
 	// Tools names the tools the model may use; nil means all built-in
 	// tools (read, write, edit, bash, grep, find, ls, and skill when there
 	// are skills). Unknown names are an error.

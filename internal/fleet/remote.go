@@ -54,10 +54,12 @@ const MaxSteps = agent.DefaultMaxSteps
 // and its flags); what it writes on stderr goes to log. The id of each
 // stored session's running turn is noted in a file under turns (until
 // its end is kept), so that a zot started again after this one was
-// killed finishes it (Resume).
+// killed finishes it (Resume); with turns "" nothing is noted.
 func Start(path string, args []string, turns string, log io.Writer) (*Remote, error) {
-	if err := os.MkdirAll(turns, 0o700); err != nil {
-		return nil, fmt.Errorf("fleet: %w", err)
+	if turns != "" {
+		if err := os.MkdirAll(turns, 0o700); err != nil {
+			return nil, fmt.Errorf("fleet: %w", err)
+		}
 	}
 	cmd := exec.Command(path, args...)
 	cmd.Stderr = log
@@ -86,6 +88,7 @@ func (r *Remote) read(out io.Reader) {
 	lines := ndjson.NewReader(out, 0)
 	readyOnce := sync.Once{}
 	var cause error
+	said := "" // the client's last error of its own
 	for {
 		line, err := lines.Next()
 		if err != nil {
@@ -103,6 +106,7 @@ func (r *Remote) read(out io.Reader) {
 		case f.Turn == "":
 			if f.Type == FrameError {
 				fmt.Fprintf(r.log, "zot: fleet client: %s\n", f.Error)
+				said = f.Error
 			}
 		default:
 			r.mu.Lock()
@@ -122,6 +126,9 @@ func (r *Remote) read(out io.Reader) {
 	werr := r.cmd.Wait()
 	if werr != nil {
 		cause = fmt.Errorf("the fleet client exited: %w", werr)
+	}
+	if said != "" {
+		cause = fmt.Errorf("%s (%w)", said, cause)
 	}
 	r.mu.Lock()
 	r.err = cause
@@ -294,7 +301,7 @@ func (r *Remote) unregister(id string) {
 
 // note keeps the id of session's running turn until its end is kept.
 func (r *Remote) note(session, id string) error {
-	if session == "" {
+	if session == "" || r.turns == "" {
 		return nil
 	}
 	if err := os.WriteFile(filepath.Join(r.turns, session), []byte(id), 0o600); err != nil {
@@ -304,7 +311,7 @@ func (r *Remote) note(session, id string) error {
 }
 
 func (r *Remote) unnote(session string) {
-	if session != "" {
+	if session != "" && r.turns != "" {
 		_ = os.Remove(filepath.Join(r.turns, session))
 	}
 }
@@ -313,7 +320,7 @@ func (r *Remote) unnote(session string) {
 // and never saw end: it waits for the turn's end in the fleet and leaves
 // the agent holding it (engine.Resumer).
 func (r *Remote) Resume(ctx context.Context, t engine.ExecTurn) error {
-	if t.Session == "" {
+	if t.Session == "" || r.turns == "" {
 		return nil
 	}
 	b, err := os.ReadFile(filepath.Join(r.turns, t.Session))
