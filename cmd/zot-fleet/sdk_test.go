@@ -3,9 +3,11 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -123,5 +125,93 @@ func TestFleetSDK(t *testing.T) {
 		if !strings.HasPrefix(id, "zot-memory-") || !strings.Contains(strings.ToLower(status), "completed") {
 			t.Errorf("the cluster's workflow %s is %s; want a turn of a session kept in memory, completed", id, status)
 		}
+	}
+}
+
+// TestFleetSDKProgram is the Go program TestFleetSDKKilledMidTurn kills:
+// it runs only when that test starts it (ZOT_FLEET_SDK_PROGRAM=1). It
+// prints its stored session's id, then prompts and prints each chunk of
+// the answer as it comes.
+func TestFleetSDKProgram(t *testing.T) {
+	if os.Getenv("ZOT_FLEET_SDK_PROGRAM") != "1" {
+		t.Skip("run by TestFleetSDKKilledMidTurn")
+	}
+	rt, err := sdk.New(programConfig())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rt.Close()
+	fmt.Printf("session %s\n", rt.SessionID())
+	ch, err := rt.Prompt(context.Background(), "count", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for ev := range ch {
+		if d, ok := ev.(*wire.TextDeltaEvent); ok {
+			fmt.Printf("chunk %q\n", d.Delta)
+		}
+	}
+}
+
+// programConfig is the Config of the program of TestFleetSDKKilledMidTurn,
+// from its environment.
+func programConfig() sdk.Config {
+	return sdk.Config{
+		Provider: "anthropic", BaseURL: os.Getenv("ZOT_TEST_MODEL"), APIKey: "test-key",
+		CWD: os.Getenv("ZOT_TEST_CWD"), SessionStore: os.Getenv("ZOT_TEST_STORE"),
+		Fleet: &sdk.Fleet{Binary: os.Getenv("ZOT_FLEET_BIN"), Temporal: os.Getenv("ZOT_TEST_TEMPORAL"), Blobs: os.Getenv("ZOT_TEST_BLOBS")},
+	}
+}
+
+// TestFleetSDKKilledMidTurn: kill -9 of a Go program (and the zot-fleet
+// client its Runtime started) mid-answer. The turn finishes in the fleet;
+// the program started again on its stored session (Config.SessionID)
+// waits for the turn's end in New and holds all of it, in memory and in
+// the session's file; the model was asked once.
+func TestFleetSDKKilledMidTurn(t *testing.T) {
+	f := newFleet(t, slowAnswer(longText, 100*time.Millisecond))
+	f.worker("w1")
+	env := []string{"ZOT_HOME=" + f.home, "ZOT_FLEET_BIN=" + f.tl.fleet, "ZOT_TEST_MODEL=" + f.model.url, "ZOT_TEST_CWD=" + f.dir,
+		"ZOT_TEST_STORE=" + filepath.Join(f.home, "sessions"), "ZOT_TEST_TEMPORAL=" + f.addr(), "ZOT_TEST_BLOBS=" + f.blobs}
+	p := start(t, "program", append(env, "ZOT_FLEET_SDK_PROGRAM=1"), os.Args[0], "-test.run=^TestFleetSDKProgram$", "-test.v")
+	f.waitOutput(p, "chunk ")
+	p.kill()
+	m := regexp.MustCompile(`session (\S+)`).FindStringSubmatch(p.out.String())
+	if m == nil {
+		t.Fatalf("the program named no session:\n%s", p.out.String())
+	}
+	for _, kv := range env {
+		k, v, _ := strings.Cut(kv, "=")
+		t.Setenv(k, v)
+	}
+	cfg := programConfig()
+	cfg.SessionID = m[1]
+	rt, err := sdk.New(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rt.Close()
+	msgs, err := rt.Messages(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(msgs) != 2 || msgs[1].Content.Text() != longText {
+		t.Fatalf("the session after the restart holds %+v; want the prompt and the whole answer %q", msgs, longText)
+	}
+	if n := f.model.count(0); n != 1 {
+		t.Errorf("the model was asked %d times, want once", n)
+	}
+	if err := rt.Close(); err != nil {
+		t.Fatal(err)
+	}
+	// The session's file keeps the answer: a Runtime without the fleet reads it.
+	cfg.Fleet = nil
+	again, err := sdk.New(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer again.Close()
+	if msgs, _ := again.Messages(context.Background()); len(msgs) != 2 || msgs[1].Content.Text() != longText {
+		t.Errorf("the session's file holds %d messages; want the prompt and the whole answer", len(msgs))
 	}
 }
