@@ -189,7 +189,7 @@ func (s *submitter) turn(ctx context.Context, t *fleet.Turn) (*fleet.TurnResult,
 	if err != nil {
 		return nil, err
 	}
-	offer, err := json.Marshal(durable.Offer{System: t.System, Tools: t.Tools})
+	offer, err := json.Marshal(durable.Offer{System: t.System, Tools: t.Tools, Concurrent: t.Concurrent})
 	if err != nil {
 		return nil, err
 	}

@@ -62,6 +62,7 @@ func runWorker(ctx context.Context, args []string, stderr io.Writer) error {
 	main.RegisterWorkflowWithOptions(durable.Turn, workflow.RegisterOptions{Name: durable.WorkflowName})
 	main.RegisterActivityWithOptions(acts.Step, activity.RegisterOptions{Name: durable.StepActivity})
 	main.RegisterActivityWithOptions(acts.Answer, activity.RegisterOptions{Name: durable.AnswerActivity})
+	main.RegisterActivityWithOptions(acts.Ask, activity.RegisterOptions{Name: durable.AskActivity})
 	workers := []worker.Worker{main}
 	if c.tools() == c.queue {
 		main.RegisterActivityWithOptions(acts.Tool, activity.RegisterOptions{Name: durable.ToolActivity})

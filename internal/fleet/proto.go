@@ -27,6 +27,10 @@ type Turn struct {
 	// offered.
 	System string         `json:"system"`
 	Tools  []llm.ToolSpec `json:"tools"`
+	// Concurrent names the tools of Tools whose calls may run side by
+	// side (tools.IsConcurrent): consecutive calls of them in one step
+	// run at once, as in process.
+	Concurrent []string `json:"concurrent,omitempty"`
 	// Transcript is the session's transcript, the prompt's user message
 	// last, one message per element as a session file holds it.
 	Transcript []json.RawMessage `json:"transcript"`

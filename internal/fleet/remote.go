@@ -422,10 +422,15 @@ func newTurn(t engine.ExecTurn, msgs []llm.Message) (*Turn, error) {
 	// A worker runs zot's built-in tools: the model is offered those of
 	// the session's tools (an extension's, an MCP server's, a client's or
 	// the task tool would be unknown there).
-	var tools []llm.ToolSpec
+	var specs []llm.ToolSpec
+	var concurrent []string
+	view := t.Agent.Tools().View()
 	for _, spec := range offered {
 		if builtin[spec.Name] {
-			tools = append(tools, spec)
+			specs = append(specs, spec)
+			if tool, ok := view.Lookup(spec.Name); ok && tools.IsConcurrent(tool) {
+				concurrent = append(concurrent, spec.Name)
+			}
 		}
 	}
 	model := t.Agent.Model()
@@ -441,7 +446,8 @@ func newTurn(t engine.ExecTurn, msgs []llm.Message) (*Turn, error) {
 		Model:      model.ID,
 		Reasoning:  t.Agent.Reasoning(),
 		System:     system,
-		Tools:      tools,
+		Tools:      specs,
+		Concurrent: concurrent,
 		Transcript: lines,
 		MaxSteps:   MaxSteps,
 		Meter:      t.Agent.Meter(),

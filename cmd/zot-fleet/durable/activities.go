@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"slices"
 	"time"
 
 	"go.temporal.io/sdk/activity"
@@ -99,7 +100,7 @@ func (w *Activities) newAgent(ctx context.Context, t TurnInfo, run []tools.Tool,
 		}
 		if run == nil {
 			for _, s := range offer.Tools {
-				toolList = append(toolList, described{s})
+				toolList = append(toolList, described{spec: s, concurrent: slices.Contains(offer.Concurrent, s.Name)})
 			}
 		}
 	}
@@ -116,9 +117,13 @@ func (w *Activities) newAgent(ctx context.Context, t TurnInfo, run []tools.Tool,
 }
 
 // described is a tool the model is told of, which runs elsewhere.
-type described struct{ spec llm.ToolSpec }
+type described struct {
+	spec       llm.ToolSpec
+	concurrent bool
+}
 
 func (d described) Name() string            { return d.spec.Name }
+func (d described) Concurrent() bool        { return d.concurrent }
 func (d described) Description() string     { return d.spec.Description }
 func (d described) Schema() json.RawMessage { return d.spec.Schema }
 func (d described) Run(context.Context, tools.Call) (tools.Result, error) {
@@ -147,7 +152,7 @@ func (w *Activities) Step(ctx context.Context, in StepInput) (StepOutput, error)
 		return StepOutput{}, fmt.Errorf("the turn's transcript: %w", err)
 	}
 	a.SetMeter(in.Meter)
-	em := newEmitter(w.client(), in.Turn.Relay, in.Turn.ID, in.Seq)
+	em := newEmitter(w.client(), in.Turn.Relay, in.Turn.ID, in.Seq, 0)
 	d, calls, stepErr := a.RunStep(ctx, in.UserIndex, in.Step, in.MaxSteps, em.emit)
 	em.close()
 	out := StepOutput{Action: d.Action, Meter: a.Meter()}
@@ -167,8 +172,13 @@ func (w *Activities) Step(ctx context.Context, in StepInput) (StepOutput, error)
 			out.Code, out.Message = string(wire.CodeInternal), stepErr.Error()
 		}
 	}
+	view := a.Tools().View()
 	for _, c := range calls {
-		out.Calls = append(out.Calls, Call{ID: c.ID, Name: c.Name, Args: c.Args, ArgsError: c.ArgsError, Cut: c.Cut})
+		call := Call{ID: c.ID, Name: c.Name, Args: c.Args, ArgsError: c.ArgsError, Cut: c.Cut}
+		if tool, ok := view.Lookup(c.Name); ok && c.ArgsError == "" {
+			call.Concurrent = tools.IsConcurrent(tool)
+		}
+		out.Calls = append(out.Calls, call)
 	}
 	if !out.Aborted {
 		if err := w.remember(context.WithoutCancel(ctx), mark, out); err != nil {
@@ -216,8 +226,9 @@ func (w *Activities) Tool(ctx context.Context, in ToolInput) (ToolOutput, error)
 	if ok, err := w.recall(ctx, mark, &done); err != nil || ok {
 		return done, err
 	}
-	if activity.GetInfo(ctx).Attempt > 1 {
-		em := newEmitter(w.client(), in.Turn.Relay, in.Turn.ID, in.Seq)
+	attempt := activity.GetInfo(ctx).Attempt
+	if attempt > 1 {
+		em := newEmitter(w.client(), in.Turn.Relay, in.Turn.ID, in.Seq, attempt)
 		res := agent.AnswerCall(in.Call.block(), InterruptedText, em.emit)
 		em.close()
 		ref, err := w.putResults(ctx, res)
@@ -234,7 +245,15 @@ func (w *Activities) Tool(ctx context.Context, in ToolInput) (ToolOutput, error)
 			Timeout:    -1, // a person may be answering an approval
 			FailClosed: true,
 			BeforeTool: func(ctx context.Context, call agent.ToolCall) agent.Verdict {
-				v, sb, grant := w.ask(ctx, in.Turn, call)
+				var v agent.Verdict
+				var sb *fleet.Sandbox
+				var grant string
+				if pre := in.Verdict; pre != nil {
+					// Asked before the call, with the calls it runs beside.
+					v, sb, grant = agent.Verdict{Block: pre.Block, Reason: pre.Reason, Args: pre.Args}, pre.Sandbox, pre.Grant
+				} else {
+					v, sb, grant = w.ask(ctx, in.Turn, call)
+				}
 				if sb != nil {
 					guard.Set(sb.Policy(in.Turn.CWD).Meet(floor))
 				}
@@ -251,7 +270,7 @@ func (w *Activities) Tool(ctx context.Context, in ToolInput) (ToolOutput, error)
 	if err != nil {
 		return ToolOutput{}, err
 	}
-	em := newEmitter(w.client(), in.Turn.Relay, in.Turn.ID, in.Seq)
+	em := newEmitter(w.client(), in.Turn.Relay, in.Turn.ID, in.Seq, attempt)
 	res := a.RunCall(ctx, in.Call.block(), em.emit)
 	em.close()
 	ref, err := w.putResults(context.WithoutCancel(ctx), res)
@@ -311,9 +330,32 @@ func (w *Activities) ask(ctx context.Context, t TurnInfo, call agent.ToolCall) (
 	return agent.Verdict{Block: v.Block, Reason: v.Reason, Args: v.Args}, v.Sandbox, v.Grant
 }
 
+// Ask shows calls about to run side by side to the session's
+// interceptors, one after another in order, and returns their verdicts.
+func (w *Activities) Ask(ctx context.Context, in AskInput) (AskOutput, error) {
+	defer w.beat(ctx)()
+	var out AskOutput
+	for _, c := range in.Calls {
+		args := c.Args
+		if len(bytes.TrimSpace(args)) == 0 {
+			args = json.RawMessage("{}")
+		}
+		v, sb, grant := w.ask(ctx, in.Turn, agent.ToolCall{ID: c.ID, Name: c.Name, Args: args})
+		if ctx.Err() != nil {
+			return AskOutput{}, ctx.Err()
+		}
+		if v.Err != nil {
+			v = agent.Verdict{Block: true, Reason: v.Err.Error()}
+		}
+		out.Verdicts = append(out.Verdicts, fleet.ToolVerdict{Block: v.Block, Reason: v.Reason, Args: v.Args, Sandbox: sb, Grant: grant})
+	}
+	return out, nil
+}
+
 // Answer answers calls that did not run or did not finish.
 func (w *Activities) Answer(ctx context.Context, in AnswerInput) (AnswerOutput, error) {
-	em := newEmitter(w.client(), in.Turn.Relay, in.Turn.ID, in.Seq)
+	// Every attempt answers the same: numbers passed are dropped.
+	em := newEmitter(w.client(), in.Turn.Relay, in.Turn.ID, in.Seq, 0)
 	var out AnswerOutput
 	for _, c := range in.Calls {
 		ref, err := w.putResults(ctx, agent.AnswerCall(c.block(), in.Text, em.emit))

@@ -17,16 +17,25 @@ import (
 
 // Events leave an activity out of band: an emitter posts them, in
 // batches of what accumulated while the last batch was in flight, as
-// JSON Lines ({"turn","seq","event"}) to the relay of the client that
-// submitted the turn. Each activity numbers its events from the number
-// the workflow gave it, so an attempt that repeats a failed one repeats
-// its numbers and the relay drops what it already passed on.
+// JSON Lines ({"turn","seq","attempt","event"}) to the relay of the
+// client that submitted the turn. The k-th activity of a turn numbers its
+// events from k<<seqShift on, and the relay keeps each activity's order
+// on its own: the events of activities that run at once (tool calls side
+// by side) each pass as they come, none held back by another's.
+//
+// An attempt that repeats a failed one is told apart by its attempt
+// number. An activity whose attempts emit the same events (attempt 0:
+// they repeat the numbers) has what the relay already passed dropped. A
+// tool call made again is another answer (its result "interrupted"):
+// the relay passes the new attempt's events from its start and drops
+// whatever a late event of an earlier attempt still brings.
 
 // emitter posts one activity's events.
 type emitter struct {
 	url, turn string
 	client    *http.Client
 	next      int64
+	attempt   int32
 
 	mu     sync.Mutex
 	wake   chan struct{}
@@ -35,8 +44,12 @@ type emitter struct {
 	done   chan struct{}
 }
 
-func newEmitter(client *http.Client, url, turn string, base int64) *emitter {
-	e := &emitter{url: url, turn: turn, client: client, next: base, wake: make(chan struct{}, 1), done: make(chan struct{})}
+// newEmitter returns the emitter of an activity whose events are numbered
+// from base; attempt is the activity's attempt when a new attempt's
+// events replace the earlier one's (a tool call), 0 when every attempt
+// emits the same events.
+func newEmitter(client *http.Client, url, turn string, base int64, attempt int32) *emitter {
+	e := &emitter{url: url, turn: turn, client: client, next: base, attempt: attempt, wake: make(chan struct{}, 1), done: make(chan struct{})}
 	go e.run()
 	return e
 }
@@ -48,6 +61,10 @@ func (e *emitter) emit(ev wire.Event) {
 	e.buf = strconv.AppendQuote(e.buf, e.turn)
 	e.buf = append(e.buf, `,"seq":`...)
 	e.buf = strconv.AppendInt(e.buf, e.next, 10)
+	if e.attempt > 0 {
+		e.buf = append(e.buf, `,"attempt":`...)
+		e.buf = strconv.AppendInt(e.buf, int64(e.attempt), 10)
+	}
 	e.buf = append(e.buf, `,"event":`...)
 	e.buf = ev.AppendJSON(e.buf)
 	e.buf = append(e.buf, "}\n"...)
@@ -124,7 +141,7 @@ func (e *emitter) post(batch []byte) {
 }
 
 // Relay receives the events of the turns a client submitted and passes
-// each on once, in order.
+// each on once, each activity's in order.
 type Relay struct {
 	mu    sync.Mutex
 	turns map[string]*relayTurn
@@ -132,8 +149,14 @@ type Relay struct {
 
 type relayTurn struct {
 	mu   sync.Mutex
-	last int64
+	acts map[int64]*relayActivity // by the activity's index in the turn
 	out  func(event json.RawMessage)
+}
+
+// relayActivity is what a relay passed of one activity.
+type relayActivity struct {
+	attempt int32 // the attempt whose events pass
+	last    int64 // the number of the last event passed of it; -1: none
 }
 
 // NewRelay returns an empty relay.
@@ -142,7 +165,7 @@ func NewRelay() *Relay { return &Relay{turns: make(map[string]*relayTurn)} }
 // Watch passes the events of turn id to out from now on, until the
 // returned function is called.
 func (r *Relay) Watch(id string, out func(event json.RawMessage)) (stop func()) {
-	t := &relayTurn{last: -1, out: out}
+	t := &relayTurn{acts: make(map[int64]*relayActivity), out: out}
 	r.mu.Lock()
 	r.turns[id] = t
 	r.mu.Unlock()
@@ -155,9 +178,35 @@ func (r *Relay) Watch(id string, out func(event json.RawMessage)) (stop func()) 
 
 // relayLine is one line a relay takes.
 type relayLine struct {
-	Turn  string          `json:"turn"`
-	Seq   int64           `json:"seq"`
-	Event json.RawMessage `json:"event"`
+	Turn    string          `json:"turn"`
+	Seq     int64           `json:"seq"`
+	Attempt int32           `json:"attempt"`
+	Event   json.RawMessage `json:"event"`
+}
+
+// pass passes l on unless it was passed already or an attempt after its
+// own has begun.
+func (t *relayTurn) pass(l *relayLine) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	k := l.Seq >> seqShift
+	a := t.acts[k]
+	if a == nil {
+		a = &relayActivity{attempt: l.Attempt, last: -1}
+		t.acts[k] = a
+	}
+	switch {
+	case l.Attempt < a.attempt:
+		return // a late event of an attempt another replaced
+	case l.Attempt > a.attempt:
+		// Another answer begins: it passes from its start.
+		a.attempt, a.last = l.Attempt, -1
+	}
+	if l.Seq <= a.last {
+		return
+	}
+	a.last = l.Seq
+	t.out(l.Event)
 }
 
 // ServeHTTP takes one batch; it answers once the batch's events have
@@ -181,12 +230,7 @@ func (r *Relay) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 		if t == nil {
 			continue // a turn nobody here watches (its client left)
 		}
-		t.mu.Lock()
-		if l.Seq > t.last {
-			t.last = l.Seq
-			t.out(l.Event)
-		}
-		t.mu.Unlock()
+		t.pass(&l)
 	}
 	if err := sc.Err(); err != nil {
 		http.Error(w, err.Error(), http.StatusBadRequest)

@@ -2,7 +2,10 @@ package durable
 
 import (
 	"encoding/json"
+	"fmt"
+	"net/http"
 	"net/http/httptest"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -11,9 +14,9 @@ import (
 )
 
 // TestRelayOnceInOrder: an activity's events reach the relay's watcher
-// in order; an attempt that repeats the activity (the same numbers)
-// passes on only what the first did not; a turn nobody watches is
-// ignored.
+// in order; an attempt that repeats the activity's events (attempt 0:
+// the same numbers) passes on only what the first did not; a turn
+// nobody watches is ignored.
 func TestRelayOnceInOrder(t *testing.T) {
 	r := NewRelay()
 	srv := httptest.NewServer(r)
@@ -28,19 +31,19 @@ func TestRelayOnceInOrder(t *testing.T) {
 	defer stop()
 	delta := func(s string) wire.Event { return &wire.TextDeltaEvent{Delta: s} }
 
-	first := newEmitter(srv.Client(), srv.URL, "t1", 1<<seqShift)
+	first := newEmitter(srv.Client(), srv.URL, "t1", 1<<seqShift, 0)
 	first.emit(delta("a"))
 	first.emit(delta("b"))
 	first.close()
-	again := newEmitter(srv.Client(), srv.URL, "t1", 1<<seqShift)
+	again := newEmitter(srv.Client(), srv.URL, "t1", 1<<seqShift, 0)
 	for _, s := range []string{"a", "b", "c", "d"} {
 		again.emit(delta(s))
 	}
 	again.close()
-	next := newEmitter(srv.Client(), srv.URL, "t1", 2<<seqShift)
+	next := newEmitter(srv.Client(), srv.URL, "t1", 2<<seqShift, 0)
 	next.emit(delta("e"))
 	next.close()
-	other := newEmitter(srv.Client(), srv.URL, "t2", 1<<seqShift)
+	other := newEmitter(srv.Client(), srv.URL, "t2", 1<<seqShift, 0)
 	other.emit(delta("x"))
 	other.close()
 
@@ -54,5 +57,97 @@ func TestRelayOnceInOrder(t *testing.T) {
 	}
 	if text.String() != "abcde" {
 		t.Errorf("the watcher got %q, want abcde", text.String())
+	}
+}
+
+// relayRun is a relay on loopback watching turn "t", and what it passed.
+type relayRun struct {
+	t   *testing.T
+	srv *httptest.Server
+	mu  sync.Mutex
+	got []string
+}
+
+func newRelayRun(t *testing.T) *relayRun {
+	r := NewRelay()
+	rr := &relayRun{t: t, srv: httptest.NewServer(r)}
+	t.Cleanup(rr.srv.Close)
+	stop := r.Watch("t", func(ev json.RawMessage) {
+		rr.mu.Lock()
+		rr.got = append(rr.got, string(ev))
+		rr.mu.Unlock()
+	})
+	t.Cleanup(stop)
+	return rr
+}
+
+// post sends one line as an emitter would: event ev, numbered n within
+// activity act, of attempt.
+func (rr *relayRun) post(act, n int64, attempt int32, ev wire.Event) {
+	rr.t.Helper()
+	line := fmt.Sprintf(`{"turn":"t","seq":%d,"attempt":%d,"event":%s}`+"\n", act<<seqShift+n, attempt, ev.AppendJSON(nil))
+	resp, err := rr.srv.Client().Post(rr.srv.URL, "application/x-ndjson", strings.NewReader(line))
+	if err != nil {
+		rr.t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusNoContent {
+		rr.t.Fatalf("the relay answered %s", resp.Status)
+	}
+}
+
+func (rr *relayRun) passed() []string {
+	rr.mu.Lock()
+	defer rr.mu.Unlock()
+	return slices.Clone(rr.got)
+}
+
+func progress(id, text string) wire.Event { return &wire.ToolProgressEvent{ID: id, Text: text} }
+
+// TestRelayActivitiesAtOnce: two tool calls that run side by side post
+// their events interleaved; each activity's events pass as they come, in
+// its own order, none dropped for the other's numbers being higher, and
+// a repeated event of either is still dropped.
+func TestRelayActivitiesAtOnce(t *testing.T) {
+	rr := newRelayRun(t)
+	rr.post(3, 0, 1, progress("b", "b0"))
+	rr.post(2, 0, 1, progress("a", "a0"))
+	rr.post(2, 1, 1, progress("a", "a1"))
+	rr.post(3, 1, 1, progress("b", "b1"))
+	rr.post(2, 1, 1, progress("a", "a1")) // repeated
+	rr.post(2, 2, 1, &wire.ToolResultEvent{ID: "a"})
+	rr.post(3, 0, 1, progress("b", "b0")) // repeated
+	var got []string
+	for _, line := range rr.passed() {
+		ev, err := wire.DecodeEvent([]byte(line))
+		if err != nil {
+			t.Fatalf("%s: %v", line, err)
+		}
+		switch e := ev.(type) {
+		case *wire.ToolProgressEvent:
+			got = append(got, e.Text)
+		case *wire.ToolResultEvent:
+			got = append(got, "result "+e.ID)
+		}
+	}
+	if want := []string{"b0", "a0", "a1", "b1", "result a"}; !slices.Equal(got, want) {
+		t.Errorf("the watcher got %q, want %q", got, want)
+	}
+}
+
+// TestRelayNewAttempt: a tool call's second attempt (its interrupted
+// result) passes though its numbers were used by the first's progress,
+// and a late event of the first attempt is dropped.
+func TestRelayNewAttempt(t *testing.T) {
+	rr := newRelayRun(t)
+	rr.post(2, 0, 1, progress("c", "started"))
+	rr.post(2, 0, 2, &wire.ToolResultEvent{ID: "c", IsError: true})
+	rr.post(2, 1, 1, progress("c", "late"))
+	want := []string{
+		`{"type":"tool_progress","seq":0,"id":"c","text":"started"}`,
+		`{"type":"tool_result","seq":0,"id":"c","is_error":true,"content":[]}`,
+	}
+	if got := rr.passed(); !slices.Equal(got, want) {
+		t.Errorf("the watcher got\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
 }

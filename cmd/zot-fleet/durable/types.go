@@ -25,6 +25,7 @@ const (
 	StepActivity   = "zot.Step"
 	ToolActivity   = "zot.Tool"
 	AnswerActivity = "zot.Answer"
+	AskActivity    = "zot.Ask"
 )
 
 // AbortSignal is the signal that aborts a turn.
@@ -60,6 +61,8 @@ type TurnInfo struct {
 type Offer struct {
 	System string
 	Tools  []llm.ToolSpec
+	// Concurrent names the tools whose calls may run side by side.
+	Concurrent []string `json:",omitempty"`
 }
 
 // TurnInput starts a turn's workflow.
@@ -118,6 +121,9 @@ type Call struct {
 	Args      json.RawMessage
 	ArgsError string `json:",omitempty"`
 	Cut       bool   `json:",omitempty"`
+	// Concurrent says the call may run beside its neighbours that may
+	// too (a tool reporting tools.IsConcurrent, arguments that parsed).
+	Concurrent bool `json:",omitempty"`
 }
 
 func (c Call) block() *llm.ToolCallBlock {
@@ -129,6 +135,22 @@ type ToolInput struct {
 	Turn TurnInfo
 	Call Call
 	Seq  int64
+	// Verdict is the session's interceptors' verdict on the call, asked
+	// before it (calls that run side by side are asked in order before
+	// any starts); nil: the call asks them itself.
+	Verdict *fleet.ToolVerdict `json:",omitempty"`
+}
+
+// AskInput shows calls about to run side by side to the session's
+// interceptors, in order.
+type AskInput struct {
+	Turn  TurnInfo
+	Calls []Call
+}
+
+// AskOutput holds the verdicts, in the calls' order.
+type AskOutput struct {
+	Verdicts []fleet.ToolVerdict
 }
 
 // ToolOutput is a tool call's result: the reference of a one-block tool

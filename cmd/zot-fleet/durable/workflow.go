@@ -8,6 +8,7 @@ import (
 	"go.temporal.io/sdk/workflow"
 
 	"zot.dev/zot/internal/agent"
+	"zot.dev/zot/internal/fleet"
 	"zot.dev/zot/sdk/wire"
 )
 
@@ -56,6 +57,12 @@ func Turn(ctx workflow.Context, in TurnInput) (TurnOutput, error) {
 		// The second attempt runs nothing: it returns what the first
 		// recorded, or answers the call as interrupted.
 		RetryPolicy: &temporal.RetryPolicy{InitialInterval: 200 * time.Millisecond, MaximumAttempts: 2},
+	})
+	// Asking runs once: a person may be answering an approval.
+	askCtx := workflow.WithActivityOptions(abortCtx, workflow.ActivityOptions{
+		StartToCloseTimeout: CallTimeout,
+		HeartbeatTimeout:    HeartbeatTimeout,
+		RetryPolicy:         &temporal.RetryPolicy{MaximumAttempts: 1},
 	})
 	answerCtx := workflow.WithActivityOptions(ctx, workflow.ActivityOptions{
 		StartToCloseTimeout: time.Minute,
@@ -111,26 +118,55 @@ func Turn(ctx workflow.Context, in TurnInput) (TurnOutput, error) {
 		case so.Action != agent.ActionRunTools:
 			return out, nil
 		}
-		for i, c := range so.Calls {
+		// The calls run one after another, in order, except consecutive
+		// calls that may run side by side: those pass the session's
+		// interceptors in order first, then start together, each result
+		// emitted as it comes; the results are kept in the calls' order.
+		calls := so.Calls
+		for i := 0; i < len(calls); {
 			if abortCtx.Err() != nil {
 				out.Results = results
-				end(so.Calls[i:], agent.AbortedText, "", "")
+				end(calls[i:], agent.AbortedText, "", "")
 				results = out.Results
 				break
 			}
-			var to ToolOutput
-			err := workflow.ExecuteActivity(toolCtx, ToolActivity, ToolInput{Turn: in.Turn, Call: c, Seq: seq()}).Get(ctx, &to)
-			if err == nil {
-				results = append(results, to.Result)
-				continue
+			j := i + 1
+			for calls[i].Concurrent && j < len(calls) && calls[j].Concurrent {
+				j++
 			}
-			text := InterruptedText
-			if abortCtx.Err() != nil {
-				text = "aborted: " + reason
+			group := calls[i:j]
+			i = j
+			var verdicts []fleet.ToolVerdict
+			if len(group) > 1 && in.Turn.Intercept != "" {
+				var ask AskOutput
+				// A group whose asking failed has each call ask as it runs.
+				if err := workflow.ExecuteActivity(askCtx, AskActivity, AskInput{Turn: in.Turn, Calls: group}).Get(ctx, &ask); err == nil && len(ask.Verdicts) == len(group) {
+					verdicts = ask.Verdicts
+				}
 			}
-			out.Results = results
-			end([]Call{c}, text, "", "")
-			results = out.Results
+			runs := make([]workflow.Future, len(group))
+			for k, c := range group {
+				ti := ToolInput{Turn: in.Turn, Call: c, Seq: seq()}
+				if verdicts != nil {
+					ti.Verdict = &verdicts[k]
+				}
+				runs[k] = workflow.ExecuteActivity(toolCtx, ToolActivity, ti)
+			}
+			for k, c := range group {
+				var to ToolOutput
+				err := runs[k].Get(ctx, &to)
+				if err == nil {
+					results = append(results, to.Result)
+					continue
+				}
+				text := InterruptedText
+				if abortCtx.Err() != nil {
+					text = "aborted: " + reason
+				}
+				out.Results = results
+				end([]Call{c}, text, "", "")
+				results = out.Results
+			}
 		}
 		if abortCtx.Err() != nil {
 			out.Results = results
