@@ -3,6 +3,8 @@ package main
 import (
 	"bytes"
 	"context"
+	"crypto/rand"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"flag"
@@ -14,7 +16,10 @@ import (
 	"time"
 
 	"go.temporal.io/api/serviceerror"
+	"go.temporal.io/sdk/activity"
 	"go.temporal.io/sdk/client"
+	"go.temporal.io/sdk/temporal"
+	"go.temporal.io/sdk/worker"
 
 	"zot.dev/zot/cmd/zot-fleet/durable"
 	"zot.dev/zot/internal/agent"
@@ -71,8 +76,26 @@ func runClient(ctx context.Context, args []string, stdin io.Reader, stdout, stde
 		_ = srv.Close()
 		wg.Wait()
 	}()
+	// The calls of the tools that live in the daemon come to this
+	// client's own task queue, one per client: a worker there hands each
+	// to the daemon and returns its answer.
+	calls := &daemonCalls{out: out, gone: make(chan struct{}), waiting: map[string]chan fleet.Frame{}}
+	defer calls.close()
+	daemonQueue, err := newDaemonQueue(c.queue)
+	if err != nil {
+		out.send(fleet.Frame{Type: fleet.FrameError, Error: err.Error()})
+		return err
+	}
+	dw := worker.New(cl, daemonQueue, worker.Options{})
+	dt := &durable.DaemonTools{Blobs: blobs, Run: calls.run}
+	dw.RegisterActivityWithOptions(dt.Tool, activity.RegisterOptions{Name: durable.DaemonToolActivity})
+	if err := dw.Start(); err != nil {
+		out.send(fleet.Frame{Type: fleet.FrameError, Error: err.Error()})
+		return fmt.Errorf("serving the daemon's tools: %w", err)
+	}
+	defer dw.Stop()
 	base := "http://" + ln.Addr().String()
-	s := &submitter{cl: cl, blobs: blobs, relay: relay, url: base + "/events", intercept: base + "/intercept", c: &c, out: out, stderr: stderr}
+	s := &submitter{cl: cl, blobs: blobs, relay: relay, url: base + "/events", intercept: base + "/intercept", daemonQueue: daemonQueue, c: &c, out: out, stderr: stderr}
 	out.send(fleet.Frame{Type: fleet.FrameReady})
 
 	runCtx, cancel := context.WithCancel(ctx)
@@ -84,6 +107,7 @@ func runClient(ctx context.Context, args []string, stdin io.Reader, stdout, stde
 	for {
 		line, err := lines.Next()
 		if err != nil {
+			calls.close() // nobody is left to run them
 			if errors.Is(err, io.EOF) {
 				return nil
 			}
@@ -107,6 +131,8 @@ func runClient(ctx context.Context, args []string, stdin io.Reader, stdout, stde
 			}()
 		case fleet.FrameVerdict:
 			asks.answer(f.Request, f.Verdict)
+		case fleet.FrameResult:
+			calls.answer(f)
 		case fleet.FrameAwait:
 			turns.Add(1)
 			go func() {
@@ -150,9 +176,11 @@ type submitter struct {
 	relay     *durable.Relay
 	url       string
 	intercept string
-	c         *cluster
-	out       *frames
-	stderr    io.Writer
+	// daemonQueue is the task queue of this client's daemon's tools.
+	daemonQueue string
+	c           *cluster
+	out         *frames
+	stderr      io.Writer
 }
 
 // run submits t, relays its events and writes its end.
@@ -189,7 +217,7 @@ func (s *submitter) turn(ctx context.Context, t *fleet.Turn) (*fleet.TurnResult,
 	if err != nil {
 		return nil, err
 	}
-	offer, err := json.Marshal(durable.Offer{System: t.System, Tools: t.Tools, Concurrent: t.Concurrent})
+	offer, err := json.Marshal(durable.Offer{System: t.System, Tools: t.Tools, Concurrent: t.Concurrent, Daemon: t.Daemon})
 	if err != nil {
 		return nil, err
 	}
@@ -200,7 +228,7 @@ func (s *submitter) turn(ctx context.Context, t *fleet.Turn) (*fleet.TurnResult,
 	in := durable.TurnInput{
 		Turn: durable.TurnInfo{
 			ID: t.ID, Relay: s.url, Intercept: s.intercept, CWD: t.CWD, Provider: t.Provider, Model: t.Model,
-			Reasoning: t.Reasoning, Offer: offerRef, ToolQueue: s.c.tools(), Sandbox: t.Sandbox,
+			Reasoning: t.Reasoning, Offer: offerRef, ToolQueue: s.c.tools(), Sandbox: t.Sandbox, DaemonQueue: s.daemonQueue,
 		},
 		Transcript: transcript,
 		UserIndex:  len(t.Transcript) - 1,
@@ -327,5 +355,79 @@ func (in *intercepts) answer(id string, v *fleet.ToolVerdict) {
 	in.mu.Unlock()
 	if ch != nil {
 		ch <- v
+	}
+}
+
+// newDaemonQueue names the task queue of one client's daemon tools.
+func newDaemonQueue(queue string) (string, error) {
+	var b [8]byte
+	if _, err := rand.Read(b[:]); err != nil {
+		return "", err
+	}
+	return queue + "-daemon-" + hex.EncodeToString(b[:]), nil
+}
+
+// daemonCalls hands the calls of the tools that live in the daemon to
+// zot (call frames) and passes their results (result frames) back to
+// the activities waiting for them. Once zot has gone (its frames ended)
+// every call fails at once: nobody is left to run it.
+type daemonCalls struct {
+	out *frames
+
+	mu      sync.Mutex
+	n       int
+	waiting map[string]chan fleet.Frame
+	gone    chan struct{}
+	closed  bool
+}
+
+// run hands call c of turn to zot and waits for its result.
+func (d *daemonCalls) run(ctx context.Context, turn string, c durable.Call) (json.RawMessage, error) {
+	ch := make(chan fleet.Frame, 1)
+	d.mu.Lock()
+	if d.closed {
+		d.mu.Unlock()
+		return nil, temporal.NewNonRetryableApplicationError("the zot daemon holding the session has gone", durable.NotRunError, nil)
+	}
+	d.n++
+	id := fmt.Sprint(d.n)
+	d.waiting[id] = ch
+	d.mu.Unlock()
+	defer func() {
+		d.mu.Lock()
+		delete(d.waiting, id)
+		d.mu.Unlock()
+	}()
+	d.out.send(fleet.Frame{Type: fleet.FrameCall, Turn: turn, Request: id, Call: &fleet.ToolCall{ID: c.ID, Name: c.Name, Args: c.Args, ArgsError: c.ArgsError}})
+	select {
+	case f := <-ch:
+		if len(f.Output) == 0 {
+			return nil, temporal.NewNonRetryableApplicationError(f.Error, durable.NotRunError, nil)
+		}
+		return f.Output, nil
+	case <-d.gone:
+		return nil, errors.New("the zot daemon holding the session went away while the call ran")
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+}
+
+// answer passes a result frame to the call waiting for it.
+func (d *daemonCalls) answer(f fleet.Frame) {
+	d.mu.Lock()
+	ch := d.waiting[f.Request]
+	d.mu.Unlock()
+	if ch != nil {
+		ch <- f
+	}
+}
+
+// close fails the calls waiting and those to come.
+func (d *daemonCalls) close() {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if !d.closed {
+		d.closed = true
+		close(d.gone)
 	}
 }

@@ -335,17 +335,28 @@ type acpClient struct {
 	updates []json.RawMessage
 	// onUpdate, when set, sees each update as it comes.
 	onUpdate func(json.RawMessage)
+	// serve, when set, answers the requests the daemon makes of the
+	// client other than session/request_permission (_zot/tool/call,
+	// fs/read_text_file): a result, or false to leave one unanswered.
+	serve func(method string, params json.RawMessage) (result any, ok bool)
 }
 
 func dialACP(t testing.TB, sock string) *acpClient {
+	t.Helper()
+	return dialACPWith(t, sock, map[string]any{}, nil)
+}
+
+// dialACPWith connects a client that offers caps (its
+// clientCapabilities) and answers the daemon's requests with serve.
+func dialACPWith(t testing.TB, sock string, caps map[string]any, serve func(method string, params json.RawMessage) (any, bool)) *acpClient {
 	t.Helper()
 	conn, err := net.Dial("unix", sock)
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { conn.Close() })
-	c := &acpClient{t: t, conn: conn, in: bufio.NewReaderSize(conn, 1<<20)}
-	c.call("initialize", map[string]any{"protocolVersion": 1, "clientCapabilities": map[string]any{}})
+	c := &acpClient{t: t, conn: conn, in: bufio.NewReaderSize(conn, 1<<20), serve: serve}
+	c.call("initialize", map[string]any{"protocolVersion": 1, "clientCapabilities": caps})
 	return c
 }
 
@@ -412,6 +423,11 @@ func (c *acpClient) try(method string, params any) (json.RawMessage, error) {
 			}
 			ans, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": m.ID, "result": map[string]any{"outcome": map[string]any{"outcome": "selected", "optionId": pick}}})
 			_, _ = c.conn.Write(append(ans, '\n'))
+		case m.Method != "" && m.ID != nil && c.serve != nil:
+			if res, ok := c.serve(m.Method, m.Params); ok {
+				ans, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": m.ID, "result": res})
+				_, _ = c.conn.Write(append(ans, '\n'))
+			}
 		case m.Method != "":
 		case m.ID != nil && string(*m.ID) == strconv.Itoa(id):
 			if len(m.Error) > 0 {

@@ -92,3 +92,41 @@ func TestStepsAsPrompt(t *testing.T) {
 		t.Errorf("tool ran with %q, Prompt's with %q", ran, w)
 	}
 }
+
+// TestGateAsPrompt: Gate ends a prompt whose first step an interceptor
+// blocks with Prompt's events and error (turn_start, turn_end error,
+// code blocked); one that lets it go emits nothing; the BeforePrompt
+// functions ran first.
+func TestGateAsPrompt(t *testing.T) {
+	for _, block := range []bool{false, true} {
+		var order []string
+		edit := func(c *Config) {
+			c.Interceptors = new(Chain)
+			c.Interceptors.Add(Interceptor{Name: "ready", BeforePrompt: func(context.Context) { order = append(order, "prompt") }})
+			c.Interceptors.Add(Interceptor{Name: "guard", BeforeTurn: func(_ context.Context, step int) Verdict {
+				order = append(order, "turn")
+				return Verdict{Block: block, Reason: "not now"}
+			}})
+		}
+		want := newRecorder(t)
+		wantErr := newAgent(t, scripted.New(scripted.Config{Script: script(scripted.Step{Text: "hi"})}), edit).Prompt(context.Background(), "go", nil, want.emit)
+		order = nil
+		got := newRecorder(t)
+		err := newAgent(t, scripted.New(scripted.Config{Script: script(scripted.Step{Text: "hi"})}), edit).Gate(context.Background(), got.emit)
+		if !slices.Equal(order, []string{"prompt", "turn"}) {
+			t.Errorf("block=%v: the gates ran %v, want prompt then turn", block, order)
+		}
+		if !block {
+			if err != nil || len(got.events()) != 0 {
+				t.Errorf("an open gate: %v and %v, want nothing", err, got.types())
+			}
+			continue
+		}
+		if wire.CodeOf(err) != wire.CodeBlocked || err.Error() != wantErr.Error() {
+			t.Errorf("Gate: %v, Prompt: %v", err, wantErr)
+		}
+		if w, g := want.types()[1:], got.types(); !slices.Equal(w, g) {
+			t.Errorf("Gate emitted %v, Prompt %v after its user_message", g, w)
+		}
+	}
+}

@@ -31,6 +31,11 @@ type Turn struct {
 	// side (tools.IsConcurrent): consecutive calls of them in one step
 	// run at once, as in process.
 	Concurrent []string `json:"concurrent,omitempty"`
+	// Daemon names the tools of Tools that run in the daemon holding the
+	// session (a client's, an extension's, the ACP client's file and
+	// terminal tools, any the workers do not have): their calls come
+	// back as call frames. The others run on the workers.
+	Daemon []string `json:"daemon,omitempty"`
 	// Transcript is the session's transcript, the prompt's user message
 	// last, one message per element as a session file holds it.
 	Transcript []json.RawMessage `json:"transcript"`
@@ -86,9 +91,12 @@ type TurnResult struct {
 //
 // zot sends submit (Turn), abort (Turn's id, the reason in Error) and
 // await (the id of a turn an earlier zot submitted: its end is sent as
-// done, without its events) and verdict (the answer to an intercept);
-// zot-fleet client sends intercept (a tool call about to run, for the
-// session's interceptors),
+// done, without its events), verdict (the answer to an intercept) and
+// result (the answer to a call); zot-fleet client sends intercept (a
+// tool call about to run, for the session's interceptors), call (a call
+// of one of the turn's Daemon tools, which the session runs: its
+// interceptors, the tool, its events among the turn's, its result
+// answered with result),
 // ready once connected to the cluster, event (one event of a turn, in
 // the turn's order, each once), done (the turn's result, after its last
 // event) and error (a turn that could not be run, or, without a turn, the
@@ -104,6 +112,10 @@ type Frame struct {
 	Request string       `json:"request,omitempty"`
 	Call    *ToolCall    `json:"call,omitempty"`
 	Verdict *ToolVerdict `json:"verdict,omitempty"`
+	// Output is a call's result: a tool message of one result block, as
+	// a session file holds it. A result frame without it carries why the
+	// call did not run in Error.
+	Output json.RawMessage `json:"output,omitempty"`
 }
 
 // ToolCall is a tool call a worker is about to run, which the session's
@@ -113,6 +125,9 @@ type ToolCall struct {
 	ID   string          `json:"id"`
 	Name string          `json:"name"`
 	Args json.RawMessage `json:"args"`
+	// ArgsError says why the model's arguments are unusable (a call
+	// frame's call is then answered without running).
+	ArgsError string `json:"args_error,omitempty"`
 }
 
 // ToolVerdict is what the session's interceptors decided of a ToolCall.
@@ -135,7 +150,9 @@ const (
 	FrameAbort     = "abort"
 	FrameAwait     = "await"
 	FrameVerdict   = "verdict"
+	FrameResult    = "result"
 	FrameIntercept = "intercept"
+	FrameCall      = "call"
 	FrameReady     = "ready"
 	FrameEvent     = "event"
 	FrameDone      = "done"

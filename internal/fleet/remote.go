@@ -20,6 +20,7 @@ import (
 	"zot.dev/zot/internal/ndjson"
 	"zot.dev/zot/internal/sandbox"
 	"zot.dev/zot/internal/sessionfile"
+	"zot.dev/zot/internal/subagent"
 	"zot.dev/zot/internal/tools"
 	"zot.dev/zot/sdk/wire"
 )
@@ -117,6 +118,8 @@ func (r *Remote) read(out io.Reader) {
 				ch <- f
 			case f.Type == FrameIntercept:
 				r.refuse(f, "no turn of this zot is waiting for the call")
+			case f.Type == FrameCall:
+				r.decline(f, "no turn of this zot is waiting for the call")
 			}
 		}
 	}
@@ -174,7 +177,12 @@ func (r *Remote) Prompt(ctx context.Context, t engine.ExecTurn, emit func(wire.E
 	msg, ev := a.UserMessage(t.Text, t.Images, t.Source)
 	before := a.Transcript()
 	emit(ev)
-	turn, err := newTurn(t, append(before, msg))
+	// The session's gates run here, where its extensions and MCP servers
+	// are: the turn offers the tools of those that became ready.
+	if err := a.Gate(ctx, emit); err != nil {
+		return err
+	}
+	turn, err := newTurn(ctx, t, append(before, msg))
 	if err != nil {
 		return &agent.Error{Code: wire.CodeInternal, Message: "fleet: " + err.Error()}
 	}
@@ -216,6 +224,8 @@ func (r *Remote) Prompt(ctx context.Context, t engine.ExecTurn, emit func(wire.E
 				emit(ev)
 			case FrameIntercept:
 				r.intercept(ctx, t, f)
+			case FrameCall:
+				r.call(ctx, a, f, emit)
 			case FrameError:
 				return &agent.Error{Code: wire.CodeProviderError, Message: "fleet: " + f.Error}
 			case FrameDone:
@@ -272,6 +282,37 @@ func grantOf(g *sandbox.Guard, cwd, tool string, args json.RawMessage) string {
 	}
 	grant, _ := g.CheckWrite(tools.ResolvePath(cwd, a.Path))
 	return grant
+}
+
+// call runs a call of one of the turn's Daemon tools on the session's
+// agent, as the in-process loop runs it (its interceptors and approval,
+// its tool, through the tool middleware), on the turn's own goroutine:
+// its events are emitted among the turn's, in their place, since the
+// workers go on with the turn only once it is answered. An abort ends
+// it through ctx (the workflow leaves the call to the daemon), and its
+// result says so.
+func (r *Remote) call(ctx context.Context, a *agent.Agent, f Frame, emit func(wire.Event)) {
+	if f.Call == nil {
+		r.decline(f, "the call came without its description")
+		return
+	}
+	c := &llm.ToolCallBlock{ID: f.Call.ID, Name: f.Call.Name, Args: f.Call.Args, ArgsError: f.Call.ArgsError}
+	res := a.RunCall(ctx, c, emit)
+	line, err := sessionfile.EncodeMessage(llm.Message{Role: llm.RoleTool, Content: []llm.Block{res}})
+	if err != nil {
+		r.decline(f, "encoding the call's result: "+err.Error())
+		return
+	}
+	if err := r.send(Frame{Type: FrameResult, Turn: f.Turn, Request: f.Request, Output: line}); err != nil {
+		fmt.Fprintf(r.log, "zot: fleet: answering a call: %v\n", err)
+	}
+}
+
+// decline answers a call that was not run, saying why.
+func (r *Remote) decline(f Frame, reason string) {
+	if err := r.send(Frame{Type: FrameResult, Turn: f.Turn, Request: f.Request, Error: reason}); err != nil {
+		fmt.Fprintf(r.log, "zot: fleet: answering a call: %v\n", err)
+	}
 }
 
 // refuse answers an intercept with a block.
@@ -350,6 +391,8 @@ func (r *Remote) Resume(ctx context.Context, t engine.ExecTurn) error {
 			switch f.Type {
 			case FrameIntercept:
 				r.refuse(f, "the zot that started the turn went away before the call; it was not run")
+			case FrameCall:
+				r.decline(f, "the zot that started the turn went away before the call")
 			case FrameError:
 				return fmt.Errorf("fleet: turn %s: %s", id, f.Error)
 			case FrameDone:
@@ -400,8 +443,25 @@ func (r *Remote) outcome(ctx context.Context, res *TurnResult) error {
 // builtin names zot's built-in tools, which a worker runs.
 var builtin = map[string]bool{"read": true, "write": true, "edit": true, "bash": true, "grep": true, "find": true, "ls": true}
 
-// newTurn describes t, whose transcript is msgs, for the fleet.
-func newTurn(t engine.ExecTurn, msgs []llm.Message) (*Turn, error) {
+// notOffered names the tools of a session a fleet's turn does not offer
+// the model: the task tool's sub-agents run in the daemon's process, not
+// as turns of the fleet.
+var notOffered = map[string]bool{subagent.ToolName: true}
+
+// onWorker reports whether the call of the tool name of view, made under
+// ctx, runs on a worker: zot's own built-in tools do, unless the
+// session's client serves them (an ACP client's fs/* and terminal/*).
+func onWorker(ctx context.Context, view *agent.ToolView, name string) bool {
+	if !builtin[name] || view.Source(name) != agent.BuiltinSource {
+		return false
+	}
+	t, ok := view.Lookup(name)
+	return ok && !tools.AtClient(ctx, t)
+}
+
+// newTurn describes t, whose transcript is msgs, for the fleet; ctx is
+// the prompt's (what the session's client serves itself).
+func newTurn(ctx context.Context, t engine.ExecTurn, msgs []llm.Message) (*Turn, error) {
 	var id [8]byte
 	if _, err := rand.Read(id[:]); err != nil {
 		return nil, err
@@ -419,18 +479,21 @@ func newTurn(t engine.ExecTurn, msgs []llm.Message) (*Turn, error) {
 		lines[i] = line
 	}
 	system, offered := t.Agent.Offer()
-	// A worker runs zot's built-in tools: the model is offered those of
-	// the session's tools (an extension's, an MCP server's, a client's or
-	// the task tool would be unknown there).
-	var specs []llm.ToolSpec
-	var concurrent []string
+	// A worker runs zot's built-in tools; the session's other tools (an
+	// extension's, an MCP server's, a client's) are offered too and run
+	// here, in the daemon, when called, one at a time.
 	view := t.Agent.Tools().View()
+	var specs []llm.ToolSpec
+	var daemon, concurrent []string
 	for _, spec := range offered {
-		if builtin[spec.Name] {
-			specs = append(specs, spec)
-			if tool, ok := view.Lookup(spec.Name); ok && tools.IsConcurrent(tool) {
-				concurrent = append(concurrent, spec.Name)
-			}
+		if notOffered[spec.Name] {
+			continue
+		}
+		specs = append(specs, spec)
+		if !onWorker(ctx, view, spec.Name) {
+			daemon = append(daemon, spec.Name)
+		} else if tool, ok := view.Lookup(spec.Name); ok && tools.IsConcurrent(tool) {
+			concurrent = append(concurrent, spec.Name)
 		}
 	}
 	model := t.Agent.Model()
@@ -448,6 +511,7 @@ func newTurn(t engine.ExecTurn, msgs []llm.Message) (*Turn, error) {
 		System:     system,
 		Tools:      specs,
 		Concurrent: concurrent,
+		Daemon:     daemon,
 		Transcript: lines,
 		MaxSteps:   MaxSteps,
 		Meter:      t.Agent.Meter(),

@@ -93,3 +93,18 @@ func commandRunner(ctx context.Context) CommandRunner {
 	r, _ := ctx.Value(runnerKey{}).(CommandRunner)
 	return r
 }
+
+// AtClient reports whether a call of t made under ctx is served by a
+// client of the session rather than by this process: read, write and
+// edit under a FileAccess, bash under a CommandRunner it uses. An
+// executor that runs the built-in tools on other machines leaves such
+// calls to the process that holds ctx.
+func AtClient(ctx context.Context, t Tool) bool {
+	switch t := t.(type) {
+	case *readTool, *writeTool, *editTool:
+		return fileAccess(ctx) != nil
+	case *bashTool:
+		return commandRunner(ctx) != nil && (t.cfg.Sandbox == nil || !t.cfg.Sandbox.Restricts())
+	}
+	return false
+}

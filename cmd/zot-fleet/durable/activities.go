@@ -55,8 +55,11 @@ func (w *Activities) client() *http.Client {
 }
 
 // beat records heartbeats until the returned function is called.
-func (w *Activities) beat(ctx context.Context) func() {
-	every := w.Heartbeat
+func (w *Activities) beat(ctx context.Context) func() { return heartbeat(ctx, w.Heartbeat) }
+
+// heartbeat records the activity's heartbeats every so often (0: a
+// second) until the returned function is called.
+func heartbeat(ctx context.Context, every time.Duration) func() {
 	if every <= 0 {
 		every = time.Second
 	}
@@ -83,6 +86,12 @@ func (w *Activities) beat(ctx context.Context) func() {
 // newAgent returns an agent that makes the turn's model calls, offering
 // what the turn offers, its tools described but never run here.
 func (w *Activities) newAgent(ctx context.Context, t TurnInfo, run []tools.Tool, chain *agent.Chain) (*agent.Agent, error) {
+	a, _, err := w.newAgentOffer(ctx, t, run, chain)
+	return a, err
+}
+
+// newAgentOffer is newAgent, with the turn's offer.
+func (w *Activities) newAgentOffer(ctx context.Context, t TurnInfo, run []tools.Tool, chain *agent.Chain) (*agent.Agent, *Offer, error) {
 	cat := w.Catalog
 	if cat == nil {
 		cat = models.Builtin()
@@ -93,10 +102,10 @@ func (w *Activities) newAgent(ctx context.Context, t TurnInfo, run []tools.Tool,
 	if t.Offer != "" {
 		data, err := w.Blobs.Get(ctx, t.Offer)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		if err := json.Unmarshal(data, &offer); err != nil {
-			return nil, fmt.Errorf("the turn's offer: %w", err)
+			return nil, nil, fmt.Errorf("the turn's offer: %w", err)
 		}
 		if run == nil {
 			for _, s := range offer.Tools {
@@ -105,7 +114,7 @@ func (w *Activities) newAgent(ctx context.Context, t TurnInfo, run []tools.Tool,
 		}
 	}
 	system := offer.System
-	return agent.New(agent.Config{
+	a, err := agent.New(agent.Config{
 		Provider:       w.Provider,
 		Model:          model,
 		Tools:          toolList,
@@ -114,6 +123,7 @@ func (w *Activities) newAgent(ctx context.Context, t TurnInfo, run []tools.Tool,
 		Interceptors:   chain,
 		AutoCompactOff: true,
 	})
+	return a, &offer, err
 }
 
 // described is a tool the model is told of, which runs elsewhere.
@@ -144,7 +154,7 @@ func (w *Activities) Step(ctx context.Context, in StepInput) (StepOutput, error)
 	if err != nil {
 		return StepOutput{}, err
 	}
-	a, err := w.newAgent(ctx, in.Turn, nil, nil)
+	a, offer, err := w.newAgentOffer(ctx, in.Turn, nil, nil)
 	if err != nil {
 		return StepOutput{}, err
 	}
@@ -174,8 +184,8 @@ func (w *Activities) Step(ctx context.Context, in StepInput) (StepOutput, error)
 	}
 	view := a.Tools().View()
 	for _, c := range calls {
-		call := Call{ID: c.ID, Name: c.Name, Args: c.Args, ArgsError: c.ArgsError, Cut: c.Cut}
-		if tool, ok := view.Lookup(c.Name); ok && c.ArgsError == "" {
+		call := Call{ID: c.ID, Name: c.Name, Args: c.Args, ArgsError: c.ArgsError, Cut: c.Cut, Daemon: slices.Contains(offer.Daemon, c.Name)}
+		if tool, ok := view.Lookup(c.Name); ok && c.ArgsError == "" && !call.Daemon {
 			call.Concurrent = tools.IsConcurrent(tool)
 		}
 		out.Calls = append(out.Calls, call)
@@ -350,6 +360,41 @@ func (w *Activities) Ask(ctx context.Context, in AskInput) (AskOutput, error) {
 		out.Verdicts = append(out.Verdicts, fleet.ToolVerdict{Block: v.Block, Reason: v.Reason, Args: v.Args, Sandbox: sb, Grant: grant})
 	}
 	return out, nil
+}
+
+// DaemonTools runs the calls of the tools that live in the daemon
+// holding the session: zot-fleet client serves it on its own task queue
+// and hands each call to its daemon.
+type DaemonTools struct {
+	// Blobs is the fleet's blob store.
+	Blobs fleet.Blobs
+	// Run hands call c of turn to the daemon and returns its result: a
+	// tool message of one result block, as a session file holds it. An
+	// error of type NotRunError says the call did not run.
+	Run func(ctx context.Context, turn string, c Call) (json.RawMessage, error)
+	// Heartbeat is as Activities.Heartbeat.
+	Heartbeat time.Duration
+}
+
+// Tool runs one call in the daemon and stores its result. It is tried
+// once: the daemon emits the call's events itself, and a daemon that
+// went away mid-call is not asked again (the workflow answers the call
+// as interrupted).
+func (d *DaemonTools) Tool(ctx context.Context, in ToolInput) (ToolOutput, error) {
+	defer heartbeat(ctx, d.Heartbeat)()
+	line, err := d.Run(ctx, in.Turn.ID, in.Call)
+	if err != nil {
+		return ToolOutput{}, err
+	}
+	m, err := sessionfile.DecodeMessage(line)
+	if err != nil || len(m.Content) != 1 {
+		return ToolOutput{}, fmt.Errorf("the daemon's result of call %s: not a tool message of one result (%v)", in.Call.ID, err)
+	}
+	if _, ok := m.Content[0].(*llm.ToolResultBlock); !ok {
+		return ToolOutput{}, fmt.Errorf("the daemon's result of call %s is not a tool result", in.Call.ID)
+	}
+	ref, err := d.Blobs.Put(context.WithoutCancel(ctx), line)
+	return ToolOutput{Result: ref}, err
 }
 
 // Answer answers calls that did not run or did not finish.

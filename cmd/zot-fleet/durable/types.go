@@ -26,7 +26,15 @@ const (
 	ToolActivity   = "zot.Tool"
 	AnswerActivity = "zot.Answer"
 	AskActivity    = "zot.Ask"
+	// DaemonToolActivity runs a call of a tool that lives in the daemon
+	// holding the session, on the task queue its zot-fleet client serves.
+	DaemonToolActivity = "zot.DaemonTool"
 )
+
+// NotRunError is the type of an activity's error that says the call
+// did not run at all (the daemon that would run it was not waiting for
+// it).
+const NotRunError = "zot.NotRun"
 
 // AbortSignal is the signal that aborts a turn.
 const AbortSignal = "abort"
@@ -55,6 +63,9 @@ type TurnInfo struct {
 	// Sandbox is the session's sandbox as the turn began; each call's
 	// verdict from the session brings it as it stands then.
 	Sandbox *fleet.Sandbox `json:",omitempty"`
+	// DaemonQueue is the task queue the client that submitted the turn
+	// serves: the calls of the tools that live in its daemon go there.
+	DaemonQueue string `json:",omitempty"`
 }
 
 // Offer is what the model is offered at each step.
@@ -63,6 +74,8 @@ type Offer struct {
 	Tools  []llm.ToolSpec
 	// Concurrent names the tools whose calls may run side by side.
 	Concurrent []string `json:",omitempty"`
+	// Daemon names the tools that run in the daemon holding the session.
+	Daemon []string `json:",omitempty"`
 }
 
 // TurnInput starts a turn's workflow.
@@ -124,6 +137,9 @@ type Call struct {
 	// Concurrent says the call may run beside its neighbours that may
 	// too (a tool reporting tools.IsConcurrent, arguments that parsed).
 	Concurrent bool `json:",omitempty"`
+	// Daemon says the tool lives in the daemon holding the session: the
+	// call goes to TurnInfo.DaemonQueue.
+	Daemon bool `json:",omitempty"`
 }
 
 func (c Call) block() *llm.ToolCallBlock {

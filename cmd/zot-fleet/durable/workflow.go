@@ -2,8 +2,10 @@ package durable
 
 import (
 	"encoding/json"
+	"errors"
 	"time"
 
+	enumspb "go.temporal.io/api/enums/v1"
 	"go.temporal.io/sdk/temporal"
 	"go.temporal.io/sdk/workflow"
 
@@ -16,6 +18,14 @@ import (
 // while it ran: the call may have done part of its work, and it is not
 // run again.
 const InterruptedText = "interrupted: the worker running this call stopped before it finished; the call may have done part of its work and was not run again. Check its effects before calling it again."
+
+// DaemonGoneText is the result of a call of a tool living in the daemon
+// holding the session, whose daemon went away while it ran.
+const DaemonGoneText = "interrupted: the zot daemon running this call went away before it finished; the call may have done part of its work and was not run again. Check its effects before calling it again."
+
+// NotRunText begins the result of a call of a tool living in the daemon
+// that never reached it.
+const NotRunText = "the call did not run: "
 
 // Timeouts of the turn's activities.
 const (
@@ -63,6 +73,18 @@ func Turn(ctx workflow.Context, in TurnInput) (TurnOutput, error) {
 		StartToCloseTimeout: CallTimeout,
 		HeartbeatTimeout:    HeartbeatTimeout,
 		RetryPolicy:         &temporal.RetryPolicy{MaximumAttempts: 1},
+	})
+	// A call of a tool living in the daemon goes to the queue its client
+	// serves, once: the daemon emits the call's events and decides its
+	// abort itself (the call's context is not the abort's: an abort
+	// reaches the call through the daemon, whose answer, "aborted", is
+	// the call's result), and a daemon that went away is not asked again.
+	daemonCtx := workflow.WithActivityOptions(ctx, workflow.ActivityOptions{
+		TaskQueue:              in.Turn.DaemonQueue,
+		StartToCloseTimeout:    CallTimeout,
+		ScheduleToStartTimeout: ToolStartTimeout,
+		HeartbeatTimeout:       HeartbeatTimeout,
+		RetryPolicy:            &temporal.RetryPolicy{MaximumAttempts: 1},
 	})
 	answerCtx := workflow.WithActivityOptions(ctx, workflow.ActivityOptions{
 		StartToCloseTimeout: time.Minute,
@@ -150,6 +172,10 @@ func Turn(ctx workflow.Context, in TurnInput) (TurnOutput, error) {
 				if verdicts != nil {
 					ti.Verdict = &verdicts[k]
 				}
+				if c.Daemon { // never side by side: a group of one
+					runs[k] = workflow.ExecuteActivity(daemonCtx, DaemonToolActivity, ti)
+					continue
+				}
 				runs[k] = workflow.ExecuteActivity(toolCtx, ToolActivity, ti)
 			}
 			for k, c := range group {
@@ -160,7 +186,10 @@ func Turn(ctx workflow.Context, in TurnInput) (TurnOutput, error) {
 					continue
 				}
 				text := InterruptedText
-				if abortCtx.Err() != nil {
+				switch {
+				case c.Daemon:
+					text = daemonCallText(err)
+				case abortCtx.Err() != nil:
 					text = "aborted: " + reason
 				}
 				out.Results = results
@@ -180,4 +209,19 @@ func Turn(ctx workflow.Context, in TurnInput) (TurnOutput, error) {
 			return out, nil
 		}
 	}
+}
+
+// daemonCallText is the result of a call of a tool living in the daemon
+// whose activity failed with err: it did not run when the daemon never
+// took it, else it was interrupted.
+func daemonCallText(err error) string {
+	var app *temporal.ApplicationError
+	if errors.As(err, &app) && app.Type() == NotRunError {
+		return NotRunText + app.Message()
+	}
+	var timeout *temporal.TimeoutError
+	if errors.As(err, &timeout) && timeout.TimeoutType() == enumspb.TIMEOUT_TYPE_SCHEDULE_TO_START {
+		return NotRunText + "the zot daemon holding the session was gone before it could run it"
+	}
+	return DaemonGoneText
 }

@@ -1,0 +1,248 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+)
+
+// The tools that do not live on a worker: a client's, an extension's,
+// the ACP client's files. Their calls go to the daemon holding the
+// session, which runs them as in process; the client sees the same
+// updates in the same order as with the in-process executor.
+
+// callThenAnswer is a model that calls tool with args and, given its
+// result, answers.
+func callThenAnswer(tool, args string) func(modelRequest) []answerPart {
+	return func(r modelRequest) []answerPart {
+		if r.Results == 0 {
+			return []answerPart{{Text: "Calling it. "}, {Tool: tool, Args: args}}
+		}
+		return []answerPart{{Text: "Done with it."}}
+	}
+}
+
+// normUpdates drops what differs between two runs of the same turn (the
+// timings in _meta).
+func normUpdates(us []json.RawMessage) []string {
+	var out []string
+	for _, u := range us {
+		var m map[string]any
+		_ = json.Unmarshal(u, &m)
+		delete(m, "_meta")
+		b, _ := json.Marshal(m)
+		out = append(out, string(b))
+	}
+	return out
+}
+
+// toolRun is one prompt's run in a daemon of its own.
+type toolRun struct {
+	// daemonFlags are more flags of the daemon.
+	daemonFlags []string
+	// caps and serve make the ACP client (dialACPWith).
+	caps  map[string]any
+	serve func(method string, params json.RawMessage) (any, bool)
+	// setup runs once the session is made.
+	setup func(c *acpClient, session string)
+}
+
+// sameAsInProcess runs one prompt through the in-process daemon and the
+// fleet's and checks the client saw the same updates, in the same order;
+// it returns what the model was given as the tool's result each time.
+func sameAsInProcess(t *testing.T, f *fleetSetup, r toolRun) {
+	t.Helper()
+	run := func(name string, inProcess bool) []json.RawMessage {
+		_, sock := f.daemonAs(name, inProcess, "allow", r.daemonFlags...)
+		work := filepath.Join(f.dir, "work") // the same folder: paths are in the updates
+		if err := os.MkdirAll(work, 0o700); err != nil {
+			t.Fatal(err)
+		}
+		caps := r.caps
+		if caps == nil {
+			caps = map[string]any{}
+		}
+		c := dialACPWith(t, sock, caps, r.serve)
+		s := c.newSession(work)
+		if r.setup != nil {
+			r.setup(c, s)
+		}
+		c.taken()
+		res := c.prompt(s, "use the tool")
+		if !strings.Contains(string(res), `"stopReason":"end_turn"`) {
+			t.Fatalf("%s: prompt answered %s", name, res)
+		}
+		return c.taken()
+	}
+	want := normUpdates(run("inprocess", true))
+	got := normUpdates(run("fleet", false))
+	if !slices.Equal(want, got) {
+		t.Errorf("updates differ:\nin process:\n%s\nfleet:\n%s", strings.Join(want, "\n"), strings.Join(got, "\n"))
+	}
+	if n0, n1 := f.model.count(0), f.model.count(1); n0 != 2 || n1 != 2 {
+		t.Errorf("model requests: %d first calls and %d second calls for two turns; want 2 and 2", n0, n1)
+	}
+}
+
+// results records the tool results the model was given.
+type results struct{ last atomic.Value }
+
+func (r *results) model(tool, args string) func(modelRequest) []answerPart {
+	inner := callThenAnswer(tool, args)
+	return func(req modelRequest) []answerPart {
+		if req.Results > 0 {
+			r.last.Store(req.LastResult)
+		}
+		return inner(req)
+	}
+}
+
+func (r *results) String() string {
+	s, _ := r.last.Load().(string)
+	return s
+}
+
+// lookupTool is the tool an ACP client registers.
+var lookupTool = map[string]any{"name": "lookup", "description": "look a key up in the client",
+	"inputSchema": map[string]any{"type": "object", "properties": map[string]any{"key": map[string]any{"type": "string"}}}}
+
+// registerLookup registers lookupTool for the session.
+func registerLookup(c *acpClient, session string) {
+	c.call("_zot/session/register_tools", map[string]any{"sessionId": session, "tools": []any{lookupTool}})
+}
+
+// TestFleetClientTool: a tool an ACP client registered
+// (_zot/session/register_tools) is offered on the fleet; the model's
+// call of it reaches the client through the daemon (_zot/tool/call),
+// once per turn, and the client sees the same updates as in process.
+func TestFleetClientTool(t *testing.T) {
+	var got results
+	f := newFleet(t, got.model("lookup", `{"key":"color"}`))
+	f.worker("w1")
+	var calls atomic.Int32
+	sameAsInProcess(t, f, toolRun{
+		serve: func(method string, params json.RawMessage) (any, bool) {
+			if method != "_zot/tool/call" || !strings.Contains(string(params), `"color"`) {
+				return nil, false
+			}
+			calls.Add(1)
+			return map[string]any{"text": "the color is blue"}, true
+		},
+		setup: registerLookup,
+	})
+	if n := calls.Load(); n != 2 {
+		t.Errorf("the client was asked %d times for two turns, want 2", n)
+	}
+	if !strings.Contains(got.String(), "the color is blue") {
+		t.Errorf("the model was given %q, want the client's answer", got.String())
+	}
+}
+
+// TestFleetACPClientFiles: with a client that offers fs/read_text_file,
+// read goes to the client (its unsaved buffer) on the fleet as in
+// process, not to a worker's disk.
+func TestFleetACPClientFiles(t *testing.T) {
+	var got results
+	f := newFleet(t, got.model("read", `{"path":"notes.txt"}`))
+	f.worker("w1")
+	var reads atomic.Int32
+	sameAsInProcess(t, f, toolRun{
+		caps: map[string]any{"fs": map[string]any{"readTextFile": true, "writeTextFile": true}},
+		serve: func(method string, params json.RawMessage) (any, bool) {
+			if method != "fs/read_text_file" {
+				return nil, false
+			}
+			reads.Add(1)
+			return map[string]any{"content": "unsaved text in the editor\n"}, true
+		},
+	})
+	if n := reads.Load(); n != 2 {
+		t.Errorf("the client was asked %d times for the file in two turns, want 2", n)
+	}
+	if !strings.Contains(got.String(), "unsaved text in the editor") {
+		t.Errorf("the model was given %q, want the editor's text", got.String())
+	}
+}
+
+// TestFleetExtensionTool: an extension's tool (the daemon's --ext) is
+// offered on the fleet and runs in the daemon, its result the model's,
+// the updates as in process.
+func TestFleetExtensionTool(t *testing.T) {
+	var got results
+	f := newFleet(t, got.model("py_echo", `{"text":"hello from the model"}`))
+	f.worker("w1")
+	sameAsInProcess(t, f, toolRun{daemonFlags: []string{"--ext", pyExtension(t, f.dir, "py")}})
+	if !strings.Contains(got.String(), "hello from the model") {
+		t.Errorf("the model was given %q, want the extension's echo", got.String())
+	}
+}
+
+// pyExtension writes an extension folder running the extension host's
+// Python test extension (internal/exthost/testdata/py) as name.
+func pyExtension(t *testing.T, dir, name string) string {
+	t.Helper()
+	script, err := filepath.Abs(filepath.Join("..", "..", "internal", "exthost", "testdata", "py", "ext.py"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	folder := filepath.Join(dir, "ext-"+name)
+	if err := os.MkdirAll(folder, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	m, _ := json.Marshal(map[string]any{"name": name, "exec": "python3", "args": []string{script, "ok", name}})
+	if err := os.WriteFile(filepath.Join(folder, "extension.json"), m, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return folder
+}
+
+// TestFleetDaemonKilledMidDaemonCall: kill -9 of the daemon (and its
+// client) while a client tool's call waits in it. The call is not run
+// again: the model is told it was interrupted, and the turn goes on in
+// the fleet; a daemon started again shows all of it on session/load.
+func TestFleetDaemonKilledMidDaemonCall(t *testing.T) {
+	var got results
+	f := newFleet(t, got.model("lookup", `{"key":"color"}`))
+	f.worker("w1")
+	d, sock := f.daemon("d", false)
+	asked := make(chan struct{}, 4)
+	c := dialACPWith(t, sock, map[string]any{}, func(method string, _ json.RawMessage) (any, bool) {
+		if method == "_zot/tool/call" {
+			asked <- struct{}{}
+		}
+		return nil, false // the call never ends
+	})
+	s := c.newSession(f.dir)
+	registerLookup(c, s)
+	_ = promptAsync(t, c, s, "use the tool")
+	select {
+	case <-asked:
+	case <-time.After(hang):
+		t.Fatal("the client tool was never called")
+	}
+	d.kill()
+	_ = os.Remove(sock)
+	_, sock = f.daemon("d2", false)
+	c2 := dialACP(t, sock)
+	c2.call("session/load", map[string]any{"sessionId": s, "cwd": f.dir, "mcpServers": []any{}})
+	updates := c2.taken()
+	if !strings.Contains(got.String(), "the zot daemon running this call went away") {
+		t.Errorf("the model was given %q, want the call reported interrupted", got.String())
+	}
+	if txt := text(updates); !strings.HasSuffix(txt, "Done with it.") {
+		t.Errorf("session/load after the restart shows %q, want the turn's end", txt)
+	}
+	if n0, n1 := f.model.count(0), f.model.count(1); n0 != 1 || n1 != 1 {
+		t.Errorf("model requests: %d first and %d second; want each once", n0, n1)
+	}
+	select {
+	case <-asked:
+		t.Error("the client tool was called again")
+	default:
+	}
+}
