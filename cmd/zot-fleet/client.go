@@ -28,6 +28,11 @@ import (
 	"zot.dev/zot/internal/sessionfile"
 )
 
+// DefaultHistoryEvents is how many events a run of a turn's workflow
+// holds before the turn continues as new: a fifth of Temporal's cap of
+// 51,200, some 800 steps of a dozen events each.
+const DefaultHistoryEvents = 10_000
+
 // runClient submits the turns zot sends on stdin and writes their events
 // and ends on stdout (fleet.Frame lines), until stdin ends. Turns still
 // running then go on in the fleet.
@@ -37,11 +42,15 @@ func runClient(ctx context.Context, args []string, stdin io.Reader, stdout, stde
 	var c cluster
 	c.flags(fs)
 	relayAddr := fs.String("relay", "127.0.0.1:0", "where the workers post the turns' events: an address they reach")
+	history := fs.Int("history-events", DefaultHistoryEvents, "a turn's workflow continues as new between two steps once a run's history holds this many events (or when the cluster suggests it); 0 leaves it to the cluster")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
 	if fs.NArg() > 0 {
 		return usageError{fmt.Sprintf("zot-fleet client takes no arguments, got %q", fs.Arg(0))}
+	}
+	if *history < 0 {
+		return usageError{fmt.Sprintf("--history-events %d: want 0 or more", *history)}
 	}
 	out := &frames{w: stdout}
 	blobs, err := c.store()
@@ -95,7 +104,7 @@ func runClient(ctx context.Context, args []string, stdin io.Reader, stdout, stde
 	}
 	defer dw.Stop()
 	base := "http://" + ln.Addr().String()
-	s := &submitter{cl: cl, blobs: blobs, relay: relay, url: base + "/events", intercept: base + "/intercept", daemonQueue: daemonQueue, c: &c, out: out, stderr: stderr}
+	s := &submitter{cl: cl, blobs: blobs, relay: relay, url: base + "/events", intercept: base + "/intercept", daemonQueue: daemonQueue, c: &c, out: out, stderr: stderr, history: *history}
 	out.send(fleet.Frame{Type: fleet.FrameReady})
 
 	runCtx, cancel := context.WithCancel(ctx)
@@ -181,6 +190,7 @@ type submitter struct {
 	c           *cluster
 	out         *frames
 	stderr      io.Writer
+	history     int // TurnInput.HistoryEvents
 }
 
 // run submits t, relays its events and writes its end.
@@ -230,10 +240,11 @@ func (s *submitter) turn(ctx context.Context, t *fleet.Turn) (*fleet.TurnResult,
 			ID: t.ID, Relay: s.url, Intercept: s.intercept, CWD: t.CWD, Provider: t.Provider, Model: t.Model,
 			Reasoning: t.Reasoning, Offer: offerRef, ToolQueue: s.c.tools(), Sandbox: t.Sandbox, DaemonQueue: s.daemonQueue,
 		},
-		Transcript: transcript,
-		UserIndex:  len(t.Transcript) - 1,
-		MaxSteps:   t.MaxSteps,
-		Meter:      t.Meter,
+		Transcript:    transcript,
+		UserIndex:     len(t.Transcript) - 1,
+		MaxSteps:      t.MaxSteps,
+		Meter:         t.Meter,
+		HistoryEvents: s.history,
 	}
 	stop := s.relay.Watch(t.ID, func(ev json.RawMessage) {
 		s.out.send(fleet.Frame{Type: fleet.FrameEvent, Turn: t.ID, Event: ev})
@@ -251,7 +262,8 @@ func (s *submitter) turn(ctx context.Context, t *fleet.Turn) (*fleet.TurnResult,
 }
 
 // wait waits for the turn's end, through a cluster that is away for a
-// while.
+// while, following the runs the turn continues as new into (Get follows
+// them from any run of the chain).
 func (s *submitter) wait(ctx context.Context, run client.WorkflowRun) (durable.TurnOutput, error) {
 	var out durable.TurnOutput
 	for {

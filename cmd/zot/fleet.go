@@ -27,12 +27,13 @@ func fleetFlags() []cli.Flag {
 		&cli.StringFlag{Name: "temporal-tls-key", Local: true, Usage: "--executor temporal: the client certificate's key (PEM)"},
 		&cli.StringFlag{Name: "temporal-tls-ca", Local: true, Usage: "--executor temporal: CA bundle (PEM) the cluster's certificate is checked against"},
 		&cli.StringFlag{Name: "temporal-tls-server-name", Local: true, Usage: "--executor temporal: the server name the cluster's certificate must carry"},
+		&cli.IntFlag{Name: "temporal-history-events", Local: true, Usage: "--executor temporal: a turn's workflow continues as new between two steps once a run's history holds this many events, or when the cluster suggests it (default 10000; 0: only then)"},
 	}
 }
 
 // fleetFlagNames are the names fleetFlags defines.
 var fleetFlagNames = []string{"executor", "temporal", "namespace", "task-queue", "tool-queue", "blobs",
-	"temporal-tls-cert", "temporal-tls-key", "temporal-tls-ca", "temporal-tls-server-name"}
+	"temporal-tls-cert", "temporal-tls-key", "temporal-tls-ca", "temporal-tls-server-name", "temporal-history-events"}
 
 // fleetBinary is the program beside zot that links the Temporal SDK.
 const fleetBinary = fleet.Binary
@@ -67,6 +68,15 @@ func startFleet(ctx context.Context, cmd *cli.Command, log io.Writer) (*fleet.Re
 	if err != nil {
 		return nil, &exitError{code: 1, msg: "zot: --executor temporal: " + err.Error()}
 	}
+	history := 0
+	if cmd.IsSet("temporal-history-events") {
+		if history = int(cmd.Int("temporal-history-events")); history < 0 {
+			return nil, usagef("--temporal-history-events %d: want 0 or more", history)
+		}
+		if history == 0 {
+			history = -1 // the cluster's suggestion only
+		}
+	}
 	h, err := zotHome(log)
 	if err != nil {
 		return nil, &exitError{code: 1, msg: err.Error()}
@@ -82,6 +92,7 @@ func startFleet(ctx context.Context, cmd *cli.Command, log io.Writer) (*fleet.Re
 		TLSKey:        cmd.String("temporal-tls-key"),
 		TLSCA:         cmd.String("temporal-tls-ca"),
 		TLSServerName: cmd.String("temporal-tls-server-name"),
+		HistoryEvents: history,
 		Turns:         filepath.Join(h.Dir, "fleet", "turns"),
 		Log:           log,
 	})

@@ -80,6 +80,11 @@ type FleetConfig struct {
 	// certificate is checked against (default: the system's), and
 	// TLSServerName the name it must carry.
 	TLSCert, TLSKey, TLSCA, TLSServerName string
+	// HistoryEvents bounds the history of one run of a turn's workflow:
+	// past it, or when the cluster suggests it, the turn continues as
+	// new between two steps. 0 means zot-fleet's default (10,000
+	// events); less than 0, the cluster's suggestion only.
+	HistoryEvents int
 	// Turns is the folder where the id of each stored session's running
 	// turn is kept until its end is, so that a process started again
 	// after one killed mid-turn finishes the turn when it opens the

@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"strconv"
 	"strings"
 	"time"
 
@@ -56,6 +57,9 @@ func Args(c engine.FleetConfig) []string {
 		if f[1] != "" {
 			args = append(args, "--"+f[0], f[1])
 		}
+	}
+	if c.HistoryEvents != 0 {
+		args = append(args, "--history-events", strconv.Itoa(max(c.HistoryEvents, 0)))
 	}
 	return args
 }

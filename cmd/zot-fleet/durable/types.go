@@ -87,6 +87,31 @@ type TurnInput struct {
 	UserIndex  int
 	MaxSteps   int
 	Meter      models.MeterState
+	// HistoryEvents bounds the history of one run of the turn's
+	// workflow: past it (or when the cluster suggests it), the turn
+	// continues as new between two steps. 0 leaves it to the cluster's
+	// suggestion.
+	HistoryEvents int `json:",omitempty"`
+	// Continued is the state a turn carries into the next run of its
+	// workflow; nil in its first run.
+	Continued *Carry `json:",omitempty"`
+}
+
+// Carry is what a turn's workflow hands the next run when it continues
+// as new, besides its transcript's reference and meter (kept in
+// TurnInput): so that the turn goes on where it was, numbering its
+// events on from where it stopped.
+type Carry struct {
+	// Step is the number of the next model call.
+	Step int
+	// Results are the references of the last step's tool results, which
+	// the next model call reads.
+	Results []string `json:",omitempty"`
+	// Steps and Activities count the turn's model calls and activities
+	// so far (Activities numbers the next activity's events).
+	Steps, Activities int
+	// Runs counts the runs before this one.
+	Runs int
 }
 
 // TurnOutput is how a turn ended: its transcript is Transcript's, with
@@ -99,8 +124,10 @@ type TurnOutput struct {
 	Code       string
 	Message    string
 	Aborted    bool
-	// Steps and Activities count the turn's model calls and activities.
-	Steps, Activities int
+	// Steps and Activities count the turn's model calls and activities;
+	// Runs the runs of its workflow (more than one when it continued as
+	// new).
+	Steps, Activities, Runs int
 }
 
 // StepInput is one model call.

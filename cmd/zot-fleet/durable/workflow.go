@@ -90,7 +90,12 @@ func Turn(ctx workflow.Context, in TurnInput) (TurnOutput, error) {
 		StartToCloseTimeout: time.Minute,
 		RetryPolicy:         &temporal.RetryPolicy{InitialInterval: 200 * time.Millisecond, MaximumAttempts: 10},
 	})
-	out := TurnOutput{Transcript: in.Transcript, Meter: in.Meter}
+	out := TurnOutput{Transcript: in.Transcript, Meter: in.Meter, Runs: 1}
+	first, results := 1, []string(nil)
+	if c := in.Continued; c != nil {
+		first, results = c.Step, c.Results
+		out.Steps, out.Activities, out.Runs = c.Steps, c.Activities, c.Runs+1
+	}
 	seq := func() int64 {
 		out.Activities++
 		return int64(out.Activities) << seqShift
@@ -110,8 +115,13 @@ func Turn(ctx workflow.Context, in TurnInput) (TurnOutput, error) {
 			out.Results = append(out.Results, ans.Results...)
 		}
 	}
-	var results []string
-	for step := 1; ; step++ {
+	for step := first; ; step++ {
+		if step > first && continueAsNew(ctx, in.HistoryEvents) && !aborted(ctx, abort, &reason) {
+			next := in
+			next.Transcript, next.Meter = out.Transcript, out.Meter
+			next.Continued = &Carry{Step: step, Results: results, Steps: out.Steps, Activities: out.Activities, Runs: out.Runs}
+			return TurnOutput{}, workflow.NewContinueAsNewError(ctx, WorkflowName, next)
+		}
 		var so StepOutput
 		err := workflow.ExecuteActivity(modelCtx, StepActivity, StepInput{
 			Turn: in.Turn, Transcript: out.Transcript, Results: results, UserIndex: in.UserIndex,
@@ -224,4 +234,27 @@ func daemonCallText(err error) string {
 		return NotRunText + "the zot daemon holding the session was gone before it could run it"
 	}
 	return DaemonGoneText
+}
+
+// continueAsNew reports whether the run's history has grown enough for
+// the turn to go on in a new run: past limit events (when limit is
+// set), or when the cluster suggests it (its history nearing the
+// cluster's caps).
+func continueAsNew(ctx workflow.Context, limit int) bool {
+	info := workflow.GetInfo(ctx)
+	return info.GetContinueAsNewSuggested() || (limit > 0 && info.GetCurrentHistoryLength() >= limit)
+}
+
+// aborted takes an abort signal that reached the run but was not handled
+// yet (the turn must not continue as new past it, and lose it): it
+// records its reason, cancels the turn and reports true.
+func aborted(ctx workflow.Context, abort workflow.CancelFunc, reason *string) bool {
+	ch := workflow.GetSignalChannel(ctx, AbortSignal)
+	var r string
+	if ch.ReceiveAsync(&r) {
+		*reason = r
+		abort()
+		return true
+	}
+	return false
 }

@@ -1,0 +1,170 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+// manySteps is a model that runs bash steps times, one call a step
+// (each appending its number to log.txt), then answers; with slow, the
+// last answer streams slowly, its first word "Slowly".
+func manySteps(steps int, slow time.Duration) func(modelRequest) []answerPart {
+	return func(r modelRequest) []answerPart {
+		if r.Results < steps {
+			args, _ := json.Marshal(map[string]string{"command": fmt.Sprintf("echo %d >> log.txt", r.Results+1)})
+			return []answerPart{{Text: fmt.Sprintf("Step %d. ", r.Results+1)}, {Tool: "bash", Args: string(args)}}
+		}
+		return []answerPart{{Text: "Slowly the steps are all done, one after another, and here is the end.", Delay: slow}}
+	}
+}
+
+// runs returns the statuses of the runs of the workflows on the dev
+// server, oldest first, by workflow id.
+func (f *fleetSetup) runs() map[string][]string {
+	f.t.Helper()
+	out, err := exec.Command(f.tl.temporal, "workflow", "list", "--address", f.addr(), "--output", "json").Output()
+	if err != nil {
+		f.t.Fatalf("temporal workflow list: %v", err)
+	}
+	type execution struct {
+		Execution struct {
+			WorkflowID string `json:"workflowId"`
+		} `json:"execution"`
+		StartTime time.Time `json:"startTime"`
+		Status    string    `json:"status"`
+	}
+	var list []execution
+	if err := json.Unmarshal(out, &list); err != nil {
+		f.t.Fatalf("temporal workflow list: %v\n%s", err, out)
+	}
+	slices.SortFunc(list, func(a, b execution) int { return a.StartTime.Compare(b.StartTime) })
+	runs := map[string][]string{}
+	for _, r := range list {
+		runs[r.Execution.WorkflowID] = append(runs[r.Execution.WorkflowID], r.Status)
+	}
+	return runs
+}
+
+// normUpdates drops what differs between two runs of a turn (timings).
+func normUpdates(us []json.RawMessage) []string {
+	var out []string
+	for _, u := range us {
+		var m map[string]any
+		_ = json.Unmarshal(u, &m)
+		delete(m, "_meta")
+		b, _ := json.Marshal(m)
+		out = append(out, string(b))
+	}
+	return out
+}
+
+// TestFleetContinueAsNew: with a low bound on a run's history, a turn
+// of eight steps continues as new several times; the client sees the
+// same updates in the same order as in process, each command runs once,
+// each model call is paid once.
+func TestFleetContinueAsNew(t *testing.T) {
+	const steps = 8
+	f := newFleet(t, manySteps(steps, 0))
+	f.worker("w1")
+	run := func(name string, inProcess bool) ([]json.RawMessage, string) {
+		var flags []string
+		if !inProcess {
+			flags = []string{"--temporal-history-events", "20"}
+		}
+		_, sock := f.daemonAs(name, inProcess, "allow", flags...)
+		work := filepath.Join(f.dir, name+"-work")
+		if err := os.MkdirAll(work, 0o700); err != nil {
+			t.Fatal(err)
+		}
+		c := dialACP(t, sock)
+		s := c.newSession(work)
+		c.taken()
+		if res := c.prompt(s, "go"); !strings.Contains(string(res), `"stopReason":"end_turn"`) {
+			t.Fatalf("%s: prompt answered %s", name, res)
+		}
+		log, _ := os.ReadFile(filepath.Join(work, "log.txt"))
+		return c.taken(), string(log)
+	}
+	want, wantLog := run("inprocess", true)
+	got, gotLog := run("fleet", false)
+	if w, g := normUpdates(want), normUpdates(got); !slices.Equal(w, g) {
+		t.Errorf("updates differ:\nin process:\n%s\nfleet:\n%s", strings.Join(w, "\n"), strings.Join(g, "\n"))
+	}
+	var log strings.Builder
+	for i := 1; i <= steps; i++ {
+		fmt.Fprintf(&log, "%d\n", i)
+	}
+	if wantLog != log.String() || gotLog != log.String() {
+		t.Errorf("the commands' effects: in process %q, fleet %q; want each once, in order", wantLog, gotLog)
+	}
+	for i := 0; i <= steps; i++ {
+		if n := f.model.count(i); n != 2 {
+			t.Errorf("model call %d was paid %d times for two turns, want 2", i+1, n)
+		}
+	}
+	all := f.runs()
+	if len(all) != 1 {
+		t.Fatalf("workflows: %v, want the one turn's", all)
+	}
+	for id, runs := range all {
+		t.Logf("turn %s: %d runs", id, len(runs))
+		continued := slices.Index(runs, "WORKFLOW_EXECUTION_STATUS_CONTINUED_AS_NEW") >= 0
+		if len(runs) < 3 || !continued || runs[len(runs)-1] != "WORKFLOW_EXECUTION_STATUS_COMPLETED" {
+			t.Errorf("turn %s ran as %v; want it continued as new at least twice, then completed", id, runs)
+		}
+	}
+}
+
+// TestFleetContinueAsNewAbort: session/cancel of a turn in a later run
+// of its workflow (after it continued as new) reaches the run going on:
+// the turn ends cancelled within seconds, its answer cut.
+func TestFleetContinueAsNewAbort(t *testing.T) {
+	f := newFleet(t, manySteps(4, 300*time.Millisecond))
+	f.worker("w1")
+	_, sock := f.daemonAs("d", false, "allow", "--temporal-history-events", "20")
+	c := dialACP(t, sock)
+	s := c.newSession(f.dir)
+	slow := make(chan struct{})
+	var once sync.Once
+	c.mu.Lock()
+	c.onUpdate = func(u json.RawMessage) {
+		if strings.Contains(string(u), `"Slowly `) {
+			once.Do(func() { close(slow) })
+		}
+	}
+	c.mu.Unlock()
+	wait := promptAsync(t, c, s, "go")
+	waitChan(t, "the last step's answer", slow)
+	var runs []string
+	for _, r := range f.runs() {
+		runs = r
+	}
+	if len(runs) < 2 || runs[len(runs)-1] != "WORKFLOW_EXECUTION_STATUS_RUNNING" {
+		t.Fatalf("the turn's runs before the cancel: %v; want it continued as new and running", runs)
+	}
+	began := time.Now()
+	c.notify("session/cancel", map[string]any{"sessionId": s})
+	res := wait()
+	if !strings.Contains(string(res), `"cancelled"`) {
+		t.Fatalf("the cancelled prompt answered %s", res)
+	}
+	if took := time.Since(began); took > 10*time.Second {
+		t.Errorf("the cancel took %v to end the turn", took)
+	}
+	if got := text(c.taken()); strings.Contains(got, "here is the end") {
+		t.Errorf("the answer went on after the cancel: %q", got)
+	}
+	for id, runs := range f.runs() {
+		if runs[len(runs)-1] != "WORKFLOW_EXECUTION_STATUS_COMPLETED" {
+			t.Errorf("turn %s ran as %v; want its last run completed", id, runs)
+		}
+	}
+}
