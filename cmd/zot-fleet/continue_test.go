@@ -53,19 +53,6 @@ func (f *fleetSetup) runs() map[string][]string {
 	return runs
 }
 
-// normUpdates drops what differs between two runs of a turn (timings).
-func normUpdates(us []json.RawMessage) []string {
-	var out []string
-	for _, u := range us {
-		var m map[string]any
-		_ = json.Unmarshal(u, &m)
-		delete(m, "_meta")
-		b, _ := json.Marshal(m)
-		out = append(out, string(b))
-	}
-	return out
-}
-
 // TestFleetContinueAsNew: with a low bound on a run's history, a turn
 // of eight steps continues as new several times; the client sees the
 // same updates in the same order as in process, each command runs once,
