@@ -250,15 +250,41 @@ func (s *submitter) turn(ctx context.Context, t *fleet.Turn) (*fleet.TurnResult,
 		s.out.send(fleet.Frame{Type: fleet.FrameEvent, Turn: t.ID, Event: ev})
 	})
 	defer stop()
-	run, err := s.cl.ExecuteWorkflow(ctx, client.StartWorkflowOptions{ID: t.ID, TaskQueue: s.c.queue}, durable.WorkflowName, in)
+	run, err := s.start(ctx, t, in)
 	if err != nil {
-		return nil, fmt.Errorf("starting the turn: %w", err)
+		return nil, err
 	}
 	out, err := s.wait(ctx, run)
 	if err != nil {
 		return nil, err
 	}
 	return s.result(ctx, out)
+}
+
+// start starts t's workflow: a turn of its own, or a sub-agent's turn,
+// which its parent's workflow starts as its child (durable.ChildUpdate).
+func (s *submitter) start(ctx context.Context, t *fleet.Turn, in durable.TurnInput) (client.WorkflowRun, error) {
+	if t.Parent == "" {
+		run, err := s.cl.ExecuteWorkflow(ctx, client.StartWorkflowOptions{ID: t.ID, TaskQueue: s.c.queue}, durable.WorkflowName, in)
+		if err != nil {
+			return nil, fmt.Errorf("starting the turn: %w", err)
+		}
+		return run, nil
+	}
+	h, err := s.cl.UpdateWorkflow(ctx, client.UpdateWorkflowOptions{
+		WorkflowID:   t.Parent,
+		UpdateName:   durable.ChildUpdate,
+		Args:         []any{durable.ChildStart{ID: t.ID, Call: t.ParentCall, Input: in}},
+		WaitForStage: client.WorkflowUpdateStageCompleted,
+	})
+	var runID string
+	if err == nil {
+		err = h.Get(ctx, &runID)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("starting the sub-agent's turn under %s: %w", t.Parent, err)
+	}
+	return s.cl.GetWorkflow(ctx, t.ID, runID), nil
 }
 
 // wait waits for the turn's end, through a cluster that is away for a

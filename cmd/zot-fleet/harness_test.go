@@ -208,6 +208,8 @@ type modelRequest struct {
 	Results int
 	// LastResult is the text of the last tool result.
 	LastResult string
+	// System is the request's system prompt (a sub-agent's says so).
+	System string
 }
 
 // answerPart is one piece of an answer: text (streamed in Chunks pieces
@@ -255,6 +257,7 @@ func (m *fakeModel) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	var req struct {
+		System   json.RawMessage `json:"system"`
 		Messages []struct {
 			Content json.RawMessage `json:"content"`
 		} `json:"messages"`
@@ -264,6 +267,16 @@ func (m *fakeModel) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	var mr modelRequest
+	// The system prompt is a string or text blocks.
+	if json.Unmarshal(req.System, &mr.System) != nil {
+		var blocks []struct {
+			Text string `json:"text"`
+		}
+		_ = json.Unmarshal(req.System, &blocks)
+		for _, b := range blocks {
+			mr.System += b.Text
+		}
+	}
 	for _, msg := range req.Messages {
 		var blocks []struct {
 			Type    string          `json:"type"`

@@ -43,6 +43,10 @@ type ExecTurn struct {
 	// wherever they run, which the session's approvals may widen (a path
 	// allowed once or always); nil confines nothing.
 	Sandbox *sandbox.Guard
+	// ParentCall is, in a sub-agent's session, the id of the parent's
+	// task call that started it (its prompt runs under that call's
+	// context); "" in a session a door made.
+	ParentCall string
 }
 
 // Resumer is an Executor that finishes, when a stored session is opened

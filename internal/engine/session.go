@@ -316,7 +316,8 @@ type Session struct {
 	log         io.Writer
 	store       *sessionfile.File // nil without a session file
 	storedID    string            // the id in SessionConfig.SessionStore, or ""
-	exec        Executor          // SessionConfig.Executor
+	exec        Executor          // SessionConfig.Executor, or a sub-agent's parent's
+	parentCall  string            // a sub-agent's: the parent's task call that started it
 	approval    *approval         // the mode and, when somebody answers, the approvals
 	sbox        *sandboxState     // what the tools may change (sandbox.go)
 	sboxMu      sync.Mutex        // held while sbox changes
@@ -487,7 +488,7 @@ func (s *Session) workFunc(w Work) (func(context.Context, func(wire.Event)) erro
 				return s.promptStructured(ctx, tallyOf(ctx), in, emit)
 			}
 			if s.exec != nil {
-				return s.exec.Prompt(ctx, ExecTurn{Session: s.StoredID(), CWD: s.cwd, Agent: s.agent, Text: in.Text, Images: in.Images, Source: in.Source, Sandbox: s.sbox.guard}, emit)
+				return s.exec.Prompt(ctx, ExecTurn{Session: s.StoredID(), CWD: s.cwd, Agent: s.agent, Text: in.Text, Images: in.Images, Source: in.Source, Sandbox: s.sbox.guard, ParentCall: s.parentCall}, emit)
 			}
 			if in.Source != "" {
 				return s.agent.PromptEvent(ctx, in.Source, in.Text, emit)

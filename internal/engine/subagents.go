@@ -349,9 +349,9 @@ func (s *Session) runChild(ctx context.Context, req subagent.Request, progress f
 // newChild makes the session of a child: the parent's provider and
 // working directory, the model req asks for, the parent's tools (only
 // those the profile names, and the task tool only while the depth
-// allows), a transcript of its own in memory, and every tool call put
-// through the parent's interceptors, permission mode, rules, approvals
-// and sandbox.
+// allows), a transcript of its own in memory, the parent's executor, and
+// every tool call put through the parent's interceptors, permission mode,
+// rules, approvals and sandbox.
 func (s *Session) newChild(req subagent.Request) (*Session, error) {
 	a := &s.agents
 	cfg := a.base
@@ -387,8 +387,11 @@ func (s *Session) newChild(req subagent.Request) (*Session, error) {
 		}
 		list = append(list, t)
 	}
+	// The child's prompts run where the parent's do: with an executor (a
+	// fleet), its turn is one of the executor's too, started under the
+	// task call.
 	c := &Session{host: s.host, catalog: s.catalog, provider: s.provider, cwd: s.cwd, log: s.log,
-		spills: tools.NewSpills(""), sbox: s.sbox, approval: s.approval}
+		spills: tools.NewSpills(""), sbox: s.sbox, approval: s.approval, exec: s.exec, parentCall: req.CallID}
 	// The child's own children have slots of their own: sharing the
 	// parent's would leave a child holding the last slot waiting forever
 	// for one for its own child.

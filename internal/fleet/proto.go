@@ -46,6 +46,11 @@ type Turn struct {
 	// Sandbox is the session's sandbox as the turn starts; nil confines
 	// nothing but what the worker's own --sandbox does.
 	Sandbox *Sandbox `json:"sandbox,omitempty"`
+	// Parent, for a sub-agent's turn, is the id of the turn whose task
+	// call ParentCall started it: the turn runs as a child workflow of
+	// that turn's. "" for a turn of its own.
+	Parent     string `json:"parent,omitempty"`
+	ParentCall string `json:"parent_call,omitempty"`
 }
 
 // Sandbox is a session's sandbox policy as it travels to the workers

@@ -186,6 +186,14 @@ func (r *Remote) Prompt(ctx context.Context, t engine.ExecTurn, emit func(wire.E
 	if err != nil {
 		return &agent.Error{Code: wire.CodeInternal, Message: "fleet: " + err.Error()}
 	}
+	if parent := turnOf(ctx); parent != "" && t.ParentCall != "" {
+		// A sub-agent's prompt, run under the task call of a turn of the
+		// fleet: a child workflow of that turn.
+		turn.Parent, turn.ParentCall = parent, t.ParentCall
+	}
+	// What the daemon runs for this turn (a tool of the session's) runs
+	// under it: a sub-agent it starts is the turn's child.
+	ctx = WithTurn(ctx, turn.ID)
 	if err := r.Ready(ctx); err != nil {
 		if ctx.Err() != nil {
 			emit(&wire.TurnStartEvent{Step: 1})
@@ -199,8 +207,12 @@ func (r *Remote) Prompt(ctx context.Context, t engine.ExecTurn, emit func(wire.E
 		return &agent.Error{Code: wire.CodeProviderError, Message: err.Error()}
 	}
 	defer r.unregister(turn.ID)
-	if err := r.note(t.Session, turn.ID); err != nil {
-		return &agent.Error{Code: wire.CodeInternal, Message: err.Error()}
+	if turn.Parent == "" {
+		// A sub-agent's turn is not resumed: its task call is the
+		// parent's, which is.
+		if err := r.note(t.Session, turn.ID); err != nil {
+			return &agent.Error{Code: wire.CodeInternal, Message: err.Error()}
+		}
 	}
 	if err := r.send(Frame{Type: FrameSubmit, Turn: turn.ID, Input: turn}); err != nil {
 		return &agent.Error{Code: wire.CodeProviderError, Message: "fleet: sending the turn: " + err.Error()}
@@ -237,6 +249,23 @@ func (r *Remote) Prompt(ctx context.Context, t engine.ExecTurn, emit func(wire.E
 			}
 		}
 	}
+}
+
+// turnKey keys, in a context, the id of the fleet's turn it runs under.
+type turnKey struct{}
+
+// WithTurn returns ctx under the fleet's turn id: what runs in the daemon
+// for that turn (a tool call answered through the daemon, the task tool's
+// sub-agent) runs under it, and a sub-agent's turn started under it is
+// that turn's child workflow.
+func WithTurn(ctx context.Context, id string) context.Context {
+	return context.WithValue(ctx, turnKey{}, id)
+}
+
+// turnOf returns the id of the turn ctx runs under, "" outside one.
+func turnOf(ctx context.Context) string {
+	id, _ := ctx.Value(turnKey{}).(string)
+	return id
 }
 
 // intercept runs the session's interceptors on a tool call a worker is

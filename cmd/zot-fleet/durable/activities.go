@@ -242,7 +242,7 @@ func (w *Activities) Tool(ctx context.Context, in ToolInput) (ToolOutput, error)
 		res := agent.AnswerCall(in.Call.block(), InterruptedText, em.emit)
 		em.close()
 		ref, err := w.putResults(ctx, res)
-		return ToolOutput{Result: ref}, err
+		return ToolOutput{Result: ref, Interrupted: true}, err
 	}
 	floor := w.floor(in.Turn.CWD)
 	guard := sandbox.NewGuard(turnPolicy(in.Turn.Sandbox, in.Turn.CWD).Meet(floor))

@@ -200,6 +200,9 @@ type AskOutput struct {
 // message.
 type ToolOutput struct {
 	Result string
+	// Interrupted says the call was answered as interrupted: its worker
+	// went away while it ran.
+	Interrupted bool `json:",omitempty"`
 }
 
 // AnswerInput answers calls that did not run, or did not finish, with

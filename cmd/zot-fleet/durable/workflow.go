@@ -44,7 +44,8 @@ const (
 // and agent.AfterTools, and whose effects are activities. A model call
 // is retried on another worker when its worker goes away (its result,
 // once recorded, is never asked for again); a tool call runs at most
-// once: one whose worker went away is answered as interrupted.
+// once: one whose worker went away is answered as interrupted. A task
+// call's sub-agent runs as a child workflow of the turn (child.go).
 func Turn(ctx workflow.Context, in TurnInput) (TurnOutput, error) {
 	abortCtx, abort := workflow.WithCancel(ctx)
 	reason := "aborted"
@@ -86,10 +87,17 @@ func Turn(ctx workflow.Context, in TurnInput) (TurnOutput, error) {
 		HeartbeatTimeout:       HeartbeatTimeout,
 		RetryPolicy:            &temporal.RetryPolicy{MaximumAttempts: 1},
 	})
-	answerCtx := workflow.WithActivityOptions(ctx, workflow.ActivityOptions{
+	// The turn's last events go out even when the turn was cancelled (a
+	// sub-agent's turn whose parent was aborted).
+	detached, _ := workflow.NewDisconnectedContext(ctx)
+	answerCtx := workflow.WithActivityOptions(detached, workflow.ActivityOptions{
 		StartToCloseTimeout: time.Minute,
 		RetryPolicy:         &temporal.RetryPolicy{InitialInterval: 200 * time.Millisecond, MaximumAttempts: 10},
 	})
+	var kids children
+	if err := kids.listen(ctx, abortCtx); err != nil {
+		return TurnOutput{}, err
+	}
 	out := TurnOutput{Transcript: in.Transcript, Meter: in.Meter, Runs: 1}
 	first, results := 1, []string(nil)
 	if c := in.Continued; c != nil {
@@ -191,6 +199,7 @@ func Turn(ctx workflow.Context, in TurnInput) (TurnOutput, error) {
 			for k, c := range group {
 				var to ToolOutput
 				err := runs[k].Get(ctx, &to)
+				out.Meter = kids.settle(ctx, c.ID, err == nil && !to.Interrupted, out.Meter)
 				if err == nil {
 					results = append(results, to.Result)
 					continue
