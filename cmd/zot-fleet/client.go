@@ -99,6 +99,7 @@ func runClient(ctx context.Context, args []string, stdin io.Reader, stdout, stde
 	dt := &durable.DaemonTools{Blobs: blobs, Run: calls.run}
 	dw.RegisterActivityWithOptions(dt.Tool, activity.RegisterOptions{Name: durable.DaemonToolActivity})
 	if err := dw.Start(); err != nil {
+		err = c.explain(err)
 		out.send(fleet.Frame{Type: fleet.FrameError, Error: err.Error()})
 		return fmt.Errorf("serving the daemon's tools: %w", err)
 	}

@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 
+	"go.temporal.io/api/serviceerror"
 	"go.temporal.io/sdk/client"
 	tlog "go.temporal.io/sdk/log"
 
@@ -76,4 +77,15 @@ func (c *cluster) tools() string {
 		return c.toolQueue
 	}
 	return c.queue
+}
+
+// explain makes the error of a worker that could not start say what to
+// do: a namespace the cluster does not have is named, with how to
+// create it.
+func (c *cluster) explain(err error) error {
+	var missing *serviceerror.NamespaceNotFound
+	if errors.As(err, &missing) {
+		return fmt.Errorf("the cluster at %s has no namespace %q: create it (temporal operator namespace create --namespace %s) or name another with --namespace: %w", c.hostPort, c.namespace, c.namespace, err)
+	}
+	return err
 }

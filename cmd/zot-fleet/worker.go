@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"sync"
+	"time"
 
 	"go.temporal.io/sdk/activity"
 	"go.temporal.io/sdk/worker"
@@ -27,6 +29,7 @@ func runWorker(ctx context.Context, args []string, stderr io.Writer) error {
 	baseURL := fs.String("base-url", "", "the provider's endpoint")
 	apiKey := fs.String("api-key", "", "the provider's API key (default: its environment variable)")
 	identity := fs.String("identity", "", "the worker's name in the cluster (default: host and pid)")
+	stopTimeout := fs.Duration("stop-timeout", DefaultStopTimeout, "on SIGTERM or SIGINT, how long the calls running may go on before they are cut (a second signal stops at once)")
 	var sb sandboxFlags
 	sb.flags(fs)
 	if err := fs.Parse(args); err != nil {
@@ -34,6 +37,9 @@ func runWorker(ctx context.Context, args []string, stderr io.Writer) error {
 	}
 	if fs.NArg() > 0 {
 		return usageError{fmt.Sprintf("zot-fleet worker takes no arguments, got %q", fs.Arg(0))}
+	}
+	if *stopTimeout < 0 {
+		return usageError{fmt.Sprintf("--stop-timeout %v: want 0 or more", *stopTimeout)}
 	}
 	floor, err := sb.policy()
 	if err != nil {
@@ -57,7 +63,7 @@ func runWorker(ctx context.Context, args []string, stderr io.Writer) error {
 	}
 	defer cl.Close()
 	acts := &durable.Activities{Provider: p, ProviderName: *provider, Blobs: blobs, Floor: floor}
-	opts := worker.Options{Identity: *identity}
+	opts := worker.Options{Identity: *identity, WorkerStopTimeout: *stopTimeout}
 	main := worker.New(cl, c.queue, opts)
 	main.RegisterWorkflowWithOptions(durable.Turn, workflow.RegisterOptions{Name: durable.WorkflowName})
 	main.RegisterActivityWithOptions(acts.Step, activity.RegisterOptions{Name: durable.StepActivity})
@@ -76,13 +82,32 @@ func runWorker(ctx context.Context, args []string, stderr io.Writer) error {
 			for _, started := range workers[:i] {
 				started.Stop()
 			}
-			return fmt.Errorf("starting the worker: %w", err)
+			return fmt.Errorf("starting the worker: %w", c.explain(err))
 		}
 	}
 	fmt.Fprintf(stderr, "zot-fleet worker: serving %s (tools on %s) at %s, namespace %s; %s\n", c.queue, c.tools(), c.hostPort, c.namespace, describeFloor(floor))
 	<-ctx.Done()
-	for _, w := range workers {
-		w.Stop()
-	}
+	fmt.Fprintf(stderr, "zot-fleet worker: stopping: taking no more calls; those running have %v to finish (a second signal stops at once)\n", *stopTimeout)
+	stopAll(workers)
+	fmt.Fprintln(stderr, "zot-fleet worker: stopped")
 	return nil
+}
+
+// DefaultStopTimeout is how long a stopping worker lets the calls it
+// runs finish: the 30 s a Kubernetes pod has between SIGTERM and
+// SIGKILL by default.
+const DefaultStopTimeout = 30 * time.Second
+
+// stopAll stops the workers at once, each letting its running calls
+// finish within the stop timeout, and returns when all have stopped.
+func stopAll(workers []worker.Worker) {
+	var wg sync.WaitGroup
+	for _, w := range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			w.Stop()
+		}()
+	}
+	wg.Wait()
 }
