@@ -124,7 +124,10 @@ func Turn(ctx workflow.Context, in TurnInput) (TurnOutput, error) {
 		}
 	}
 	for step := first; ; step++ {
-		if step > first && continueAsNew(ctx, in.HistoryEvents) && !aborted(ctx, abort, &reason) {
+		// Between two steps no call runs, so no sub-agent's turn either
+		// (each ends with its task call): the next run starts with none.
+		if step > first && len(kids.byCall) == 0 && workflow.AllHandlersFinished(ctx) &&
+			continueAsNew(ctx, in.HistoryEvents) && !aborted(ctx, abort, &reason) {
 			next := in
 			next.Transcript, next.Meter = out.Transcript, out.Meter
 			next.Continued = &Carry{Step: step, Results: results, Steps: out.Steps, Activities: out.Activities, Runs: out.Runs}
