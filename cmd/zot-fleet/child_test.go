@@ -25,8 +25,8 @@ import (
 // subAgentMark is what a sub-agent's system prompt says (engine.newChild).
 const subAgentMark = "You are a sub-agent"
 
-// frameLog is zot-fleet client driven as zot daemon drives it (frames
-// on its stdin and stdout), keeping each turn's frames.
+// frameLog is zot-fleet client (with more flags) driven as zot daemon
+// drives it (frames on its stdin and stdout), keeping each turn's frames.
 type frameLog struct {
 	t  *testing.T
 	in *json.Encoder
@@ -36,9 +36,9 @@ type frameLog struct {
 	got    chan fleet.Frame
 }
 
-func (f *fleetSetup) frameLog(t *testing.T) *frameLog {
+func (f *fleetSetup) frameLog(t *testing.T, flags ...string) *frameLog {
 	t.Helper()
-	cmd := exec.Command(f.tl.fleet, "client", "--temporal", f.addr(), "--blobs", f.blobs)
+	cmd := exec.Command(f.tl.fleet, append([]string{"client", "--temporal", f.addr(), "--blobs", f.blobs}, flags...)...)
 	cmd.Env = append(os.Environ(), "ZOT_HOME="+f.home)
 	stderr := &syncBuffer{}
 	cmd.Stderr = stderr

@@ -11,6 +11,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"zot.dev/zot/internal/fleet"
 )
 
 // manySteps is a model that runs bash steps times, one call a step
@@ -152,6 +154,71 @@ func TestFleetContinueAsNewAbort(t *testing.T) {
 	for id, runs := range f.runs() {
 		if runs[len(runs)-1] != "WORKFLOW_EXECUTION_STATUS_COMPLETED" {
 			t.Errorf("turn %s ran as %v; want its last run completed", id, runs)
+		}
+	}
+}
+
+// TestFleetChildTurnContinuesAsNew: with a low bound on a run's history,
+// a turn and the sub-agent's turn its third task call starts both
+// continue as new; the parent waits for the child's last run, and the
+// usage of all eight model calls (four each) reaches the parent's end.
+func TestFleetChildTurnContinuesAsNew(t *testing.T) {
+	f := newFleet(t, func(r modelRequest) []answerPart {
+		who := "parent"
+		if strings.Contains(r.System, subAgentMark) {
+			who = "child"
+		}
+		if r.Results < 3 {
+			args, _ := json.Marshal(map[string]string{"command": fmt.Sprintf("echo %s%d >> log.txt", who, r.Results+1)})
+			return []answerPart{{Tool: "bash", Args: string(args)}}
+		}
+		return []answerPart{{Text: "the " + who + " is done"}}
+	})
+	f.worker("w1")
+	c := f.frameLog(t, "--history-events", "15")
+	work := t.TempDir()
+	parent := frameTurn(t, "zot-test-parent", work, "the parent", "delegate")
+	child := frameTurn(t, "zot-test-child", work, subAgentMark+".", "child: work")
+	c.send(fleet.Frame{Type: fleet.FrameSubmit, Turn: parent.ID, Input: parent})
+	ended := func(id string) func(fleet.Frame) bool {
+		return func(fr fleet.Frame) bool {
+			return fr.Turn == id && (fr.Type == fleet.FrameIntercept || fr.Type == fleet.FrameDone || fr.Type == fleet.FrameError)
+		}
+	}
+	allow := func(fr fleet.Frame) {
+		c.send(fleet.Frame{Type: fleet.FrameVerdict, Turn: fr.Turn, Request: fr.Request, Verdict: &fleet.ToolVerdict{}})
+	}
+	var childEnd fleet.Frame
+	calls := 0
+	pend := c.next(ended(parent.ID))
+	for ; pend.Type == fleet.FrameIntercept; pend = c.next(ended(parent.ID)) {
+		if calls++; calls == 3 {
+			// The third call runs while the sub-agent works.
+			child.Parent, child.ParentCall = parent.ID, pend.Call.ID
+			c.send(fleet.Frame{Type: fleet.FrameSubmit, Turn: child.ID, Input: child})
+			childEnd = c.next(ended(child.ID))
+			for ; childEnd.Type == fleet.FrameIntercept; childEnd = c.next(ended(child.ID)) {
+				allow(childEnd)
+			}
+		}
+		allow(pend)
+	}
+	if childEnd.Type != fleet.FrameDone || childEnd.Result.Code != "" {
+		t.Fatalf("the child's turn ended %+v", childEnd)
+	}
+	if pend.Type != fleet.FrameDone || pend.Result.Code != "" {
+		t.Fatalf("the parent's turn ended %+v", pend)
+	}
+	if got, four := pend.Result.Meter.Usage, childEnd.Result.Meter.Usage; four.Input == 0 || got.Input != 2*four.Input || got.Output != 2*four.Output {
+		t.Errorf("the parent's usage %+v; want its four calls' and the child's four %+v", got, four)
+	}
+	if log, _ := os.ReadFile(filepath.Join(work, "log.txt")); string(log) != "parent1\nparent2\nchild1\nchild2\nchild3\nparent3\n" {
+		t.Errorf("the commands ran %q", log)
+	}
+	runs := f.runs()
+	for _, id := range []string{parent.ID, child.ID} {
+		if r := runs[id]; len(r) < 2 || r[len(r)-1] != "WORKFLOW_EXECUTION_STATUS_COMPLETED" {
+			t.Errorf("turn %s ran as %v; want it continued as new, then completed", id, r)
 		}
 	}
 }
