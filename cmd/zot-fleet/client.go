@@ -228,7 +228,7 @@ func (s *submitter) turn(ctx context.Context, t *fleet.Turn) (*fleet.TurnResult,
 	if err != nil {
 		return nil, err
 	}
-	offer, err := json.Marshal(durable.Offer{System: t.System, Tools: t.Tools, Concurrent: t.Concurrent, Daemon: t.Daemon})
+	offer, err := json.Marshal(durable.Offer{System: t.System, Tools: t.Tools, Concurrent: t.Concurrent, Daemon: t.Daemon, MCPTools: t.MCPTools, MCPServers: t.MCPServers})
 	if err != nil {
 		return nil, err
 	}

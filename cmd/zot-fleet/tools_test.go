@@ -3,6 +3,7 @@ package main
 import (
 	"encoding/json"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -50,6 +51,8 @@ type toolRun struct {
 	serve func(method string, params json.RawMessage) (any, bool)
 	// setup runs once the session is made.
 	setup func(c *acpClient, session string)
+	// mcp are the session's mcpServers (session/new).
+	mcp []any
 }
 
 // sameAsInProcess runs one prompt through the in-process daemon and the
@@ -68,7 +71,7 @@ func sameAsInProcess(t *testing.T, f *fleetSetup, r toolRun) {
 			caps = map[string]any{}
 		}
 		c := dialACPWith(t, sock, caps, r.serve)
-		s := c.newSession(work)
+		s := c.newSessionMCP(work, r.mcp)
 		if r.setup != nil {
 			r.setup(c, s)
 		}
@@ -244,5 +247,100 @@ func TestFleetDaemonKilledMidDaemonCall(t *testing.T) {
 	case <-asked:
 		t.Error("the client tool was called again")
 	default:
+	}
+}
+
+// newSessionMCP makes a session in cwd with the MCP servers mcp.
+func (c *acpClient) newSessionMCP(cwd string, mcp []any) string {
+	c.t.Helper()
+	if mcp == nil {
+		mcp = []any{}
+	}
+	var r struct {
+		SessionID string `json:"sessionId"`
+	}
+	_ = json.Unmarshal(c.call("session/new", map[string]any{"cwd": cwd, "mcpServers": mcp}), &r)
+	return r.SessionID
+}
+
+// mcpServer builds internal/mcphost/testdata/mcpserver and returns the
+// session/new entry of a server t running it through a script that
+// notes, in the file where, which program started it (worker for
+// zot-fleet worker, daemon for zot daemon); refuse names a program it
+// then refuses to start for (it exits at once).
+func mcpServer(t *testing.T, dir, refuse string) (server map[string]any, where string) {
+	t.Helper()
+	bin := filepath.Join(dir, "mcpserver")
+	build := exec.Command("go", "build", "-o", bin, "./internal/mcphost/testdata/mcpserver")
+	build.Dir = filepath.Join("..", "..")
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("building the MCP test server: %v\n%s", err, out)
+	}
+	where = filepath.Join(dir, "mcp-started-by")
+	script := filepath.Join(dir, "mcpserver.sh")
+	body := `#!/bin/sh
+by=$(tr '\0' '\n' < /proc/$PPID/cmdline | sed -n 2p)
+echo "$by" >> "$WHERE"
+[ "$by" = "$REFUSE" ] && exit 1
+exec "$SERVER"
+`
+	if err := os.WriteFile(script, []byte(body), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	env := []any{
+		map[string]any{"name": "WHERE", "value": where},
+		map[string]any{"name": "SERVER", "value": bin},
+		map[string]any{"name": "REFUSE", "value": refuse},
+	}
+	return map[string]any{"name": "t", "command": script, "args": []any{}, "env": env}, where
+}
+
+// startedBy counts the starts of the MCP test server by each program.
+func startedBy(t *testing.T, where string) map[string]int {
+	t.Helper()
+	data, err := os.ReadFile(where)
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := map[string]int{}
+	for _, line := range strings.Fields(string(data)) {
+		n[line]++
+	}
+	return n
+}
+
+// TestFleetMCPToolOnWorker: an MCP server's tool (a session's
+// mcpServers) is offered on the fleet, and its call runs on the worker
+// holding the working directory, with a server of the session's
+// configuration started there once; the client sees the same updates as
+// in process.
+func TestFleetMCPToolOnWorker(t *testing.T) {
+	var got results
+	f := newFleet(t, got.model("mcp__t__echo", `{"text":"hello from the model"}`))
+	f.worker("w1")
+	server, where := mcpServer(t, f.dir, "")
+	sameAsInProcess(t, f, toolRun{mcp: []any{server}})
+	if !strings.Contains(got.String(), "echo: hello from the model") {
+		t.Errorf("the model was given %q, want the server's echo", got.String())
+	}
+	if n := startedBy(t, where); n["worker"] != 1 || n["daemon"] != 2 {
+		t.Errorf("the MCP server was started %v; want once by the worker (which ran the call) and once by each daemon", n)
+	}
+}
+
+// TestFleetMCPToolFallsBackToDaemon: an MCP server that does not start
+// on the worker has its tool's call answered by the daemon, the updates
+// as in process.
+func TestFleetMCPToolFallsBackToDaemon(t *testing.T) {
+	var got results
+	f := newFleet(t, got.model("mcp__t__echo", `{"text":"hello from the model"}`))
+	f.worker("w1")
+	server, where := mcpServer(t, f.dir, "worker")
+	sameAsInProcess(t, f, toolRun{mcp: []any{server}})
+	if !strings.Contains(got.String(), "echo: hello from the model") {
+		t.Errorf("the model was given %q, want the server's echo", got.String())
+	}
+	if n := startedBy(t, where); n["worker"] < 1 || n["daemon"] != 2 {
+		t.Errorf("the MCP server was started %v; want tried by the worker and started by each daemon", n)
 	}
 }

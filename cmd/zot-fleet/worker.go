@@ -14,6 +14,7 @@ import (
 	"go.temporal.io/sdk/workflow"
 
 	"zot.dev/zot/cmd/zot-fleet/durable"
+	"zot.dev/zot/internal/buildinfo"
 	"zot.dev/zot/internal/registry"
 )
 
@@ -30,6 +31,8 @@ func runWorker(ctx context.Context, args []string, stderr io.Writer) error {
 	apiKey := fs.String("api-key", "", "the provider's API key (default: its environment variable)")
 	identity := fs.String("identity", "", "the worker's name in the cluster (default: host and pid)")
 	stopTimeout := fs.Duration("stop-timeout", DefaultStopTimeout, "on SIGTERM or SIGINT, how long the calls running may go on before they are cut (a second signal stops at once)")
+	mcp := fs.Bool("mcp", true, "run the MCP servers of the tools the turns call here (a server of the session's configuration, started in the working directory); false leaves those calls to the daemons")
+	mcpIdle := fs.Duration("mcp-idle", durable.DefaultMCPIdle, "how long an MCP server no call uses is kept running")
 	var sb sandboxFlags
 	sb.flags(fs)
 	if err := fs.Parse(args); err != nil {
@@ -63,6 +66,10 @@ func runWorker(ctx context.Context, args []string, stderr io.Writer) error {
 	}
 	defer cl.Close()
 	acts := &durable.Activities{Provider: p, ProviderName: *provider, Blobs: blobs, Floor: floor}
+	if *mcp {
+		acts.MCP = &durable.MCPServers{Log: stderr, Idle: *mcpIdle, ClientVersion: buildinfo.Version()}
+		defer acts.MCP.Close()
+	}
 	opts := worker.Options{Identity: *identity, WorkerStopTimeout: *stopTimeout}
 	main := worker.New(cl, c.queue, opts)
 	main.RegisterWorkflowWithOptions(durable.Turn, workflow.RegisterOptions{Name: durable.WorkflowName})

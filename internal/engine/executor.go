@@ -47,6 +47,9 @@ type ExecTurn struct {
 	// task call that started it (its prompt runs under that call's
 	// context); "" in a session a door made.
 	ParentCall string
+	// MCP are the configurations of the session's MCP servers, for an
+	// executor that runs their tools where the working directory is.
+	MCP []MCPServer
 }
 
 // Resumer is an Executor that finishes, when a stored session is opened

@@ -223,3 +223,12 @@ func (p *plugins) mcpCount() *int64 {
 	n := int64(m.Count())
 	return &n
 }
+
+// mcpSpecs returns the configurations of the session's MCP servers.
+func (s *Session) mcpSpecs() []MCPServer {
+	m, _ := s.plug.manager(false)
+	if m == nil {
+		return nil
+	}
+	return m.Specs()
+}

@@ -488,7 +488,7 @@ func (s *Session) workFunc(w Work) (func(context.Context, func(wire.Event)) erro
 				return s.promptStructured(ctx, tallyOf(ctx), in, emit)
 			}
 			if s.exec != nil {
-				return s.exec.Prompt(ctx, ExecTurn{Session: s.StoredID(), CWD: s.cwd, Agent: s.agent, Text: in.Text, Images: in.Images, Source: in.Source, Sandbox: s.sbox.guard, ParentCall: s.parentCall}, emit)
+				return s.exec.Prompt(ctx, ExecTurn{Session: s.StoredID(), CWD: s.cwd, Agent: s.agent, Text: in.Text, Images: in.Images, Source: in.Source, Sandbox: s.sbox.guard, ParentCall: s.parentCall, MCP: s.mcpSpecs()}, emit)
 			}
 			if in.Source != "" {
 				return s.agent.PromptEvent(ctx, in.Source, in.Text, emit)

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 
 	"zot.dev/zot/internal/llm"
+	"zot.dev/zot/internal/mcphost"
 	"zot.dev/zot/internal/models"
 	"zot.dev/zot/internal/sandbox"
 )
@@ -36,6 +37,14 @@ type Turn struct {
 	// terminal tools, any the workers do not have): their calls come
 	// back as call frames. The others run on the workers.
 	Daemon []string `json:"daemon,omitempty"`
+	// MCPTools names the server of each tool of Daemon that an MCP
+	// server offers, and MCPServers are those servers' configurations: a
+	// worker holding CWD runs their calls with a server of the same
+	// configuration started there; the daemon answers those it cannot.
+	// A configuration may hold secrets (its env, its headers): it goes
+	// to the blob store, never into a workflow's history.
+	MCPTools   map[string]string `json:"mcp_tools,omitempty"`
+	MCPServers []mcphost.Server  `json:"mcp_servers,omitempty"`
 	// Transcript is the session's transcript, the prompt's user message
 	// last, one message per element as a session file holds it.
 	Transcript []json.RawMessage `json:"transcript"`

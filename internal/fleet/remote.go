@@ -11,12 +11,15 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
+	"strings"
 	"sync"
 	"time"
 
 	"zot.dev/zot/internal/agent"
 	"zot.dev/zot/internal/engine"
 	"zot.dev/zot/internal/llm"
+	"zot.dev/zot/internal/mcphost"
 	"zot.dev/zot/internal/ndjson"
 	"zot.dev/zot/internal/sandbox"
 	"zot.dev/zot/internal/sessionfile"
@@ -488,6 +491,20 @@ func onWorker(ctx context.Context, view *agent.ToolView, name string) bool {
 	return ok && !tools.AtClient(ctx, t)
 }
 
+// mcpServer returns the server of list that offers the tools of source
+// (a tool set's source: "mcp:<server>").
+func mcpServer(list []mcphost.Server, source string) (mcphost.Server, bool) {
+	name, ok := strings.CutPrefix(source, "mcp:")
+	if !ok {
+		return mcphost.Server{}, false
+	}
+	i := slices.IndexFunc(list, func(s mcphost.Server) bool { return s.Name == name })
+	if i < 0 {
+		return mcphost.Server{}, false
+	}
+	return list[i], true
+}
+
 // newTurn describes t, whose transcript is msgs, for the fleet; ctx is
 // the prompt's (what the session's client serves itself).
 func newTurn(ctx context.Context, t engine.ExecTurn, msgs []llm.Message) (*Turn, error) {
@@ -514,6 +531,8 @@ func newTurn(ctx context.Context, t engine.ExecTurn, msgs []llm.Message) (*Turn,
 	view := t.Agent.Tools().View()
 	var specs []llm.ToolSpec
 	var daemon, concurrent []string
+	var mcpTools map[string]string
+	var servers []mcphost.Server
 	for _, spec := range offered {
 		if notOffered[spec.Name] {
 			continue
@@ -521,6 +540,15 @@ func newTurn(ctx context.Context, t engine.ExecTurn, msgs []llm.Message) (*Turn,
 		specs = append(specs, spec)
 		if !onWorker(ctx, view, spec.Name) {
 			daemon = append(daemon, spec.Name)
+			if srv, ok := mcpServer(t.MCP, view.Source(spec.Name)); ok {
+				if mcpTools == nil {
+					mcpTools = map[string]string{}
+				}
+				mcpTools[spec.Name] = srv.Name
+				if !slices.ContainsFunc(servers, func(s mcphost.Server) bool { return s.Name == srv.Name }) {
+					servers = append(servers, srv)
+				}
+			}
 		} else if tool, ok := view.Lookup(spec.Name); ok && tools.IsConcurrent(tool) {
 			concurrent = append(concurrent, spec.Name)
 		}
@@ -541,6 +569,8 @@ func newTurn(ctx context.Context, t engine.ExecTurn, msgs []llm.Message) (*Turn,
 		Tools:      specs,
 		Concurrent: concurrent,
 		Daemon:     daemon,
+		MCPTools:   mcpTools,
+		MCPServers: servers,
 		Transcript: lines,
 		MaxSteps:   MaxSteps,
 		Meter:      t.Agent.Meter(),

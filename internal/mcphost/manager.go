@@ -355,6 +355,19 @@ func (m *Manager) List() []ServerInfo {
 	return out
 }
 
+// Specs returns the configurations of the servers, sorted by name, as
+// AddServers was given them.
+func (m *Manager) Specs() []Server {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	out := make([]Server, 0, len(m.servers))
+	for _, s := range m.servers {
+		out = append(out, s.spec)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
+	return out
+}
+
 // Count returns the number of servers.
 func (m *Manager) Count() int {
 	m.mu.Lock()

@@ -15,6 +15,7 @@ import (
 	"zot.dev/zot/internal/agent"
 	"zot.dev/zot/internal/fleet"
 	"zot.dev/zot/internal/llm"
+	"zot.dev/zot/internal/mcphost"
 	"zot.dev/zot/internal/models"
 	"zot.dev/zot/internal/sandbox"
 	"zot.dev/zot/internal/sessionfile"
@@ -42,6 +43,9 @@ type Activities struct {
 	Floor sandbox.Policy
 	// HTTP posts events to the relays; nil means a client of its own.
 	HTTP *http.Client
+	// MCP runs the MCP servers of the tools the turns call here; nil
+	// leaves their calls to the daemons.
+	MCP *MCPServers
 	// Heartbeat is how often a running activity tells the cluster it is
 	// alive (and hears of an abort); 0 means a second.
 	Heartbeat time.Duration
@@ -184,7 +188,7 @@ func (w *Activities) Step(ctx context.Context, in StepInput) (StepOutput, error)
 	}
 	view := a.Tools().View()
 	for _, c := range calls {
-		call := Call{ID: c.ID, Name: c.Name, Args: c.Args, ArgsError: c.ArgsError, Cut: c.Cut, Daemon: slices.Contains(offer.Daemon, c.Name)}
+		call := Call{ID: c.ID, Name: c.Name, Args: c.Args, ArgsError: c.ArgsError, Cut: c.Cut, Daemon: slices.Contains(offer.Daemon, c.Name), MCP: offer.MCPTools[c.Name]}
 		if tool, ok := view.Lookup(c.Name); ok && c.ArgsError == "" && !call.Daemon {
 			call.Concurrent = tools.IsConcurrent(tool)
 		}
@@ -247,6 +251,15 @@ func (w *Activities) Tool(ctx context.Context, in ToolInput) (ToolOutput, error)
 	floor := w.floor(in.Turn.CWD)
 	guard := sandbox.NewGuard(turnPolicy(in.Turn.Sandbox, in.Turn.CWD).Meet(floor))
 	run := w.toolsOf(in.Turn.CWD, guard)
+	if in.Call.MCP != "" {
+		t, release, why := w.mcpTool(ctx, in.Turn, in.Call)
+		if t == nil {
+			out := ToolOutput{Fallback: why}
+			return out, w.remember(context.WithoutCancel(ctx), mark, out)
+		}
+		defer release()
+		run = append(slices.Clone(run), t)
+	}
 	var chain *agent.Chain
 	if in.Turn.Intercept != "" {
 		chain = new(agent.Chain)
@@ -289,6 +302,28 @@ func (w *Activities) Tool(ctx context.Context, in ToolInput) (ToolOutput, error)
 	}
 	out := ToolOutput{Result: ref}
 	return out, w.remember(context.WithoutCancel(ctx), mark, out)
+}
+
+// mcpTool returns the tool of call c, which an MCP server of the turn
+// offers, from a server of the session's configuration running on this
+// worker in the turn's folder, or why there is none.
+func (w *Activities) mcpTool(ctx context.Context, t TurnInfo, c Call) (tools.Tool, func(), string) {
+	if w.MCP == nil {
+		return nil, nil, "this worker runs no MCP servers"
+	}
+	var offer Offer
+	data, err := w.Blobs.Get(ctx, t.Offer)
+	if err == nil {
+		err = json.Unmarshal(data, &offer)
+	}
+	if err != nil {
+		return nil, nil, "the turn's offer: " + err.Error()
+	}
+	i := slices.IndexFunc(offer.MCPServers, func(s mcphost.Server) bool { return s.Name == c.MCP })
+	if i < 0 {
+		return nil, nil, fmt.Sprintf("the turn has no MCP server %q", c.MCP)
+	}
+	return w.MCP.Tool(ctx, t.CWD, offer.MCPServers[i], c.Name)
 }
 
 // floor is the worker's floor in the working directory cwd.

@@ -14,6 +14,7 @@ import (
 	"zot.dev/zot/internal/agent"
 	"zot.dev/zot/internal/fleet"
 	"zot.dev/zot/internal/llm"
+	"zot.dev/zot/internal/mcphost"
 	"zot.dev/zot/internal/models"
 )
 
@@ -76,6 +77,13 @@ type Offer struct {
 	Concurrent []string `json:",omitempty"`
 	// Daemon names the tools that run in the daemon holding the session.
 	Daemon []string `json:",omitempty"`
+	// MCPTools names the MCP server of each of Daemon's tools that one
+	// offers, and MCPServers are their configurations (secrets among
+	// them: the offer lives in the blob store, never in the history): a
+	// worker on the tool queue runs such a call with a server of that
+	// configuration started there, the daemon when it cannot.
+	MCPTools   map[string]string `json:",omitempty"`
+	MCPServers []mcphost.Server  `json:",omitempty"`
 }
 
 // TurnInput starts a turn's workflow.
@@ -165,8 +173,10 @@ type Call struct {
 	// too (a tool reporting tools.IsConcurrent, arguments that parsed).
 	Concurrent bool `json:",omitempty"`
 	// Daemon says the tool lives in the daemon holding the session: the
-	// call goes to TurnInfo.DaemonQueue.
-	Daemon bool `json:",omitempty"`
+	// call goes to TurnInfo.DaemonQueue, unless MCP names the MCP server
+	// that offers it and a worker on the tool queue can run it.
+	Daemon bool   `json:",omitempty"`
+	MCP    string `json:",omitempty"`
 }
 
 func (c Call) block() *llm.ToolCallBlock {
@@ -203,6 +213,10 @@ type ToolOutput struct {
 	// Interrupted says the call was answered as interrupted: its worker
 	// went away while it ran.
 	Interrupted bool `json:",omitempty"`
+	// Fallback says why this worker did not run a call of an MCP server's
+	// tool (the server does not start here, or offers no such tool): the
+	// daemon answers it. Nothing of the call was emitted.
+	Fallback string `json:",omitempty"`
 }
 
 // AnswerInput answers calls that did not run, or did not finish, with

@@ -123,6 +123,30 @@ func Turn(ctx workflow.Context, in TurnInput) (TurnOutput, error) {
 			out.Results = append(out.Results, ans.Results...)
 		}
 	}
+	// inDaemon runs a call of a tool that lives in the daemon: first on a
+	// worker of the tool queue when an MCP server offers the tool (a
+	// server of the session's configuration started there), in the daemon
+	// when that worker cannot run it.
+	inDaemon := func(c Call, ti ToolInput) workflow.Future {
+		if c.MCP == "" {
+			return workflow.ExecuteActivity(daemonCtx, DaemonToolActivity, ti)
+		}
+		f, set := workflow.NewFuture(ctx)
+		workflow.Go(ctx, func(g workflow.Context) {
+			var to ToolOutput
+			if err := workflow.ExecuteActivity(toolCtx, ToolActivity, ti).Get(g, &to); err != nil {
+				set.Set(nil, workerCallError{err})
+				return
+			}
+			if to.Fallback == "" {
+				set.Set(to, nil)
+				return
+			}
+			ti.Seq = seq()
+			set.Chain(workflow.ExecuteActivity(daemonCtx, DaemonToolActivity, ti))
+		})
+		return f
+	}
 	for step := first; ; step++ {
 		// Between two steps no call runs, so no sub-agent's turn either
 		// (each ends with its task call): the next run starts with none.
@@ -194,7 +218,7 @@ func Turn(ctx workflow.Context, in TurnInput) (TurnOutput, error) {
 					ti.Verdict = &verdicts[k]
 				}
 				if c.Daemon { // never side by side: a group of one
-					runs[k] = workflow.ExecuteActivity(daemonCtx, DaemonToolActivity, ti)
+					runs[k] = inDaemon(c, ti)
 					continue
 				}
 				runs[k] = workflow.ExecuteActivity(toolCtx, ToolActivity, ti)
@@ -208,8 +232,11 @@ func Turn(ctx workflow.Context, in TurnInput) (TurnOutput, error) {
 					continue
 				}
 				text := InterruptedText
+				var onWorker workerCallError
 				switch {
-				case c.Daemon:
+				case errors.As(err, &onWorker) && abortCtx.Err() != nil:
+					text = "aborted: " + reason
+				case c.Daemon && !errors.As(err, &onWorker):
 					text = daemonCallText(err)
 				case abortCtx.Err() != nil:
 					text = "aborted: " + reason
@@ -270,3 +297,9 @@ func aborted(ctx workflow.Context, abort workflow.CancelFunc, reason *string) bo
 	}
 	return false
 }
+
+// workerCallError is the failure of a call that a worker ran (an MCP
+// server's tool on the tool queue), answered as a worker's call.
+type workerCallError struct{ error }
+
+func (e workerCallError) Unwrap() error { return e.error }
