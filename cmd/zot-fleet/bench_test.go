@@ -2,33 +2,56 @@ package main
 
 import (
 	"context"
+	"encoding/json"
+	"fmt"
 	"slices"
+	"strings"
 	"sync"
 	"testing"
 	"time"
 
+	"go.temporal.io/api/enums/v1"
+	historypb "go.temporal.io/api/history/v1"
 	"go.temporal.io/api/workflowservice/v1"
 	"go.temporal.io/sdk/client"
 	"google.golang.org/protobuf/proto"
 )
+
+// everyTurn is a model that calls bash with cmd when prompted and, given
+// its result, answers: every turn is a model call, a tool call and a
+// model call.
+func everyTurn(cmd string) func(modelRequest) []answerPart {
+	args, _ := json.Marshal(map[string]string{"command": cmd})
+	return func(r modelRequest) []answerPart {
+		if !r.Answering {
+			return []answerPart{{Text: "Running it now. "}, {Tool: "bash", Args: string(args)}}
+		}
+		return []answerPart{{Text: "Done: the command ran and said what it said."}}
+	}
+}
+
+// benchServer are the dev server's flags in the benchmarks: the server
+// hands a worker the activity its workflow task schedules in the answer
+// to that task (eager execution), as a production cluster may be
+// configured to.
+var benchServer = []string{"--dynamic-config-value", "system.enableActivityEagerExecution=true"}
 
 // BenchmarkFleet measures the fleet on this machine's loopback (make
 // bench-fleet; the metrics are the result, b.N is not used): the median
 // turn of one session (a model call, a bash call, a model call) through
 // zot daemon in process and through the fleet, and what the fleet adds
 // per call; then 100 sessions, each a client of its own, prompting at
-// once, with one worker, with two, and in process: turns per second; and
-// the history a turn leaves in the cluster.
+// once: turns per second with one worker, two, one again and two again
+// (the mean of each: the machine's load drifts between runs), and in
+// process; and the history a turn leaves in the cluster.
 func BenchmarkFleet(b *testing.B) {
-	// The server hands a worker the activity its workflow task schedules
-	// in the answer to that task (eager execution), as a production
-	// cluster may be configured to.
-	f := newFleet(b, toolThenAnswer("true", 0), "--dynamic-config-value", "system.enableActivityEagerExecution=true")
+	f := newFleet(b, everyTurn("true"), benchServer...)
 	f.worker("w1")
 	_, inSock := f.daemon("inprocess", true)
 	_, fleetSock := f.daemon("fleet", false)
 	const turns = 20
 	latency := func(sock string) time.Duration {
+		before := f.model.answering()
 		c := dialACP(b, sock)
 		s := c.newSession(f.dir)
 		c.prompt(s, "go") // the first turn warms the caches
@@ -37,6 +60,9 @@ func BenchmarkFleet(b *testing.B) {
 			start := time.Now()
 			c.prompt(s, "go")
 			d = append(d, time.Since(start))
+		}
+		if n := f.model.answering() - before; n != turns+1 {
+			b.Fatalf("the model was given tool results %d times in %d turns, want a tool call in every turn", n, turns+1)
 		}
 		slices.Sort(d)
 		return d[len(d)/2]
@@ -73,9 +99,15 @@ func BenchmarkFleet(b *testing.B) {
 		}
 		return sessions / took.Seconds()
 	}
-	b.ReportMetric(scale(fleetSock), "turns/s-1-worker")
-	f.worker("w2")
-	b.ReportMetric(scale(fleetSock), "turns/s-2-workers")
+	var one, two float64
+	for range 2 {
+		one += scale(fleetSock) / 2
+		w2 := f.worker("w2")
+		two += scale(fleetSock) / 2
+		w2.stop()
+	}
+	b.ReportMetric(one, "turns/s-1-worker")
+	b.ReportMetric(two, "turns/s-2-workers")
 	b.ReportMetric(scale(inSock), "turns/s-in-process")
 
 	events, size := history(b, f)
@@ -99,12 +131,7 @@ func history(b *testing.B, f *fleetSetup) (events, size float64) {
 	}
 	n := 0
 	for _, e := range resp.Executions {
-		h := cl.GetWorkflowHistory(ctx, e.Execution.WorkflowId, e.Execution.RunId, false, 0)
-		for h.HasNext() {
-			ev, err := h.Next()
-			if err != nil {
-				b.Fatal(err)
-			}
+		for _, ev := range events1(ctx, b, cl, e.Execution.WorkflowId, e.Execution.RunId) {
 			events++
 			size += float64(proto.Size(ev))
 		}
@@ -116,4 +143,80 @@ func history(b *testing.B, f *fleetSetup) (events, size float64) {
 		return 0, 0
 	}
 	return events / float64(n), size / float64(n)
+}
+
+// events1 returns the history of one workflow run.
+func events1(ctx context.Context, b *testing.B, cl client.Client, id, run string) []*historypb.HistoryEvent {
+	var out []*historypb.HistoryEvent
+	h := cl.GetWorkflowHistory(ctx, id, run, false, enums.HISTORY_EVENT_FILTER_TYPE_ALL_EVENT)
+	for h.HasNext() {
+		ev, err := h.Next()
+		if err != nil {
+			b.Fatal(err)
+		}
+		out = append(out, ev)
+	}
+	return out
+}
+
+// BenchmarkFleetTimeline shows where the time of one session's turn (a
+// model call, a bash call, a model call) goes: medians of 20 turns of
+// the time from the prompt to the workflow's start, in workflow tasks
+// (scheduled to completed), in activities (scheduled to completed, the
+// worker's part included) and from the workflow's last event to the
+// prompt's answer; it prints the last turn's history, each event at its
+// time after the prompt.
+func BenchmarkFleetTimeline(b *testing.B) {
+	f := newFleet(b, everyTurn("true"), benchServer...)
+	f.worker("w1")
+	_, sock := f.daemon("fleet", false)
+	c := dialACP(b, sock)
+	s := c.newSession(f.dir)
+	c.prompt(s, "go")
+	cl, err := client.Dial(client.Options{HostPort: f.addr()})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer cl.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), hang)
+	defer cancel()
+	var starts, tasks, acts, ends, totals []float64
+	var last []string
+	for range 20 {
+		start := time.Now()
+		c.prompt(s, "go")
+		took := time.Since(start)
+		resp, err := cl.ListWorkflow(ctx, &workflowservice.ListWorkflowExecutionsRequest{Namespace: "default", PageSize: 1})
+		if err != nil || len(resp.Executions) == 0 {
+			b.Fatalf("listing the turns: %v", err)
+		}
+		e := resp.Executions[0].Execution
+		evs := events1(ctx, b, cl, e.WorkflowId, e.RunId)
+		ms := func(t time.Time) float64 { return float64(t.Sub(start).Microseconds()) / 1000 }
+		var task, act, scheduled float64
+		last = last[:0]
+		for _, ev := range evs {
+			at := ms(ev.EventTime.AsTime())
+			last = append(last, fmt.Sprintf("%7.1f ms  %s", at, ev.EventType))
+			switch ev.EventType {
+			case enums.EVENT_TYPE_WORKFLOW_TASK_SCHEDULED, enums.EVENT_TYPE_ACTIVITY_TASK_SCHEDULED:
+				scheduled = at
+			case enums.EVENT_TYPE_WORKFLOW_TASK_COMPLETED:
+				task += at - scheduled
+			case enums.EVENT_TYPE_ACTIVITY_TASK_COMPLETED:
+				act += at - scheduled
+			}
+		}
+		starts = append(starts, ms(evs[0].EventTime.AsTime()))
+		ends = append(ends, float64(took.Microseconds())/1000-ms(evs[len(evs)-1].EventTime.AsTime()))
+		tasks, acts = append(tasks, task), append(acts, act)
+		totals = append(totals, float64(took.Microseconds())/1000)
+	}
+	med := func(v []float64) float64 { slices.Sort(v); return v[len(v)/2] }
+	b.ReportMetric(med(totals), "ms/turn")
+	b.ReportMetric(med(starts), "ms/start")
+	b.ReportMetric(med(tasks), "ms/workflow-tasks")
+	b.ReportMetric(med(acts), "ms/activities")
+	b.ReportMetric(med(ends), "ms/end")
+	fmt.Printf("the last turn's history:\n%s\n", strings.Join(last, "\n"))
 }

@@ -92,6 +92,12 @@ func (p *proc) kill() {
 	<-p.done
 }
 
+// stop asks the process to end (SIGTERM) and waits until it has.
+func (p *proc) stop() {
+	_ = p.cmd.Process.Signal(syscall.SIGTERM)
+	<-p.done
+}
+
 // syncBuffer is a buffer for a process's output.
 type syncBuffer struct {
 	mu sync.Mutex
@@ -143,7 +149,13 @@ func (f *fleetSetup) startServer() {
 	args := []string{f.tl.temporal, "server", "start-dev", "--headless",
 		"--ip", "127.0.0.1", "--port", strconv.Itoa(f.port), "--http-port", strconv.Itoa(freePort(f.t)),
 		"--metrics-port", strconv.Itoa(freePort(f.t)), "--ui-port", strconv.Itoa(freePort(f.t)),
-		"--db-filename", filepath.Join(f.dir, "temporal.db"), "--log-level", "error"}
+		"--db-filename", filepath.Join(f.dir, "temporal.db"), "--log-level", "error",
+		// Write-ahead logging, as docs/fleet.md runs the dev server: a
+		// commit is a write to the log, synced at checkpoints, and
+		// survives the server's kill -9 (TestFleetServerDown); the
+		// default rollback journal syncs each commit several times and
+		// makes throughput a matter of the disk's load.
+		"--sqlite-pragma", "journal_mode=wal", "--sqlite-pragma", "synchronous=normal"}
 	f.server = start(f.t, "temporal", nil, append(args, f.serverFlags...)...)
 	deadline := time.Now().Add(hang)
 	for time.Now().Before(deadline) {
@@ -210,6 +222,9 @@ type modelRequest struct {
 	LastResult string
 	// System is the request's system prompt (a sub-agent's says so).
 	System string
+	// Answering says the request's last message carries tool results:
+	// the model is asked to go on after its tool calls.
+	Answering bool
 }
 
 // answerPart is one piece of an answer: text (streamed in Chunks pieces
@@ -229,6 +244,7 @@ type fakeModel struct {
 
 	mu       sync.Mutex
 	requests map[int]int // tool results in the request → requests
+	answered int         // requests whose last message carries tool results
 	started  chan int    // a request began streaming (its result count)
 }
 
@@ -249,6 +265,13 @@ func (m *fakeModel) count(results int) int {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	return m.requests[results]
+}
+
+// answering counts the requests whose last message carries tool results.
+func (m *fakeModel) answering() int {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.answered
 }
 
 func (m *fakeModel) ServeHTTP(w http.ResponseWriter, r *http.Request) {
@@ -277,7 +300,7 @@ func (m *fakeModel) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			mr.System += b.Text
 		}
 	}
-	for _, msg := range req.Messages {
+	for i, msg := range req.Messages {
 		var blocks []struct {
 			Type    string          `json:"type"`
 			Content json.RawMessage `json:"content"`
@@ -289,11 +312,15 @@ func (m *fakeModel) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			if b.Type == "tool_result" {
 				mr.Results++
 				mr.LastResult = string(b.Content)
+				mr.Answering = mr.Answering || i == len(req.Messages)-1
 			}
 		}
 	}
 	m.mu.Lock()
 	m.requests[mr.Results]++
+	if mr.Answering {
+		m.answered++
+	}
 	m.mu.Unlock()
 	select {
 	case m.started <- mr.Results:
