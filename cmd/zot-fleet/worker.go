@@ -70,7 +70,14 @@ func runWorker(ctx context.Context, args []string, stderr io.Writer) error {
 		acts.MCP = &durable.MCPServers{Log: stderr, Idle: *mcpIdle, ClientVersion: buildinfo.Version()}
 		defer acts.MCP.Close()
 	}
-	opts := worker.Options{Identity: *identity, WorkerStopTimeout: *stopTimeout}
+	opts := worker.Options{
+		Identity:          *identity,
+		WorkerStopTimeout: *stopTimeout,
+		// A running activity's heartbeat, recorded each second, reaches
+		// the cluster each second, and with its answer an abort: the SDK
+		// would hold them back to 80% of the heartbeat timeout (8 s).
+		MaxHeartbeatThrottleInterval: time.Second,
+	}
 	main := worker.New(cl, c.queue, opts)
 	main.RegisterWorkflowWithOptions(durable.Turn, workflow.RegisterOptions{Name: durable.WorkflowName})
 	main.RegisterActivityWithOptions(acts.Step, activity.RegisterOptions{Name: durable.StepActivity})
