@@ -7,6 +7,8 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
+	"slices"
 	"strings"
 	"sync"
 	"syscall"
@@ -14,8 +16,10 @@ import (
 	"time"
 
 	enumspb "go.temporal.io/api/enums/v1"
+	"go.temporal.io/api/workflowservice/v1"
 	"go.temporal.io/sdk/client"
 
+	"zot.dev/zot/cmd/zot-fleet/durable"
 	"zot.dev/zot/internal/fleet"
 	"zot.dev/zot/internal/llm"
 	"zot.dev/zot/internal/sessionfile"
@@ -278,5 +282,280 @@ func TestFleetChildTurnAbortedWithItsParent(t *testing.T) {
 	}
 	if p := d.RawResponse.GetWorkflowExecutionInfo().GetParentExecution().GetWorkflowId(); p != parent.ID {
 		t.Errorf("the child's workflow has parent %q; want %q", p, parent.ID)
+	}
+}
+
+// delegator is a model whose session hands a task to a sub-agent (the
+// task tool), whose sub-agent answers child (and runs bash first when
+// cmd is set), and which answers once the task's result came. It
+// counts the requests of each and keeps the last result the parent was
+// given; asked is closed at the sub-agent's first request.
+type delegator struct {
+	mu          sync.Mutex
+	parent, sub int
+	lastResult  string
+	asked       chan struct{}
+	once        sync.Once
+	cmd         string
+	child       string
+	childDelay  time.Duration
+}
+
+func newDelegator(cmd, child string, childDelay time.Duration) *delegator {
+	return &delegator{asked: make(chan struct{}), cmd: cmd, child: child, childDelay: childDelay}
+}
+
+func (d *delegator) answer(r modelRequest) []answerPart {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if strings.Contains(r.System, subAgentMark) {
+		d.sub++
+		d.once.Do(func() { close(d.asked) })
+		if d.cmd != "" && r.Results == 0 {
+			args, _ := json.Marshal(map[string]string{"command": d.cmd})
+			return []answerPart{{Text: "Running it. "}, {Tool: "bash", Args: string(args)}}
+		}
+		return []answerPart{{Text: d.child, Delay: d.childDelay}}
+	}
+	d.parent++
+	if r.Results == 0 {
+		args, _ := json.Marshal(map[string]string{"description": "log it", "prompt": "child: log it"})
+		return []answerPart{{Text: "Delegating. "}, {Tool: "task", Args: string(args)}}
+	}
+	d.lastResult = r.LastResult
+	return []answerPart{{Text: "The sub-agent is done."}}
+}
+
+func (d *delegator) counts() (parent, sub int, last string) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return d.parent, d.sub, d.lastResult
+}
+
+// durationRe matches the time a result record says its prompt took.
+var durationRe = regexp.MustCompile(`duration_ms\\*":[0-9]+`)
+
+// untimed is ss without the durations of the result records in them.
+func untimed(ss []string) []string {
+	out := make([]string, len(ss))
+	for i, s := range ss {
+		out[i] = durationRe.ReplaceAllString(s, "duration_ms")
+	}
+	return out
+}
+
+// childMeta is, per update, what the sub-agent's event it carries is
+// (its type, and for usage the session's tokens so far): the parts of
+// the updates that normUpdates leaves out.
+func childMeta(us []json.RawMessage) []string {
+	var out []string
+	for _, u := range us {
+		var m struct {
+			Kind string `json:"sessionUpdate"`
+			Meta struct {
+				Zot struct {
+					ChildEvent *struct {
+						ParentID string `json:"parentId"`
+						Event    struct {
+							Type string `json:"type"`
+						} `json:"event"`
+					} `json:"childEvent"`
+					Tokens json.RawMessage `json:"tokens"`
+				} `json:"zot"`
+			} `json:"_meta"`
+		}
+		_ = json.Unmarshal(u, &m)
+		switch {
+		case m.Meta.Zot.ChildEvent != nil:
+			out = append(out, m.Meta.Zot.ChildEvent.ParentID+" "+m.Meta.Zot.ChildEvent.Event.Type)
+		case m.Kind == "usage_update":
+			out = append(out, "usage "+string(m.Meta.Zot.Tokens))
+		}
+	}
+	return out
+}
+
+// childTurns waits until the cluster lists n turns that are child
+// workflows and returns them (child id → parent id).
+func childTurns(t *testing.T, cl client.Client, n int) map[string]string {
+	t.Helper()
+	deadline := time.Now().Add(hang)
+	for {
+		resp, err := cl.ListWorkflow(context.Background(), &workflowservice.ListWorkflowExecutionsRequest{Query: "WorkflowType = '" + durable.WorkflowName + "'"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		kids := map[string]string{}
+		for _, e := range resp.GetExecutions() {
+			if p := e.GetParentExecution().GetWorkflowId(); p != "" {
+				kids[e.GetExecution().GetWorkflowId()] = p
+			}
+		}
+		if len(kids) >= n || time.Now().After(deadline) {
+			if len(kids) != n {
+				t.Fatalf("the cluster lists %d child turns (%v); want %d", len(kids), kids, n)
+			}
+			return kids
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+}
+
+// closedWithin waits up to d for workflow id to close and returns its
+// status then.
+func closedWithin(t *testing.T, cl client.Client, id string, d time.Duration) enumspb.WorkflowExecutionStatus {
+	t.Helper()
+	deadline := time.Now().Add(d)
+	for {
+		desc, err := cl.DescribeWorkflow(context.Background(), id, "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		st := desc.RawResponse.GetWorkflowExecutionInfo().GetStatus()
+		if st != enumspb.WORKFLOW_EXECUTION_STATUS_RUNNING || time.Now().After(deadline) {
+			return st
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+}
+
+// TestFleetSubAgentAsInProcess: a prompt whose model hands a task to a
+// sub-agent (the task tool) on the fleet: the client sees the same
+// updates as in process (the task call, the sub-agent's events as its
+// updates, the task's result, the usage with the sub-agent's counted
+// toward the session), the sub-agent's command runs once, and its turn
+// is a child workflow of the prompt's turn in the cluster.
+func TestFleetSubAgentAsInProcess(t *testing.T) {
+	d := newDelegator("echo child >> log.txt", "Logged it.", 0)
+	f := newFleet(t, d.answer)
+	f.worker("w1")
+	run := func(name string, inProcess bool) ([]json.RawMessage, json.RawMessage, string) {
+		_, sock := f.daemon(name, inProcess)
+		work := filepath.Join(f.dir, name+"-work")
+		if err := os.MkdirAll(work, 0o700); err != nil {
+			t.Fatal(err)
+		}
+		c := dialACP(t, sock)
+		s := c.newSession(work)
+		c.taken()
+		res := c.prompt(s, "delegate")
+		if !strings.Contains(string(res), `"stopReason":"end_turn"`) {
+			t.Fatalf("%s: prompt answered %s", name, res)
+		}
+		log, _ := os.ReadFile(filepath.Join(work, "log.txt"))
+		return c.taken(), res, string(log)
+	}
+	want, wantRes, wantLog := run("inprocess", true)
+	_, _, inResult := d.counts()
+	got, gotRes, gotLog := run("fleet", false)
+	if w, g := untimed(normUpdates(want)), untimed(normUpdates(got)); !slices.Equal(w, g) {
+		t.Errorf("updates differ:\nin process:\n%s\nfleet:\n%s", strings.Join(w, "\n"), strings.Join(g, "\n"))
+	}
+	if w, g := childMeta(want), childMeta(got); !slices.Equal(w, g) || !slices.Contains(g, "toolu_0_1 tool_result") {
+		t.Errorf("the sub-agent's events and the usage differ:\nin process:\n%s\nfleet:\n%s", strings.Join(w, "\n"), strings.Join(g, "\n"))
+	}
+	// Four model calls of 10 input tokens each: the session's two and
+	// the sub-agent's two.
+	if last := childMeta(got); len(last) == 0 || !strings.HasPrefix(last[len(last)-1], `usage {"cacheRead":0,"cacheWrite":0,"input":40,`) {
+		t.Errorf("the session's usage after the turn: %v; want the sub-agent's calls counted", last)
+	}
+	usage := func(res json.RawMessage) string {
+		var r struct {
+			Meta struct {
+				Zot struct {
+					Result struct {
+						Usage json.RawMessage `json:"usage"`
+					} `json:"result"`
+				} `json:"zot"`
+			} `json:"_meta"`
+		}
+		_ = json.Unmarshal(res, &r)
+		return string(r.Meta.Zot.Result.Usage)
+	}
+	if w, g := usage(wantRes), usage(gotRes); w != g || g == "" {
+		t.Errorf("the prompt's usage: in process %s, fleet %s", w, g)
+	}
+	if wantLog != "child\n" || gotLog != "child\n" {
+		t.Errorf("the sub-agent's command: in process %q, fleet %q; want it once each", wantLog, gotLog)
+	}
+	if parent, sub, last := d.counts(); parent != 4 || sub != 4 || untimed([]string{last})[0] != untimed([]string{inResult})[0] {
+		t.Errorf("model requests: %d of the sessions, %d of the sub-agents; want 4 and 4 (none paid twice); the task's result given to the model: in process %q, fleet %q", parent, sub, inResult, last)
+	}
+	cl := f.dialCluster(t)
+	for child, parent := range childTurns(t, cl, 1) {
+		if !childStarted(t, cl, parent, child) {
+			t.Errorf("the history of %s records no ChildWorkflowExecutionStarted of %s", parent, child)
+		}
+	}
+}
+
+// TestFleetSubAgentCancelled: session/cancel while a sub-agent's model
+// call streams ends the prompt cancelled within seconds, and the
+// sub-agent's turn, a child workflow, ends with it: its model call cut.
+func TestFleetSubAgentCancelled(t *testing.T) {
+	d := newDelegator("", longText+" "+longText+" "+longText, 300*time.Millisecond)
+	f := newFleet(t, d.answer)
+	f.worker("w1")
+	_, sock := f.daemon("d", false)
+	c := dialACP(t, sock)
+	s := c.newSession(f.dir)
+	wait := promptAsync(t, c, s, "delegate")
+	waitChan(t, "the sub-agent's model call", d.asked)
+	time.Sleep(time.Second) // its answer streams
+	start := time.Now()
+	c.notify("session/cancel", map[string]any{"sessionId": s})
+	res := wait()
+	if !strings.Contains(string(res), `"cancelled"`) {
+		t.Fatalf("the cancelled prompt answered %s", res)
+	}
+	if took := time.Since(start); took > 5*time.Second {
+		t.Errorf("the cancel took %v to end the turn", took)
+	}
+	cl := f.dialCluster(t)
+	for child := range childTurns(t, cl, 1) {
+		// The sub-agent's answer streams for 18 s: a turn closed soon after
+		// the cancel had its model call cut.
+		if st := closedWithin(t, cl, child, 5*time.Second); st == enumspb.WORKFLOW_EXECUTION_STATUS_RUNNING {
+			t.Errorf("the sub-agent's turn %s still runs 5 s after the cancel", child)
+		}
+	}
+	if parent, sub, _ := d.counts(); parent != 1 || sub != 1 {
+		t.Errorf("model requests: %d of the session, %d of the sub-agent; want 1 and 1", parent, sub)
+	}
+}
+
+// TestFleetDaemonKilledMidTask: kill -9 of the daemon while a
+// sub-agent's model call streams. The task call, which the daemon ran,
+// is answered as interrupted; the sub-agent's turn is cancelled then,
+// not left running; the session's turn goes on, and a daemon started
+// again shows its end on session/load. No model call is paid twice.
+func TestFleetDaemonKilledMidTask(t *testing.T) {
+	d := newDelegator("", longText+" "+longText+" "+longText+" "+longText, 300*time.Millisecond)
+	f := newFleet(t, d.answer)
+	f.worker("w1")
+	dm, sock := f.daemon("d", false)
+	c := dialACP(t, sock)
+	s := c.newSession(f.dir)
+	_ = promptAsync(t, c, s, "delegate")
+	waitChan(t, "the sub-agent's model call", d.asked)
+	killed := time.Now()
+	dm.kill()
+	_ = os.Remove(sock)
+	_, sock = f.daemon("d2", false)
+	c2 := dialACP(t, sock)
+	c2.call("session/load", map[string]any{"sessionId": s, "cwd": f.dir, "mcpServers": []any{}})
+	if got := text(c2.taken()); !strings.HasSuffix(got, "The sub-agent is done.") {
+		t.Errorf("session/load after the restart shows %q; want the turn's end", got)
+	}
+	cl := f.dialCluster(t)
+	for child := range childTurns(t, cl, 1) {
+		// The sub-agent's answer streams for 24 s; the daemon's call is
+		// given up after the heartbeat timeout (10 s).
+		if st := closedWithin(t, cl, child, 5*time.Second); st == enumspb.WORKFLOW_EXECUTION_STATUS_RUNNING {
+			t.Errorf("the sub-agent's turn %s still runs %v after the daemon was killed", child, time.Since(killed))
+		}
+	}
+	if parent, sub, last := d.counts(); parent != 2 || sub != 1 || !strings.Contains(last, "went away") {
+		t.Errorf("model requests: %d of the session, %d of the sub-agent (want 2 and 1); the task's result given to the model: %q (want it interrupted)", parent, sub, last)
 	}
 }

@@ -23,7 +23,6 @@ import (
 	"zot.dev/zot/internal/ndjson"
 	"zot.dev/zot/internal/sandbox"
 	"zot.dev/zot/internal/sessionfile"
-	"zot.dev/zot/internal/subagent"
 	"zot.dev/zot/internal/tools"
 	"zot.dev/zot/sdk/wire"
 )
@@ -475,11 +474,6 @@ func (r *Remote) outcome(ctx context.Context, res *TurnResult) error {
 // builtin names zot's built-in tools, which a worker runs.
 var builtin = map[string]bool{"read": true, "write": true, "edit": true, "bash": true, "grep": true, "find": true, "ls": true}
 
-// notOffered names the tools of a session a fleet's turn does not offer
-// the model: the task tool's sub-agents run in the daemon's process, not
-// as turns of the fleet.
-var notOffered = map[string]bool{subagent.ToolName: true}
-
 // onWorker reports whether the call of the tool name of view, made under
 // ctx, runs on a worker: zot's own built-in tools do, unless the
 // session's client serves them (an ACP client's fs/* and terminal/*).
@@ -526,17 +520,16 @@ func newTurn(ctx context.Context, t engine.ExecTurn, msgs []llm.Message) (*Turn,
 	}
 	system, offered := t.Agent.Offer()
 	// A worker runs zot's built-in tools; the session's other tools (an
-	// extension's, an MCP server's, a client's) are offered too and run
-	// here, in the daemon, when called, one at a time.
+	// extension's, an MCP server's, a client's, the task tool) are offered
+	// too and run here, in the daemon, when called, one at a time. The
+	// task tool's sub-agent runs its own turn on the fleet, as a child of
+	// this one (WithTurn).
 	view := t.Agent.Tools().View()
 	var specs []llm.ToolSpec
 	var daemon, concurrent []string
 	var mcpTools map[string]string
 	var servers []mcphost.Server
 	for _, spec := range offered {
-		if notOffered[spec.Name] {
-			continue
-		}
 		specs = append(specs, spec)
 		if !onWorker(ctx, view, spec.Name) {
 			daemon = append(daemon, spec.Name)
