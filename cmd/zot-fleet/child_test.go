@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -557,5 +558,64 @@ func TestFleetDaemonKilledMidTask(t *testing.T) {
 	}
 	if parent, sub, last := d.counts(); parent != 2 || sub != 1 || !strings.Contains(last, "went away") {
 		t.Errorf("model requests: %d of the session, %d of the sub-agent (want 2 and 1); the task's result given to the model: %q (want it interrupted)", parent, sub, last)
+	}
+}
+
+// TestFleetSubAgentApproval: with --permission ask, a sub-agent's tool
+// call on the fleet is shown to the session's approval, which asks the
+// client once: allowed, the command runs once; rejected, never.
+func TestFleetSubAgentApproval(t *testing.T) {
+	d := newDelegator("echo child >> log.txt", "Logged it.", 0)
+	f := newFleet(t, d.answer)
+	f.worker("w1")
+	_, sock := f.daemonAs("d", false, "ask")
+	for _, reject := range []bool{false, true} {
+		work := filepath.Join(f.dir, fmt.Sprintf("work-%v", reject))
+		if err := os.MkdirAll(work, 0o700); err != nil {
+			t.Fatal(err)
+		}
+		c := dialACP(t, sock)
+		c.reject = reject
+		s := c.newSession(work)
+		if res := c.prompt(s, "delegate"); !strings.Contains(string(res), `"end_turn"`) {
+			t.Fatalf("reject=%v: prompt answered %s", reject, res)
+		}
+		log, _ := os.ReadFile(filepath.Join(work, "log.txt"))
+		want := "child\n"
+		if reject {
+			want = ""
+		}
+		// The task call itself is not asked about: it changes nothing.
+		if c.asked != 1 || !strings.Contains(string(c.questions[0]), "echo child") || string(log) != want {
+			t.Errorf("reject=%v: asked %d times (%s), the sub-agent's command's effect %q; want asked once, of the command, and %q", reject, c.asked, c.questions, log, want)
+		}
+	}
+}
+
+// TestFleetWorkerKilledMidSubAgent: kill -9 of the worker streaming a
+// sub-agent's answer. The sub-agent's model call is made again on the
+// other worker (the child's turn goes on, and so does the parent's,
+// replayed there), the task's result holds the answer once, and only
+// the call that was cut is paid again.
+func TestFleetWorkerKilledMidSubAgent(t *testing.T) {
+	d := newDelegator("", longText, 100*time.Millisecond)
+	f := newFleet(t, d.answer)
+	w1 := f.worker("w1")
+	_, sock := f.daemon("d", false)
+	c := dialACP(t, sock)
+	s := c.newSession(f.dir)
+	wait := promptAsync(t, c, s, "delegate")
+	waitChan(t, "the sub-agent's model call", d.asked)
+	f.worker("w2")
+	w1.kill()
+	if res := wait(); !strings.Contains(string(res), `"end_turn"`) {
+		t.Fatalf("prompt answered %s", res)
+	}
+	parent, sub, last := d.counts()
+	if parent != 2 || sub != 2 {
+		t.Errorf("model requests: %d of the session (want 2), %d of the sub-agent (want 2: the cut one and its retry)", parent, sub)
+	}
+	if !strings.Contains(last, longText) || strings.Count(last, "one two") != 1 {
+		t.Errorf("the task's result given to the model: %q; want the sub-agent's answer once", last)
 	}
 }

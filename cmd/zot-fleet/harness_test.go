@@ -368,8 +368,10 @@ type acpClient struct {
 
 	// reject answers permission requests with their reject_once option.
 	reject bool
-	// asked counts the permission requests.
-	asked int
+	// asked counts the permission requests; questions holds their
+	// params.
+	asked     int
+	questions []json.RawMessage
 
 	mu      sync.Mutex
 	updates []json.RawMessage
@@ -455,6 +457,7 @@ func (c *acpClient) try(method string, params any) (json.RawMessage, error) {
 			}
 			_ = json.Unmarshal(m.Params, &p)
 			c.asked++
+			c.questions = append(c.questions, m.Params)
 			pick := p.Options[0].OptionID
 			for _, o := range p.Options {
 				if c.reject && o.Kind == "reject_once" || !c.reject && o.Kind == "allow_once" {
