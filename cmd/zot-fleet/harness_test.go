@@ -368,6 +368,9 @@ type acpClient struct {
 
 	// reject answers permission requests with their reject_once option.
 	reject bool
+	// always answers them with their allow_always option, when they
+	// have one.
+	always bool
 	// asked counts the permission requests; questions holds their
 	// params.
 	asked     int
@@ -462,6 +465,10 @@ func (c *acpClient) try(method string, params any) (json.RawMessage, error) {
 			for _, o := range p.Options {
 				if c.reject && o.Kind == "reject_once" || !c.reject && o.Kind == "allow_once" {
 					pick = o.OptionID
+				}
+				if c.always && o.Kind == "allow_always" {
+					pick = o.OptionID
+					break
 				}
 			}
 			ans, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": m.ID, "result": map[string]any{"outcome": map[string]any{"outcome": "selected", "optionId": pick}}})

@@ -179,3 +179,44 @@ func TestFleetSandboxApproval(t *testing.T) {
 		t.Errorf("the refused write's result: %s", res)
 	}
 }
+
+// TestFleetSandboxChangesMidTurn: the session's sandbox as it stands
+// when each call is let through is the one the worker applies, not the
+// one the turn began with: a write outside allowed always (its path
+// added to the session's writable paths) lets the turn's next call, a
+// bash command, append to that file on the worker.
+func TestFleetSandboxChangesMidTurn(t *testing.T) {
+	outside := t.TempDir()
+	f := newFleet(t, func(r modelRequest) []answerPart {
+		note := filepath.Join(outside, "note.txt")
+		switch r.Results {
+		case 0:
+			args, _ := json.Marshal(map[string]string{"path": note, "content": "allowed\n"})
+			return []answerPart{{Tool: "write", Args: string(args)}}
+		case 1:
+			args, _ := json.Marshal(map[string]string{"command": "echo more >> " + note})
+			return []answerPart{{Tool: "bash", Args: string(args)}}
+		}
+		return []answerPart{{Text: "Both done."}}
+	})
+	tmp := filepath.Join(f.dir, "tmp")
+	if err := os.MkdirAll(tmp, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	f.env = []string{"TMPDIR=" + tmp}
+	f.worker("w1")
+	_, sock := f.daemonAs("d", false, "ask", "--sandbox", "workspace-write")
+	c := dialACP(t, sock)
+	c.always = true
+	work := filepath.Join(f.dir, "work")
+	if err := os.MkdirAll(work, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	s := c.newSession(work)
+	if res := c.prompt(s, "write it, then add to it"); !strings.Contains(string(res), `"end_turn"`) {
+		t.Fatalf("prompt answered %s", res)
+	}
+	if b, err := os.ReadFile(filepath.Join(outside, "note.txt")); string(b) != "allowed\nmore\n" {
+		t.Errorf("the file outside holds %q (%v); want the write's line, then the command's", b, err)
+	}
+}
