@@ -1,6 +1,8 @@
 package main
 
 import (
+	"io"
+	"net/http"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -111,4 +113,46 @@ func TestFleetWorkerGracefulStop(t *testing.T) {
 	if len(results) != 1 || !strings.Contains(results[0], "finished") {
 		t.Errorf("the model read %q; want the command's own result once", results)
 	}
+}
+
+// TestFleetWorkerHealth: a worker's --health answers GET /healthz with
+// 200 while it serves and the cluster answers, 503 naming the cluster
+// while the cluster is away, and 200 again once it is back.
+func TestFleetWorkerHealth(t *testing.T) {
+	f := newFleet(t, slowAnswer("unused", 0))
+	addr := "127.0.0.1:" + strconv.Itoa(freePort(t))
+	f.worker("w1", "--health", addr)
+	check := func() (int, string) {
+		resp, err := http.Get("http://" + addr + "/healthz")
+		if err != nil {
+			t.Fatalf("GET /healthz: %v", err)
+		}
+		defer resp.Body.Close()
+		b, _ := io.ReadAll(resp.Body)
+		return resp.StatusCode, string(b)
+	}
+	// until polls the check until it answers code.
+	until := func(code int) string {
+		t.Helper()
+		deadline := time.Now().Add(hang)
+		for {
+			got, body := check()
+			if got == code {
+				return body
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("/healthz answered %d %q; want %d", got, body, code)
+			}
+			time.Sleep(200 * time.Millisecond)
+		}
+	}
+	if body := until(http.StatusOK); !strings.Contains(body, "serving zot") {
+		t.Errorf("/healthz while serving: %q", body)
+	}
+	f.server.kill()
+	if body := until(http.StatusServiceUnavailable); !strings.Contains(body, "the cluster at "+f.addr()+" does not answer") {
+		t.Errorf("/healthz with the cluster away: %q", body)
+	}
+	f.startServer()
+	until(http.StatusOK)
 }

@@ -30,6 +30,7 @@ func runWorker(ctx context.Context, args []string, stderr io.Writer) error {
 	baseURL := fs.String("base-url", "", "the provider's endpoint")
 	apiKey := fs.String("api-key", "", "the provider's API key (default: its environment variable)")
 	identity := fs.String("identity", "", "the worker's name in the cluster (default: host and pid)")
+	healthAddr := fs.String("health", "", "HOST:PORT where GET /healthz answers 200 while the worker serves and the cluster answers, else 503 with the reason")
 	stopTimeout := fs.Duration("stop-timeout", DefaultStopTimeout, "on SIGTERM or SIGINT, how long the calls running may go on before they are cut (a second signal stops at once)")
 	mcp := fs.Bool("mcp", true, "run the MCP servers of the tools the turns call here (a server of the session's configuration, started in the working directory); false leaves those calls to the daemons")
 	mcpIdle := fs.Duration("mcp-idle", durable.DefaultMCPIdle, "how long an MCP server no call uses is kept running")
@@ -65,6 +66,11 @@ func runWorker(ctx context.Context, args []string, stderr io.Writer) error {
 		return err
 	}
 	defer cl.Close()
+	hc, err := serveHealth(*healthAddr, cl, &c, stderr)
+	if err != nil {
+		return err
+	}
+	defer hc.close()
 	acts := &durable.Activities{Provider: p, ProviderName: *provider, Blobs: blobs, Floor: floor}
 	if *mcp {
 		acts.MCP = &durable.MCPServers{Log: stderr, Idle: *mcpIdle, ClientVersion: buildinfo.Version()}
@@ -99,8 +105,10 @@ func runWorker(ctx context.Context, args []string, stderr io.Writer) error {
 			return fmt.Errorf("starting the worker: %w", c.explain(err))
 		}
 	}
+	hc.set("serving")
 	fmt.Fprintf(stderr, "zot-fleet worker: serving %s (tools on %s) at %s, namespace %s; %s\n", c.queue, c.tools(), c.hostPort, c.namespace, describeFloor(floor))
 	<-ctx.Done()
+	hc.set("stopping")
 	fmt.Fprintf(stderr, "zot-fleet worker: stopping: taking no more calls; those running have %v to finish (a second signal stops at once)\n", *stopTimeout)
 	stopAll(workers)
 	fmt.Fprintln(stderr, "zot-fleet worker: stopped")
