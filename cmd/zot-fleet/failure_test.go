@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
@@ -64,7 +65,8 @@ func waitChan(t *testing.T, what string, ch <-chan struct{}) {
 
 // TestFleetWorkerKilledMidModelCall: kill -9 of the worker streaming a
 // model call. The call is made again on the other worker, the client
-// sees the answer once, and only the call that was cut is paid again.
+// sees what the kill cut, a note that the call is made again, then the
+// answer once, and only the call that was cut is paid again.
 func TestFleetWorkerKilledMidModelCall(t *testing.T) {
 	f := newFleet(t, slowAnswer(longText, 100*time.Millisecond))
 	w1 := f.worker("w1")
@@ -81,8 +83,11 @@ func TestFleetWorkerKilledMidModelCall(t *testing.T) {
 	if !strings.Contains(string(res), `"end_turn"`) {
 		t.Fatalf("prompt answered %s", res)
 	}
-	if got := text(c.taken()); got != longText {
-		t.Errorf("the client saw %q, want the answer once: %q", got, longText)
+	// The part the kill cut, a note that the call is made again, then
+	// the answer whole, once, as a message of its own.
+	seen := splitAttempts(t, c.taken())
+	if seen.before == "" || !strings.HasPrefix(longText, seen.before) || seen.after != longText {
+		t.Errorf("the client saw %q, then the note, then %q; want a beginning of the answer, then the answer once: %q", seen.before, seen.after, longText)
 	}
 	if n := f.model.count(0); n != 2 {
 		t.Errorf("the model was asked %d times, want 2 (the call the kill cut, then its retry)", n)
@@ -234,4 +239,141 @@ func TestFleetCancel(t *testing.T) {
 	if got := text(c.taken()); got != longText {
 		t.Errorf("the next prompt's answer: %q", got)
 	}
+}
+
+// TestFleetWorkerKilledMidAnswerThatDiffers: kill -9 of the worker
+// streaming a model call whose second answer, made on the other worker,
+// differs from the first (as a real model's does). The client sees the
+// cut-off part, then a note that the call is made again (attempt 2), then
+// the second answer whole, as a message of its own (a messageId), never
+// the first's beginning glued to the second's end; the session keeps
+// the second answer only, and its usage counts the call that finished,
+// not the one cut off.
+func TestFleetWorkerKilledMidAnswerThatDiffers(t *testing.T) {
+	const second = "A different answer, and a complete one."
+	var asked atomic.Int32
+	f := newFleet(t, func(modelRequest) []answerPart {
+		if asked.Add(1) == 1 {
+			return []answerPart{{Text: longText, Delay: 100 * time.Millisecond}}
+		}
+		return []answerPart{{Text: second}}
+	})
+	w1 := f.worker("w1")
+	_, sock := f.daemon("d", false)
+	c := dialACP(t, sock)
+	s := c.newSession(f.dir)
+	c.taken()
+	chunk := firstChunk(c)
+	wait := promptAsync(t, c, s, "count")
+	waitChan(t, "the first chunk", chunk)
+	f.worker("w2")
+	w1.kill()
+	res := wait()
+
+	var ans struct {
+		StopReason string `json:"stopReason"`
+		Meta       struct {
+			Zot struct {
+				Result struct {
+					Text  string `json:"text"`
+					Turns int    `json:"turns"`
+					Usage struct {
+						Input  int `json:"input"`
+						Output int `json:"output"`
+					} `json:"usage"`
+				} `json:"result"`
+			} `json:"zot"`
+		} `json:"_meta"`
+	}
+	if err := json.Unmarshal(res, &ans); err != nil || ans.StopReason != "end_turn" {
+		t.Fatalf("prompt answered %s (%v)", res, err)
+	}
+	r := ans.Meta.Zot.Result
+	if r.Text != second || r.Turns != 1 {
+		t.Errorf("the prompt's record: text %q, %d turns; want %q in 1 turn", r.Text, r.Turns, second)
+	}
+	// One call's usage (the fake model reports 10 in, 5 out), not two.
+	if r.Usage.Input != 10 || r.Usage.Output != 5 {
+		t.Errorf("the prompt's usage: %d in, %d out; want the finished call's only: 10 and 5", r.Usage.Input, r.Usage.Output)
+	}
+
+	updates := c.taken()
+	seen := splitAttempts(t, updates)
+	if seen.before == "" || !strings.HasPrefix(longText, seen.before) {
+		t.Errorf("before the note the client saw %q, want a beginning of the first answer", seen.before)
+	}
+	if seen.after != second {
+		t.Errorf("after the note the client saw %q, want the second answer whole: %q", seen.after, second)
+	}
+	var tokens map[string]any
+	for _, u := range updates {
+		var m struct {
+			Kind string `json:"sessionUpdate"`
+			Meta struct {
+				Zot map[string]any `json:"zot"`
+			} `json:"_meta"`
+		}
+		_ = json.Unmarshal(u, &m)
+		if m.Kind == "usage_update" {
+			tokens, _ = m.Meta.Zot["tokens"].(map[string]any)
+		}
+	}
+	if tokens["input"] != float64(10) || tokens["output"] != float64(5) {
+		t.Errorf("the session's tokens after the turn: %v, want the finished call's only (10 in, 5 out)", tokens)
+	}
+	if n := f.model.count(0); n != 2 {
+		t.Errorf("the model was asked %d times, want 2 (the call the kill cut, then its retry)", n)
+	}
+	c2 := dialACP(t, sock)
+	c2.call("session/load", map[string]any{"sessionId": s, "cwd": f.dir, "mcpServers": []any{}})
+	if got := text(c2.taken()); got != second {
+		t.Errorf("session/load shows %q, want the second answer only: %q", got, second)
+	}
+}
+
+// attempts is what a client saw of an answer whose model call was made
+// again: the text before the note that says so, and after it.
+type attempts struct{ before, after string }
+
+// splitAttempts reads the agent_message_chunk updates of a turn with one
+// model call made again: the first attempt's chunks (no messageId), one
+// note (_meta.zot.attempt 2, for display), then the second attempt's
+// chunks, all with one messageId.
+func splitAttempts(t *testing.T, updates []json.RawMessage) attempts {
+	t.Helper()
+	var before, after strings.Builder
+	notes, ids := 0, map[string]bool{}
+	for _, u := range updates {
+		var m struct {
+			Kind      string `json:"sessionUpdate"`
+			MessageID string `json:"messageId"`
+			Content   struct {
+				Text string `json:"text"`
+			} `json:"content"`
+			Meta struct {
+				Zot map[string]any `json:"zot"`
+			} `json:"_meta"`
+		}
+		_ = json.Unmarshal(u, &m)
+		switch {
+		case m.Kind != "agent_message_chunk":
+		case m.Meta.Zot["attempt"] != nil:
+			notes++
+			if m.Meta.Zot["attempt"] != float64(2) || m.Meta.Zot["action"] != "display" || m.MessageID != "" {
+				t.Errorf("the note of the call made again: %s", u)
+			}
+		case notes == 0:
+			if m.MessageID != "" {
+				t.Errorf("a chunk of the first attempt has messageId %q", m.MessageID)
+			}
+			before.WriteString(m.Content.Text)
+		default:
+			ids[m.MessageID] = true
+			after.WriteString(m.Content.Text)
+		}
+	}
+	if notes != 1 || len(ids) != 1 || ids[""] {
+		t.Fatalf("%d notes of a call made again and the messageIds %v after it; want one note, then one message with an id; the client saw %q", notes, ids, text(updates))
+	}
+	return attempts{before.String(), after.String()}
 }

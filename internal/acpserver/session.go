@@ -405,12 +405,20 @@ func (s *acpSession) sink(t *turn) engine.Sink {
 		}
 		switch e := ev.(type) {
 		case *wire.TextDeltaEvent:
-			if e.Delta != "" {
+			switch {
+			case e.Delta == "":
+			case t.retry != "":
+				s.push(item{update: t.retried(e.Delta, false)})
+			default:
 				s.push(item{text: e.Delta})
 			}
 			return
 		case *wire.ThinkingDeltaEvent:
-			if e.Delta != "" {
+			switch {
+			case e.Delta == "":
+			case t.retry != "":
+				s.push(item{update: t.retried(e.Delta, true)})
+			default:
 				s.push(item{text: e.Delta, thought: true})
 			}
 			return

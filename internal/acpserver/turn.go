@@ -1,6 +1,7 @@
 package acpserver
 
 import (
+	"crypto/rand"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -32,6 +33,9 @@ type turn struct {
 	contextSz int64                 // the model's context window, for usage_update
 	res       *wire.PromptResult    // the prompt's record, from its done
 	children  map[string]*childView // what each task call shows of its sub-agent (child.go)
+	// retry is the messageId of the chunks of a step's answer made again
+	// after an attempt that showed part of its own; "" otherwise.
+	retry string
 }
 
 // toolCall is what a turn remembers of a tool call between its tool_call
@@ -50,6 +54,8 @@ const maxDiffBytes = 1 << 20
 // thinking deltas are not among them: the sink queues them as text items.
 func (t *turn) translate(ev wire.Event) []acp.SessionUpdate {
 	switch e := ev.(type) {
+	case *wire.TurnStartEvent:
+		return t.turnStart(e)
 	case *wire.ToolCallEvent:
 		return t.toolCall(e)
 	case *wire.ToolResultEvent:
@@ -85,6 +91,34 @@ func (t *turn) translate(ev wire.Event) []acp.SessionUpdate {
 		return []acp.SessionUpdate{{AgentMessageChunk: compactDone(e)}}
 	}
 	return nil
+}
+
+// turnStart begins a step. A step whose model call is made again after
+// an attempt that streamed part of its answer (a fleet's worker stopped
+// mid-answer) is told with a note, an agent_message_chunk for display
+// with the attempt in _meta.zot.attempt; the new attempt's chunks then
+// carry a messageId of their own, so that a client shows the answer as
+// a message apart from the part that was cut off.
+func (t *turn) turnStart(e *wire.TurnStartEvent) []acp.SessionUpdate {
+	if e.Attempt == nil {
+		t.retry = ""
+		return nil
+	}
+	t.retry = "zot-attempt-" + rand.Text()
+	c := textChunk(fmt.Sprintf("\n\n[cut off: the model call stopped partway and is made again (attempt %d); the text above is not kept]\n\n", *e.Attempt))
+	c.Meta = map[string]any{"zot": map[string]any{"action": "display", "attempt": *e.Attempt}}
+	return []acp.SessionUpdate{{AgentMessageChunk: c}}
+}
+
+// retried is the update of a delta of a step's answer made again: a
+// chunk with the attempt's messageId.
+func (t *turn) retried(text string, thought bool) *acp.SessionUpdate {
+	c := textChunk(text)
+	c.MessageID = acp.MessageId(t.retry)
+	if thought {
+		return &acp.SessionUpdate{AgentThoughtChunk: c}
+	}
+	return &acp.SessionUpdate{AgentMessageChunk: c}
 }
 
 // compactDone is what zot rpc's compact_done says, as ACP shows it: a

@@ -63,7 +63,9 @@ func (t *tally) addChild(s *Session, max int) bool {
 func (t *tally) see(ev wire.Event) {
 	switch e := ev.(type) {
 	case *wire.TurnStartEvent:
-		t.turns++
+		if e.Attempt == nil { // a step made again is the same turn
+			t.turns++
+		}
 	case *wire.ToolCallEvent:
 		t.toolCalls++
 	case *wire.UsageEvent:

@@ -166,7 +166,9 @@ func (w *Activities) Step(ctx context.Context, in StepInput) (StepOutput, error)
 		return StepOutput{}, fmt.Errorf("the turn's transcript: %w", err)
 	}
 	a.SetMeter(in.Meter)
-	em := newEmitter(w.client(), in.Turn.Relay, in.Turn.ID, in.Seq, 0)
+	// Another attempt is another answer (a real model's differs): its
+	// events pass from its start (relay.go).
+	em := newEmitter(w.client(), in.Turn.Relay, in.Turn.ID, in.Seq, activity.GetInfo(ctx).Attempt)
 	d, calls, stepErr := a.RunStep(ctx, in.UserIndex, in.Step, in.MaxSteps, em.emit)
 	em.close()
 	out := StepOutput{Action: d.Action, Meter: a.Meter()}

@@ -26,9 +26,12 @@ import (
 // An attempt that repeats a failed one is told apart by its attempt
 // number. An activity whose attempts emit the same events (attempt 0:
 // they repeat the numbers) has what the relay already passed dropped. A
-// tool call made again is another answer (its result "interrupted"):
-// the relay passes the new attempt's events from its start and drops
-// whatever a late event of an earlier attempt still brings.
+// model call or a tool call made again is another answer: the relay
+// passes the new attempt's events from its start and drops whatever a
+// late event of an earlier attempt still brings; when the earlier
+// attempt of a model call showed part of its answer, the new attempt's
+// turn_start carries its attempt number, which tells a client to
+// discard that part.
 
 // emitter posts one activity's events.
 type emitter struct {
@@ -46,8 +49,8 @@ type emitter struct {
 
 // newEmitter returns the emitter of an activity whose events are numbered
 // from base; attempt is the activity's attempt when a new attempt's
-// events replace the earlier one's (a tool call), 0 when every attempt
-// emits the same events.
+// events replace the earlier one's (a model call, a tool call), 0 when
+// every attempt emits the same events.
 func newEmitter(client *http.Client, url, turn string, base int64, attempt int32) *emitter {
 	e := &emitter{url: url, turn: turn, client: client, next: base, attempt: attempt, wake: make(chan struct{}, 1), done: make(chan struct{})}
 	go e.run()
@@ -157,6 +160,7 @@ type relayTurn struct {
 type relayActivity struct {
 	attempt int32 // the attempt whose events pass
 	last    int64 // the number of the last event passed of it; -1: none
+	shown   bool  // an event of the activity has passed, of any attempt
 }
 
 // NewRelay returns an empty relay.
@@ -195,18 +199,38 @@ func (t *relayTurn) pass(l *relayLine) {
 		a = &relayActivity{attempt: l.Attempt, last: -1}
 		t.acts[k] = a
 	}
+	event := l.Event
 	switch {
 	case l.Attempt < a.attempt:
 		return // a late event of an attempt another replaced
 	case l.Attempt > a.attempt:
 		// Another answer begins: it passes from its start.
 		a.attempt, a.last = l.Attempt, -1
+		if a.shown {
+			event = restarted(event, l.Attempt)
+		}
 	}
 	if l.Seq <= a.last {
 		return
 	}
-	a.last = l.Seq
-	t.out(l.Event)
+	a.last, a.shown = l.Seq, true
+	t.out(event)
+}
+
+// restarted marks the first event of an attempt after one that showed
+// part of its answer: a model call's turn_start carries the attempt.
+func restarted(event json.RawMessage, attempt int32) json.RawMessage {
+	ev, err := wire.DecodeEvent(event)
+	if err != nil {
+		return event
+	}
+	ts, ok := ev.(*wire.TurnStartEvent)
+	if !ok {
+		return event
+	}
+	n := int64(attempt)
+	ts.Attempt = &n
+	return ts.AppendJSON(nil)
 }
 
 // ServeHTTP takes one batch; it answers once the batch's events have

@@ -135,17 +135,41 @@ func TestRelayActivitiesAtOnce(t *testing.T) {
 	}
 }
 
-// TestRelayNewAttempt: a tool call's second attempt (its interrupted
-// result) passes though its numbers were used by the first's progress,
-// and a late event of the first attempt is dropped.
+// TestRelayNewAttempt: a model call made again after its first attempt
+// showed part of an answer passes from its start, its turn_start
+// carrying the attempt; a late event of the first attempt is dropped; an
+// attempt after one that showed nothing passes as a first one would; a
+// tool call's second attempt (its interrupted result) passes though its
+// numbers were used by the first's progress.
 func TestRelayNewAttempt(t *testing.T) {
 	rr := newRelayRun(t)
+	delta := func(s string) wire.Event { return &wire.TextDeltaEvent{Delta: s} }
+	// Activity 1: a model call cut after "Hel", made again.
+	rr.post(1, 0, 1, &wire.TurnStartEvent{Step: 1})
+	rr.post(1, 1, 1, &wire.AssistantStartEvent{})
+	rr.post(1, 2, 1, delta("Hel"))
+	rr.post(1, 0, 2, &wire.TurnStartEvent{Step: 1})
+	rr.post(1, 1, 2, &wire.AssistantStartEvent{})
+	rr.post(1, 2, 2, delta("Hi"))
+	rr.post(1, 3, 1, delta("lo")) // late, of the cut attempt
+	rr.post(1, 3, 2, delta(" there"))
+	rr.post(1, 2, 2, delta("Hi")) // repeated
+	// Activity 2: a tool call whose worker went away after its progress.
 	rr.post(2, 0, 1, progress("c", "started"))
 	rr.post(2, 0, 2, &wire.ToolResultEvent{ID: "c", IsError: true})
-	rr.post(2, 1, 1, progress("c", "late"))
+	// Activity 3: a model call whose first attempt showed nothing.
+	rr.post(3, 0, 2, &wire.TurnStartEvent{Step: 2})
 	want := []string{
+		`{"type":"turn_start","seq":0,"step":1}`,
+		`{"type":"assistant_start","seq":0}`,
+		`{"type":"text_delta","seq":0,"delta":"Hel"}`,
+		`{"type":"turn_start","seq":0,"step":1,"attempt":2}`,
+		`{"type":"assistant_start","seq":0}`,
+		`{"type":"text_delta","seq":0,"delta":"Hi"}`,
+		`{"type":"text_delta","seq":0,"delta":" there"}`,
 		`{"type":"tool_progress","seq":0,"id":"c","text":"started"}`,
 		`{"type":"tool_result","seq":0,"id":"c","is_error":true,"content":[]}`,
+		`{"type":"turn_start","seq":0,"step":2}`,
 	}
 	if got := rr.passed(); !slices.Equal(got, want) {
 		t.Errorf("the watcher got\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
