@@ -619,3 +619,53 @@ func TestFleetWorkerKilledMidSubAgent(t *testing.T) {
 		t.Errorf("the task's result given to the model: %q; want the sub-agent's answer once", last)
 	}
 }
+
+// TestFleetSubAgentNested: with --agent-depth 2, a sub-agent's own
+// sub-agent is a child workflow of the sub-agent's turn: the cluster
+// shows the tree of three turns, and the session's usage counts every
+// one's model calls.
+func TestFleetSubAgentNested(t *testing.T) {
+	task := func(prompt string) answerPart {
+		args, _ := json.Marshal(map[string]string{"description": "pass it on", "prompt": prompt})
+		return answerPart{Tool: "task", Args: string(args)}
+	}
+	f := newFleet(t, func(r modelRequest) []answerPart {
+		switch {
+		case strings.HasPrefix(r.Prompt, "grandchild:"):
+			return []answerPart{{Text: "Done at the bottom."}}
+		case strings.HasPrefix(r.Prompt, "child:") && r.Results == 0:
+			return []answerPart{{Text: "Passing it on. "}, task("grandchild: do it")}
+		case r.Results == 0:
+			return []answerPart{{Text: "Delegating. "}, task("child: pass it on")}
+		}
+		return []answerPart{{Text: "Done."}}
+	})
+	f.worker("w1")
+	_, sock := f.daemonAs("d", false, "allow", "--agent-depth", "2")
+	c := dialACP(t, sock)
+	s := c.newSession(f.dir)
+	c.taken()
+	if res := c.prompt(s, "delegate"); !strings.Contains(string(res), `"end_turn"`) {
+		t.Fatalf("prompt answered %s", res)
+	}
+	// Five model calls of 10 input tokens: two of the session, two of
+	// its sub-agent, one of the sub-agent's sub-agent.
+	if meta := childMeta(c.taken()); len(meta) == 0 || !strings.HasPrefix(meta[len(meta)-1], `usage {"cacheRead":0,"cacheWrite":0,"input":50,`) {
+		t.Errorf("the session's usage after the turn: %v; want every sub-agent's calls counted", meta)
+	}
+	cl := f.dialCluster(t)
+	kids := childTurns(t, cl, 2)
+	var top, middle, bottom string
+	for child, parent := range kids {
+		if _, ok := kids[parent]; ok {
+			bottom, middle = child, parent
+		}
+	}
+	top = kids[middle]
+	if bottom == "" || top == "" {
+		t.Fatalf("the child turns %v form no chain of three", kids)
+	}
+	if !childStarted(t, cl, top, middle) || !childStarted(t, cl, middle, bottom) {
+		t.Errorf("the histories of %s and %s do not record the starts of %s and %s", top, middle, middle, bottom)
+	}
+}

@@ -222,6 +222,9 @@ type modelRequest struct {
 	LastResult string
 	// System is the request's system prompt (a sub-agent's says so).
 	System string
+	// Prompt is the text of the first message (the prompt that began
+	// the conversation).
+	Prompt string
 	// Answering says the request's last message carries tool results:
 	// the model is asked to go on after its tool calls.
 	Answering bool
@@ -303,12 +306,19 @@ func (m *fakeModel) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	for i, msg := range req.Messages {
 		var blocks []struct {
 			Type    string          `json:"type"`
+			Text    string          `json:"text"`
 			Content json.RawMessage `json:"content"`
 		}
 		if json.Unmarshal(msg.Content, &blocks) != nil {
+			if i == 0 {
+				_ = json.Unmarshal(msg.Content, &mr.Prompt)
+			}
 			continue
 		}
 		for _, b := range blocks {
+			if i == 0 && b.Type == "text" && mr.Prompt == "" {
+				mr.Prompt = b.Text
+			}
 			if b.Type == "tool_result" {
 				mr.Results++
 				mr.LastResult = string(b.Content)
