@@ -139,7 +139,7 @@ func frameTurn(t *testing.T, id, cwd, system, prompt string) *fleet.Turn {
 	for _, tl := range ztools.Builtins(ztools.Config{CWD: cwd}) {
 		specs = append(specs, llm.ToolSpec{Name: tl.Name(), Description: tl.Description(), Schema: tl.Schema()})
 	}
-	return &fleet.Turn{ID: id, CWD: cwd, Provider: "anthropic", Model: "claude-sonnet-4-5", System: system, Tools: specs,
+	return &fleet.Turn{ID: id, CWD: cwd, Provider: "anthropic", Model: "claude-sonnet-4-5", Offer: fleet.Offer{System: system, Tools: specs},
 		Transcript: []json.RawMessage{line}, MaxSteps: 10}
 }
 

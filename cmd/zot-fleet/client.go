@@ -74,6 +74,7 @@ func runClient(ctx context.Context, args []string, stdin io.Reader, stdout, stde
 	mux := http.NewServeMux()
 	mux.Handle("/events", relay)
 	mux.Handle("/intercept", asks)
+	mux.Handle("/turn", &gates{asks: asks, blobs: blobs})
 	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
 	var wg sync.WaitGroup
 	wg.Add(1)
@@ -105,7 +106,7 @@ func runClient(ctx context.Context, args []string, stdin io.Reader, stdout, stde
 	}
 	defer dw.Stop()
 	base := "http://" + ln.Addr().String()
-	s := &submitter{cl: cl, blobs: blobs, relay: relay, url: base + "/events", intercept: base + "/intercept", daemonQueue: daemonQueue, c: &c, out: out, stderr: stderr, history: *history}
+	s := &submitter{cl: cl, blobs: blobs, relay: relay, url: base + "/events", intercept: base + "/intercept", gate: base + "/turn", daemonQueue: daemonQueue, c: &c, out: out, stderr: stderr, history: *history}
 	out.send(fleet.Frame{Type: fleet.FrameReady})
 
 	runCtx, cancel := context.WithCancel(ctx)
@@ -186,12 +187,23 @@ type submitter struct {
 	relay     *durable.Relay
 	url       string
 	intercept string
+	// gate is where workers show the session a step about to begin.
+	gate string
 	// daemonQueue is the task queue of this client's daemon's tools.
 	daemonQueue string
 	c           *cluster
 	out         *frames
 	stderr      io.Writer
 	history     int // TurnInput.HistoryEvents
+}
+
+// gateOf is where t's steps are shown to the session: "" when the zot
+// that sent t does not answer gate frames.
+func (s *submitter) gateOf(t *fleet.Turn) string {
+	if !t.Gates {
+		return ""
+	}
+	return s.gate
 }
 
 // run submits t, relays its events and writes its end.
@@ -228,7 +240,7 @@ func (s *submitter) turn(ctx context.Context, t *fleet.Turn) (*fleet.TurnResult,
 	if err != nil {
 		return nil, err
 	}
-	offer, err := json.Marshal(durable.Offer{System: t.System, Tools: t.Tools, Concurrent: t.Concurrent, Daemon: t.Daemon, MCPTools: t.MCPTools, MCPServers: t.MCPServers})
+	offer, err := json.Marshal(t.Offer)
 	if err != nil {
 		return nil, err
 	}
@@ -238,7 +250,7 @@ func (s *submitter) turn(ctx context.Context, t *fleet.Turn) (*fleet.TurnResult,
 	}
 	in := durable.TurnInput{
 		Turn: durable.TurnInfo{
-			ID: t.ID, Relay: s.url, Intercept: s.intercept, CWD: t.CWD, Provider: t.Provider, Model: t.Model,
+			ID: t.ID, Relay: s.url, Intercept: s.intercept, Gate: s.gateOf(t), CWD: t.CWD, Provider: t.Provider, Model: t.Model,
 			Reasoning: t.Reasoning, Offer: offerRef, ToolQueue: s.c.tools(), Sandbox: t.Sandbox, DaemonQueue: s.daemonQueue,
 		},
 		Transcript:    transcript,
@@ -364,6 +376,17 @@ func (in *intercepts) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, err.Error(), http.StatusBadRequest)
 		return
 	}
+	v := in.ask(r.Context(), fleet.Frame{Type: fleet.FrameIntercept, Turn: req.Turn, Call: &req.Call})
+	if v == nil {
+		return // the worker left
+	}
+	w.Header().Set("Content-Type", "application/json")
+	_ = json.NewEncoder(w).Encode(v)
+}
+
+// ask sends f to zot, numbered, and waits for its verdict (one that
+// says nothing blocks); nil once ctx ends.
+func (in *intercepts) ask(ctx context.Context, f fleet.Frame) *fleet.ToolVerdict {
 	ch := make(chan *fleet.ToolVerdict, 1)
 	in.mu.Lock()
 	in.n++
@@ -375,16 +398,57 @@ func (in *intercepts) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		delete(in.waiting, id)
 		in.mu.Unlock()
 	}()
-	in.out.send(fleet.Frame{Type: fleet.FrameIntercept, Turn: req.Turn, Request: id, Call: &req.Call})
+	f.Request = id
+	in.out.send(f)
 	select {
 	case v := <-ch:
 		if v == nil {
 			v = &fleet.ToolVerdict{Block: true, Reason: "no verdict came"}
 		}
-		w.Header().Set("Content-Type", "application/json")
-		_ = json.NewEncoder(w).Encode(v)
-	case <-r.Context().Done():
+		return v
+	case <-ctx.Done():
+		return nil
 	}
+}
+
+// gates passes the steps workers are about to make to zot, for the
+// session's BeforeTurn interceptors, and answers with their verdict and
+// the reference of what the step offers (stored in the blob store).
+type gates struct {
+	asks  *intercepts
+	blobs fleet.Blobs
+}
+
+func (g *gates) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	var req struct {
+		Turn string `json:"turn"`
+		Step int    `json:"step"`
+	}
+	if r.Method != http.MethodPost {
+		http.Error(w, "POST a step", http.StatusMethodNotAllowed)
+		return
+	}
+	if err := json.NewDecoder(io.LimitReader(r.Body, 1<<20)).Decode(&req); err != nil {
+		http.Error(w, err.Error(), http.StatusBadRequest)
+		return
+	}
+	v := g.asks.ask(r.Context(), fleet.Frame{Type: fleet.FrameGate, Turn: req.Turn, Step: req.Step})
+	if v == nil {
+		return // the worker left
+	}
+	out := durable.GateVerdict{Block: v.Block, Reason: v.Reason}
+	if v.Offer != nil {
+		data, err := json.Marshal(v.Offer)
+		if err == nil {
+			out.Offer, err = g.blobs.Put(r.Context(), data)
+		}
+		if err != nil {
+			http.Error(w, "storing the step's offer: "+err.Error(), http.StatusInternalServerError)
+			return
+		}
+	}
+	w.Header().Set("Content-Type", "application/json")
+	_ = json.NewEncoder(w).Encode(out)
 }
 
 // answer passes a verdict to the intercept waiting for it.

@@ -131,7 +131,7 @@ func TestFleetCallsSideBySide(t *testing.T) {
 	}
 	turn := &fleet.Turn{
 		ID: "zot-side-by-side-1", CWD: work, Provider: "anthropic", Model: "claude-sonnet-4-5",
-		System: "You run commands.", Tools: []llm.ToolSpec{bash}, Concurrent: []string{"bash"},
+		Offer:      fleet.Offer{System: "You run commands.", Tools: []llm.ToolSpec{bash}, Concurrent: []string{"bash"}},
 		Transcript: []json.RawMessage{user}, MaxSteps: 10,
 	}
 	c.send(fleet.Frame{Type: fleet.FrameSubmit, Turn: turn.ID, Input: turn})

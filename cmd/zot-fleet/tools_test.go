@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -189,6 +190,12 @@ func TestFleetExtensionTool(t *testing.T) {
 // Python test extension (internal/exthost/testdata/py) as name.
 func pyExtension(t *testing.T, dir, name string) string {
 	t.Helper()
+	return pyExtensionMode(t, dir, name, "ok")
+}
+
+// pyExtensionMode is pyExtension in one of the extension's modes.
+func pyExtensionMode(t *testing.T, dir, name, mode string) string {
+	t.Helper()
 	script, err := filepath.Abs(filepath.Join("..", "..", "internal", "exthost", "testdata", "py", "ext.py"))
 	if err != nil {
 		t.Fatal(err)
@@ -197,7 +204,7 @@ func pyExtension(t *testing.T, dir, name string) string {
 	if err := os.MkdirAll(folder, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	m, _ := json.Marshal(map[string]any{"name": name, "exec": "python3", "args": []string{script, "ok", name}})
+	m, _ := json.Marshal(map[string]any{"name": name, "exec": "python3", "args": []string{script, mode, name}})
 	if err := os.WriteFile(filepath.Join(folder, "extension.json"), m, 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -342,5 +349,98 @@ func TestFleetMCPToolFallsBackToDaemon(t *testing.T) {
 	}
 	if n := startedBy(t, where); n["worker"] < 1 || n["daemon"] != 2 {
 		t.Errorf("the MCP server was started %v; want tried by the worker and started by each daemon", n)
+	}
+}
+
+// TestFleetToolsChangeMidTurn: a tool a client registers while the turn
+// runs (during its first call) is offered from the next step on, on the
+// fleet as in process: each step asks the session for its tools; a
+// model that binds its thinking to the tools (the default Claude) is
+// offered the first step's tools at every step, on the fleet as in
+// process.
+func TestFleetToolsChangeMidTurn(t *testing.T) {
+	for _, model := range []string{"claude-sonnet-4-5", ""} {
+		t.Run("model="+model, func(t *testing.T) { toolsChangeMidTurn(t, model) })
+	}
+}
+
+func toolsChangeMidTurn(t *testing.T, model string) {
+	f := newFleet(t, func(r modelRequest) []answerPart {
+		switch r.Results {
+		case 0:
+			return []answerPart{{Text: "Calling it. "}, {Tool: "lookup", Args: `{"key":"color"}`}}
+		case 1:
+			return []answerPart{{Text: "And the next. "}, {Tool: "second", Args: `{"key":"size"}`}}
+		}
+		return []answerPart{{Text: "Done with it."}}
+	})
+	f.worker("w1")
+	var c *acpClient
+	var session string
+	var seconds atomic.Int32
+	second := map[string]any{"name": "second", "description": "a tool registered mid-turn",
+		"inputSchema": map[string]any{"type": "object", "properties": map[string]any{"key": map[string]any{"type": "string"}}}}
+	var flags []string
+	if model != "" {
+		flags = []string{"--model", model}
+	}
+	sameAsInProcess(t, f, toolRun{
+		daemonFlags: flags,
+		serve: func(method string, params json.RawMessage) (any, bool) {
+			if method != "_zot/tool/call" {
+				return nil, false
+			}
+			var p struct{ Name string }
+			_ = json.Unmarshal(params, &p)
+			if p.Name == "second" {
+				seconds.Add(1)
+				return map[string]any{"text": "the size is large"}, true
+			}
+			// Registered before the answer (serve runs in the reading
+			// loop, so this call reads on until its own answer): the
+			// next step offers it.
+			c.call("_zot/session/register_tools", map[string]any{"sessionId": session, "tools": []any{second}})
+			return map[string]any{"text": "the color is blue"}, true
+		},
+		setup: func(cl *acpClient, s string) {
+			c, session = cl, s
+			registerLookup(cl, s)
+		},
+	})
+	want := int32(2)
+	if model == "" {
+		want = 0 // bound: not offered before the next prompt
+	}
+	if n := seconds.Load(); n != want {
+		t.Errorf("the tool registered mid-turn was called %d times in two turns, want %d", n, want)
+	}
+}
+
+// TestFleetTurnBlocked: an extension that blocks every step (a
+// turn_start intercept) ends the prompt on the fleet with the same
+// updates and error as in process.
+func TestFleetTurnBlocked(t *testing.T) {
+	var got results
+	f := newFleet(t, got.model("bash", `{"command":"true"}`))
+	f.worker("w1")
+	ext := pyExtensionMode(t, f.dir, "py", "turn_guard")
+	run := func(name string, inProcess bool) ([]string, string) {
+		_, sock := f.daemonAs(name, inProcess, "allow", "--ext", ext)
+		c := dialACP(t, sock)
+		s := c.newSession(f.dir)
+		c.taken()
+		_, err := c.try("session/prompt", map[string]any{"sessionId": s, "prompt": []any{map[string]any{"type": "text", "text": "go"}}})
+		return normUpdates(c.taken()), strings.ReplaceAll(fmt.Sprint(err), s, "<session>")
+	}
+	want, wantErr := run("inprocess", true)
+	got2, gotErr := run("fleet", false)
+	if !slices.Equal(want, got2) || wantErr != gotErr {
+		t.Errorf("in process: %v\n%s\nfleet: %v\n%s", wantErr, strings.Join(want, "\n"), gotErr, strings.Join(got2, "\n"))
+	}
+	if !strings.Contains(wantErr, "outside business hours") {
+		t.Errorf("the prompt answered %s, want it blocked", wantErr)
+	}
+	if n := f.model.count(0); n != 0 {
+		t.Errorf("the model was asked %d times, want never", n)
 	}
 }

@@ -151,29 +151,13 @@ func AnswerCall(c *llm.ToolCallBlock, text string, emit func(wire.Event)) *llm.T
 }
 
 // Gate runs, for an executor whose steps run elsewhere, what Prompt runs
-// in this process before the first model call: the chain's BeforePrompt
-// functions (extensions being ready) and the first step's BeforeTurn
-// functions (MCP servers being ready, turn_start intercepts), so that the
-// first step offers what Prompt's would. Nil lets the prompt go on;
-// otherwise the prompt ends here with Prompt's events (turn_start, then
-// turn_end aborted, or error for a block) and Prompt's error.
+// in this process before the first step: the chain's BeforePrompt
+// functions (extensions being ready), so that the first step offers
+// what Prompt's would. (Each step's BeforeTurn functions are the
+// executor's to run before its model call: RunStep runs those of the
+// chain it is given.) Nil lets the prompt go on; an abort meanwhile ends
+// it here with Prompt's events (turn_start, turn_end aborted) and error.
 func (a *Agent) Gate(ctx context.Context, emit func(wire.Event)) error {
 	p := &promptRun{run: a.newRun(ctx, emit)}
-	if err := p.gate(); err != nil {
-		return err
-	}
-	if a.chain.Len() == 0 {
-		return nil
-	}
-	v := a.chain.beforeTurn(ctx, 1)
-	if ctx.Err() == nil && !v.Block {
-		return nil
-	}
-	p.emit(&wire.TurnStartEvent{Step: 1})
-	if ctx.Err() != nil {
-		return p.abort()
-	}
-	e := &Error{Code: wire.CodeBlocked, Message: "turn blocked: " + blockReason(v.Reason)}
-	p.turnEnd(wire.StopError, e.Message)
-	return e
+	return p.gate()
 }

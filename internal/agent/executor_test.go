@@ -93,37 +93,45 @@ func TestStepsAsPrompt(t *testing.T) {
 	}
 }
 
-// TestGateAsPrompt: Gate ends a prompt whose first step an interceptor
-// blocks with Prompt's events and error (turn_start, turn_end error,
-// code blocked); one that lets it go emits nothing; the BeforePrompt
-// functions ran first.
+// TestGateAsPrompt: Gate runs the chain's BeforePrompt functions and
+// emits nothing when they let the prompt go on; aborted while they wait,
+// it ends the prompt with Prompt's events and error.
 func TestGateAsPrompt(t *testing.T) {
-	for _, block := range []bool{false, true} {
-		var order []string
+	for _, abort := range []bool{false, true} {
+		ctx, cancel := context.WithCancel(context.Background())
+		var ran []string
 		edit := func(c *Config) {
 			c.Interceptors = new(Chain)
-			c.Interceptors.Add(Interceptor{Name: "ready", BeforePrompt: func(context.Context) { order = append(order, "prompt") }})
-			c.Interceptors.Add(Interceptor{Name: "guard", BeforeTurn: func(_ context.Context, step int) Verdict {
-				order = append(order, "turn")
-				return Verdict{Block: block, Reason: "not now"}
+			c.Interceptors.Add(Interceptor{Name: "ready", BeforePrompt: func(context.Context) {
+				ran = append(ran, "prompt")
+				if abort {
+					cancel()
+				}
+			}})
+			c.Interceptors.Add(Interceptor{Name: "guard", BeforeTurn: func(context.Context, int) Verdict {
+				ran = append(ran, "turn")
+				return Verdict{}
 			}})
 		}
 		want := newRecorder(t)
-		wantErr := newAgent(t, scripted.New(scripted.Config{Script: script(scripted.Step{Text: "hi"})}), edit).Prompt(context.Background(), "go", nil, want.emit)
-		order = nil
+		wantErr := newAgent(t, scripted.New(scripted.Config{Script: script(scripted.Step{Text: "hi"})}), edit).Prompt(ctx, "go", nil, want.emit)
+		cancel()
+		ctx, cancel = context.WithCancel(context.Background())
+		ran = nil
 		got := newRecorder(t)
-		err := newAgent(t, scripted.New(scripted.Config{Script: script(scripted.Step{Text: "hi"})}), edit).Gate(context.Background(), got.emit)
-		if !slices.Equal(order, []string{"prompt", "turn"}) {
-			t.Errorf("block=%v: the gates ran %v, want prompt then turn", block, order)
+		err := newAgent(t, scripted.New(scripted.Config{Script: script(scripted.Step{Text: "hi"})}), edit).Gate(ctx, got.emit)
+		cancel()
+		if !slices.Equal(ran, []string{"prompt"}) {
+			t.Errorf("abort=%v: Gate ran %v, want the BeforePrompt functions alone", abort, ran)
 		}
-		if !block {
+		if !abort {
 			if err != nil || len(got.events()) != 0 {
 				t.Errorf("an open gate: %v and %v, want nothing", err, got.types())
 			}
 			continue
 		}
-		if wire.CodeOf(err) != wire.CodeBlocked || err.Error() != wantErr.Error() {
-			t.Errorf("Gate: %v, Prompt: %v", err, wantErr)
+		if !IsAborted(err) || !IsAborted(wantErr) {
+			t.Errorf("Gate: %v, Prompt: %v; want both aborted", err, wantErr)
 		}
 		if w, g := want.types()[1:], got.types(); !slices.Equal(w, g) {
 			t.Errorf("Gate emitted %v, Prompt %v after its user_message", g, w)

@@ -205,6 +205,11 @@ func (c *Chain) beforePrompt(ctx context.Context) {
 	}
 }
 
+// BeforeTurn runs the chain's BeforeTurn functions for step, as the
+// agent does before the step's model call: the first block wins. An
+// executor whose steps run elsewhere asks the session's chain this way.
+func (c *Chain) BeforeTurn(ctx context.Context, step int) Verdict { return c.beforeTurn(ctx, step) }
+
 // beforeTurn runs the chain's BeforeTurn functions; the first block wins.
 func (c *Chain) beforeTurn(ctx context.Context, step int) Verdict {
 	for _, i := range c.list() {

@@ -24,27 +24,12 @@ type Turn struct {
 	Model    string `json:"model"`
 	// Reasoning is the reasoning level, "" for the model's default.
 	Reasoning string `json:"reasoning,omitempty"`
-	// System is the system prompt and Tools the tools the model is
-	// offered.
-	System string         `json:"system"`
-	Tools  []llm.ToolSpec `json:"tools"`
-	// Concurrent names the tools of Tools whose calls may run side by
-	// side (tools.IsConcurrent): consecutive calls of them in one step
-	// run at once, as in process.
-	Concurrent []string `json:"concurrent,omitempty"`
-	// Daemon names the tools of Tools that run in the daemon holding the
-	// session (a client's, an extension's, the ACP client's file and
-	// terminal tools, any the workers do not have): their calls come
-	// back as call frames. The others run on the workers.
-	Daemon []string `json:"daemon,omitempty"`
-	// MCPTools names the server of each tool of Daemon that an MCP
-	// server offers, and MCPServers are those servers' configurations: a
-	// worker holding CWD runs their calls with a server of the same
-	// configuration started there; the daemon answers those it cannot.
-	// A configuration may hold secrets (its env, its headers): it goes
-	// to the blob store, never into a workflow's history.
-	MCPTools   map[string]string `json:"mcp_tools,omitempty"`
-	MCPServers []mcphost.Server  `json:"mcp_servers,omitempty"`
+	// Offer is what the turn's steps offer the model. With Gates each
+	// step asks the session first (a gate frame), before its model call,
+	// and offers what the answer holds.
+	Offer
+	// Gates says the sender answers gate frames.
+	Gates bool `json:"gates,omitempty"`
 	// Transcript is the session's transcript, the prompt's user message
 	// last, one message per element as a session file holds it.
 	Transcript []json.RawMessage `json:"transcript"`
@@ -88,6 +73,31 @@ func (s *Sandbox) Policy(cwd string) sandbox.Policy {
 	return sandbox.Policy{Mode: mode, Network: s.Network, Workspace: cwd, Writable: s.Writable}
 }
 
+// Offer is what a step offers the model, and where the tools run.
+type Offer struct {
+	// System is the system prompt and Tools the tools the model is
+	// offered.
+	System string         `json:"system"`
+	Tools  []llm.ToolSpec `json:"tools"`
+	// Concurrent names the tools of Tools whose calls may run side by
+	// side (tools.IsConcurrent): consecutive calls of them in one step
+	// run at once, as in process.
+	Concurrent []string `json:"concurrent,omitempty"`
+	// Daemon names the tools of Tools that run in the daemon holding the
+	// session (a client's, an extension's, the ACP client's file and
+	// terminal tools, any the workers do not have): their calls come
+	// back as call frames. The others run on the workers.
+	Daemon []string `json:"daemon,omitempty"`
+	// MCPTools names the server of each tool of Daemon that an MCP
+	// server offers, and MCPServers are those servers' configurations: a
+	// worker holding CWD runs their calls with a server of the same
+	// configuration started there; the daemon answers those it cannot.
+	// A configuration may hold secrets (its env, its headers): it goes
+	// to the blob store, never into a workflow's history.
+	MCPTools   map[string]string `json:"mcp_tools,omitempty"`
+	MCPServers []mcphost.Server  `json:"mcp_servers,omitempty"`
+}
+
 // TurnResult is how a turn ended.
 type TurnResult struct {
 	// Transcript is the session's transcript at the turn's end.
@@ -107,7 +117,9 @@ type TurnResult struct {
 // await (the id of a turn an earlier zot submitted: its end is sent as
 // done, without its events), verdict (the answer to an intercept) and
 // result (the answer to a call); zot-fleet client sends intercept (a
-// tool call about to run, for the session's interceptors), call (a call
+// tool call about to run, for the session's interceptors), gate (a step
+// about to make its model call, for the session's BeforeTurn
+// interceptors; answered with a verdict holding the step's Offer), call (a call
 // of one of the turn's Daemon tools, which the session runs: its
 // interceptors, the tool, its events among the turn's, its result
 // answered with result),
@@ -130,6 +142,8 @@ type Frame struct {
 	// a session file holds it. A result frame without it carries why the
 	// call did not run in Error.
 	Output json.RawMessage `json:"output,omitempty"`
+	// Step is a gate's step.
+	Step int `json:"step,omitempty"`
 }
 
 // ToolCall is a tool call a worker is about to run, which the session's
@@ -156,6 +170,9 @@ type ToolVerdict struct {
 	// Grant is the real path the session's approval allowed this call
 	// to write once, outside its sandbox ("" for none).
 	Grant string `json:"grant,omitempty"`
+	// Offer is, in a gate's verdict, what the step offers the model: the
+	// session's tools as they stand once its gates have run.
+	Offer *Offer `json:"offer,omitempty"`
 }
 
 // The frame types.
@@ -167,6 +184,7 @@ const (
 	FrameResult    = "result"
 	FrameIntercept = "intercept"
 	FrameCall      = "call"
+	FrameGate      = "gate"
 	FrameReady     = "ready"
 	FrameEvent     = "event"
 	FrameDone      = "done"

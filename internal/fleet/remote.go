@@ -122,6 +122,8 @@ func (r *Remote) read(out io.Reader) {
 				r.refuse(f, "no turn of this zot is waiting for the call")
 			case f.Type == FrameCall:
 				r.decline(f, "no turn of this zot is waiting for the call")
+			case f.Type == FrameGate:
+				r.open(f)
 			}
 		}
 	}
@@ -240,6 +242,8 @@ func (r *Remote) Prompt(ctx context.Context, t engine.ExecTurn, emit func(wire.E
 				r.intercept(ctx, t, f)
 			case FrameCall:
 				r.call(ctx, a, f, emit)
+			case FrameGate:
+				r.gate(ctx, t, f)
 			case FrameError:
 				return &agent.Error{Code: wire.CodeProviderError, Message: "fleet: " + f.Error}
 			case FrameDone:
@@ -339,6 +343,37 @@ func (r *Remote) call(ctx context.Context, a *agent.Agent, f Frame, emit func(wi
 	}
 }
 
+// gate runs the session's BeforeTurn interceptors for a step a worker
+// is about to make (its MCP servers being ready, its extensions'
+// turn_start intercepts), on the turn's goroutine, and answers with
+// their verdict and what the step offers once they have run (for a model
+// that binds its thinking to the tools, only at the first step). An abort
+// is left to the turn's own (the step ends aborted), not answered as a
+// block.
+func (r *Remote) gate(ctx context.Context, t engine.ExecTurn, f Frame) {
+	v := t.Agent.Interceptors().BeforeTurn(ctx, f.Step)
+	out := &ToolVerdict{}
+	if f.Step <= 1 || !t.Agent.Model().BoundThinking {
+		// A model that binds its thinking to the tools is offered the
+		// first step's at every step, as in process.
+		out.Offer = offerOf(ctx, t)
+	}
+	if ctx.Err() == nil && v.Block {
+		out.Block, out.Reason = true, v.Reason
+	}
+	if err := r.send(Frame{Type: FrameVerdict, Turn: f.Turn, Request: f.Request, Verdict: out}); err != nil {
+		fmt.Fprintf(r.log, "zot: fleet: answering a gate: %v\n", err)
+	}
+}
+
+// open lets a step through that no turn of this zot waits for (one a
+// zot that went away started): the turn goes on as it was offered.
+func (r *Remote) open(f Frame) {
+	if err := r.send(Frame{Type: FrameVerdict, Turn: f.Turn, Request: f.Request, Verdict: &ToolVerdict{}}); err != nil {
+		fmt.Fprintf(r.log, "zot: fleet: answering a gate: %v\n", err)
+	}
+}
+
 // decline answers a call that was not run, saying why.
 func (r *Remote) decline(f Frame, reason string) {
 	if err := r.send(Frame{Type: FrameResult, Turn: f.Turn, Request: f.Request, Error: reason}); err != nil {
@@ -424,6 +459,8 @@ func (r *Remote) Resume(ctx context.Context, t engine.ExecTurn) error {
 				r.refuse(f, "the zot that started the turn went away before the call; it was not run")
 			case FrameCall:
 				r.decline(f, "the zot that started the turn went away before the call")
+			case FrameGate:
+				r.open(f)
 			case FrameError:
 				return fmt.Errorf("fleet: turn %s: %s", id, f.Error)
 			case FrameDone:
@@ -499,25 +536,10 @@ func mcpServer(list []mcphost.Server, source string) (mcphost.Server, bool) {
 	return list[i], true
 }
 
-// newTurn describes t, whose transcript is msgs, for the fleet; ctx is
-// the prompt's (what the session's client serves itself).
-func newTurn(ctx context.Context, t engine.ExecTurn, msgs []llm.Message) (*Turn, error) {
-	var id [8]byte
-	if _, err := rand.Read(id[:]); err != nil {
-		return nil, err
-	}
-	session := t.Session
-	if session == "" {
-		session = "memory"
-	}
-	lines := make([]json.RawMessage, len(msgs))
-	for i, m := range msgs {
-		line, err := sessionfile.EncodeMessage(m)
-		if err != nil {
-			return nil, fmt.Errorf("message %d: %w", i, err)
-		}
-		lines[i] = line
-	}
+// offerOf is what t's next step offers the model, as the session's
+// tools stand; ctx is the prompt's (what the session's client serves
+// itself).
+func offerOf(ctx context.Context, t engine.ExecTurn) *Offer {
 	system, offered := t.Agent.Offer()
 	// A worker runs zot's built-in tools; the session's other tools (an
 	// extension's, an MCP server's, a client's, the task tool) are offered
@@ -546,6 +568,28 @@ func newTurn(ctx context.Context, t engine.ExecTurn, msgs []llm.Message) (*Turn,
 			concurrent = append(concurrent, spec.Name)
 		}
 	}
+	return &Offer{System: system, Tools: specs, Concurrent: concurrent, Daemon: daemon, MCPTools: mcpTools, MCPServers: servers}
+}
+
+// newTurn describes t, whose transcript is msgs, for the fleet; ctx is
+// the prompt's (what the session's client serves itself).
+func newTurn(ctx context.Context, t engine.ExecTurn, msgs []llm.Message) (*Turn, error) {
+	var id [8]byte
+	if _, err := rand.Read(id[:]); err != nil {
+		return nil, err
+	}
+	session := t.Session
+	if session == "" {
+		session = "memory"
+	}
+	lines := make([]json.RawMessage, len(msgs))
+	for i, m := range msgs {
+		line, err := sessionfile.EncodeMessage(m)
+		if err != nil {
+			return nil, fmt.Errorf("message %d: %w", i, err)
+		}
+		lines[i] = line
+	}
 	model := t.Agent.Model()
 	var sb *Sandbox
 	if t.Sandbox != nil {
@@ -558,12 +602,8 @@ func newTurn(ctx context.Context, t engine.ExecTurn, msgs []llm.Message) (*Turn,
 		Provider:   model.Provider,
 		Model:      model.ID,
 		Reasoning:  t.Agent.Reasoning(),
-		System:     system,
-		Tools:      specs,
-		Concurrent: concurrent,
-		Daemon:     daemon,
-		MCPTools:   mcpTools,
-		MCPServers: servers,
+		Offer:      *offerOf(ctx, t),
+		Gates:      true,
 		Transcript: lines,
 		MaxSteps:   MaxSteps,
 		Meter:      t.Agent.Meter(),

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"net/http"
 	"slices"
+	"sync"
 	"time"
 
 	"go.temporal.io/sdk/activity"
@@ -94,40 +95,86 @@ func (w *Activities) newAgent(ctx context.Context, t TurnInfo, run []tools.Tool,
 	return a, err
 }
 
-// newAgentOffer is newAgent, with the turn's offer.
-func (w *Activities) newAgentOffer(ctx context.Context, t TurnInfo, run []tools.Tool, chain *agent.Chain) (*agent.Agent, *Offer, error) {
+// newAgentOffer is newAgent, with the turn's offer, which the agent
+// offers until it is told another (stepOffer.set).
+func (w *Activities) newAgentOffer(ctx context.Context, t TurnInfo, run []tools.Tool, chain *agent.Chain) (*agent.Agent, *stepOffer, error) {
 	cat := w.Catalog
 	if cat == nil {
 		cat = models.Builtin()
 	}
 	model := cat.Resolve(w.ProviderName, t.Model)
-	var offer Offer
+	so := &stepOffer{}
 	toolList := run
 	if t.Offer != "" {
 		data, err := w.Blobs.Get(ctx, t.Offer)
 		if err != nil {
 			return nil, nil, err
 		}
-		if err := json.Unmarshal(data, &offer); err != nil {
+		if err := json.Unmarshal(data, &so.offer); err != nil {
 			return nil, nil, fmt.Errorf("the turn's offer: %w", err)
 		}
 		if run == nil {
-			for _, s := range offer.Tools {
-				toolList = append(toolList, described{spec: s, concurrent: slices.Contains(offer.Concurrent, s.Name)})
+			toolList = describedTools(&so.offer)
+		} else {
+			// The offer's other tools, described: a call of a tool the
+			// step did not offer is answered naming the step's tools, as
+			// in process.
+			toolList = slices.Clone(run)
+			for _, d := range describedTools(&so.offer) {
+				if !slices.ContainsFunc(run, func(t tools.Tool) bool { return t.Name() == d.Name() }) {
+					toolList = append(toolList, d)
+				}
 			}
 		}
 	}
-	system := offer.System
 	a, err := agent.New(agent.Config{
 		Provider:       w.Provider,
 		Model:          model,
 		Tools:          toolList,
-		System:         func() string { return system },
+		System:         so.system,
 		Reasoning:      t.Reasoning,
 		Interceptors:   chain,
 		AutoCompactOff: true,
 	})
-	return a, &offer, err
+	so.a = a
+	return a, so, err
+}
+
+// stepOffer is what a step's agent offers.
+type stepOffer struct {
+	a     *agent.Agent
+	mu    sync.Mutex
+	offer Offer
+}
+
+func (s *stepOffer) system() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.offer.System
+}
+
+func (s *stepOffer) get() *Offer {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return &s.offer
+}
+
+// set makes the agent offer o (described tools) from its next model
+// call on.
+func (s *stepOffer) set(o Offer) {
+	s.mu.Lock()
+	s.offer = o
+	s.mu.Unlock()
+	s.a.Tools().Set(agent.BuiltinSource, describedTools(&o))
+}
+
+// describedTools are the tools of o, described.
+func describedTools(o *Offer) []tools.Tool {
+	var list []tools.Tool
+	for _, s := range o.Tools {
+		list = append(list, described{spec: s, concurrent: slices.Contains(o.Concurrent, s.Name)})
+	}
+	return list
 }
 
 // described is a tool the model is told of, which runs elsewhere.
@@ -158,20 +205,44 @@ func (w *Activities) Step(ctx context.Context, in StepInput) (StepOutput, error)
 	if err != nil {
 		return StepOutput{}, err
 	}
-	a, offer, err := w.newAgentOffer(ctx, in.Turn, nil, nil)
-	if err != nil {
-		return StepOutput{}, err
-	}
-	if err := a.SetTranscript(msgs); err != nil {
-		return StepOutput{}, fmt.Errorf("the turn's transcript: %w", err)
-	}
-	a.SetMeter(in.Meter)
 	// Another attempt is another answer (a real model's differs): its
 	// events pass from its start (relay.go).
 	em := newEmitter(w.client(), in.Turn.Relay, in.Turn.ID, in.Seq, activity.GetInfo(ctx).Attempt)
+	var chain *agent.Chain
+	var newOffer string // the reference of the offer the session gave the step
+	var offer *stepOffer
+	if in.Turn.Gate != "" {
+		// The session's BeforeTurn interceptors decide, in the daemon, as
+		// they would before an in-process step's model call, and the step
+		// offers the session's tools as they stand then.
+		chain = new(agent.Chain)
+		chain.Add(agent.Interceptor{
+			Name:    "session",
+			Timeout: -1, // the session's interceptors bound their own
+			BeforeTurn: func(ctx context.Context, step int) agent.Verdict {
+				em.flush() // the step's turn_start reaches the session first
+				v, ref, o := w.gate(ctx, in.Turn, step)
+				if o != nil {
+					newOffer = ref
+					offer.set(*o)
+				}
+				return v
+			},
+		})
+	}
+	a, offer, err := w.newAgentOffer(ctx, in.Turn, nil, chain)
+	if err != nil {
+		em.close()
+		return StepOutput{}, err
+	}
+	if err := a.SetTranscript(msgs); err != nil {
+		em.close()
+		return StepOutput{}, fmt.Errorf("the turn's transcript: %w", err)
+	}
+	a.SetMeter(in.Meter)
 	d, calls, stepErr := a.RunStep(ctx, in.UserIndex, in.Step, in.MaxSteps, em.emit)
 	em.close()
-	out := StepOutput{Action: d.Action, Meter: a.Meter()}
+	out := StepOutput{Action: d.Action, Meter: a.Meter(), Offer: newOffer}
 	out.Transcript, err = w.putTranscript(context.WithoutCancel(ctx), a.Transcript())
 	if err != nil {
 		return StepOutput{}, err
@@ -189,8 +260,9 @@ func (w *Activities) Step(ctx context.Context, in StepInput) (StepOutput, error)
 		}
 	}
 	view := a.Tools().View()
+	o := offer.get()
 	for _, c := range calls {
-		call := Call{ID: c.ID, Name: c.Name, Args: c.Args, ArgsError: c.ArgsError, Cut: c.Cut, Daemon: slices.Contains(offer.Daemon, c.Name), MCP: offer.MCPTools[c.Name]}
+		call := Call{ID: c.ID, Name: c.Name, Args: c.Args, ArgsError: c.ArgsError, Cut: c.Cut, Daemon: slices.Contains(o.Daemon, c.Name), MCP: o.MCPTools[c.Name]}
 		if tool, ok := view.Lookup(c.Name); ok && c.ArgsError == "" && !call.Daemon {
 			call.Concurrent = tools.IsConcurrent(tool)
 		}
@@ -432,6 +504,55 @@ func (d *DaemonTools) Tool(ctx context.Context, in ToolInput) (ToolOutput, error
 	}
 	ref, err := d.Blobs.Put(context.WithoutCancel(ctx), line)
 	return ToolOutput{Result: ref}, err
+}
+
+// gate shows step, about to make its model call, to the session's
+// BeforeTurn interceptors in the daemon and returns their verdict, with
+// what the step offers (and its reference) when the session answered
+// it. A session that cannot be asked (its daemon went away) lets the
+// step go on with what it offered.
+func (w *Activities) gate(ctx context.Context, t TurnInfo, step int) (agent.Verdict, string, *Offer) {
+	body, err := json.Marshal(struct {
+		Turn string `json:"turn"`
+		Step int    `json:"step"`
+	}{t.ID, step})
+	if err != nil {
+		return agent.Verdict{}, "", nil
+	}
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, t.Gate, bytes.NewReader(body))
+	if err != nil {
+		return agent.Verdict{}, "", nil
+	}
+	resp, err := w.client().Do(req)
+	if err != nil {
+		return agent.Verdict{}, "", nil
+	}
+	defer resp.Body.Close()
+	var v GateVerdict
+	if resp.StatusCode != http.StatusOK || json.NewDecoder(resp.Body).Decode(&v) != nil {
+		return agent.Verdict{}, "", nil
+	}
+	out := agent.Verdict{Block: v.Block, Reason: v.Reason}
+	if v.Offer == "" {
+		return out, "", nil
+	}
+	data, err := w.Blobs.Get(ctx, v.Offer)
+	var o Offer
+	if err == nil {
+		err = json.Unmarshal(data, &o)
+	}
+	if err != nil {
+		return out, "", nil
+	}
+	return out, v.Offer, &o
+}
+
+// GateVerdict is what a client answers a gate with: the session's
+// BeforeTurn verdict and the reference of what the step offers.
+type GateVerdict struct {
+	Block  bool   `json:"block,omitempty"`
+	Reason string `json:"reason,omitempty"`
+	Offer  string `json:"offer,omitempty"`
 }
 
 // Answer answers calls that did not run or did not finish.

@@ -40,11 +40,12 @@ type emitter struct {
 	next      int64
 	attempt   int32
 
-	mu     sync.Mutex
-	wake   chan struct{}
-	buf    []byte
-	closed bool
-	done   chan struct{}
+	mu      sync.Mutex
+	wake    chan struct{}
+	buf     []byte
+	flushes []chan struct{} // closed once what was queued before them is posted
+	closed  bool
+	done    chan struct{}
 }
 
 // newEmitter returns the emitter of an activity whose events are numbered
@@ -79,6 +80,19 @@ func (e *emitter) emit(ev wire.Event) {
 	}
 }
 
+// flush waits until what is queued has been posted.
+func (e *emitter) flush() {
+	ch := make(chan struct{})
+	e.mu.Lock()
+	e.flushes = append(e.flushes, ch)
+	e.mu.Unlock()
+	select {
+	case e.wake <- struct{}{}:
+	default:
+	}
+	<-ch
+}
+
 // close sends what is queued and waits until it has been.
 func (e *emitter) close() {
 	e.mu.Lock()
@@ -96,19 +110,25 @@ func (e *emitter) run() {
 	for {
 		<-e.wake
 		e.mu.Lock()
-		batch, closed := e.buf, e.closed
-		e.buf = nil
+		batch, closed, flushes := e.buf, e.closed, e.flushes
+		e.buf, e.flushes = nil, nil
 		e.mu.Unlock()
 		if len(batch) > 0 {
 			e.post(batch)
 		}
+		for _, ch := range flushes {
+			close(ch)
+		}
 		if closed {
 			e.mu.Lock()
-			rest := e.buf
-			e.buf = nil
+			rest, flushes := e.buf, e.flushes
+			e.buf, e.flushes = nil, nil
 			e.mu.Unlock()
 			if len(rest) > 0 {
 				e.post(rest)
+			}
+			for _, ch := range flushes {
+				close(ch)
 			}
 			return
 		}

@@ -14,7 +14,6 @@ import (
 	"zot.dev/zot/internal/agent"
 	"zot.dev/zot/internal/fleet"
 	"zot.dev/zot/internal/llm"
-	"zot.dev/zot/internal/mcphost"
 	"zot.dev/zot/internal/models"
 )
 
@@ -52,6 +51,10 @@ type TurnInfo struct {
 	// session's interceptors (its approval among them) in the daemon; ""
 	// runs calls without asking.
 	Intercept string
+	// Gate is where a step about to make its model call is shown to the
+	// session's BeforeTurn interceptors in the daemon, which answer with
+	// what the step offers; "" offers the turn's Offer at every step.
+	Gate      string `json:",omitempty"`
 	CWD       string
 	Provider  string
 	Model     string
@@ -69,22 +72,10 @@ type TurnInfo struct {
 	DaemonQueue string `json:",omitempty"`
 }
 
-// Offer is what the model is offered at each step.
-type Offer struct {
-	System string
-	Tools  []llm.ToolSpec
-	// Concurrent names the tools whose calls may run side by side.
-	Concurrent []string `json:",omitempty"`
-	// Daemon names the tools that run in the daemon holding the session.
-	Daemon []string `json:",omitempty"`
-	// MCPTools names the MCP server of each of Daemon's tools that one
-	// offers, and MCPServers are their configurations (secrets among
-	// them: the offer lives in the blob store, never in the history): a
-	// worker on the tool queue runs such a call with a server of that
-	// configuration started there, the daemon when it cannot.
-	MCPTools   map[string]string `json:",omitempty"`
-	MCPServers []mcphost.Server  `json:",omitempty"`
-}
+// Offer is what the model is offered at a step, and where the tools
+// run (fleet.Offer); it lives in the blob store, never in the history:
+// an MCP server's configuration in it may hold secrets.
+type Offer = fleet.Offer
 
 // TurnInput starts a turn's workflow.
 type TurnInput struct {
@@ -160,6 +151,10 @@ type StepOutput struct {
 	Code       string
 	Message    string
 	Aborted    bool
+	// Offer is the reference of what the step offered when the session
+	// changed it ("" for the turn's): the turn's calls and later steps
+	// are made with it.
+	Offer string `json:",omitempty"`
 }
 
 // Call is one tool call of a step.

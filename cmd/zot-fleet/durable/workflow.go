@@ -175,6 +175,9 @@ func Turn(ctx workflow.Context, in TurnInput) (TurnOutput, error) {
 			return out, nil
 		}
 		out.Transcript, out.Meter, out.Results, results = so.Transcript, so.Meter, nil, nil
+		if so.Offer != "" {
+			in.Turn.Offer = so.Offer // what the session offers now, for its calls and the steps after
+		}
 		switch {
 		case so.Aborted:
 			out.Aborted = true
