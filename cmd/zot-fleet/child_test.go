@@ -669,3 +669,59 @@ func TestFleetSubAgentNested(t *testing.T) {
 		t.Errorf("the histories of %s and %s do not record the starts of %s and %s", top, middle, middle, bottom)
 	}
 }
+
+// TestFleetSubAgentsSideBySide: two task calls of one step start their
+// sub-agents together on the fleet, as in process: each sub-agent's
+// command sees the other's start, and both turns are child workflows of
+// the prompt's.
+func TestFleetSubAgentsSideBySide(t *testing.T) {
+	wait := func(me, other string) string {
+		return "touch " + me + ".started; for i in $(seq 100); do [ -e " + other + ".started ] && break; sleep 0.1; done; " +
+			"if [ -e " + other + ".started ]; then echo together > " + me + ".txt; else echo alone > " + me + ".txt; fi"
+	}
+	task := func(prompt string) answerPart {
+		args, _ := json.Marshal(map[string]string{"description": prompt, "prompt": prompt})
+		return answerPart{Tool: "task", Args: string(args)}
+	}
+	bash := func(cmd string) answerPart {
+		args, _ := json.Marshal(map[string]string{"command": cmd})
+		return answerPart{Tool: "bash", Args: string(args)}
+	}
+	f := newFleet(t, func(r modelRequest) []answerPart {
+		switch {
+		case r.Prompt == "child: a" && r.Results == 0:
+			return []answerPart{bash(wait("a", "b"))}
+		case r.Prompt == "child: b" && r.Results == 0:
+			return []answerPart{bash(wait("b", "a"))}
+		case strings.HasPrefix(r.Prompt, "child:"):
+			return []answerPart{{Text: "Done."}}
+		case r.Results == 0:
+			return []answerPart{{Text: "Two at once. "}, task("child: a"), task("child: b")}
+		}
+		return []answerPart{{Text: "Both done."}}
+	})
+	f.worker("w1")
+	_, sock := f.daemon("d", false)
+	work := filepath.Join(f.dir, "work")
+	if err := os.MkdirAll(work, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	c := dialACP(t, sock)
+	s := c.newSession(work)
+	if res := c.prompt(s, "delegate"); !strings.Contains(string(res), `"end_turn"`) {
+		t.Fatalf("prompt answered %s", res)
+	}
+	a, _ := os.ReadFile(filepath.Join(work, "a.txt"))
+	b, _ := os.ReadFile(filepath.Join(work, "b.txt"))
+	if string(a) != "together\n" || string(b) != "together\n" {
+		t.Errorf("the sub-agents' commands said %q and %q; want each to see the other start (side by side)", a, b)
+	}
+	kids := childTurns(t, f.dialCluster(t), 2)
+	var parents []string
+	for _, p := range kids {
+		parents = append(parents, p)
+	}
+	if parents[0] != parents[1] {
+		t.Errorf("the sub-agents' turns have parents %v; want the prompt's turn for both", parents)
+	}
+}

@@ -221,6 +221,19 @@ func (r *Remote) Prompt(ctx context.Context, t engine.ExecTurn, emit func(wire.E
 	if err := r.send(Frame{Type: FrameSubmit, Turn: turn.ID, Input: turn}); err != nil {
 		return &agent.Error{Code: wire.CodeProviderError, Message: "fleet: sending the turn: " + err.Error()}
 	}
+	// The calls of tools living here run each on a goroutine of its own:
+	// those the workers send together (sub-agents) run side by side, as in
+	// process, and an abort reaches the workflow while they run. The turn's
+	// events are emitted one at a time.
+	var emitMu sync.Mutex
+	emitOne := emit
+	emit = func(ev wire.Event) {
+		emitMu.Lock()
+		defer emitMu.Unlock()
+		emitOne(ev)
+	}
+	var calls sync.WaitGroup
+	defer calls.Wait()
 	abort := ctx.Done()
 	for {
 		select {
@@ -241,12 +254,17 @@ func (r *Remote) Prompt(ctx context.Context, t engine.ExecTurn, emit func(wire.E
 			case FrameIntercept:
 				r.intercept(ctx, t, f)
 			case FrameCall:
-				r.call(ctx, a, f, emit)
+				calls.Add(1)
+				go func() {
+					defer calls.Done()
+					r.call(ctx, a, f, emit)
+				}()
 			case FrameGate:
 				r.gate(ctx, t, f)
 			case FrameError:
 				return &agent.Error{Code: wire.CodeProviderError, Message: "fleet: " + f.Error}
 			case FrameDone:
+				calls.Wait() // none runs: the turn waited for their results
 				if err := r.keep(a, f.Result); err != nil {
 					return err
 				}
@@ -321,9 +339,10 @@ func grantOf(g *sandbox.Guard, cwd, tool string, args json.RawMessage) string {
 
 // call runs a call of one of the turn's Daemon tools on the session's
 // agent, as the in-process loop runs it (its interceptors and approval,
-// its tool, through the tool middleware), on the turn's own goroutine:
-// its events are emitted among the turn's, in their place, since the
-// workers go on with the turn only once it is answered. An abort ends
+// its tool, through the tool middleware): its events are emitted among
+// the turn's, in their place, since the workers go on with the turn only
+// once it is answered (those of calls sent together, which run side by
+// side, interleave as in process). An abort ends
 // it through ctx (the workflow leaves the call to the daemon), and its
 // result says so.
 func (r *Remote) call(ctx context.Context, a *agent.Agent, f Frame, emit func(wire.Event)) {
@@ -543,9 +562,11 @@ func offerOf(ctx context.Context, t engine.ExecTurn) *Offer {
 	system, offered := t.Agent.Offer()
 	// A worker runs zot's built-in tools; the session's other tools (an
 	// extension's, an MCP server's, a client's, the task tool) are offered
-	// too and run here, in the daemon, when called, one at a time. The
-	// task tool's sub-agent runs its own turn on the fleet, as a child of
-	// this one (WithTurn).
+	// too and run here, in the daemon, when called: one at a time, except
+	// consecutive calls of a tool that may run side by side (the task
+	// tool: sub-agents start together, as in process). The task tool's
+	// sub-agent runs its own turn on the fleet, as a child of this one
+	// (WithTurn).
 	view := t.Agent.Tools().View()
 	var specs []llm.ToolSpec
 	var daemon, concurrent []string
@@ -563,6 +584,8 @@ func offerOf(ctx context.Context, t engine.ExecTurn) *Offer {
 				if !slices.ContainsFunc(servers, func(s mcphost.Server) bool { return s.Name == srv.Name }) {
 					servers = append(servers, srv)
 				}
+			} else if tool, ok := view.Lookup(spec.Name); ok && tools.IsConcurrent(tool) {
+				concurrent = append(concurrent, spec.Name)
 			}
 		} else if tool, ok := view.Lookup(spec.Name); ok && tools.IsConcurrent(tool) {
 			concurrent = append(concurrent, spec.Name)

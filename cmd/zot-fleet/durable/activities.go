@@ -263,7 +263,8 @@ func (w *Activities) Step(ctx context.Context, in StepInput) (StepOutput, error)
 	o := offer.get()
 	for _, c := range calls {
 		call := Call{ID: c.ID, Name: c.Name, Args: c.Args, ArgsError: c.ArgsError, Cut: c.Cut, Daemon: slices.Contains(o.Daemon, c.Name), MCP: o.MCPTools[c.Name]}
-		if tool, ok := view.Lookup(c.Name); ok && c.ArgsError == "" && !call.Daemon {
+		// An MCP server's call tries a worker first: it runs alone.
+		if tool, ok := view.Lookup(c.Name); ok && c.ArgsError == "" && call.MCP == "" {
 			call.Concurrent = tools.IsConcurrent(tool)
 		}
 		out.Calls = append(out.Calls, call)

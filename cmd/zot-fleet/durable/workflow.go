@@ -200,14 +200,17 @@ func Turn(ctx workflow.Context, in TurnInput) (TurnOutput, error) {
 				results = out.Results
 				break
 			}
+			// A group is of calls on the workers or of calls in the daemon
+			// (the task tool's: sub-agents), which passes them through the
+			// session's interceptors itself as each starts.
 			j := i + 1
-			for calls[i].Concurrent && j < len(calls) && calls[j].Concurrent {
+			for calls[i].Concurrent && j < len(calls) && calls[j].Concurrent && calls[j].Daemon == calls[i].Daemon {
 				j++
 			}
 			group := calls[i:j]
 			i = j
 			var verdicts []fleet.ToolVerdict
-			if len(group) > 1 && in.Turn.Intercept != "" {
+			if len(group) > 1 && in.Turn.Intercept != "" && !group[0].Daemon {
 				var ask AskOutput
 				// A group whose asking failed has each call ask as it runs.
 				if err := workflow.ExecuteActivity(askCtx, AskActivity, AskInput{Turn: in.Turn, Calls: group}).Get(ctx, &ask); err == nil && len(ask.Verdicts) == len(group) {
@@ -220,7 +223,7 @@ func Turn(ctx workflow.Context, in TurnInput) (TurnOutput, error) {
 				if verdicts != nil {
 					ti.Verdict = &verdicts[k]
 				}
-				if c.Daemon { // never side by side: a group of one
+				if c.Daemon {
 					runs[k] = inDaemon(c, ti)
 					continue
 				}
