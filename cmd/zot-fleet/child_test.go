@@ -509,7 +509,9 @@ func TestFleetSubAgentCancelled(t *testing.T) {
 	if !strings.Contains(string(res), `"cancelled"`) {
 		t.Fatalf("the cancelled prompt answered %s", res)
 	}
-	if took := time.Since(start); took > 5*time.Second {
+	took := time.Since(start)
+	t.Logf("the cancel ended the turn in %v", took)
+	if took > 5*time.Second {
 		t.Errorf("the cancel took %v to end the turn", took)
 	}
 	cl := f.dialCluster(t)
@@ -555,6 +557,7 @@ func TestFleetDaemonKilledMidTask(t *testing.T) {
 		if st := closedWithin(t, cl, child, 5*time.Second); st == enumspb.WORKFLOW_EXECUTION_STATUS_RUNNING {
 			t.Errorf("the sub-agent's turn %s still runs %v after the daemon was killed", child, time.Since(killed))
 		}
+		t.Logf("the sub-agent's turn closed within %v of the daemon's kill", time.Since(killed))
 	}
 	if parent, sub, last := d.counts(); parent != 2 || sub != 1 || !strings.Contains(last, "went away") {
 		t.Errorf("model requests: %d of the session, %d of the sub-agent (want 2 and 1); the task's result given to the model: %q (want it interrupted)", parent, sub, last)
