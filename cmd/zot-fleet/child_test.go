@@ -482,6 +482,20 @@ func TestFleetSubAgentAsInProcess(t *testing.T) {
 	if parent, sub, last := d.counts(); parent != 4 || sub != 4 || untimed([]string{last})[0] != untimed([]string{inResult})[0] {
 		t.Errorf("model requests: %d of the sessions, %d of the sub-agents; want 4 and 4 (none paid twice); the task's result given to the model: in process %q, fleet %q", parent, sub, inResult, last)
 	}
+	// Each daemon kept the sub-agent's transcript in a session file of its
+	// own, linked to the session's and its task call.
+	files, _ := filepath.Glob(filepath.Join(f.home, "sessions", "*", "*.jsonl"))
+	more, _ := filepath.Glob(filepath.Join(f.home, "sessions", "*.jsonl"))
+	kept := 0
+	for _, name := range append(files, more...) {
+		b, _ := os.ReadFile(name)
+		if strings.Contains(string(b), `"parent_call_id":"toolu_0_1"`) && strings.Contains(string(b), "Logged it.") {
+			kept++
+		}
+	}
+	if kept != 2 {
+		t.Errorf("%d session files hold the sub-agent's transcript linked to its task call; want one per daemon (in process, fleet)", kept)
+	}
 	cl := f.dialCluster(t)
 	for child, parent := range childTurns(t, cl, 1) {
 		if !childStarted(t, cl, parent, child) {
