@@ -449,6 +449,10 @@ func TestFleetSubAgentAsInProcess(t *testing.T) {
 	want, wantRes, wantLog := run("inprocess", true)
 	_, _, inResult := d.counts()
 	got, gotRes, gotLog := run("fleet", false)
+	took := regexp.MustCompile(`duration_ms\\*":([0-9]+)`)
+	if w, g := took.FindStringSubmatch(strings.Join(normUpdates(want), "\n")), took.FindStringSubmatch(strings.Join(normUpdates(got), "\n")); w != nil && g != nil {
+		t.Logf("the sub-agent's prompt (two model calls, a bash call) took %s ms in process, %s ms on the fleet", w[1], g[1])
+	}
 	if w, g := untimed(normUpdates(want)), untimed(normUpdates(got)); !slices.Equal(w, g) {
 		t.Errorf("updates differ:\nin process:\n%s\nfleet:\n%s", strings.Join(w, "\n"), strings.Join(g, "\n"))
 	}
