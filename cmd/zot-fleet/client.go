@@ -3,8 +3,6 @@ package main
 import (
 	"bytes"
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"flag"
@@ -16,10 +14,7 @@ import (
 	"time"
 
 	"go.temporal.io/api/serviceerror"
-	"go.temporal.io/sdk/activity"
 	"go.temporal.io/sdk/client"
-	"go.temporal.io/sdk/temporal"
-	"go.temporal.io/sdk/worker"
 
 	"zot.dev/zot/cmd/zot-fleet/durable"
 	"zot.dev/zot/internal/agent"
@@ -71,9 +66,14 @@ func runClient(ctx context.Context, args []string, stdin io.Reader, stdout, stde
 	}
 	relay := durable.NewRelay()
 	asks := &intercepts{out: out, waiting: map[string]chan *fleet.ToolVerdict{}}
+	// The calls of the tools that live in the daemon: workers hand them
+	// here, and zot runs them.
+	calls := &daemonCalls{out: out, gone: make(chan struct{}), byKey: map[string]*daemonCall{}, byReq: map[string]*daemonCall{}}
+	defer calls.close()
 	mux := http.NewServeMux()
 	mux.Handle("/events", relay)
 	mux.Handle("/intercept", asks)
+	mux.Handle("/call", calls)
 	mux.Handle("/turn", &gates{asks: asks, blobs: blobs})
 	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
 	var wg sync.WaitGroup
@@ -86,27 +86,8 @@ func runClient(ctx context.Context, args []string, stdin io.Reader, stdout, stde
 		_ = srv.Close()
 		wg.Wait()
 	}()
-	// The calls of the tools that live in the daemon come to this
-	// client's own task queue, one per client: a worker there hands each
-	// to the daemon and returns its answer.
-	calls := &daemonCalls{out: out, gone: make(chan struct{}), waiting: map[string]chan fleet.Frame{}}
-	defer calls.close()
-	daemonQueue, err := newDaemonQueue(c.queue)
-	if err != nil {
-		out.send(fleet.Frame{Type: fleet.FrameError, Error: err.Error()})
-		return err
-	}
-	dw := worker.New(cl, daemonQueue, worker.Options{})
-	dt := &durable.DaemonTools{Blobs: blobs, Run: calls.run}
-	dw.RegisterActivityWithOptions(dt.Tool, activity.RegisterOptions{Name: durable.DaemonToolActivity})
-	if err := dw.Start(); err != nil {
-		err = c.explain(err)
-		out.send(fleet.Frame{Type: fleet.FrameError, Error: err.Error()})
-		return fmt.Errorf("serving the daemon's tools: %w", err)
-	}
-	defer dw.Stop()
 	base := "http://" + ln.Addr().String()
-	s := &submitter{cl: cl, blobs: blobs, relay: relay, url: base + "/events", intercept: base + "/intercept", gate: base + "/turn", daemonQueue: daemonQueue, c: &c, out: out, stderr: stderr, history: *history}
+	s := &submitter{cl: cl, blobs: blobs, relay: relay, url: base + "/events", intercept: base + "/intercept", gate: base + "/turn", call: base + "/call", calls: calls, c: &c, out: out, stderr: stderr, history: *history}
 	out.send(fleet.Frame{Type: fleet.FrameReady})
 
 	runCtx, cancel := context.WithCancel(ctx)
@@ -189,12 +170,14 @@ type submitter struct {
 	intercept string
 	// gate is where workers show the session a step about to begin.
 	gate string
-	// daemonQueue is the task queue of this client's daemon's tools.
-	daemonQueue string
-	c           *cluster
-	out         *frames
-	stderr      io.Writer
-	history     int // TurnInput.HistoryEvents
+	// call is where workers hand the calls of the daemon's tools, which
+	// calls passes on.
+	call    string
+	calls   *daemonCalls
+	c       *cluster
+	out     *frames
+	stderr  io.Writer
+	history int // TurnInput.HistoryEvents
 }
 
 // gateOf is where t's steps are shown to the session: "" when the zot
@@ -208,6 +191,7 @@ func (s *submitter) gateOf(t *fleet.Turn) string {
 
 // run submits t, relays its events and writes its end.
 func (s *submitter) run(ctx context.Context, t *fleet.Turn) {
+	defer s.calls.forget(t.ID)
 	res, err := s.turn(ctx, t)
 	if err != nil {
 		s.out.send(fleet.Frame{Type: fleet.FrameError, Turn: t.ID, Error: err.Error()})
@@ -251,7 +235,7 @@ func (s *submitter) turn(ctx context.Context, t *fleet.Turn) (*fleet.TurnResult,
 	in := durable.TurnInput{
 		Turn: durable.TurnInfo{
 			ID: t.ID, Relay: s.url, Intercept: s.intercept, Gate: s.gateOf(t), CWD: t.CWD, Provider: t.Provider, Model: t.Model,
-			Reasoning: t.Reasoning, Offer: offerRef, ToolQueue: s.c.tools(), Sandbox: t.Sandbox, DaemonQueue: s.daemonQueue,
+			Reasoning: t.Reasoning, Offer: offerRef, ToolQueue: s.c.tools(), Sandbox: t.Sandbox, Call: s.call,
 		},
 		Transcript:    transcript,
 		UserIndex:     len(t.Transcript) - 1,
@@ -461,71 +445,112 @@ func (in *intercepts) answer(id string, v *fleet.ToolVerdict) {
 	}
 }
 
-// newDaemonQueue names the task queue of one client's daemon tools.
-func newDaemonQueue(queue string) (string, error) {
-	var b [8]byte
-	if _, err := rand.Read(b[:]); err != nil {
-		return "", err
-	}
-	return queue + "-daemon-" + hex.EncodeToString(b[:]), nil
-}
-
-// daemonCalls hands the calls of the tools that live in the daemon to
-// zot (call frames) and passes their results (result frames) back to
-// the activities waiting for them. Once zot has gone (its frames ended)
-// every call fails at once: nobody is left to run it.
+// daemonCalls hands the calls of the tools that live in the daemon,
+// which workers post (durable.DaemonCall), to zot (call frames), and
+// their results (result frames) back. A call is known by its turn and
+// key: a worker posting it again (another attempt, after the first's
+// worker went away) waits for the same run. Once zot has gone (its
+// frames ended) every call still running is answered gone, and the
+// later ones not run.
 type daemonCalls struct {
 	out *frames
 
-	mu      sync.Mutex
-	n       int
-	waiting map[string]chan fleet.Frame
-	gone    chan struct{}
-	closed  bool
+	mu     sync.Mutex
+	n      int
+	byKey  map[string]*daemonCall // turn and key
+	byReq  map[string]*daemonCall // the request number of its frames
+	gone   chan struct{}
+	closed bool
 }
 
-// run hands call c of turn to zot and waits for its result.
-func (d *daemonCalls) run(ctx context.Context, turn string, c durable.Call) (json.RawMessage, error) {
-	ch := make(chan fleet.Frame, 1)
+// daemonCall is one call handed to zot.
+type daemonCall struct {
+	turn string
+	done chan struct{} // closed once res is set
+	res  durable.DaemonResult
+}
+
+func (d *daemonCalls) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if r.Method != http.MethodPost {
+		http.Error(w, "POST a call", http.StatusMethodNotAllowed)
+		return
+	}
+	var req durable.DaemonCall
+	if err := json.NewDecoder(io.LimitReader(r.Body, 64<<20)).Decode(&req); err != nil {
+		http.Error(w, err.Error(), http.StatusBadRequest)
+		return
+	}
+	c := d.start(req)
+	var res durable.DaemonResult
+	select {
+	case <-c.done:
+		res = c.res
+	case <-d.gone:
+		select {
+		case <-c.done:
+			res = c.res
+		default:
+			res = durable.DaemonResult{Gone: true}
+		}
+	case <-r.Context().Done():
+		return // the worker left; the call goes on, for its next attempt
+	}
+	w.Header().Set("Content-Type", "application/json")
+	_ = json.NewEncoder(w).Encode(res)
+}
+
+// start returns the call of req, handed to zot unless it already was.
+func (d *daemonCalls) start(req durable.DaemonCall) *daemonCall {
+	key := fmt.Sprintf("%s.%d", req.Turn, req.Key)
 	d.mu.Lock()
+	defer d.mu.Unlock()
+	if c := d.byKey[key]; c != nil {
+		return c
+	}
+	c := &daemonCall{turn: req.Turn, done: make(chan struct{})}
+	d.byKey[key] = c
 	if d.closed {
-		d.mu.Unlock()
-		return nil, temporal.NewNonRetryableApplicationError("the zot daemon holding the session has gone", durable.NotRunError, nil)
+		c.res = durable.DaemonResult{NotRun: "the zot daemon holding the session has gone"}
+		close(c.done)
+		return c
 	}
 	d.n++
 	id := fmt.Sprint(d.n)
-	d.waiting[id] = ch
-	d.mu.Unlock()
-	defer func() {
-		d.mu.Lock()
-		delete(d.waiting, id)
-		d.mu.Unlock()
-	}()
-	d.out.send(fleet.Frame{Type: fleet.FrameCall, Turn: turn, Request: id, Call: &fleet.ToolCall{ID: c.ID, Name: c.Name, Args: c.Args, ArgsError: c.ArgsError}})
-	select {
-	case f := <-ch:
-		if len(f.Output) == 0 {
-			return nil, temporal.NewNonRetryableApplicationError(f.Error, durable.NotRunError, nil)
-		}
-		return f.Output, nil
-	case <-d.gone:
-		return nil, errors.New("the zot daemon holding the session went away while the call ran")
-	case <-ctx.Done():
-		return nil, ctx.Err()
-	}
+	d.byReq[id] = c
+	call := req.Call
+	d.out.send(fleet.Frame{Type: fleet.FrameCall, Turn: req.Turn, Request: id, Call: &call})
+	return c
 }
 
-// answer passes a result frame to the call waiting for it.
+// answer passes a result frame to its call.
 func (d *daemonCalls) answer(f fleet.Frame) {
 	d.mu.Lock()
-	ch := d.waiting[f.Request]
-	d.mu.Unlock()
-	if ch != nil {
-		ch <- f
+	defer d.mu.Unlock()
+	c := d.byReq[f.Request]
+	if c == nil {
+		return
+	}
+	delete(d.byReq, f.Request)
+	if len(f.Output) > 0 {
+		c.res = durable.DaemonResult{Output: f.Output}
+	} else {
+		c.res = durable.DaemonResult{NotRun: f.Error}
+	}
+	close(c.done)
+}
+
+// forget drops the calls of a turn that ended.
+func (d *daemonCalls) forget(turn string) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	for key, c := range d.byKey {
+		if c.turn == turn {
+			delete(d.byKey, key)
+		}
 	}
 }
 
-// close fails the calls waiting and those to come.
+// close answers the calls waiting, and those to come, as zot's gone.
 func (d *daemonCalls) close() {
 	d.mu.Lock()
 	defer d.mu.Unlock()

@@ -394,6 +394,17 @@ type acpClient struct {
 	// client other than session/request_permission (_zot/tool/call,
 	// fs/read_text_file): a result, or false to leave one unanswered.
 	serve func(method string, params json.RawMessage) (result any, ok bool)
+	// serving is the id of the request serve is given (for a reply
+	// later).
+	serving json.RawMessage
+}
+
+// reply answers the daemon's request id with result.
+func (c *acpClient) reply(id json.RawMessage, result any) {
+	line, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": id, "result": result})
+	if _, err := c.conn.Write(append(line, '\n')); err != nil {
+		c.t.Errorf("answering %s: %v", id, err)
+	}
 }
 
 func dialACP(t testing.TB, sock string) *acpClient {
@@ -484,6 +495,7 @@ func (c *acpClient) try(method string, params any) (json.RawMessage, error) {
 			ans, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": m.ID, "result": map[string]any{"outcome": map[string]any{"outcome": "selected", "optionId": pick}}})
 			_, _ = c.conn.Write(append(ans, '\n'))
 		case m.Method != "" && m.ID != nil && c.serve != nil:
+			c.serving = *m.ID
 			if res, ok := c.serve(m.Method, m.Params); ok {
 				ans, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": m.ID, "result": res})
 				_, _ = c.conn.Write(append(ans, '\n'))

@@ -444,3 +444,48 @@ func TestFleetTurnBlocked(t *testing.T) {
 		t.Errorf("the model was asked %d times, want never", n)
 	}
 }
+
+// TestFleetWorkerKilledMidDaemonCall: kill -9 of the worker waiting for
+// a client tool's call in the daemon. The call is not made again: the
+// worker that takes its next attempt waits for the same run, and the
+// model is given its result; the client is asked once.
+func TestFleetWorkerKilledMidDaemonCall(t *testing.T) {
+	var got results
+	f := newFleet(t, got.model("lookup", `{"key":"color"}`))
+	w1 := f.worker("w1")
+	_, sock := f.daemon("d", false)
+	asked := make(chan json.RawMessage, 4)
+	var c *acpClient
+	c = dialACPWith(t, sock, map[string]any{}, func(method string, _ json.RawMessage) (any, bool) {
+		if method == "_zot/tool/call" {
+			asked <- c.serving
+		}
+		return nil, false // answered below
+	})
+	s := c.newSession(f.dir)
+	registerLookup(c, s)
+	wait := promptAsync(t, c, s, "use the tool")
+	var id json.RawMessage
+	select {
+	case id = <-asked:
+	case <-time.After(hang):
+		t.Fatal("the client tool was never called")
+	}
+	f.worker("w2")
+	w1.kill()
+	c.reply(id, map[string]any{"text": "the color is blue"})
+	if res := wait(); !strings.Contains(string(res), `"end_turn"`) {
+		t.Fatalf("the prompt answered %s", res)
+	}
+	if !strings.Contains(got.String(), "the color is blue") {
+		t.Errorf("the model was given %q, want the client's answer", got.String())
+	}
+	select {
+	case <-asked:
+		t.Error("the client tool was called again")
+	default:
+	}
+	if n0, n1 := f.model.count(0), f.model.count(1); n0 != 1 || n1 != 1 {
+		t.Errorf("model requests: %d first and %d second; want each once", n0, n1)
+	}
+}

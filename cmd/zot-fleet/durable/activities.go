@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net"
 	"net/http"
 	"slices"
 	"sync"
@@ -316,24 +317,29 @@ func (w *Activities) Tool(ctx context.Context, in ToolInput) (ToolOutput, error)
 		return done, err
 	}
 	attempt := activity.GetInfo(ctx).Attempt
+	handed := mark + ".daemon" // marked once the call was handed to the daemon
+	if in.Call.Daemon && attempt > 1 {
+		if ref, _ := w.Blobs.Marked(ctx, handed); ref != "" || in.Call.MCP == "" {
+			// The daemon runs the call once, whichever worker asks.
+			return w.inDaemon(ctx, in, mark, handed, attempt)
+		}
+	}
 	if attempt > 1 {
-		em := newEmitter(w.client(), in.Turn.Relay, in.Turn.ID, in.Seq, attempt)
-		res := agent.AnswerCall(in.Call.block(), InterruptedText, em.emit)
-		em.close()
-		ref, err := w.putResults(ctx, res)
-		return ToolOutput{Result: ref, Interrupted: true}, err
+		return w.answer(ctx, in, attempt, InterruptedText, true)
 	}
 	floor := w.floor(in.Turn.CWD)
 	guard := sandbox.NewGuard(turnPolicy(in.Turn.Sandbox, in.Turn.CWD).Meet(floor))
 	run := w.toolsOf(in.Turn.CWD, guard)
 	if in.Call.MCP != "" {
-		t, release, why := w.mcpTool(ctx, in.Turn, in.Call)
+		t, release, _ := w.mcpTool(ctx, in.Turn, in.Call)
 		if t == nil {
-			out := ToolOutput{Fallback: why}
-			return out, w.remember(context.WithoutCancel(ctx), mark, out)
+			// The server does not run here: the daemon's does.
+			return w.inDaemon(ctx, in, mark, handed, attempt)
 		}
 		defer release()
 		run = append(slices.Clone(run), t)
+	} else if in.Call.Daemon {
+		return w.inDaemon(ctx, in, mark, handed, attempt)
 	}
 	var chain *agent.Chain
 	if in.Turn.Intercept != "" {
@@ -399,6 +405,107 @@ func (w *Activities) mcpTool(ctx context.Context, t TurnInfo, c Call) (tools.Too
 		return nil, nil, fmt.Sprintf("the turn has no MCP server %q", c.MCP)
 	}
 	return w.MCP.Tool(ctx, t.CWD, offer.MCPServers[i], c.Name)
+}
+
+// answer answers call in with text (its tool_result emitted), without
+// running it.
+func (w *Activities) answer(ctx context.Context, in ToolInput, attempt int32, text string, interrupted bool) (ToolOutput, error) {
+	em := newEmitter(w.client(), in.Turn.Relay, in.Turn.ID, in.Seq, attempt)
+	res := agent.AnswerCall(in.Call.block(), text, em.emit)
+	em.close()
+	ref, err := w.putResults(context.WithoutCancel(ctx), res)
+	return ToolOutput{Result: ref, Interrupted: interrupted}, err
+}
+
+// inDaemon hands a call of a tool living in the daemon to the daemon
+// holding the session, through its client (TurnInfo.Call), and returns
+// its result. The daemon runs the call as in process and emits its
+// events; the client knows the call by the turn and its place in it, so
+// a worker asking again after another went away mid-call waits for the
+// same run, never a second. A daemon that is gone answers the call as
+// not run (it never reached it) or interrupted.
+func (w *Activities) inDaemon(ctx context.Context, in ToolInput, mark, handed string, attempt int32) (ToolOutput, error) {
+	if in.Call.MCP != "" {
+		// A later attempt asks the daemon too, not a server here.
+		if err := w.Blobs.Mark(context.WithoutCancel(ctx), handed, "handed"); err != nil {
+			return ToolOutput{}, err
+		}
+	}
+	res, err := w.callDaemon(ctx, in)
+	switch {
+	case ctx.Err() != nil:
+		return ToolOutput{}, ctx.Err()
+	case err != nil && attempt == 1 && isDial(err):
+		return w.answer(ctx, in, attempt, NotRunText+"the zot daemon holding the session is gone", false)
+	case err != nil:
+		return w.answer(ctx, in, attempt, DaemonGoneText, true)
+	case res.NotRun != "":
+		return w.answer(ctx, in, attempt, NotRunText+res.NotRun, false)
+	case res.Gone:
+		return w.answer(ctx, in, attempt, DaemonGoneText, true)
+	}
+	m, err := sessionfile.DecodeMessage(res.Output)
+	if err != nil || len(m.Content) != 1 {
+		return ToolOutput{}, fmt.Errorf("the daemon's result of call %s: not a tool message of one result (%v)", in.Call.ID, err)
+	}
+	if _, ok := m.Content[0].(*llm.ToolResultBlock); !ok {
+		return ToolOutput{}, fmt.Errorf("the daemon's result of call %s is not a tool result", in.Call.ID)
+	}
+	ref, err := w.Blobs.Put(context.WithoutCancel(ctx), res.Output)
+	if err != nil {
+		return ToolOutput{}, err
+	}
+	out := ToolOutput{Result: ref}
+	return out, w.remember(context.WithoutCancel(ctx), mark, out)
+}
+
+// DaemonCall is what a worker posts to a client's TurnInfo.Call: a call
+// of turn, Key naming it in the turn (its activity's place).
+type DaemonCall struct {
+	Turn string         `json:"turn"`
+	Key  int64          `json:"key"`
+	Call fleet.ToolCall `json:"call"`
+}
+
+// DaemonResult is a client's answer to a DaemonCall: the call's result
+// (a tool message of one result block, as a session file holds it), or
+// why the daemon did not run it, or that it went away while it ran.
+type DaemonResult struct {
+	Output json.RawMessage `json:"output,omitempty"`
+	NotRun string          `json:"not_run,omitempty"`
+	Gone   bool            `json:"gone,omitempty"`
+}
+
+// callDaemon posts the call to the client and waits for its answer.
+func (w *Activities) callDaemon(ctx context.Context, in ToolInput) (DaemonResult, error) {
+	var res DaemonResult
+	if in.Turn.Call == "" {
+		return DaemonResult{NotRun: "the turn's client runs no tools of its daemon"}, nil
+	}
+	body, err := json.Marshal(DaemonCall{Turn: in.Turn.ID, Key: in.Seq, Call: fleet.ToolCall{ID: in.Call.ID, Name: in.Call.Name, Args: in.Call.Args, ArgsError: in.Call.ArgsError}})
+	if err != nil {
+		return res, err
+	}
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, in.Turn.Call, bytes.NewReader(body))
+	if err != nil {
+		return res, err
+	}
+	resp, err := w.client().Do(req)
+	if err != nil {
+		return res, err
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		return res, fmt.Errorf("the daemon's client answered %s", resp.Status)
+	}
+	return res, json.NewDecoder(resp.Body).Decode(&res)
+}
+
+// isDial reports whether err is a failure to connect: the request never
+// left.
+func isDial(err error) bool {
+	var op *net.OpError
+	return errors.As(err, &op) && op.Op == "dial"
 }
 
 // floor is the worker's floor in the working directory cwd.
@@ -470,41 +577,6 @@ func (w *Activities) Ask(ctx context.Context, in AskInput) (AskOutput, error) {
 		out.Verdicts = append(out.Verdicts, fleet.ToolVerdict{Block: v.Block, Reason: v.Reason, Args: v.Args, Sandbox: sb, Grant: grant})
 	}
 	return out, nil
-}
-
-// DaemonTools runs the calls of the tools that live in the daemon
-// holding the session: zot-fleet client serves it on its own task queue
-// and hands each call to its daemon.
-type DaemonTools struct {
-	// Blobs is the fleet's blob store.
-	Blobs fleet.Blobs
-	// Run hands call c of turn to the daemon and returns its result: a
-	// tool message of one result block, as a session file holds it. An
-	// error of type NotRunError says the call did not run.
-	Run func(ctx context.Context, turn string, c Call) (json.RawMessage, error)
-	// Heartbeat is as Activities.Heartbeat.
-	Heartbeat time.Duration
-}
-
-// Tool runs one call in the daemon and stores its result. It is tried
-// once: the daemon emits the call's events itself, and a daemon that
-// went away mid-call is not asked again (the workflow answers the call
-// as interrupted).
-func (d *DaemonTools) Tool(ctx context.Context, in ToolInput) (ToolOutput, error) {
-	defer heartbeat(ctx, d.Heartbeat)()
-	line, err := d.Run(ctx, in.Turn.ID, in.Call)
-	if err != nil {
-		return ToolOutput{}, err
-	}
-	m, err := sessionfile.DecodeMessage(line)
-	if err != nil || len(m.Content) != 1 {
-		return ToolOutput{}, fmt.Errorf("the daemon's result of call %s: not a tool message of one result (%v)", in.Call.ID, err)
-	}
-	if _, ok := m.Content[0].(*llm.ToolResultBlock); !ok {
-		return ToolOutput{}, fmt.Errorf("the daemon's result of call %s is not a tool result", in.Call.ID)
-	}
-	ref, err := d.Blobs.Put(context.WithoutCancel(ctx), line)
-	return ToolOutput{Result: ref}, err
 }
 
 // gate shows step, about to make its model call, to the session's

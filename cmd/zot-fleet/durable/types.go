@@ -26,15 +26,7 @@ const (
 	ToolActivity   = "zot.Tool"
 	AnswerActivity = "zot.Answer"
 	AskActivity    = "zot.Ask"
-	// DaemonToolActivity runs a call of a tool that lives in the daemon
-	// holding the session, on the task queue its zot-fleet client serves.
-	DaemonToolActivity = "zot.DaemonTool"
 )
-
-// NotRunError is the type of an activity's error that says the call
-// did not run at all (the daemon that would run it was not waiting for
-// it).
-const NotRunError = "zot.NotRun"
 
 // AbortSignal is the signal that aborts a turn.
 const AbortSignal = "abort"
@@ -67,9 +59,10 @@ type TurnInfo struct {
 	// Sandbox is the session's sandbox as the turn began; each call's
 	// verdict from the session brings it as it stands then.
 	Sandbox *fleet.Sandbox `json:",omitempty"`
-	// DaemonQueue is the task queue the client that submitted the turn
-	// serves: the calls of the tools that live in its daemon go there.
-	DaemonQueue string `json:",omitempty"`
+	// Call is where a call of a tool living in the daemon is handed to
+	// the daemon holding the session (DaemonCall); "" answers such calls
+	// as not run.
+	Call string `json:",omitempty"`
 }
 
 // Offer is what the model is offered at a step, and where the tools
@@ -168,8 +161,9 @@ type Call struct {
 	// too (a tool reporting tools.IsConcurrent, arguments that parsed).
 	Concurrent bool `json:",omitempty"`
 	// Daemon says the tool lives in the daemon holding the session: the
-	// call goes to TurnInfo.DaemonQueue, unless MCP names the MCP server
-	// that offers it and a worker on the tool queue can run it.
+	// worker that takes the call hands it to the daemon (TurnInfo.Call),
+	// unless MCP names the MCP server that offers it and the worker can
+	// run a server of its configuration.
 	Daemon bool   `json:",omitempty"`
 	MCP    string `json:",omitempty"`
 }
@@ -208,10 +202,6 @@ type ToolOutput struct {
 	// Interrupted says the call was answered as interrupted: its worker
 	// went away while it ran.
 	Interrupted bool `json:",omitempty"`
-	// Fallback says why this worker did not run a call of an MCP server's
-	// tool (the server does not start here, or offers no such tool): the
-	// daemon answers it. Nothing of the call was emitted.
-	Fallback string `json:",omitempty"`
 }
 
 // AnswerInput answers calls that did not run, or did not finish, with

@@ -2,10 +2,8 @@ package durable
 
 import (
 	"encoding/json"
-	"errors"
 	"time"
 
-	enumspb "go.temporal.io/api/enums/v1"
 	"go.temporal.io/sdk/temporal"
 	"go.temporal.io/sdk/workflow"
 
@@ -75,17 +73,19 @@ func Turn(ctx workflow.Context, in TurnInput) (TurnOutput, error) {
 		HeartbeatTimeout:    HeartbeatTimeout,
 		RetryPolicy:         &temporal.RetryPolicy{MaximumAttempts: 1},
 	})
-	// A call of a tool living in the daemon goes to the queue its client
-	// serves, once: the daemon emits the call's events and decides its
-	// abort itself (the call's context is not the abort's: an abort
+	// A call of a tool living in the daemon is taken by a worker of the
+	// tool queue (handed over eagerly, as the other calls), which hands
+	// it to the daemon: the daemon emits the call's events and decides
+	// its abort itself (the call's context is not the abort's: an abort
 	// reaches the call through the daemon, whose answer, "aborted", is
-	// the call's result), and a daemon that went away is not asked again.
+	// the call's result); a second attempt, after its worker went away,
+	// waits for the same run in the daemon.
 	daemonCtx := workflow.WithActivityOptions(ctx, workflow.ActivityOptions{
-		TaskQueue:              in.Turn.DaemonQueue,
+		TaskQueue:              in.Turn.ToolQueue,
 		StartToCloseTimeout:    CallTimeout,
 		ScheduleToStartTimeout: ToolStartTimeout,
 		HeartbeatTimeout:       HeartbeatTimeout,
-		RetryPolicy:            &temporal.RetryPolicy{MaximumAttempts: 1},
+		RetryPolicy:            &temporal.RetryPolicy{InitialInterval: 200 * time.Millisecond, MaximumAttempts: 2},
 	})
 	// The turn's last events go out even when the turn was cancelled (a
 	// sub-agent's turn whose parent was aborted).
@@ -122,30 +122,6 @@ func Turn(ctx workflow.Context, in TurnInput) (TurnOutput, error) {
 		if err := workflow.ExecuteActivity(answerCtx, AnswerActivity, AnswerInput{Turn: in.Turn, Calls: calls, Text: text, Then: then, Seq: seq()}).Get(ctx, &ans); err == nil {
 			out.Results = append(out.Results, ans.Results...)
 		}
-	}
-	// inDaemon runs a call of a tool that lives in the daemon: first on a
-	// worker of the tool queue when an MCP server offers the tool (a
-	// server of the session's configuration started there), in the daemon
-	// when that worker cannot run it.
-	inDaemon := func(c Call, ti ToolInput) workflow.Future {
-		if c.MCP == "" {
-			return workflow.ExecuteActivity(daemonCtx, DaemonToolActivity, ti)
-		}
-		f, set := workflow.NewFuture(ctx)
-		workflow.Go(ctx, func(g workflow.Context) {
-			var to ToolOutput
-			if err := workflow.ExecuteActivity(toolCtx, ToolActivity, ti).Get(g, &to); err != nil {
-				set.Set(nil, workerCallError{err})
-				return
-			}
-			if to.Fallback == "" {
-				set.Set(to, nil)
-				return
-			}
-			ti.Seq = seq()
-			set.Chain(workflow.ExecuteActivity(daemonCtx, DaemonToolActivity, ti))
-		})
-		return f
 	}
 	for step := first; ; step++ {
 		// Between two steps no call runs, so no sub-agent's turn either
@@ -224,7 +200,7 @@ func Turn(ctx workflow.Context, in TurnInput) (TurnOutput, error) {
 					ti.Verdict = &verdicts[k]
 				}
 				if c.Daemon {
-					runs[k] = inDaemon(c, ti)
+					runs[k] = workflow.ExecuteActivity(daemonCtx, ToolActivity, ti)
 					continue
 				}
 				runs[k] = workflow.ExecuteActivity(toolCtx, ToolActivity, ti)
@@ -238,13 +214,7 @@ func Turn(ctx workflow.Context, in TurnInput) (TurnOutput, error) {
 					continue
 				}
 				text := InterruptedText
-				var onWorker workerCallError
-				switch {
-				case errors.As(err, &onWorker) && abortCtx.Err() != nil:
-					text = "aborted: " + reason
-				case c.Daemon && !errors.As(err, &onWorker):
-					text = daemonCallText(err)
-				case abortCtx.Err() != nil:
+				if abortCtx.Err() != nil && !c.Daemon {
 					text = "aborted: " + reason
 				}
 				out.Results = results
@@ -264,21 +234,6 @@ func Turn(ctx workflow.Context, in TurnInput) (TurnOutput, error) {
 			return out, nil
 		}
 	}
-}
-
-// daemonCallText is the result of a call of a tool living in the daemon
-// whose activity failed with err: it did not run when the daemon never
-// took it, else it was interrupted.
-func daemonCallText(err error) string {
-	var app *temporal.ApplicationError
-	if errors.As(err, &app) && app.Type() == NotRunError {
-		return NotRunText + app.Message()
-	}
-	var timeout *temporal.TimeoutError
-	if errors.As(err, &timeout) && timeout.TimeoutType() == enumspb.TIMEOUT_TYPE_SCHEDULE_TO_START {
-		return NotRunText + "the zot daemon holding the session was gone before it could run it"
-	}
-	return DaemonGoneText
 }
 
 // continueAsNew reports whether the run's history has grown enough for
@@ -303,9 +258,3 @@ func aborted(ctx workflow.Context, abort workflow.CancelFunc, reason *string) bo
 	}
 	return false
 }
-
-// workerCallError is the failure of a call that a worker ran (an MCP
-// server's tool on the tool queue), answered as a worker's call.
-type workerCallError struct{ error }
-
-func (e workerCallError) Unwrap() error { return e.error }
