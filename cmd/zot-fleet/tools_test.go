@@ -173,6 +173,44 @@ func TestFleetACPClientFiles(t *testing.T) {
 	}
 }
 
+// TestFleetACPClientTerminal: with a client that offers terminal/* (and
+// no sandbox confining bash), bash runs in the client's terminal on the
+// fleet as in process, never on a worker.
+func TestFleetACPClientTerminal(t *testing.T) {
+	var got results
+	f := newFleet(t, got.model("bash", `{"command":"echo ran >> log.txt"}`))
+	f.worker("w1")
+	var created atomic.Int32
+	sameAsInProcess(t, f, toolRun{
+		// A sandbox that confines bash keeps it in zot's own shell.
+		daemonFlags: []string{"--sandbox", "full"},
+		caps:        map[string]any{"terminal": true},
+		serve: func(method string, params json.RawMessage) (any, bool) {
+			switch method {
+			case "terminal/create":
+				created.Add(1)
+				return map[string]any{"terminalId": "term-1"}, true
+			case "terminal/wait_for_exit":
+				return map[string]any{"exitCode": 0}, true
+			case "terminal/output":
+				return map[string]any{"output": "ran in the editor's terminal\n", "truncated": false, "exitStatus": map[string]any{"exitCode": 0}}, true
+			case "terminal/release", "terminal/kill":
+				return map[string]any{}, true
+			}
+			return nil, false
+		},
+	})
+	if n := created.Load(); n != 2 {
+		t.Errorf("the client's terminal ran %d commands in two turns, want 2", n)
+	}
+	if !strings.Contains(got.String(), "ran in the editor's terminal") {
+		t.Errorf("the model was given %q, want the terminal's output", got.String())
+	}
+	if _, err := os.Stat(filepath.Join(f.dir, "work", "log.txt")); err == nil {
+		t.Error("the command ran on this machine (a worker's shell), not in the client's terminal")
+	}
+}
+
 // TestFleetExtensionTool: an extension's tool (the daemon's --ext) is
 // offered on the fleet and runs in the daemon, its result the model's,
 // the updates as in process.
