@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -327,7 +328,7 @@ func mcpServer(t *testing.T, dir, refuse string) (server map[string]any, where s
 by=$(tr '\0' '\n' < /proc/$PPID/cmdline | sed -n 2p)
 echo "$by" >> "$WHERE"
 [ "$by" = "$REFUSE" ] && exit 1
-exec "$SERVER"
+exec "$SERVER" "$@"
 `
 	if err := os.WriteFile(script, []byte(body), 0o755); err != nil {
 		t.Fatal(err)
@@ -525,5 +526,51 @@ func TestFleetWorkerKilledMidDaemonCall(t *testing.T) {
 	}
 	if n0, n1 := f.model.count(0), f.model.count(1); n0 != 1 || n1 != 1 {
 		t.Errorf("model requests: %d first and %d second; want each once", n0, n1)
+	}
+}
+
+// TestFleetMCPToolCancelled: session/cancel while an MCP server's tool
+// runs on the worker cancels the call there (the server hears of it) and
+// ends the turn cancelled within seconds.
+func TestFleetMCPToolCancelled(t *testing.T) {
+	f := newFleet(t, callThenAnswer("mcp__t__slow", `{"ms":60000}`))
+	f.worker("w1")
+	server, where := mcpServer(t, f.dir, "")
+	cancelled := filepath.Join(f.dir, "cancelled")
+	server["args"] = []any{"-cancel-file", cancelled}
+	_, sock := f.daemon("d", false)
+	c := dialACP(t, sock)
+	s := c.newSessionMCP(f.dir, []any{server})
+	running := make(chan struct{})
+	var once sync.Once
+	c.mu.Lock()
+	c.onUpdate = func(u json.RawMessage) {
+		if strings.Contains(string(u), "step 1") { // the server's progress
+			once.Do(func() { close(running) })
+		}
+	}
+	c.mu.Unlock()
+	wait := promptAsync(t, c, s, "use the tool")
+	waitChan(t, "the call's progress", running)
+	start := time.Now()
+	c.notify("session/cancel", map[string]any{"sessionId": s})
+	if res := wait(); !strings.Contains(string(res), `"cancelled"`) {
+		t.Fatalf("the cancelled prompt answered %s", res)
+	}
+	if took := time.Since(start); took > 10*time.Second {
+		t.Errorf("the cancel took %v to end the turn", took)
+	}
+	deadline := time.Now().Add(15 * time.Second)
+	for {
+		if b, _ := os.ReadFile(cancelled); string(b) == "cancelled" {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the MCP server never heard the call was cancelled")
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	if n := startedBy(t, where); n["worker"] != 1 {
+		t.Errorf("the MCP server was started %v; want the call on the worker", n)
 	}
 }

@@ -317,12 +317,9 @@ func (w *Activities) Tool(ctx context.Context, in ToolInput) (ToolOutput, error)
 		return done, err
 	}
 	attempt := activity.GetInfo(ctx).Attempt
-	handed := mark + ".daemon" // marked once the call was handed to the daemon
-	if in.Call.Daemon && attempt > 1 {
-		if ref, _ := w.Blobs.Marked(ctx, handed); ref != "" || in.Call.MCP == "" {
-			// The daemon runs the call once, whichever worker asks.
-			return w.inDaemon(ctx, in, mark, handed, attempt)
-		}
+	if in.Call.Daemon && in.Call.MCP == "" {
+		// The daemon runs the call once, whichever worker asks.
+		return w.inDaemon(ctx, in, mark, attempt)
 	}
 	if attempt > 1 {
 		return w.answer(ctx, in, attempt, InterruptedText, true)
@@ -331,15 +328,14 @@ func (w *Activities) Tool(ctx context.Context, in ToolInput) (ToolOutput, error)
 	guard := sandbox.NewGuard(turnPolicy(in.Turn.Sandbox, in.Turn.CWD).Meet(floor))
 	run := w.toolsOf(in.Turn.CWD, guard)
 	if in.Call.MCP != "" {
-		t, release, _ := w.mcpTool(ctx, in.Turn, in.Call)
+		t, release, why := w.mcpTool(ctx, in.Turn, in.Call)
 		if t == nil {
-			// The server does not run here: the daemon's does.
-			return w.inDaemon(ctx, in, mark, handed, attempt)
+			// The server does not run here: the daemon's answers.
+			out := ToolOutput{Fallback: why}
+			return out, w.remember(context.WithoutCancel(ctx), mark, out)
 		}
 		defer release()
 		run = append(slices.Clone(run), t)
-	} else if in.Call.Daemon {
-		return w.inDaemon(ctx, in, mark, handed, attempt)
 	}
 	var chain *agent.Chain
 	if in.Turn.Intercept != "" {
@@ -424,13 +420,7 @@ func (w *Activities) answer(ctx context.Context, in ToolInput, attempt int32, te
 // a worker asking again after another went away mid-call waits for the
 // same run, never a second. A daemon that is gone answers the call as
 // not run (it never reached it) or interrupted.
-func (w *Activities) inDaemon(ctx context.Context, in ToolInput, mark, handed string, attempt int32) (ToolOutput, error) {
-	if in.Call.MCP != "" {
-		// A later attempt asks the daemon too, not a server here.
-		if err := w.Blobs.Mark(context.WithoutCancel(ctx), handed, "handed"); err != nil {
-			return ToolOutput{}, err
-		}
-	}
+func (w *Activities) inDaemon(ctx context.Context, in ToolInput, mark string, attempt int32) (ToolOutput, error) {
 	res, err := w.callDaemon(ctx, in)
 	switch {
 	case ctx.Err() != nil:

@@ -161,9 +161,10 @@ type Call struct {
 	// too (a tool reporting tools.IsConcurrent, arguments that parsed).
 	Concurrent bool `json:",omitempty"`
 	// Daemon says the tool lives in the daemon holding the session: the
-	// worker that takes the call hands it to the daemon (TurnInfo.Call),
-	// unless MCP names the MCP server that offers it and the worker can
-	// run a server of its configuration.
+	// worker that takes the call hands it to the daemon (TurnInfo.Call).
+	// When MCP names the MCP server that offers it, the worker runs it
+	// with a server of that configuration started there, or answers
+	// Fallback, and the call is then handed to the daemon (MCP "").
 	Daemon bool   `json:",omitempty"`
 	MCP    string `json:",omitempty"`
 }
@@ -199,6 +200,10 @@ type AskOutput struct {
 // message.
 type ToolOutput struct {
 	Result string
+	// Fallback says why this worker did not run a call of an MCP server's
+	// tool (the server does not start here, or offers no such tool): the
+	// daemon answers it. Nothing of the call was emitted.
+	Fallback string `json:",omitempty"`
 	// Interrupted says the call was answered as interrupted: its worker
 	// went away while it ran.
 	Interrupted bool `json:",omitempty"`

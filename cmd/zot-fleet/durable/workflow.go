@@ -123,6 +123,26 @@ func Turn(ctx workflow.Context, in TurnInput) (TurnOutput, error) {
 			out.Results = append(out.Results, ans.Results...)
 		}
 	}
+	// inDaemon runs a call of a tool living in the daemon; an MCP
+	// server's first on a worker of the tool queue (under the abort, as a
+	// built-in tool's), in the daemon when that worker cannot run it.
+	inDaemon := func(ti ToolInput) workflow.Future {
+		if ti.Call.MCP == "" {
+			return workflow.ExecuteActivity(daemonCtx, ToolActivity, ti)
+		}
+		f, set := workflow.NewFuture(ctx)
+		workflow.Go(ctx, func(g workflow.Context) {
+			var to ToolOutput
+			err := workflow.ExecuteActivity(toolCtx, ToolActivity, ti).Get(g, &to)
+			if err != nil || to.Fallback == "" {
+				set.Set(to, err)
+				return
+			}
+			ti.Call.MCP, ti.Seq = "", seq()
+			set.Chain(workflow.ExecuteActivity(daemonCtx, ToolActivity, ti))
+		})
+		return f
+	}
 	for step := first; ; step++ {
 		// Between two steps no call runs, so no sub-agent's turn either
 		// (each ends with its task call): the next run starts with none.
@@ -200,7 +220,7 @@ func Turn(ctx workflow.Context, in TurnInput) (TurnOutput, error) {
 					ti.Verdict = &verdicts[k]
 				}
 				if c.Daemon {
-					runs[k] = workflow.ExecuteActivity(daemonCtx, ToolActivity, ti)
+					runs[k] = inDaemon(ti)
 					continue
 				}
 				runs[k] = workflow.ExecuteActivity(toolCtx, ToolActivity, ti)
@@ -214,7 +234,7 @@ func Turn(ctx workflow.Context, in TurnInput) (TurnOutput, error) {
 					continue
 				}
 				text := InterruptedText
-				if abortCtx.Err() != nil && !c.Daemon {
+				if abortCtx.Err() != nil && (!c.Daemon || c.MCP != "") {
 					text = "aborted: " + reason
 				}
 				out.Results = results
