@@ -308,7 +308,10 @@ func (w *Activities) remember(ctx context.Context, mark string, v any) error {
 // its result as Step does. A later attempt never runs the call: it
 // returns the recorded result when the first attempt finished (its
 // report was lost), else answers the call as interrupted, since the
-// worker that ran it went away partway.
+// worker that ran it went away partway. A call of a tool living in the
+// daemon is handed to the daemon (inDaemon), whichever attempt asks; an
+// MCP server's runs here with a server of the session's configuration,
+// or is answered Fallback when none starts here.
 func (w *Activities) Tool(ctx context.Context, in ToolInput) (ToolOutput, error) {
 	defer w.beat(ctx)()
 	mark := fmt.Sprintf("%s.%d", in.Turn.ID, in.Seq)
