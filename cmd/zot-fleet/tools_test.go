@@ -55,6 +55,8 @@ type toolRun struct {
 	setup func(c *acpClient, session string)
 	// mcp are the session's mcpServers (session/new).
 	mcp []any
+	// perm is the daemon's --permission; "" allows all.
+	perm string
 }
 
 // sameAsInProcess runs one prompt through the in-process daemon and the
@@ -63,7 +65,11 @@ type toolRun struct {
 func sameAsInProcess(t *testing.T, f *fleetSetup, r toolRun) {
 	t.Helper()
 	run := func(name string, inProcess bool) []json.RawMessage {
-		_, sock := f.daemonAs(name, inProcess, "allow", r.daemonFlags...)
+		perm := r.perm
+		if perm == "" {
+			perm = "allow"
+		}
+		_, sock := f.daemonAs(name, inProcess, perm, r.daemonFlags...)
 		work := filepath.Join(f.dir, "work") // the same folder: paths are in the updates
 		if err := os.MkdirAll(work, 0o700); err != nil {
 			t.Fatal(err)
@@ -145,6 +151,39 @@ func TestFleetClientTool(t *testing.T) {
 	}
 	if !strings.Contains(got.String(), "the color is blue") {
 		t.Errorf("the model was given %q, want the client's answer", got.String())
+	}
+}
+
+// TestFleetClientToolApproval: with --permission ask, a client tool's
+// call on the fleet is put to the client once (by the daemon that runs
+// it, not also by a worker), then runs once, as in process.
+func TestFleetClientToolApproval(t *testing.T) {
+	var got results
+	f := newFleet(t, got.model("lookup", `{"key":"color"}`))
+	f.worker("w1")
+	var calls atomic.Int32
+	var clients []*acpClient // in process, then the fleet's
+	sameAsInProcess(t, f, toolRun{
+		perm: "ask",
+		serve: func(method string, params json.RawMessage) (any, bool) {
+			if method != "_zot/tool/call" {
+				return nil, false
+			}
+			calls.Add(1)
+			return map[string]any{"text": "the color is blue"}, true
+		},
+		setup: func(c *acpClient, s string) {
+			registerLookup(c, s)
+			clients = append(clients, c)
+		},
+	})
+	if n := calls.Load(); n != 2 {
+		t.Errorf("the client was asked to run the tool %d times for two turns, want 2", n)
+	}
+	for i, c := range clients {
+		if c.asked != 1 {
+			t.Errorf("client %d was asked for approval %d times in its turn, want once", i, c.asked)
+		}
 	}
 }
 
