@@ -243,17 +243,45 @@ func (s *submitter) turn(ctx context.Context, t *fleet.Turn) (*fleet.TurnResult,
 		Meter:         t.Meter,
 		HistoryEvents: s.history,
 	}
+	// The turn's end comes from the relay, posted by its last step after
+	// its events, or from the cluster once the workflow has closed,
+	// whichever is first: the relay's saves the last workflow task and
+	// the wait for the workflow's close to be reported.
+	ended := make(chan durable.TurnOutput, 1)
 	stop := s.relay.Watch(t.ID, func(ev json.RawMessage) {
 		s.out.send(fleet.Frame{Type: fleet.FrameEvent, Turn: t.ID, Event: ev})
+	}, func(out durable.TurnOutput) {
+		select {
+		case ended <- out:
+		default:
+		}
 	})
 	defer stop()
 	run, err := s.start(ctx, t, in)
 	if err != nil {
 		return nil, err
 	}
-	out, err := s.wait(ctx, run)
-	if err != nil {
-		return nil, err
+	waitCtx, cancel := context.WithCancel(ctx)
+	type waited struct {
+		out durable.TurnOutput
+		err error
+	}
+	closed := make(chan waited, 1)
+	go func() {
+		out, err := s.wait(waitCtx, run)
+		closed <- waited{out, err}
+	}()
+	var out durable.TurnOutput
+	select {
+	case out = <-ended:
+		cancel()
+		<-closed
+	case w := <-closed:
+		cancel()
+		if w.err != nil {
+			return nil, w.err
+		}
+		out = w.out
 	}
 	return s.result(ctx, out)
 }

@@ -13,6 +13,20 @@ import (
 	"time"
 )
 
+// What a call leaves behind, in order, is what these tests rely on: its
+// events, posted as they come and all delivered to the relay, and its
+// output's blobs (the transcript, a tool's result) synced, the two
+// alongside; then one synced record of the output under the call's place
+// in the turn; then, for a step that ends the turn, the end posted to
+// the relay; then the report to the cluster. A worker killed before the
+// record leaves no record: a model call is made again (its events carry
+// the same numbers, so the client sees them once), a tool call is
+// answered interrupted, never run again. Killed after it, the next
+// attempt returns the record without emitting or paying anything, and
+// the client already has the call's events. A client that has the end
+// answers with it; one that does not (its daemon killed, the post lost)
+// waits for the workflow, whose output after that step is the same.
+
 // slowAnswer is a model that answers text word by word, delay apart.
 func slowAnswer(text string, delay time.Duration) func(modelRequest) []answerPart {
 	return func(modelRequest) []answerPart { return []answerPart{{Text: text, Delay: delay}} }

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"log/slog"
 	"net"
 	"net/http"
 	"os"
@@ -16,6 +17,9 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"go.temporal.io/sdk/client"
+	tlog "go.temporal.io/sdk/log"
 )
 
 // These tests run the fleet as users do: the Temporal CLI's dev server
@@ -157,15 +161,18 @@ func (f *fleetSetup) startServer() {
 		// makes throughput a matter of the disk's load.
 		"--sqlite-pragma", "journal_mode=wal", "--sqlite-pragma", "synchronous=normal"}
 	f.server = start(f.t, "temporal", nil, append(args, f.serverFlags...)...)
+	// Listening is not serving: a worker that dials a server whose
+	// frontend is not healthy yet is refused and exits.
+	quiet := tlog.NewStructuredLogger(slog.New(slog.NewTextHandler(io.Discard, nil)))
 	deadline := time.Now().Add(hang)
 	for time.Now().Before(deadline) {
-		if c, err := net.Dial("tcp", f.addr()); err == nil {
-			c.Close()
+		if cl, err := client.Dial(client.Options{HostPort: f.addr(), Logger: quiet}); err == nil {
+			cl.Close()
 			return
 		}
 		time.Sleep(100 * time.Millisecond)
 	}
-	f.t.Fatalf("the dev server did not listen:\n%s", f.server.out.String())
+	f.t.Fatalf("the dev server did not serve:\n%s", f.server.out.String())
 }
 
 func (f *fleetSetup) addr() string { return "127.0.0.1:" + strconv.Itoa(f.port) }

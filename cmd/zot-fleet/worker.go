@@ -5,6 +5,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"net/http"
 	"os"
 	"sync"
 	"time"
@@ -71,7 +72,12 @@ func runWorker(ctx context.Context, args []string, stderr io.Writer) error {
 		return err
 	}
 	defer hc.close()
-	acts := &durable.Activities{Provider: p, ProviderName: *provider, Blobs: blobs, Floor: floor}
+	// The activities post events to the relays of the clients: keep a
+	// connection to each for every activity that may post at once (the
+	// default client keeps two, and opens and closes one per post beyond).
+	relays := http.DefaultTransport.(*http.Transport).Clone()
+	relays.MaxIdleConnsPerHost = 256
+	acts := &durable.Activities{Provider: p, ProviderName: *provider, Blobs: blobs, Floor: floor, HTTP: &http.Client{Transport: relays}}
 	if *mcp {
 		acts.MCP = &durable.MCPServers{Log: stderr, Idle: *mcpIdle, ClientVersion: buildinfo.Version()}
 		defer acts.MCP.Close()

@@ -28,13 +28,16 @@ type Blobs interface {
 	Put(ctx context.Context, data []byte) (string, error)
 	// Get returns the data of ref.
 	Get(ctx context.Context, ref string) ([]byte, error)
-	// Mark names ref: a finished activity records its result under a
-	// name of its attempt's place in the turn, so that an attempt made
-	// again after its report was lost (its worker died, the cluster was
-	// away) returns it instead of paying for the work twice.
-	Mark(ctx context.Context, name, ref string) error
-	// Marked returns the reference named name, "" when there is none.
-	Marked(ctx context.Context, name string) (string, error)
+	// Record keeps data under name, durably, once Record returns: a
+	// finished activity records its result under a name of its place in
+	// the turn, so that an attempt made again after its report was lost
+	// (its worker died, the cluster was away) returns it instead of
+	// paying for the work twice. One write per call: the record holds
+	// the result itself, not a reference to it.
+	Record(ctx context.Context, name string, data []byte) error
+	// Recorded returns what was recorded under name, nil when nothing
+	// was.
+	Recorded(ctx context.Context, name string) ([]byte, error)
 }
 
 // Dir is a Blobs in a local directory (or one every worker mounts), one
@@ -55,12 +58,21 @@ func (d Dir) Put(ctx context.Context, data []byte) (string, error) {
 	if _, err := os.Stat(path); err == nil {
 		return refPrefix + name, nil
 	}
+	if err := writeSynced(path, data); err != nil {
+		return "", fmt.Errorf("blob store: writing %s: %w", name, err)
+	}
+	return refPrefix + name, nil
+}
+
+// writeSynced writes data to path atomically (a synced temporary file
+// renamed over it), making path's folder when it is missing.
+func writeSynced(path string, data []byte) error {
 	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
-		return "", fmt.Errorf("blob store: %w", err)
+		return err
 	}
 	f, err := os.CreateTemp(filepath.Dir(path), ".put-*")
 	if err != nil {
-		return "", fmt.Errorf("blob store: %w", err)
+		return err
 	}
 	_, werr := f.Write(data)
 	if werr == nil {
@@ -74,9 +86,8 @@ func (d Dir) Put(ctx context.Context, data []byte) (string, error) {
 	}
 	if werr != nil {
 		os.Remove(f.Name())
-		return "", fmt.Errorf("blob store: writing %s: %w", name, werr)
 	}
-	return refPrefix + name, nil
+	return werr
 }
 
 // Get reads the value of ref and checks it against its hash.
@@ -101,55 +112,36 @@ func (d Dir) Get(ctx context.Context, ref string) ([]byte, error) {
 	return data, nil
 }
 
-// Mark names ref (see Blobs).
-func (d Dir) Mark(ctx context.Context, name, ref string) error {
+// Record keeps data under name (see Blobs).
+func (d Dir) Record(ctx context.Context, name string, data []byte) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
 	if err := checkName(name); err != nil {
 		return err
 	}
-	dir := filepath.Join(string(d), "names")
-	if err := os.MkdirAll(dir, 0o700); err != nil {
-		return fmt.Errorf("blob store: %w", err)
-	}
-	f, err := os.CreateTemp(dir, ".mark-*")
-	if err != nil {
-		return fmt.Errorf("blob store: %w", err)
-	}
-	_, werr := f.WriteString(ref)
-	if werr == nil {
-		werr = f.Sync()
-	}
-	if cerr := f.Close(); werr == nil {
-		werr = cerr
-	}
-	if werr == nil {
-		werr = os.Rename(f.Name(), filepath.Join(dir, name))
-	}
-	if werr != nil {
-		os.Remove(f.Name())
-		return fmt.Errorf("blob store: naming %s: %w", name, werr)
+	if err := writeSynced(filepath.Join(string(d), "records", name), data); err != nil {
+		return fmt.Errorf("blob store: recording %s: %w", name, err)
 	}
 	return nil
 }
 
-// Marked returns the reference named name, "" when there is none.
-func (d Dir) Marked(ctx context.Context, name string) (string, error) {
+// Recorded returns what was recorded under name, nil when nothing was.
+func (d Dir) Recorded(ctx context.Context, name string) ([]byte, error) {
 	if err := ctx.Err(); err != nil {
-		return "", err
+		return nil, err
 	}
 	if err := checkName(name); err != nil {
-		return "", err
+		return nil, err
 	}
-	b, err := os.ReadFile(filepath.Join(string(d), "names", name))
+	b, err := os.ReadFile(filepath.Join(string(d), "records", name))
 	if errors.Is(err, os.ErrNotExist) {
-		return "", nil
+		return nil, nil
 	}
 	if err != nil {
-		return "", fmt.Errorf("blob store: %w", err)
+		return nil, fmt.Errorf("blob store: %w", err)
 	}
-	return string(b), nil
+	return b, nil
 }
 
 // checkName accepts names of letters, digits, '-', '_' and '.' that do

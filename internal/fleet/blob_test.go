@@ -35,21 +35,21 @@ func TestDirBlobs(t *testing.T) {
 	}
 }
 
-func TestDirMarks(t *testing.T) {
+func TestDirRecords(t *testing.T) {
 	ctx := context.Background()
 	d := Dir(t.TempDir())
-	if ref, err := d.Marked(ctx, "step-1"); err != nil || ref != "" {
-		t.Fatalf("Marked before Mark = %q, %v", ref, err)
+	if data, err := d.Recorded(ctx, "step-1"); err != nil || data != nil {
+		t.Fatalf("Recorded before Record = %q, %v", data, err)
 	}
-	if err := d.Mark(ctx, "step-1", "sha256:ab"); err != nil {
+	if err := d.Record(ctx, "step-1", []byte(`{"Action":"end_turn"}`)); err != nil {
 		t.Fatal(err)
 	}
-	if ref, err := d.Marked(ctx, "step-1"); err != nil || ref != "sha256:ab" {
-		t.Fatalf("Marked = %q, %v", ref, err)
+	if data, err := d.Recorded(ctx, "step-1"); err != nil || string(data) != `{"Action":"end_turn"}` {
+		t.Fatalf("Recorded = %q, %v", data, err)
 	}
 	for _, bad := range []string{"", "../x", ".hidden", "a/b"} {
-		if err := d.Mark(ctx, bad, "sha256:ab"); err == nil {
-			t.Errorf("Mark(%q) succeeded", bad)
+		if err := d.Record(ctx, bad, []byte("x")); err == nil {
+			t.Errorf("Record(%q) succeeded", bad)
 		}
 	}
 }

@@ -242,9 +242,10 @@ func (w *Activities) Step(ctx context.Context, in StepInput) (StepOutput, error)
 	}
 	a.SetMeter(in.Meter)
 	d, calls, stepErr := a.RunStep(ctx, in.UserIndex, in.Step, in.MaxSteps, em.emit)
-	em.close()
 	out := StepOutput{Action: d.Action, Meter: a.Meter(), Offer: newOffer}
-	out.Transcript, err = w.putTranscript(context.WithoutCancel(ctx), a.Transcript())
+	em.closeAlongside(func() {
+		out.Transcript, err = w.putTranscript(context.WithoutCancel(ctx), a.Transcript())
+	})
 	if err != nil {
 		return StepOutput{}, err
 	}
@@ -275,17 +276,26 @@ func (w *Activities) Step(ctx context.Context, in StepInput) (StepOutput, error)
 			return StepOutput{}, err
 		}
 	}
+	if endsTurn(out) {
+		// Recorded, this end is the turn's: an attempt made again returns
+		// it, and the workflow ends with it.
+		em.end(TurnOutput{Transcript: out.Transcript, Meter: out.Meter}, workflowID(ctx))
+	}
 	return out, nil
+}
+
+// workflowID is the id of the workflow of the activity of ctx.
+func workflowID(ctx context.Context) string {
+	if !activity.IsActivity(ctx) {
+		return ""
+	}
+	return activity.GetInfo(ctx).WorkflowExecution.ID
 }
 
 // recall reads what the attempt named mark recorded into v.
 func (w *Activities) recall(ctx context.Context, mark string, v any) (bool, error) {
-	ref, err := w.Blobs.Marked(ctx, mark)
-	if err != nil || ref == "" {
-		return false, err
-	}
-	data, err := w.Blobs.Get(ctx, ref)
-	if err != nil {
+	data, err := w.Blobs.Recorded(ctx, mark)
+	if err != nil || data == nil {
 		return false, err
 	}
 	return true, json.Unmarshal(data, v)
@@ -297,11 +307,7 @@ func (w *Activities) remember(ctx context.Context, mark string, v any) error {
 	if err != nil {
 		return err
 	}
-	ref, err := w.Blobs.Put(ctx, data)
-	if err != nil {
-		return err
-	}
-	return w.Blobs.Mark(ctx, mark, ref)
+	return w.Blobs.Record(ctx, mark, data)
 }
 
 // Tool runs one tool call in the turn's working directory, and records
@@ -375,8 +381,10 @@ func (w *Activities) Tool(ctx context.Context, in ToolInput) (ToolOutput, error)
 	}
 	em := newEmitter(w.client(), in.Turn.Relay, in.Turn.ID, in.Seq, attempt)
 	res := a.RunCall(ctx, in.Call.block(), em.emit)
-	em.close()
-	ref, err := w.putResults(context.WithoutCancel(ctx), res)
+	var ref string
+	em.closeAlongside(func() {
+		ref, err = w.putResults(context.WithoutCancel(ctx), res)
+	})
 	if err != nil {
 		return ToolOutput{}, err
 	}

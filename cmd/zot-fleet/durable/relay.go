@@ -93,6 +93,33 @@ func (e *emitter) flush() {
 	<-ch
 }
 
+// closeAlongside runs f while what is queued is sent, and returns once
+// both are done. An activity stores its result in f: its events then
+// reach the relay before the result is recorded (an attempt that finds
+// a recorded result emits nothing), while the two waits overlap.
+func (e *emitter) closeAlongside(f func()) {
+	sent := make(chan struct{})
+	go func() {
+		defer close(sent)
+		e.close()
+	}()
+	f()
+	<-sent
+}
+
+// end posts the turn's end after the events (the emitter closed), for
+// the client that waits for the turn, which can answer it before the
+// workflow closes; workflow is the id of the workflow ending with it (a
+// sub-agent's turn, a child workflow, posts under its own).
+func (e *emitter) end(out TurnOutput, workflow string) {
+	body, err := json.Marshal(relayLine{Turn: e.turn, Seq: e.next, Attempt: e.attempt, Workflow: workflow, End: &out})
+	if err != nil {
+		return
+	}
+	e.next++
+	e.post(append(body, '\n'))
+}
+
 // close sends what is queued and waits until it has been.
 func (e *emitter) close() {
 	e.mu.Lock()
@@ -171,9 +198,11 @@ type Relay struct {
 }
 
 type relayTurn struct {
+	id   string
 	mu   sync.Mutex
 	acts map[int64]*relayActivity // by the activity's index in the turn
 	out  func(event json.RawMessage)
+	end  func(TurnOutput)
 }
 
 // relayActivity is what a relay passed of one activity.
@@ -186,10 +215,11 @@ type relayActivity struct {
 // NewRelay returns an empty relay.
 func NewRelay() *Relay { return &Relay{turns: make(map[string]*relayTurn)} }
 
-// Watch passes the events of turn id to out from now on, until the
-// returned function is called.
-func (r *Relay) Watch(id string, out func(event json.RawMessage)) (stop func()) {
-	t := &relayTurn{acts: make(map[int64]*relayActivity), out: out}
+// Watch passes the events of turn id to out from now on, and its end
+// to end (when not nil) when the workflow of that id posts it after its
+// last step's events, until the returned function is called.
+func (r *Relay) Watch(id string, out func(event json.RawMessage), end func(TurnOutput)) (stop func()) {
+	t := &relayTurn{id: id, acts: make(map[int64]*relayActivity), out: out, end: end}
 	r.mu.Lock()
 	r.turns[id] = t
 	r.mu.Unlock()
@@ -205,7 +235,11 @@ type relayLine struct {
 	Turn    string          `json:"turn"`
 	Seq     int64           `json:"seq"`
 	Attempt int32           `json:"attempt"`
-	Event   json.RawMessage `json:"event"`
+	Event   json.RawMessage `json:"event,omitempty"`
+	// End, in place of an event, is the turn's end, which Workflow ends
+	// with.
+	End      *TurnOutput `json:"end,omitempty"`
+	Workflow string      `json:"workflow,omitempty"`
 }
 
 // pass passes l on unless it was passed already or an attempt after its
@@ -234,7 +268,12 @@ func (t *relayTurn) pass(l *relayLine) {
 		return
 	}
 	a.last, a.shown = l.Seq, true
-	t.out(event)
+	switch {
+	case l.End == nil:
+		t.out(event)
+	case t.end != nil && l.Workflow == t.id:
+		t.end(*l.End)
+	}
 }
 
 // restarted marks the first event of an attempt after one that showed

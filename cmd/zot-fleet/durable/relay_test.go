@@ -27,7 +27,7 @@ func TestRelayOnceInOrder(t *testing.T) {
 		mu.Lock()
 		got = append(got, string(ev))
 		mu.Unlock()
-	})
+	}, nil)
 	defer stop()
 	delta := func(s string) wire.Event { return &wire.TextDeltaEvent{Delta: s} }
 
@@ -60,6 +60,43 @@ func TestRelayOnceInOrder(t *testing.T) {
 	}
 }
 
+// TestRelayEnd: the end a turn's last step posts after its events
+// reaches the watcher after them, once however often the step's attempts
+// post it; an end posted under the turn's id by another workflow (a
+// sub-agent's child workflow) is not the turn's.
+func TestRelayEnd(t *testing.T) {
+	r := NewRelay()
+	srv := httptest.NewServer(r)
+	defer srv.Close()
+	var mu sync.Mutex
+	var got []string
+	stop := r.Watch("t1", func(ev json.RawMessage) {
+		mu.Lock()
+		got = append(got, "event")
+		mu.Unlock()
+	}, func(out TurnOutput) {
+		mu.Lock()
+		got = append(got, "end "+out.Transcript)
+		mu.Unlock()
+	})
+	defer stop()
+	child := newEmitter(srv.Client(), srv.URL, "t1", 1<<seqShift, 0)
+	child.close()
+	child.end(TurnOutput{Transcript: "sha256:child"}, "t1-child")
+	for range 2 { // an attempt after one whose report was lost
+		last := newEmitter(srv.Client(), srv.URL, "t1", 2<<seqShift, 0)
+		last.emit(&wire.TextDeltaEvent{Delta: "a"})
+		last.emit(&wire.TurnEndEvent{Stop: wire.StopEndTurn})
+		last.close()
+		last.end(TurnOutput{Transcript: "sha256:t1"}, "t1")
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if want := []string{"event", "event", "end sha256:t1"}; !slices.Equal(got, want) {
+		t.Errorf("the watcher got %q, want %q", got, want)
+	}
+}
+
 // relayRun is a relay on loopback watching turn "t", and what it passed.
 type relayRun struct {
 	t   *testing.T
@@ -76,7 +113,7 @@ func newRelayRun(t *testing.T) *relayRun {
 		rr.mu.Lock()
 		rr.got = append(rr.got, string(ev))
 		rr.mu.Unlock()
-	})
+	}, nil)
 	t.Cleanup(stop)
 	return rr
 }

@@ -181,7 +181,8 @@ func Turn(ctx workflow.Context, in TurnInput) (TurnOutput, error) {
 		case so.Code != "":
 			out.Code, out.Message = so.Code, so.Message
 			return out, nil
-		case so.Action != agent.ActionRunTools:
+		case endsTurn(so):
+			// The step's activity has told the client this end already.
 			return out, nil
 		}
 		// The calls run one after another, in order, except consecutive
@@ -277,4 +278,14 @@ func aborted(ctx workflow.Context, abort workflow.CancelFunc, reason *string) bo
 		return true
 	}
 	return false
+}
+
+// endsTurn says the turn ends after step so with what so holds: a
+// transcript and usage, no error, no abort. The step's activity then
+// posts that end to the client after its events (Activities.Step), and
+// the client answers the turn without waiting for the workflow to
+// close; so the turn's output after such a step must be so's transcript
+// and meter, nothing more.
+func endsTurn(so StepOutput) bool {
+	return !so.Aborted && so.Code == "" && so.Action != agent.ActionRunTools
 }
