@@ -3,6 +3,9 @@ package main
 import (
 	"bytes"
 	"context"
+	"crypto/rand"
+	"crypto/subtle"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"flag"
@@ -70,12 +73,21 @@ func runClient(ctx context.Context, args []string, stdin io.Reader, stdout, stde
 	// here, and zot runs them.
 	calls := &daemonCalls{out: out, gone: make(chan struct{}), byKey: map[string]*daemonCall{}, byReq: map[string]*daemonCall{}}
 	defer calls.close()
+	// Whoever reaches the relay's address could post events into a
+	// turn, show the session calls or run the daemon's tools: every
+	// request must bring this client's secret, which the workers read
+	// from the blob store (TurnInfo.Secret).
+	secret, secretRef, err := newSecret(ctx, blobs)
+	if err != nil {
+		out.send(fleet.Frame{Type: fleet.FrameError, Error: err.Error()})
+		return err
+	}
 	mux := http.NewServeMux()
 	mux.Handle("/events", relay)
 	mux.Handle("/intercept", asks)
 	mux.Handle("/call", calls)
 	mux.Handle("/turn", &gates{asks: asks, blobs: blobs})
-	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
+	srv := &http.Server{Handler: authorized(secret, mux), ReadHeaderTimeout: 10 * time.Second}
 	var wg sync.WaitGroup
 	wg.Add(1)
 	go func() {
@@ -87,7 +99,7 @@ func runClient(ctx context.Context, args []string, stdin io.Reader, stdout, stde
 		wg.Wait()
 	}()
 	base := "http://" + ln.Addr().String()
-	s := &submitter{cl: cl, blobs: blobs, relay: relay, url: base + "/events", intercept: base + "/intercept", gate: base + "/turn", call: base + "/call", calls: calls, c: &c, out: out, stderr: stderr, history: *history}
+	s := &submitter{cl: cl, blobs: blobs, relay: relay, url: base + "/events", intercept: base + "/intercept", gate: base + "/turn", call: base + "/call", secret: secretRef, calls: calls, c: &c, out: out, stderr: stderr, history: *history}
 	out.send(fleet.Frame{Type: fleet.FrameReady})
 
 	runCtx, cancel := context.WithCancel(ctx)
@@ -145,6 +157,34 @@ func runClient(ctx context.Context, args []string, stdin io.Reader, stdout, stde
 	}
 }
 
+// newSecret makes a secret for the relay's requests and stores it in
+// the blob store, where the workers read it by the returned reference.
+func newSecret(ctx context.Context, blobs fleet.Blobs) (secret, ref string, err error) {
+	b := make([]byte, 32)
+	if _, err := rand.Read(b); err != nil {
+		return "", "", fmt.Errorf("making the relay's secret: %w", err)
+	}
+	secret = hex.EncodeToString(b)
+	ref, err = blobs.Put(ctx, []byte(secret))
+	if err != nil {
+		return "", "", fmt.Errorf("storing the relay's secret: %w", err)
+	}
+	return secret, ref, nil
+}
+
+// authorized serves only the requests that bring secret (Authorization:
+// Bearer), and answers the others 401 without reading them.
+func authorized(secret string, next http.Handler) http.Handler {
+	want := []byte("Bearer " + secret)
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if subtle.ConstantTimeCompare([]byte(r.Header.Get("Authorization")), want) != 1 {
+			http.Error(w, "this relay serves the workers of its own turns only", http.StatusUnauthorized)
+			return
+		}
+		next.ServeHTTP(w, r)
+	})
+}
+
 // frames writes frames, one line each, one at a time.
 type frames struct {
 	mu sync.Mutex
@@ -172,8 +212,10 @@ type submitter struct {
 	gate string
 	// call is where workers hand the calls of the daemon's tools, which
 	// calls passes on.
-	call    string
-	calls   *daemonCalls
+	call  string
+	calls *daemonCalls
+	// secret is the reference of the secret the relay asks for.
+	secret  string
 	c       *cluster
 	out     *frames
 	stderr  io.Writer
@@ -236,6 +278,7 @@ func (s *submitter) turn(ctx context.Context, t *fleet.Turn) (*fleet.TurnResult,
 		Turn: durable.TurnInfo{
 			ID: t.ID, Relay: s.url, Intercept: s.intercept, Gate: s.gateOf(t), CWD: t.CWD, Provider: t.Provider, Model: t.Model,
 			Reasoning: t.Reasoning, Offer: offerRef, ToolQueue: s.c.tools(), Sandbox: t.Sandbox, Call: s.call,
+			Secret: s.secret,
 		},
 		Transcript:    transcript,
 		UserIndex:     len(t.Transcript) - 1,

@@ -51,6 +51,8 @@ type Activities struct {
 	// Heartbeat is how often a running activity tells the cluster it is
 	// alive (and hears of an abort); 0 means a second.
 	Heartbeat time.Duration
+
+	secrets sync.Map // a secret's reference → the secret
 }
 
 func (w *Activities) client() *http.Client {
@@ -58,6 +60,51 @@ func (w *Activities) client() *http.Client {
 		return w.HTTP
 	}
 	return http.DefaultClient
+}
+
+// to returns the client of the requests to t's client (its relay,
+// intercepts, gates and calls): each carries the secret t names. One
+// whose secret cannot be read fails its requests, saying why.
+func (w *Activities) to(ctx context.Context, t TurnInfo) *http.Client {
+	base := w.client()
+	if t.Secret == "" {
+		return base
+	}
+	c := *base
+	tr := withSecret{base: c.Transport}
+	if tr.base == nil {
+		tr.base = http.DefaultTransport
+	}
+	if v, ok := w.secrets.Load(t.Secret); ok {
+		tr.secret = v.(string)
+	} else if data, err := w.Blobs.Get(ctx, t.Secret); err != nil {
+		tr.err = fmt.Errorf("reading the turn's client's secret: %w", err)
+	} else {
+		tr.secret = string(data)
+		w.secrets.Store(t.Secret, tr.secret)
+	}
+	c.Transport = tr
+	return &c
+}
+
+// withSecret sends each request with the secret of the client it goes
+// to.
+type withSecret struct {
+	base   http.RoundTripper
+	secret string
+	err    error
+}
+
+func (s withSecret) RoundTrip(req *http.Request) (*http.Response, error) {
+	if s.err != nil {
+		if req.Body != nil {
+			req.Body.Close()
+		}
+		return nil, s.err
+	}
+	req = req.Clone(req.Context())
+	req.Header.Set("Authorization", "Bearer "+s.secret)
+	return s.base.RoundTrip(req)
 }
 
 // beat records heartbeats until the returned function is called.
@@ -208,7 +255,7 @@ func (w *Activities) Step(ctx context.Context, in StepInput) (StepOutput, error)
 	}
 	// Another attempt is another answer (a real model's differs): its
 	// events pass from its start (relay.go).
-	em := newEmitter(w.client(), in.Turn.Relay, in.Turn.ID, in.Seq, activity.GetInfo(ctx).Attempt)
+	em := newEmitter(w.to(ctx, in.Turn), in.Turn.Relay, in.Turn.ID, in.Seq, activity.GetInfo(ctx).Attempt)
 	var chain *agent.Chain
 	var newOffer string // the reference of the offer the session gave the step
 	var offer *stepOffer
@@ -379,7 +426,7 @@ func (w *Activities) Tool(ctx context.Context, in ToolInput) (ToolOutput, error)
 	if err != nil {
 		return ToolOutput{}, err
 	}
-	em := newEmitter(w.client(), in.Turn.Relay, in.Turn.ID, in.Seq, attempt)
+	em := newEmitter(w.to(ctx, in.Turn), in.Turn.Relay, in.Turn.ID, in.Seq, attempt)
 	res := a.RunCall(ctx, in.Call.block(), em.emit)
 	var ref string
 	em.closeAlongside(func() {
@@ -417,7 +464,7 @@ func (w *Activities) mcpTool(ctx context.Context, t TurnInfo, c Call) (tools.Too
 // answer answers call in with text (its tool_result emitted), without
 // running it.
 func (w *Activities) answer(ctx context.Context, in ToolInput, attempt int32, text string, interrupted bool) (ToolOutput, error) {
-	em := newEmitter(w.client(), in.Turn.Relay, in.Turn.ID, in.Seq, attempt)
+	em := newEmitter(w.to(ctx, in.Turn), in.Turn.Relay, in.Turn.ID, in.Seq, attempt)
 	res := agent.AnswerCall(in.Call.block(), text, em.emit)
 	em.close()
 	ref, err := w.putResults(context.WithoutCancel(ctx), res)
@@ -491,7 +538,7 @@ func (w *Activities) callDaemon(ctx context.Context, in ToolInput) (DaemonResult
 	if err != nil {
 		return res, err
 	}
-	resp, err := w.client().Do(req)
+	resp, err := w.to(ctx, in.Turn).Do(req)
 	if err != nil {
 		return res, err
 	}
@@ -543,7 +590,7 @@ func (w *Activities) ask(ctx context.Context, t TurnInfo, call agent.ToolCall) (
 	if err != nil {
 		return agent.Verdict{Err: err}, nil, ""
 	}
-	resp, err := w.client().Do(req)
+	resp, err := w.to(ctx, t).Do(req)
 	if err != nil {
 		return agent.Verdict{Err: fmt.Errorf("asking the session's interceptors: %w", err)}, nil, ""
 	}
@@ -597,7 +644,7 @@ func (w *Activities) gate(ctx context.Context, t TurnInfo, step int) (agent.Verd
 	if err != nil {
 		return agent.Verdict{}, "", nil
 	}
-	resp, err := w.client().Do(req)
+	resp, err := w.to(ctx, t).Do(req)
 	if err != nil {
 		return agent.Verdict{}, "", nil
 	}
@@ -632,7 +679,7 @@ type GateVerdict struct {
 // Answer answers calls that did not run or did not finish.
 func (w *Activities) Answer(ctx context.Context, in AnswerInput) (AnswerOutput, error) {
 	// Every attempt answers the same: numbers passed are dropped.
-	em := newEmitter(w.client(), in.Turn.Relay, in.Turn.ID, in.Seq, 0)
+	em := newEmitter(w.to(ctx, in.Turn), in.Turn.Relay, in.Turn.ID, in.Seq, 0)
 	var out AnswerOutput
 	for _, c := range in.Calls {
 		ref, err := w.putResults(ctx, agent.AnswerCall(c.block(), in.Text, em.emit))

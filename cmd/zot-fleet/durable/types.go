@@ -63,6 +63,13 @@ type TurnInfo struct {
 	// the daemon holding the session (DaemonCall); "" answers such calls
 	// as not run.
 	Call string `json:",omitempty"`
+	// Secret is the reference, in the blob store, of the secret the
+	// turn's client asks of every request to Relay, Intercept, Gate and
+	// Call (as Authorization: Bearer): whoever else reaches those
+	// addresses can neither post events into the turn nor show it calls
+	// nor run the daemon's tools. The secret itself never enters a
+	// workflow's history. "" sends none.
+	Secret string `json:",omitempty"`
 }
 
 // Offer is what the model is offered at a step, and where the tools

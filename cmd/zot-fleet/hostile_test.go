@@ -1,0 +1,97 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"net/http"
+	"os/exec"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+)
+
+// TestFleetRelayRefusesStrangers: whoever reaches a zot-fleet client's
+// relay without the client's secret (which only the workers read, from
+// the blob store) can neither post events into a turn, nor show the
+// session a call to approve or a step to gate, nor run a tool living in
+// the daemon: each request is answered 401 and nothing reaches zot.
+func TestFleetRelayRefusesStrangers(t *testing.T) {
+	f := newFleet(t, slowAnswer("unused", 0))
+	relay := "127.0.0.1:" + strconv.Itoa(freePort(t))
+	cmd := exec.Command(f.tl.fleet, "client", "--temporal", f.addr(), "--blobs", f.blobs, "--relay", relay)
+	cmd.Env = append(cmd.Environ(), "ZOT_HOME="+f.home)
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	stderr := &syncBuffer{}
+	cmd.Stderr = stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	frames := make(chan string, 16)
+	go func() {
+		defer close(frames)
+		sc := bufio.NewScanner(stdout)
+		for sc.Scan() {
+			frames <- sc.Text()
+		}
+	}()
+	t.Cleanup(func() {
+		stdin.Close()
+		if err := cmd.Wait(); err != nil {
+			t.Errorf("zot-fleet client: %v\n%s", err, stderr.String())
+		}
+	})
+	select {
+	case line := <-frames:
+		if !strings.Contains(line, `"ready"`) {
+			t.Fatalf("the first frame is %s, want ready\n%s", line, stderr.String())
+		}
+	case <-time.After(hang):
+		t.Fatalf("no ready frame:\n%s", stderr.String())
+	}
+
+	hc := &http.Client{Timeout: 3 * time.Second}
+	for _, c := range []struct{ path, body, auth string }{
+		{"/call", `{"Turn":"zot-s-1-x","Key":1,"Call":{"id":"c1","name":"bash","args":{"command":"touch /tmp/owned"}}}`, ""},
+		{"/intercept", `{"turn":"zot-s-1-x","call":{"id":"c1","name":"bash","args":{"command":"true"}}}`, ""},
+		{"/turn", `{"turn":"zot-s-1-x","step":1}`, ""},
+		{"/events", `{"turn":"zot-s-1-x","seq":1,"event":{"type":"text_delta","delta":"hi"}}` + "\n", ""},
+		{"/call", `{"Turn":"zot-s-1-x","Key":2,"Call":{"id":"c2","name":"bash","args":{}}}`, "Bearer guess"},
+	} {
+		ctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
+		req, err := http.NewRequestWithContext(ctx, http.MethodPost, "http://"+relay+c.path, strings.NewReader(c.body))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if c.auth != "" {
+			req.Header.Set("Authorization", c.auth)
+		}
+		resp, err := hc.Do(req)
+		switch {
+		case err != nil:
+			t.Errorf("POST %s (%q): %v (the relay held it: it reached zot)", c.path, c.auth, err)
+		case resp.StatusCode != http.StatusUnauthorized:
+			t.Errorf("POST %s (%q): %s, want 401 Unauthorized", c.path, c.auth, resp.Status)
+		}
+		if resp != nil {
+			resp.Body.Close()
+		}
+		cancel()
+	}
+	// Nothing of them reached zot: no frame came after ready.
+	select {
+	case line := <-frames:
+		var fr struct{ Type string }
+		_ = json.Unmarshal([]byte(line), &fr)
+		t.Errorf("a stranger's request reached zot as a %s frame: %s", fr.Type, line)
+	case <-time.After(500 * time.Millisecond):
+	}
+}
