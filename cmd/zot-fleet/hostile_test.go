@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"net/http"
 	"os/exec"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
@@ -93,5 +94,36 @@ func TestFleetRelayRefusesStrangers(t *testing.T) {
 		_ = json.Unmarshal([]byte(line), &fr)
 		t.Errorf("a stranger's request reached zot as a %s frame: %s", fr.Type, line)
 	case <-time.After(500 * time.Millisecond):
+	}
+}
+
+// TestFleetWorkerOfAnotherProvider: a turn whose session asks for one
+// provider's model, taken by workers of another provider, is not
+// answered by the wrong model: the model call fails on them, the
+// prompt ends with an error naming both providers, and the worker's
+// provider is never paid.
+func TestFleetWorkerOfAnotherProvider(t *testing.T) {
+	f := newFleet(t, slowAnswer("the wrong model answered", 0))
+	f.worker("w1") // --provider anthropic
+	sock := filepath.Join(f.dir, "d.sock")
+	d := start(t, "daemon", []string{"ZOT_HOME=" + f.home, "ZOT_SOCKET=" + sock},
+		f.tl.zot, "daemon", "--provider", "openai", "--model", "gpt-4o", "--base-url", f.model.url, "--api-key", "test-key",
+		"--permission", "allow", "--executor", "temporal", "--temporal", f.addr(), "--blobs", f.blobs)
+	f.waitOutput(d, "listening")
+	c := dialACP(t, sock)
+	s := c.newSession(f.dir)
+	res, err := c.try("session/prompt", map[string]any{"sessionId": s, "prompt": []any{map[string]any{"type": "text", "text": "hi"}}})
+	said := string(res) + text(c.taken())
+	if err != nil {
+		said += err.Error()
+	}
+	if strings.Contains(said, "the wrong model answered") {
+		t.Errorf("an anthropic worker answered a turn that asked for openai: %s", said)
+	}
+	if !strings.Contains(said, "worker calls anthropic models; the turn asks for openai's gpt-4o") {
+		t.Errorf("the prompt ended %s (err %v); want it to name both providers", res, err)
+	}
+	if n := f.model.count(0); n != 0 {
+		t.Errorf("the worker's provider was paid %d calls for another provider's turn", n)
 	}
 }

@@ -249,6 +249,11 @@ func (w *Activities) Step(ctx context.Context, in StepInput) (StepOutput, error)
 	if ok, err := w.recall(ctx, mark, &done); err != nil || ok {
 		return done, err
 	}
+	if in.Turn.Provider != "" && w.ProviderName != "" && in.Turn.Provider != w.ProviderName {
+		// Answering with another provider's model is not the turn the
+		// session asked for; another worker of the queue may serve it.
+		return StepOutput{}, fmt.Errorf("this worker calls %s models; the turn asks for %s's %s: serve the turn's task queue with workers of its provider (--provider %s)", w.ProviderName, in.Turn.Provider, in.Turn.Model, in.Turn.Provider)
+	}
 	msgs, err := w.transcript(ctx, in.Transcript, in.Results)
 	if err != nil {
 		return StepOutput{}, err
