@@ -143,6 +143,10 @@ func newFleet(t testing.TB, answers func(req modelRequest) []answerPart, serverF
 	f := &fleetSetup{t: t, tl: tl, dir: dir, port: freePort(t), blobs: filepath.Join(dir, "blobs"), home: filepath.Join(dir, "home"), serverFlags: serverFlags}
 	f.model = newFakeModel(t, answers)
 	f.startServer()
+	if _, ok := t.(*testing.T); ok {
+		// After the workers and daemons have stopped, before the server.
+		t.Cleanup(f.replayAll)
+	}
 	return f
 }
 
