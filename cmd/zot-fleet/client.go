@@ -13,6 +13,8 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"net/url"
+	"strings"
 	"sync"
 	"time"
 
@@ -39,7 +41,8 @@ func runClient(ctx context.Context, args []string, stdin io.Reader, stdout, stde
 	fs.SetOutput(stderr)
 	var c cluster
 	c.flags(fs)
-	relayAddr := fs.String("relay", "127.0.0.1:0", "where the workers post the turns' events: an address they reach")
+	relayAddr := fs.String("relay", "127.0.0.1:0", "where the relay listens, HOST:PORT: the workers post the turns' events and ask about their calls there")
+	relayURL := fs.String("relay-url", "", "the URL the workers reach the relay at (default: http://the address --relay listens on; needed when it listens on every address)")
 	history := fs.Int("history-events", DefaultHistoryEvents, "a turn's workflow continues as new between two steps once a run's history holds this many events (or when the cluster suggests it); 0 leaves it to the cluster")
 	if err := fs.Parse(args); err != nil {
 		return err
@@ -49,6 +52,13 @@ func runClient(ctx context.Context, args []string, stdin io.Reader, stdout, stde
 	}
 	if *history < 0 {
 		return usageError{fmt.Sprintf("--history-events %d: want 0 or more", *history)}
+	}
+	if *relayURL == "" {
+		if host, _, err := net.SplitHostPort(*relayAddr); err == nil && (host == "" || net.ParseIP(host) != nil && net.ParseIP(host).IsUnspecified()) {
+			return usageError{fmt.Sprintf("--relay %s listens on every address, which workers cannot post to: give --relay-url, the URL they reach it at (http://HOST:PORT)", *relayAddr)}
+		}
+	} else if u, err := url.Parse(*relayURL); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || (u.Path != "" && u.Path != "/") {
+		return usageError{fmt.Sprintf("--relay-url %q: want http://HOST:PORT", *relayURL)}
 	}
 	out := &frames{w: stdout}
 	blobs, err := c.store()
@@ -99,6 +109,9 @@ func runClient(ctx context.Context, args []string, stdin io.Reader, stdout, stde
 		wg.Wait()
 	}()
 	base := "http://" + ln.Addr().String()
+	if *relayURL != "" {
+		base = strings.TrimSuffix(*relayURL, "/")
+	}
 	s := &submitter{cl: cl, blobs: blobs, relay: relay, url: base + "/events", intercept: base + "/intercept", gate: base + "/turn", call: base + "/call", secret: secretRef, calls: calls, c: &c, out: out, stderr: stderr, history: *history}
 	out.send(fleet.Frame{Type: fleet.FrameReady})
 

@@ -127,3 +127,43 @@ func TestFleetWorkerOfAnotherProvider(t *testing.T) {
 		t.Errorf("the worker's provider was paid %d calls for another provider's turn", n)
 	}
 }
+
+// TestFleetRelayAddress: a daemon whose workers run on other machines
+// gives its relay an address they reach (--temporal-relay, and
+// --temporal-relay-url when it listens on every address): its turns'
+// events come through it, and it answers strangers 401. One listening on
+// every address without a URL would hand the workers an address they
+// cannot post to: the daemon does not start, saying so.
+func TestFleetRelayAddress(t *testing.T) {
+	f := newFleet(t, slowAnswer("through the relay", 0))
+	f.worker("w1")
+	port := strconv.Itoa(freePort(t))
+	_, sock := f.daemonAs("d1", false, "allow", "--temporal-relay", "0.0.0.0:"+port, "--temporal-relay-url", "http://127.0.0.1:"+port)
+	c := dialACP(t, sock)
+	s := c.newSession(f.dir)
+	if res := c.prompt(s, "hi"); !strings.Contains(string(res), "end_turn") {
+		t.Fatalf("prompt answered %s", res)
+	}
+	if got := text(c.taken()); got != "through the relay" {
+		t.Errorf("the client saw %q; want the answer's chunks, relayed", got)
+	}
+	resp, err := http.Post("http://127.0.0.1:"+port+"/events", "application/x-ndjson", strings.NewReader("{}\n"))
+	if err != nil {
+		t.Fatalf("the relay does not listen on --temporal-relay: %v", err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusUnauthorized {
+		t.Errorf("a stranger's post to the relay: %s, want 401", resp.Status)
+	}
+
+	sock2 := filepath.Join(f.dir, "d2.sock")
+	d2 := start(t, "d2", []string{"ZOT_HOME=" + f.home, "ZOT_SOCKET=" + sock2},
+		f.tl.zot, "daemon", "--provider", "anthropic", "--base-url", f.model.url, "--api-key", "test-key",
+		"--executor", "temporal", "--temporal", f.addr(), "--blobs", f.blobs, "--temporal-relay", "0.0.0.0:"+strconv.Itoa(freePort(t)))
+	if code := exited(t, d2); code == 0 {
+		t.Errorf("a daemon whose relay has no address workers reach started")
+	}
+	if !strings.Contains(d2.out.String(), "--relay-url") {
+		t.Errorf("the daemon said %q; want it to ask for the relay's URL", d2.out.String())
+	}
+}

@@ -27,13 +27,15 @@ func fleetFlags() []cli.Flag {
 		&cli.StringFlag{Name: "temporal-tls-key", Local: true, Usage: "--executor temporal: the client certificate's key (PEM)"},
 		&cli.StringFlag{Name: "temporal-tls-ca", Local: true, Usage: "--executor temporal: CA bundle (PEM) the cluster's certificate is checked against"},
 		&cli.StringFlag{Name: "temporal-tls-server-name", Local: true, Usage: "--executor temporal: the server name the cluster's certificate must carry"},
+		&cli.StringFlag{Name: "temporal-relay", Local: true, Usage: "--executor temporal: HOST:PORT where the daemon takes the turns' events and questions from the workers (default: 127.0.0.1 on a free port, only for workers on this machine)"},
+		&cli.StringFlag{Name: "temporal-relay-url", Local: true, Usage: "--executor temporal: the URL the workers reach --temporal-relay at (default: http://HOST:PORT of --temporal-relay; needed when it listens on every address)"},
 		&cli.IntFlag{Name: "temporal-history-events", Local: true, Usage: "--executor temporal: a turn's workflow continues as new between two steps once a run's history holds this many events, or when the cluster suggests it (default 10000; 0: only then)"},
 	}
 }
 
 // fleetFlagNames are the names fleetFlags defines.
 var fleetFlagNames = []string{"executor", "temporal", "namespace", "task-queue", "tool-queue", "blobs",
-	"temporal-tls-cert", "temporal-tls-key", "temporal-tls-ca", "temporal-tls-server-name", "temporal-history-events"}
+	"temporal-tls-cert", "temporal-tls-key", "temporal-tls-ca", "temporal-tls-server-name", "temporal-relay", "temporal-relay-url", "temporal-history-events"}
 
 // fleetBinary is the program beside zot that links the Temporal SDK.
 const fleetBinary = fleet.Binary
@@ -92,6 +94,8 @@ func startFleet(ctx context.Context, cmd *cli.Command, log io.Writer) (*fleet.Re
 		TLSKey:        cmd.String("temporal-tls-key"),
 		TLSCA:         cmd.String("temporal-tls-ca"),
 		TLSServerName: cmd.String("temporal-tls-server-name"),
+		Relay:         cmd.String("temporal-relay"),
+		RelayURL:      cmd.String("temporal-relay-url"),
 		HistoryEvents: history,
 		Turns:         filepath.Join(h.Dir, "fleet", "turns"),
 		Log:           log,

@@ -87,6 +87,13 @@ type FleetConfig struct {
 	// certificate is checked against (default: the system's), and
 	// TLSServerName the name it must carry.
 	TLSCert, TLSKey, TLSCA, TLSServerName string
+	// Relay is the address the client's relay listens on, HOST:PORT,
+	// where the workers post a turn's events and ask the session about
+	// its calls; "" means 127.0.0.1 on a free port, which only workers
+	// on the same machine reach. RelayURL is the URL the workers reach
+	// it at; "" means http://Relay, which a Relay listening on every
+	// address (0.0.0.0, [::]) cannot give.
+	Relay, RelayURL string
 	// HistoryEvents bounds the history of one run of a turn's workflow:
 	// past it, or when the cluster suggests it, the turn continues as
 	// new between two steps. 0 means zot-fleet's default (10,000

@@ -53,7 +53,7 @@ func (e *StartError) Unwrap() []error { return []error{e.Reason, e.Err} }
 // Args are the flags of `zot-fleet client` that c gives.
 func Args(c engine.FleetConfig) []string {
 	args := []string{"client", "--temporal", or(c.Temporal, "127.0.0.1:7233"), "--namespace", or(c.Namespace, "default"), "--task-queue", or(c.TaskQueue, "zot")}
-	for _, f := range [][2]string{{"tool-queue", c.ToolQueue}, {"blobs", c.Blobs}, {"tls-cert", c.TLSCert}, {"tls-key", c.TLSKey}, {"tls-ca", c.TLSCA}, {"tls-server-name", c.TLSServerName}} {
+	for _, f := range [][2]string{{"tool-queue", c.ToolQueue}, {"blobs", c.Blobs}, {"tls-cert", c.TLSCert}, {"tls-key", c.TLSKey}, {"tls-ca", c.TLSCA}, {"tls-server-name", c.TLSServerName}, {"relay", c.Relay}, {"relay-url", c.RelayURL}} {
 		if f[1] != "" {
 			args = append(args, "--"+f[0], f[1])
 		}
