@@ -21,6 +21,8 @@ trap stop INT TERM EXIT
 
 "$ZOT_TEMPORAL" server start-dev --ip 127.0.0.1 --port "$port" --ui-port "$ui" \
 	--db-filename "$dir/temporal.db" --sqlite-pragma journal_mode=wal --sqlite-pragma synchronous=normal \
+	--dynamic-config-value system.enableActivityEagerExecution=true \
+	--dynamic-config-value history.transferProcessorMaxPollRPS=1000 \
 	--log-level error >"$dir/temporal.log" 2>&1 &
 pids+=($!)
 for _ in $(seq 100); do (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null && break; sleep 0.2; done
