@@ -141,10 +141,11 @@ func runClient(ctx context.Context, args []string, stdin io.Reader, stdout, stde
 				out.send(fleet.Frame{Type: fleet.FrameError, Turn: f.Turn, Error: "submit without a turn"})
 				continue
 			}
+			b := s.submitted(f.Turn)
 			turns.Add(1)
 			go func() {
 				defer turns.Done()
-				s.run(runCtx, f.Input)
+				s.run(runCtx, f.Input, b)
 			}()
 		case fleet.FrameVerdict:
 			asks.answer(f.Request, f.Verdict)
@@ -161,9 +162,12 @@ func runClient(ctx context.Context, args []string, stdin io.Reader, stdout, stde
 			if reason == "" {
 				reason = "aborted"
 			}
-			if err := cl.SignalWorkflow(runCtx, f.Turn, "", durable.AbortSignal, reason); err != nil {
-				fmt.Fprintf(stderr, "zot-fleet client: aborting %s: %v\n", f.Turn, err)
-			}
+			b := s.starting(f.Turn)
+			turns.Add(1)
+			go func() {
+				defer turns.Done()
+				s.abort(runCtx, f.Turn, reason, b)
+			}()
 		default:
 			out.send(fleet.Frame{Type: fleet.FrameError, Turn: f.Turn, Error: fmt.Sprintf("unknown frame type %q", f.Type)})
 		}
@@ -233,6 +237,81 @@ type submitter struct {
 	out     *frames
 	stderr  io.Writer
 	history int // TurnInput.HistoryEvents
+
+	mu sync.Mutex
+	// begun holds, by turn, what the turns this client submits and that
+	// have not ended say of their workflow's start: an abort that comes
+	// before the start waits for it (the cluster would not know the turn).
+	begun map[string]*begun
+}
+
+// begun is closed once a turn's workflow has started, or failed to.
+type begun struct {
+	once sync.Once
+	ch   chan struct{}
+}
+
+func (b *begun) close() { b.once.Do(func() { close(b.ch) }) }
+
+// submitted notes that turn id is being submitted here, before its
+// workflow starts; its abort waits for the start.
+func (s *submitter) submitted(id string) *begun {
+	b := &begun{ch: make(chan struct{})}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.begun == nil {
+		s.begun = map[string]*begun{}
+	}
+	s.begun[id] = b
+	return b
+}
+
+// starting returns what turn id, submitted here and not ended, says of
+// its start; nil for a turn this client does not run.
+func (s *submitter) starting(id string) *begun {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.begun[id]
+}
+
+// ended forgets turn id's start.
+func (s *submitter) ended(id string, b *begun) {
+	b.close()
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.begun[id] == b {
+		delete(s.begun, id)
+	}
+}
+
+// abort signals turn id's workflow to abort, once it has started when
+// this client submits it (b), and again while the cluster is away: an
+// abort the cluster never heard would leave the turn running to its end.
+// It gives up when the workflow has ended (the cluster knows no running
+// turn id) or ctx ends.
+func (s *submitter) abort(ctx context.Context, id, reason string, b *begun) {
+	if b != nil {
+		select {
+		case <-b.ch:
+		case <-ctx.Done():
+			return
+		}
+	}
+	for try := 0; ; try++ {
+		err := s.cl.SignalWorkflow(ctx, id, "", durable.AbortSignal, reason)
+		var missing *serviceerror.NotFound
+		if err == nil || errors.As(err, &missing) || ctx.Err() != nil {
+			return
+		}
+		if try == 0 {
+			fmt.Fprintf(s.stderr, "zot-fleet client: aborting %s: %v (trying again until the cluster hears it)\n", id, err)
+		}
+		select {
+		case <-time.After(time.Second):
+		case <-ctx.Done():
+			return
+		}
+	}
 }
 
 // gateOf is where t's steps are shown to the session: "" when the zot
@@ -245,9 +324,10 @@ func (s *submitter) gateOf(t *fleet.Turn) string {
 }
 
 // run submits t, relays its events and writes its end.
-func (s *submitter) run(ctx context.Context, t *fleet.Turn) {
+func (s *submitter) run(ctx context.Context, t *fleet.Turn, b *begun) {
 	defer s.calls.forget(t.ID)
-	res, err := s.turn(ctx, t)
+	defer s.ended(t.ID, b)
+	res, err := s.turn(ctx, t, b)
 	if err != nil {
 		s.out.send(fleet.Frame{Type: fleet.FrameError, Turn: t.ID, Error: err.Error()})
 		return
@@ -269,7 +349,7 @@ func (s *submitter) await(ctx context.Context, id string) {
 	s.out.send(fleet.Frame{Type: fleet.FrameDone, Turn: id, Result: res})
 }
 
-func (s *submitter) turn(ctx context.Context, t *fleet.Turn) (*fleet.TurnResult, error) {
+func (s *submitter) turn(ctx context.Context, t *fleet.Turn, b *begun) (*fleet.TurnResult, error) {
 	var buf bytes.Buffer
 	for _, line := range t.Transcript {
 		buf.Write(line)
@@ -314,6 +394,7 @@ func (s *submitter) turn(ctx context.Context, t *fleet.Turn) (*fleet.TurnResult,
 	})
 	defer stop()
 	run, err := s.start(ctx, t, in)
+	b.close()
 	if err != nil {
 		return nil, err
 	}

@@ -134,6 +134,8 @@ type fleetSetup struct {
 	serverFlags []string
 	// env is more environment of the workers and daemons.
 	env []string
+	// replayed says the turns were replayed (replayAll runs once).
+	replayed bool
 }
 
 func newFleet(t testing.TB, answers func(req modelRequest) []answerPart, serverFlags ...string) *fleetSetup {
@@ -143,10 +145,6 @@ func newFleet(t testing.TB, answers func(req modelRequest) []answerPart, serverF
 	f := &fleetSetup{t: t, tl: tl, dir: dir, port: freePort(t), blobs: filepath.Join(dir, "blobs"), home: filepath.Join(dir, "home"), serverFlags: serverFlags}
 	f.model = newFakeModel(t, answers)
 	f.startServer()
-	if _, ok := t.(*testing.T); ok {
-		// After the workers and daemons have stopped, before the server.
-		t.Cleanup(f.replayAll)
-	}
 	return f
 }
 
@@ -165,6 +163,11 @@ func (f *fleetSetup) startServer() {
 		// makes throughput a matter of the disk's load.
 		"--sqlite-pragma", "journal_mode=wal", "--sqlite-pragma", "synchronous=normal"}
 	f.server = start(f.t, "temporal", nil, append(args, f.serverFlags...)...)
+	if _, ok := f.t.(*testing.T); ok {
+		// After the workers and daemons have stopped, before this server
+		// (the last one started: a test may start it again).
+		f.t.Cleanup(f.replayAll)
+	}
 	// Listening is not serving: a worker that dials a server whose
 	// frontend is not healthy yet is refused and exits.
 	quiet := tlog.NewStructuredLogger(slog.New(slog.NewTextHandler(io.Discard, nil)))

@@ -30,6 +30,10 @@ import (
 // durable's testdata keeps them (durable.TestReplayRecordedTurns).
 func (f *fleetSetup) replayAll() {
 	t := f.t
+	if f.replayed {
+		return
+	}
+	f.replayed = true
 	quiet := tlog.NewStructuredLogger(slog.New(slog.NewTextHandler(io.Discard, nil)))
 	cl, err := client.Dial(client.Options{HostPort: f.addr(), Logger: quiet})
 	if err != nil {
