@@ -2,6 +2,7 @@ package durable
 
 import (
 	"encoding/json"
+	"fmt"
 	"time"
 
 	"go.temporal.io/sdk/temporal"
@@ -109,20 +110,27 @@ func Turn(ctx workflow.Context, in TurnInput) (TurnOutput, error) {
 		return int64(out.Activities) << seqShift
 	}
 	// end answers calls with text (none: only then emits) and ends the
-	// turn with turn_end{stop} unless stop is "".
-	end := func(calls []Call, text string, stop wire.StopReason, msg string) {
+	// turn with turn_end{stop} unless stop is "". Calls it could not
+	// answer have no result: the turn must not go on without them.
+	end := func(calls []Call, text string, stop wire.StopReason, msg string) error {
 		var then []json.RawMessage
 		if stop != "" {
 			then = append(then, (&wire.TurnEndEvent{Stop: stop, Error: msg}).AppendJSON(nil))
 		}
 		if len(calls) == 0 && len(then) == 0 {
-			return
+			return nil
 		}
 		var ans AnswerOutput
-		if err := workflow.ExecuteActivity(answerCtx, AnswerActivity, AnswerInput{Turn: in.Turn, Calls: calls, Text: text, Then: then, Seq: seq()}).Get(ctx, &ans); err == nil {
-			out.Results = append(out.Results, ans.Results...)
+		if err := workflow.ExecuteActivity(answerCtx, AnswerActivity, AnswerInput{Turn: in.Turn, Calls: calls, Text: text, Then: then, Seq: seq()}).Get(ctx, &ans); err != nil {
+			workflow.GetLogger(ctx).Error("answering calls that did not run", "turn", in.Turn.ID, "error", err)
+			return fmt.Errorf("answering the calls that did not run: %w", err)
 		}
+		out.Results = append(out.Results, ans.Results...)
+		return nil
 	}
+	// lost is why calls of the step could not be answered: the turn ends
+	// with it after the step's calls.
+	var lost error
 	// inDaemon runs a call of a tool living in the daemon; an MCP
 	// server's first on a worker of the tool queue (under the abort, as a
 	// built-in tool's), in the daemon when that worker cannot run it.
@@ -163,11 +171,11 @@ func Turn(ctx workflow.Context, in TurnInput) (TurnOutput, error) {
 			out.Results = results
 			if abortCtx.Err() != nil {
 				out.Aborted = true
-				end(nil, "", wire.StopAborted, reason)
+				_ = end(nil, "", wire.StopAborted, reason)
 				return out, nil
 			}
 			out.Code, out.Message = string(wire.CodeProviderError), "the model call failed on every worker that tried it: "+err.Error()
-			end(nil, "", wire.StopError, out.Message)
+			_ = end(nil, "", wire.StopError, out.Message)
 			return out, nil
 		}
 		out.Transcript, out.Meter, out.Results, results = so.Transcript, so.Meter, nil, nil
@@ -193,7 +201,9 @@ func Turn(ctx workflow.Context, in TurnInput) (TurnOutput, error) {
 		for i := 0; i < len(calls); {
 			if abortCtx.Err() != nil {
 				out.Results = results
-				end(calls[i:], agent.AbortedText, "", "")
+				if err := end(calls[i:], agent.AbortedText, "", ""); err != nil && lost == nil {
+					lost = err
+				}
 				results = out.Results
 				break
 			}
@@ -239,14 +249,24 @@ func Turn(ctx workflow.Context, in TurnInput) (TurnOutput, error) {
 					text = "aborted: " + reason
 				}
 				out.Results = results
-				end([]Call{c}, text, "", "")
+				if err := end([]Call{c}, text, "", ""); err != nil && lost == nil {
+					lost = err
+				}
 				results = out.Results
 			}
+		}
+		if lost != nil {
+			out.Code, out.Message = string(wire.CodeInternal), lost.Error()
 		}
 		if abortCtx.Err() != nil {
 			out.Results = results
 			out.Aborted = true
-			end(nil, "", wire.StopAborted, reason)
+			_ = end(nil, "", wire.StopAborted, reason)
+			return out, nil
+		}
+		if lost != nil {
+			out.Results = results
+			_ = end(nil, "", wire.StopError, out.Message)
 			return out, nil
 		}
 		if e := agent.AfterTools(step, in.MaxSteps); e != nil {

@@ -9,11 +9,13 @@ import (
 	"time"
 
 	"go.temporal.io/sdk/activity"
+	"go.temporal.io/sdk/temporal"
 	"go.temporal.io/sdk/testsuite"
 	"go.temporal.io/sdk/workflow"
 
 	"zot.dev/zot/internal/agent"
 	"zot.dev/zot/internal/fleet"
+	"zot.dev/zot/sdk/wire"
 )
 
 // TestTurnRunsCallsSideBySideAsInProcess runs the turn's workflow in
@@ -96,5 +98,45 @@ func TestTurnRunsCallsSideBySideAsInProcess(t *testing.T) {
 	if at("ask a,b") > at("start a asked") || at("start b asked") > at("end a") || at("start a asked") > at("end b") ||
 		at("start c self") < max(at("end a"), at("end b")) || at("start d self") < at("end c") || slices.ContainsFunc(log, func(s string) bool { return strings.HasSuffix(s, "alone") }) {
 		t.Errorf("the calls ran in the order %q; want a and b asked, then run at once, then c, then d", log)
+	}
+}
+
+// TestTurnEndsWhenACallCannotBeAnswered: a call whose activity failed is
+// answered by the Answer activity; when that fails too (the blob store
+// is gone), the call has no result, and the turn ends with an internal
+// error saying so instead of making the next model call without it (a
+// transcript with a tool call and no result, which a provider refuses).
+func TestTurnEndsWhenACallCannotBeAnswered(t *testing.T) {
+	var s testsuite.WorkflowTestSuite
+	env := s.NewTestWorkflowEnvironment()
+	env.RegisterWorkflowWithOptions(Turn, workflow.RegisterOptions{Name: WorkflowName})
+	steps := 0
+	env.RegisterActivityWithOptions(func(_ context.Context, in StepInput) (StepOutput, error) {
+		steps++
+		if in.Step == 1 {
+			return StepOutput{Action: agent.ActionRunTools, Transcript: "t1", Calls: []Call{{ID: "c", Name: "bash"}}}, nil
+		}
+		return StepOutput{Action: agent.ActionEnd, Transcript: "t2"}, nil
+	}, activity.RegisterOptions{Name: StepActivity})
+	env.RegisterActivityWithOptions(func(context.Context, ToolInput) (ToolOutput, error) {
+		return ToolOutput{}, temporal.NewNonRetryableApplicationError("the worker's disk is gone", "test", nil)
+	}, activity.RegisterOptions{Name: ToolActivity})
+	env.RegisterActivityWithOptions(func(context.Context, AnswerInput) (AnswerOutput, error) {
+		return AnswerOutput{}, temporal.NewNonRetryableApplicationError("the blob store is gone", "test", nil)
+	}, activity.RegisterOptions{Name: AnswerActivity})
+
+	env.ExecuteWorkflow(WorkflowName, TurnInput{Turn: TurnInfo{ID: "turn", ToolQueue: "zot"}, Transcript: "t0", MaxSteps: 10})
+	if !env.IsWorkflowCompleted() || env.GetWorkflowError() != nil {
+		t.Fatalf("the turn did not complete: %v", env.GetWorkflowError())
+	}
+	var out TurnOutput
+	if err := env.GetWorkflowResult(&out); err != nil {
+		t.Fatal(err)
+	}
+	if steps != 1 {
+		t.Errorf("%d model calls; want the turn to end after the first, whose call has no result", steps)
+	}
+	if out.Code != string(wire.CodeInternal) || !strings.Contains(out.Message, "the blob store is gone") {
+		t.Errorf("the turn ended with code %q, %q; want internal, saying why the call has no result", out.Code, out.Message)
 	}
 }
