@@ -342,7 +342,14 @@ func TestExtDoctor(t *testing.T) {
 		if len(hello) > 0 {
 			said = hello[0]
 		}
-		return `{"name":"` + name + `","exec":"python3","args":["` + pyScript + `","` + mode + `","` + said + `"]}`
+		// The ones that must say hello get their own start timeout: a
+		// loaded machine can take more than doctor's 1s to start
+		// python3, which only e-silent is meant to miss.
+		wait := ""
+		if mode != "silent" {
+			wait = `,"start_timeout_ms":30000`
+		}
+		return `{"name":"` + name + `","exec":"python3","args":["` + pyScript + `","` + mode + `","` + said + `"]` + wait + `}`
 	}
 	writeExt(t, filepath.Join(exts, "a-good"), py("a-good", "ok"), nil)
 	writeExt(t, filepath.Join(exts, "b-manifest"), `{"name":"b-manifest","exec":["x"]}`, nil)
