@@ -18,6 +18,8 @@ import (
 	"os"
 	"os/signal"
 	"syscall"
+
+	"zot.dev/zot/internal/fleet"
 )
 
 func main() {
@@ -75,9 +77,9 @@ type cluster struct {
 }
 
 func (c *cluster) flags(fs *flag.FlagSet) {
-	fs.StringVar(&c.hostPort, "temporal", "127.0.0.1:7233", "the Temporal frontend, HOST:PORT")
-	fs.StringVar(&c.namespace, "namespace", "default", "the Temporal namespace")
-	fs.StringVar(&c.queue, "task-queue", "zot", "the task queue of the turns' workflows and model calls")
+	fs.StringVar(&c.hostPort, "temporal", fleet.DefaultTemporal, "the Temporal frontend, HOST:PORT")
+	fs.StringVar(&c.namespace, "namespace", fleet.DefaultNamespace, "the Temporal namespace")
+	fs.StringVar(&c.queue, "task-queue", fleet.DefaultTaskQueue, "the task queue of the turns' workflows and model calls")
 	fs.StringVar(&c.toolQueue, "tool-queue", "", "the task queue of tool calls: the workers holding the sessions' working directories (default: --task-queue)")
 	fs.StringVar(&c.blobs, "blobs", "", "the blob store directory every worker and client of the fleet shares (default: $ZOT_HOME/fleet/blobs)")
 	fs.StringVar(&c.tlsCert, "tls-cert", "", "client certificate (PEM) for mTLS to the cluster")

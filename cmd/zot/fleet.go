@@ -18,9 +18,9 @@ func fleetFlags() []cli.Flag {
 	return []cli.Flag{
 		&cli.StringFlag{Name: "executor", Value: "in-process", Local: true,
 			Usage: "where the sessions' turns run: in-process, or temporal (durable turns on a fleet of zot-fleet workers; docs/fleet.md)"},
-		&cli.StringFlag{Name: "temporal", Value: "127.0.0.1:7233", Local: true, Usage: "--executor temporal: the Temporal frontend, HOST:PORT"},
-		&cli.StringFlag{Name: "namespace", Value: "default", Local: true, Usage: "--executor temporal: the Temporal namespace"},
-		&cli.StringFlag{Name: "task-queue", Value: "zot", Local: true, Usage: "--executor temporal: the task queue of the turns' workflows and model calls"},
+		&cli.StringFlag{Name: "temporal", Value: fleet.DefaultTemporal, Local: true, Usage: "--executor temporal: the Temporal frontend, HOST:PORT"},
+		&cli.StringFlag{Name: "namespace", Value: fleet.DefaultNamespace, Local: true, Usage: "--executor temporal: the Temporal namespace"},
+		&cli.StringFlag{Name: "task-queue", Value: fleet.DefaultTaskQueue, Local: true, Usage: "--executor temporal: the task queue of the turns' workflows and model calls"},
 		&cli.StringFlag{Name: "tool-queue", Local: true, Usage: "--executor temporal: the task queue of the workers holding the sessions' working directories (default: --task-queue)"},
 		&cli.StringFlag{Name: "blobs", Local: true, Usage: "--executor temporal: the blob store directory the fleet shares (default: <zot home>/fleet/blobs)"},
 		&cli.StringFlag{Name: "temporal-tls-cert", Local: true, Usage: "--executor temporal: client certificate (PEM) for mTLS to the cluster"},

@@ -17,6 +17,17 @@ import (
 // Binary is the name of the program that links the Temporal SDK.
 const Binary = "zot-fleet"
 
+// The defaults of the cluster's flags, the same for zot daemon
+// --executor temporal, the SDK's Fleet and zot-fleet's commands.
+const (
+	// DefaultTemporal is the Temporal frontend: the dev server's.
+	DefaultTemporal = "127.0.0.1:7233"
+	// DefaultNamespace is the Temporal namespace.
+	DefaultNamespace = "default"
+	// DefaultTaskQueue carries the turns' workflows and model calls.
+	DefaultTaskQueue = "zot"
+)
+
 // ErrClientMissing is the reason of a StartError whose zot-fleet program
 // could not be found or started.
 var ErrClientMissing = errors.New("the zot-fleet program is missing")
@@ -52,7 +63,7 @@ func (e *StartError) Unwrap() []error { return []error{e.Reason, e.Err} }
 
 // Args are the flags of `zot-fleet client` that c gives.
 func Args(c engine.FleetConfig) []string {
-	args := []string{"client", "--temporal", or(c.Temporal, "127.0.0.1:7233"), "--namespace", or(c.Namespace, "default"), "--task-queue", or(c.TaskQueue, "zot")}
+	args := []string{"client", "--temporal", or(c.Temporal, DefaultTemporal), "--namespace", or(c.Namespace, DefaultNamespace), "--task-queue", or(c.TaskQueue, DefaultTaskQueue)}
 	for _, f := range [][2]string{{"tool-queue", c.ToolQueue}, {"blobs", c.Blobs}, {"tls-cert", c.TLSCert}, {"tls-key", c.TLSKey}, {"tls-ca", c.TLSCA}, {"tls-server-name", c.TLSServerName}, {"relay", c.Relay}, {"relay-url", c.RelayURL}} {
 		if f[1] != "" {
 			args = append(args, "--"+f[0], f[1])
@@ -80,7 +91,7 @@ func Connect(ctx context.Context, c engine.FleetConfig) (*Remote, error) {
 	if log == nil {
 		log = io.Discard
 	}
-	temporal, ns := or(c.Temporal, "127.0.0.1:7233"), or(c.Namespace, "default")
+	temporal, ns := or(c.Temporal, DefaultTemporal), or(c.Namespace, DefaultNamespace)
 	path := or(c.Binary, Binary)
 	fail := func(reason, err error) error {
 		return &StartError{Binary: path, Temporal: temporal, Namespace: ns, Reason: reason, Err: err}
