@@ -140,14 +140,20 @@ func (x *MCPServers) release(s *mcpServer) {
 	x.mu.Unlock()
 }
 
-// drop stops the server of key when it is still s.
+// drop stops the server of key when it is still s; after Close, which
+// stopped it, nothing.
 func (x *MCPServers) drop(key string, s *mcpServer) {
 	x.mu.Lock()
+	if x.closed {
+		x.mu.Unlock()
+		return
+	}
 	if x.running[key] == s {
 		delete(x.running, key)
 	}
-	x.mu.Unlock()
+	// Added under the lock Close takes before it waits: never after.
 	x.wg.Add(1)
+	x.mu.Unlock()
 	go func() {
 		defer x.wg.Done()
 		_ = s.m.Close() // it waits for the calls still running
