@@ -5,10 +5,12 @@ import (
 	"context"
 	"encoding/json"
 	"net/http"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -165,5 +167,53 @@ func TestFleetRelayAddress(t *testing.T) {
 	}
 	if !strings.Contains(d2.out.String(), "--relay-url") {
 		t.Errorf("the daemon said %q; want it to ask for the relay's URL", d2.out.String())
+	}
+}
+
+// TestFleetClientKilledUnderDaemon: the zot-fleet client that a daemon
+// started, killed mid-turn, is started again: the prompt it was running
+// ends as the turn did in the fleet (its answer kept in the session),
+// not with the client's death, and the session's next prompt runs.
+func TestFleetClientKilledUnderDaemon(t *testing.T) {
+	f := newFleet(t, slowAnswer(longText, 100*time.Millisecond))
+	f.worker("w1")
+	d, sock := f.daemon("d1", false)
+	c := dialACP(t, sock)
+	s := c.newSession(f.dir)
+	wait := promptAsync(t, c, s, "go")
+	<-firstChunk(c)
+	// The daemon's child: each thread lists the children it started.
+	var kids []string
+	tasks, _ := filepath.Glob("/proc/" + strconv.Itoa(d.cmd.Process.Pid) + "/task/*/children")
+	for _, task := range tasks {
+		b, _ := os.ReadFile(task)
+		kids = append(kids, strings.Fields(string(b))...)
+	}
+	if len(kids) != 1 {
+		t.Fatalf("the daemon's children: %q; want its client", kids)
+	}
+	client, err := strconv.Atoi(kids[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := syscall.Kill(client, syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	res := wait()
+	if !strings.Contains(string(res), `"stopReason":"end_turn"`) || !strings.Contains(string(res), "twenty.") {
+		t.Errorf("the prompt whose client was killed answered %s; want the turn's end, as the fleet ran it", res)
+	}
+	c.taken()
+	if res := c.prompt(s, "again"); !strings.Contains(string(res), `"stopReason":"end_turn"`) {
+		t.Errorf("the next prompt answered %s", res)
+	}
+	if got := text(c.taken()); got != longText {
+		t.Errorf("the next prompt's answer: %q", got)
+	}
+	if n := f.model.count(0); n != 2 {
+		t.Errorf("the model was paid %d calls for two prompts", n)
+	}
+	if !strings.Contains(d.out.String(), "started it again") {
+		t.Errorf("the daemon did not say it started the client again:\n%s", d.out.String())
 	}
 }

@@ -33,15 +33,30 @@ import (
 // working directory), emits the turn's events as they come back (in
 // order, each once, however often the workers running it were replaced),
 // and leaves the agent holding the transcript and usage the turn ended
-// with. Remote is safe for concurrent use by many sessions.
+// with. A client that exits (killed, crashed) fails the prompts it was
+// running, saying so, and is started again for the next prompt. Remote
+// is safe for concurrent use by many sessions.
 type Remote struct {
-	cmd   *exec.Cmd
-	in    io.WriteCloser
-	turns string     // where each stored session's running turn is noted
-	wmu   sync.Mutex // one frame at a time on in
+	path  string
+	args  []string
+	turns string // where each stored session's running turn is noted
 	log   io.Writer
-	done  chan struct{} // closed when the reader has ended
-	wait  sync.WaitGroup
+	wait  sync.WaitGroup // the clients' readers
+
+	mu     sync.Mutex
+	cur    *proc // the client the next prompt goes to
+	closed bool
+}
+
+// proc is one run of the client program. The frames of a turn go to the
+// run it was sent to, and only there: a request number of one run means
+// nothing to the next.
+type proc struct {
+	cmd  *exec.Cmd
+	in   io.WriteCloser
+	wmu  sync.Mutex // one frame at a time on in
+	log  io.Writer
+	done chan struct{} // closed when the reader has ended
 
 	ready chan struct{} // closed at the client's ready frame
 
@@ -49,6 +64,10 @@ type Remote struct {
 	pending map[string]chan Frame
 	err     error // why the client is gone, once it is
 }
+
+// maxRestarts bounds how often a prompt waits for its turn through a
+// client started again after the one it was sent through exited.
+const maxRestarts = 3
 
 // MaxSteps bounds each turn's model calls (agent.DefaultMaxSteps).
 const MaxSteps = agent.DefaultMaxSteps
@@ -64,8 +83,19 @@ func Start(path string, args []string, turns string, log io.Writer) (*Remote, er
 			return nil, fmt.Errorf("fleet: %w", err)
 		}
 	}
-	cmd := exec.Command(path, args...)
-	cmd.Stderr = log
+	r := &Remote{path: path, args: args, turns: turns, log: log}
+	p, err := r.spawn()
+	if err != nil {
+		return nil, err
+	}
+	r.cur = p
+	return r, nil
+}
+
+// spawn starts a run of the client.
+func (r *Remote) spawn() (*proc, error) {
+	cmd := exec.Command(r.path, r.args...)
+	cmd.Stderr = r.log
 	in, err := cmd.StdinPipe()
 	if err != nil {
 		return nil, fmt.Errorf("fleet: %w", err)
@@ -75,19 +105,58 @@ func Start(path string, args []string, turns string, log io.Writer) (*Remote, er
 		return nil, fmt.Errorf("fleet: %w", err)
 	}
 	if err := cmd.Start(); err != nil {
-		return nil, fmt.Errorf("fleet: starting %s: %w", path, err)
+		return nil, fmt.Errorf("fleet: starting %s: %w", r.path, err)
 	}
-	r := &Remote{cmd: cmd, in: in, turns: turns, log: log, done: make(chan struct{}), ready: make(chan struct{}), pending: make(map[string]chan Frame)}
+	p := &proc{cmd: cmd, in: in, log: r.log, done: make(chan struct{}), ready: make(chan struct{}), pending: make(map[string]chan Frame)}
 	r.wait.Add(1)
-	go r.read(out)
-	return r, nil
+	go func() {
+		defer r.wait.Done()
+		p.read(out)
+	}()
+	return p, nil
+}
+
+// client returns the client to send a turn to once it has reached the
+// cluster, starting it again if it exited since the last turn.
+func (r *Remote) client(ctx context.Context) (*proc, error) {
+	r.mu.Lock()
+	p := r.cur
+	if gone := p.gone(); gone != nil && !r.closed {
+		np, err := r.spawn()
+		if err != nil {
+			r.mu.Unlock()
+			return nil, err
+		}
+		fmt.Fprintf(r.log, "zot: fleet: the fleet client had stopped (%v); started it again\n", gone)
+		r.cur, p = np, np
+	}
+	r.mu.Unlock()
+	if err := p.Ready(ctx); err != nil {
+		return nil, err
+	}
+	return p, nil
+}
+
+// gone is why the client exited, nil while it runs.
+func (p *proc) gone() error {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.err
+}
+
+// Ready waits until the client has reached the cluster, ctx ends or the
+// client exits.
+func (r *Remote) Ready(ctx context.Context) error {
+	r.mu.Lock()
+	p := r.cur
+	r.mu.Unlock()
+	return p.Ready(ctx)
 }
 
 // read dispatches the client's frames until it ends, then fails every
 // turn still waiting.
-func (r *Remote) read(out io.Reader) {
-	defer r.wait.Done()
-	defer close(r.done)
+func (p *proc) read(out io.Reader) {
+	defer close(p.done)
 	lines := ndjson.NewReader(out, 0)
 	readyOnce := sync.Once{}
 	var cause error
@@ -100,73 +169,71 @@ func (r *Remote) read(out io.Reader) {
 		}
 		var f Frame
 		if err := json.Unmarshal(line, &f); err != nil {
-			fmt.Fprintf(r.log, "zot: fleet client: a line that is no frame: %v\n", err)
+			fmt.Fprintf(p.log, "zot: fleet client: a line that is no frame: %v\n", err)
 			continue
 		}
 		switch {
 		case f.Type == FrameReady:
-			readyOnce.Do(func() { close(r.ready) })
+			readyOnce.Do(func() { close(p.ready) })
 		case f.Turn == "":
 			if f.Type == FrameError {
-				fmt.Fprintf(r.log, "zot: fleet client: %s\n", f.Error)
+				fmt.Fprintf(p.log, "zot: fleet client: %s\n", f.Error)
 				said = f.Error
 			}
 		default:
-			r.mu.Lock()
-			ch := r.pending[f.Turn]
-			r.mu.Unlock()
+			p.mu.Lock()
+			ch := p.pending[f.Turn]
+			p.mu.Unlock()
 			switch {
 			case ch != nil:
 				ch <- f
 			case f.Type == FrameIntercept:
-				r.refuse(f, "no turn of this zot is waiting for the call")
+				p.refuse(f, "no turn of this zot is waiting for the call")
 			case f.Type == FrameCall:
-				r.decline(f, "no turn of this zot is waiting for the call")
+				p.decline(f, "no turn of this zot is waiting for the call")
 			case f.Type == FrameGate:
-				r.open(f)
+				p.open(f)
 			}
 		}
 	}
 	if errors.Is(cause, io.EOF) {
 		cause = errors.New("the fleet client exited")
 	}
-	werr := r.cmd.Wait()
+	werr := p.cmd.Wait()
 	if werr != nil {
 		cause = fmt.Errorf("the fleet client exited: %w", werr)
 	}
 	if said != "" {
 		cause = fmt.Errorf("%s (%w)", said, cause)
 	}
-	r.mu.Lock()
-	r.err = cause
-	for id, ch := range r.pending {
+	p.mu.Lock()
+	p.err = cause
+	for id, ch := range p.pending {
 		ch <- Frame{Type: FrameError, Turn: id, Error: cause.Error()}
 	}
-	r.mu.Unlock()
+	p.mu.Unlock()
 }
 
 // send writes one frame to the client.
-func (r *Remote) send(f Frame) error {
+func (p *proc) send(f Frame) error {
 	line, err := json.Marshal(f)
 	if err != nil {
 		return err
 	}
-	r.wmu.Lock()
-	defer r.wmu.Unlock()
-	_, err = r.in.Write(append(line, '\n'))
+	p.wmu.Lock()
+	defer p.wmu.Unlock()
+	_, err = p.in.Write(append(line, '\n'))
 	return err
 }
 
 // Ready waits until the client has reached the cluster, ctx ends or the
 // client exits.
-func (r *Remote) Ready(ctx context.Context) error {
+func (p *proc) Ready(ctx context.Context) error {
 	select {
-	case <-r.ready:
+	case <-p.ready:
 		return nil
-	case <-r.done:
-		r.mu.Lock()
-		defer r.mu.Unlock()
-		return fmt.Errorf("fleet: %w", r.err)
+	case <-p.done:
+		return fmt.Errorf("fleet: %w", p.gone())
 	case <-ctx.Done():
 		return ctx.Err()
 	}
@@ -198,7 +265,8 @@ func (r *Remote) Prompt(ctx context.Context, t engine.ExecTurn, emit func(wire.E
 	// What the daemon runs for this turn (a tool of the session's) runs
 	// under it: a sub-agent it starts is the turn's child.
 	ctx = WithTurn(ctx, turn.ID)
-	if err := r.Ready(ctx); err != nil {
+	p, err := r.client(ctx)
+	if err != nil {
 		if ctx.Err() != nil {
 			emit(&wire.TurnStartEvent{Step: 1})
 			emit(&wire.TurnEndEvent{Stop: wire.StopAborted, Error: llm.ErrorText(context.Cause(ctx))})
@@ -206,11 +274,11 @@ func (r *Remote) Prompt(ctx context.Context, t engine.ExecTurn, emit func(wire.E
 		}
 		return &agent.Error{Code: wire.CodeProviderError, Message: err.Error()}
 	}
-	ch, err := r.register(turn.ID)
+	ch, err := p.register(turn.ID)
 	if err != nil {
 		return &agent.Error{Code: wire.CodeProviderError, Message: err.Error()}
 	}
-	defer r.unregister(turn.ID)
+	defer func() { p.unregister(turn.ID) }() // the client waited on last
 	if turn.Parent == "" {
 		// A sub-agent's turn is not resumed: its task call is the
 		// parent's, which is.
@@ -218,7 +286,7 @@ func (r *Remote) Prompt(ctx context.Context, t engine.ExecTurn, emit func(wire.E
 			return &agent.Error{Code: wire.CodeInternal, Message: err.Error()}
 		}
 	}
-	if err := r.send(Frame{Type: FrameSubmit, Turn: turn.ID, Input: turn}); err != nil {
+	if err := p.send(Frame{Type: FrameSubmit, Turn: turn.ID, Input: turn}); err != nil {
 		return &agent.Error{Code: wire.CodeProviderError, Message: "fleet: sending the turn: " + err.Error()}
 	}
 	// The calls of tools living here run each on a goroutine of its own:
@@ -235,11 +303,12 @@ func (r *Remote) Prompt(ctx context.Context, t engine.ExecTurn, emit func(wire.E
 	var calls sync.WaitGroup
 	defer calls.Wait()
 	abort := ctx.Done()
+	restarts := 0
 	for {
 		select {
 		case <-abort:
 			abort = nil // asked once; the turn's end still comes
-			if err := r.send(Frame{Type: FrameAbort, Turn: turn.ID}); err != nil {
+			if err := p.send(Frame{Type: FrameAbort, Turn: turn.ID}); err != nil {
 				fmt.Fprintf(r.log, "zot: fleet: aborting turn %s: %v\n", turn.ID, err)
 			}
 		case f := <-ch:
@@ -252,21 +321,45 @@ func (r *Remote) Prompt(ctx context.Context, t engine.ExecTurn, emit func(wire.E
 				}
 				emit(ev)
 			case FrameIntercept:
-				r.intercept(ctx, t, f)
+				p.intercept(ctx, t, f)
 			case FrameCall:
 				calls.Add(1)
 				go func() {
 					defer calls.Done()
-					r.call(ctx, a, f, emit)
+					p.call(ctx, a, f, emit)
 				}()
 			case FrameGate:
-				r.gate(ctx, t, f)
+				p.gate(ctx, t, f)
 			case FrameError:
-				return &agent.Error{Code: wire.CodeProviderError, Message: "fleet: " + f.Error}
+				gone := p.gone()
+				if gone == nil || restarts == maxRestarts || ctx.Err() != nil {
+					return &agent.Error{Code: wire.CodeProviderError, Message: "fleet: " + f.Error}
+				}
+				// The client exited, not the turn, which goes on in the
+				// fleet: a client started again waits for its end (the
+				// events meanwhile are lost, and a call the workers ask
+				// about meanwhile is blocked, as after a daemon's restart).
+				restarts++
+				fmt.Fprintf(r.log, "zot: fleet: turn %s: %v; waiting for its end through the client started again\n", turn.ID, gone)
+				np, err := r.client(ctx)
+				if err == nil {
+					ch, err = np.register(turn.ID)
+				}
+				if err == nil {
+					p.unregister(turn.ID)
+					p = np
+					err = p.send(Frame{Type: FrameAwait, Turn: turn.ID})
+				}
+				if err != nil {
+					return &agent.Error{Code: wire.CodeProviderError, Message: fmt.Sprintf("fleet: %s; the turn goes on in the fleet, but waiting for its end failed: %v", f.Error, err)}
+				}
 			case FrameDone:
 				calls.Wait() // none runs: the turn waited for their results
 				if err := r.keep(a, f.Result); err != nil {
 					return err
+				}
+				if restarts > 0 {
+					missed(a, f.Result, emit)
 				}
 				r.unnote(t.Session)
 				return r.outcome(ctx, f.Result)
@@ -298,7 +391,7 @@ func turnOf(ctx context.Context) string {
 // the session's sandbox as it stands and, for a write the approval
 // allowed outside it once, that grant (used up here, as the call that
 // writes would use it up in process).
-func (r *Remote) intercept(ctx context.Context, t engine.ExecTurn, f Frame) {
+func (p *proc) intercept(ctx context.Context, t engine.ExecTurn, f Frame) {
 	v := agent.Verdict{Block: true, Reason: "the call came without its description"}
 	if f.Call != nil {
 		v = t.Agent.Interceptors().BeforeTool(ctx, agent.ToolCall{ID: f.Call.ID, Name: f.Call.Name, Args: f.Call.Args})
@@ -315,8 +408,8 @@ func (r *Remote) intercept(ctx context.Context, t engine.ExecTurn, f Frame) {
 		}
 		out.Grant = grantOf(t.Sandbox, t.CWD, f.Call.Name, args)
 	}
-	if err := r.send(Frame{Type: FrameVerdict, Turn: f.Turn, Request: f.Request, Verdict: out}); err != nil {
-		fmt.Fprintf(r.log, "zot: fleet: answering an intercept: %v\n", err)
+	if err := p.send(Frame{Type: FrameVerdict, Turn: f.Turn, Request: f.Request, Verdict: out}); err != nil {
+		fmt.Fprintf(p.log, "zot: fleet: answering an intercept: %v\n", err)
 	}
 }
 
@@ -345,20 +438,20 @@ func grantOf(g *sandbox.Guard, cwd, tool string, args json.RawMessage) string {
 // side, interleave as in process). An abort ends
 // it through ctx (the workflow leaves the call to the daemon), and its
 // result says so.
-func (r *Remote) call(ctx context.Context, a *agent.Agent, f Frame, emit func(wire.Event)) {
+func (p *proc) call(ctx context.Context, a *agent.Agent, f Frame, emit func(wire.Event)) {
 	if f.Call == nil {
-		r.decline(f, "the call came without its description")
+		p.decline(f, "the call came without its description")
 		return
 	}
 	c := &llm.ToolCallBlock{ID: f.Call.ID, Name: f.Call.Name, Args: f.Call.Args, ArgsError: f.Call.ArgsError}
 	res := a.RunCall(ctx, c, emit)
 	line, err := sessionfile.EncodeMessage(llm.Message{Role: llm.RoleTool, Content: []llm.Block{res}})
 	if err != nil {
-		r.decline(f, "encoding the call's result: "+err.Error())
+		p.decline(f, "encoding the call's result: "+err.Error())
 		return
 	}
-	if err := r.send(Frame{Type: FrameResult, Turn: f.Turn, Request: f.Request, Output: line}); err != nil {
-		fmt.Fprintf(r.log, "zot: fleet: answering a call: %v\n", err)
+	if err := p.send(Frame{Type: FrameResult, Turn: f.Turn, Request: f.Request, Output: line}); err != nil {
+		fmt.Fprintf(p.log, "zot: fleet: answering a call: %v\n", err)
 	}
 }
 
@@ -369,7 +462,7 @@ func (r *Remote) call(ctx context.Context, a *agent.Agent, f Frame, emit func(wi
 // that binds its thinking to the tools, only at the first step). An abort
 // is left to the turn's own (the step ends aborted), not answered as a
 // block.
-func (r *Remote) gate(ctx context.Context, t engine.ExecTurn, f Frame) {
+func (p *proc) gate(ctx context.Context, t engine.ExecTurn, f Frame) {
 	v := t.Agent.Interceptors().BeforeTurn(ctx, f.Step)
 	out := &ToolVerdict{}
 	if f.Step <= 1 || !t.Agent.Model().BoundThinking {
@@ -380,49 +473,49 @@ func (r *Remote) gate(ctx context.Context, t engine.ExecTurn, f Frame) {
 	if ctx.Err() == nil && v.Block {
 		out.Block, out.Reason = true, v.Reason
 	}
-	if err := r.send(Frame{Type: FrameVerdict, Turn: f.Turn, Request: f.Request, Verdict: out}); err != nil {
-		fmt.Fprintf(r.log, "zot: fleet: answering a gate: %v\n", err)
+	if err := p.send(Frame{Type: FrameVerdict, Turn: f.Turn, Request: f.Request, Verdict: out}); err != nil {
+		fmt.Fprintf(p.log, "zot: fleet: answering a gate: %v\n", err)
 	}
 }
 
 // open lets a step through that no turn of this zot waits for (one a
 // zot that went away started): the turn goes on as it was offered.
-func (r *Remote) open(f Frame) {
-	if err := r.send(Frame{Type: FrameVerdict, Turn: f.Turn, Request: f.Request, Verdict: &ToolVerdict{}}); err != nil {
-		fmt.Fprintf(r.log, "zot: fleet: answering a gate: %v\n", err)
+func (p *proc) open(f Frame) {
+	if err := p.send(Frame{Type: FrameVerdict, Turn: f.Turn, Request: f.Request, Verdict: &ToolVerdict{}}); err != nil {
+		fmt.Fprintf(p.log, "zot: fleet: answering a gate: %v\n", err)
 	}
 }
 
 // decline answers a call that was not run, saying why.
-func (r *Remote) decline(f Frame, reason string) {
-	if err := r.send(Frame{Type: FrameResult, Turn: f.Turn, Request: f.Request, Error: reason}); err != nil {
-		fmt.Fprintf(r.log, "zot: fleet: answering a call: %v\n", err)
+func (p *proc) decline(f Frame, reason string) {
+	if err := p.send(Frame{Type: FrameResult, Turn: f.Turn, Request: f.Request, Error: reason}); err != nil {
+		fmt.Fprintf(p.log, "zot: fleet: answering a call: %v\n", err)
 	}
 }
 
 // refuse answers an intercept with a block.
-func (r *Remote) refuse(f Frame, reason string) {
-	if err := r.send(Frame{Type: FrameVerdict, Turn: f.Turn, Request: f.Request, Verdict: &ToolVerdict{Block: true, Reason: reason}}); err != nil {
-		fmt.Fprintf(r.log, "zot: fleet: answering an intercept: %v\n", err)
+func (p *proc) refuse(f Frame, reason string) {
+	if err := p.send(Frame{Type: FrameVerdict, Turn: f.Turn, Request: f.Request, Verdict: &ToolVerdict{Block: true, Reason: reason}}); err != nil {
+		fmt.Fprintf(p.log, "zot: fleet: answering an intercept: %v\n", err)
 	}
 }
 
 // register makes the channel turn id's frames come on.
-func (r *Remote) register(id string) (chan Frame, error) {
+func (p *proc) register(id string) (chan Frame, error) {
 	ch := make(chan Frame, 4096)
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	if r.err != nil {
-		return nil, fmt.Errorf("fleet: %w", r.err)
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.err != nil {
+		return nil, fmt.Errorf("fleet: %w", p.err)
 	}
-	r.pending[id] = ch
+	p.pending[id] = ch
 	return ch, nil
 }
 
-func (r *Remote) unregister(id string) {
-	r.mu.Lock()
-	delete(r.pending, id)
-	r.mu.Unlock()
+func (p *proc) unregister(id string) {
+	p.mu.Lock()
+	delete(p.pending, id)
+	p.mu.Unlock()
 }
 
 // note keeps the id of session's running turn until its end is kept.
@@ -457,15 +550,16 @@ func (r *Remote) Resume(ctx context.Context, t engine.ExecTurn) error {
 		return fmt.Errorf("fleet: %w", err)
 	}
 	id := string(b)
-	if err := r.Ready(ctx); err != nil {
-		return err
-	}
-	ch, err := r.register(id)
+	p, err := r.client(ctx)
 	if err != nil {
 		return err
 	}
-	defer r.unregister(id)
-	if err := r.send(Frame{Type: FrameAwait, Turn: id}); err != nil {
+	ch, err := p.register(id)
+	if err != nil {
+		return err
+	}
+	defer p.unregister(id)
+	if err := p.send(Frame{Type: FrameAwait, Turn: id}); err != nil {
 		return fmt.Errorf("fleet: %w", err)
 	}
 	for {
@@ -475,11 +569,11 @@ func (r *Remote) Resume(ctx context.Context, t engine.ExecTurn) error {
 		case f := <-ch:
 			switch f.Type {
 			case FrameIntercept:
-				r.refuse(f, "the zot that started the turn went away before the call; it was not run")
+				p.refuse(f, "the zot that started the turn went away before the call; it was not run")
 			case FrameCall:
-				r.decline(f, "the zot that started the turn went away before the call")
+				p.decline(f, "the zot that started the turn went away before the call")
 			case FrameGate:
-				r.open(f)
+				p.open(f)
 			case FrameError:
 				return fmt.Errorf("fleet: turn %s: %s", id, f.Error)
 			case FrameDone:
@@ -511,6 +605,24 @@ func (r *Remote) keep(a *agent.Agent, res *TurnResult) error {
 	}
 	a.SetMeter(res.Meter)
 	return nil
+}
+
+// missed emits the end of a turn whose events stopped coming when its
+// client exited (those in between are lost): its last answer and, for
+// a turn that ended well, its turn_end.
+func missed(a *agent.Agent, res *TurnResult, emit func(wire.Event)) {
+	if res.Aborted || res.Code != "" {
+		return // the prompt's error says how it ended
+	}
+	msgs := a.Transcript()
+	for i := len(msgs) - 1; i >= 0; i-- {
+		if msgs[i].Role == llm.RoleAssistant {
+			m := agent.WireMessage(&msgs[i])
+			emit(&wire.AssistantMessageEvent{Content: m.Content, Time: m.Time})
+			break
+		}
+	}
+	emit(&wire.TurnEndEvent{Stop: wire.StopEndTurn})
 }
 
 // outcome is the error of a turn that ended with res.
@@ -637,14 +749,18 @@ func newTurn(ctx context.Context, t engine.ExecTurn, msgs []llm.Message) (*Turn,
 // Close ends the client: its input closes, and after timeout it is
 // killed. Turns still running go on in the fleet.
 func (r *Remote) Close(timeout time.Duration) error {
-	r.wmu.Lock()
-	err := r.in.Close()
-	r.wmu.Unlock()
+	r.mu.Lock()
+	r.closed = true
+	p := r.cur
+	r.mu.Unlock()
+	p.wmu.Lock()
+	err := p.in.Close()
+	p.wmu.Unlock()
 	select {
-	case <-r.done:
+	case <-p.done:
 	case <-time.After(timeout):
-		_ = r.cmd.Process.Kill()
-		<-r.done
+		_ = p.cmd.Process.Kill()
+		<-p.done
 	}
 	r.wait.Wait()
 	return err
