@@ -28,6 +28,23 @@ func manySteps(steps int, slow time.Duration) func(modelRequest) []answerPart {
 	}
 }
 
+// closedRuns is runs once no workflow's last run is running: a prompt
+// is answered with the end its last step posts, a moment before its
+// workflow closes.
+func (f *fleetSetup) closedRuns() map[string][]string {
+	f.t.Helper()
+	for deadline := time.Now().Add(hang); ; time.Sleep(100 * time.Millisecond) {
+		all := f.runs()
+		open := false
+		for _, runs := range all {
+			open = open || runs[len(runs)-1] == "WORKFLOW_EXECUTION_STATUS_RUNNING"
+		}
+		if !open || time.Now().After(deadline) {
+			return all
+		}
+	}
+}
+
 // runs returns the statuses of the runs of the workflows on the dev
 // server, oldest first, by workflow id.
 func (f *fleetSetup) runs() map[string][]string {
@@ -99,7 +116,7 @@ func TestFleetContinueAsNew(t *testing.T) {
 			t.Errorf("model call %d was paid %d times for two turns, want 2", i+1, n)
 		}
 	}
-	all := f.runs()
+	all := f.closedRuns()
 	if len(all) != 1 {
 		t.Fatalf("workflows: %v, want the one turn's", all)
 	}
@@ -151,7 +168,7 @@ func TestFleetContinueAsNewAbort(t *testing.T) {
 	if got := text(c.taken()); strings.Contains(got, "here is the end") {
 		t.Errorf("the answer went on after the cancel: %q", got)
 	}
-	for id, runs := range f.runs() {
+	for id, runs := range f.closedRuns() {
 		if runs[len(runs)-1] != "WORKFLOW_EXECUTION_STATUS_COMPLETED" {
 			t.Errorf("turn %s ran as %v; want its last run completed", id, runs)
 		}
@@ -215,7 +232,7 @@ func TestFleetChildTurnContinuesAsNew(t *testing.T) {
 	if log, _ := os.ReadFile(filepath.Join(work, "log.txt")); string(log) != "parent1\nparent2\nchild1\nchild2\nchild3\nparent3\n" {
 		t.Errorf("the commands ran %q", log)
 	}
-	runs := f.runs()
+	runs := f.closedRuns()
 	for _, id := range []string{parent.ID, child.ID} {
 		if r := runs[id]; len(r) < 2 || r[len(r)-1] != "WORKFLOW_EXECUTION_STATUS_COMPLETED" {
 			t.Errorf("turn %s ran as %v; want it continued as new, then completed", id, r)
