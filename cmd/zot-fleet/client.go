@@ -42,10 +42,14 @@ func runClient(ctx context.Context, args []string, stdin io.Reader, stdout, stde
 	var c cluster
 	c.flags(fs)
 	relayAddr := fs.String("relay", "127.0.0.1:0", "where the relay listens, HOST:PORT: the workers post the turns' events and ask about their calls there")
+	toolStart := fs.Duration("tool-start-timeout", durable.ToolStartTimeout, "how long a tool call waits for a worker of the tool queue to take it before it is answered as not run")
 	relayURL := fs.String("relay-url", "", "the URL the workers reach the relay at (default: http://the address --relay listens on; needed when it listens on every address)")
 	history := fs.Int("history-events", DefaultHistoryEvents, "a turn's workflow continues as new between two steps once a run's history holds this many events (or when the cluster suggests it); 0 leaves it to the cluster")
 	if err := fs.Parse(args); err != nil {
 		return err
+	}
+	if *toolStart < 0 {
+		return usageError{fmt.Sprintf("--tool-start-timeout %v: want 0 or more", *toolStart)}
 	}
 	if fs.NArg() > 0 {
 		return usageError{fmt.Sprintf("zot-fleet client takes no arguments, got %q", fs.Arg(0))}
@@ -112,7 +116,7 @@ func runClient(ctx context.Context, args []string, stdin io.Reader, stdout, stde
 	if *relayURL != "" {
 		base = strings.TrimSuffix(*relayURL, "/")
 	}
-	s := &submitter{cl: cl, blobs: blobs, relay: relay, url: base + "/events", intercept: base + "/intercept", gate: base + "/turn", call: base + "/call", secret: secretRef, calls: calls, c: &c, out: out, stderr: stderr, history: *history}
+	s := &submitter{cl: cl, blobs: blobs, relay: relay, url: base + "/events", intercept: base + "/intercept", gate: base + "/turn", call: base + "/call", secret: secretRef, calls: calls, c: &c, out: out, stderr: stderr, history: *history, toolStart: *toolStart}
 	out.send(fleet.Frame{Type: fleet.FrameReady})
 
 	runCtx, cancel := context.WithCancel(ctx)
@@ -237,6 +241,8 @@ type submitter struct {
 	out     *frames
 	stderr  io.Writer
 	history int // TurnInput.HistoryEvents
+	// toolStart is TurnInput.ToolStartTimeout.
+	toolStart time.Duration
 
 	mu sync.Mutex
 	// begun holds, by turn, what the turns this client submits and that
@@ -373,11 +379,12 @@ func (s *submitter) turn(ctx context.Context, t *fleet.Turn, b *begun) (*fleet.T
 			Reasoning: t.Reasoning, Offer: offerRef, ToolQueue: s.c.tools(), Sandbox: t.Sandbox, Call: s.call,
 			Secret: s.secret,
 		},
-		Transcript:    transcript,
-		UserIndex:     len(t.Transcript) - 1,
-		MaxSteps:      t.MaxSteps,
-		Meter:         t.Meter,
-		HistoryEvents: s.history,
+		Transcript:       transcript,
+		UserIndex:        len(t.Transcript) - 1,
+		MaxSteps:         t.MaxSteps,
+		Meter:            t.Meter,
+		HistoryEvents:    s.history,
+		ToolStartTimeout: s.toolStart,
 	}
 	// The turn's end comes from the relay, posted by its last step after
 	// its events, or from the cluster once the workflow has closed,

@@ -217,3 +217,36 @@ func TestFleetClientKilledUnderDaemon(t *testing.T) {
 		t.Errorf("the daemon did not say it started the client again:\n%s", d.out.String())
 	}
 }
+
+// TestFleetNoWorkerForTheDirectory: a tool call no worker of the tool
+// queue takes (none holds the session's working directory) is answered,
+// after the daemon's --temporal-tool-start-timeout, as not run, naming
+// the queue: never as interrupted work that may have done part of its
+// effects. The turn goes on: the model reads it.
+func TestFleetNoWorkerForTheDirectory(t *testing.T) {
+	f := newFleet(t, toolThenAnswer("echo ran >> log.txt", 0))
+	f.worker("w1") // serves zot only
+	_, sock := f.daemonAs("d1", false, "allow", "--tool-queue", "nobody-holds-it", "--temporal-tool-start-timeout", "3s")
+	c := dialACP(t, sock)
+	s := c.newSession(f.dir)
+	began := time.Now()
+	if res := c.prompt(s, "run it"); !strings.Contains(string(res), `"stopReason":"end_turn"`) {
+		t.Fatalf("prompt answered %s", res)
+	}
+	took := time.Since(began)
+	var said string
+	for _, u := range c.taken() {
+		if strings.Contains(string(u), `"status":"failed"`) {
+			said += string(u)
+		}
+	}
+	if !strings.Contains(said, `not run: no worker of the tool queue \"nobody-holds-it\"`) || strings.Contains(said, "interrupted") {
+		t.Errorf("the call no worker took was answered %s; want it not run, naming the queue", said)
+	}
+	if took > 30*time.Second {
+		t.Errorf("the turn took %v with a tool start timeout of 3s", took)
+	}
+	if n := f.model.count(1); n != 1 {
+		t.Errorf("the model was asked %d times to go on after the call; want once", n)
+	}
+}

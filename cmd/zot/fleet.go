@@ -29,13 +29,14 @@ func fleetFlags() []cli.Flag {
 		&cli.StringFlag{Name: "temporal-tls-server-name", Local: true, Usage: "--executor temporal: the server name the cluster's certificate must carry"},
 		&cli.StringFlag{Name: "temporal-relay", Local: true, Usage: "--executor temporal: HOST:PORT where the daemon takes the turns' events and questions from the workers (default: 127.0.0.1 on a free port, only for workers on this machine)"},
 		&cli.StringFlag{Name: "temporal-relay-url", Local: true, Usage: "--executor temporal: the URL the workers reach --temporal-relay at (default: http://HOST:PORT of --temporal-relay; needed when it listens on every address)"},
+		&cli.DurationFlag{Name: "temporal-tool-start-timeout", Local: true, Usage: "--executor temporal: how long a tool call waits for a worker of the tool queue to take it before it is answered as not run (default 1m)"},
 		&cli.IntFlag{Name: "temporal-history-events", Local: true, Usage: "--executor temporal: a turn's workflow continues as new between two steps once a run's history holds this many events, or when the cluster suggests it (default 10000; 0: only then)"},
 	}
 }
 
 // fleetFlagNames are the names fleetFlags defines.
 var fleetFlagNames = []string{"executor", "temporal", "namespace", "task-queue", "tool-queue", "blobs",
-	"temporal-tls-cert", "temporal-tls-key", "temporal-tls-ca", "temporal-tls-server-name", "temporal-relay", "temporal-relay-url", "temporal-history-events"}
+	"temporal-tls-cert", "temporal-tls-key", "temporal-tls-ca", "temporal-tls-server-name", "temporal-relay", "temporal-relay-url", "temporal-tool-start-timeout", "temporal-history-events"}
 
 // fleetBinary is the program beside zot that links the Temporal SDK.
 const fleetBinary = fleet.Binary
@@ -84,21 +85,22 @@ func startFleet(ctx context.Context, cmd *cli.Command, log io.Writer) (*fleet.Re
 		return nil, &exitError{code: 1, msg: err.Error()}
 	}
 	r, err := fleet.Connect(ctx, engine.FleetConfig{
-		Binary:        path,
-		Temporal:      cmd.String("temporal"),
-		Namespace:     cmd.String("namespace"),
-		TaskQueue:     cmd.String("task-queue"),
-		ToolQueue:     cmd.String("tool-queue"),
-		Blobs:         cmd.String("blobs"),
-		TLSCert:       cmd.String("temporal-tls-cert"),
-		TLSKey:        cmd.String("temporal-tls-key"),
-		TLSCA:         cmd.String("temporal-tls-ca"),
-		TLSServerName: cmd.String("temporal-tls-server-name"),
-		Relay:         cmd.String("temporal-relay"),
-		RelayURL:      cmd.String("temporal-relay-url"),
-		HistoryEvents: history,
-		Turns:         filepath.Join(h.Dir, "fleet", "turns"),
-		Log:           log,
+		Binary:           path,
+		Temporal:         cmd.String("temporal"),
+		Namespace:        cmd.String("namespace"),
+		TaskQueue:        cmd.String("task-queue"),
+		ToolQueue:        cmd.String("tool-queue"),
+		Blobs:            cmd.String("blobs"),
+		TLSCert:          cmd.String("temporal-tls-cert"),
+		TLSKey:           cmd.String("temporal-tls-key"),
+		TLSCA:            cmd.String("temporal-tls-ca"),
+		TLSServerName:    cmd.String("temporal-tls-server-name"),
+		Relay:            cmd.String("temporal-relay"),
+		RelayURL:         cmd.String("temporal-relay-url"),
+		HistoryEvents:    history,
+		ToolStartTimeout: cmd.Duration("temporal-tool-start-timeout"),
+		Turns:            filepath.Join(h.Dir, "fleet", "turns"),
+		Log:              log,
 	})
 	if err != nil {
 		return nil, &exitError{code: 1, msg: "zot: --executor temporal: " + err.Error()}

@@ -99,6 +99,11 @@ type FleetConfig struct {
 	// new between two steps. 0 means zot-fleet's default (10,000
 	// events); less than 0, the cluster's suggestion only.
 	HistoryEvents int
+	// ToolStartTimeout is how long a tool call waits for a worker of
+	// ToolQueue to take it before it is answered as not run (the model
+	// reads that no worker took it); 0 means zot-fleet's default, a
+	// minute.
+	ToolStartTimeout time.Duration
 	// Turns is the folder where the id of each stored session's running
 	// turn is kept until its end is, so that a process started again
 	// after one killed mid-turn finishes the turn when it opens the

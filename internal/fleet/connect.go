@@ -69,6 +69,9 @@ func Args(c engine.FleetConfig) []string {
 			args = append(args, "--"+f[0], f[1])
 		}
 	}
+	if c.ToolStartTimeout > 0 {
+		args = append(args, "--tool-start-timeout", c.ToolStartTimeout.String())
+	}
 	if c.HistoryEvents != 0 {
 		args = append(args, "--history-events", strconv.Itoa(max(c.HistoryEvents, 0)))
 	}

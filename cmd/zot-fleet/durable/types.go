@@ -10,6 +10,7 @@ package durable
 
 import (
 	"encoding/json"
+	"time"
 
 	"zot.dev/zot/internal/agent"
 	"zot.dev/zot/internal/fleet"
@@ -91,6 +92,10 @@ type TurnInput struct {
 	// continues as new between two steps. 0 leaves it to the cluster's
 	// suggestion.
 	HistoryEvents int `json:",omitempty"`
+	// ToolStartTimeout is how long a tool call waits for a worker of
+	// the tool queue to take it before it is answered as not run; 0
+	// means the package's ToolStartTimeout.
+	ToolStartTimeout time.Duration `json:",omitempty"`
 	// Continued is the state a turn carries into the next run of its
 	// workflow; nil in its first run.
 	Continued *Carry `json:",omitempty"`

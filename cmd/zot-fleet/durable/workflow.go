@@ -2,9 +2,11 @@ package durable
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"time"
 
+	enumspb "go.temporal.io/api/enums/v1"
 	"go.temporal.io/sdk/temporal"
 	"go.temporal.io/sdk/workflow"
 
@@ -12,6 +14,17 @@ import (
 	"zot.dev/zot/internal/fleet"
 	"zot.dev/zot/sdk/wire"
 )
+
+// NotStartedText is the result of a tool call no worker of the tool
+// queue (%s) took within the tool start timeout (%v): nothing of it ran.
+const NotStartedText = "not run: no worker of the tool queue %q (the workers holding the session's working directory) took the call within %v; nothing of it ran. Tell the user: a worker for this directory may be down."
+
+// notStarted reports whether err is an activity's that no worker took
+// in time.
+func notStarted(err error) bool {
+	var te *temporal.TimeoutError
+	return errors.As(err, &te) && te.TimeoutType() == enumspb.TIMEOUT_TYPE_SCHEDULE_TO_START
+}
 
 // InterruptedText is the result of a tool call whose worker went away
 // while it ran: the call may have done part of its work, and it is not
@@ -33,8 +46,9 @@ const (
 	HeartbeatTimeout = 10 * time.Second
 	// CallTimeout bounds one model call or tool call.
 	CallTimeout = time.Hour
-	// ToolStartTimeout is how long a tool call waits for a worker
-	// holding the working directory to take it.
+	// ToolStartTimeout is how long a tool call waits, by default, for a
+	// worker holding the working directory to take it
+	// (TurnInput.ToolStartTimeout).
 	ToolStartTimeout = time.Minute
 )
 
@@ -52,6 +66,10 @@ func Turn(ctx workflow.Context, in TurnInput) (TurnOutput, error) {
 		workflow.GetSignalChannel(g, AbortSignal).Receive(g, &reason)
 		abort()
 	})
+	toolStart := in.ToolStartTimeout
+	if toolStart <= 0 {
+		toolStart = ToolStartTimeout
+	}
 	modelCtx := workflow.WithActivityOptions(abortCtx, workflow.ActivityOptions{
 		StartToCloseTimeout: CallTimeout,
 		HeartbeatTimeout:    HeartbeatTimeout,
@@ -61,7 +79,7 @@ func Turn(ctx workflow.Context, in TurnInput) (TurnOutput, error) {
 	toolCtx := workflow.WithActivityOptions(abortCtx, workflow.ActivityOptions{
 		TaskQueue:              in.Turn.ToolQueue,
 		StartToCloseTimeout:    CallTimeout,
-		ScheduleToStartTimeout: ToolStartTimeout,
+		ScheduleToStartTimeout: toolStart,
 		HeartbeatTimeout:       HeartbeatTimeout,
 		WaitForCancellation:    true,
 		// The second attempt runs nothing: it returns what the first
@@ -84,7 +102,7 @@ func Turn(ctx workflow.Context, in TurnInput) (TurnOutput, error) {
 	daemonCtx := workflow.WithActivityOptions(ctx, workflow.ActivityOptions{
 		TaskQueue:              in.Turn.ToolQueue,
 		StartToCloseTimeout:    CallTimeout,
-		ScheduleToStartTimeout: ToolStartTimeout,
+		ScheduleToStartTimeout: toolStart,
 		HeartbeatTimeout:       HeartbeatTimeout,
 		RetryPolicy:            &temporal.RetryPolicy{InitialInterval: 200 * time.Millisecond, MaximumAttempts: 2},
 	})
@@ -245,8 +263,11 @@ func Turn(ctx workflow.Context, in TurnInput) (TurnOutput, error) {
 					continue
 				}
 				text := InterruptedText
-				if abortCtx.Err() != nil && (!c.Daemon || c.MCP != "") {
+				switch {
+				case abortCtx.Err() != nil && (!c.Daemon || c.MCP != ""):
 					text = "aborted: " + reason
+				case notStarted(err):
+					text = fmt.Sprintf(NotStartedText, in.Turn.ToolQueue, toolStart)
 				}
 				out.Results = results
 				if err := end([]Call{c}, text, "", ""); err != nil && lost == nil {
