@@ -116,7 +116,7 @@ func runClient(ctx context.Context, args []string, stdin io.Reader, stdout, stde
 	if *relayURL != "" {
 		base = strings.TrimSuffix(*relayURL, "/")
 	}
-	s := &submitter{cl: cl, blobs: blobs, relay: relay, url: base + "/events", intercept: base + "/intercept", gate: base + "/turn", call: base + "/call", secret: secretRef, calls: calls, c: &c, out: out, stderr: stderr, history: *history, toolStart: *toolStart}
+	s := &submitter{cl: cl, blobs: blobs, relay: relay, url: base + "/events", intercept: base + "/intercept", gate: base + "/turn", call: base + "/call", secret: secretRef, secretData: []byte(secret), calls: calls, c: &c, out: out, stderr: stderr, history: *history, toolStart: *toolStart}
 	out.send(fleet.Frame{Type: fleet.FrameReady})
 
 	runCtx, cancel := context.WithCancel(ctx)
@@ -235,12 +235,14 @@ type submitter struct {
 	// calls passes on.
 	call  string
 	calls *daemonCalls
-	// secret is the reference of the secret the relay asks for.
-	secret  string
-	c       *cluster
-	out     *frames
-	stderr  io.Writer
-	history int // TurnInput.HistoryEvents
+	// secret is the reference of the secret the relay asks for,
+	// secretData the secret.
+	secret     string
+	secretData []byte
+	c          *cluster
+	out        *frames
+	stderr     io.Writer
+	history    int // TurnInput.HistoryEvents
 	// toolStart is TurnInput.ToolStartTimeout.
 	toolStart time.Duration
 
@@ -363,6 +365,12 @@ func (s *submitter) turn(ctx context.Context, t *fleet.Turn, b *begun) (*fleet.T
 	}
 	transcript, err := s.blobs.Put(ctx, buf.Bytes())
 	if err != nil {
+		return nil, err
+	}
+	// The secret is stored again with each turn (a store emptied since
+	// the client started has it back), or the workers could not reach
+	// the relay.
+	if _, err := s.blobs.Put(ctx, s.secretData); err != nil {
 		return nil, err
 	}
 	offer, err := json.Marshal(t.Offer)

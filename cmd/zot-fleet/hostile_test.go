@@ -250,3 +250,24 @@ func TestFleetNoWorkerForTheDirectory(t *testing.T) {
 		t.Errorf("the model was asked %d times to go on after the call; want once", n)
 	}
 }
+
+// TestFleetBlobStoreEmptied: a blob store emptied while a daemon runs
+// (cleaned by hand, a new volume mounted) holds the next turn's values
+// again: its events reach the client through the relay, whose secret
+// is stored anew with the turn.
+func TestFleetBlobStoreEmptied(t *testing.T) {
+	f := newFleet(t, slowAnswer("after the store was emptied", 0))
+	_, sock := f.daemon("d1", false)
+	if err := os.RemoveAll(f.blobs); err != nil {
+		t.Fatal(err)
+	}
+	f.worker("w1") // reads nothing of the store before the turn
+	c := dialACP(t, sock)
+	s := c.newSession(f.dir)
+	if res := c.prompt(s, "hi"); !strings.Contains(string(res), `"stopReason":"end_turn"`) {
+		t.Fatalf("prompt answered %s", res)
+	}
+	if got := text(c.taken()); got != "after the store was emptied" {
+		t.Errorf("the client saw %q; want the answer's chunks", got)
+	}
+}
