@@ -442,11 +442,25 @@ func (s *submitter) turn(ctx context.Context, t *fleet.Turn, b *begun) (*fleet.T
 // which its parent's workflow starts as its child (durable.ChildUpdate).
 func (s *submitter) start(ctx context.Context, t *fleet.Turn, in durable.TurnInput) (client.WorkflowRun, error) {
 	if t.Parent == "" {
-		run, err := s.cl.ExecuteWorkflow(ctx, client.StartWorkflowOptions{ID: t.ID, TaskQueue: s.c.queue}, durable.WorkflowName, in)
-		if err != nil {
-			return nil, fmt.Errorf("starting the turn: %w", err)
+		// A cluster that is away for a while (restarted, failing over)
+		// is waited for: starting again under the same id starts the
+		// turn once (a start that got through gives back its run).
+		give := time.Now().Add(startPatience)
+		for {
+			run, err := s.cl.ExecuteWorkflow(ctx, client.StartWorkflowOptions{ID: t.ID, TaskQueue: s.c.queue}, durable.WorkflowName, in)
+			if err == nil {
+				return run, nil
+			}
+			if ctx.Err() != nil || !transient(err) || time.Now().After(give) {
+				return nil, fmt.Errorf("starting the turn: %w", err)
+			}
+			fmt.Fprintf(s.stderr, "zot-fleet client: starting %s: %v (trying again)\n", t.ID, err)
+			select {
+			case <-time.After(time.Second):
+			case <-ctx.Done():
+				return nil, fmt.Errorf("starting the turn: %w", ctx.Err())
+			}
 		}
-		return run, nil
 	}
 	h, err := s.cl.UpdateWorkflow(ctx, client.UpdateWorkflowOptions{
 		WorkflowID:   t.Parent,
@@ -462,6 +476,21 @@ func (s *submitter) start(ctx context.Context, t *fleet.Turn, in durable.TurnInp
 		return nil, fmt.Errorf("starting the sub-agent's turn under %s: %w", t.Parent, err)
 	}
 	return s.cl.GetWorkflow(ctx, t.ID, runID), nil
+}
+
+// startPatience is how long a turn's start waits for a cluster that
+// is away.
+const startPatience = time.Minute
+
+// transient reports whether err, from the cluster, may pass if asked
+// again: the cluster is away, slow or busy.
+func transient(err error) bool {
+	var (
+		unavailable *serviceerror.Unavailable
+		deadline    *serviceerror.DeadlineExceeded
+		busy        *serviceerror.ResourceExhausted
+	)
+	return errors.As(err, &unavailable) || errors.As(err, &deadline) || errors.As(err, &busy) || errors.Is(err, context.DeadlineExceeded)
 }
 
 // wait waits for the turn's end, through a cluster that is away for a

@@ -271,3 +271,32 @@ func TestFleetBlobStoreEmptied(t *testing.T) {
 		t.Errorf("the client saw %q; want the answer's chunks", got)
 	}
 }
+
+// TestFleetPromptAfterClusterOutage: a prompt sent just as the cluster
+// comes back from a long outage (its dev server away 45 s) runs: the
+// client waits for the cluster to take the turn instead of failing the
+// prompt at its first refusal.
+func TestFleetPromptAfterClusterOutage(t *testing.T) {
+	f := newFleet(t, slowAnswer(longText, 100*time.Millisecond))
+	f.worker("w1")
+	_, sock := f.daemon("d", false)
+	c := dialACP(t, sock)
+	s := c.newSession(f.dir)
+	chunk := firstChunk(c)
+	wait := promptAsync(t, c, s, "before")
+	waitChan(t, "the first chunk", chunk)
+	f.server.kill() // mid-answer
+	time.Sleep(45 * time.Second)
+	f.startServer()
+	if res := wait(); !strings.Contains(string(res), `"end_turn"`) {
+		t.Fatalf("the prompt the outage cut answered %s", res)
+	}
+	c.taken()
+	res, err := c.try("session/prompt", map[string]any{"sessionId": s, "prompt": []any{map[string]any{"type": "text", "text": "after"}}})
+	if err != nil || !strings.Contains(string(res), `"end_turn"`) {
+		t.Fatalf("the prompt sent as the cluster came back answered %s %v", res, err)
+	}
+	if got := text(c.taken()); got != longText {
+		t.Errorf("the client saw %q", got)
+	}
+}
