@@ -322,6 +322,35 @@ func (s *submitter) abort(ctx context.Context, id, reason string, b *begun) {
 	}
 }
 
+// attach signals turn id's workflow where this client's relay is (its
+// secret by reference: stored again, for a store emptied since the
+// client started), again while the cluster is away. A turn the cluster
+// does not know as running is left to wait, which tells how it ended.
+func (s *submitter) attach(ctx context.Context, id string) error {
+	if _, err := s.blobs.Put(ctx, s.secretData); err != nil {
+		return err
+	}
+	a := durable.Attach{Relay: s.url, Intercept: s.intercept, Gate: s.gate, Call: s.call, Secret: s.secret}
+	for try := 0; ; try++ {
+		err := s.cl.SignalWorkflow(ctx, id, "", durable.AttachSignal, a)
+		var missing *serviceerror.NotFound
+		if err == nil || errors.As(err, &missing) {
+			return nil
+		}
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		if try == 0 {
+			fmt.Fprintf(s.stderr, "zot-fleet client: attaching to %s: %v (trying again until the cluster hears it)\n", id, err)
+		}
+		select {
+		case <-time.After(time.Second):
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
+}
+
 // gateOf is where t's steps are shown to the session: "" when the zot
 // that sent t does not answer gate frames.
 func (s *submitter) gateOf(t *fleet.Turn) string {
@@ -343,9 +372,17 @@ func (s *submitter) run(ctx context.Context, t *fleet.Turn, b *begun) {
 	s.out.send(fleet.Frame{Type: fleet.FrameDone, Turn: t.ID, Result: res})
 }
 
-// await writes the end of turn id, which an earlier client submitted.
+// await writes the end of turn id, which an earlier client submitted,
+// once it has pointed the turn's later activities at this client: their
+// calls that ask the session, or run in the daemon, reach the zot that
+// now waits for the turn.
 func (s *submitter) await(ctx context.Context, id string) {
-	out, err := s.wait(ctx, s.cl.GetWorkflow(ctx, id, ""))
+	defer s.calls.forget(id)
+	err := s.attach(ctx, id)
+	var out durable.TurnOutput
+	if err == nil {
+		out, err = s.wait(ctx, s.cl.GetWorkflow(ctx, id, ""))
+	}
 	var res *fleet.TurnResult
 	if err == nil {
 		res, err = s.result(ctx, out)

@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -390,4 +391,99 @@ func splitAttempts(t *testing.T, updates []json.RawMessage) attempts {
 		t.Fatalf("%d notes of a call made again and the messageIds %v after it; want one note, then one message with an id; the client saw %q", notes, ids, text(updates))
 	}
 	return attempts{before.String(), after.String()}
+}
+
+// TestFleetDaemonKilledMidToolCall: kill -9 of the daemon (and its
+// client) while the turn's first bash runs, in a turn of model, bash,
+// model, bash, model. The daemon started again points the turn at itself
+// when the session is loaded: the second bash passes the session's
+// interceptors there and, its mode letting bash run, runs once; the
+// turn finishes, session/load shows all of it, and nothing is run or
+// paid twice.
+func TestFleetDaemonKilledMidToolCall(t *testing.T) {
+	daemonKilledMidToolCall(t, "allow", "start1\nend1\ntwo\n", "")
+}
+
+// TestFleetDaemonKilledMidToolCallAsks: as above, with a daemon started
+// again in a mode that asks a person before bash: no client holds the
+// session while it opens, so the second bash is refused as with no
+// client to answer (not left waiting), and the turn still finishes.
+func TestFleetDaemonKilledMidToolCallAsks(t *testing.T) {
+	daemonKilledMidToolCall(t, "ask", "start1\nend1\n", "no answer can come")
+}
+
+// daemonKilledMidToolCall runs the turn above with the daemon started
+// again with --permission perm: the commands leave marks, and the
+// second bash's result holds refusal ("" for none).
+func daemonKilledMidToolCall(t *testing.T, perm, marksWant, refusal string) {
+	bash := func(cmd string) string {
+		b, _ := json.Marshal(map[string]string{"command": cmd})
+		return string(b)
+	}
+	const final = "Both commands ran."
+	f := newFleet(t, func(r modelRequest) []answerPart {
+		switch r.Results {
+		case 0:
+			return []answerPart{{Text: "First. "}, {Tool: "bash", Args: bash("echo start1 >> marks.txt; while [ ! -e go ]; do sleep 0.1; done; echo end1 >> marks.txt")}}
+		case 1:
+			return []answerPart{{Text: "Second. "}, {Tool: "bash", Args: bash("echo two >> marks.txt")}}
+		}
+		return []answerPart{{Text: final}}
+	})
+	f.worker("w1")
+	d, sock := f.daemon("d", false)
+	c := dialACP(t, sock)
+	work := filepath.Join(f.dir, "work")
+	if err := os.MkdirAll(work, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	marks := filepath.Join(work, "marks.txt")
+	read := func() string { b, _ := os.ReadFile(marks); return string(b) }
+	s := c.newSession(work)
+	_ = promptAsync(t, c, s, "run both")
+	deadline := time.Now().Add(hang)
+	for !strings.Contains(read(), "start1") {
+		if time.Now().After(deadline) {
+			t.Fatal("the first bash never started")
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	d.kill()
+	_ = os.Remove(sock)
+	_, sock = f.daemonAs("d2", false, perm)
+	c2 := dialACP(t, sock)
+	// The first bash ends once the daemon started again has had time to
+	// point the turn at itself (the load waits for the turn's end).
+	released := make(chan struct{})
+	go func() {
+		defer close(released)
+		time.Sleep(3 * time.Second)
+		_ = os.WriteFile(filepath.Join(work, "go"), nil, 0o600)
+	}()
+	c2.call("session/load", map[string]any{"sessionId": s, "cwd": work, "mcpServers": []any{}})
+	<-released
+	if got := read(); got != marksWant {
+		t.Errorf("the commands left %q, want %q", got, marksWant)
+	}
+	seen := c2.taken()
+	if refusal != "" && !strings.Contains(fmt.Sprintf("%s", seen), refusal) {
+		t.Errorf("session/load does not show the second bash refused with %q:\n%s", refusal, seen)
+	}
+	if got := text(seen); !strings.Contains(got, final) {
+		t.Errorf("session/load after the restart shows %q, want the turn's last answer %q", got, final)
+	}
+	calls := 0
+	for _, u := range seen {
+		if strings.Contains(string(u), `"tool_call"`) && strings.Contains(string(u), `"sessionUpdate"`) && !strings.Contains(string(u), `"tool_call_update"`) {
+			calls++
+		}
+	}
+	if calls != 2 {
+		t.Errorf("session/load shows %d tool calls, want 2:\n%s", calls, seen)
+	}
+	for results := 0; results <= 2; results++ {
+		if n := f.model.count(results); n != 1 {
+			t.Errorf("the model call after %d tool results was made %d times, want once", results, n)
+		}
+	}
 }

@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -126,6 +127,7 @@ type approval struct {
 	issued  int                 // requests numbered so far
 	waiting map[string]*pending // requests the door may answer, by id
 	ended   string              // when set, no answer can come: requests are rejected with this reason
+	away    string              // as ended, for a while (awayWhile)
 }
 
 // pending is a request that waits for the door's answer.
@@ -214,8 +216,7 @@ func (a *approval) beforeTool(ctx context.Context, call agent.ToolCall) agent.Ve
 		a.mu.Unlock()
 		return agent.Verdict{Block: true, Reason: "the session is in " + string(a.mode) + " mode and nobody can answer its permission requests here"}
 	}
-	if a.ended != "" {
-		why := a.ended
+	if why := cmp.Or(a.ended, a.away); why != "" {
 		a.mu.Unlock()
 		return agent.Verdict{Block: true, Reason: "no answer can come: " + why}
 	}
@@ -277,7 +278,7 @@ func (a *approval) sandboxRefusal(ctx context.Context, call agent.ToolCall) (age
 	}
 	a.mu.Lock()
 	// auto asks nobody, read_only refuses the call anyway.
-	if a.mode == ModeAuto || a.mode == ModeReadOnly || (a.ask == nil && !a.byAnswer) || a.ended != "" {
+	if a.mode == ModeAuto || a.mode == ModeReadOnly || (a.ask == nil && !a.byAnswer) || a.ended != "" || a.away != "" {
 		a.mu.Unlock()
 		return agent.Verdict{}, false
 	}
@@ -410,6 +411,21 @@ func (a *approval) answer(id string, ans Approval) error {
 	delete(a.waiting, id)
 	p.ch <- answered{Approval: ans, saved: saved} // buffered, and the only send
 	return nil
+}
+
+// awayWhile rejects the requests asked while f runs with why: nobody
+// can answer them then (a turn finished while the session opens, before
+// any client holds it).
+func (a *approval) awayWhile(why string, f func()) {
+	a.mu.Lock()
+	a.away = why
+	a.mu.Unlock()
+	defer func() {
+		a.mu.Lock()
+		a.away = ""
+		a.mu.Unlock()
+	}()
+	f()
 }
 
 // end rejects the waiting requests, and every later one at once, with why.

@@ -321,7 +321,14 @@ func (h *Host) NewSession(cfg SessionConfig) (*Session, error) {
 		s.store = f
 		if r, ok := cfg.Executor.(Resumer); ok && storedID != "" {
 			// A turn the last process sent out and never saw end.
-			if err := r.Resume(context.Background(), ExecTurn{Session: storedID, CWD: cwd, Agent: a}); err != nil {
+			// Its calls pass the session's interceptors here, its mode and
+			// rules; no client holds the session yet to answer a person's
+			// approval, which is refused as after its client left.
+			var err error
+			s.approval.awayWhile("the session's turn is finished while it opens, before a client holds it", func() {
+				err = r.Resume(context.Background(), ExecTurn{Session: storedID, CWD: cwd, Agent: a, Sandbox: s.sbox.guard})
+			})
+			if err != nil {
 				if s.log != nil {
 					fmt.Fprintf(s.log, "zot: session %s: finishing its last turn: %v\n", storedID, err)
 				}

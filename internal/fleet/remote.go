@@ -536,8 +536,9 @@ func (r *Remote) unnote(session string) {
 }
 
 // Resume finishes the turn of t's session that an earlier zot sent out
-// and never saw end: it waits for the turn's end in the fleet and leaves
-// the agent holding it (engine.Resumer).
+// and never saw end: the turn's later calls are shown to the session's
+// interceptors here and those of the daemon's tools run here, and the
+// turn's end in the fleet is left with the agent (engine.Resumer).
 func (r *Remote) Resume(ctx context.Context, t engine.ExecTurn) error {
 	if t.Session == "" || r.turns == "" {
 		return nil
@@ -559,6 +560,12 @@ func (r *Remote) Resume(ctx context.Context, t engine.ExecTurn) error {
 		return err
 	}
 	defer p.unregister(id)
+	ctx = WithTurn(ctx, id)
+	// The client points the turn's later calls here: they pass the
+	// session's interceptors, and those of its tools run here, as in a
+	// prompt (their events reach no client: none holds the session yet).
+	var calls sync.WaitGroup
+	defer calls.Wait()
 	if err := p.send(Frame{Type: FrameAwait, Turn: id}); err != nil {
 		return fmt.Errorf("fleet: %w", err)
 	}
@@ -569,14 +576,19 @@ func (r *Remote) Resume(ctx context.Context, t engine.ExecTurn) error {
 		case f := <-ch:
 			switch f.Type {
 			case FrameIntercept:
-				p.refuse(f, "the zot that started the turn went away before the call; it was not run")
+				p.intercept(ctx, t, f)
 			case FrameCall:
-				p.decline(f, "the zot that started the turn went away before the call")
+				calls.Add(1)
+				go func() {
+					defer calls.Done()
+					p.call(ctx, t.Agent, f, func(wire.Event) {})
+				}()
 			case FrameGate:
 				p.open(f)
 			case FrameError:
 				return fmt.Errorf("fleet: turn %s: %s", id, f.Error)
 			case FrameDone:
+				calls.Wait() // none runs: the turn waited for their results
 				if err := r.keep(t.Agent, f.Result); err != nil {
 					return err
 				}

@@ -32,6 +32,37 @@ const (
 // AbortSignal is the signal that aborts a turn.
 const AbortSignal = "abort"
 
+// AttachSignal is the signal that points a running turn at the client
+// that now waits for it (an Attach): a client started again, by a daemon
+// started again after the one that submitted the turn went away.
+const AttachSignal = "attach"
+
+// Attach is where a turn's later activities reach its client: they post
+// their events to Relay, show calls at Intercept and Gate and hand the
+// daemon's calls to Call, with the secret whose blob reference is Secret
+// (the secret itself never enters the history). An address the turn
+// began without ("" in its TurnInfo) stays "", and so does one Attach
+// leaves "".
+type Attach struct {
+	Relay, Intercept, Gate, Call, Secret string
+}
+
+// attach points t at a's client.
+func (t *TurnInfo) attach(a Attach) {
+	set := func(dst *string, v string) {
+		if *dst != "" && v != "" {
+			*dst = v
+		}
+	}
+	set(&t.Relay, a.Relay)
+	set(&t.Intercept, a.Intercept)
+	set(&t.Gate, a.Gate)
+	set(&t.Call, a.Call)
+	if a.Secret != "" {
+		t.Secret = a.Secret
+	}
+}
+
 // seqShift spaces the event numbers of a turn's activities: the k-th
 // activity numbers its events from k<<seqShift on.
 const seqShift = 24

@@ -66,6 +66,16 @@ func Turn(ctx workflow.Context, in TurnInput) (TurnOutput, error) {
 		workflow.GetSignalChannel(g, AbortSignal).Receive(g, &reason)
 		abort()
 	})
+	// A client that waits for the turn after the one that submitted it
+	// went away points the activities scheduled from now on at itself.
+	workflow.Go(ctx, func(g workflow.Context) {
+		ch := workflow.GetSignalChannel(g, AttachSignal)
+		for {
+			var a Attach
+			ch.Receive(g, &a)
+			in.Turn.attach(a)
+		}
+	})
 	toolStart := in.ToolStartTimeout
 	if toolStart <= 0 {
 		toolStart = ToolStartTimeout
