@@ -33,9 +33,10 @@ import (
 // working directory), emits the turn's events as they come back (in
 // order, each once, however often the workers running it were replaced),
 // and leaves the agent holding the transcript and usage the turn ended
-// with. A client that exits (killed, crashed) fails the prompts it was
-// running, saying so, and is started again for the next prompt. Remote
-// is safe for concurrent use by many sessions.
+// with. A client that exits (killed, crashed) is started again: the
+// prompts it was running wait for their turns' ends through the new one
+// (the events in between are lost), and the next prompts go to it.
+// Remote is safe for concurrent use by many sessions.
 type Remote struct {
 	path  string
 	args  []string
