@@ -165,7 +165,7 @@ func TestFleetRelayAddress(t *testing.T) {
 	if code := exited(t, d2); code == 0 {
 		t.Errorf("a daemon whose relay has no address workers reach started")
 	}
-	if !strings.Contains(d2.out.String(), "--relay-url") {
+	if !strings.Contains(d2.out.String(), "give --temporal-relay-url") {
 		t.Errorf("the daemon said %q; want it to ask for the relay's URL", d2.out.String())
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"net"
 	"path/filepath"
 
 	"github.com/urfave/cli/v3"
@@ -78,6 +79,11 @@ func startFleet(ctx context.Context, cmd *cli.Command, log io.Writer) (*fleet.Re
 		}
 		if history == 0 {
 			history = -1 // the cluster's suggestion only
+		}
+	}
+	if relay := cmd.String("temporal-relay"); relay != "" && cmd.String("temporal-relay-url") == "" {
+		if host, _, err := net.SplitHostPort(relay); err == nil && (host == "" || net.ParseIP(host).IsUnspecified()) {
+			return nil, usagef("--temporal-relay %s listens on every address, which workers cannot post to: give --temporal-relay-url, the URL they reach it at (http://HOST:PORT)", relay)
 		}
 	}
 	h, err := zotHome(log)
