@@ -166,6 +166,15 @@ func (p *proc) read(out io.Reader) {
 		line, err := lines.Next()
 		if err != nil {
 			cause = err
+			if !errors.Is(err, io.EOF) {
+				// A frame too long to read (over ndjson's limit) or a
+				// broken pipe: what follows cannot be trusted to belong
+				// where it seems, and a client left running would keep
+				// its turns waiting for ever. It is ended, and started
+				// again for the next prompt.
+				cause = fmt.Errorf("reading its frames: %w", err)
+				_ = p.cmd.Process.Kill()
+			}
 			break
 		}
 		var f Frame
@@ -197,11 +206,12 @@ func (p *proc) read(out io.Reader) {
 			}
 		}
 	}
-	if errors.Is(cause, io.EOF) {
+	eof := errors.Is(cause, io.EOF)
+	if eof {
 		cause = errors.New("the fleet client exited")
 	}
 	werr := p.cmd.Wait()
-	if werr != nil {
+	if werr != nil && eof {
 		cause = fmt.Errorf("the fleet client exited: %w", werr)
 	}
 	if said != "" {
