@@ -221,8 +221,10 @@ func TestStopCancelledKills(t *testing.T) {
 }
 
 func TestStopKillsGrandchildren(t *testing.T) {
-	// The grandchild ignores SIGTERM; the child does not, and exits.
-	p := sh(t, "trap '' TERM; sleep 30 & echo $!; trap - TERM; wait", Command{
+	// The grandchild ignores SIGTERM; the child does not, and exits. The
+	// child says the grandchild's pid only once it obeys SIGTERM again
+	// (said before, a Stop could reach it while it still ignored it).
+	p := sh(t, "trap '' TERM; sleep 30 & g=$!; trap - TERM; echo $g; wait", Command{
 		StdoutPipe: true, TermGrace: 200 * time.Millisecond, WaitDelay: shortGrace,
 	})
 	br := bufio.NewReader(p.Stdout())
