@@ -127,6 +127,7 @@ type fleetSetup struct {
 	dir    string
 	port   int
 	server *proc
+	served bool // the dev server has served once
 	model  *fakeModel
 	blobs  string
 	home   string
@@ -152,6 +153,36 @@ func newFleet(t testing.TB, answers func(req modelRequest) []answerPart, serverF
 // until it answers.
 func (f *fleetSetup) startServer() {
 	f.t.Helper()
+	// The ports are free when picked and taken when the server binds
+	// them: a process of another test may bind one in between, and the
+	// server then exits. It is started again on other ports (its own
+	// port too the first time; a server started again keeps it: the
+	// workers and daemons dial it).
+	for try := 1; ; try++ {
+		if f.tryServer() {
+			break
+		}
+		if try == 3 || !strings.Contains(f.server.out.String(), "address already in use") {
+			f.t.Fatalf("the dev server did not serve:\n%s", f.server.out.String())
+		}
+		f.t.Logf("the dev server lost a port to another process; starting it again:\n%s", f.server.out.String())
+		if !f.served {
+			f.port = freePort(f.t)
+		}
+	}
+	f.served = true
+	if _, ok := f.t.(*testing.T); ok {
+		// After the workers and daemons have stopped, before this server
+		// (the last one started: a test may start it again; the first
+		// replay that runs is the only one).
+		f.t.Cleanup(f.replayAll)
+	}
+}
+
+// tryServer starts the dev server and reports whether it serves; false
+// is a server that exited.
+func (f *fleetSetup) tryServer() bool {
+	f.t.Helper()
 	args := []string{f.tl.temporal, "server", "start-dev", "--headless",
 		"--ip", "127.0.0.1", "--port", strconv.Itoa(f.port), "--http-port", strconv.Itoa(freePort(f.t)),
 		"--metrics-port", strconv.Itoa(freePort(f.t)), "--ui-port", strconv.Itoa(freePort(f.t)),
@@ -163,23 +194,24 @@ func (f *fleetSetup) startServer() {
 		// makes throughput a matter of the disk's load.
 		"--sqlite-pragma", "journal_mode=wal", "--sqlite-pragma", "synchronous=normal"}
 	f.server = start(f.t, "temporal", nil, append(args, f.serverFlags...)...)
-	if _, ok := f.t.(*testing.T); ok {
-		// After the workers and daemons have stopped, before this server
-		// (the last one started: a test may start it again).
-		f.t.Cleanup(f.replayAll)
-	}
 	// Listening is not serving: a worker that dials a server whose
 	// frontend is not healthy yet is refused and exits.
 	quiet := tlog.NewStructuredLogger(slog.New(slog.NewTextHandler(io.Discard, nil)))
 	deadline := time.Now().Add(hang)
 	for time.Now().Before(deadline) {
+		select {
+		case <-f.server.done:
+			return false
+		default:
+		}
 		if cl, err := client.Dial(client.Options{HostPort: f.addr(), Logger: quiet}); err == nil {
 			cl.Close()
-			return
+			return true
 		}
 		time.Sleep(100 * time.Millisecond)
 	}
-	f.t.Fatalf("the dev server did not serve:\n%s", f.server.out.String())
+	f.t.Fatalf("the dev server did not serve within %s:\n%s", hang, f.server.out.String())
+	return false
 }
 
 func (f *fleetSetup) addr() string { return "127.0.0.1:" + strconv.Itoa(f.port) }
